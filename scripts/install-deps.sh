@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rangereplay builds with. Idempotent: packages
+# already present are not touched, so a second run does nothing.
+#
+# The CUDA 13 toolkit (nvcc, CUPTI, NVPW host library, NVTX3 headers) is not a
+# Debian package; it must already be installed under /usr/local/cuda.
+set -euo pipefail
+packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev googletest libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  echo "install-deps: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [[ ! -x /usr/local/cuda/bin/nvcc ]] && ! command -v nvcc >/dev/null; then
+  echo "install-deps: the CUDA 13 toolkit is missing: install it under /usr/local/cuda (nvcc, CUPTI)" >&2
+  exit 1
+fi

@@ -1,0 +1,115 @@
+// The report model: everything one profiled run produced, as plain values.
+//
+// The injection library fills a Report while the application runs and writes
+// it as JSON (report_json.h) when the process exits; the launcher reads it
+// back and renders it as a terminal table, JSON or CSV. Units are in the
+// field names (_ms, _bytes). No CUDA types; thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rangereplay::report {
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+/// One metric's value, named as Nsight Compute names it (e.g.
+/// "dram__bytes_read.sum", unit "byte").
+struct MetricValue {
+  std::string name;
+  std::string unit;
+  double value = 0;
+  friend bool operator==(const MetricValue&, const MetricValue&) = default;
+};
+
+/// One kernel launch of a range, in submission order.
+struct KernelRecord {
+  std::uint32_t index = 0;        // position in the range, from 0
+  std::string name;               // demangled
+  std::string mangled_name;
+  Dim3 grid, block;
+  std::uint32_t shared_mem_bytes = 0;
+  std::vector<MetricValue> metrics;  // empty with whole-range metrics
+  friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
+};
+
+/// Wall time of each stage of one replay window, in milliseconds (host clock
+/// around device-synchronized stages, device events where noted).
+struct StageTimings {
+  double sync_ms = 0;            // drain the application's work at range begin + end
+  double capture_ms = 0;         // entry + exit snapshot capture
+  double restore_ms = 0;         // all restores of the window (entry before each replay, exit at end)
+  double replay_submit_ms = 0;   // host time re-submitting recorded work
+  double kernels_ms = 0;         // device time of the replayed work (events)
+  double counters_ms = 0;        // CUPTI pass start/stop (incl. its synchronization)
+  double decode_ms = 0;          // counter decode + metric evaluation
+  double verify_ms = 0;          // digests for --verify
+  double window_ms = 0;          // whole replay window: end of pass 0 to return to the app
+  friend bool operator==(const StageTimings&, const StageTimings&) = default;
+};
+
+/// Snapshot bytes held by one storage tier for a range.
+struct TierUsage {
+  std::string tier;                 // "device", "pinned"
+  std::uint64_t bytes = 0;          // snapshot bytes placed on this tier
+  std::uint64_t arena_bytes = 0;    // size of the tier's arena
+  bool new_allocation = false;      // false when a retained arena was reused
+  friend bool operator==(const TierUsage&, const TierUsage&) = default;
+};
+
+/// One allocation whose digest after a replay differs from the range-exit state.
+struct Divergence {
+  std::uint64_t address = 0;
+  std::uint64_t size_bytes = 0;
+  std::string origin;  // where it was allocated, if known
+  friend bool operator==(const Divergence&, const Divergence&) = default;
+};
+
+/// One replayed pass (pass 1..N-1).
+struct PassRecord {
+  std::uint32_t pass = 0;
+  std::uint64_t restored_bytes = 0;
+  std::vector<Divergence> divergences;  // filled with --verify
+  friend bool operator==(const PassRecord&, const PassRecord&) = default;
+};
+
+/// One matched range, replayed or declined.
+struct RangeRecord {
+  std::uint32_t index = 0;         // matched-range number, from 0
+  std::string name;                // e.g. "step" or "cudaProfilerStart"
+  bool declined = false;
+  std::string decline_reason;      // a DeclineReason name when declined
+  std::string decline_detail;      // one line: what exactly, and the fix
+  std::uint32_t passes = 0;        // passes executed (1 + replays)
+  std::uint64_t footprint_bytes = 0;  // bytes of all tracked regions
+  std::uint32_t regions = 0;
+  std::vector<TierUsage> tiers;
+  StageTimings timings;
+  std::vector<KernelRecord> kernels;
+  std::vector<MetricValue> range_metrics;  // with --range-metrics whole
+  std::vector<PassRecord> pass_records;
+  std::vector<std::string> notes;  // e.g. "2 device-to-host copies not re-executed"
+  friend bool operator==(const RangeRecord&, const RangeRecord&) = default;
+};
+
+/// A whole profiled run.
+struct Report {
+  std::string tool_version;
+  std::string device_name;
+  std::string chip_name;
+  std::string driver_version;
+  std::vector<std::string> command;      // application and its arguments
+  std::vector<std::string> metrics;      // requested metric names
+  std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
+  std::uint32_t pass_count = 0;          // passes the metric list needs
+  double setup_ms = 0;                   // counter configuration, once per process
+  std::vector<RangeRecord> ranges;
+  std::vector<std::string> errors;       // one-line errors that ended profiling early
+  friend bool operator==(const Report&, const Report&) = default;
+};
+
+}  // namespace rangereplay::report
