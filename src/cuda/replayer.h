@@ -1,0 +1,39 @@
+// Replayer: re-submits a RecordedProgram on the tool's own stream, in
+// recorded order (MISSION.md point 3). All work goes to one stream, which is a
+// valid order for any multi-stream recording because the program is in host
+// submission order.
+//
+//   RR_ASSIGN_OR_RETURN(auto replayer, Replayer::create(program));   // once per range
+//   RR_RETURN_IF_ERROR(replayer.submit(tool_stream));                // once per pass
+//
+// create() builds every launch's kernelParams array once, so submit() costs
+// one driver call per op. The caller must hold the tool's re-entrancy guard so
+// these launches are not recorded again. Thread-safety: one thread at a time.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/recorded_program.h"
+#include "core/status.h"
+
+namespace rangereplay {
+
+class Replayer {
+ public:
+  static StatusOr<Replayer> create(const RecordedProgram& program);
+  /// Submits every op asynchronously on `stream`. Errors: the first failing
+  /// driver call (the range's replay is then unsound and must be declined).
+  Status submit(CUstream stream) const;
+  std::size_t op_count() const { return program_->ops.size(); }
+
+ private:
+  explicit Replayer(const RecordedProgram& program) : program_(&program) {}
+  const RecordedProgram* program_;
+  // Per op: pointers into the op's arg_bytes (only for kernel launches).
+  std::vector<std::vector<void*>> params_;
+};
+
+}  // namespace rangereplay

@@ -1,0 +1,109 @@
+// Target side of the CUPTI Range Profiler API (see range_profiler_session.h).
+#include "cupti/range_profiler_session.h"
+
+#include <cupti_profiler_target.h>
+
+#include "cupti/cupti_status.h"
+
+namespace rangereplay::cupti {
+
+StatusOr<std::unique_ptr<RangeProfilerSession>> RangeProfilerSession::enable(CUcontext ctx) {
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  RR_CUPTI(cuptiProfilerInitialize(&init));
+  CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  p.ctx = ctx;
+  RR_CUPTI(cuptiRangeProfilerEnable(&p));
+  return std::unique_ptr<RangeProfilerSession>(new RangeProfilerSession(ctx, p.pRangeProfilerObject));
+}
+
+RangeProfilerSession::~RangeProfilerSession() {
+  if (object_ == nullptr) return;
+  CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  p.pRangeProfilerObject = object_;
+  cuptiRangeProfilerDisable(&p);  // best effort at teardown
+}
+
+Status RangeProfilerSession::configure(std::vector<std::uint8_t> config_image,
+                                       const std::vector<std::string>& metric_names, std::size_t max_ranges,
+                                       Mode mode) {
+  config_image_ = std::move(config_image);
+  mode_ = mode;
+  max_ranges_ = mode == Mode::kWholeRange ? 1 : max_ranges;
+  std::vector<const char*> names;
+  names.reserve(metric_names.size());
+  for (const auto& n : metric_names) names.push_back(n.c_str());
+
+  CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = object_;
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = max_ranges_;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges_);
+  RR_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+
+  counter_data_blank_.assign(size.counterDataSize, 0);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  init.pRangeProfilerObject = object_;
+  init.counterDataSize = counter_data_blank_.size();
+  init.pCounterData = counter_data_blank_.data();
+  RR_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+  return ok_status();
+}
+
+Status RangeProfilerSession::begin_range() {
+  counter_data_ = counter_data_blank_;
+  CUpti_RangeProfiler_SetConfig_Params p{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  p.pRangeProfilerObject = object_;
+  p.configSize = config_image_.size();
+  p.pConfig = config_image_.data();
+  p.counterDataImageSize = counter_data_.size();
+  p.pCounterDataImage = counter_data_.data();
+  p.range = mode_ == Mode::kWholeRange ? CUPTI_UserRange : CUPTI_AutoRange;
+  p.replayMode = CUPTI_UserReplay;
+  p.maxRangesPerPass = max_ranges_;
+  p.numNestingLevels = 1;
+  p.minNestingLevel = 1;
+  p.passIndex = 0;
+  p.targetNestingLevel = 1;
+  RR_CUPTI(cuptiRangeProfilerSetConfig(&p));
+  pass_index_ = 0;
+  return ok_status();
+}
+
+Status RangeProfilerSession::start_pass(const std::string& range_name) {
+  CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  p.pRangeProfilerObject = object_;
+  RR_CUPTI(cuptiRangeProfilerStart(&p));
+  in_pass_ = true;
+  if (mode_ == Mode::kWholeRange) {
+    CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    push.pRangeProfilerObject = object_;
+    push.pRangeName = range_name.c_str();
+    RR_CUPTI(cuptiRangeProfilerPushRange(&push));
+  }
+  return ok_status();
+}
+
+StatusOr<bool> RangeProfilerSession::end_pass() {
+  if (mode_ == Mode::kWholeRange) {
+    CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pop.pRangeProfilerObject = object_;
+    RR_CUPTI(cuptiRangeProfilerPopRange(&pop));
+  }
+  CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  p.pRangeProfilerObject = object_;
+  RR_CUPTI(cuptiRangeProfilerStop(&p));
+  in_pass_ = false;
+  pass_index_ = p.passIndex;
+  return p.isAllPassSubmitted != 0;
+}
+
+StatusOr<std::size_t> RangeProfilerSession::decode() {
+  CUpti_RangeProfiler_DecodeData_Params p{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  p.pRangeProfilerObject = object_;
+  RR_CUPTI(cuptiRangeProfilerDecodeData(&p));
+  return p.numOfRangeDropped;
+}
+
+}  // namespace rangereplay::cupti

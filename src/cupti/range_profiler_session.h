@@ -1,0 +1,70 @@
+// RangeProfilerSession: the target side of CUPTI's Range Profiler API
+// (cupti_range_profiler.h, CUDA 13) with user replay, for one context.
+//
+// Enabled once per context and configured once per metric list; each range
+// then runs passes until CUPTI reports every pass submitted:
+//
+//   RR_ASSIGN_OR_RETURN(auto s, RangeProfilerSession::enable(ctx));          // once
+//   RR_RETURN_IF_ERROR(s->configure(config_image, metric_names, max_ranges, mode));
+//   RR_RETURN_IF_ERROR(s->begin_range());      // resets counter data, pass 0
+//   do { s->start_pass(); /* work */ ; RR_ASSIGN_OR_RETURN(done, s->end_pass()); } while (!done);
+//   RR_RETURN_IF_ERROR(s->decode());           // counter_data() now holds the range's values
+//
+// In per-kernel mode (CUPTI_AutoRange) every kernel between start and end is
+// one counter range; in whole-range mode (CUPTI_UserRange) start_pass pushes
+// one user range named `range_name` and end_pass pops it.
+// Errors: CUPTI failures as Status (insufficient privileges -> kPermissionDenied).
+// Thread-safety: one thread at a time (the range controller's).
+#pragma once
+
+#include <cuda.h>
+#include <cupti_range_profiler.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace rangereplay::cupti {
+
+class RangeProfilerSession {
+ public:
+  enum class Mode { kPerKernel, kWholeRange };
+
+  static StatusOr<std::unique_ptr<RangeProfilerSession>> enable(CUcontext ctx);
+  ~RangeProfilerSession();
+  RangeProfilerSession(const RangeProfilerSession&) = delete;
+  RangeProfilerSession& operator=(const RangeProfilerSession&) = delete;
+
+  /// Sizes the counter data image for `max_ranges` counter ranges per pass.
+  Status configure(std::vector<std::uint8_t> config_image, const std::vector<std::string>& metric_names,
+                   std::size_t max_ranges, Mode mode);
+  /// Re-initializes the counter data image and sets the configuration at pass 0.
+  Status begin_range();
+  Status start_pass(const std::string& range_name);
+  /// Ends the pass; returns true when CUPTI has every pass it needs.
+  StatusOr<bool> end_pass();
+  /// Decodes the collected passes into counter_data(); returns ranges dropped.
+  StatusOr<std::size_t> decode();
+
+  const std::vector<std::uint8_t>& counter_data() const { return counter_data_; }
+  std::size_t pass_index() const { return pass_index_; }
+  bool in_pass() const { return in_pass_; }
+  CUcontext context() const { return ctx_; }
+
+ private:
+  RangeProfilerSession(CUcontext ctx, CUpti_RangeProfiler_Object* object) : ctx_(ctx), object_(object) {}
+  CUcontext ctx_;
+  CUpti_RangeProfiler_Object* object_;
+  std::vector<std::uint8_t> config_image_;
+  std::vector<std::uint8_t> counter_data_;
+  std::vector<std::uint8_t> counter_data_blank_;  // initialized image, copied at begin_range
+  std::size_t max_ranges_ = 0;
+  Mode mode_ = Mode::kPerKernel;
+  std::size_t pass_index_ = 0;
+  bool in_pass_ = false;
+};
+
+}  // namespace rangereplay::cupti
