@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: build everything, run the `gpu` tests, the
+# examples and the benchmarks; full logs go to the directory given as the
+# first argument; a short summary table is printed last.
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test examples bench profile
+# Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=${1:?usage: scripts/gpu-check.sh <log-dir> [stage...]}
+shift
+mkdir -p "$logs"
+stages=${*:-build test examples bench profile}
+summary=()
+row() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
+has() { [[ " $stages " == *" $1 "* ]]; }
+
+{
+  echo "date: $(date -u +%FT%TZ)"; echo "commit: $(git rev-parse --short HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+  nvcc --version | tail -1; g++ --version | head -1; cmake --version | head -1
+  grep PRETTY /etc/os-release
+} >"$logs/env.txt" 2>&1
+row "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+
+if has build; then
+  scripts/gpu-deps.sh unpack >"$logs/build.log" 2>&1
+  if cmake --preset gpu >>"$logs/build.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" >>"$logs/build.log" 2>&1; then
+    row "build" "ok"
+  else
+    row "build" "FAILED (see build.log)"; tail -30 "$logs/build.log"
+  fi
+fi
+build=build
+if has test; then
+  ctest --test-dir $build --output-on-failure -j 4 -LE gpu >"$logs/ctest-unit.log" 2>&1
+  row "unit tests" "$(grep -E 'tests passed|tests failed' "$logs/ctest-unit.log" | tail -1)"
+  ctest --test-dir $build --output-on-failure -L gpu --timeout 600 >"$logs/ctest-gpu.log" 2>&1
+  row "gpu tests" "$(grep -E 'tests passed|tests failed' "$logs/ctest-gpu.log" | tail -1)"
+  grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess)" "$logs/ctest-gpu.log" | head -10 | while read -r l; do echo "  $l"; done
+fi
+if has examples && [[ -x scripts/run-examples.sh ]]; then
+  scripts/run-examples.sh $build >"$logs/examples.log" 2>&1
+  row "examples twice" "$(tail -1 "$logs/examples.log")"
+fi
+if has bench; then
+  for b in $build/bench/*_bench; do
+    [[ -x $b ]] || continue
+    n=$(basename "$b")
+    timeout 300 "$b" "$logs/$n.json" >"$logs/$n.txt" 2>&1; rc=$?
+    row "$n" "rc=$rc"
+  done
+fi
+if has profile; then
+  timeout 300 $build/tools/cli/rangereplay profile --nvtx-include step/ --set full --output "$logs/profile-stream.json" \
+    -- $build/examples/stream >"$logs/profile-stream.txt" 2>&1
+  row "profile stream --set full" "rc=$? ($(grep -c 'declined' "$logs/profile-stream.txt") declined lines)"
+fi
+
+echo; echo "==== summary ===="
+printf '%s\n' "${summary[@]}"
+for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done

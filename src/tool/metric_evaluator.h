@@ -1,0 +1,43 @@
+// MetricEvaluator: one metric list's host-side state for a chip: the config
+// image the Range Profiler is set up with, the number of passes it needs,
+// units, and evaluation of a decoded counter data image into values.
+// A thin adapter over cupti::MetricCatalog (src/cupti/metric_catalog.h).
+// Thread-safety: const methods may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace rangereplay::tool {
+
+class MetricEvaluator {
+ public:
+  /// Errors: unknown metric (kInvalidArgument, with the closest names), the
+  /// host library failing for this chip (kUnavailable).
+  static StatusOr<std::unique_ptr<MetricEvaluator>> create(const std::string& chip,
+                                                           const std::vector<std::uint8_t>& availability_image,
+                                                           std::vector<std::string> metrics);
+  ~MetricEvaluator();
+  const std::vector<std::uint8_t>& config_image() const { return config_image_; }
+  std::uint32_t pass_count() const { return pass_count_; }
+  const std::vector<std::string>& metrics() const { return metrics_; }
+  const std::vector<std::string>& units() const { return units_; }
+  /// Values per counter range (outer, in collection order) and metric (inner,
+  /// in metrics() order).
+  StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data) const;
+
+ private:
+  MetricEvaluator() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::uint8_t> config_image_;
+  std::uint32_t pass_count_ = 0;
+  std::vector<std::string> metrics_;
+  std::vector<std::string> units_;
+};
+
+}  // namespace rangereplay::tool

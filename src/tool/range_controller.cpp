@@ -1,0 +1,306 @@
+// Range lifecycle: begin (drain, snapshot, start pass 0), end (replay window:
+// restore, re-submit, counter passes, restore exit state), evaluation.
+// MISSION.md points 7-8; docs/architecture.md.
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <cstdio>
+
+#include "cuda/cu_status.h"
+#include "cuda/replayer.h"
+#include "cupti/cupti_status.h"
+#include "tool/profiler_tool.h"
+
+namespace rangereplay::tool {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+// Kernels per range the counter data image is sized for (per-kernel mode).
+constexpr std::size_t kMaxKernelsPerRange = 2048;
+
+StatusOr<std::vector<std::uint8_t>> counter_availability(CUcontext ctx) {
+  CUpti_Profiler_GetCounterAvailability_Params p{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+  p.ctx = ctx;
+  RR_CUPTI(cuptiProfilerGetCounterAvailability(&p));
+  std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
+  p.pCounterAvailabilityImage = image.data();
+  RR_CUPTI(cuptiProfilerGetCounterAvailability(&p));
+  return image;
+}
+
+StatusOr<std::string> chip_name(CUcontext ctx) {
+  CUdevice device = 0;
+  RR_CU(cuCtxGetDevice(&device));
+  CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  p.deviceIndex = static_cast<size_t>(device);
+  RR_CUPTI(cuptiDeviceGetChipName(&p));
+  (void)ctx;
+  return std::string(p.pChipName);
+}
+}  // namespace
+
+void ProfilerTool::decline(ActiveRange& range, const char* reason, std::string detail) {
+  if (range.decline_reason) return;  // the first decline reason wins
+  range.decline_reason = reason;
+  range.decline_detail = std::move(detail);
+}
+
+Status ProfilerTool::ensure_counters(CUcontext ctx) {
+  if (session_) {
+    if (session_->context() != ctx)
+      return failed_precondition("range in a second context; only one context per process is profiled");
+    return ok_status();
+  }
+  auto start = Clock::now();
+  RR_ASSIGN_OR_RETURN(std::string chip, chip_name(ctx));
+  RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
+  RR_ASSIGN_OR_RETURN(auto availability, counter_availability(ctx));
+  RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
+  auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
+                                                                 : cupti::RangeProfilerSession::Mode::kPerKernel;
+  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, kMaxKernelsPerRange, mode));
+  RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
+  session_ = std::move(session);
+  pass_count_ = evaluator_->pass_count();
+  report_.chip_name = chip;
+  report_.pass_count = pass_count_;
+  report_.setup_ms = ms_since(start);
+  char name[256] = {};
+  CUdevice device = 0;
+  if (cuCtxGetDevice(&device) == CUDA_SUCCESS && cuDeviceGetName(name, sizeof name, device) == CUDA_SUCCESS)
+    report_.device_name = name;
+  int driver = 0;
+  if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
+    report_.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+  return ok_status();
+}
+
+void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
+  if (config_.quiet) return;
+  std::string total = config_.range_count ? "/" + std::to_string(config_.range_count) : "";
+  std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
+               range.name.c_str(), pass, pass_count_);
+}
+
+void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
+  std::uint32_t match = matched_ranges_++;
+  if (match < config_.skip) return;
+  if (config_.range_count && profiled_ranges_ >= config_.range_count) return;
+  ++profiled_ranges_;
+
+  InToolScope guard;
+  auto range = std::make_unique<ActiveRange>();
+  range->index = match;
+  range->name = name;
+  range->ctx = ctx;
+  range->record.index = match;
+  range->record.name = name;
+  auto sync_start = Clock::now();
+
+  if (counters_failed_) {
+    decline(*range, counters_reason_.c_str(), counters_error_);
+  } else if (Status s = ensure_counters(ctx); !s.ok()) {
+    counters_failed_ = true;
+    counters_reason_ = s.code() == StatusCode::kPermissionDenied ? "counters_not_permitted"
+                       : s.code() == StatusCode::kInvalidArgument ? "unknown_metric"
+                       : s.code() == StatusCode::kFailedPrecondition ? "multiple_contexts"
+                                                                    : "counters_unavailable";
+    counters_error_ = s.message();
+    report_.errors.push_back(s.message());
+    if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
+    decline(*range, counters_reason_.c_str(), counters_error_);
+  }
+  if (range->decline_reason) {
+    active_ = std::move(range);
+    return;
+  }
+
+  // Drain the application's earlier work so the snapshot sees settled memory.
+  if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok()) {
+    decline(*range, "replay_failed", s.message());
+    active_ = std::move(range);
+    return;
+  }
+  range->record.timings.sync_ms += ms_since(sync_start);
+
+  if (pass_count_ > 1) {
+    auto capture_start = Clock::now();
+    std::vector<MemoryRange> regions;
+    {
+      auto lock = inventory_.lock();
+      for (const auto& a : inventory_.regions_locked()) regions.push_back(a.range);
+    }
+    range->record.regions = static_cast<std::uint32_t>(regions.size());
+    auto snap = RegionSnapshot::create(std::move(regions));
+    Status s = snap.ok() ? snap->capture(tool_stream_) : snap.status();
+    if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
+    if (!s.ok()) {
+      decline(*range, s.code() == StatusCode::kResourceExhausted ? "snapshot_does_not_fit" : "replay_failed",
+              s.message());
+      active_ = std::move(range);
+      return;
+    }
+    range->record.footprint_bytes = snap->bytes();
+    range->record.tiers.push_back({"device", snap->bytes(), snap->bytes(), true});
+    range->entry.emplace(std::move(snap).value());
+    range->record.timings.capture_ms += ms_since(capture_start);
+  }
+
+  auto counters_start = Clock::now();
+  Status s = session_->begin_range();
+  if (s.ok()) s = session_->start_pass(name);
+  range->record.timings.counters_ms += ms_since(counters_start);
+  if (!s.ok()) {
+    decline(*range, "counters_unavailable", s.message());
+  } else {
+    range->profiled = true;
+    progress(*range, 1);
+  }
+  active_ = std::move(range);
+}
+
+void ProfilerTool::end_range() {
+  if (!active_) return;
+  InToolScope guard;
+  std::unique_ptr<ActiveRange> range = std::move(active_);
+  range->window_start = Clock::now();
+  auto& t = range->record.timings;
+
+  auto sync_start = Clock::now();
+  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
+  t.sync_ms += ms_since(sync_start);
+  bool all_submitted = false;
+  if (range->profiled) {
+    auto c = Clock::now();
+    auto done = session_->end_pass();
+    t.counters_ms += ms_since(c);
+    if (!done.ok()) {
+      decline(*range, "counters_unavailable", done.status().message());
+    } else {
+      all_submitted = *done;
+    }
+  }
+  if (!s.ok()) decline(*range, "replay_failed", s.message());
+  if (!range->decline_reason && range->program.kernel_count() == 0)
+    decline(*range, "no_kernel_in_range", "the range launched no kernel; nothing to measure");
+
+  range->record.passes = 1;
+  if (!range->decline_reason && !all_submitted) {
+    if (Status w = replay_window(*range); !w.ok()) decline(*range, "replay_failed", w.message());
+  }
+  if (!range->decline_reason) {
+    if (Status e = evaluate(*range); !e.ok()) decline(*range, "counters_unavailable", e.message());
+  }
+  if (range->decline_reason) {
+    range->record.declined = true;
+    range->record.decline_reason = *range->decline_reason;
+    range->record.decline_detail = range->decline_detail;
+    if (!config_.quiet)
+      std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", range->index + 1, range->name.c_str(),
+                   range->decline_reason->c_str(), range->decline_detail.c_str());
+  }
+  if (range->program.skipped_device_to_host)
+    range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
+                                  " device-to-host copies were not re-executed in replays");
+  t.window_ms = ms_since(range->window_start);
+  report_.ranges.push_back(std::move(range->record));
+}
+
+Status ProfilerTool::replay_window(ActiveRange& range) {
+  auto& t = range.record.timings;
+  if (!range.entry) return internal_error("multi-pass range without an entry snapshot");
+  // Other threads' frees and allocations wait until the window ends.
+  auto inventory_lock = inventory_.lock();
+  RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
+
+  // The application's own range-exit state, restored at the end of the window.
+  auto capture_start = Clock::now();
+  RR_ASSIGN_OR_RETURN(RegionSnapshot exit_state, RegionSnapshot::create(range.entry->regions()));
+  RR_RETURN_IF_ERROR(exit_state.capture(tool_stream_));
+  RR_CU(cuStreamSynchronize(tool_stream_));
+  t.capture_ms += ms_since(capture_start);
+
+  CUevent ev[3];
+  for (auto& e : ev) RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
+  struct EventGuard {
+    CUevent* ev;
+    ~EventGuard() { for (int i = 0; i < 3; ++i) cuEventDestroy(ev[i]); }
+  } event_guard{ev};
+
+  bool all_submitted = false;
+  std::size_t pass = 1;
+  const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
+  while (!all_submitted) {
+    if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
+    progress(range, pass + 1);
+    RR_CU(cuEventRecord(ev[0], tool_stream_));
+    RR_RETURN_IF_ERROR(range.entry->restore(tool_stream_));
+    RR_CU(cuEventRecord(ev[1], tool_stream_));
+    // The restore is ordered before the replayed work by the stream itself;
+    // CUPTI's start is a host call, so no host wait is needed here.
+    auto c = Clock::now();
+    RR_RETURN_IF_ERROR(session_->start_pass(range.name));
+    t.counters_ms += ms_since(c);
+    auto submit_start = Clock::now();
+    RR_RETURN_IF_ERROR(replayer.submit(tool_stream_));
+    t.replay_submit_ms += ms_since(submit_start);
+    RR_CU(cuEventRecord(ev[2], tool_stream_));
+    c = Clock::now();
+    RR_CU(cuEventSynchronize(ev[2]));
+    RR_ASSIGN_OR_RETURN(all_submitted, session_->end_pass());
+    t.counters_ms += ms_since(c);
+    float restore_ms = 0, kernels_ms = 0;
+    RR_CU(cuEventElapsedTime(&restore_ms, ev[0], ev[1]));
+    RR_CU(cuEventElapsedTime(&kernels_ms, ev[1], ev[2]));
+    t.restore_ms += restore_ms;
+    t.kernels_ms += kernels_ms;
+    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), range.entry->bytes(), {}});
+    ++pass;
+  }
+  range.record.passes = static_cast<std::uint32_t>(pass);
+
+  auto restore_start = Clock::now();
+  RR_RETURN_IF_ERROR(exit_state.restore(tool_stream_));
+  RR_CU(cuStreamSynchronize(tool_stream_));
+  t.restore_ms += ms_since(restore_start);
+  return ok_status();
+}
+
+Status ProfilerTool::evaluate(ActiveRange& range) {
+  auto start = Clock::now();
+  RR_ASSIGN_OR_RETURN(std::size_t dropped, session_->decode());
+  RR_ASSIGN_OR_RETURN(auto values, evaluator_->evaluate(session_->counter_data()));
+  range.record.timings.decode_ms += ms_since(start);
+  const auto& names = evaluator_->metrics();
+  const auto& units = evaluator_->units();
+  auto metric_values = [&](const std::vector<double>& v) {
+    std::vector<report::MetricValue> out;
+    for (std::size_t m = 0; m < names.size() && m < v.size(); ++m) out.push_back({names[m], units[m], v[m]});
+    return out;
+  };
+  auto kernels = range.program.kernels();
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelLaunchOp& k = *kernels[i];
+    report::KernelRecord kr;
+    kr.index = static_cast<std::uint32_t>(i);
+    kr.mangled_name = k.name;
+    kr.name = k.name;
+    kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
+    kr.block = {k.block[0], k.block[1], k.block[2]};
+    kr.shared_mem_bytes = k.shared_mem_bytes;
+    if (config_.range_metrics == RangeMetrics::kPerKernel && i < values.size()) kr.metrics = metric_values(values[i]);
+    range.record.kernels.push_back(std::move(kr));
+  }
+  if (config_.range_metrics == RangeMetrics::kWholeRange && !values.empty())
+    range.record.range_metrics = metric_values(values[0]);
+  if (config_.range_metrics == RangeMetrics::kPerKernel && values.size() != kernels.size())
+    range.record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
+                                 std::to_string(kernels.size()) + " recorded kernels");
+  if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
+  return ok_status();
+}
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,277 @@
+// Recording pass 0: kernel launches with their argument bytes copied at
+// launch time, memsets, copies; allocation tracking; and the observations
+// that make a range ineligible for replay (MISSION.md points 3-5).
+#include <cupti_driver_cbid.h>
+#include <generated_cuda_meta.h>
+
+#include <cstring>
+
+#include "cuda/cu_status.h"
+#include "tool/profiler_tool.h"
+
+namespace rangereplay::tool {
+
+namespace {
+
+struct ParamLayout {
+  std::vector<std::uint32_t> offsets, sizes;
+  std::uint32_t total = 0;
+};
+
+// Argument layout of a kernel, from cuFuncGetParamInfo (or cuKernelGetParamInfo
+// when the handle is a CUkernel). Cached per function; caller holds the tool lock.
+StatusOr<ParamLayout> param_layout(CUfunction f) {
+  static std::unordered_map<CUfunction, ParamLayout> cache;
+  if (auto it = cache.find(f); it != cache.end()) return it->second;
+  ParamLayout layout;
+  bool as_kernel = false;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0, size = 0;
+    CUresult r = as_kernel ? cuKernelGetParamInfo(reinterpret_cast<CUkernel>(f), i, &offset, &size)
+                           : cuFuncGetParamInfo(f, i, &offset, &size);
+    if (r != CUDA_SUCCESS && i == 0 && !as_kernel) {
+      // Try the handle as a CUkernel before concluding anything.
+      as_kernel = true;
+      r = cuKernelGetParamInfo(reinterpret_cast<CUkernel>(f), i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE) break;  // a kernel without parameters
+      if (r != CUDA_SUCCESS) {
+        // Neither handle kind: a kernel without parameters also reports
+        // INVALID_VALUE from cuFuncGetParamInfo at index 0.
+        CUresult first = cuFuncGetParamInfo(f, 0, &offset, &size);
+        if (first == CUDA_ERROR_INVALID_VALUE) break;
+        return cu_status(first, "cuFuncGetParamInfo", __FILE__, __LINE__);
+      }
+    } else if (r == CUDA_ERROR_INVALID_VALUE) {
+      break;  // past the last parameter
+    } else if (r != CUDA_SUCCESS) {
+      return cu_status(r, as_kernel ? "cuKernelGetParamInfo" : "cuFuncGetParamInfo", __FILE__, __LINE__);
+    }
+    layout.offsets.push_back(static_cast<std::uint32_t>(offset));
+    layout.sizes.push_back(static_cast<std::uint32_t>(size));
+    layout.total = std::max(layout.total, static_cast<std::uint32_t>(offset + size));
+  }
+  cache.emplace(f, layout);
+  return layout;
+}
+
+// Copies the launch's arguments, from kernelParams or the packed `extra` buffer.
+Status copy_arguments(CUfunction f, void** kernel_params, void** extra, KernelLaunchOp* op) {
+  RR_ASSIGN_OR_RETURN(ParamLayout layout, param_layout(f));
+  op->arg_offsets = layout.offsets;
+  op->arg_sizes = layout.sizes;
+  op->arg_bytes.assign(layout.total, 0);
+  if (kernel_params != nullptr) {
+    for (std::size_t i = 0; i < layout.offsets.size(); ++i)
+      std::memcpy(op->arg_bytes.data() + layout.offsets[i], kernel_params[i], layout.sizes[i]);
+    return ok_status();
+  }
+  if (extra != nullptr) {
+    void* buffer = nullptr;
+    std::size_t size = 0;
+    for (std::size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) size = *static_cast<std::size_t*>(extra[i + 1]);
+    }
+    if (buffer == nullptr) return invalid_argument("launch 'extra' without CU_LAUNCH_PARAM_BUFFER_POINTER");
+    op->arg_bytes.assign(static_cast<std::uint8_t*>(buffer), static_cast<std::uint8_t*>(buffer) + size);
+    if (op->arg_bytes.size() < layout.total) op->arg_bytes.resize(layout.total, 0);
+    return ok_status();
+  }
+  if (!layout.offsets.empty()) return invalid_argument("kernel launch without arguments for a kernel that takes some");
+  return ok_status();
+}
+
+}  // namespace
+
+void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  KernelLaunchOp op;
+  op.name = data->symbolName ? data->symbolName : "";
+  Status s;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(data->functionParams);
+      op.api = LaunchApi::kLaunchKernel;
+      op.function = reinterpret_cast<std::uint64_t>(p->f);
+      op.grid[0] = p->gridDimX; op.grid[1] = p->gridDimY; op.grid[2] = p->gridDimZ;
+      op.block[0] = p->blockDimX; op.block[1] = p->blockDimY; op.block[2] = p->blockDimZ;
+      op.shared_mem_bytes = p->sharedMemBytes;
+      op.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+      s = copy_arguments(p->f, p->kernelParams, p->extra, &op);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(data->functionParams);
+      op.api = LaunchApi::kCooperative;
+      op.function = reinterpret_cast<std::uint64_t>(p->f);
+      op.grid[0] = p->gridDimX; op.grid[1] = p->gridDimY; op.grid[2] = p->gridDimZ;
+      op.block[0] = p->blockDimX; op.block[1] = p->blockDimY; op.block[2] = p->blockDimZ;
+      op.shared_mem_bytes = p->sharedMemBytes;
+      op.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+      s = copy_arguments(p->f, p->kernelParams, nullptr, &op);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernelEx_params*>(data->functionParams);
+      const CUlaunchConfig* c = p->config;
+      op.api = LaunchApi::kLaunchKernelEx;
+      op.function = reinterpret_cast<std::uint64_t>(p->f);
+      op.grid[0] = c->gridDimX; op.grid[1] = c->gridDimY; op.grid[2] = c->gridDimZ;
+      op.block[0] = c->blockDimX; op.block[1] = c->blockDimY; op.block[2] = c->blockDimZ;
+      op.shared_mem_bytes = c->sharedMemBytes;
+      op.stream = reinterpret_cast<std::uint64_t>(c->hStream);
+      if (c->numAttrs) {
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(c->attrs);
+        op.attributes.assign(bytes, bytes + sizeof(CUlaunchAttribute) * c->numAttrs);
+        op.attribute_count = c->numAttrs;
+      }
+      s = copy_arguments(p->f, p->kernelParams, p->extra, &op);
+      break;
+    }
+    default:
+      return;
+  }
+  if (!s.ok()) {
+    decline(*active_, "unsupported_api", "cannot copy the arguments of kernel " + op.name + ": " + s.message());
+    return;
+  }
+  active_->program.ops.emplace_back(std::move(op));
+}
+
+void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  auto& ops = active_->program.ops;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds: {
+      const auto* p = static_cast<const cuMemsetD8_v2_params*>(data->functionParams);
+      ops.emplace_back(MemsetOp{p->dstDevice, p->uc, 1, p->N});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz: {
+      const auto* p = static_cast<const cuMemsetD8Async_params*>(data->functionParams);
+      ops.emplace_back(MemsetOp{p->dstDevice, p->uc, 1, p->N});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds: {
+      const auto* p = static_cast<const cuMemsetD16_v2_params*>(data->functionParams);
+      ops.emplace_back(MemsetOp{p->dstDevice, p->us, 2, p->N});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz: {
+      const auto* p = static_cast<const cuMemsetD16Async_params*>(data->functionParams);
+      ops.emplace_back(MemsetOp{p->dstDevice, p->us, 2, p->N});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds: {
+      const auto* p = static_cast<const cuMemsetD32_v2_params*>(data->functionParams);
+      ops.emplace_back(MemsetOp{p->dstDevice, p->ui, 4, p->N});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz: {
+      const auto* p = static_cast<const cuMemsetD32Async_params*>(data->functionParams);
+      ops.emplace_back(MemsetOp{p->dstDevice, p->ui, 4, p->N});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds: {
+      const auto* p = static_cast<const cuMemcpyDtoD_v2_params*>(data->functionParams);
+      ops.emplace_back(CopyDeviceOp{p->dstDevice, p->srcDevice, p->ByteCount});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
+      const auto* p = static_cast<const cuMemcpyDtoDAsync_v2_params*>(data->functionParams);
+      ops.emplace_back(CopyDeviceOp{p->dstDevice, p->srcDevice, p->ByteCount});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
+      const auto* p = static_cast<const cuMemcpyHtoD_v2_params*>(data->functionParams);
+      const auto* src = static_cast<const std::uint8_t*>(p->srcHost);
+      ops.emplace_back(CopyFromHostOp{p->dstDevice, std::vector<std::uint8_t>(src, src + p->ByteCount)});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
+      const auto* p = static_cast<const cuMemcpyHtoDAsync_v2_params*>(data->functionParams);
+      const auto* src = static_cast<const std::uint8_t*>(p->srcHost);
+      ops.emplace_back(CopyFromHostOp{p->dstDevice, std::vector<std::uint8_t>(src, src + p->ByteCount)});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
+      ++active_->program.skipped_device_to_host;
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
+      // Unified addressing: the direction follows from which side is tracked.
+      CUdeviceptr dst = 0, src = 0;
+      std::size_t bytes = 0;
+      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemcpy || cbid == CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds) {
+        const auto* p = static_cast<const cuMemcpy_params*>(data->functionParams);
+        dst = p->dst; src = p->src; bytes = p->ByteCount;
+      } else {
+        const auto* p = static_cast<const cuMemcpyAsync_params*>(data->functionParams);
+        dst = p->dst; src = p->src; bytes = p->ByteCount;
+      }
+      bool dst_dev = inventory_.find_containing(DevicePtr(dst)).has_value();
+      bool src_dev = inventory_.find_containing(DevicePtr(src)).has_value();
+      if (dst_dev && src_dev) {
+        ops.emplace_back(CopyDeviceOp{dst, src, bytes});
+      } else if (dst_dev) {
+        const auto* h = reinterpret_cast<const std::uint8_t*>(src);
+        ops.emplace_back(CopyFromHostOp{dst, std::vector<std::uint8_t>(h, h + bytes)});
+      } else if (src_dev) {
+        ++active_->program.skipped_device_to_host;
+      } else {
+        decline(*active_, "unsupported_api", std::string(data->functionName) + " between untracked addresses");
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  const bool enter = data->callbackSite == CUPTI_API_ENTER;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
+      if (enter) return;
+      const auto* p = static_cast<const cuMemAlloc_v2_params*>(data->functionParams);
+      if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
+      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kDevice, "cuMemAlloc_v2", 0});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
+      if (enter) return;
+      const auto* p = static_cast<const cuMemAllocPitch_v2_params*>(data->functionParams);
+      if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
+      inventory_.add({MemoryRange(DevicePtr(*p->dptr), *p->pPitch * p->Height), AllocationKind::kDevice,
+                      "cuMemAllocPitch_v2", 0});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2: {
+      // Forget the region before the driver frees it, so no snapshot touches it.
+      if (!enter) return;
+      const auto* p = static_cast<const cuMemFree_v2_params*>(data->functionParams);
+      inventory_.remove(DevicePtr(p->dptr));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace rangereplay::tool
