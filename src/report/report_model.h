@@ -33,6 +33,7 @@ struct KernelRecord {
   std::string mangled_name;
   Dim3 grid, block;
   std::uint32_t shared_mem_bytes = 0;
+  std::uint64_t stream_id = 0;    // cuStreamGetId of the launch stream; 0 when unknown
   std::vector<MetricValue> metrics;  // empty with whole-range metrics
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
@@ -102,11 +103,14 @@ struct Report {
   std::string device_name;
   std::string chip_name;
   std::string driver_version;
+  std::string compute_capability;        // e.g. "9.0"; empty when unknown
+  std::uint32_t process_id = 0;          // the profiled process; 0 when unknown
   std::vector<std::string> command;      // application and its arguments
   std::vector<std::string> metrics;      // requested metric names
   std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
   std::uint32_t pass_count = 0;          // passes the metric list needs
   double setup_ms = 0;                   // counter configuration, once per process
+  bool verify = false;                   // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;       // one-line errors that ended profiling early
   friend bool operator==(const Report&, const Report&) = default;

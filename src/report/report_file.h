@@ -1,0 +1,36 @@
+// Reading and writing report files. The injection library writes its report
+// at process exit while the launcher may be waiting to read it, so a report
+// file is replaced atomically (written beside the target, then renamed):
+// a reader sees the old file or the whole new one, never half of one.
+//
+//   RR_RETURN_IF_ERROR(write_report_file(report, "out.csv"));  // CSV by extension
+//
+// Errors are one line naming the path and the cause (strerror). Thread-safety:
+// concurrent writers of the same path leave one writer's whole file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "report/report_model.h"
+
+namespace rangereplay::report {
+
+/// The whole content of a file. Errors: kNotFound (no such file),
+/// kPermissionDenied, kInternal (other read errors).
+StatusOr<std::string> read_text_file(const std::filesystem::path& path);
+
+/// Replaces `path` with `content`: writes "<path>.tmp.<pid>" and renames it
+/// over `path`. A path that exists and is not a regular file (/dev/stdout, a
+/// FIFO) is written in place instead. Errors: kNotFound (missing directory),
+/// kPermissionDenied, kResourceExhausted (disk full), kInternal; no file is
+/// left behind on error.
+Status write_text_file(const std::filesystem::path& path, std::string_view content);
+
+/// Writes `report` in the format its extension names: ".csv" (any case) as
+/// the per-metric CSV (report_csv.h), anything else as JSON (report_json.h).
+Status write_report_file(const Report& report, const std::filesystem::path& path);
+
+}  // namespace rangereplay::report

@@ -1,0 +1,271 @@
+#include "report/report_json.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "report/report_file.h"
+#include "unit/report/sample_report.h"
+
+namespace rangereplay::report {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::sample_report;
+
+// A fresh directory per test, removed afterwards.
+class ReportJsonFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("rr_report_json_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write_raw(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+  fs::path dir_;
+};
+
+std::string dump(const Report& r) {
+  StatusOr<std::string> text = dump_report_json(r);
+  EXPECT_TRUE(text.ok()) << text.status().to_string();
+  return text.ok() ? *text : std::string();
+}
+
+TEST(ReportJson, fully_populated_report_round_trips_equal) {
+  const Report original = sample_report();
+  StatusOr<Report> back = parse_report_json(dump(original));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, original);
+}
+
+TEST(ReportJson, empty_report_round_trips_equal) {
+  StatusOr<Report> back = parse_report_json(dump(Report{}));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, Report{});
+}
+
+TEST(ReportJson, nlohmann_hooks_round_trip_through_json_values) {
+  const Report original = sample_report();
+  const nlohmann::json j = original;
+  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("ranges").at(0).at("kernels").at(0).at("grid"), nlohmann::json::array({1024, 1, 1}));
+  EXPECT_EQ(j.get<Report>(), original);
+  EXPECT_EQ(nlohmann::json(original.ranges[0]).get<RangeRecord>(), original.ranges[0]);
+}
+
+TEST(ReportJson, doubles_and_64_bit_values_round_trip_exactly) {
+  Report r = sample_report();
+  std::vector<MetricValue>& m = r.ranges[0].kernels[0].metrics;
+  m = {{"a", "", 0.1 + 0.2},
+       {"b", "", 1e-300},
+       {"c", "", std::numeric_limits<double>::max()},
+       {"d", "", std::numeric_limits<double>::denorm_min()},
+       {"e", "", 3.0},
+       {"f", "", -2.5},
+       {"g", "", std::numeric_limits<double>::infinity()},
+       {"h", "", -std::numeric_limits<double>::infinity()}};
+  r.ranges[0].pass_records[1].divergences[0].address = 0xfffffffffffff000;
+  r.ranges[0].footprint_bytes = std::numeric_limits<std::uint64_t>::max();
+  r.ranges[0].kernels[0].grid = {std::numeric_limits<std::uint32_t>::max(), 65535, 65535};
+  StatusOr<Report> back = parse_report_json(dump(r));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, r);
+}
+
+TEST(ReportJson, nan_travels_as_a_string_and_comes_back_nan) {
+  Report r;
+  r.ranges.resize(1);
+  r.ranges[0].range_metrics = {{"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+                                std::numeric_limits<double>::quiet_NaN()}};
+  const std::string text = dump(r);
+  EXPECT_NE(text.find("\"value\": \"nan\""), std::string::npos) << text;
+  StatusOr<Report> back = parse_report_json(text);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_TRUE(std::isnan(back->ranges[0].range_metrics[0].value));
+}
+
+TEST(ReportJson, invalid_utf8_in_a_command_argument_does_not_fail_the_dump) {
+  Report r;
+  r.command = {"./app", "\xff\xfe"};
+  StatusOr<std::string> text = dump_report_json(r);
+  ASSERT_TRUE(text.ok()) << text.status().to_string();
+  StatusOr<Report> back = parse_report_json(*text);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->command[1], "\xEF\xBF\xBD\xEF\xBF\xBD");  // two U+FFFD
+}
+
+TEST(ReportJson, single_line_dump_ends_in_a_newline) {
+  StatusOr<std::string> text = dump_report_json(Report{}, -1);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(std::count(text->begin(), text->end(), '\n'), 1);
+  EXPECT_EQ(text->back(), '\n');
+}
+
+TEST(ReportJson, another_schema_version_is_refused_with_a_clear_error) {
+  nlohmann::json j = sample_report();
+  j["schema_version"] = 2;
+  StatusOr<Report> back = parse_report_json(j.dump(), "report 'old.json'");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(back.status().message(),
+            "report 'old.json' has schema_version 2, but this rangereplay reads schema_version 1: read it with "
+            "the rangereplay build that wrote it");
+}
+
+TEST(ReportJson, text_without_schema_version_is_not_a_report) {
+  StatusOr<Report> back = parse_report_json(R"({"ranges": []})");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(back.status().message(), "report is not a rangereplay report: it has no schema_version field");
+  EXPECT_EQ(parse_report_json("[1, 2]").status().message(),
+            "report is not a rangereplay report: it has no schema_version field");
+}
+
+TEST(ReportJson, text_that_is_not_json_names_line_and_column) {
+  StatusOr<Report> back = parse_report_json("{\n  \"schema_version\": 1,\n}");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(back.status().message().rfind("report is not valid JSON: parse error at line 3, column 1", 0), 0u)
+      << back.status().message();
+}
+
+TEST(ReportJson, a_mistyped_field_is_named_by_its_path) {
+  nlohmann::json j = sample_report();
+  j["ranges"][0]["kernels"][1]["grid"][2] = "one";
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(back.status().message(),
+            "report is not a valid rangereplay report: ranges[0].kernels[1].grid[2]: expected an unsigned "
+            "integer, got string");
+}
+
+TEST(ReportJson, a_missing_field_is_named_by_its_path) {
+  nlohmann::json j = sample_report();
+  j["ranges"][0]["timings"].erase("window_ms");
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].timings.window_ms: missing field");
+}
+
+TEST(ReportJson, values_that_do_not_fit_or_have_the_wrong_shape_are_refused) {
+  nlohmann::json j = sample_report();
+  j["ranges"][0]["passes"] = std::uint64_t{1} << 32;
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].passes: 4294967296 does not fit in 32 bits");
+  j = sample_report();
+  j["ranges"][0]["passes"] = -1;
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].passes: expected an unsigned integer, got number");
+  j = sample_report();
+  j["ranges"][0]["kernels"][0]["block"] = {256, 1};
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].kernels[0].block: expected [x, y, z], got array");
+  j = sample_report();
+  j["ranges"][1]["declined"] = "yes";
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[1].declined: expected true or false, got string");
+  j = sample_report();
+  j["ranges"][0]["kernels"][0]["metrics"][1]["value"] = "many";
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].kernels[0].metrics[1].value: expected a number "
+            "or \"nan\", \"inf\", \"-inf\", got string");
+}
+
+TEST(ReportJson, unknown_keys_are_ignored) {
+  nlohmann::json j = sample_report();
+  j["written_by_a_newer_build"] = true;
+  j["ranges"][0]["extra"] = {1, 2, 3};
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, sample_report());
+}
+
+TEST(ReportJson, from_json_hook_throws_naming_the_path) {
+  nlohmann::json j = sample_report();
+  j["ranges"][0]["notes"][0] = 5;
+  try {
+    (void)j.get<Report>();
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "ranges[0].notes[0]: expected a string, got number");
+  }
+}
+
+TEST_F(ReportJsonFile, written_file_reads_back_equal) {
+  const fs::path path = dir_ / "report.json";
+  ASSERT_TRUE(write_report_json(sample_report(), path).ok());
+  StatusOr<Report> back = read_report_json(path);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, sample_report());
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);  // no temp file left
+}
+
+TEST_F(ReportJsonFile, writing_replaces_an_existing_file) {
+  const fs::path path = dir_ / "report.json";
+  write_raw(path, std::string(100000, 'x'));
+  ASSERT_TRUE(write_report_json(Report{}, path).ok());
+  StatusOr<Report> back = read_report_json(path);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, Report{});
+}
+
+TEST_F(ReportJsonFile, a_file_with_another_schema_version_names_the_file) {
+  const fs::path path = dir_ / "old.json";
+  write_raw(path, R"({"schema_version": 7, "ranges": []})");
+  StatusOr<Report> back = read_report_json(path);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(back.status().message(),
+            "report '" + path.string() +
+                "' has schema_version 7, but this rangereplay reads schema_version 1: read it with the rangereplay "
+                "build that wrote it");
+}
+
+TEST_F(ReportJsonFile, a_missing_file_is_not_found) {
+  const fs::path path = dir_ / "absent.json";
+  StatusOr<Report> back = read_report_json(path);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(back.status().message(), "cannot read '" + path.string() + "': No such file or directory");
+}
+
+TEST_F(ReportJsonFile, an_empty_file_is_not_valid_json) {
+  const fs::path path = dir_ / "empty.json";
+  write_raw(path, "");
+  StatusOr<Report> back = read_report_json(path);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(back.status().message().rfind("report '" + path.string() + "' is not valid JSON: ", 0), 0u)
+      << back.status().message();
+}
+
+TEST_F(ReportJsonFile, writing_into_a_missing_directory_fails_and_leaves_nothing) {
+  const fs::path path = dir_ / "no" / "such" / "report.json";
+  Status s = write_report_json(sample_report(), path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "cannot write '" + path.string() + "': No such file or directory");
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(ReportJsonFile, report_file_picks_csv_by_extension) {
+  ASSERT_TRUE(write_report_file(sample_report(), dir_ / "out.CSV").ok());
+  ASSERT_TRUE(write_report_file(sample_report(), dir_ / "out.json").ok());
+  StatusOr<std::string> csv = read_text_file(dir_ / "out.CSV");
+  ASSERT_TRUE(csv.ok());
+  EXPECT_EQ(csv->rfind("range_index,range_name,status,", 0), 0u);
+  StatusOr<Report> json = read_report_json(dir_ / "out.json");
+  ASSERT_TRUE(json.ok()) << json.status().to_string();
+  EXPECT_EQ(*json, sample_report());
+}
+
+}  // namespace
+}  // namespace rangereplay::report

@@ -1,0 +1,169 @@
+#include "report/report_table.h"
+
+#include <gtest/gtest.h>
+#include <sstream>
+#include <vector>
+
+#include "unit/report/sample_report.h"
+
+namespace rangereplay::report {
+namespace {
+
+using testing::sample_report;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(ReportTable, sample_report_renders_exactly) {
+  const std::string expected =
+      "rangereplay 0.1.0, pid 4242\n"
+      "device: NVIDIA H200 (GH100, CC 9.0), driver 13.0\n"
+      "command: ./stream --n 1000\n"
+      "metrics: 2 requested, 3 passes, per-kernel values, counter setup 171.2 ms, verify on\n"
+      "\n"
+      "range 0 'step': 3 passes, 2 kernels, footprint 256.0 MiB, window 61.2 ms\n"
+      "  stages: sync 0.120 ms, capture 1.50 ms, restore 3.00 ms, submit 0.400 ms, kernels 10.0 ms, "
+      "counters 40.0 ms, decode 2.00 ms, verify 1.25 ms\n"
+      "  snapshot: 4 regions; device 192.0 MiB (arena 256.0 MiB, new), pinned 64.0 MiB (arena 64.0 MiB, retained)\n"
+      "  kernel 0: scale(float*, int) (1024, 1, 1)x(256, 1, 1), stream 7\n"
+      "    ----------------------- ----------- ------------\n"
+      "    Metric Name             Metric Unit Metric Value\n"
+      "    ----------------------- ----------- ------------\n"
+      "    dram__bytes_read.sum           byte    6,291,488\n"
+      "    smsp__inst_executed.sum        inst       98,304\n"
+      "    ----------------------- ----------- ------------\n"
+      "  kernel 1: void add<float, 2>(float const*, float*) (64, 2, 1)x(128, 1, 1), shared 48.0 KiB, stream 7\n"
+      "    ----------------------- ----------- ------------\n"
+      "    Metric Name             Metric Unit Metric Value\n"
+      "    ----------------------- ----------- ------------\n"
+      "    dram__bytes_read.sum           byte     1,234.57\n"
+      "    smsp__inst_executed.sum        inst            0\n"
+      "    ----------------------- ----------- ------------\n"
+      "  restored: passes 1-2 256.0 MiB each\n"
+      "  verify: 1 divergent region in 1 of 2 replays\n"
+      "    pass 2: 0x7f0000001000, 4.0 KiB, allocated at stream.cu:42\n"
+      "  note: 2 device-to-host copies not re-executed\n"
+      "\n"
+      "range 1 'step': declined (allocation_freed_in_range): cuMemFree(0x7f0000200000) inside the range; free it "
+      "after the range ends\n"
+      "\n"
+      "error: counters unavailable after range 1: CUPTI_ERROR_NOT_INITIALIZED\n"
+      "summary: 2 ranges (1 replayed, 1 declined), 2 kernels, 3 passes, 1 error\n";
+  EXPECT_EQ(render_report_table(sample_report()), expected);
+}
+
+TEST(ReportTable, range_header_matches_the_documented_form) {
+  Report r;
+  RangeRecord range;
+  range.name = "step";
+  range.passes = 3;
+  range.kernels.resize(5);
+  range.footprint_bytes = 256 * testing::kMiB;
+  range.timings.window_ms = 61.2;
+  EXPECT_EQ(lines_of(render_range_table(r, range))[0],
+            "range 0 'step': 3 passes, 5 kernels, footprint 256.0 MiB, window 61.2 ms");
+}
+
+TEST(ReportTable, large_metric_values_widen_the_value_column) {
+  Report r;
+  RangeRecord range;
+  range.passes = 1;
+  KernelRecord k;
+  k.name = "k()";
+  k.metrics = {{"smsp__inst_executed.sum", "inst", 12345678901234.0}, {"x", "", 1}};
+  range.kernels = {k};
+  const std::vector<std::string> lines = lines_of(render_range_table(r, range));
+  // A range without a name has no quotes; no stage line is skipped; no snapshot without regions.
+  EXPECT_EQ(lines[0], "range 0: 1 pass, 1 kernel, footprint 0 B, window 0.000 ms");
+  EXPECT_EQ(lines[2], "  kernel 0: k() (1, 1, 1)x(1, 1, 1)");
+  EXPECT_EQ(lines[4], "    Metric Name             Metric Unit       Metric Value");
+  EXPECT_EQ(lines[6], "    smsp__inst_executed.sum        inst 12,345,678,901,234");
+  EXPECT_EQ(lines[7], "    x" + std::string(52, ' ') + "1");  // 4 + 23 + 1 + 11 + 1 + 18 columns
+}
+
+TEST(ReportTable, declined_range_is_one_line_with_reason_and_detail) {
+  Report r;
+  RangeRecord range;
+  range.index = 4;
+  range.name = "cudaProfilerStart";
+  range.declined = true;
+  range.decline_reason = "snapshot_too_large";
+  range.decline_detail = "needs 90.0 GiB, 60.0 GiB available; narrow the range";
+  EXPECT_EQ(render_range_table(r, range),
+            "range 4 'cudaProfilerStart': declined (snapshot_too_large): needs 90.0 GiB, 60.0 GiB available; "
+            "narrow the range\n");
+  range.decline_detail.clear();
+  range.notes = {"ran once, unchanged"};
+  EXPECT_EQ(render_range_table(r, range),
+            "range 4 'cudaProfilerStart': declined (snapshot_too_large)\n  note: ran once, unchanged\n");
+}
+
+TEST(ReportTable, whole_range_metrics_get_their_own_table) {
+  Report r;
+  r.range_metrics = "whole";
+  RangeRecord range;
+  range.passes = 2;
+  KernelRecord k;
+  k.mangled_name = "_Z6kernelPfi";
+  range.kernels = {k};
+  range.range_metrics = {{"gpu__time_duration.sum", "nsecond", 1500.25}};
+  EXPECT_EQ(render_range_table(r, range),
+            "range 0: 2 passes, 1 kernel, footprint 0 B, window 0.000 ms\n"
+            "  stages: sync 0.000 ms, capture 0.000 ms, restore 0.000 ms, submit 0.000 ms, kernels 0.000 ms, "
+            "counters 0.000 ms, decode 0.000 ms\n"
+            "  kernel 0: kernel(float*, int) (1, 1, 1)x(1, 1, 1)\n"
+            "  range metrics:\n"
+            "    ---------------------- ----------- ------------\n"
+            "    Metric Name            Metric Unit Metric Value\n"
+            "    ---------------------- ----------- ------------\n"
+            "    gpu__time_duration.sum     nsecond     1,500.25\n"
+            "    ---------------------- ----------- ------------\n");
+}
+
+TEST(ReportTable, restores_merge_runs_of_equal_passes_and_verify_reports_success) {
+  Report r;
+  r.verify = true;
+  RangeRecord range;
+  range.passes = 5;
+  range.pass_records = {{1, 1024, {}}, {2, 1024, {}}, {3, 2048, {}}, {4, 1024, {}}};
+  const std::vector<std::string> lines = lines_of(render_range_table(r, range));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1],
+            "  stages: sync 0.000 ms, capture 0.000 ms, restore 0.000 ms, submit 0.000 ms, kernels 0.000 ms, "
+            "counters 0.000 ms, decode 0.000 ms, verify 0.000 ms");
+  EXPECT_EQ(lines[2], "  restored: passes 1-2 1.0 KiB each, pass 3 2.0 KiB, pass 4 1.0 KiB");
+  EXPECT_EQ(lines[3], "  verify: all 4 replays reproduced the range-exit state");
+}
+
+TEST(ReportTable, very_long_kernel_names_are_shortened) {
+  Report r;
+  RangeRecord range;
+  KernelRecord k;
+  k.name = std::string(300, 'a') + "(int)";
+  range.kernels = {k};
+  TableOptions options;
+  options.max_kernel_name_width = 20;
+  EXPECT_EQ(lines_of(render_range_table(r, range, options))[2],
+            "  kernel 0: " + std::string(12, 'a') + "...(int) (1, 1, 1)x(1, 1, 1)");  // 12 + 3 + 5 bytes
+}
+
+TEST(ReportTable, empty_report_has_a_preamble_and_a_summary) {
+  EXPECT_EQ(render_report_table(Report{}),
+            "rangereplay\n"
+            "metrics: 0 requested, 0 passes, per-kernel values\n"
+            "\n"
+            "summary: 0 ranges (0 replayed, 0 declined), 0 kernels, 0 passes, 0 errors\n");
+}
+
+TEST(ReportTable, command_arguments_with_spaces_are_quoted) {
+  Report r;
+  r.command = {"python", "train.py", "--name", "my run", "it's"};
+  EXPECT_EQ(lines_of(render_report_header(r))[1], "command: python train.py --name 'my run' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace rangereplay::report
