@@ -9,6 +9,7 @@
 #include "cuda/cu_status.h"
 #include "cuda/replayer.h"
 #include "cupti/cupti_status.h"
+#include "report/demangle.h"
 #include "tool/profiler_tool.h"
 
 namespace rangereplay::tool {
@@ -287,7 +288,8 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
     report::KernelRecord kr;
     kr.index = static_cast<std::uint32_t>(i);
     kr.mangled_name = k.name;
-    kr.name = k.name;
+    kr.name = report::demangle(k.name);
+    kr.stream_id = k.stream;
     kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
     kr.block = {k.block[0], k.block[1], k.block[2]};
     kr.shared_mem_bytes = k.shared_mem_bytes;

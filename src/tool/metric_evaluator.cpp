@@ -1,0 +1,40 @@
+// Adapter from the tool's needs to cupti::MetricCatalog (see header).
+#include "tool/metric_evaluator.h"
+
+#include "cupti/counter_evaluator.h"
+#include "cupti/metric_catalog.h"
+
+namespace rangereplay::tool {
+
+struct MetricEvaluator::Impl {
+  cupti::MetricCatalog catalog;
+};
+
+MetricEvaluator::~MetricEvaluator() = default;
+
+StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(
+    const std::string& chip, const std::vector<std::uint8_t>& availability_image, std::vector<std::string> metrics) {
+  RR_ASSIGN_OR_RETURN(cupti::MetricCatalog catalog, cupti::MetricCatalog::create(chip, availability_image));
+  RR_RETURN_IF_ERROR(catalog.validate(metrics));
+  std::unique_ptr<MetricEvaluator> e(new MetricEvaluator());
+  RR_ASSIGN_OR_RETURN(e->config_image_, catalog.config_image(metrics));
+  RR_ASSIGN_OR_RETURN(e->pass_count_, cupti::pass_count_of_config_image(e->config_image_));
+  for (const auto& m : metrics) {
+    auto unit = catalog.unit_of(m);
+    e->units_.push_back(unit.ok() ? *unit : "");
+  }
+  e->metrics_ = std::move(metrics);
+  e->impl_ = std::make_unique<Impl>(Impl{std::move(catalog)});
+  return e;
+}
+
+StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(
+    const std::vector<std::uint8_t>& counter_data) const {
+  RR_ASSIGN_OR_RETURN(auto ranges, cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_));
+  std::vector<std::vector<double>> out;
+  out.reserve(ranges.size());
+  for (auto& r : ranges) out.push_back(std::move(r.values));
+  return out;
+}
+
+}  // namespace rangereplay::tool
