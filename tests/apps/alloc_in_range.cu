@@ -1,0 +1,58 @@
+// alloc_in_range: a range that allocates device memory (cudaMalloc) between its
+// kernels. Expected decline: allocation of a tracked region inside the range.
+// The range still runs once, so the program's own result must stay right:
+//   affine(x, salt);  tmp = cudaMalloc;  tmp = x;  affine(tmp, salt + 1)
+// `tmp` is freed after the range (outside it).
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "app_kernels.cuh"
+#include "example_common.h"
+
+namespace rangereplay::example {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: app_alloc_in_range [--iterations N]\n"
+    "  --iterations N  number of NVTX ranges `step` (default 2), each calling cudaMalloc\n";
+
+int run(int iterations) {
+  init_device();
+  std::vector<uint32_t> expected_x = random_words(kAppElements, 0xa9900011);
+  std::vector<uint32_t> expected_tmp;
+  std::vector<uint32_t> result_tmp;
+  uint32_t* x = upload(expected_x);
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    const uint32_t salt = 0x200u + static_cast<uint32_t>(iteration);
+    uint32_t* tmp = nullptr;
+    nvtxRangePushA("step");
+    launch_affine(x, kAppElements, salt, /*stream=*/0);
+    CHECK_CUDA(cudaMalloc(&tmp, kAppElements * sizeof(uint32_t)));
+    launch_copy(tmp, x, kAppElements, /*stream=*/0);
+    launch_affine(tmp, kAppElements, salt + 1, /*stream=*/0);
+    nvtxRangePop();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    result_tmp = download(tmp, kAppElements);
+    CHECK_CUDA(cudaFree(tmp));
+    host_affine(expected_x, salt);
+    expected_tmp = expected_x;
+    host_affine(expected_tmp, salt + 1);
+  }
+  check_and_print(download(x, kAppElements), expected_x, "x");
+  check_and_print(result_tmp, expected_tmp, "tmp");
+  CHECK_CUDA(cudaFree(x));
+  print_checksums_done();
+  return 0;
+}
+
+}  // namespace
+}  // namespace rangereplay::example
+
+int main(int argc, char** argv) {
+  using namespace rangereplay::example;
+  return run(parse_iterations_only(argc, argv, 2, kUsage));
+}
