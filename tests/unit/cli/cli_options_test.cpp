@@ -1,0 +1,252 @@
+// parse_command_line: argument vectors -> ProfileConfig, or the one-line error.
+#include "cli/cli_options.h"
+
+#include <gtest/gtest.h>
+
+namespace rangereplay::cli {
+namespace {
+
+std::optional<std::string> no_env(const std::string&) { return std::nullopt; }
+std::optional<std::string> rank_env(const std::string& name) {
+  if (name == "RANK") return std::string("5");
+  return std::nullopt;
+}
+
+CommandLine parse(std::vector<std::string> args, const EnvLookup& env = no_env) {
+  args.insert(args.begin(), "rangereplay");
+  StatusOr<CommandLine> c = parse_command_line(args, env);
+  EXPECT_TRUE(c.ok()) << c.status().to_string();
+  return c.ok() ? *c : CommandLine{};
+}
+
+std::string error_of(std::vector<std::string> args) {
+  args.insert(args.begin(), "rangereplay");
+  StatusOr<CommandLine> c = parse_command_line(args, no_env);
+  EXPECT_FALSE(c.ok());
+  if (c.ok()) return "";
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.status().message().find('\n'), std::string::npos) << "errors are one line";
+  return c.status().message();
+}
+
+TEST(CliOptions, minimal_profile_uses_defaults_and_the_basic_set) {
+  CommandLine c = parse({"profile", "--nvtx-include", "step/", "--", "./app", "a", "-b"});
+  ASSERT_EQ(c.action, Action::kProfile);
+  const ProfileRequest& r = c.profile;
+  EXPECT_EQ(r.config.nvtx_include, (std::vector<std::string>{"step/"}));
+  EXPECT_TRUE(r.config.nvtx_exclude.empty());
+  EXPECT_FALSE(r.config.profiler_api);
+  EXPECT_EQ(r.config.kernel_range, "");
+  EXPECT_EQ(r.config.skip, 0u);
+  EXPECT_EQ(r.config.range_count, 0u);
+  EXPECT_EQ(r.config.range_list, "");
+  EXPECT_TRUE(r.config.metrics.empty());
+  EXPECT_EQ(r.config.range_metrics, RangeMetrics::kPerKernel);
+  EXPECT_FALSE(r.config.verify);
+  EXPECT_EQ(r.config.restore, RestoreMode::kDifferential);
+  EXPECT_EQ(r.config.snapshot_device_limit, 0u);
+  EXPECT_EQ(r.config.snapshot_host_limit, 0u);
+  EXPECT_EQ(r.config.report_path, "");
+  EXPECT_FALSE(r.config.quiet);
+  EXPECT_EQ(r.config.command, (std::vector<std::string>{"./app", "a", "-b"}));
+  EXPECT_EQ(r.metrics_csv, "");
+  EXPECT_EQ(r.set_name, "basic");
+  EXPECT_EQ(r.output_pattern, "");
+}
+
+TEST(CliOptions, every_profile_option_reaches_the_config) {
+  CommandLine c = parse({"profile", "--nvtx-include", "A/", "--nvtx-include=D@B/C", "--nvtx-exclude", "warm/",
+                         "--profiler-api", "--kernel-range", "100:164", "--metrics",
+                         "dram__bytes_read.sum,smsp__inst_executed.sum", "--set", "full", "--range-metrics", "whole",
+                         "--range-count", "3", "--skip", "2", "--output", "run_%p.csv", "--verify", "--restore",
+                         "full", "--snapshot-device-limit", "512MiB", "--snapshot-host-limit", "6GB", "--quiet", "--",
+                         "python", "train.py", "--", "--epochs", "1"});
+  ASSERT_EQ(c.action, Action::kProfile);
+  const ProfileRequest& r = c.profile;
+  EXPECT_EQ(r.config.nvtx_include, (std::vector<std::string>{"A/", "D@B/C"}));
+  EXPECT_EQ(r.config.nvtx_exclude, (std::vector<std::string>{"warm/"}));
+  EXPECT_TRUE(r.config.profiler_api);
+  EXPECT_EQ(r.config.kernel_range, "100:164");
+  EXPECT_EQ(r.metrics_csv, "dram__bytes_read.sum,smsp__inst_executed.sum");
+  EXPECT_EQ(r.set_name, "full");
+  EXPECT_EQ(r.config.range_metrics, RangeMetrics::kWholeRange);
+  EXPECT_EQ(r.config.range_count, 3u);
+  EXPECT_EQ(r.config.skip, 2u);
+  EXPECT_EQ(r.output_pattern, "run_%p.csv");
+  EXPECT_EQ(r.output_format, OutputFormat::kCsv);
+  EXPECT_TRUE(r.config.verify);
+  EXPECT_EQ(r.config.restore, RestoreMode::kFull);
+  EXPECT_EQ(r.config.snapshot_device_limit, 512ull << 20);
+  EXPECT_EQ(r.config.snapshot_host_limit, 6000000000ull);
+  EXPECT_TRUE(r.config.quiet);
+  // Everything after the first "--" is the application's, a second "--" included.
+  EXPECT_EQ(r.config.command, (std::vector<std::string>{"python", "train.py", "--", "--epochs", "1"}));
+}
+
+TEST(CliOptions, metrics_alone_selects_no_set) {
+  CommandLine c = parse({"profile", "--profiler-api", "--metrics", "a.sum", "--", "./app"});
+  EXPECT_EQ(c.profile.metrics_csv, "a.sum");
+  EXPECT_EQ(c.profile.set_name, "");
+}
+
+TEST(CliOptions, application_may_follow_the_last_option_without_dashes) {
+  CommandLine c = parse({"profile", "--nvtx-include", "s/", "--quiet", "./app", "--quiet", "-x"});
+  EXPECT_EQ(c.profile.config.command, (std::vector<std::string>{"./app", "--quiet", "-x"}));
+  EXPECT_TRUE(c.profile.config.quiet);
+}
+
+TEST(CliOptions, dashes_after_the_application_belong_to_it) {
+  CommandLine c = parse({"profile", "--nvtx-include", "s/", "./app", "--", "x"});
+  EXPECT_EQ(c.profile.config.command, (std::vector<std::string>{"./app", "--", "x"}));
+}
+
+TEST(CliOptions, each_nvtx_include_takes_exactly_one_expression) {
+  CommandLine c = parse({"profile", "--nvtx-include", "a/", "./app", "b/"});
+  EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"a/"}));
+  EXPECT_EQ(c.profile.config.command, (std::vector<std::string>{"./app", "b/"}));
+}
+
+TEST(CliOptions, output_expands_percent_q_from_the_environment_to_check_it) {
+  CommandLine c = parse({"profile", "--profiler-api", "-o", "r%q{RANK}.json", "--", "./app"}, rank_env);
+  EXPECT_EQ(c.profile.output_pattern, "r%q{RANK}.json");  // expanded again after launch, with the pid
+  EXPECT_EQ(c.profile.output_format, OutputFormat::kJson);
+}
+
+TEST(CliOptions, no_range_selection_is_an_error_naming_the_options) {
+  EXPECT_EQ(error_of({"profile", "--", "./app"}),
+            "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
+  EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "x/", "--", "./app"}),
+            "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
+}
+
+TEST(CliOptions, kernel_range_alone_is_a_range_selection) {
+  CommandLine c = parse({"profile", "--kernel-range", "0:1", "--", "./app"});
+  EXPECT_EQ(c.profile.config.kernel_range, "0:1");
+}
+
+TEST(CliOptions, missing_application_is_an_error) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api"}),
+            "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--"}),
+            "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+}
+
+TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--bogus", "./app"}),
+            "unknown option '--bogus'; see 'rangereplay profile --help'");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include"}),
+            "--nvtx-include: 1 required EXPR missing; see 'rangereplay profile --help'");
+}
+
+TEST(CliOptions, sizes_are_checked) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-device-limit", "5XB", "--", "./app"}),
+            "--snapshot-device-limit: size '5XB' has an unknown unit 'xb'; write a number of bytes with an optional "
+            "unit, e.g. 512MiB, 6GB or 1073741824");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "0", "--", "./app"}),
+            "--snapshot-host-limit must be above 0 bytes; leave it out for no cap");
+  EXPECT_NE(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "99999999999TiB", "--", "./app"})
+                .find("exceeds 2^64-1 bytes"),
+            std::string::npos);
+}
+
+TEST(CliOptions, counts_are_checked) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--skip", "-1", "--", "./app"}),
+            "--skip '-1' is not a whole number from 0 to 4294967295");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-count", "0", "--", "./app"}),
+            "--range-count 0 must be at least 1; leave it out to profile every matched range");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-count", "4294967296", "--", "./app"}),
+            "--range-count '4294967296' is not a whole number from 1 to 4294967295");
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--skip", "4294967295", "--", "./app"}).profile.config.skip,
+            4294967295u);
+}
+
+TEST(CliOptions, range_list_is_checked_and_excludes_skip_and_count) {
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "2,5-7", "--", "./app"}).profile.config.range_list,
+            "2,5-7");
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "0", "--", "./app"}).profile.config.range_list, "0");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "2,7-5", "--", "./app"}),
+            "--range-list item '7-5' in '2,7-5' is malformed; write matched-range indices from 0 and inclusive "
+            "spans, e.g. --range-list 2,5-7");
+  EXPECT_NE(error_of({"profile", "--profiler-api", "--range-list", "2,,3", "--", "./app"}).find("item ''"),
+            std::string::npos);
+  EXPECT_NE(error_of({"profile", "--profiler-api", "--range-list", "a", "--", "./app"}).find("item 'a'"),
+            std::string::npos);
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "1", "--skip", "1", "--", "./app"}),
+            "--range-list cannot be combined with --skip or --range-count; use one or the other");
+}
+
+TEST(CliOptions, kernel_range_is_checked) {
+  EXPECT_TRUE(check_kernel_range("0:1").ok());
+  EXPECT_TRUE(check_kernel_range("100:164").ok());
+  EXPECT_EQ(check_kernel_range("5").message(),
+            "--kernel-range '5' has no ':'; write --kernel-range A:B with launch indices A < B (B exclusive), e.g. "
+            "100:164");
+  EXPECT_NE(check_kernel_range("7:7").message().find("selects no launch"), std::string::npos);
+  EXPECT_NE(check_kernel_range("9:3").message().find("selects no launch"), std::string::npos);
+  EXPECT_NE(check_kernel_range("a:3").message().find("not two whole numbers"), std::string::npos);
+  EXPECT_NE(check_kernel_range(":3").message().find("not two whole numbers"), std::string::npos);
+  EXPECT_NE(check_kernel_range("-1:3").message().find("not two whole numbers"), std::string::npos);
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "3", "--", "./app"}).substr(0, 26), "--kernel-range '3' has no ");
+}
+
+TEST(CliOptions, choices_are_checked) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "partial", "--", "./app"}),
+            "--restore must be differential or full, not 'partial'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-metrics", "range", "--", "./app"}),
+            "--range-metrics must be kernel or whole, not 'range'");
+}
+
+TEST(CliOptions, output_names_are_checked_before_launch) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "-o", "report", "--", "./app"}),
+            "output 'report' must end in .json or .csv (the extension picks the format)");
+  EXPECT_NE(error_of({"profile", "--profiler-api", "-o", "r%q{RANK}.json", "--", "./app"}).find("RANK is not set"),
+            std::string::npos);
+  EXPECT_NE(error_of({"profile", "--profiler-api", "-o", "r%x.json", "--", "./app"}).find("unknown placeholder"),
+            std::string::npos);
+}
+
+TEST(CliOptions, empty_nvtx_expressions_are_rejected) {
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "", "--", "./app"}),
+            "--nvtx-include needs a non-empty expression, e.g. step/");
+}
+
+TEST(CliOptions, list_commands_have_flag_and_word_forms) {
+  EXPECT_EQ(parse({"--list-metrics"}).action, Action::kListMetrics);
+  EXPECT_EQ(parse({"list-metrics"}).action, Action::kListMetrics);
+  EXPECT_EQ(parse({"--list-sets"}).action, Action::kListSets);
+  EXPECT_EQ(parse({"list-sets"}).action, Action::kListSets);
+}
+
+TEST(CliOptions, version_and_help) {
+  CommandLine v = parse({"--version"});
+  EXPECT_EQ(v.action, Action::kVersion);
+  EXPECT_EQ(v.text, version_text() + "\n");
+  EXPECT_EQ(version_text().rfind("rangereplay ", 0), 0u);
+  CommandLine h = parse({"--help"});
+  EXPECT_EQ(h.action, Action::kHelp);
+  EXPECT_FALSE(h.help_is_error);
+  EXPECT_NE(h.text.find("profile"), std::string::npos);
+  CommandLine ph = parse({"profile", "--help"});
+  EXPECT_EQ(ph.action, Action::kHelp);
+  EXPECT_NE(ph.text.find("--snapshot-device-limit"), std::string::npos);
+  CommandLine nothing = parse({});
+  EXPECT_EQ(nothing.action, Action::kHelp);
+  EXPECT_TRUE(nothing.help_is_error);
+}
+
+TEST(CliOptions, mistyped_commands_get_a_suggestion) {
+  EXPECT_EQ(error_of({"list-setz"}),
+            "unknown command 'list-setz' (did you mean list-sets?); commands are profile, list-metrics and list-sets");
+  EXPECT_EQ(error_of({"profil", "--profiler-api"}).substr(0, 50),
+            "unknown command 'profil' (did you mean profile?); ");
+}
+
+TEST(CliOptions, two_actions_or_an_application_without_profile_are_errors) {
+  EXPECT_EQ(error_of({"--list-sets", "--list-metrics"}),
+            "give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+  EXPECT_EQ(error_of({"--", "./app"}),
+            "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
+}
+
+}  // namespace
+}  // namespace rangereplay::cli

@@ -1,0 +1,109 @@
+// The launcher's metric selection (with a fake metric-query module) and its
+// exit codes for pre-launch errors.
+#include "cli/launcher.h"
+
+#include <gtest/gtest.h>
+
+namespace rangereplay::cli {
+namespace {
+
+class FakeMetricQueries final : public MetricQueries {
+ public:
+  std::vector<MetricSetInfo> sets = {{"basic", "a few", {"m1.sum", "m2.sum"}}, {"full", "all", {"m1.sum", "m3.max"}}};
+  std::string last_csv, last_set;
+  int expand_calls = 0;
+
+  std::vector<MetricSetInfo> metric_sets() override { return sets; }
+  StatusOr<std::vector<std::string>> expand(const std::string& csv, const std::string& set) override {
+    ++expand_calls;
+    last_csv = csv;
+    last_set = set;
+    std::vector<std::string> out;
+    for (const MetricSetInfo& s : sets) {
+      if (s.name == set) out = s.metrics;
+    }
+    if (!csv.empty()) out.push_back(csv);  // one name is enough for these tests
+    return out;
+  }
+  StatusOr<std::string> chip_name(int) override { return std::string("GH100"); }
+  StatusOr<std::vector<std::string>> list_metrics(const std::string&) override { return std::vector<std::string>{}; }
+  Status validate(const std::string&, const std::vector<std::string>&) override { return ok_status(); }
+  StatusOr<std::uint32_t> pass_count(const std::string&, const std::vector<std::string>&) override { return 1u; }
+  std::string cupti_library_path() override { return ""; }
+};
+
+ProfileRequest request(std::string csv, std::string set) {
+  ProfileRequest r;
+  r.metrics_csv = std::move(csv);
+  r.set_name = std::move(set);
+  return r;
+}
+
+TEST(SelectMetrics, set_and_list_are_expanded_together) {
+  FakeMetricQueries q;
+  auto m = select_metrics(request("x.sum", "full"), q);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  EXPECT_EQ(*m, (std::vector<std::string>{"m1.sum", "m3.max", "x.sum"}));
+  EXPECT_EQ(q.last_csv, "x.sum");
+  EXPECT_EQ(q.last_set, "full");
+}
+
+TEST(SelectMetrics, unknown_set_names_the_closest_sets_without_expanding) {
+  FakeMetricQueries q;
+  auto m = select_metrics(request("", "fulll"), q);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.status().message(), "unknown set 'fulll' (closest: full); 'rangereplay --list-sets' lists the sets");
+  EXPECT_EQ(q.expand_calls, 0);
+  EXPECT_EQ(exit_code_for(m.status()), kExitUsage);
+}
+
+TEST(SelectMetrics, unknown_set_with_nothing_close_still_points_to_list_sets) {
+  FakeMetricQueries q;
+  auto m = select_metrics(request("", "zzzzzzzzzz"), q);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "unknown set 'zzzzzzzzzz'; 'rangereplay --list-sets' lists the sets");
+}
+
+TEST(SelectMetrics, metrics_without_a_set_skip_the_set_check) {
+  FakeMetricQueries q;
+  auto m = select_metrics(request("dram__bytes_read.sum", ""), q);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(*m, (std::vector<std::string>{"dram__bytes_read.sum"}));
+}
+
+TEST(SelectMetrics, an_empty_expansion_is_an_error) {
+  FakeMetricQueries q;
+  q.sets.clear();  // no sets to compare against: the expansion decides
+  auto m = select_metrics(request(",", "basic"), q);
+  EXPECT_TRUE(m.ok());  // the fake returns "," itself; a real catalog rejects it
+  auto none = select_metrics(request("", "basic"), q);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "--metrics '' names no metric; give names like dram__bytes_read.sum, or --set NAME");
+}
+
+TEST(ExitCodeFor, user_errors_exit_2_and_the_rest_exit_1) {
+  EXPECT_EQ(exit_code_for(invalid_argument("x")), 2);
+  EXPECT_EQ(exit_code_for(not_found("x")), 2);
+  EXPECT_EQ(exit_code_for(out_of_range("x")), 2);
+  EXPECT_EQ(exit_code_for(permission_denied("x")), 2);
+  EXPECT_EQ(exit_code_for(unavailable("no CUDA device")), 1);
+  EXPECT_EQ(exit_code_for(internal_error("x")), 1);
+  EXPECT_EQ(exit_code_for(unimplemented("x")), 1);
+  EXPECT_EQ(exit_code_for(failed_precondition("x")), 1);
+}
+
+TEST(RunLauncher, option_errors_exit_2_before_anything_starts) {
+  EXPECT_EQ(run_launcher({"rangereplay", "profile", "--", "/bin/true"}), 2);  // no range selected
+  EXPECT_EQ(run_launcher({"rangereplay", "profile", "--profiler-api", "--", "./surely_missing_app"}), 2);
+  EXPECT_EQ(run_launcher({"rangereplay", "--bogus"}), 2);
+  EXPECT_EQ(run_launcher({"rangereplay"}), 2);
+}
+
+TEST(RunLauncher, version_and_help_exit_0) {
+  EXPECT_EQ(run_launcher({"rangereplay", "--version"}), 0);
+  EXPECT_EQ(run_launcher({"rangereplay", "--help"}), 0);
+}
+
+}  // namespace
+}  // namespace rangereplay::cli

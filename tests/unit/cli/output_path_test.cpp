@@ -1,0 +1,79 @@
+// --output names: placeholder expansion (%p, %q{VAR}, %h, %%) and format by extension.
+#include "cli/output_path.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace rangereplay::cli {
+namespace {
+
+EnvLookup fake_env(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+std::string expand(const std::string& pattern, long pid = 4242) {
+  StatusOr<std::string> s = expand_output_path(pattern, pid, "node7", fake_env({{"RANK", "3"}, {"EMPTY", ""}}));
+  EXPECT_TRUE(s.ok()) << pattern << ": " << s.status().to_string();
+  return s.ok() ? *s : std::string();
+}
+
+std::string error_of(const std::string& pattern) {
+  StatusOr<std::string> s = expand_output_path(pattern, 1, "h", fake_env({{"RANK", "3"}}));
+  EXPECT_FALSE(s.ok()) << pattern << " expanded to " << (s.ok() ? *s : "");
+  return s.ok() ? std::string() : s.status().message();
+}
+
+TEST(OutputPath, names_without_placeholders_stay_as_they_are) {
+  EXPECT_EQ(expand(""), "");
+  EXPECT_EQ(expand("report.json"), "report.json");
+  EXPECT_EQ(expand("/tmp/a b/r.csv"), "/tmp/a b/r.csv");
+}
+
+TEST(OutputPath, percent_p_is_the_application_pid) {
+  EXPECT_EQ(expand("run_%p.json", 4242), "run_4242.json");
+  EXPECT_EQ(expand("%p", 1), "1");
+  EXPECT_EQ(expand("%p_%p.csv", 99999), "99999_99999.csv");
+}
+
+TEST(OutputPath, percent_q_is_an_environment_variable) {
+  EXPECT_EQ(expand("rank%q{RANK}.json"), "rank3.json");
+  EXPECT_EQ(expand("r%q{EMPTY}x.json"), "rx.json");
+  EXPECT_EQ(expand("%q{RANK}_%p_%h.json", 7), "3_7_node7.json");
+}
+
+TEST(OutputPath, double_percent_is_a_literal_percent) {
+  EXPECT_EQ(expand("100%%.json"), "100%.json");
+  EXPECT_EQ(expand("%%p.json"), "%p.json");
+}
+
+TEST(OutputPath, bad_placeholders_are_rejected_with_the_fix) {
+  EXPECT_EQ(error_of("out%z.json"),
+            "output name 'out%z.json' has an unknown placeholder '%z'; use %p (pid), %q{VAR} (environment variable), "
+            "%h (host) or %% in --output");
+  EXPECT_NE(error_of("out%").find("ends with a lone '%'"), std::string::npos);
+  EXPECT_NE(error_of("%qRANK.json").find("needs a variable name in braces"), std::string::npos);
+  EXPECT_NE(error_of("%q{RANK.json").find("no closing '}'"), std::string::npos);
+  EXPECT_NE(error_of("%q{}.json").find("names no variable"), std::string::npos);
+  EXPECT_EQ(error_of("r%q{LOCAL_RANK}.json"),
+            "output name 'r%q{LOCAL_RANK}.json' uses %q{LOCAL_RANK} but LOCAL_RANK is not set; set it or drop it "
+            "from --output");
+}
+
+TEST(OutputPath, extension_picks_the_format) {
+  EXPECT_EQ(*output_format_of("a.json"), OutputFormat::kJson);
+  EXPECT_EQ(*output_format_of("dir.x/a.CSV"), OutputFormat::kCsv);
+  EXPECT_EQ(*output_format_of("a.Json"), OutputFormat::kJson);
+  StatusOr<OutputFormat> none = output_format_of("report");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "output 'report' must end in .json or .csv (the extension picks the format)");
+  EXPECT_FALSE(output_format_of("a.json.txt").ok());
+  EXPECT_FALSE(output_format_of(".json").ok());  // a hidden file named ".json" has no extension
+}
+
+}  // namespace
+}  // namespace rangereplay::cli

@@ -1,0 +1,307 @@
+// Command-line parsing with CLI11 and the checks that need no file system or
+// GPU (see cli_options.h).
+#include "cli/cli_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <cstdint>
+
+#include "cli/byte_size.h"
+#include "cli/closest_names.h"
+
+#ifndef RANGEREPLAY_VERSION
+#define RANGEREPLAY_VERSION "unknown"
+#endif
+
+namespace rangereplay::cli {
+namespace {
+
+constexpr const char* kNoRange = "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B";
+
+// CLI11 messages may span lines; ours are one line.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+// Strict unsigned decimal (no sign, no spaces) that fits in T.
+template <typename T>
+bool parse_unsigned(std::string_view text, T& out) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+StatusOr<std::uint32_t> parse_count(const std::string& option, const std::string& text, std::uint32_t minimum) {
+  std::uint32_t value = 0;
+  if (!parse_unsigned(text, value)) {
+    return invalid_argument(option + " '" + text + "' is not a whole number from " + std::to_string(minimum) +
+                            " to 4294967295");
+  }
+  if (value < minimum) {
+    return invalid_argument(option + " " + text + " must be at least " + std::to_string(minimum) +
+                            (option == "--range-count" ? "; leave it out to profile every matched range" : ""));
+  }
+  return value;
+}
+
+StatusOr<std::uint64_t> parse_limit(const std::string& option, const std::string& text) {
+  StatusOr<std::uint64_t> bytes = parse_byte_size(text);
+  if (!bytes.ok()) return invalid_argument(option + ": " + bytes.status().message());
+  if (*bytes == 0) {
+    return invalid_argument(option + " must be above 0 bytes; leave it out for no cap");
+  }
+  return *bytes;
+}
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string top_footer() {
+  return "Examples:\n"
+         "  rangereplay profile --nvtx-include step/ --set full -- ./app args\n"
+         "  rangereplay profile --profiler-api --metrics dram__bytes_read.sum -o run_%p.json -- python train.py\n"
+         "Exit codes: the application's own (128+N when signal N ended it); 2 for an option error;\n"
+         "1 when the profiler cannot run (e.g. no CUDA device).";
+}
+
+}  // namespace
+
+std::string version_text() { return std::string("rangereplay ") + RANGEREPLAY_VERSION; }
+
+Status check_kernel_range(const std::string& text) {
+  const std::string fix = "; write --kernel-range A:B with launch indices A < B (B exclusive), e.g. 100:164";
+  std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return invalid_argument("--kernel-range '" + text + "' has no ':'" + fix);
+  std::uint64_t a = 0, b = 0;
+  if (!parse_unsigned(std::string_view(text).substr(0, colon), a) ||
+      !parse_unsigned(std::string_view(text).substr(colon + 1), b)) {
+    return invalid_argument("--kernel-range '" + text + "' is not two whole numbers" + fix);
+  }
+  if (a >= b) return invalid_argument("--kernel-range '" + text + "' selects no launch" + fix);
+  return ok_status();
+}
+
+Status check_range_list(const std::string& text) {
+  const std::string fix = "; write matched-range indices from 0 and inclusive spans, e.g. --range-list 2,5-7";
+  if (trim(text).empty()) return invalid_argument("--range-list is empty" + fix);
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = trim(std::string_view(text).substr(start, comma - start));
+    std::size_t dash = item.find('-');
+    std::uint32_t first = 0, last = 0;
+    bool ok = dash == std::string::npos
+                  ? parse_unsigned(std::string_view(item), first)
+                  : parse_unsigned(std::string_view(item).substr(0, dash), first) &&
+                        parse_unsigned(std::string_view(item).substr(dash + 1), last) && first <= last;
+    if (!ok) return invalid_argument("--range-list item '" + item + "' in '" + text + "' is malformed" + fix);
+    start = comma + 1;
+  }
+  return ok_status();
+}
+
+StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
+  // Everything after the first "--" belongs to the application, unparsed.
+  std::vector<std::string> ours = args.empty() ? std::vector<std::string>{"rangereplay"} : args;
+  std::vector<std::string> after_dashes;
+  bool has_dashes = false;
+  for (std::size_t i = 1; i < ours.size(); ++i) {
+    if (ours[i] == "--") {
+      after_dashes.assign(ours.begin() + static_cast<std::ptrdiff_t>(i) + 1, ours.end());
+      ours.resize(i);
+      has_dashes = true;
+      break;
+    }
+  }
+
+  CLI::App app{"rangereplay: range-replay profiler for NVIDIA GPUs. Records a range of GPU work in an\n"
+               "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
+               "rangereplay"};
+  app.footer(top_footer());
+  bool list_metrics = false, list_sets = false, version = false;
+  app.add_flag("--list-metrics", list_metrics, "List the metric names of the GPU (needs a GPU)");
+  app.add_flag("--list-sets", list_sets, "List the named metric sets");
+  app.add_flag("--version", version, "Print the version");
+  CLI::App* profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
+  CLI::App* list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
+  CLI::App* list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
+  app.require_subcommand(0, 1);
+  profile->prefix_command();  // the first non-option word starts the application's command
+  profile->footer("The application and its arguments follow '--' (or the last option).\n"
+                  "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.");
+
+  std::vector<std::string> nvtx_include, nvtx_exclude;
+  bool profiler_api = false, verify = false, quiet = false;
+  std::string kernel_range, metrics, set, range_metrics = "kernel", range_count, skip, range_list, output,
+                                          restore = "differential", device_limit, host_limit;
+  profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  profile->add_option("--nvtx-exclude", nvtx_exclude, "NVTX exclude expression (repeatable)")->type_name("EXPR")->allow_extra_args(false);
+  profile->add_flag("--profiler-api", profiler_api, "Ranges from cu(da)ProfilerStart/Stop");
+  profile->add_option("--kernel-range", kernel_range, "Range of kernel launches A:B in the process (B exclusive)")
+      ->type_name("A:B");
+  profile->add_option("--metrics", metrics, "Metric names, comma separated (Nsight Compute names)")
+      ->type_name("LIST");
+  profile->add_option("--set", set, "Named metric set (see --list-sets); default basic")->type_name("NAME");
+  profile->add_option("--range-metrics", range_metrics, "kernel (per kernel, default) or whole (one value per range)")
+      ->type_name("kernel|whole");
+  profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
+  profile->add_option("--skip", skip, "Skip the first N matched ranges")->type_name("N");
+  profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
+  profile->add_option("-o,--output", output, "Write the report to PATH (.json or .csv)")->type_name("PATH");
+  profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
+  profile->add_option("--restore", restore, "differential (default) or full")->type_name("differential|full");
+  profile->add_option("--snapshot-device-limit", device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
+      ->type_name("SIZE");
+  profile->add_option("--snapshot-host-limit", host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
+      ->type_name("SIZE");
+  profile->add_flag("--quiet", quiet, "No progress on stderr");
+
+  std::vector<const char*> argv;
+  for (const std::string& a : ours) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    CommandLine out;
+    out.action = Action::kHelp;
+    out.text = app.help();
+    return out;
+  } catch (const CLI::CallForAllHelp&) {
+    CommandLine out;
+    out.action = Action::kHelp;
+    out.text = app.help("", CLI::AppFormatMode::All);
+    return out;
+  } catch (const CLI::ExtrasError& e) {
+    // A word CLI11 did not expect at the top level: most likely a mistyped command.
+    std::vector<std::string> extras = app.remaining();
+    if (!profile->parsed() && !extras.empty() && !extras.front().starts_with("-")) {
+      std::vector<std::string> close = closest_names(extras.front(), {"profile", "list-metrics", "list-sets"}, 1);
+      return invalid_argument("unknown command '" + extras.front() + "'" +
+                              (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
+                              "; commands are profile, list-metrics and list-sets");
+    }
+    return invalid_argument(one_line(e.what()) + "; see 'rangereplay --help'");
+  } catch (const CLI::ParseError& e) {
+    std::string where = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
+    return invalid_argument(one_line(e.what()) + "; see '" + where + "'");
+  }
+
+  CommandLine out;
+  int actions = int(version) + int(list_metrics || list_metrics_cmd->parsed()) +
+                int(list_sets || list_sets_cmd->parsed()) + int(profile->parsed());
+  if (actions > 1) {
+    return invalid_argument("give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+  }
+  if (!profile->parsed() && (has_dashes || !after_dashes.empty())) {
+    return invalid_argument("to run an application, write 'rangereplay profile [options] -- <app> [args]'");
+  }
+  if (version) {
+    out.action = Action::kVersion;
+    out.text = version_text() + "\n";
+    return out;
+  }
+  if (list_metrics || list_metrics_cmd->parsed()) {
+    out.action = Action::kListMetrics;
+    return out;
+  }
+  if (list_sets || list_sets_cmd->parsed()) {
+    out.action = Action::kListSets;
+    return out;
+  }
+  if (!profile->parsed()) {
+    out.action = Action::kHelp;
+    out.text = app.help();
+    out.help_is_error = true;
+    return out;
+  }
+
+  // The application: words after the last option, then (verbatim) "--" and
+  // everything after it when the application came before a "--".
+  std::vector<std::string> command = profile->remaining();
+  if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-') {
+    return invalid_argument("unknown option '" + command.front() + "'; see 'rangereplay profile --help'");
+  }
+  if (!command.empty() && has_dashes) command.push_back("--");
+  command.insert(command.end(), after_dashes.begin(), after_dashes.end());
+  if (command.empty()) {
+    return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  }
+
+  out.action = Action::kProfile;
+  ProfileRequest& req = out.profile;
+  ProfileConfig& c = req.config;
+  for (const std::string& e : nvtx_include) {
+    if (trim(e).empty()) return invalid_argument("--nvtx-include needs a non-empty expression, e.g. step/");
+  }
+  for (const std::string& e : nvtx_exclude) {
+    if (trim(e).empty()) return invalid_argument("--nvtx-exclude needs a non-empty expression, e.g. warmup/");
+  }
+  c.nvtx_include = nvtx_include;
+  c.nvtx_exclude = nvtx_exclude;
+  c.profiler_api = profiler_api;
+  if (!kernel_range.empty()) RR_RETURN_IF_ERROR(check_kernel_range(kernel_range));
+  c.kernel_range = kernel_range;
+  if (c.nvtx_include.empty() && !c.profiler_api && c.kernel_range.empty()) return invalid_argument(kNoRange);
+
+  if (!range_list.empty() && (!skip.empty() || !range_count.empty())) {
+    return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");
+  }
+  if (!range_list.empty()) RR_RETURN_IF_ERROR(check_range_list(range_list));
+  c.range_list = range_list;
+  if (!skip.empty()) {
+    RR_ASSIGN_OR_RETURN(c.skip, parse_count("--skip", skip, 0));
+  }
+  if (!range_count.empty()) {
+    RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", range_count, 1));
+  }
+
+  if (metrics.empty() && set.empty()) set = kDefaultSet;
+  req.metrics_csv = metrics;
+  req.set_name = set;
+  if (range_metrics == "kernel") {
+    c.range_metrics = RangeMetrics::kPerKernel;
+  } else if (range_metrics == "whole") {
+    c.range_metrics = RangeMetrics::kWholeRange;
+  } else {
+    return invalid_argument("--range-metrics must be kernel or whole, not '" + range_metrics + "'");
+  }
+
+  c.verify = verify;
+  if (restore == "differential") {
+    c.restore = RestoreMode::kDifferential;
+  } else if (restore == "full") {
+    c.restore = RestoreMode::kFull;
+  } else {
+    return invalid_argument("--restore must be differential or full, not '" + restore + "'");
+  }
+  if (!device_limit.empty()) {
+    RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", device_limit));
+  }
+  if (!host_limit.empty()) {
+    RR_ASSIGN_OR_RETURN(c.snapshot_host_limit, parse_limit("--snapshot-host-limit", host_limit));
+  }
+
+  if (!output.empty()) {
+    // Expanded with a stand-in pid now, to report a bad name before anything runs.
+    RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(output, 12345, "host", env));
+    RR_ASSIGN_OR_RETURN(req.output_format, output_format_of(sample));
+  }
+  req.output_pattern = output;
+  c.quiet = quiet;
+  c.command = command;
+  return out;
+}
+
+}  // namespace rangereplay::cli

@@ -1,0 +1,64 @@
+// The launcher's command line: argument vector -> what to do, with every
+// option checked before anything starts. Errors are one line naming the cause
+// and the fix; the launcher prints them as "rangereplay: <message>" and exits 2.
+//
+//   rangereplay profile [options] -- <app> [args]    (the '--' may be left out)
+//   rangereplay --list-metrics | list-metrics
+//   rangereplay --list-sets    | list-sets
+//   rangereplay --version | --help
+//
+// Parsing touches neither the file system nor the GPU; the launcher checks the
+// application path, metric names and the device afterwards (launcher.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/output_path.h"
+#include "core/profile_config.h"
+#include "core/status.h"
+
+namespace rangereplay::cli {
+
+enum class Action { kProfile, kListMetrics, kListSets, kVersion, kHelp };
+
+/// A `profile` command, checked.
+struct ProfileRequest {
+  /// Range selection, replay and output options as given; `metrics` is empty
+  /// (expanded later from metrics_csv/set_name), `report_path` is empty (the
+  /// launcher picks a temporary file), `command` is the application and its
+  /// arguments.
+  ProfileConfig config;
+  std::string metrics_csv;     // --metrics as typed, "" when not given
+  std::string set_name;        // --set; "basic" when neither --metrics nor --set is given
+  std::string output_pattern;  // --output before %p/%q/%h expansion, "" = no file
+  OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
+};
+
+struct CommandLine {
+  Action action = Action::kHelp;
+  ProfileRequest profile;  // for kProfile
+  std::string text;        // help or version text, for kHelp / kVersion
+  bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
+};
+
+/// The set used when neither --metrics nor --set is given.
+inline constexpr const char* kDefaultSet = "basic";
+
+/// Parses `args` (args[0] is the program name). `env` resolves %q{NAME} in
+/// --output so that an unset variable is reported before the application
+/// starts. Errors: invalid_argument with a one-line message (unknown option,
+/// missing value, malformed size / kernel range / range list / output name,
+/// no range selected, no application). Thread-safe if `env` is.
+StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
+
+/// Parses "A:B" (launch indices, B exclusive, A < B). Errors: invalid_argument.
+Status check_kernel_range(const std::string& text);
+/// Parses a matched-range list "2,5-7" (indices and inclusive spans, from 0).
+/// Errors: invalid_argument naming the bad item.
+Status check_range_list(const std::string& text);
+
+/// "rangereplay <version>".
+std::string version_text();
+
+}  // namespace rangereplay::cli

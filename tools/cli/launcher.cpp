@@ -1,0 +1,284 @@
+// The launcher's top level (see launcher.h).
+#include "cli/launcher.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "cli/application_path.h"
+#include "cli/child_process.h"
+#include "cli/closest_names.h"
+#include "cli/gpu_probe.h"
+#include "cli/library_lookup.h"
+#include "cli/output_path.h"
+#include "cli/report_output.h"
+
+namespace rangereplay::cli {
+namespace fs = std::filesystem;
+namespace {
+
+int fail(const Status& status, int exit_code) {
+  std::cerr << "rangereplay: " << status.message() << std::endl;
+  return exit_code;
+}
+
+// Warnings print even with --quiet, which silences progress only.
+void warn(const std::string& line) { std::cerr << "rangereplay: warning: " << line << std::endl; }
+
+void progress(const ProfileRequest& request, const std::string& line) {
+  if (!request.config.quiet) std::cerr << "rangereplay: " << line << std::endl;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// A private folder for the configuration and the report; removed on scope exit.
+class TempFolder {
+ public:
+  static StatusOr<std::unique_ptr<TempFolder>> create() {
+    std::string base = process_env("TMPDIR").value_or("/tmp");
+    if (base.empty()) base = "/tmp";
+    std::string templ = (fs::path(base) / "rangereplay-XXXXXX").string();
+    if (::mkdtemp(templ.data()) == nullptr) {
+      return failed_precondition("cannot create a temporary folder in " + base + "; set TMPDIR to a writable folder");
+    }
+    return std::unique_ptr<TempFolder>(new TempFolder(templ));
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempFolder(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+struct MetricModule {
+  std::unique_ptr<MetricQueries> queries;
+  Status load_error;
+};
+
+MetricModule load_metric_module() {
+  MetricModule m;
+  StatusOr<std::string> dir = executable_dir();
+  if (!dir.ok()) {
+    m.load_error = dir.status();
+    return m;
+  }
+  StatusOr<std::string> path = find_metrics_module(*dir);
+  if (!path.ok()) {
+    m.load_error = path.status();
+    return m;
+  }
+  StatusOr<std::unique_ptr<MetricQueries>> q = load_metric_queries(*path);
+  if (!q.ok()) {
+    m.load_error = q.status();
+    return m;
+  }
+  m.queries = std::move(q).value();
+  return m;
+}
+
+int list_sets() {
+  MetricModule module = load_metric_module();
+  if (!module.queries) return fail(module.load_error, kExitFailure);
+  std::vector<MetricSetInfo> sets = module.queries->metric_sets();
+  if (sets.empty()) return fail(unavailable("this build has no metric sets"), kExitFailure);
+  std::size_t width = 4;
+  for (const MetricSetInfo& s : sets) width = std::max(width, s.name.size());
+  for (const MetricSetInfo& s : sets) {
+    std::printf("%-*s  %4zu metrics  %s\n", static_cast<int>(width), s.name.c_str(), s.metrics.size(),
+                s.description.c_str());
+  }
+  return 0;
+}
+
+int list_metrics() {
+  MetricModule module = load_metric_module();
+  StatusOr<int> devices = probe_cuda_devices();
+  if (!devices.ok()) return fail(devices.status(), kExitFailure);
+  if (!module.queries) return fail(module.load_error, kExitFailure);
+  StatusOr<std::string> chip = module.queries->chip_name(0);
+  if (!chip.ok()) return fail(chip.status(), kExitFailure);
+  StatusOr<std::vector<std::string>> names = module.queries->list_metrics(*chip);
+  if (!names.ok()) return fail(names.status(), kExitFailure);
+  for (const std::string& n : *names) std::printf("%s\n", n.c_str());
+  return 0;
+}
+
+int profile(const ProfileRequest& request) {
+  ProfileConfig config = request.config;
+  const std::vector<std::string>& command = config.command;
+
+  // 1. What the user typed.
+  StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
+  if (!app.ok()) return fail(app.status(), kExitUsage);
+  if (!request.output_pattern.empty()) {
+    fs::path folder = fs::path(request.output_pattern).parent_path();
+    std::error_code ec;
+    if (!folder.empty() && folder.string().find('%') == std::string::npos && !fs::is_directory(folder, ec)) {
+      return fail(invalid_argument("output folder '" + folder.string() + "' does not exist; create it first"),
+                  kExitUsage);
+    }
+  }
+  StatusOr<std::string> exe_dir = executable_dir();
+  if (!exe_dir.ok()) return fail(exe_dir.status(), kExitFailure);
+  StatusOr<std::string> inject_lib = find_injection_library(*exe_dir, process_env);
+  if (!inject_lib.ok()) return fail(inject_lib.status(), kExitFailure);
+  MetricModule module = load_metric_module();
+  StatusOr<std::vector<std::string>> selected = module.queries ? select_metrics(request, *module.queries)
+                                                               : StatusOr<std::vector<std::string>>(module.load_error);
+  // A mistyped set stops here; a module that cannot answer at all is
+  // reported after the device check, which explains most such failures.
+  if (module.queries && !selected.ok() && exit_code_for(selected.status()) == kExitUsage) {
+    return fail(selected.status(), kExitUsage);
+  }
+
+  // 2. A device.
+  StatusOr<int> devices = probe_cuda_devices();
+  if (!devices.ok()) return fail(devices.status(), kExitFailure);
+  if (!selected.ok()) return fail(selected.status(), exit_code_for(selected.status()));
+  const std::vector<std::string> metrics = std::move(selected).value();
+
+  // 3. Metric names on this chip. Only a wrong name stops here; if the
+  // catalog itself cannot answer, the profiled process reports the problem.
+  if (StatusOr<std::string> chip = module.queries->chip_name(0); chip.ok()) {
+    Status valid = module.queries->validate(*chip, metrics);
+    if (!valid.ok()) {
+      if (valid.code() == StatusCode::kInvalidArgument || valid.code() == StatusCode::kNotFound) {
+        return fail(valid, kExitUsage);
+      }
+      warn("cannot check metric names here (" + valid.message() + "); the profiled process checks them");
+    } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, metrics); passes.ok()) {
+      progress(request, std::to_string(metrics.size()) + " metrics on " + *chip + ": " + std::to_string(*passes) +
+                            " passes per range");
+    }
+  } else {
+    warn("cannot check metric names here (" + chip.status().message() + "); the profiled process checks them");
+  }
+  std::string loaded_cupti = module.queries->cupti_library_path();
+  StatusOr<std::string> cupti = find_cupti_library(
+      loaded_cupti.empty() ? std::nullopt : std::optional<std::string>(loaded_cupti), process_env("LD_LIBRARY_PATH"),
+      default_cupti_dirs());
+  if (!cupti.ok()) return fail(cupti.status(), kExitFailure);
+
+  // 4. Configuration and environment, then the application.
+  StatusOr<std::unique_ptr<TempFolder>> temp = TempFolder::create();
+  if (!temp.ok()) return fail(temp.status(), kExitFailure);
+  const std::string config_path = ((*temp)->path() + "/config.json");
+  config.metrics = metrics;
+  config.report_path = (*temp)->path() + "/report.json";
+  if (Status s = write_profile_config(config, config_path); !s.ok()) return fail(s, kExitFailure);
+  ChildSpec spec;
+  spec.path = *app;
+  spec.argv = command;
+  spec.env = merge_environment(current_environment(), {{"CUDA_INJECTION64_PATH", *inject_lib},
+                                                       {"NVTX_INJECTION64_PATH", *cupti},
+                                                       {"RANGEREPLAY_CONFIG", config_path}});
+  StatusOr<pid_t> pid = spawn_child(spec);
+  if (!pid.ok()) return fail(pid.status(), exit_code_for(pid.status()));
+  progress(request, "profiling " + join(command, " ") + " (pid " + std::to_string(*pid) + ")");
+
+  // 5. Wait, report, pass the exit code through.
+  StatusOr<int> wait_status = wait_child(*pid);
+  if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
+  const int exit_code = exit_code_from_wait_status(*wait_status);
+  std::error_code ec;
+  if (!fs::exists(config.report_path, ec)) {
+    std::cerr << "rangereplay: no report: '" << command.front() << "' ended (exit code " << exit_code
+              << ") before the profiler wrote one; it never initialized CUDA, or it crashed" << std::endl;
+    return exit_code;
+  }
+  StatusOr<report::Report> rep = load_report(config.report_path);
+  if (!rep.ok()) {
+    std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
+    return exit_code;
+  }
+  std::cout << report_table(*rep) << std::flush;
+  if (!request.output_pattern.empty()) {
+    StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);
+    Status saved = out_path.ok() ? save_report(*rep, *out_path, request.output_format) : out_path.status();
+    if (!saved.ok()) {
+      std::cerr << "rangereplay: report not saved: " << saved.message() << std::endl;
+    } else {
+      progress(request, "report written to " + *out_path);
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int exit_code_for(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kOutOfRange:
+    case StatusCode::kPermissionDenied:
+      return kExitUsage;
+    default:
+      return kExitFailure;
+  }
+}
+
+StatusOr<std::vector<std::string>> select_metrics(const ProfileRequest& request, MetricQueries& queries) {
+  if (!request.set_name.empty()) {
+    std::vector<std::string> names;
+    for (const MetricSetInfo& s : queries.metric_sets()) names.push_back(s.name);
+    bool known = names.empty();  // no sets to compare against: the expansion decides
+    for (const std::string& n : names) known = known || n == request.set_name;
+    if (!known) {
+      std::vector<std::string> close = closest_names(request.set_name, names, 3);
+      return invalid_argument("unknown set '" + request.set_name + "'" +
+                              (close.empty() ? "" : " (closest: " + join(close, ", ") + ")") +
+                              "; 'rangereplay --list-sets' lists the sets");
+    }
+  }
+  RR_ASSIGN_OR_RETURN(std::vector<std::string> metrics, queries.expand(request.metrics_csv, request.set_name));
+  if (metrics.empty()) {
+    return invalid_argument("--metrics '" + request.metrics_csv +
+                            "' names no metric; give names like dram__bytes_read.sum, or --set NAME");
+  }
+  return metrics;
+}
+
+int run_launcher(const std::vector<std::string>& args) {
+  StatusOr<CommandLine> parsed = parse_command_line(args, process_env);
+  if (!parsed.ok()) return fail(parsed.status(), kExitUsage);
+  switch (parsed->action) {
+    case Action::kHelp:
+      (parsed->help_is_error ? std::cerr : std::cout) << parsed->text << std::flush;
+      return parsed->help_is_error ? kExitUsage : 0;
+    case Action::kVersion:
+      std::cout << parsed->text << std::flush;
+      return 0;
+    case Action::kListSets:
+      return list_sets();
+    case Action::kListMetrics:
+      return list_metrics();
+    case Action::kProfile:
+      return profile(parsed->profile);
+  }
+  return kExitFailure;
+}
+
+}  // namespace rangereplay::cli

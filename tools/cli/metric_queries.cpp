@@ -1,0 +1,76 @@
+// The metric-query module (librangereplay_cli_metrics.so): MetricQueries
+// backed by the CUPTI metric catalog. This is the only launcher file that
+// calls src/cupti; see metric_queries.h for why it is a separate module.
+#include <dlfcn.h>
+
+#include <cupti.h>
+
+#include <filesystem>
+#include <map>
+
+#include "cli/metric_catalog_placeholder.h"  // MERGE: replace with "cupti/metric_catalog.h"
+#include "cli/metric_queries.h"
+
+namespace rangereplay::cli {
+namespace {
+
+class CatalogMetricQueries final : public MetricQueries {
+ public:
+  std::vector<MetricSetInfo> metric_sets() override {
+    std::vector<MetricSetInfo> out;
+    for (const auto& set : cupti::metric_sets()) out.push_back({set.name, set.description, set.metrics});
+    return out;
+  }
+
+  StatusOr<std::vector<std::string>> expand(const std::string& metrics_csv, const std::string& set_name) override {
+    return cupti::expand_metric_list(metrics_csv, set_name);
+  }
+
+  StatusOr<std::string> chip_name(int device) override { return cupti::chip_name_of_device(device); }
+
+  StatusOr<std::vector<std::string>> list_metrics(const std::string& chip) override {
+    RR_ASSIGN_OR_RETURN(cupti::MetricCatalog * catalog, catalog_of(chip));
+    return catalog->list_metrics();
+  }
+
+  Status validate(const std::string& chip, const std::vector<std::string>& names) override {
+    RR_ASSIGN_OR_RETURN(cupti::MetricCatalog * catalog, catalog_of(chip));
+    return catalog->validate(names);
+  }
+
+  StatusOr<std::uint32_t> pass_count(const std::string& chip, const std::vector<std::string>& names) override {
+    RR_ASSIGN_OR_RETURN(cupti::MetricCatalog * catalog, catalog_of(chip));
+    RR_ASSIGN_OR_RETURN(auto passes, catalog->pass_count(names));
+    return static_cast<std::uint32_t>(passes);
+  }
+
+  std::string cupti_library_path() override {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) == 0 || info.dli_fname == nullptr) return "";
+    std::error_code ec;
+    auto path = std::filesystem::canonical(info.dli_fname, ec);
+    return ec ? std::string() : path.string();
+  }
+
+ private:
+  // One catalog per chip: creating one reads the chip's metric tables.
+  StatusOr<cupti::MetricCatalog*> catalog_of(const std::string& chip) {
+    auto it = catalogs_.find(chip);
+    if (it == catalogs_.end()) {
+      RR_ASSIGN_OR_RETURN(cupti::MetricCatalog catalog, cupti::MetricCatalog::create(chip));
+      it = catalogs_.emplace(chip, std::move(catalog)).first;
+    }
+    return &it->second;
+  }
+
+  std::map<std::string, cupti::MetricCatalog> catalogs_;
+};
+
+}  // namespace
+}  // namespace rangereplay::cli
+
+extern "C" __attribute__((visibility("default"))) rangereplay::cli::MetricQueries*
+rangereplay_cli_create_metric_queries(int abi) {
+  if (abi != rangereplay::cli::kMetricQueriesAbi) return nullptr;
+  return new rangereplay::cli::CatalogMetricQueries();  // NOLINT: ownership passes to the launcher's unique_ptr
+}

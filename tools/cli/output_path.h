@@ -1,0 +1,37 @@
+// The --output file name: its format (from the extension) and the expansion of
+// Nsight Compute's placeholders, so that every process of a multi-process job
+// (MPI, torchrun) can write its own file:
+//   %p        process id of the application
+//   %q{NAME}  value of environment variable NAME (e.g. %q{RANK})
+//   %h        host name
+//   %%        a literal '%'
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+
+namespace rangereplay::cli {
+
+enum class OutputFormat { kJson, kCsv };
+
+/// Looks up an environment variable; nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+/// The process environment (getenv).
+std::optional<std::string> process_env(const std::string& name);
+
+/// Expands the placeholders above in `pattern`. `pid` is the application's
+/// process id; `host` the host name. Errors (invalid_argument, one line): an
+/// unknown placeholder ('%x'), a '%' at the end, an unterminated or empty
+/// %q{...}, or %q{NAME} with NAME unset. Thread-safe if `env` is.
+StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, const std::string& host,
+                                         const EnvLookup& env);
+
+/// Format chosen by the file's extension, case-insensitive: ".json" -> JSON,
+/// ".csv" -> CSV. Errors (invalid_argument): any other or no extension.
+StatusOr<OutputFormat> output_format_of(const std::string& path);
+
+}  // namespace rangereplay::cli

@@ -1,0 +1,23 @@
+// The launcher's use of the report library, in one place: read the report the
+// injection library wrote, render the terminal table, save JSON or CSV.
+#pragma once
+
+#include <string>
+
+#include "cli/output_path.h"
+#include "core/status.h"
+#include "report/report_model.h"
+
+namespace rangereplay::cli {
+
+/// Reads the JSON report the injection library wrote at `path`. Errors: the
+/// report reader's (not_found when missing, invalid_argument when malformed).
+StatusOr<report::Report> load_report(const std::string& path);
+
+/// The terminal table of `report` (what the launcher prints on stdout).
+std::string report_table(const report::Report& report);
+
+/// Writes `report` to `path` as JSON or CSV. Errors: the file cannot be written.
+Status save_report(const report::Report& report, const std::string& path, OutputFormat format);
+
+}  // namespace rangereplay::cli
