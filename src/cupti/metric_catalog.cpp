@@ -333,6 +333,16 @@ StatusOr<MetricInfo> MetricCatalog::describe(const std::string& name) const {
   return info;
 }
 
+StatusOr<std::vector<MetricInfo>> MetricCatalog::describe_base_metrics() const {
+  std::vector<MetricInfo> out;
+  out.reserve(state_->base_metrics.size());
+  for (const auto& base : state_->base_metrics) {
+    RR_ASSIGN_OR_RETURN(MetricInfo info, describe(base));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 StatusOr<std::string> MetricCatalog::unit_of(const std::string& name) const {
   RR_ASSIGN_OR_RETURN(MetricInfo info, describe(name));
   return std::move(info.dim_unit);

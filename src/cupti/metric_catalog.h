@@ -107,6 +107,11 @@ class MetricCatalog {
   /// Errors: kInvalidArgument for an unknown name (with suggestions).
   StatusOr<MetricInfo> describe(const std::string& name) const;
 
+  /// describe() of every base metric, in base_metrics() order: what
+  /// `--list-metrics` prints, like `ncu --query-metrics` (name, kind, unit,
+  /// description). About 10 ms for GH100's 3650 base metrics.
+  StatusOr<std::vector<MetricInfo>> describe_base_metrics() const;
+
   /// The dimension of a full or base metric's value ("byte", "nanosecond",
   /// "percent", "byte/second", "" for ratios), as the host API reports it.
   StatusOr<std::string> unit_of(const std::string& name) const;

@@ -178,6 +178,19 @@ TEST_F(Gh100Catalog, describes_a_metric_with_units) {
   EXPECT_EQ(catalog().describe("dram__byte_read.sum").status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST_F(Gh100Catalog, describes_every_base_metric_for_a_listing) {
+  auto infos = catalog().describe_base_metrics();
+  ASSERT_TRUE(infos.ok()) << infos.status().to_string();
+  ASSERT_EQ(infos->size(), catalog().base_metrics().size());
+  for (std::size_t i = 0; i < infos->size(); ++i) EXPECT_EQ((*infos)[i].name, catalog().base_metrics()[i]);
+  auto dram = std::find_if(infos->begin(), infos->end(), [](const MetricInfo& m) { return m.name == "dram__bytes_read"; });
+  ASSERT_NE(dram, infos->end());
+  EXPECT_EQ(dram->kind, MetricKind::kCounter);
+  EXPECT_EQ(dram->dim_unit, "byte");
+  EXPECT_EQ(dram->description, "# of bytes read from DRAM");
+  EXPECT_EQ(infos->back().kind, MetricKind::kThroughput);
+}
+
 TEST_F(Gh100Catalog, reports_the_unit_of_each_suffix) {
   EXPECT_EQ(*catalog().unit_of("dram__bytes_read.sum"), "byte");
   EXPECT_EQ(*catalog().unit_of("dram__bytes_read.sum.per_second"), "byte/second");
