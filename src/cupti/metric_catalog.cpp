@@ -187,10 +187,12 @@ MetricCatalog::~MetricCatalog() {
 
 StatusOr<MetricCatalog> MetricCatalog::create(const std::string& chip_name,
                                               const std::vector<uint8_t>& counter_availability_image) {
+  // Locked before `state` exists so that a failure path deinitialises the
+  // host object under the lock too.
+  std::lock_guard lock(host_api_mutex());
   auto state = std::make_unique<State>();
   state->chip_name = chip_name;
   state->availability = counter_availability_image;
-  std::lock_guard lock(host_api_mutex());
   RR_RETURN_IF_ERROR(state->host.initialize(state->chip_name, state->availability));
 
   for (MetricKind kind : {MetricKind::kCounter, MetricKind::kRatio, MetricKind::kThroughput}) {
