@@ -1,0 +1,56 @@
+// Turns a decoded counter data image (filled by the Range Profiler over all
+// passes, cuptiRangeProfilerDecodeData) into metric values per range: range i
+// of the image gives one RangeValues with the value of each requested metric.
+//
+//   RR_ASSIGN_OR_RETURN(auto ranges, cupti::evaluate_counter_data(catalog, image, names));
+//   for (const auto& r : ranges) print(r.range_name, r.values);  // values[i] is names[i]
+//
+// Range names come from the image: in user-range mode the names pushed with
+// cuptiRangeProfilerPushRange (nested names joined by "/"), in auto-range mode
+// the kernel's position ("0", "1", ...).
+// Source followed: cupti_range_profiler.h (GetCounterDataInfo,
+// CounterDataGetRangeInfo) and cupti_profiler_host.h (EvaluateToGpuValues),
+// CUDA 13.
+//
+// The image must come from cuptiRangeProfilerCounterDataImageInitialize and
+// DecodeData: CUPTI does not check the bytes, and an arbitrary buffer crashes
+// inside CUPTI (seen with cuptiRangeProfilerGetCounterDataInfo on 4 KiB of
+// 0xab), so only an empty image is rejected here.
+// Thread-safety: as MetricCatalog (evaluation calls are serialised).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "cupti/metric_catalog.h"
+
+namespace rangereplay::cupti {
+
+struct RangeValues {
+  std::string range_name;      // e.g. "step/forward" (user range) or "3" (auto range)
+  std::vector<double> values;  // values[i] is the value of names[i], in the metric's unit
+};
+
+/// Number of ranges stored in a counter data image
+/// (cuptiRangeProfilerGetCounterDataInfo). Errors: kInvalidArgument for an
+/// empty image; kInternal for CUPTI failures.
+StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& counter_data_image);
+
+/// Name of range `range_index` (nested levels joined by "/"). Errors:
+/// kOutOfRange past the last range; kInvalidArgument for an empty image.
+StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image,
+                                              std::size_t range_index);
+
+/// Values of `names` for every range of the image, in range order. `names`
+/// must be valid for `catalog` (checked: kInvalidArgument with suggestions)
+/// and should be the names the configuration was built from; metrics missing
+/// from the image make CUPTI fail (kInternal). Errors: kInvalidArgument for
+/// an empty image or an empty name list.
+StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
+                                                         const std::vector<uint8_t>& counter_data_image,
+                                                         const std::vector<std::string>& names);
+
+}  // namespace rangereplay::cupti

@@ -1,0 +1,91 @@
+// metrics-probe: what a chip's metric catalog says, from the command line and
+// without a GPU. For checking metric names and set pass counts on a laptop or
+// CI machine, and for choosing metrics to add to a set:
+//
+//   metrics-probe --chip GH100 --sets                  # sets, metric and pass counts
+//   metrics-probe --chip GH100 --set full --each       # passes of each metric alone
+//   metrics-probe --chip GH100 --metrics a.sum,b.sum   # validate, units, passes
+//   metrics-probe --chip GH100 --list                  # base metrics: kind, unit, description
+//   metrics-probe --chip GH100 --list-all              # every full name, one per line
+//
+// Exit status: 0 on success, 1 when a metric or set is unknown or cannot be
+// scheduled (the message names it), 2 for bad command-line usage.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/metric_sets.h"
+#include "cupti/metric_catalog.h"
+
+namespace rr = rangereplay;
+
+namespace {
+
+int fail(const rr::Status& status) {
+  std::fprintf(stderr, "metrics-probe: %s\n", status.to_string().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Ask CUPTI's profiler host API about a chip's metrics (no GPU needed)"};
+  std::string chip = "GH100";
+  std::string metrics_csv;
+  std::string set_name;
+  bool list = false;
+  bool list_all = false;
+  bool sets = false;
+  bool each = false;
+  app.add_option("--chip", chip, "chip name as CUPTI spells it (GH100 = H100/H200)")->capture_default_str();
+  app.add_option("--metrics", metrics_csv, "comma-separated metric names");
+  app.add_option("--set", set_name, "a built-in metric set");
+  app.add_flag("--list", list, "list base metrics with kind, unit and description");
+  app.add_flag("--list-all", list_all, "list every full metric name (base + suffix), one per line");
+  app.add_flag("--sets", sets, "list the built-in sets with metric and pass counts");
+  app.add_flag("--each", each, "with --metrics/--set: also the pass count of each metric alone");
+  CLI11_PARSE(app, argc, argv);
+
+  auto catalog = rr::cupti::MetricCatalog::create(chip);
+  if (!catalog.ok()) return fail(catalog.status());
+
+  if (list) {
+    auto infos = catalog->describe_base_metrics();
+    if (!infos.ok()) return fail(infos.status());
+    for (const auto& info : *infos) {
+      std::printf("%s\t%s\t%s\t%s\n", info.name.c_str(), rr::cupti::metric_kind_name(info.kind),
+                  info.dim_unit.c_str(), info.description.c_str());
+    }
+  }
+  if (list_all) {
+    for (const auto& name : catalog->list_metrics()) std::printf("%s\n", name.c_str());
+  }
+  if (sets) {
+    std::printf("%-12s %8s %7s  %s\n", "set", "metrics", "passes", "description");
+    for (const auto& set : rr::metric_sets()) {
+      auto passes = catalog->pass_count(set.metrics);
+      if (!passes.ok()) return fail(passes.status());
+      std::printf("%-12s %8zu %7u  %s\n", set.name.c_str(), set.metrics.size(), *passes, set.description.c_str());
+    }
+  }
+  if (!metrics_csv.empty() || !set_name.empty()) {
+    auto names = rr::expand_metric_list(metrics_csv, set_name);
+    if (!names.ok()) return fail(names.status());
+    if (rr::Status valid = catalog->validate(*names); !valid.ok()) return fail(valid);
+    for (const auto& name : *names) {
+      auto unit = catalog->unit_of(name);
+      std::string alone;
+      if (each) {
+        auto passes = catalog->pass_count({name});
+        alone = passes.ok() ? std::to_string(*passes) : "-";
+      }
+      std::printf("%-70s %-16s %s\n", name.c_str(), unit.ok() ? unit->c_str() : "?", alone.c_str());
+    }
+    auto passes = catalog->pass_count(*names);
+    if (!passes.ok()) return fail(passes.status());
+    std::printf("%zu metrics, %u passes on %s\n", names->size(), *passes, chip.c_str());
+  }
+  return 0;
+}
