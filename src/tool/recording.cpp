@@ -1,8 +1,8 @@
 // Recording pass 0: kernel launches with their argument bytes copied at
 // launch time, memsets, copies; allocation tracking; and the observations
 // that make a range ineligible for replay (MISSION.md points 3-5).
-#include <cupti_driver_cbid.h>
-#include <generated_cuda_meta.h>
+// cupti.h brings the driver API parameter structs (generated_cuda_meta.h).
+#include <cupti.h>
 
 #include <cstring>
 

@@ -7,8 +7,8 @@
 #include <charconv>
 #include <cstdint>
 
-#include "cli/byte_size.h"
-#include "cli/closest_names.h"
+#include "core/storage/byte_size.h"
+#include "core/closest_names.h"
 
 #ifndef RANGEREPLAY_VERSION
 #define RANGEREPLAY_VERSION "unknown"
@@ -51,7 +51,7 @@ StatusOr<std::uint32_t> parse_count(const std::string& option, const std::string
 }
 
 StatusOr<std::uint64_t> parse_limit(const std::string& option, const std::string& text) {
-  StatusOr<std::uint64_t> bytes = parse_byte_size(text);
+  StatusOr<std::uint64_t> bytes = storage::parse_byte_size(text);
   if (!bytes.ok()) return invalid_argument(option + ": " + bytes.status().message());
   if (*bytes == 0) {
     return invalid_argument(option + " must be above 0 bytes; leave it out for no cap");
@@ -187,7 +187,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     // A word CLI11 did not expect at the top level: most likely a mistyped command.
     std::vector<std::string> extras = app.remaining();
     if (!profile->parsed() && !extras.empty() && !extras.front().starts_with("-")) {
-      std::vector<std::string> close = closest_names(extras.front(), {"profile", "list-metrics", "list-sets"}, 1);
+      std::vector<std::string> close = closest_names(extras.front(), std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1);
       return invalid_argument("unknown command '" + extras.front() + "'" +
                               (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
                               "; commands are profile, list-metrics and list-sets");

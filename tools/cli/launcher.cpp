@@ -13,7 +13,7 @@
 
 #include "cli/application_path.h"
 #include "cli/child_process.h"
-#include "cli/closest_names.h"
+#include "core/closest_names.h"
 #include "cli/gpu_probe.h"
 #include "cli/library_lookup.h"
 #include "cli/output_path.h"

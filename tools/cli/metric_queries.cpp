@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <map>
 
-#include "cli/metric_catalog_placeholder.h"  // MERGE: replace with "cupti/metric_catalog.h"
+#include "core/metric_sets.h"
+#include "cupti/device_counters.h"
+#include "cupti/metric_catalog.h"
 #include "cli/metric_queries.h"
 
 namespace rangereplay::cli {
@@ -18,12 +20,12 @@ class CatalogMetricQueries final : public MetricQueries {
  public:
   std::vector<MetricSetInfo> metric_sets() override {
     std::vector<MetricSetInfo> out;
-    for (const auto& set : cupti::metric_sets()) out.push_back({set.name, set.description, set.metrics});
+    for (const auto& set : rangereplay::metric_sets()) out.push_back({set.name, set.description, set.metrics});
     return out;
   }
 
   StatusOr<std::vector<std::string>> expand(const std::string& metrics_csv, const std::string& set_name) override {
-    return cupti::expand_metric_list(metrics_csv, set_name);
+    return rangereplay::expand_metric_list(metrics_csv, set_name);
   }
 
   StatusOr<std::string> chip_name(int device) override { return cupti::chip_name_of_device(device); }
