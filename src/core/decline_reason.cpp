@@ -1,0 +1,191 @@
+// Decline reason names, explanations and fixes, and the Eligibility decision
+// (see decline_reason.h). The table below is the single source the report
+// and docs/limitations.md follow; a unit test checks the docs name each one.
+#include "core/decline_reason.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace rangereplay {
+namespace {
+
+struct ReasonInfo {
+  DeclineReason reason;
+  std::string_view name;
+  std::string_view explanation;
+  std::string_view fix;
+};
+
+// Order follows the enum; info() checks it on every look-up.
+constexpr std::array<ReasonInfo, 21> kReasons = {{
+    {DeclineReason::kAllocationInRange, "allocation_in_range",
+     "the range allocated device-visible memory, which the range-entry snapshot does not cover",
+     "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
+     "allocation"},
+    {DeclineReason::kFreeInRange, "free_in_range",
+     "the range freed tracked memory, so a replay would touch memory the application no longer owns",
+     "free the memory after the range ends"},
+    {DeclineReason::kModuleLoadInRange, "module_load_in_range",
+     "a module or library was loaded inside the range (often lazy loading on a kernel's first launch), so its globals "
+     "are not in the entry snapshot",
+     "run one warm-up iteration before the profiled range, or set CUDA_MODULE_LOADING=EAGER"},
+    {DeclineReason::kModuleUnloadInRange, "module_unload_in_range",
+     "a module or library was unloaded inside the range, so a replay could not launch its kernels",
+     "unload modules after the range ends"},
+    {DeclineReason::kUnsupportedApi, "unsupported_api",
+     "the range called a CUDA API the recorder cannot replay soundly (named in the detail)",
+     "move that call outside the range, or narrow the range so it does not contain it"},
+    {DeclineReason::kStreamCaptureActive, "stream_capture_active",
+     "a stream was being captured into a CUDA graph during the range, so its work did not execute and cannot be "
+     "measured",
+     "put the range around the graph's launch, not around its capture"},
+    {DeclineReason::kHostFunctionInRange, "host_function_in_range",
+     "the range enqueued a host function (cuLaunchHostFunc), which cannot be re-run without repeating its host side "
+     "effects",
+     "enqueue host functions outside the range, or replace them with an event and a host-side wait"},
+    {DeclineReason::kTooManyOperations, "too_many_operations",
+     "the range recorded more than 65536 operations (kernels, copies, memsets, event records, waits, graph launches)",
+     "narrow the range (a nested NVTX range, --kernel-range) or profile fewer iterations per range"},
+    {DeclineReason::kHostDataTooLarge, "host_data_too_large",
+     "the range's host-to-device copies need more than 1 GiB of source bytes captured at record time",
+     "copy the inputs to the device before the range begins"},
+    {DeclineReason::kSnapshotDoesNotFit, "snapshot_does_not_fit",
+     "the range's memory footprint did not fit in the device and pinned host snapshot budgets",
+     "free unused device memory before the range, leave host memory free, or profile a smaller problem size"},
+    {DeclineReason::kCountersUnavailable, "counters_unavailable",
+     "hardware counters could not be collected (unsupported GPU or driver, MIG slice, or another profiler holds the "
+     "counters)",
+     "run on a supported GPU and driver with no other profiler attached"},
+    {DeclineReason::kCountersNotPermitted, "counters_not_permitted",
+     "the driver restricts GPU performance counters to administrators (ERR_NVGPUCTRPERM)",
+     "run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0"},
+    {DeclineReason::kNoKernelInRange, "no_kernel_in_range",
+     "the range launched no kernel or graph, so there is nothing to measure",
+     "check that the range expression matches the range that launches the kernels (ranges mark host-side submission)"},
+    {DeclineReason::kMultipleContexts, "multiple_contexts", "work in the range went to more than one CUDA context",
+     "make each range cover the work of one context"},
+    {DeclineReason::kMultipleDevices, "multiple_devices", "work in the range went to more than one device",
+     "make each range cover one device's work, or select one device with CUDA_VISIBLE_DEVICES"},
+    {DeclineReason::kUnknownMetric, "unknown_metric",
+     "a requested metric is not known on this GPU, so no counter configuration could be built",
+     "check the metric names for this chip (ncu --query-metrics lists them)"},
+    {DeclineReason::kReplayFailed, "replay_failed",
+     "a driver error occurred during a replay pass; the application's range-exit memory was restored",
+     "rerun with fewer metrics, and report the error in the detail if it repeats"},
+    {DeclineReason::kOverlappingRange, "overlapping_range",
+     "the range began while another range was being recorded (for example on another thread); ranges cannot overlap",
+     "make the expression match only one of the overlapping ranges, or pick instances with --skip/--range-count"},
+    {DeclineReason::kRangeNotClosed, "range_not_closed",
+     "the range never ended (the process exited or its context was destroyed while it was open)",
+     "pop or end the range before the program exits; check that pushes and pops balance"},
+    {DeclineReason::kGraphDestroyedInRange, "graph_destroyed_in_range",
+     "an executable graph launched in the range was destroyed before the range ended, so a replay could not launch it",
+     "destroy executable graphs after the range ends"},
+    {DeclineReason::kCollectiveInRange, "collective_in_range",
+     "the range launched a collective-communication kernel (NCCL), whose peers in other processes would not replay "
+     "with it",
+     "put the range around compute work only; coordinated multi-process replay is not supported"},
+}};
+
+const ReasonInfo& info(DeclineReason reason) {
+  const auto index = static_cast<std::size_t>(reason);
+  if (index >= kReasons.size() || kReasons[index].reason != reason) {
+    // The table and the enum disagree: a programming error, caught by tests.
+    std::fprintf(stderr, "rangereplay: decline reason %zu missing from the table\n", index);
+    std::abort();
+  }
+  return kReasons[index];
+}
+
+constexpr std::array<DeclineReason, kReasons.size()> make_all() {
+  std::array<DeclineReason, kReasons.size()> all{};
+  for (std::size_t i = 0; i < kReasons.size(); ++i) all[i] = kReasons[i].reason;
+  return all;
+}
+constexpr std::array<DeclineReason, kReasons.size()> kAll = make_all();
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::span<const DeclineReason> all_decline_reasons() { return kAll; }
+
+std::string_view decline_reason_name(DeclineReason reason) { return info(reason).name; }
+
+std::optional<DeclineReason> decline_reason_from_name(std::string_view name) {
+  for (const ReasonInfo& r : kReasons) {
+    if (r.name == name) return r.reason;
+  }
+  return std::nullopt;
+}
+
+std::string_view decline_reason_explanation(DeclineReason reason) { return info(reason).explanation; }
+
+std::string_view decline_reason_fix(DeclineReason reason) { return info(reason).fix; }
+
+std::string decline_report_detail(DeclineReason reason, std::string_view detail) {
+  std::string out;
+  if (!detail.empty()) {
+    out.append(detail);
+    out.append("; ");
+  }
+  out.append(decline_reason_fix(reason));
+  return out;
+}
+
+bool Eligibility::decline(DeclineReason reason, std::string detail) {
+  if (reason_) {
+    ++later_declines_;
+    return false;
+  }
+  reason_ = reason;
+  detail_ = std::move(detail);
+  return true;
+}
+
+void Eligibility::observe_operation(std::uint64_t context_id, int device, bool runs_kernels) {
+  ++operations_;
+  if (runs_kernels) ++kernel_operations_;
+  if (!context_) {
+    context_ = context_id;
+  } else if (*context_ != context_id) {
+    decline(DeclineReason::kMultipleContexts, "operations on contexts " + hex(*context_) + " and " + hex(context_id));
+  }
+  if (!device_) {
+    device_ = device;
+  } else if (*device_ != device) {
+    decline(DeclineReason::kMultipleDevices,
+            "operations on devices " + std::to_string(*device_) + " and " + std::to_string(device));
+  }
+  if (operations_ == limits_.max_operations + 1) {
+    decline(DeclineReason::kTooManyOperations,
+            "more than " + std::to_string(limits_.max_operations) + " operations recorded");
+  }
+}
+
+void Eligibility::observe_captured_host_bytes(std::uint64_t bytes) {
+  const std::uint64_t before = captured_host_bytes_;
+  captured_host_bytes_ = bytes > std::numeric_limits<std::uint64_t>::max() - before
+                             ? std::numeric_limits<std::uint64_t>::max()
+                             : before + bytes;
+  if (before <= limits_.max_captured_host_bytes && captured_host_bytes_ > limits_.max_captured_host_bytes) {
+    decline(DeclineReason::kHostDataTooLarge, std::to_string(captured_host_bytes_) +
+                                                  " bytes of host-to-device source data, cap " +
+                                                  std::to_string(limits_.max_captured_host_bytes));
+  }
+}
+
+void Eligibility::finish() {
+  if (kernel_operations_ == 0) {
+    decline(DeclineReason::kNoKernelInRange,
+            "no kernel or graph launch among " + std::to_string(operations_) + " recorded operations");
+  }
+}
+
+}  // namespace rangereplay

@@ -1,0 +1,117 @@
+// NVTX include/exclude expressions in Nsight Compute's syntax: the parser to
+// an AST and the matcher that tests an AST against the NVTX state.
+//
+// Users already know `ncu --nvtx-include/--nvtx-exclude`; rangereplay accepts
+// the same expressions (Nsight Compute CLI guide, "NVTX Filtering"):
+//
+//   push/pop ranges (a '/' or a stack anchor makes an expression push/pop)
+//     A/            range A anywhere on the thread's stack
+//     A/B           B pushed directly inside A (A right below B)
+//     A/+/B         exactly one range between A and B
+//     A/*/B         zero or more ranges between A and B
+//     [A  [A/B      A at the bottom of the stack
+//     B]  A/*/B]    B at the top of the stack
+//   start/end ranges (no '/')
+//     A             start/end range A is open
+//     A,B           both A and B are open (any order)
+//   Domain@...      ranges of NVTX domain "Domain" (none: the default domain);
+//                   one domain per expression
+//   regex:...       domain and range names are ECMAScript regular expressions,
+//                   matched anywhere in the name (anchor with ^ and $, like
+//                   ncu --kernel-name regex:). In regex mode '[' / ']' are
+//                   stack anchors only as the first / last character of the
+//                   range part; write "/[" or "/]" there for a literal
+//                   bracket of the regex (regex:/[0-9]+/ ).
+//   \c              the character c taken literally (\[ \] \/ \, \@ \* \+ \\).
+//                   In regex mode \c is passed to the regex, except that \@,
+//                   \, and \/ become the plain characters.
+//
+// Stricter than ncu where ncu is ambiguous: an unescaped '[', ']', '*' or '+'
+// inside a plain range name, '*' or '+' as the first or last element, and an
+// empty name are errors, reported with the 0-based column in the text as
+// given, e.g.
+//   nvtx-include 'A//B': empty range name at column 2; write A/B
+//
+// Thread-safety: an NvtxExpression is immutable after parsing; matching is
+// const and safe from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace rangereplay::range {
+
+/// One domain or range name of an expression: exact text or a regex.
+class NameMatcher {
+ public:
+  static NameMatcher exact(std::string text);
+  /// `pattern` must compile (the parser checks); `regex` is its compiled form.
+  static NameMatcher pattern(std::string pattern, std::shared_ptr<const std::regex> regex);
+
+  /// Exact: equality. Regex: regex_search (a match anywhere in `name`). A
+  /// regex engine error (complexity, stack) counts as no match.
+  bool matches(std::string_view name) const;
+  bool is_regex() const { return regex_ != nullptr; }
+  /// The name (exact) or the pattern handed to std::regex (regex).
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  std::shared_ptr<const std::regex> regex_;
+};
+
+/// One element of a push/pop pattern, bottom to top.
+struct NvtxElement {
+  enum class Kind { kName, kAnyOne /* + */, kAnyMany /* * */ };
+  Kind kind = Kind::kName;
+  std::optional<NameMatcher> name;  // set for kName
+};
+
+enum class NvtxRangeKind { kPushPop, kStartEnd };
+
+/// A push/pop stack of one domain on one thread, names bottom to top.
+using NvtxStack = std::vector<std::string>;
+
+/// A parsed --nvtx-include / --nvtx-exclude expression.
+struct NvtxExpression {
+  std::string text;  // as the user wrote it
+  NvtxRangeKind kind = NvtxRangeKind::kPushPop;
+  std::optional<NameMatcher> domain;  // nullopt: the default domain
+  bool bottom_anchored = false;       // '[': first element at the stack bottom
+  bool top_anchored = false;          // ']': last element at the stack top
+  // Push/pop: the pattern, bottom to top (first and last are kName).
+  // Start/end: the names that must all be open (all kName).
+  std::vector<NvtxElement> elements;
+
+  /// Whether ranges of `domain` ("" is the default domain) are addressed.
+  /// A domain-less expression addresses only the default domain; a regex
+  /// domain never matches the default domain.
+  bool matches_domain(std::string_view domain) const;
+
+  /// Push/pop: whether `stack` (one domain, bottom to top) contains the
+  /// pattern as a contiguous run, honouring wildcards and anchors. Does not
+  /// look at the domain. False for start/end expressions.
+  bool matches_stack(std::span<const std::string> stack) const;
+
+  /// Start/end: whether every name matches at least one of `open_names` (the
+  /// start/end ranges open in one domain). False for push/pop expressions.
+  bool matches_open_ranges(std::span<const std::string> open_names) const;
+};
+
+/// Parses one expression. `option` names the flag in error messages
+/// ("nvtx-include"). On error returns kInvalidArgument with the one-line
+/// message "<option> '<text>': <problem> at column <c>; <hint>" and, when
+/// `error_column` is given, stores c (0-based, in `text`) there for a caret.
+StatusOr<NvtxExpression> parse_nvtx_expression(std::string_view text, std::string_view option = "nvtx-include",
+                                               std::size_t* error_column = nullptr);
+
+}  // namespace rangereplay::range

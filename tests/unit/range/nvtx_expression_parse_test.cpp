@@ -1,0 +1,231 @@
+// Parser tests of NVTX include/exclude expressions: every form of Nsight
+// Compute's syntax parses to the expected AST, and malformed expressions are
+// rejected with the exact message and 0-based column.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "core/range/nvtx_expression.h"
+
+namespace rangereplay::range {
+namespace {
+
+std::string describe_name(const NameMatcher& m) { return (m.is_regex() ? "re\"" : "\"") + m.text() + "\""; }
+
+// Compact form of an AST: kind, domain@, '[', elements, ']'.
+std::string describe(const NvtxExpression& e) {
+  std::string out = e.kind == NvtxRangeKind::kPushPop ? "pp " : "se ";
+  if (e.domain) out += describe_name(*e.domain) + "@";
+  if (e.bottom_anchored) out += "[";
+  for (std::size_t i = 0; i < e.elements.size(); ++i) {
+    if (i) out += e.kind == NvtxRangeKind::kPushPop ? "/" : ",";
+    const NvtxElement& el = e.elements[i];
+    if (el.kind == NvtxElement::Kind::kAnyOne) {
+      out += "+";
+    } else if (el.kind == NvtxElement::Kind::kAnyMany) {
+      out += "*";
+    } else {
+      out += describe_name(*el.name);
+    }
+  }
+  if (e.top_anchored) out += "]";
+  return out;
+}
+
+std::string parsed(const std::string& text) {
+  StatusOr<NvtxExpression> e = parse_nvtx_expression(text);
+  if (!e.ok()) return "error: " + e.status().message();
+  EXPECT_EQ(e->text, text);
+  return describe(*e);
+}
+
+struct ValidCase {
+  const char* text;
+  const char* ast;
+};
+
+TEST(NvtxExpressionParse, every_documented_form_parses_to_its_ast) {
+  const ValidCase cases[] = {
+      // push/pop
+      {"A/", R"(pp "A")"},
+      {"A/B", R"(pp "A"/"B")"},
+      {"A/B/", R"(pp "A"/"B")"},
+      {"[A", R"(pp ["A")"},
+      {"[A/B", R"(pp ["A"/"B")"},
+      {"A]", R"(pp "A"])"},
+      {"A/B]", R"(pp "A"/"B"])"},
+      {"[A]", R"(pp ["A"])"},
+      {"A/+/C", R"(pp "A"/+/"C")"},
+      {"A/*/C", R"(pp "A"/*/"C")"},
+      {"A/+/+/D", R"(pp "A"/+/+/"D")"},
+      {"[A_range/+/Range Z", R"(pp ["A_range"/+/"Range Z")"},
+      {"Range C/*/Range Z]", R"(pp "Range C"/*/"Range Z"])"},
+      {"Domain-A@A_range/", R"(pp "Domain-A"@"A_range")"},
+      {"Domain B@A_range/*/Range Z]", R"(pp "Domain B"@"A_range"/*/"Range Z"])"},
+      {" A /", R"(pp " A ")"},
+      // start/end
+      {"A", R"(se "A")"},
+      {"A,B", R"(se "A","B")"},
+      {"B range,A_range,Range C", R"(se "B range","A_range","Range C")"},
+      {"Domain-A@A_range", R"(se "Domain-A"@"A_range")"},
+      // escapes
+      {R"(A_range\[i\])", R"(se "A_range[i]")"},
+      {R"(a\/b/)", R"(pp "a/b")"},
+      {R"(c\+\+/)", R"(pp "c++")"},
+      {R"(A\\/)", R"(pp "A\")"},
+      {R"(a@b\@c/)", R"(pp "a"@"b@c")"},
+      {R"(x\,y)", R"(se "x,y")"},
+      {R"(\*)", R"(se "*")"},
+      // regex
+      {"regex:iter_[0-9]+/", R"(pp re"iter_[0-9]+")"},
+      {"regex:Domain[A-Z]@Range[0-9]/", R"(pp re"Domain[A-Z]"@re"Range[0-9]")"},
+      {"regex:[0-9]domainA@/[0-9]rangeA,RangeC[0-9/]", R"(se re"[0-9]domainA"@re"[0-9]rangeA",re"RangeC[0-9]")"},
+      {"regex:^step$/", R"(pp re"^step$")"},
+      {R"(regex:a\,b)", R"(se re"a,b")"},
+      {R"(regex:a\.b/)", R"(pp re"a\.b")"},
+      {R"(regex:\d+\/x/)", R"(pp re"\d+/x")"},
+      {"regex:[A", R"(pp [re"A")"},
+      {"regex:A/*/B]", R"(pp re"A"/*/re"B"])"},
+      {"regex:/[ab]/", R"(pp re"[ab]")"},
+  };
+  for (const ValidCase& c : cases) {
+    EXPECT_EQ(parsed(c.text), c.ast) << "expression: " << c.text;
+  }
+}
+
+struct InvalidCase {
+  const char* text;
+  std::size_t column;
+  const char* message;
+};
+
+TEST(NvtxExpressionParse, malformed_expressions_name_the_problem_and_its_column) {
+  const InvalidCase cases[] = {
+      {"", 0,
+       "nvtx-include '': empty expression at column 0; write a range name, e.g. step/ (push/pop range) or step "
+       "(start/end range)"},
+      {"regex:", 6,
+       "nvtx-include 'regex:': empty expression at column 6; write a range name, e.g. step/ (push/pop range) or "
+       "step (start/end range)"},
+      {"A//B", 2, "nvtx-include 'A//B': empty range name at column 2; write A/B"},
+      {"A//", 2, "nvtx-include 'A//': empty range name at column 2; write A/"},
+      {"/A", 0, "nvtx-include '/A': empty range name at column 0; write A/"},
+      {"/", 0, "nvtx-include '/': empty range name at column 0; write a range name, e.g. step/"},
+      {"A,", 2, "nvtx-include 'A,': empty range name at column 2; write A"},
+      {",A", 0, "nvtx-include ',A': empty range name at column 0; write A"},
+      {"A,,B", 2, "nvtx-include 'A,,B': empty range name at column 2; write A,B"},
+      {"[/A", 1, "nvtx-include '[/A': empty range name at column 1; write [A"},
+      {"[", 1, "nvtx-include '[': empty range name at column 1; write [step"},
+      {"]", 0, "nvtx-include ']': empty range name at column 0; write step]"},
+      {"D@/A", 2, "nvtx-include 'D@/A': empty range name at column 2; write D@A/"},
+      {"A/]", 1, "nvtx-include 'A/]': '/' before the top-of-stack ']' at column 1; write A]"},
+      {"A,B/C", 3,
+       "nvtx-include 'A,B/C': '/' (push/pop ranges) mixed with ',' (start/end ranges) at column 3; use one "
+       "--nvtx-include per range kind"},
+      {"A/B,C", 3,
+       "nvtx-include 'A/B,C': ',' (start/end ranges) mixed with '/' (push/pop ranges) at column 3; use one "
+       "--nvtx-include per range kind"},
+      {"[A,B", 0,
+       "nvtx-include '[A,B': stack anchor '[' in a start/end (',') expression at column 0; anchors apply to "
+       "push/pop ranges; drop it or use '/' between names"},
+      {"A,B]", 3,
+       "nvtx-include 'A,B]': stack anchor ']' in a start/end (',') expression at column 3; anchors apply to "
+       "push/pop ranges; drop it or use '/' between names"},
+      {"D1@A,D2@B", 7,
+       "nvtx-include 'D1@A,D2@B': second domain '@' at column 7; an expression names one domain; use one "
+       "--nvtx-include per domain"},
+      {"@A/", 0, "nvtx-include '@A/': empty domain name at column 0; leave out '@' for the default domain"},
+      {"D@", 2, "nvtx-include 'D@': empty range name at column 2; name a range after '@', e.g. D@step/"},
+      {"*/A", 0,
+       "nvtx-include '*/A': wildcard '*' without a range name on both sides at column 0; write it between two "
+       "names, e.g. A/*/B"},
+      {"A/+", 2,
+       "nvtx-include 'A/+': wildcard '+' without a range name on both sides at column 2; write it between two "
+       "names, e.g. A/+/B"},
+      {"A/*/", 2,
+       "nvtx-include 'A/*/': wildcard '*' without a range name on both sides at column 2; write it between two "
+       "names, e.g. A/*/B"},
+      {"A,*", 2,
+       "nvtx-include 'A,*': wildcard '*' in a start/end expression at column 2; write \\* for a range "
+       "named '*'"},
+      {"A*B/", 1,
+       "nvtx-include 'A*B/': unescaped '*' inside a range name at column 1; a wildcard is a whole element "
+       "(A/*/B); write \\* for a literal '*'"},
+      {"c++/", 1,
+       "nvtx-include 'c++/': unescaped '+' inside a range name at column 1; a wildcard is a whole element "
+       "(A/+/B); write \\+ for a literal '+'"},
+      {"layer[3]/", 5,
+       "nvtx-include 'layer[3]/': unescaped '[' inside a range name at column 5; '[' marks the stack bottom "
+       "only as the first character; write \\[ for a literal '['"},
+      {"A]/B", 1,
+       "nvtx-include 'A]/B': unescaped ']' inside a range name at column 1; ']' marks the stack top only as the "
+       "last character; write \\] for a literal ']'"},
+      {"A\\", 1, "nvtx-include 'A\\': dangling '\\' at column 1; write \\\\ for a backslash"},
+      {"D/x@A/", 1,
+       "nvtx-include 'D/x@A/': unescaped '/' in the domain name at column 1; write \\/ for a "
+       "literal '/'"},
+  };
+  for (const InvalidCase& c : cases) {
+    std::size_t column = 999;
+    StatusOr<NvtxExpression> e = parse_nvtx_expression(c.text, "nvtx-include", &column);
+    ASSERT_FALSE(e.ok()) << "expression: " << c.text;
+    EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(e.status().message(), c.message) << "expression: " << c.text;
+    EXPECT_EQ(column, c.column) << "expression: " << c.text;
+  }
+}
+
+std::string regex_engine_message(const char* pattern) {
+  try {
+    std::regex re(pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << pattern << " compiled";
+  return "";
+}
+
+TEST(NvtxExpressionParse, an_invalid_regex_is_reported_at_the_start_of_its_name) {
+  std::size_t column = 0;
+  StatusOr<NvtxExpression> e = parse_nvtx_expression("regex:ok/A(", "nvtx-include", &column);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(column, 9u);
+  EXPECT_EQ(e.status().message(), "nvtx-include 'regex:ok/A(': invalid range regular expression 'A(' (" +
+                                      regex_engine_message("A(") +
+                                      ") at column 9; fix the pattern, or write \\c for a literal character c");
+}
+
+TEST(NvtxExpressionParse, an_invalid_domain_regex_is_reported_at_the_domain) {
+  std::size_t column = 0;
+  StatusOr<NvtxExpression> e = parse_nvtx_expression("regex:D(@A/", "nvtx-exclude", &column);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(column, 6u);
+  EXPECT_EQ(e.status().message(), "nvtx-exclude 'regex:D(@A/': invalid domain regular expression 'D(' (" +
+                                      regex_engine_message("D(") +
+                                      ") at column 6; fix the pattern, or write \\c for a literal character c");
+}
+
+TEST(NvtxExpressionParse, the_option_name_leads_the_message) {
+  StatusOr<NvtxExpression> e = parse_nvtx_expression("A//B", "nvtx-exclude");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(), "nvtx-exclude 'A//B': empty range name at column 2; write A/B");
+}
+
+TEST(NvtxExpressionParse, an_error_column_is_left_alone_on_success) {
+  std::size_t column = 42;
+  ASSERT_TRUE(parse_nvtx_expression("A/B", "nvtx-include", &column).ok());
+  EXPECT_EQ(column, 42u);
+}
+
+TEST(NvtxExpressionParse, a_long_name_of_unusual_characters_is_kept_verbatim) {
+  const std::string name(4096, 'x');
+  const std::string text = name + " \t.:;-_#$%&()=?!~\"'<>|{}/";
+  StatusOr<NvtxExpression> e = parse_nvtx_expression(text);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ASSERT_EQ(e->elements.size(), 1u);
+  EXPECT_EQ(e->elements[0].name->text(), name + " \t.:;-_#$%&()=?!~\"'<>|{}");
+}
+
+}  // namespace
+}  // namespace rangereplay::range
