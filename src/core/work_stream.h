@@ -88,6 +88,35 @@ struct alignas(16) WorkItem {
 };
 static_assert(sizeof(WorkItem) == 16, "the kernel loads one item as one 16-byte vector");
 
+/// How the copy kernel moves one item of `len` bytes from `src` to `dst`:
+/// `head` bytes one per lane, then `body` bytes as `width`-byte vectors (both
+/// ends aligned to `width`), then `tail` bytes one per lane. `width` is the
+/// largest power of two <= 16 to which src and dst are congruent, so an item
+/// whose ends agree modulo 16 moves with 16-byte vectors. head and tail are
+/// each below width (so at most 15: lanes 0..15 and 16..31 of a warp).
+struct PieceSplit {
+  std::uint32_t width = 16;
+  std::uint32_t head = 0;
+  std::uint32_t body = 0;
+  std::uint32_t tail = 0;
+};
+
+constexpr PieceSplit split_piece(std::uint64_t src, std::uint64_t dst, std::uint32_t len) {
+  const auto diff = static_cast<std::uint32_t>(src ^ dst);
+  PieceSplit p;
+  p.width = (diff & 15u) == 0  ? 16u
+            : (diff & 7u) == 0 ? 8u
+            : (diff & 3u) == 0 ? 4u
+            : (diff & 1u) == 0 ? 2u
+                               : 1u;
+  const auto misalignment = static_cast<std::uint32_t>(src & (p.width - 1));
+  p.head = (p.width - misalignment) & (p.width - 1);
+  if (p.head > len) p.head = len;
+  p.body = (len - p.head) & ~(p.width - 1);
+  p.tail = len - p.head - p.body;
+  return p;
+}
+
 /// The spans of one arena. `arena` names the arena: an index into the plan's
 /// arena list for check_disjoint, the item's arena slot (< kMaxArenaSlots)
 /// for build_work_stream.

@@ -82,34 +82,23 @@ __device__ __forceinline__ void copy_narrow(unsigned char* dst, const unsigned c
   }
 }
 
-// One warp copies one piece of `len` bytes (1..65536). The vector width is the
-// largest power of two up to 16 to which src and dst are congruent; bytes
-// before the first aligned vector (head, lanes 0..15) and after the last
-// (tail, lanes 16..31) move one byte per lane.
+// One warp copies one piece of `len` bytes (1..65536), split as
+// split_piece() says (core/work_stream.h): head bytes on lanes 0..15, tail
+// bytes on lanes 16..31, the body as the widest vectors src and dst allow.
 template <bool kStreaming>
 __device__ __forceinline__ void copy_piece(unsigned char* dst, const unsigned char* src, std::uint32_t len,
                                            std::uint32_t lane) {
-  const auto s = reinterpret_cast<std::uint64_t>(src);
-  const auto d = reinterpret_cast<std::uint64_t>(dst);
-  const auto diff = static_cast<std::uint32_t>(s ^ d);
-  const std::uint32_t width = (diff & 15u) == 0   ? 16u
-                              : (diff & 7u) == 0  ? 8u
-                              : (diff & 3u) == 0  ? 4u
-                              : (diff & 1u) == 0  ? 2u
-                                                  : 1u;
-  std::uint32_t head = static_cast<std::uint32_t>((width - (s & (width - 1))) & (width - 1));
-  head = head < len ? head : len;
-  const std::uint32_t body = (len - head) & ~(width - 1);
-  const std::uint32_t tail = len - head - body;  // < width <= 16
-  if (lane < head) dst[lane] = src[lane];
-  if (lane >= 16 && lane - 16 < tail) {
-    const std::uint32_t at = head + body + (lane - 16);
+  const PieceSplit split =
+      split_piece(reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst), len);
+  if (lane < split.head) dst[lane] = src[lane];
+  if (lane >= 16 && lane - 16 < split.tail) {
+    const std::uint32_t at = split.head + split.body + (lane - 16);
     dst[at] = src[at];
   }
-  if (width == 16) {
-    copy_vectors<kStreaming, uint4, kUnroll16>(dst + head, src + head, body / 16, lane);
+  if (split.width == 16) {
+    copy_vectors<kStreaming, uint4, kUnroll16>(dst + split.head, src + split.head, split.body / 16, lane);
   } else {
-    copy_narrow<kStreaming>(dst + head, src + head, body, width, lane);
+    copy_narrow<kStreaming>(dst + split.head, src + split.head, split.body, split.width, lane);
   }
 }
 

@@ -256,6 +256,60 @@ TEST(WorkStream, one_gigabyte_region_gives_equal_pieces) {
   EXPECT_EQ(ws.partial_items, 0u);
 }
 
+TEST(SplitPiece, aligned_piece_is_all_sixteen_byte_body) {
+  const PieceSplit p = split_piece(kBase, 4096, 4096);
+  EXPECT_EQ(p.width, 16u);
+  EXPECT_EQ(p.head, 0u);
+  EXPECT_EQ(p.body, 4096u);
+  EXPECT_EQ(p.tail, 0u);
+}
+
+TEST(SplitPiece, odd_congruent_ends_give_head_and_tail_bytes) {
+  const PieceSplit p = split_piece(kBase + 3, 19, 100);  // both 3 mod 16
+  EXPECT_EQ(p.width, 16u);
+  EXPECT_EQ(p.head, 13u);
+  EXPECT_EQ(p.body, 80u);
+  EXPECT_EQ(p.tail, 7u);
+}
+
+TEST(SplitPiece, one_byte_piece_is_one_head_or_tail_byte) {
+  const PieceSplit aligned = split_piece(kBase, 0, 1);
+  EXPECT_EQ(aligned.head + aligned.body + aligned.tail, 1u);
+  EXPECT_EQ(aligned.tail, 1u);
+  const PieceSplit odd = split_piece(kBase + 5, 5, 1);
+  EXPECT_EQ(odd.head, 1u);
+  EXPECT_EQ(odd.body + odd.tail, 0u);
+}
+
+// Every pair of alignments and many lengths: the three parts add up, the
+// body is aligned at both ends, head and tail fit their 16 lanes, and the
+// width is the widest both ends allow.
+TEST(SplitPiece, covers_every_byte_for_every_alignment) {
+  for (std::uint64_t a = 0; a < 32; ++a) {
+    for (std::uint64_t b = 0; b < 32; ++b) {
+      for (std::uint32_t len = 0; len <= 300; ++len) {
+        const std::uint64_t src = kBase + a;
+        const std::uint64_t dst = 4096 + b;
+        const PieceSplit p = split_piece(src, dst, len);
+        ASSERT_EQ(p.head + p.body + p.tail, len) << a << " " << b << " " << len;
+        ASSERT_EQ(p.body % p.width, 0u);
+        ASSERT_LT(p.head, 16u);
+        ASSERT_LT(p.tail, 16u);
+        ASSERT_LT(p.tail, p.width);
+        if (p.body > 0) {
+          ASSERT_EQ((src + p.head) % p.width, 0u) << a << " " << b << " " << len;
+          ASSERT_EQ((dst + p.head) % p.width, 0u) << a << " " << b << " " << len;
+        }
+        ASSERT_EQ((src - dst) % p.width, 0u);
+        ASSERT_LT(p.head, p.width);
+        if (p.width < 16) {
+          ASSERT_NE((src - dst) % (2 * p.width), 0u);
+        }
+      }
+    }
+  }
+}
+
 TEST(CheckDisjoint, accepts_touching_spans_and_empty_overlaps) {
   const std::vector<CopySpan> spans = {{DevicePtr(kBase), 0, 100},
                                        {DevicePtr(kBase + 100), 100, 1},
