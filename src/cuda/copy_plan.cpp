@@ -84,6 +84,9 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
     plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
   }
   if (!plan.ce_bytes_.empty()) {
+    CUdevice device = 0;
+    RR_CU(cuCtxGetDevice(&device));
+    plan.device_ordinal_ = static_cast<int>(device);
     RR_CU(cuStreamCreate(&plan.side_stream_, CU_STREAM_NON_BLOCKING));
     RR_CU(cuEventCreate(&plan.fork_, CU_EVENT_DISABLE_TIMING));
     RR_CU(cuEventCreate(&plan.join_, CU_EVENT_DISABLE_TIMING));
@@ -110,6 +113,7 @@ CopyPlan& CopyPlan::operator=(CopyPlan&& other) noexcept {
   other.ce_arena_.clear();
   other.ce_bytes_.clear();
   batch_supported_ = other.batch_supported_;
+  device_ordinal_ = other.device_ordinal_;
   side_stream_ = std::exchange(other.side_stream_, nullptr);
   fork_ = std::exchange(other.fork_, nullptr);
   join_ = std::exchange(other.join_, nullptr);
@@ -175,8 +179,17 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
   std::vector<CUdeviceptr>& dsts = capture ? ce_arena_ : ce_app_;
   std::vector<CUdeviceptr>& srcs = capture ? ce_app_ : ce_arena_;
   if (batch_supported_) {
+    // Location hints only matter for managed memory; they are set to where
+    // the bytes really are all the same.
+    CUmemLocation device{};
+    device.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    device.id = device_ordinal_;
+    CUmemLocation host{};
+    host.type = CU_MEM_LOCATION_TYPE_HOST;
     CUmemcpyAttributes attributes{};
     attributes.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+    attributes.srcLocHint = capture ? device : host;
+    attributes.dstLocHint = capture ? host : device;
     attributes.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
     std::size_t first_copy = 0;
     const CUresult result = cuMemcpyBatchAsync(dsts.data(), srcs.data(), ce_bytes_.data(), ce_bytes_.size(),
@@ -188,6 +201,7 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
       return cu_status(result, "cuMemcpyBatchAsync", __FILE__, __LINE__);
     }
     batch_supported_ = false;
+    stats_.copy_engine_batched = false;
   }
   for (std::size_t i = 0; i < ce_bytes_.size(); ++i) {
     RR_CU(cuMemcpyAsync(dsts[i], srcs[i], ce_bytes_[i], side_stream_));

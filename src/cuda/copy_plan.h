@@ -72,6 +72,9 @@ struct CopyPlanStats {
   std::uint64_t kernel_items = 0;       // work items in the device stream
   std::uint64_t narrow_items = 0;       // items copied with vectors under 16 bytes
   std::uint64_t copy_engine_spans = 0;  // copies per copy-engine batch
+  /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
+  /// to one cuMemcpyAsync per span.
+  bool copy_engine_batched = true;
   int grid_blocks = 0;                  // the kernel's grid (0: no kernel)
 };
 
@@ -130,6 +133,7 @@ class CopyPlan {
   std::vector<CUdeviceptr> ce_arena_;
   std::vector<std::size_t> ce_bytes_;
   bool batch_supported_ = true;
+  int device_ordinal_ = 0;
   CUstream side_stream_ = nullptr;
   CUevent fork_ = nullptr;
   CUevent join_ = nullptr;

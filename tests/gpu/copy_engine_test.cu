@@ -147,6 +147,9 @@ class CopyPlanTest : public ::testing::Test {
     ASSERT_CU(cuMemcpyHtoD(app, app_init.data(), app_init.size()));
     ASSERT_CU(cuMemcpyHtoD(device_arena, device_model.data(), device_model.size()));
     std::memcpy(pinned, pinned_model.data(), pinned_model.size());
+    // A pageable cuMemcpyHtoD may return before its DMA lands, and the legacy
+    // stream does not order the non-blocking test stream: wait for it.
+    ASSERT_CU(cuCtxSynchronize());
 
     std::vector<ArenaCopyList> arenas(2);
     arenas[0].kind = ArenaKind::kDevice;
@@ -180,6 +183,7 @@ class CopyPlanTest : public ::testing::Test {
       for (std::uint64_t pass = 0; pass < 2; ++pass) {
         std::vector<unsigned char> app_model = random_bytes(layout.app_bytes, 10 + pass);
         ASSERT_CU(cuMemcpyHtoD(app, app_model.data(), app_model.size()));
+        ASSERT_CU(cuCtxSynchronize());
         for (int a = 0; a < 2; ++a) {
           for (const CopySpan& s : layout.spans[a]) {
             std::copy_n(app_init.begin() + static_cast<long>(s.app_address.address()), s.bytes,
