@@ -111,10 +111,16 @@ long long first_difference(const std::vector<unsigned char>& a, const unsigned c
 
 class CopyPlanTest : public ::testing::Test {
  protected:
+  // The primary context is retained once and never released: the copy
+  // kernel's runtime state lives in it for the whole process.
   void SetUp() override {
-    ASSERT_CU(cuDeviceGet(&device_, 0));
-    ASSERT_CU(cuDevicePrimaryCtxRetain(&context_, device_));
-    ASSERT_CU(cuCtxSetCurrent(context_));
+    static CUcontext primary = nullptr;
+    if (primary == nullptr) {
+      CUdevice device = 0;
+      ASSERT_CU(cuDeviceGet(&device, 0));
+      ASSERT_CU(cuDevicePrimaryCtxRetain(&primary, device));
+    }
+    ASSERT_CU(cuCtxSetCurrent(primary));
     ASSERT_CU(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
   }
   void TearDown() override {
@@ -122,7 +128,6 @@ class CopyPlanTest : public ::testing::Test {
       EXPECT_CU(cuStreamSynchronize(stream_));
       EXPECT_CU(cuStreamDestroy(stream_));
     }
-    if (context_ != nullptr) EXPECT_CU(cuDevicePrimaryCtxRelease(device_));
   }
 
   // Captures, scribbles, restores twice, checking every byte each time.
@@ -207,8 +212,6 @@ class CopyPlanTest : public ::testing::Test {
     round_trip(layout, options, stream_);
   }
 
-  CUdevice device_ = 0;
-  CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
 };
 
