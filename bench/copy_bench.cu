@@ -354,7 +354,10 @@ int main(int argc, char** argv) {
               prop.multiProcessorCount, driver, runtime, opt.piece_bytes);
 
   // ---- device tier ----------------------------------------------------------
-  std::printf("\n%-7s %5s | %9s %9s %9s %9s %9s | %9s %9s %9s | %6s %6s %6s %6s | %s\n", "bytes", "rgns",
+  std::printf("\ndevice tier: medians of device-event times in ms; *_cs = kernel with streaming cache hints;\n"
+              "ckS/ckR = cuptiCheckpointSave/Restore (host-timed, synchronous); rest_hst = one restore, host call\n"
+              "to completion, in us; x/f = ratio to the floor (one cudaMemcpyAsync D2D of the same bytes)\n");
+  std::printf("%-7s %5s | %9s %9s %9s %9s %9s | %9s %9s %9s | %6s %6s %6s %6s | %s\n", "bytes", "rgns",
               "floor_ms", "capt_ms", "rest_ms", "capt_cs", "rest_cs", "ckS_ms", "ckR_ms", "rest_hst", "capt/f",
               "rest/f", "ckS/f", "ckR/f", "verify");
   nlohmann::json rows = nlohmann::json::array();
