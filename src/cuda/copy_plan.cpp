@@ -1,0 +1,212 @@
+// CopyPlan: builds, uploads and runs one snapshot's copy work (see copy_plan.h).
+#include "cuda/copy_plan.h"
+
+#include <string>
+#include <utility>
+
+#include "cuda/cu_status.h"
+
+namespace rangereplay {
+
+using kernels::CopyDirection;
+
+StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const CopyPlanOptions& options,
+                                    CUstream stream) {
+  CopyPlan plan;
+  plan.options_ = options;
+  RR_CU(cuCtxGetCurrent(&plan.context_));
+  if (plan.context_ == nullptr) return failed_precondition("CopyPlan::create needs a current CUDA context");
+
+  std::vector<ArenaSpans> every_arena;
+  std::vector<ArenaSpans> kernel_arenas;
+  every_arena.reserve(arenas.size());
+  std::uint32_t slots = 0;
+  for (std::size_t a = 0; a < arenas.size(); ++a) {
+    const ArenaCopyList& arena = arenas[a];
+    bool has_bytes = false;
+    for (std::size_t i = 0; i < arena.spans.size(); ++i) {
+      const CopySpan& span = arena.spans[i];
+      if (span.bytes == 0) continue;
+      has_bytes = true;
+      if (span.arena_offset > arena.bytes || span.bytes > arena.bytes - span.arena_offset) {
+        return out_of_range("arena " + std::to_string(a) + " span " + std::to_string(i) + " [" +
+                            std::to_string(span.arena_offset) + ", +" + std::to_string(span.bytes) +
+                            ") ends past the arena's " + std::to_string(arena.bytes) + " bytes");
+      }
+    }
+    every_arena.push_back({static_cast<std::uint32_t>(a), arena.spans});
+    if (!has_bytes) continue;
+    if (arena.base == 0) return invalid_argument("arena " + std::to_string(a) + " has spans but no base address");
+
+    const bool by_kernel = arena.kind == ArenaKind::kDevice || options.pinned_method == PinnedCopyMethod::kMappedKernel;
+    if (by_kernel) {
+      if (slots == kMaxArenaSlots) {
+        return invalid_argument("more than " + std::to_string(kMaxArenaSlots) + " kernel-copied arenas in one plan");
+      }
+      plan.slot_base_[slots] = arena.base;
+      kernel_arenas.push_back({slots, arena.spans});
+      ++slots;
+      continue;
+    }
+    for (const CopySpan& span : arena.spans) {
+      if (span.bytes == 0) continue;
+      plan.ce_app_.push_back(span.app_address.address());
+      plan.ce_arena_.push_back(arena.base + span.arena_offset);
+      plan.ce_bytes_.push_back(span.bytes);
+      plan.stats_.copy_engine_bytes += span.bytes;
+    }
+  }
+  RR_RETURN_IF_ERROR(check_disjoint(every_arena));
+  RR_ASSIGN_OR_RETURN(WorkStream stream_items, build_work_stream(kernel_arenas, options.piece_bytes));
+
+  plan.items_ = std::move(stream_items.items);
+  plan.stats_.kernel_bytes = stream_items.total_bytes;
+  plan.stats_.kernel_items = plan.items_.size();
+  plan.stats_.narrow_items = stream_items.narrow_items;
+  plan.stats_.copy_engine_spans = plan.ce_bytes_.size();
+  plan.stats_.total_bytes = plan.stats_.kernel_bytes + plan.stats_.copy_engine_bytes;
+
+  RR_CU(cuEventCreate(&plan.done_, CU_EVENT_DISABLE_TIMING));
+  if (!plan.items_.empty()) {
+    const std::size_t bytes = plan.items_.size() * sizeof(WorkItem);
+    RR_CU(cuMemAlloc(&plan.device_items_, bytes));
+    // items_ stays alive (and unmoved on the heap) for the plan's lifetime, so
+    // the asynchronous upload may read it at any time.
+    RR_CU(cuMemcpyHtoDAsync(plan.device_items_, plan.items_.data(), bytes, stream));
+    RR_CU(cuEventRecord(plan.done_, stream));
+    plan.done_recorded_ = true;
+
+    CUdevice device = 0;
+    int sm_count = 0;
+    RR_CU(cuCtxGetDevice(&device));
+    RR_CU(cuDeviceGetAttribute(&sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+    RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
+    plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
+  }
+  if (!plan.ce_bytes_.empty()) {
+    CUdevice device = 0;
+    RR_CU(cuCtxGetDevice(&device));
+    plan.device_ordinal_ = static_cast<int>(device);
+    RR_CU(cuStreamCreate(&plan.side_stream_, CU_STREAM_NON_BLOCKING));
+    RR_CU(cuEventCreate(&plan.fork_, CU_EVENT_DISABLE_TIMING));
+    RR_CU(cuEventCreate(&plan.join_, CU_EVENT_DISABLE_TIMING));
+  }
+  return StatusOr<CopyPlan>(std::move(plan));
+}
+
+CopyPlan::CopyPlan(CopyPlan&& other) noexcept { *this = std::move(other); }
+
+CopyPlan& CopyPlan::operator=(CopyPlan&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  context_ = std::exchange(other.context_, nullptr);
+  options_ = other.options_;
+  stats_ = std::exchange(other.stats_, CopyPlanStats{});
+  items_ = std::move(other.items_);
+  other.items_.clear();
+  device_items_ = std::exchange(other.device_items_, 0);
+  for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) slot_base_[s] = std::exchange(other.slot_base_[s], 0);
+  ce_app_ = std::move(other.ce_app_);
+  ce_arena_ = std::move(other.ce_arena_);
+  ce_bytes_ = std::move(other.ce_bytes_);
+  other.ce_app_.clear();
+  other.ce_arena_.clear();
+  other.ce_bytes_.clear();
+  batch_supported_ = other.batch_supported_;
+  device_ordinal_ = other.device_ordinal_;
+  side_stream_ = std::exchange(other.side_stream_, nullptr);
+  fork_ = std::exchange(other.fork_, nullptr);
+  join_ = std::exchange(other.join_, nullptr);
+  done_ = std::exchange(other.done_, nullptr);
+  done_recorded_ = std::exchange(other.done_recorded_, false);
+  return *this;
+}
+
+CopyPlan::~CopyPlan() { release(); }
+
+void CopyPlan::release() noexcept {
+  if (context_ == nullptr) return;
+  // If the context is already gone, so is everything the plan created in it.
+  if (cuCtxPushCurrent(context_) == CUDA_SUCCESS) {
+    if (done_recorded_) (void)cuEventSynchronize(done_);
+    if (device_items_ != 0) (void)cuMemFree(device_items_);
+    if (side_stream_ != nullptr) (void)cuStreamDestroy(side_stream_);
+    if (fork_ != nullptr) (void)cuEventDestroy(fork_);
+    if (join_ != nullptr) (void)cuEventDestroy(join_);
+    if (done_ != nullptr) (void)cuEventDestroy(done_);
+    CUcontext popped = nullptr;
+    (void)cuCtxPopCurrent(&popped);
+  }
+  context_ = nullptr;
+  device_items_ = 0;
+  side_stream_ = nullptr;
+  fork_ = join_ = done_ = nullptr;
+  done_recorded_ = false;
+}
+
+Status CopyPlan::capture(CUstream stream) { return run(CopyDirection::kCapture, stream); }
+
+Status CopyPlan::restore(CUstream stream) { return run(CopyDirection::kRestore, stream); }
+
+Status CopyPlan::run(CopyDirection direction, CUstream stream) {
+  if (context_ == nullptr) return failed_precondition("CopyPlan used after it was moved from");
+  const bool engines = !ce_bytes_.empty();
+  if (engines) {
+    // Fork: the side stream starts after everything already on `stream`.
+    RR_CU(cuEventRecord(fork_, stream));
+    RR_CU(cuStreamWaitEvent(side_stream_, fork_, 0));
+    RR_RETURN_IF_ERROR(run_copy_engines(direction));
+    RR_CU(cuEventRecord(join_, side_stream_));
+  }
+  if (!items_.empty()) {
+    kernels::CopyKernelArgs args;
+    args.items = device_items_;
+    args.item_count = items_.size();
+    for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) args.arena_base[s] = slot_base_[s];
+    args.direction = direction;
+    RR_RETURN_IF_ERROR(
+        kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
+  }
+  // Join: later work on `stream` waits for the copy engines too.
+  if (engines) RR_CU(cuStreamWaitEvent(stream, join_, 0));
+  RR_CU(cuEventRecord(done_, stream));
+  done_recorded_ = true;
+  return ok_status();
+}
+
+Status CopyPlan::run_copy_engines(CopyDirection direction) {
+  const bool capture = direction == CopyDirection::kCapture;
+  std::vector<CUdeviceptr>& dsts = capture ? ce_arena_ : ce_app_;
+  std::vector<CUdeviceptr>& srcs = capture ? ce_app_ : ce_arena_;
+  if (batch_supported_) {
+    // Location hints only matter for managed memory; they are set to where
+    // the bytes really are all the same.
+    CUmemLocation device{};
+    device.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    device.id = device_ordinal_;
+    CUmemLocation host{};
+    host.type = CU_MEM_LOCATION_TYPE_HOST;
+    CUmemcpyAttributes attributes{};
+    attributes.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+    attributes.srcLocHint = capture ? device : host;
+    attributes.dstLocHint = capture ? host : device;
+    attributes.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+    std::size_t first_copy = 0;
+    const CUresult result = cuMemcpyBatchAsync(dsts.data(), srcs.data(), ce_bytes_.data(), ce_bytes_.size(),
+                                               &attributes, &first_copy, 1, side_stream_);
+    if (result == CUDA_SUCCESS) return ok_status();
+    // A driver without the batch API (or rejecting its attributes) gets one
+    // cuMemcpyAsync per span; any real error resurfaces from those.
+    if (result != CUDA_ERROR_NOT_SUPPORTED && result != CUDA_ERROR_INVALID_VALUE) {
+      return cu_status(result, "cuMemcpyBatchAsync", __FILE__, __LINE__);
+    }
+    batch_supported_ = false;
+    stats_.copy_engine_batched = false;
+  }
+  for (std::size_t i = 0; i < ce_bytes_.size(); ++i) {
+    RR_CU(cuMemcpyAsync(dsts[i], srcs[i], ce_bytes_[i], side_stream_));
+  }
+  return ok_status();
+}
+
+}  // namespace rangereplay

@@ -1,0 +1,146 @@
+// CopyPlan: capture and restore of a snapshot's regions at the GPU's copy
+// floor, built once per snapshot plan and reused by every pass.
+//
+// A plan takes, per arena (one tier's backing allocation), the list of copy
+// spans {application address, arena offset, bytes} the storage planner chose.
+// At creation it flattens the spans of every kernel-copied arena into one work
+// stream (core/work_stream.h), uploads it to device memory once, and sizes the
+// copy kernel's grid from the device's multiprocessor count. Each capture or
+// restore is then one kernel launch (cuda/kernels/copy_kernel.h), plus, for a
+// pinned host arena copied by the copy engines, one cuMemcpyBatchAsync on a
+// side stream forked from and joined back into the caller's stream by events,
+// so it overlaps the kernel. Nothing inside waits on the host.
+//
+//   std::vector<ArenaCopyList> arenas = {{ArenaKind::kDevice, arena_ptr, arena_bytes, spans}};
+//   RR_ASSIGN_OR_RETURN(CopyPlan plan, CopyPlan::create(arenas, {}, stream));
+//   RR_RETURN_IF_ERROR(plan.capture(stream));   // at range entry
+//   RR_RETURN_IF_ERROR(plan.restore(stream));   // before each replayed pass
+//
+// Source followed: the seed's batched restore kernel with device-resident
+// descriptors (../shared/seeds/000_*.txt) and CUB's DeviceMemcpy::Batched.
+// Thread-safety: a plan is not safe for concurrent capture/restore calls; the
+// caller serializes its passes (as the replay window does).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/status.h"
+#include "core/work_stream.h"
+#include "cuda/kernels/copy_kernel.h"
+
+namespace rangereplay {
+
+/// Where an arena's bytes live.
+enum class ArenaKind : std::uint8_t {
+  kDevice,      // device memory: always copied by the kernel
+  kPinnedHost,  // pinned, device-mapped host memory: see PinnedCopyMethod
+};
+
+/// How a pinned host arena is copied.
+enum class PinnedCopyMethod : std::uint8_t {
+  kCopyEngine,    // cuMemcpyBatchAsync, one copy per span (the DMA engines)
+  kMappedKernel,  // the copy kernel through the mapped pointer (the SMs, over PCIe)
+};
+
+/// One arena of the plan and the spans placed in it.
+struct ArenaCopyList {
+  ArenaKind kind = ArenaKind::kDevice;
+  /// Device-visible address of the arena's byte 0: a device allocation, or
+  /// cuMemHostGetDevicePointer of memory from cuMemHostAlloc(DEVICEMAP).
+  CUdeviceptr base = 0;
+  std::uint64_t bytes = 0;  // arena size; every span must end within it
+  std::vector<CopySpan> spans;
+};
+
+struct CopyPlanOptions {
+  PinnedCopyMethod pinned_method = PinnedCopyMethod::kCopyEngine;
+  /// Bytes per work item: a multiple of 16 in [16, 65536].
+  std::uint32_t piece_bytes = kDefaultPieceBytes;
+  /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
+  bool streaming_cache_hints = false;
+};
+
+/// What a plan moves per pass.
+struct CopyPlanStats {
+  std::uint64_t total_bytes = 0;        // all spans
+  std::uint64_t kernel_bytes = 0;       // spans copied by the kernel
+  std::uint64_t copy_engine_bytes = 0;  // spans copied by cuMemcpyBatchAsync
+  std::uint64_t kernel_items = 0;       // work items in the device stream
+  std::uint64_t narrow_items = 0;       // items copied with vectors under 16 bytes
+  std::uint64_t copy_engine_spans = 0;  // copies per copy-engine batch
+  /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
+  /// to one cuMemcpyAsync per span.
+  bool copy_engine_batched = true;
+  int grid_blocks = 0;                  // the kernel's grid (0: no kernel)
+};
+
+class CopyPlan {
+ public:
+  /// Builds the plan in the current context and uploads its work stream on
+  /// `stream` (asynchronously: the first pass must be ordered after it, which
+  /// it is when it runs on the same stream).
+  ///
+  /// At most kMaxArenaSlots (4) arenas may be kernel-copied. Errors:
+  /// kInvalidArgument for overlapping spans (check_disjoint), a null arena base
+  /// with spans, a bad piece size or more than 4 kernel-copied arenas;
+  /// kOutOfRange for a span past its arena's end; kResourceExhausted when the
+  /// work stream's device buffer cannot be allocated (16 bytes per piece);
+  /// kInternal for other driver errors.
+  static StatusOr<CopyPlan> create(std::span<const ArenaCopyList> arenas, const CopyPlanOptions& options,
+                                   CUstream stream);
+
+  CopyPlan(CopyPlan&& other) noexcept;
+  CopyPlan& operator=(CopyPlan&& other) noexcept;
+  CopyPlan(const CopyPlan&) = delete;
+  CopyPlan& operator=(const CopyPlan&) = delete;
+  /// Waits for the plan's last pass (an event, not a device sync), then frees
+  /// its device buffer, side stream and events. Errors are ignored.
+  ~CopyPlan();
+
+  /// Copies every span's application bytes into its arena (range entry).
+  /// Asynchronous on `stream`, which must belong to the plan's context (and be
+  /// current in it). Errors: kInternal when a launch or copy is rejected.
+  Status capture(CUstream stream);
+  /// Copies every span's arena bytes back into the application's memory.
+  /// Same contract as capture().
+  Status restore(CUstream stream);
+
+  const CopyPlanStats& stats() const { return stats_; }
+  /// The uploaded work stream (host copy), for tests and reports.
+  const std::vector<WorkItem>& items() const { return items_; }
+
+ private:
+  CopyPlan() = default;
+  Status run(kernels::CopyDirection direction, CUstream stream);
+  Status run_copy_engines(kernels::CopyDirection direction);
+  void release() noexcept;
+
+  CUcontext context_ = nullptr;
+  CopyPlanOptions options_;
+  CopyPlanStats stats_;
+
+  // Kernel path.
+  std::vector<WorkItem> items_;
+  CUdeviceptr device_items_ = 0;
+  CUdeviceptr slot_base_[kMaxArenaSlots] = {};
+
+  // Copy-engine path: capture copies app_ -> arena_, restore arena_ -> app_.
+  std::vector<CUdeviceptr> ce_app_;
+  std::vector<CUdeviceptr> ce_arena_;
+  std::vector<std::size_t> ce_bytes_;
+  bool batch_supported_ = true;
+  int device_ordinal_ = 0;
+  CUstream side_stream_ = nullptr;
+  CUevent fork_ = nullptr;
+  CUevent join_ = nullptr;
+
+  // Recorded at the end of every pass; the destructor waits on it.
+  CUevent done_ = nullptr;
+  bool done_recorded_ = false;
+};
+
+}  // namespace rangereplay

@@ -1,0 +1,386 @@
+// CopyPlan on a GPU: capture random application bytes into device and pinned
+// arenas, scribble over the application's memory, restore, and compare every
+// byte (inside and outside the regions, application and arenas) against a
+// host model of what the copies must do.
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/copy_plan.h"
+
+namespace rangereplay {
+namespace {
+
+#define ASSERT_CU(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
+#define EXPECT_CU(call) EXPECT_EQ((call), CUDA_SUCCESS) << #call
+
+// How arena offsets relate to application addresses.
+enum class Alignment {
+  kCongruent,  // arena offset == app offset (mod 16): the 16-byte vector path
+  kAny,        // unrelated: every narrow path
+};
+
+// How regions are spread over the two arenas of a layout.
+enum class Placement {
+  kDeviceOnly,  // arena 0 (device)
+  kPinnedOnly,  // arena 1 (pinned host)
+  kSplit,       // each region's prefix in arena 0, the rest in arena 1
+};
+
+struct Region {
+  std::uint64_t app_offset;
+  std::uint64_t bytes;
+};
+
+// Spans relative to the buffers' starts (made absolute once allocated).
+struct Layout {
+  std::uint64_t app_bytes = 0;
+  std::uint64_t arena_bytes[2] = {0, 0};
+  std::vector<CopySpan> spans[2];  // app_address holds an offset here
+};
+
+std::vector<unsigned char> random_bytes(std::uint64_t bytes, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<unsigned char> out(bytes);
+  std::uint64_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    const std::uint64_t v = rng();
+    std::memcpy(out.data() + i, &v, 8);
+  }
+  for (; i < bytes; ++i) out[i] = static_cast<unsigned char>(rng());
+  return out;
+}
+
+// `count` regions of 0..max_bytes bytes (0 and 1 included) at odd offsets
+// with gaps, one after another in a single application buffer.
+std::vector<Region> random_regions(std::size_t count, std::uint64_t max_bytes, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Region> regions;
+  std::uint64_t at = rng() % 16;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t bytes = rng() % (max_bytes + 1);
+    if (count > 2 && i % 31 == 0) bytes = 0;
+    if (count > 2 && i % 29 == 1) bytes = 1;
+    regions.push_back({at, bytes});
+    at += bytes + 1 + rng() % 48;
+  }
+  return regions;
+}
+
+Layout make_layout(const std::vector<Region>& regions, Alignment alignment, Placement placement,
+                   std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Layout layout;
+  std::uint64_t cursor[2] = {rng() % 7, rng() % 7};
+  auto place = [&](int arena, std::uint64_t app_offset, std::uint64_t bytes) {
+    std::uint64_t off = cursor[arena] + rng() % 24;
+    if (alignment == Alignment::kCongruent) off += (app_offset - off) & 15;
+    layout.spans[arena].push_back({DevicePtr(app_offset), off, bytes});
+    cursor[arena] = off + bytes;
+  };
+  for (const Region& r : regions) {
+    layout.app_bytes = std::max(layout.app_bytes, r.app_offset + r.bytes);
+    switch (placement) {
+      case Placement::kDeviceOnly: place(0, r.app_offset, r.bytes); break;
+      case Placement::kPinnedOnly: place(1, r.app_offset, r.bytes); break;
+      case Placement::kSplit: {
+        const std::uint64_t prefix = r.bytes == 0 ? 0 : rng() % (r.bytes + 1);
+        place(0, r.app_offset, prefix);
+        place(1, r.app_offset + prefix, r.bytes - prefix);
+        break;
+      }
+    }
+  }
+  layout.app_bytes += 64;
+  for (int a = 0; a < 2; ++a) layout.arena_bytes[a] = cursor[a] + 64;
+  return layout;
+}
+
+// Index of the first byte where a and b differ, or -1.
+long long first_difference(const std::vector<unsigned char>& a, const unsigned char* b) {
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return static_cast<long long>(i);
+  }
+  return -1;
+}
+
+class CopyPlanTest : public ::testing::Test {
+ protected:
+  // The primary context is retained once and never released: the copy
+  // kernel's runtime state lives in it for the whole process.
+  void SetUp() override {
+    static CUcontext primary = nullptr;
+    if (primary == nullptr) {
+      CUdevice device = 0;
+      ASSERT_CU(cuDeviceGet(&device, 0));
+      ASSERT_CU(cuDevicePrimaryCtxRetain(&primary, device));
+    }
+    ASSERT_CU(cuCtxSetCurrent(primary));
+    ASSERT_CU(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) {
+      EXPECT_CU(cuStreamSynchronize(stream_));
+      EXPECT_CU(cuStreamDestroy(stream_));
+    }
+  }
+
+  // Captures, scribbles, restores twice, checking every byte each time.
+  void round_trip(const Layout& layout, const CopyPlanOptions& options, CUstream stream) {
+    SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " +
+                 std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
+                 (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
+                 (options.streaming_cache_hints ? ", streaming hints" : ""));
+    CUdeviceptr app = 0;
+    CUdeviceptr device_arena = 0;
+    void* pinned_host = nullptr;
+    CUdeviceptr pinned_arena = 0;
+    ASSERT_CU(cuMemAlloc(&app, layout.app_bytes));
+    ASSERT_CU(cuMemAlloc(&device_arena, layout.arena_bytes[0]));
+    ASSERT_CU(cuMemHostAlloc(&pinned_host, layout.arena_bytes[1], CU_MEMHOSTALLOC_DEVICEMAP));
+    ASSERT_CU(cuMemHostGetDevicePointer(&pinned_arena, pinned_host, 0));
+    auto* pinned = static_cast<unsigned char*>(pinned_host);
+
+    const std::vector<unsigned char> app_init = random_bytes(layout.app_bytes, 1);
+    std::vector<unsigned char> device_model = random_bytes(layout.arena_bytes[0], 2);
+    std::vector<unsigned char> pinned_model = random_bytes(layout.arena_bytes[1], 3);
+    ASSERT_CU(cuMemcpyHtoD(app, app_init.data(), app_init.size()));
+    ASSERT_CU(cuMemcpyHtoD(device_arena, device_model.data(), device_model.size()));
+    std::memcpy(pinned, pinned_model.data(), pinned_model.size());
+    // A pageable cuMemcpyHtoD may return before its DMA lands, and the legacy
+    // stream does not order the non-blocking test stream: wait for it.
+    ASSERT_CU(cuCtxSynchronize());
+
+    std::vector<ArenaCopyList> arenas(2);
+    arenas[0].kind = ArenaKind::kDevice;
+    arenas[0].base = device_arena;
+    arenas[0].bytes = layout.arena_bytes[0];
+    arenas[1].kind = ArenaKind::kPinnedHost;
+    arenas[1].base = pinned_arena;
+    arenas[1].bytes = layout.arena_bytes[1];
+    for (int a = 0; a < 2; ++a) {
+      for (const CopySpan& s : layout.spans[a]) {
+        arenas[a].spans.push_back({DevicePtr(app + s.app_address.address()), s.arena_offset, s.bytes});
+        std::vector<unsigned char>& model = a == 0 ? device_model : pinned_model;
+        std::copy_n(app_init.begin() + static_cast<long>(s.app_address.address()), s.bytes,
+                    model.begin() + static_cast<long>(s.arena_offset));
+      }
+    }
+
+    {
+      StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream);
+      ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+
+      // Capture: each arena holds the regions' bytes, its other bytes untouched.
+      ASSERT_TRUE(plan->capture(stream).ok());
+      ASSERT_CU(cuStreamSynchronize(stream));
+      std::vector<unsigned char> got(layout.arena_bytes[0]);
+      ASSERT_CU(cuMemcpyDtoH(got.data(), device_arena, got.size()));
+      EXPECT_EQ(first_difference(device_model, got.data()), -1) << "device arena after capture";
+      EXPECT_EQ(first_difference(pinned_model, pinned), -1) << "pinned arena after capture";
+
+      // Restore over two different scribbles: regions come back, gaps keep the scribble.
+      for (std::uint64_t pass = 0; pass < 2; ++pass) {
+        std::vector<unsigned char> app_model = random_bytes(layout.app_bytes, 10 + pass);
+        ASSERT_CU(cuMemcpyHtoD(app, app_model.data(), app_model.size()));
+        ASSERT_CU(cuCtxSynchronize());
+        for (int a = 0; a < 2; ++a) {
+          for (const CopySpan& s : layout.spans[a]) {
+            std::copy_n(app_init.begin() + static_cast<long>(s.app_address.address()), s.bytes,
+                        app_model.begin() + static_cast<long>(s.app_address.address()));
+          }
+        }
+        ASSERT_TRUE(plan->restore(stream).ok());
+        ASSERT_CU(cuStreamSynchronize(stream));
+        std::vector<unsigned char> app_now(layout.app_bytes);
+        ASSERT_CU(cuMemcpyDtoH(app_now.data(), app, app_now.size()));
+        EXPECT_EQ(first_difference(app_model, app_now.data()), -1) << "application memory after restore " << pass;
+      }
+    }  // the plan is destroyed before its buffers
+
+    EXPECT_CU(cuMemFree(app));
+    EXPECT_CU(cuMemFree(device_arena));
+    EXPECT_CU(cuMemFreeHost(pinned_host));
+  }
+
+  void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) {
+    round_trip(layout, options, stream_);
+  }
+
+  CUstream stream_ = nullptr;
+};
+
+CopyPlanOptions mapped_kernel() {
+  CopyPlanOptions options;
+  options.pinned_method = PinnedCopyMethod::kMappedKernel;
+  return options;
+}
+
+TEST_F(CopyPlanTest, one_region_at_an_odd_address_round_trips) {
+  const std::vector<Region> regions = {{3, (std::uint64_t{1} << 20) + 13}};
+  round_trip(make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 1));
+}
+
+TEST_F(CopyPlanTest, one_large_region_round_trips) {
+  const std::vector<Region> regions = {{256, (std::uint64_t{64} << 20) + 7}};
+  round_trip(make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 2));
+}
+
+TEST_F(CopyPlanTest, one_region_whose_arena_offset_is_misaligned_round_trips) {
+  // Arena offsets congruent to the app offset modulo 8, 4, 2 and 1 only.
+  for (std::uint64_t misalign : {8u, 4u, 2u, 1u, 3u}) {
+    SCOPED_TRACE("arena offset " + std::to_string(misalign));
+    Layout layout;
+    layout.app_bytes = 70000;
+    layout.arena_bytes[0] = 70000 + 64;
+    layout.arena_bytes[1] = 64;
+    layout.spans[0].push_back({DevicePtr(16), 32 + misalign, 69001});
+    round_trip(layout);
+  }
+}
+
+TEST_F(CopyPlanTest, every_head_and_tail_combination_round_trips) {
+  // All 16 x 16 alignments of app address and arena offset, with lengths
+  // 0..40 and around one piece.
+  Layout layout;
+  std::uint64_t app = 0;
+  std::uint64_t arena = 0;
+  const std::uint64_t lengths[] = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 40, 4095, 4096, 4097, 8193};
+  for (std::uint64_t a = 0; a < 16; ++a) {
+    for (std::uint64_t b = 0; b < 16; ++b) {
+      for (std::uint64_t len : lengths) {
+        app = (app + 64) / 16 * 16 + a;
+        arena = (arena + 48) / 16 * 16 + b;
+        layout.spans[0].push_back({DevicePtr(app), arena, len});
+        app += len;
+        arena += len;
+      }
+    }
+  }
+  layout.app_bytes = app + 64;
+  layout.arena_bytes[0] = arena + 64;
+  layout.arena_bytes[1] = 64;
+  round_trip(layout);
+}
+
+TEST_F(CopyPlanTest, sixty_four_regions_of_odd_sizes_round_trip) {
+  const std::vector<Region> regions = random_regions(64, 300000, 64);
+  round_trip(make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 3));
+  round_trip(make_layout(regions, Alignment::kAny, Placement::kDeviceOnly, 4));
+}
+
+TEST_F(CopyPlanTest, four_thousand_regions_of_odd_sizes_round_trip) {
+  const std::vector<Region> regions = random_regions(4096, 20000, 4096);
+  round_trip(make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 5));
+  round_trip(make_layout(regions, Alignment::kAny, Placement::kDeviceOnly, 6));
+}
+
+TEST_F(CopyPlanTest, kernel_variants_and_piece_sizes_round_trip) {
+  const std::vector<Region> regions = random_regions(500, 70000, 500);
+  const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 7);
+  for (std::uint32_t piece : {16u, 1024u, 4096u, 65536u}) {
+    for (bool streaming : {false, true}) {
+      CopyPlanOptions options;
+      options.piece_bytes = piece;
+      options.streaming_cache_hints = streaming;
+      round_trip(layout, options);
+    }
+  }
+}
+
+TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_copy_engines) {
+  const std::vector<Region> regions = random_regions(64, 100000, 65);
+  round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 8));
+}
+
+TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_mapped_kernel) {
+  const std::vector<Region> regions = random_regions(64, 100000, 66);
+  round_trip(make_layout(regions, Alignment::kCongruent, Placement::kPinnedOnly, 9), mapped_kernel());
+  round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 10), mapped_kernel());
+}
+
+TEST_F(CopyPlanTest, mixed_plans_with_regions_split_across_tiers_round_trip) {
+  const std::vector<Region> regions = random_regions(1000, 30000, 1000);
+  const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 11);
+  round_trip(layout);
+  round_trip(layout, mapped_kernel());
+}
+
+TEST_F(CopyPlanTest, mixed_plan_runs_on_the_legacy_default_stream) {
+  // cuMemcpyBatchAsync refuses the legacy stream; the plan forks onto its own.
+  const std::vector<Region> regions = random_regions(64, 30000, 67);
+  const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 12);
+  round_trip(layout, CopyPlanOptions{}, nullptr);
+}
+
+TEST_F(CopyPlanTest, empty_plan_does_nothing) {
+  std::vector<ArenaCopyList> arenas(1);
+  arenas[0].spans.push_back({DevicePtr(0x1000), 0, 0});  // empty span, no base needed
+  StatusOr<CopyPlan> plan = CopyPlan::create(arenas, {}, stream_);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->stats().total_bytes, 0u);
+  EXPECT_EQ(plan->stats().grid_blocks, 0);
+  EXPECT_TRUE(plan->capture(stream_).ok());
+  EXPECT_TRUE(plan->restore(stream_).ok());
+  ASSERT_CU(cuStreamSynchronize(stream_));
+}
+
+TEST_F(CopyPlanTest, reports_what_each_path_moves) {
+  CUdeviceptr app = 0;
+  CUdeviceptr arena = 0;
+  ASSERT_CU(cuMemAlloc(&app, 1 << 20));
+  ASSERT_CU(cuMemAlloc(&arena, 1 << 20));
+  std::vector<ArenaCopyList> arenas(1);
+  arenas[0].base = arena;
+  arenas[0].bytes = 1 << 20;
+  arenas[0].spans = {{DevicePtr(app), 0, 5000}, {DevicePtr(app + 8192), 8200, 100}};
+  {
+    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, {}, stream_);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    EXPECT_EQ(plan->stats().total_bytes, 5100u);
+    EXPECT_EQ(plan->stats().kernel_bytes, 5100u);
+    EXPECT_EQ(plan->stats().copy_engine_bytes, 0u);
+    EXPECT_EQ(plan->stats().kernel_items, 3u);
+    EXPECT_EQ(plan->stats().narrow_items, 1u);  // 8192 vs 8200 differ modulo 16
+    EXPECT_EQ(plan->stats().grid_blocks, 1);
+    ASSERT_EQ(plan->items().size(), 3u);
+    EXPECT_EQ(plan->items()[2], WorkItem::make(app + 8192, 8200, 0, 100));
+  }
+  EXPECT_CU(cuMemFree(app));
+  EXPECT_CU(cuMemFree(arena));
+}
+
+TEST_F(CopyPlanTest, rejects_spans_past_the_arena_and_overlapping_spans) {
+  std::vector<ArenaCopyList> arenas(1);
+  arenas[0].base = 0x100000;  // never dereferenced: creation fails first
+  arenas[0].bytes = 1000;
+  arenas[0].spans = {{DevicePtr(0x200000), 900, 101}};
+  StatusOr<CopyPlan> past = CopyPlan::create(arenas, {}, stream_);
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.status().code(), StatusCode::kOutOfRange);
+
+  arenas[0].spans = {{DevicePtr(0x200000), 0, 100}, {DevicePtr(0x200050), 200, 100}};
+  StatusOr<CopyPlan> overlap = CopyPlan::create(arenas, {}, stream_);
+  ASSERT_FALSE(overlap.ok());
+  EXPECT_EQ(overlap.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(CopyPlanTest, rejects_more_than_four_kernel_copied_arenas) {
+  std::vector<ArenaCopyList> arenas(5);
+  for (std::size_t a = 0; a < arenas.size(); ++a) {
+    arenas[a].base = 0x100000 * (a + 1);
+    arenas[a].bytes = 100;
+    arenas[a].spans = {{DevicePtr(0x10000000 + 0x1000 * a), 0, 100}};
+  }
+  StatusOr<CopyPlan> plan = CopyPlan::create(arenas, {}, stream_);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace rangereplay
