@@ -187,7 +187,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     // A word CLI11 did not expect at the top level: most likely a mistyped command.
     std::vector<std::string> extras = app.remaining();
     if (!profile->parsed() && !extras.empty() && !extras.front().starts_with("-")) {
-      std::vector<std::string> close = closest_names(extras.front(), std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1);
+      std::vector<std::string> close = closest_names(extras.front(), std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
+                                                     plausible_typo_distance(extras.front().size()));
       return invalid_argument("unknown command '" + extras.front() + "'" +
                               (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
                               "; commands are profile, list-metrics and list-sets");

@@ -247,7 +247,7 @@ StatusOr<std::vector<std::string>> select_metrics(const ProfileRequest& request,
     bool known = names.empty();  // no sets to compare against: the expansion decides
     for (const std::string& n : names) known = known || n == request.set_name;
     if (!known) {
-      std::vector<std::string> close = closest_names(request.set_name, names, 3);
+      std::vector<std::string> close = closest_names(request.set_name, names, 3, plausible_typo_distance(request.set_name.size()));
       return invalid_argument("unknown set '" + request.set_name + "'" +
                               (close.empty() ? "" : " (closest: " + join(close, ", ") + ")") +
                               "; 'rangereplay --list-sets' lists the sets");

@@ -140,12 +140,12 @@ TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
 
 TEST(CliOptions, sizes_are_checked) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-device-limit", "5XB", "--", "./app"}),
-            "--snapshot-device-limit: size '5XB' has an unknown unit 'xb'; write a number of bytes with an optional "
-            "unit, e.g. 512MiB, 6GB or 1073741824");
+            "--snapshot-device-limit: bad size '5XB': expected bytes (4096) or a number with a unit (512MiB, "
+            "1.5GiB, 6GB; units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "0", "--", "./app"}),
             "--snapshot-host-limit must be above 0 bytes; leave it out for no cap");
   EXPECT_NE(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "99999999999TiB", "--", "./app"})
-                .find("exceeds 2^64-1 bytes"),
+                .find("is larger than 2^64 - 1 bytes"),
             std::string::npos);
 }
 
