@@ -17,7 +17,7 @@ has() { [[ " $stages " == *" $1 "* ]]; }
 {
   echo "date: $(date -u +%FT%TZ)"; echo "commit: $(git rev-parse --short HEAD 2>/dev/null)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
-  nvcc --version | tail -1; g++ --version | head -1; cmake --version | head -1
+  nvcc --version | tail -1; g++ --version | head -1; cmake --version | head -1; ncu --version | tail -1
   grep PRETTY /etc/os-release
 } >"$logs/env.txt" 2>&1
 row "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
