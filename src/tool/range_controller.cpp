@@ -5,6 +5,7 @@
 #include <cupti_target.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "cuda/cu_status.h"
 #include "cuda/replayer.h"
@@ -21,6 +22,15 @@ double ms_since(Clock::time_point t) {
 }
 // Kernels per range the counter data image is sized for (per-kernel mode).
 constexpr std::size_t kMaxKernelsPerRange = 2048;
+
+// RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr.
+void debug(const char* fmt, const std::string& a = "", long b = 0) {
+  static const bool on = std::getenv("RANGEREPLAY_DEBUG") != nullptr;
+  if (!on) return;
+  std::fprintf(stderr, "rangereplay[debug]: ");
+  std::fprintf(stderr, fmt, a.c_str(), b);
+  std::fprintf(stderr, "\n");
+}
 
 StatusOr<std::vector<std::uint8_t>> counter_availability(CUcontext ctx) {
   CUpti_Profiler_GetCounterAvailability_Params p{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
@@ -56,10 +66,14 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
     return ok_status();
   }
   auto start = Clock::now();
+  debug("configuring counters%s (%ld metrics)", "", static_cast<long>(config_.metrics.size()));
   RR_ASSIGN_OR_RETURN(std::string chip, chip_name(ctx));
+  debug("chip %s", chip);
   RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
   RR_ASSIGN_OR_RETURN(auto availability, counter_availability(ctx));
+  debug("range profiler enabled%s", "");
   RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
+  debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
   auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
                                                                  : cupti::RangeProfilerSession::Mode::kPerKernel;
   RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, kMaxKernelsPerRange, mode));
@@ -91,6 +105,7 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
   if (match < config_.skip) return;
   if (config_.range_count && profiled_ranges_ >= config_.range_count) return;
   ++profiled_ranges_;
+  debug("begin range '%s' (match %ld)", name, static_cast<long>(match));
 
   InToolScope guard;
   auto range = std::make_unique<ActiveRange>();
@@ -167,6 +182,7 @@ void ProfilerTool::end_range() {
   if (!active_) return;
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
+  debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
   auto& t = range->record.timings;
 
@@ -237,6 +253,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   while (!all_submitted) {
     if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
     progress(range, pass + 1);
+    debug("replay pass %s%ld", "", static_cast<long>(pass));
     RR_CU(cuEventRecord(ev[0], tool_stream_));
     RR_RETURN_IF_ERROR(range.entry->restore(tool_stream_));
     RR_CU(cuEventRecord(ev[1], tool_stream_));
