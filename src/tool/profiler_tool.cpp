@@ -119,7 +119,12 @@ void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   }
   if (begin) {
     CUcontext ctx = nullptr;
-    cuCtxGetCurrent(&ctx);
+    {
+      // Every driver call the tool makes while holding mutex_ must be
+      // invisible to its own callbacks, or they would wait on mutex_.
+      InToolScope guard;
+      cuCtxGetCurrent(&ctx);
+    }
     begin_range(*begin, ctx);
   } else if (end) {
     end_range();

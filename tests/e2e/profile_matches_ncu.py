@@ -9,7 +9,7 @@ def checksums(text):
     return [l for l in text.splitlines() if l.startswith("checksum ")]
 
 def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
     return p.returncode, p.stdout, p.stderr
 
 def check(app, args, full_set="full"):
