@@ -77,6 +77,7 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
                                                                  : cupti::RangeProfilerSession::Mode::kPerKernel;
   RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, kMaxKernelsPerRange, mode));
+  debug("counter data image configured%s", "");
   RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
   session_ = std::move(session);
   pass_count_ = evaluator_->pass_count();
@@ -141,6 +142,7 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
     return;
   }
   range->record.timings.sync_ms += ms_since(sync_start);
+  debug("drained%s", "");
 
   if (pass_count_ > 1) {
     auto capture_start = Clock::now();
@@ -167,7 +169,9 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
 
   auto counters_start = Clock::now();
   Status s = session_->begin_range();
+  debug("set config: %s", s.to_string());
   if (s.ok()) s = session_->start_pass(name);
+  debug("pass 0 started: %s", s.to_string());
   range->record.timings.counters_ms += ms_since(counters_start);
   if (!s.ok()) {
     decline(*range, "counters_unavailable", s.message());
