@@ -79,6 +79,8 @@ Status ProfilerTool::initialize() {
 void ProfilerTool::finish() {
   if (finished_.exchange(true) || !enabled_) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
   if (active_) {
     report_.errors.push_back("the application exited inside range '" + active_->name + "'; it was not replayed");
   }
@@ -88,6 +90,8 @@ void ProfilerTool::finish() {
 
 void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
   const auto thread = std::this_thread::get_id();
   std::optional<std::string> begin;
   bool end = false;
@@ -119,12 +123,7 @@ void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   }
   if (begin) {
     CUcontext ctx = nullptr;
-    {
-      // Every driver call the tool makes while holding mutex_ must be
-      // invisible to its own callbacks, or they would wait on mutex_.
-      InToolScope guard;
-      cuCtxGetCurrent(&ctx);
-    }
+    cuCtxGetCurrent(&ctx);
     begin_range(*begin, ctx);
   } else if (end) {
     end_range();
@@ -139,6 +138,8 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       if (data->callbackSite == CUPTI_API_ENTER) {
         // Waits here while a replay window runs in another thread.
         std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
         if (active_)
           decline(*active_, cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 ? "free_in_range" : "allocation_in_range",
                   std::string(data->functionName) + " inside the range");
@@ -148,12 +149,16 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
       if (data->callbackSite == CUPTI_API_EXIT) {
         std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
         if (auto name = trigger_.on_profiler_start()) begin_range(*name, data->context);
       }
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStop:
       if (data->callbackSite == CUPTI_API_ENTER) {
         std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
         if (trigger_.on_profiler_stop()) end_range();
       }
       return;
@@ -162,6 +167,8 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
   }
   if (data->callbackSite != CUPTI_API_ENTER || !trigger_.active()) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
   if (!active_ || !active_->profiled) return;
   observe_in_range(cbid, data);
 }
@@ -213,6 +220,8 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* /*data*/) {
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
   if (active_ && active_->profiled)
     decline(*active_, cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? "module_load_in_range" : "module_unload_in_range",
             "a module was loaded or unloaded inside the range");
