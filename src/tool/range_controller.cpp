@@ -10,6 +10,7 @@
 #include "cuda/cu_status.h"
 #include "cuda/replayer.h"
 #include "cupti/cupti_status.h"
+#include "cupti/device_counters.h"
 #include "report/demangle.h"
 #include "tool/profiler_tool.h"
 
@@ -20,8 +21,13 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-// Kernels per range the counter data image is sized for (per-kernel mode).
-constexpr std::size_t kMaxKernelsPerRange = 2048;
+// Kernels per range the counter data image is sized for (per-kernel mode);
+// RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it.
+std::size_t max_kernels_per_range() {
+  const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
+  long n = v ? std::strtol(v, nullptr, 10) : 0;
+  return n > 0 ? static_cast<std::size_t>(n) : 2048;
+}
 
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr.
 void debug(const char* fmt, const std::string& a = "", long b = 0) {
@@ -32,25 +38,6 @@ void debug(const char* fmt, const std::string& a = "", long b = 0) {
   std::fprintf(stderr, "\n");
 }
 
-StatusOr<std::vector<std::uint8_t>> counter_availability(CUcontext ctx) {
-  CUpti_Profiler_GetCounterAvailability_Params p{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
-  p.ctx = ctx;
-  RR_CUPTI(cuptiProfilerGetCounterAvailability(&p));
-  std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
-  p.pCounterAvailabilityImage = image.data();
-  RR_CUPTI(cuptiProfilerGetCounterAvailability(&p));
-  return image;
-}
-
-StatusOr<std::string> chip_name(CUcontext ctx) {
-  CUdevice device = 0;
-  RR_CU(cuCtxGetDevice(&device));
-  CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  p.deviceIndex = static_cast<size_t>(device);
-  RR_CUPTI(cuptiDeviceGetChipName(&p));
-  (void)ctx;
-  return std::string(p.pChipName);
-}
 }  // namespace
 
 void ProfilerTool::decline(ActiveRange& range, const char* reason, std::string detail) {
@@ -67,16 +54,18 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   }
   auto start = Clock::now();
   debug("configuring counters%s (%ld metrics)", "", static_cast<long>(config_.metrics.size()));
-  RR_ASSIGN_OR_RETURN(std::string chip, chip_name(ctx));
+  CUdevice device = 0;
+  RR_CU(cuCtxGetDevice(&device));
+  RR_ASSIGN_OR_RETURN(std::string chip, cupti::chip_name_of_device(static_cast<int>(device)));
   debug("chip %s", chip);
   RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
-  RR_ASSIGN_OR_RETURN(auto availability, counter_availability(ctx));
+  RR_ASSIGN_OR_RETURN(auto availability, cupti::counter_availability_image(ctx));
   debug("range profiler enabled%s", "");
   RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
   debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
   auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
                                                                  : cupti::RangeProfilerSession::Mode::kPerKernel;
-  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, kMaxKernelsPerRange, mode));
+  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, max_kernels_per_range(), mode));
   debug("counter data image configured%s", "");
   RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
   session_ = std::move(session);
@@ -85,8 +74,7 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   report_.pass_count = pass_count_;
   report_.setup_ms = ms_since(start);
   char name[256] = {};
-  CUdevice device = 0;
-  if (cuCtxGetDevice(&device) == CUDA_SUCCESS && cuDeviceGetName(name, sizeof name, device) == CUDA_SUCCESS)
+  if (cuDeviceGetName(name, sizeof name, device) == CUDA_SUCCESS)
     report_.device_name = name;
   int driver = 0;
   if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
@@ -115,7 +103,6 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
   range->ctx = ctx;
   range->record.index = match;
   range->record.name = name;
-  auto sync_start = Clock::now();
 
   if (counters_failed_) {
     decline(*range, counters_reason_.c_str(), counters_error_);
@@ -136,6 +123,7 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
   }
 
   // Drain the application's earlier work so the snapshot sees settled memory.
+  auto sync_start = Clock::now();
   if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok()) {
     decline(*range, "replay_failed", s.message());
     active_ = std::move(range);
