@@ -171,7 +171,9 @@ void to_json(json& j, const StageTimings& v) {
            {"counters_ms", number(v.counters_ms)},
            {"decode_ms", number(v.decode_ms)},
            {"verify_ms", number(v.verify_ms)},
-           {"window_ms", number(v.window_ms)}};
+           {"window_ms", number(v.window_ms)},
+           {"begin_ms", number(v.begin_ms)},
+           {"other_ms", number(v.other_ms)}};
 }
 
 void to_json(json& j, const TierUsage& v) {
@@ -266,6 +268,8 @@ void from_json(const json& j, StageTimings& v) {
   field(j, "decode_ms", v.decode_ms);
   field(j, "verify_ms", v.verify_ms);
   field(j, "window_ms", v.window_ms);
+  field(j, "begin_ms", v.begin_ms);
+  field(j, "other_ms", v.other_ms);
 }
 
 void from_json(const json& j, TierUsage& v) {

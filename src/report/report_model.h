@@ -50,6 +50,8 @@ struct StageTimings {
   double decode_ms = 0;          // counter decode + metric evaluation
   double verify_ms = 0;          // digests for --verify
   double window_ms = 0;          // whole replay window: end of pass 0 to return to the app
+  double begin_ms = 0;           // range begin, before pass 0: drain, entry capture, counter start
+  double other_ms = 0;           // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
   friend bool operator==(const StageTimings&, const StageTimings&) = default;
 };
 

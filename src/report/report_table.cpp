@@ -88,7 +88,7 @@ void append_stages(std::string& out, const Report& report, const StageTimings& t
                      format_ms(t.replay_submit_ms), format_ms(t.kernels_ms), format_ms(t.counters_ms),
                      format_ms(t.decode_ms));
   if (report.verify || t.verify_ms != 0) out += ", verify " + format_ms(t.verify_ms);
-  out += "\n";
+  out += fmt::format(", tool {}; begin {}\n", format_ms(t.other_ms), format_ms(t.begin_ms));
 }
 
 void append_snapshot(std::string& out, const RangeRecord& range) {

@@ -123,7 +123,8 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
   }
 
   // Drain the application's earlier work so the snapshot sees settled memory.
-  auto sync_start = Clock::now();
+  const auto begin_start = Clock::now();
+  auto sync_start = begin_start;
   if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok()) {
     decline(*range, "replay_failed", s.message());
     active_ = std::move(range);
@@ -155,12 +156,11 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
     range->record.timings.capture_ms += ms_since(capture_start);
   }
 
-  auto counters_start = Clock::now();
   Status s = session_->begin_range();
   debug("set config: %s", s.to_string());
   if (s.ok()) s = session_->start_pass(name);
   debug("pass 0 started: %s", s.to_string());
-  range->record.timings.counters_ms += ms_since(counters_start);
+  range->record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) {
     decline(*range, "counters_unavailable", s.message());
   } else {
@@ -215,6 +215,7 @@ void ProfilerTool::end_range() {
     range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
                                   " device-to-host copies were not re-executed in replays");
   t.window_ms = ms_since(range->window_start);
+  t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
   report_.ranges.push_back(std::move(range->record));
 }
 
@@ -258,8 +259,8 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     RR_RETURN_IF_ERROR(replayer.submit(tool_stream_));
     t.replay_submit_ms += ms_since(submit_start);
     RR_CU(cuEventRecord(ev[2], tool_stream_));
-    c = Clock::now();
     RR_CU(cuEventSynchronize(ev[2]));
+    c = Clock::now();
     RR_ASSIGN_OR_RETURN(all_submitted, session_->end_pass());
     t.counters_ms += ms_since(c);
     float restore_ms = 0, kernels_ms = 0;

@@ -27,7 +27,7 @@ TEST(ReportTable, sample_report_renders_exactly) {
       "\n"
       "range 0 'step': 3 passes, 2 kernels, footprint 256.0 MiB, window 61.2 ms\n"
       "  stages: sync 0.120 ms, capture 1.50 ms, restore 3.00 ms, submit 0.400 ms, kernels 10.0 ms, "
-      "counters 40.0 ms, decode 2.00 ms, verify 1.25 ms\n"
+      "counters 40.0 ms, decode 2.00 ms, verify 1.25 ms, tool 8.20 ms; begin 1.75 ms\n"
       "  snapshot: 4 regions; device 192.0 MiB (arena 256.0 MiB, new), pinned 64.0 MiB (arena 64.0 MiB, retained)\n"
       "  kernel 0: scale(float*, int) (1024, 1, 1)x(256, 1, 1), stream 7\n"
       "    ----------------------- ----------- ------------\n"
@@ -114,7 +114,7 @@ TEST(ReportTable, whole_range_metrics_get_their_own_table) {
   EXPECT_EQ(render_range_table(r, range),
             "range 0: 2 passes, 1 kernel, footprint 0 B, window 0.000 ms\n"
             "  stages: sync 0.000 ms, capture 0.000 ms, restore 0.000 ms, submit 0.000 ms, kernels 0.000 ms, "
-            "counters 0.000 ms, decode 0.000 ms\n"
+            "counters 0.000 ms, decode 0.000 ms, tool 0.000 ms; begin 0.000 ms\n"
             "  kernel 0: kernel(float*, int) (1, 1, 1)x(1, 1, 1)\n"
             "  range metrics:\n"
             "    ---------------------- ----------- ------------\n"
@@ -134,7 +134,7 @@ TEST(ReportTable, restores_merge_runs_of_equal_passes_and_verify_reports_success
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[1],
             "  stages: sync 0.000 ms, capture 0.000 ms, restore 0.000 ms, submit 0.000 ms, kernels 0.000 ms, "
-            "counters 0.000 ms, decode 0.000 ms, verify 0.000 ms");
+            "counters 0.000 ms, decode 0.000 ms, verify 0.000 ms, tool 0.000 ms; begin 0.000 ms");
   EXPECT_EQ(lines[2], "  restored: passes 1-2 1.0 KiB each, pass 3 2.0 KiB, pass 4 1.0 KiB");
   EXPECT_EQ(lines[3], "  verify: all 4 replays reproduced the range-exit state");
 }
