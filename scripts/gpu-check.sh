@@ -2,14 +2,14 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test examples bench profile
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test examples bench compare profile
 # Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=${1:?usage: scripts/gpu-check.sh <log-dir> [stage...]}
 shift
 mkdir -p "$logs"
-stages=${*:-build test examples bench profile}
+stages=${*:-build test examples bench compare}
 summary=()
 row() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -50,6 +50,10 @@ if has bench; then
     row "$n" "rc=$rc"
   done
 fi
+if has compare; then
+  timeout 420 python3 bench/profile_vs_ncu.py $build "$logs/profile_vs_ncu.json" >"$logs/profile_vs_ncu.txt" 2>&1
+  row "profile vs ncu" "rc=$?"
+fi
 if has profile; then
   timeout 300 $build/tools/cli/rangereplay profile --nvtx-include step/ --set full --output "$logs/profile-stream.json" \
     -- $build/examples/stream >"$logs/profile-stream.txt" 2>&1
@@ -58,4 +62,5 @@ fi
 
 echo; echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
+[[ -f "$logs/profile_vs_ncu.txt" ]] && { echo "--- profile_vs_ncu"; cat "$logs/profile_vs_ncu.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
