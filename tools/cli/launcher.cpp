@@ -15,6 +15,7 @@
 #include "cli/child_process.h"
 #include "core/closest_names.h"
 #include "cli/gpu_probe.h"
+#include "core/metric_sets.h"
 #include "cli/library_lookup.h"
 #include "cli/output_path.h"
 #include "cli/report_output.h"
@@ -99,13 +100,12 @@ MetricModule load_metric_module() {
 }
 
 int list_sets() {
-  MetricModule module = load_metric_module();
-  if (!module.queries) return fail(module.load_error, kExitFailure);
-  std::vector<MetricSetInfo> sets = module.queries->metric_sets();
+  // The sets are plain data (src/core/metric_sets.h): no GPU or driver needed.
+  const std::vector<MetricSet>& sets = metric_sets();
   if (sets.empty()) return fail(unavailable("this build has no metric sets"), kExitFailure);
   std::size_t width = 4;
-  for (const MetricSetInfo& s : sets) width = std::max(width, s.name.size());
-  for (const MetricSetInfo& s : sets) {
+  for (const MetricSet& s : sets) width = std::max(width, s.name.size());
+  for (const MetricSet& s : sets) {
     std::printf("%-*s  %4zu metrics  %s\n", static_cast<int>(width), s.name.c_str(), s.metrics.size(),
                 s.description.c_str());
   }
