@@ -1,15 +1,24 @@
 // ProfilerTool: set-up, callback dispatch and the report at exit (see
 // profiler_tool.h). Every callback returns at once while the current thread
 // runs the tool's own work (in_tool()), and outside a range every callback
-// but allocation tracking and range markers costs one atomic load.
+// but allocation tracking, range markers and (with --kernel-range, until the
+// last window) kernel launches costs one or two atomic loads.
+//
+// Range selection lives in the core range layer behind RangeTrigger: this
+// file only decodes NVTX and driver callbacks into its calls (names, domains,
+// registered strings, thread numbers) and acts on the RangeEvents it returns.
 #include "tool/profiler_tool.h"
 
 #include <cupti_driver_cbid.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <variant>
 
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
@@ -30,21 +39,64 @@ void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Callba
   }
 }
 
-// Message text of an NVTX event attribute (ASCII only; others are unnamed).
-std::string attribute_message(const nvtxEventAttributes_t* a) {
-  if (a != nullptr && a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii) return a->message.ascii;
-  return "";
+// A small number per application thread, for range selection (NVTX stacks
+// are per thread).
+std::uint64_t thread_number() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t number = next.fetch_add(1, std::memory_order_relaxed);
+  return number;
 }
 
-std::unordered_map<const void*, std::string>& domain_names() {
-  static std::unordered_map<const void*, std::string> names;
-  return names;
+// UTF-8 of a wide NVTX string (UTF-32 on Linux); invalid code points become '?'.
+std::string utf8(const wchar_t* w) {
+  std::string out;
+  if (w == nullptr) return out;
+  for (; *w != 0; ++w) {
+    auto c = static_cast<std::uint32_t>(*w);
+    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = '?';
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      out.push_back(static_cast<char>(0xc0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    } else if (c < 0x10000) {
+      out.push_back(static_cast<char>(0xe0 | (c >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    } else {
+      out.push_back(static_cast<char>(0xf0 | (c >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    }
+  }
+  return out;
 }
 
-std::string domain_name(nvtxDomainHandle_t d) {
-  auto it = domain_names().find(d);
-  return it == domain_names().end() ? std::string() : it->second;
+// nvtxDomainCreateW's parameters (generated_nvtx_meta.h has no struct for it;
+// CUPTI passes the call's one argument like nvtxDomainCreateA_params).
+struct DomainCreateWParams {
+  const wchar_t* name;
+};
+
+bool is_kernel_launch(CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      return true;
+    default:
+      return false;
+  }
 }
+
+// Launch number of this thread's launch in flight whose API_EXIT ends a
+// kernel window (set at its API_ENTER).
+thread_local std::optional<std::uint64_t> t_window_end_launch;
+
 }  // namespace
 
 bool in_tool() { return t_in_tool; }
@@ -82,55 +134,216 @@ void ProfilerTool::finish() {
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (active_) {
-    report_.errors.push_back("the application exited inside range '" + active_->name + "'; it was not replayed");
+    // No GPU work at exit (the runtime may already be tearing down): the range
+    // ran once, as the application's own execution, and is reported declined.
+    std::unique_ptr<ActiveRange> range = std::move(active_);
+    range_open_.store(false, std::memory_order_relaxed);
+    decline(*range, DeclineReason::kRangeNotClosed, "the process exited inside range '" + range->name + "'");
+    range->record.passes = 1;
+    report_decline(*range);
+    report_.ranges.push_back(std::move(range->record));
   }
   if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
 }
 
+void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx) {
+  switch (event.kind) {
+    case range::RangeEventKind::kBegin:
+      begin_range(event, ctx);
+      break;
+    case range::RangeEventKind::kEnd:
+      end_range();
+      break;
+    case range::RangeEventKind::kDeclinedOverlap:
+      record_overlapping_range(event);
+      break;
+    case range::RangeEventKind::kSkipped:
+      break;
+  }
+  range_open_.store(active_ != nullptr, std::memory_order_relaxed);
+}
+
+void ProfilerTool::record_overlapping_range(const range::RangeEvent& event) {
+  report::RangeRecord record;
+  record.index = static_cast<std::uint32_t>(event.match_index);
+  record.name = event.name;
+  record.declined = true;
+  record.decline_reason = std::string(decline_reason_name(DeclineReason::kOverlappingRange));
+  const std::string inside = active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'"
+                                     : std::string("another range");
+  record.decline_detail =
+      decline_report_detail(DeclineReason::kOverlappingRange,
+                            "began while " + inside + " was being recorded; its work belongs to that range");
+  if (!config_.quiet)
+    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s\n", record.index + 1, record.name.c_str(),
+                 record.decline_reason.c_str());
+  report_.ranges.push_back(std::move(record));
+}
+
 void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
+  if (!trigger_.listens_to_nvtx()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  const auto thread = std::this_thread::get_id();
-  std::optional<std::string> begin;
-  bool end = false;
+  on_nvtx_locked(cbid, data);
+}
+
+void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
+  const std::uint64_t thread = thread_number();
+  const void* params = data->functionParams;
+  // A domain created before the tool subscribed has no known name: it gets
+  // one no expression can name, so its ranges never match by accident.
+  auto domain_name = [&](nvtxDomainHandle_t d) -> std::string {
+    if (d == nullptr) return "";
+    auto it = nvtx_domains_.find(d);
+    if (it != nvtx_domains_.end()) return it->second;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "<unnamed domain %p>", static_cast<const void*>(d));
+    return buf;
+  };
+  auto message = [&](const nvtxEventAttributes_t* a) -> std::string {
+    if (a == nullptr) return "";
+    switch (a->messageType) {
+      case NVTX_MESSAGE_TYPE_ASCII:
+        return a->message.ascii ? a->message.ascii : "";
+      case NVTX_MESSAGE_TYPE_UNICODE:
+        return utf8(a->message.unicode);
+      case NVTX_MESSAGE_TYPE_REGISTERED: {
+        auto it = nvtx_strings_.find(a->message.registered);
+        return it == nvtx_strings_.end() ? std::string() : it->second;
+      }
+      default:
+        return "";
+    }
+  };
+  // nvtxRangeStart* returns the range's id; without it an end cannot be paired.
+  auto returned_id = [&]() -> std::optional<std::uint64_t> {
+    if (data->functionReturnValue == nullptr) return std::nullopt;
+    return *static_cast<const nvtxRangeId_t*>(data->functionReturnValue);
+  };
+
+  std::optional<range::RangeEvent> event;
   switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA:
-      begin = trigger_.on_push(thread, "", static_cast<const nvtxRangePushA_params*>(data->functionParams)->message);
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      begin = trigger_.on_push(
-          thread, "", attribute_message(static_cast<const nvtxRangePushEx_params*>(data->functionParams)->eventAttrib));
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(data->functionParams);
-      begin = trigger_.on_push(thread, domain_name(p->domain), attribute_message(p->core.eventAttrib));
+    case CUPTI_CBID_NVTX_nvtxRangePushA: {
+      const char* m = static_cast<const nvtxRangePushA_params*>(params)->message;
+      event = trigger_.on_push(thread, "", m ? m : "");
       break;
     }
-    case CUPTI_CBID_NVTX_nvtxRangePop: end = trigger_.on_pop(thread, ""); break;
+    case CUPTI_CBID_NVTX_nvtxRangePushW:
+      event = trigger_.on_push(thread, "", utf8(static_cast<const nvtxRangePushW_params*>(params)->message));
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+      event = trigger_.on_push(thread, "", message(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib));
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
+      event = trigger_.on_push(thread, domain_name(p->domain), message(p->core.eventAttrib));
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+      event = trigger_.on_pop(thread, "");
+      break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      end = trigger_.on_pop(thread, domain_name(static_cast<const nvtxDomainRangePop_params*>(data->functionParams)->domain));
+      event = trigger_.on_pop(thread, domain_name(static_cast<const nvtxDomainRangePop_params*>(params)->domain));
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartA: {
+      const char* m = static_cast<const nvtxRangeStartA_params*>(params)->message;
+      if (auto id = returned_id()) event = trigger_.on_start(thread, "", m ? m : "", *id);
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeStartW:
+      if (auto id = returned_id())
+        event = trigger_.on_start(thread, "", utf8(static_cast<const nvtxRangeStartW_params*>(params)->message), *id);
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+      if (auto id = returned_id())
+        event = trigger_.on_start(thread, "", message(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib),
+                                  *id);
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+      const auto* p = static_cast<const nvtxDomainRangeStartEx_params*>(params);
+      if (auto id = returned_id())
+        event = trigger_.on_start(thread, domain_name(p->domain), message(p->core.eventAttrib), *id);
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangeEnd:
+      event = trigger_.on_end(thread, static_cast<const nvtxRangeEnd_params*>(params)->id);
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+      event = trigger_.on_end(thread, static_cast<const nvtxDomainRangeEnd_params*>(params)->core.id);
       break;
     case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
-      const auto* p = static_cast<const nvtxDomainCreateA_params*>(data->functionParams);
+      const auto* p = static_cast<const nvtxDomainCreateA_params*>(params);
       const auto* ret = static_cast<const nvtxDomainHandle_t*>(data->functionReturnValue);
-      if (ret != nullptr && *ret != nullptr && p->name != nullptr) domain_names()[*ret] = p->name;
+      if (ret != nullptr && *ret != nullptr && p->name != nullptr) nvtx_domains_[*ret] = p->name;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainCreateW: {
+      const auto* p = static_cast<const DomainCreateWParams*>(params);
+      const auto* ret = static_cast<const nvtxDomainHandle_t*>(data->functionReturnValue);
+      if (ret != nullptr && *ret != nullptr && p->name != nullptr) nvtx_domains_[*ret] = utf8(p->name);
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainDestroy:
+      nvtx_domains_.erase(static_cast<const nvtxDomainDestroy_params*>(params)->domain);
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
+      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(params);
+      const auto* ret = static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
+      if (ret != nullptr && *ret != nullptr && p->string != nullptr) nvtx_strings_[*ret] = p->string;
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringW: {
+      // generated_nvtx_meta.h declares the string as const char*; the call's
+      // argument is the const wchar_t* of nvtxDomainRegisterStringW.
+      const auto* p = static_cast<const nvtxDomainRegisterStringW_params*>(params);
+      const auto* ret = static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
+      if (ret != nullptr && *ret != nullptr && p->string != nullptr)
+        nvtx_strings_[*ret] = utf8(reinterpret_cast<const wchar_t*>(p->string));
       break;
     }
     default:
       break;
   }
-  if (begin) {
-    CUcontext ctx = nullptr;
-    cuCtxGetCurrent(&ctx);
-    begin_range(*begin, ctx);
-  } else if (end) {
-    end_range();
+  if (!event) return;
+  CUcontext ctx = nullptr;
+  if (event->kind == range::RangeEventKind::kBegin) cuCtxGetCurrent(&ctx);
+  on_range_event(*event, ctx);
+}
+
+void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  if (data->callbackSite == CUPTI_API_EXIT) {
+    if (!t_window_end_launch) return;
+    const std::uint64_t index = *t_window_end_launch;
+    t_window_end_launch.reset();
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Driver calls made while holding mutex_ must not reach our own callbacks.
+    InToolScope scope;
+    // The window's last launch has been submitted: the range may end.
+    if (auto event = trigger_.after_launch(thread_number(), index)) on_range_event(*event, data->context);
+    return;
   }
+  if (data->callbackSite != CUPTI_API_ENTER) return;
+  if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
+  if (trigger_.counts_launches()) {
+    // Numbering, beginning and recording happen under one lock, so a window
+    // holds exactly the launches numbered into it.
+    RangeTrigger::Launch launch = trigger_.on_launch(thread_number());
+    if (launch.before) on_range_event(*launch.before, data->context);
+    if (launch.ends_after) t_window_end_launch = launch.index;
+  }
+  if (active_ && active_->profiled) observe_in_range(cbid, data);
 }
 
 void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  if (is_kernel_launch(cbid)) {
+    on_launch_site(cbid, data);
+    return;
+  }
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
@@ -138,34 +351,36 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       if (data->callbackSite == CUPTI_API_ENTER) {
         // Waits here while a replay window runs in another thread.
         std::lock_guard<std::mutex> lock(mutex_);
-  // Driver calls made while holding mutex_ must not reach our own callbacks.
-  InToolScope scope;
+        // Driver calls made while holding mutex_ must not reach our own callbacks.
+        InToolScope scope;
         if (active_)
-          decline(*active_, cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 ? "free_in_range" : "allocation_in_range",
+          decline(*active_,
+                  cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 ? DeclineReason::kFreeInRange
+                                                                : DeclineReason::kAllocationInRange,
                   std::string(data->functionName) + " inside the range");
       }
       track_allocation(cbid, data);
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
-      if (data->callbackSite == CUPTI_API_EXIT) {
+      if (data->callbackSite == CUPTI_API_EXIT && trigger_.listens_to_profiler_api()) {
         std::lock_guard<std::mutex> lock(mutex_);
-  // Driver calls made while holding mutex_ must not reach our own callbacks.
-  InToolScope scope;
-        if (auto name = trigger_.on_profiler_start()) begin_range(*name, data->context);
+        // Driver calls made while holding mutex_ must not reach our own callbacks.
+        InToolScope scope;
+        if (auto event = trigger_.on_profiler_start(thread_number())) on_range_event(*event, data->context);
       }
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStop:
-      if (data->callbackSite == CUPTI_API_ENTER) {
+      if (data->callbackSite == CUPTI_API_ENTER && trigger_.listens_to_profiler_api()) {
         std::lock_guard<std::mutex> lock(mutex_);
-  // Driver calls made while holding mutex_ must not reach our own callbacks.
-  InToolScope scope;
-        if (trigger_.on_profiler_stop()) end_range();
+        // Driver calls made while holding mutex_ must not reach our own callbacks.
+        InToolScope scope;
+        if (auto event = trigger_.on_profiler_stop(thread_number())) on_range_event(*event, data->context);
       }
       return;
     default:
       break;
   }
-  if (data->callbackSite != CUPTI_API_ENTER || !trigger_.active()) return;
+  if (data->callbackSite != CUPTI_API_ENTER || !range_open_.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(mutex_);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
@@ -174,10 +389,14 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
 }
 
 void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  // A declined range is not replayed: recording more would only cost memory.
+  if (active_->eligibility.declined()) return;
   if (active_->ctx != nullptr && data->context != nullptr && data->context != active_->ctx) {
-    decline(*active_, "multiple_contexts", std::string(data->functionName) + " in a second context inside the range");
+    decline(*active_, DeclineReason::kMultipleContexts,
+            std::string(data->functionName) + " in a second context inside the range");
     return;
   }
+  const std::size_t first_new = active_->program.ops.size();
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
@@ -186,10 +405,10 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
       record_launch(cbid, data);
-      return;
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
-      decline(*active_, "host_function_in_range", "cuLaunchHostFunc inside the range");
+      decline(*active_, DeclineReason::kHostFunctionInRange, "cuLaunchHostFunc inside the range");
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
@@ -201,7 +420,7 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
-      decline(*active_, "unsupported_api", std::string(data->functionName) + " inside the range");
+      decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " inside the range");
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
@@ -209,11 +428,27 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
-      decline(*active_, "stream_capture_active", std::string(data->functionName) + " inside the range");
+      decline(*active_, DeclineReason::kStreamCaptureActive, std::string(data->functionName) + " inside the range");
       return;
     default:
       record_memory_op(cbid, data);
-      return;
+      break;
+  }
+  observe_new_operations(first_new, data->context != nullptr ? data->context : active_->ctx);
+}
+
+void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
+  auto& ops = active_->program.ops;
+  for (std::size_t i = first; i < ops.size(); ++i) {
+    const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]);
+    active_->eligibility.observe_operation(reinterpret_cast<std::uint64_t>(ctx), active_->device, kernel);
+    if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i]))
+      active_->eligibility.observe_captured_host_bytes(h2d->data.size());
+  }
+  if (active_->eligibility.declined()) {
+    // Over a cap (or a second context): free what was recorded, it will not be replayed.
+    ops.clear();
+    ops.shrink_to_fit();
   }
 }
 
@@ -223,7 +458,9 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (active_ && active_->profiled)
-    decline(*active_, cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? "module_load_in_range" : "module_unload_in_range",
+    decline(*active_,
+            cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? DeclineReason::kModuleLoadInRange
+                                                      : DeclineReason::kModuleUnloadInRange,
             "a module was loaded or unloaded inside the range");
 }
 

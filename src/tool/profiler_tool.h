@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "core/allocation_inventory.h"
+#include "core/decline_reason.h"
 #include "core/profile_config.h"
+#include "core/range/range_event.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
 #include "cuda/region_snapshot.h"
@@ -51,31 +53,42 @@ class ProfilerTool {
 
  private:
   struct ActiveRange {
-    std::uint32_t index = 0;     // matched-range number
+    std::uint32_t index = 0;     // matched-range number (RangeEvent::match_index)
     std::string name;
+    range::RangeSource source = range::RangeSource::kNvtxPushPop;
     CUcontext ctx = nullptr;
+    int device = -1;             // ordinal of ctx's device; -1 when unknown
     bool profiled = false;       // counters started for pass 0
-    std::optional<std::string> decline_reason;
-    std::string decline_detail;
+    Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
     std::optional<RegionSnapshot> entry;
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
 
+  // Range selection (profiler_tool.cpp): acts on what the trigger decided.
+  void on_range_event(const range::RangeEvent& event, CUcontext ctx);
+  void on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
+  void record_overlapping_range(const range::RangeEvent& event);
+
   // Range lifecycle (range_controller.cpp).
-  void begin_range(const std::string& name, CUcontext ctx);
+  void begin_range(const range::RangeEvent& event, CUcontext ctx);
   void end_range();
-  void decline(ActiveRange& range, const char* reason, std::string detail);
+  void decline(ActiveRange& range, DeclineReason reason, std::string detail);
   Status ensure_counters(CUcontext ctx);
   Status replay_window(ActiveRange& range);
   Status evaluate(ActiveRange& range);
   void progress(const ActiveRange& range, std::size_t pass);
+  /// Fills range.record's decline fields (and prints the decline) when the
+  /// range is declined.
+  void report_decline(ActiveRange& range);
 
   // Recording (recording.cpp).
   void record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void observe_new_operations(std::size_t first, CUcontext ctx);
   void track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
 
   ProfileConfig config_;
@@ -84,11 +97,14 @@ class ProfilerTool {
   std::mutex mutex_;
   RangeTrigger trigger_;
   std::unique_ptr<ActiveRange> active_;
-  std::uint32_t matched_ranges_ = 0;
-  std::uint32_t profiled_ranges_ = 0;
+  // Whether active_ is set; read without mutex_ to keep calls outside ranges cheap.
+  std::atomic<bool> range_open_{false};
   bool counters_failed_ = false;
   std::string counters_error_;
-  std::string counters_reason_;
+  DeclineReason counters_reason_ = DeclineReason::kCountersUnavailable;
+  // NVTX domain and registered-string names, by handle (mutex_).
+  std::unordered_map<const void*, std::string> nvtx_domains_;
+  std::unordered_map<const void*, std::string> nvtx_strings_;
 
   // Counter configuration, once per process (ensure_counters).
   std::unique_ptr<cupti::RangeProfilerSession> session_;

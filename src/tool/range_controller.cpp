@@ -40,10 +40,19 @@ void debug(const char* fmt, const std::string& a = "", long b = 0) {
 
 }  // namespace
 
-void ProfilerTool::decline(ActiveRange& range, const char* reason, std::string detail) {
-  if (range.decline_reason) return;  // the first decline reason wins
-  range.decline_reason = reason;
-  range.decline_detail = std::move(detail);
+void ProfilerTool::decline(ActiveRange& range, DeclineReason reason, std::string detail) {
+  range.eligibility.decline(reason, std::move(detail));  // the first decline reason wins
+}
+
+void ProfilerTool::report_decline(ActiveRange& range) {
+  const std::optional<DeclineReason> reason = range.eligibility.reason();
+  if (!reason) return;
+  range.record.declined = true;
+  range.record.decline_reason = std::string(decline_reason_name(*reason));
+  range.record.decline_detail = decline_report_detail(*reason, range.eligibility.detail());
+  if (!config_.quiet)
+    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", range.index + 1, range.name.c_str(),
+                 range.record.decline_reason.c_str(), range.eligibility.detail().c_str());
 }
 
 Status ProfilerTool::ensure_counters(CUcontext ctx) {
@@ -89,35 +98,37 @@ void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
                range.name.c_str(), pass, pass_count_);
 }
 
-void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
-  std::uint32_t match = matched_ranges_++;
-  if (match < config_.skip) return;
-  if (config_.range_count && profiled_ranges_ >= config_.range_count) return;
-  ++profiled_ranges_;
-  debug("begin range '%s' (match %ld)", name, static_cast<long>(match));
+void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
+  // Which matches are profiled (--skip/--range-count/--range-list) was
+  // decided by the trigger's RangeSelector: every kBegin is profiled.
+  const std::string& name = event.name;
+  debug("begin range '%s' (match %ld)", name, static_cast<long>(event.match_index));
 
   InToolScope guard;
   auto range = std::make_unique<ActiveRange>();
-  range->index = match;
+  range->index = static_cast<std::uint32_t>(event.match_index);
   range->name = name;
+  range->source = event.source;
   range->ctx = ctx;
-  range->record.index = match;
+  CUdevice device = 0;
+  if (ctx != nullptr && cuCtxGetDevice(&device) == CUDA_SUCCESS) range->device = static_cast<int>(device);
+  range->record.index = range->index;
   range->record.name = name;
 
   if (counters_failed_) {
-    decline(*range, counters_reason_.c_str(), counters_error_);
+    decline(*range, counters_reason_, counters_error_);
   } else if (Status s = ensure_counters(ctx); !s.ok()) {
     counters_failed_ = true;
-    counters_reason_ = s.code() == StatusCode::kPermissionDenied ? "counters_not_permitted"
-                       : s.code() == StatusCode::kInvalidArgument ? "unknown_metric"
-                       : s.code() == StatusCode::kFailedPrecondition ? "multiple_contexts"
-                                                                    : "counters_unavailable";
+    counters_reason_ = s.code() == StatusCode::kPermissionDenied    ? DeclineReason::kCountersNotPermitted
+                       : s.code() == StatusCode::kInvalidArgument    ? DeclineReason::kUnknownMetric
+                       : s.code() == StatusCode::kFailedPrecondition ? DeclineReason::kMultipleContexts
+                                                                     : DeclineReason::kCountersUnavailable;
     counters_error_ = s.message();
     report_.errors.push_back(s.message());
     if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
-    decline(*range, counters_reason_.c_str(), counters_error_);
+    decline(*range, counters_reason_, counters_error_);
   }
-  if (range->decline_reason) {
+  if (range->eligibility.declined()) {
     active_ = std::move(range);
     return;
   }
@@ -126,7 +137,7 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
   const auto begin_start = Clock::now();
   auto sync_start = begin_start;
   if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok()) {
-    decline(*range, "replay_failed", s.message());
+    decline(*range, DeclineReason::kReplayFailed, s.message());
     active_ = std::move(range);
     return;
   }
@@ -145,7 +156,9 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
     Status s = snap.ok() ? snap->capture(tool_stream_) : snap.status();
     if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
     if (!s.ok()) {
-      decline(*range, s.code() == StatusCode::kResourceExhausted ? "snapshot_does_not_fit" : "replay_failed",
+      decline(*range,
+              s.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit
+                                                         : DeclineReason::kReplayFailed,
               s.message());
       active_ = std::move(range);
       return;
@@ -162,7 +175,7 @@ void ProfilerTool::begin_range(const std::string& name, CUcontext ctx) {
   debug("pass 0 started: %s", s.to_string());
   range->record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) {
-    decline(*range, "counters_unavailable", s.message());
+    decline(*range, DeclineReason::kCountersUnavailable, s.message());
   } else {
     range->profiled = true;
     progress(*range, 1);
@@ -187,30 +200,22 @@ void ProfilerTool::end_range() {
     auto done = session_->end_pass();
     t.counters_ms += ms_since(c);
     if (!done.ok()) {
-      decline(*range, "counters_unavailable", done.status().message());
+      decline(*range, DeclineReason::kCountersUnavailable, done.status().message());
     } else {
       all_submitted = *done;
     }
   }
-  if (!s.ok()) decline(*range, "replay_failed", s.message());
-  if (!range->decline_reason && range->program.kernel_count() == 0)
-    decline(*range, "no_kernel_in_range", "the range launched no kernel; nothing to measure");
+  if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
+  range->eligibility.finish();  // no kernel in range
 
   range->record.passes = 1;
-  if (!range->decline_reason && !all_submitted) {
-    if (Status w = replay_window(*range); !w.ok()) decline(*range, "replay_failed", w.message());
+  if (!range->eligibility.declined() && !all_submitted) {
+    if (Status w = replay_window(*range); !w.ok()) decline(*range, DeclineReason::kReplayFailed, w.message());
   }
-  if (!range->decline_reason) {
-    if (Status e = evaluate(*range); !e.ok()) decline(*range, "counters_unavailable", e.message());
+  if (!range->eligibility.declined()) {
+    if (Status e = evaluate(*range); !e.ok()) decline(*range, DeclineReason::kCountersUnavailable, e.message());
   }
-  if (range->decline_reason) {
-    range->record.declined = true;
-    range->record.decline_reason = *range->decline_reason;
-    range->record.decline_detail = range->decline_detail;
-    if (!config_.quiet)
-      std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", range->index + 1, range->name.c_str(),
-                   range->decline_reason->c_str(), range->decline_detail.c_str());
-  }
+  report_decline(*range);
   if (range->program.skipped_device_to_host)
     range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
                                   " device-to-host copies were not re-executed in replays");

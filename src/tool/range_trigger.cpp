@@ -1,92 +1,136 @@
-// Range begin/end decisions from NVTX and profiler-API events (see header).
+// Range sources built from the configuration, and the one-recorded-range rule
+// across them (see range_trigger.h).
 #include "tool/range_trigger.h"
+
+#include <algorithm>
+#include <utility>
 
 namespace rangereplay::tool {
 
-namespace {
-// Parses "D@A/B/" into a domain and the push/pop names, outermost first.
-StatusOr<std::vector<std::string>> split_push_pop(const std::string& expr, std::string* domain) {
-  std::string body = expr;
-  auto at = body.find('@');
-  if (at != std::string::npos) {
-    *domain = body.substr(0, at);
-    body = body.substr(at + 1);
-  }
-  std::vector<std::string> names;
-  std::string cur;
-  for (char c : body) {
-    if (c == '/') {
-      if (cur.empty()) return invalid_argument("nvtx expression '" + expr + "': empty range name");
-      names.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) names.push_back(cur);
-  if (names.empty()) return invalid_argument("nvtx expression '" + expr + "' names no range");
-  return names;
+using range::RangeEvent;
+using range::RangeEventKind;
+
+StatusOr<range::RangeSelector> RangeTrigger::selector_of(const ProfileConfig& config) {
+  if (!config.range_list.empty()) return range::RangeSelector::parse_list(config.range_list, "range-list");
+  std::optional<std::uint64_t> count;
+  if (config.range_count != 0) count = config.range_count;
+  return range::RangeSelector::from_skip_count(config.skip, count);
 }
-}  // namespace
 
 Status RangeTrigger::configure(const ProfileConfig& config) {
-  profiler_api_ = config.profiler_api;
-  for (const auto& e : config.nvtx_include) {
-    Expression x;
-    RR_ASSIGN_OR_RETURN(x.names, split_push_pop(e, &x.domain));
-    includes_.push_back(std::move(x));
+  RR_ASSIGN_OR_RETURN(range::RangeSelector selector, selector_of(config));
+  if (!config.nvtx_include.empty() || !config.nvtx_exclude.empty()) {
+    RR_ASSIGN_OR_RETURN(range::NvtxFilter filter, range::NvtxFilter::parse(config.nvtx_include, config.nvtx_exclude));
+    nvtx_ = std::make_unique<range::NvtxRangeTracker>(std::move(filter), selector);
   }
-  for (const auto& e : config.nvtx_exclude) {
-    Expression x;
-    RR_ASSIGN_OR_RETURN(x.names, split_push_pop(e, &x.domain));
-    excludes_.push_back(std::move(x));
+  if (config.profiler_api) profiler_api_ = std::make_unique<range::ProfilerApiRanges>(selector);
+  if (!config.kernel_range.empty()) {
+    RR_ASSIGN_OR_RETURN(range::KernelWindows windows,
+                        range::KernelWindows::parse(config.kernel_range, "kernel-range"));
+    windows_.emplace(std::move(windows));
+    window_gate_.emplace(selector);
   }
+  refresh_listening();
   return ok_status();
 }
 
-bool RangeTrigger::matches(const std::vector<std::string>& stack, const std::string& domain) const {
-  auto ends_with = [&](const Expression& x) {
-    if (x.domain != domain || x.names.size() > stack.size()) return false;
-    return std::equal(x.names.rbegin(), x.names.rend(), stack.rbegin());
-  };
-  bool included = false;
-  for (const auto& x : includes_) included = included || ends_with(x);
-  for (const auto& x : excludes_) included = included && !ends_with(x);
-  return included;
+void RangeTrigger::refresh_listening() {
+  nvtx_listening_.store(nvtx_ != nullptr && !nvtx_->done(), std::memory_order_relaxed);
+  profiler_listening_.store(profiler_api_ != nullptr && !profiler_api_->done(), std::memory_order_relaxed);
+  counting_.store(windows_.has_value() && !windows_->past_last(launches_) && !window_gate_->done(),
+                  std::memory_order_relaxed);
 }
 
-std::optional<std::string> RangeTrigger::on_push(std::thread::id thread, const std::string& domain,
-                                                 const std::string& name) {
-  auto& stack = stacks_[{thread, domain}];
-  stack.push_back(name);
-  if (active_depth_ || includes_.empty() || !matches(stack, domain)) return std::nullopt;
-  active_depth_ = stack.size();
-  active_thread_ = thread;
-  active_domain_ = domain;
-  return name;
-}
-
-bool RangeTrigger::on_pop(std::thread::id thread, const std::string& domain) {
-  auto& stack = stacks_[{thread, domain}];
-  if (stack.empty()) return false;
-  stack.pop_back();
-  if (active_depth_ && thread == active_thread_ && domain == active_domain_ && stack.size() < *active_depth_) {
-    active_depth_.reset();
-    return true;
+std::optional<RangeEvent> RangeTrigger::forward(std::optional<RangeEvent> event) {
+  refresh_listening();
+  if (!event) return event;
+  const Recorded who{event->source, event->match_index};
+  switch (event->kind) {
+    case RangeEventKind::kBegin:
+      if (recording_) {
+        // Another source's range is being recorded: this one cannot be
+        // recorded separately (its work already belongs to the other).
+        shadowed_.push_back(who);
+        event->kind = RangeEventKind::kDeclinedOverlap;
+      } else {
+        recording_ = who;
+      }
+      return event;
+    case RangeEventKind::kEnd: {
+      const auto shadow = std::find(shadowed_.begin(), shadowed_.end(), who);
+      if (shadow != shadowed_.end()) {
+        shadowed_.erase(shadow);
+        return std::nullopt;
+      }
+      if (!recording_ || !(*recording_ == who)) return std::nullopt;  // not ours to end
+      recording_.reset();
+      return event;
+    }
+    case RangeEventKind::kSkipped:
+    case RangeEventKind::kDeclinedOverlap:
+      return event;
   }
-  return false;
+  return event;
 }
 
-std::optional<std::string> RangeTrigger::on_profiler_start() {
-  if (!profiler_api_ || profiler_open_) return std::nullopt;
-  profiler_open_ = true;
-  return std::string("cudaProfilerStart");
+std::optional<RangeEvent> RangeTrigger::on_push(std::uint64_t thread_id, std::string_view domain,
+                                                std::string_view name) {
+  if (!nvtx_) return std::nullopt;
+  return forward(nvtx_->on_push(thread_id, domain, name));
 }
 
-bool RangeTrigger::on_profiler_stop() {
-  if (!profiler_api_ || !profiler_open_) return false;
-  profiler_open_ = false;
-  return true;
+std::optional<RangeEvent> RangeTrigger::on_pop(std::uint64_t thread_id, std::string_view domain) {
+  if (!nvtx_) return std::nullopt;
+  return forward(nvtx_->on_pop(thread_id, domain));
+}
+
+std::optional<RangeEvent> RangeTrigger::on_start(std::uint64_t thread_id, std::string_view domain,
+                                                 std::string_view name, std::uint64_t range_id) {
+  if (!nvtx_) return std::nullopt;
+  return forward(nvtx_->on_start(thread_id, domain, name, range_id));
+}
+
+std::optional<RangeEvent> RangeTrigger::on_end(std::uint64_t thread_id, std::uint64_t range_id) {
+  if (!nvtx_) return std::nullopt;
+  return forward(nvtx_->on_end(thread_id, range_id));
+}
+
+std::optional<RangeEvent> RangeTrigger::on_profiler_start(std::uint64_t thread_id) {
+  if (!profiler_api_) return std::nullopt;
+  return forward(profiler_api_->on_start(thread_id));
+}
+
+std::optional<RangeEvent> RangeTrigger::on_profiler_stop(std::uint64_t thread_id) {
+  if (!profiler_api_) return std::nullopt;
+  return forward(profiler_api_->on_stop(thread_id));
+}
+
+RangeTrigger::Launch RangeTrigger::on_launch(std::uint64_t thread_id) {
+  Launch launch;
+  launch.index = launches_++;
+  if (!windows_) return launch;
+  const range::KernelWindows::Position at = windows_->position(launch.index);
+  std::optional<RangeEvent> event;
+  if (at.window && at.begins_before) {
+    const range::RangeGate::Verdict v = window_gate_->open();
+    if (v.kind == RangeEventKind::kBegin) window_recorded_ = *at.window;
+    event = RangeEvent{v.kind, range::RangeSource::kKernelWindow, v.match_index, windows_->window_name(*at.window),
+                       "", thread_id};
+  }
+  launch.ends_after = at.window.has_value() && at.ends_after && window_recorded_ == at.window;
+  launch.before = forward(std::move(event));
+  return launch;
+}
+
+std::optional<RangeEvent> RangeTrigger::after_launch(std::uint64_t thread_id, std::uint64_t index) {
+  if (!windows_) return std::nullopt;
+  const range::KernelWindows::Position at = windows_->position(index);
+  if (!at.window || !at.ends_after || window_recorded_ != at.window) return std::nullopt;
+  window_recorded_.reset();
+  window_gate_->close();
+  // Window i is match i: windows open in order and each opens exactly once.
+  return forward(RangeEvent{RangeEventKind::kEnd, range::RangeSource::kKernelWindow, *at.window,
+                            windows_->window_name(*at.window), "", thread_id});
 }
 
 }  // namespace rangereplay::tool

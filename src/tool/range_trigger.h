@@ -1,52 +1,116 @@
-// RangeTrigger: turns NVTX push/pop and cu(da)ProfilerStart/Stop events into
-// "a matched range begins / ends" decisions for the configured selection.
+// RangeTrigger: the injection's one door to range selection. It builds the
+// range sources the configuration asks for from the core range layer
+// (src/core/range/) and answers every NVTX call, cu(da)ProfilerStart/Stop and
+// kernel launch with the RangeEvent the tool acts on:
 //
-// Push/pop ranges are per thread: a range begins at the push that makes the
-// thread's stack match an include expression (and no exclude) and ends at the
-// pop that takes that thread's stack below the matched depth.
-// Thread-safety: externally locked (ProfilerTool::mutex_).
+//   --nvtx-include/--nvtx-exclude  NvtxRangeTracker (push/pop, start/end, domains)
+//   --profiler-api                 ProfilerApiRanges
+//   --kernel-range A:B[,C:D]       KernelWindows, launches counted here
+//   --skip/--range-count/--range-list  one RangeSelector, copied into each source
+//
+// Match numbers are per source (the CLI allows one source per run). At most
+// one range is recorded at a time across sources: a kBegin from one source
+// while another source's range is recorded becomes kDeclinedOverlap and its
+// kEnd is swallowed. The trigger holds no CUDA types, so it is unit tested.
+//
+// Kernel windows: on_launch() is called at the API_ENTER of every kernel
+// launch (not the tool's own); it numbers the launch and returns the kBegin
+// to act on before the launch is recorded. When Launch::ends_after is set,
+// after_launch() must be called at that launch's API_EXIT (the launch has
+// then been submitted, so the range may end).
+//
+// Thread-safety: externally locked (ProfilerTool::mutex_), except
+// counts_launches(), listens_to_nvtx() and listens_to_profiler_api(), which
+// may be read from any thread without the lock (a stale true only costs a
+// lock; the state is re-checked under it).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <optional>
-#include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include "core/profile_config.h"
+#include "core/range/kernel_windows.h"
+#include "core/range/nvtx_range_tracker.h"
+#include "core/range/profiler_api_ranges.h"
+#include "core/range/range_event.h"
+#include "core/range/range_gate.h"
+#include "core/range/range_selector.h"
 #include "core/status.h"
 
 namespace rangereplay::tool {
 
 class RangeTrigger {
  public:
+  /// The RangeSelector of --skip/--range-count or --range-list. Errors:
+  /// kInvalidArgument with the core parser's one-line message.
+  static StatusOr<range::RangeSelector> selector_of(const ProfileConfig& config);
+
+  /// Builds the sources `config` asks for. Errors: kInvalidArgument for a
+  /// malformed expression, window or list (the launcher checks these before
+  /// the application starts, so this only fails on a hand-written config).
+  /// Call once, before any other method.
   Status configure(const ProfileConfig& config);
-  /// NVTX push on `thread` in `domain` ("" = default domain). Returns the
-  /// range's name when a matched range begins.
-  std::optional<std::string> on_push(std::thread::id thread, const std::string& domain, const std::string& name);
-  /// NVTX pop; true when it ends the matched range.
-  bool on_pop(std::thread::id thread, const std::string& domain);
-  std::optional<std::string> on_profiler_start();
-  bool on_profiler_stop();
-  /// Forget the active range (it was not profiled or has ended).
-  bool active() const { return active_depth_.has_value(); }
+
+  // NVTX, `thread_id` an opaque per-thread number, `domain` "" = default.
+  std::optional<range::RangeEvent> on_push(std::uint64_t thread_id, std::string_view domain, std::string_view name);
+  std::optional<range::RangeEvent> on_pop(std::uint64_t thread_id, std::string_view domain);
+  std::optional<range::RangeEvent> on_start(std::uint64_t thread_id, std::string_view domain, std::string_view name,
+                                            std::uint64_t range_id);
+  std::optional<range::RangeEvent> on_end(std::uint64_t thread_id, std::uint64_t range_id);
+
+  // cuProfilerStart (act at its API_EXIT) / cuProfilerStop (at its API_ENTER).
+  std::optional<range::RangeEvent> on_profiler_start(std::uint64_t thread_id);
+  std::optional<range::RangeEvent> on_profiler_stop(std::uint64_t thread_id);
+
+  /// One application kernel launch at its API_ENTER.
+  struct Launch {
+    std::uint64_t index = 0;                 // launch number in the process, from 0
+    std::optional<range::RangeEvent> before;  // act on it before recording the launch
+    bool ends_after = false;                 // call after_launch(index) at API_EXIT
+  };
+  Launch on_launch(std::uint64_t thread_id);
+  /// The API_EXIT of launch `index` whose Launch had ends_after: the kEnd of
+  /// its window when that window is being recorded.
+  std::optional<range::RangeEvent> after_launch(std::uint64_t thread_id, std::uint64_t index);
+
+  /// Whether kernel launches must be passed to on_launch (windows configured
+  /// and not all past).
+  bool counts_launches() const { return counting_.load(std::memory_order_relaxed); }
+  /// Whether NVTX calls can still begin or end a range.
+  bool listens_to_nvtx() const { return nvtx_listening_.load(std::memory_order_relaxed); }
+  /// Whether cuProfilerStart/Stop can still begin or end a range.
+  bool listens_to_profiler_api() const { return profiler_listening_.load(std::memory_order_relaxed); }
+  /// Launches counted so far.
+  std::uint64_t launches() const { return launches_; }
+  /// Whether a range is being recorded (between a forwarded kBegin and kEnd).
+  bool recording() const { return recording_.has_value(); }
 
  private:
-  struct Expression {
-    std::string domain;               // "" = default domain
-    std::vector<std::string> names;   // outermost first: "A/B" -> {A, B}
+  // The recorded range: which source and match it came from.
+  struct Recorded {
+    range::RangeSource source = range::RangeSource::kNvtxPushPop;
+    std::uint64_t match_index = 0;
+    friend bool operator==(const Recorded&, const Recorded&) = default;
   };
-  bool matches(const std::vector<std::string>& stack, const std::string& domain) const;
+  // Applies the one-recorded-range rule across sources.
+  std::optional<range::RangeEvent> forward(std::optional<range::RangeEvent> event);
+  void refresh_listening();
 
-  std::vector<Expression> includes_;
-  std::vector<Expression> excludes_;
-  bool profiler_api_ = false;
-  bool profiler_open_ = false;
-  std::map<std::pair<std::thread::id, std::string>, std::vector<std::string>> stacks_;
-  std::optional<std::size_t> active_depth_;
-  std::thread::id active_thread_;
-  std::string active_domain_;
+  std::unique_ptr<range::NvtxRangeTracker> nvtx_;
+  std::unique_ptr<range::ProfilerApiRanges> profiler_api_;
+  std::optional<range::KernelWindows> windows_;
+  std::optional<range::RangeGate> window_gate_;
+  std::optional<std::size_t> window_recorded_;  // window whose kBegin was forwarded
+  std::uint64_t launches_ = 0;
+  std::optional<Recorded> recording_;
+  std::vector<Recorded> shadowed_;  // begun while another source recorded: their kEnd is dropped
+  std::atomic<bool> counting_{false};
+  std::atomic<bool> nvtx_listening_{false};
+  std::atomic<bool> profiler_listening_{false};
 };
 
 }  // namespace rangereplay::tool

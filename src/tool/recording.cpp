@@ -134,7 +134,8 @@ void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData
       return;
   }
   if (!s.ok()) {
-    decline(*active_, "unsupported_api", "cannot copy the arguments of kernel " + op.name + ": " + s.message());
+    decline(*active_, DeclineReason::kUnsupportedApi,
+            "cannot copy the arguments of kernel " + op.name + ": " + s.message());
     return;
   }
   active_->program.ops.emplace_back(std::move(op));
@@ -235,7 +236,8 @@ void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackD
       } else if (src_dev) {
         ++active_->program.skipped_device_to_host;
       } else {
-        decline(*active_, "unsupported_api", std::string(data->functionName) + " between untracked addresses");
+        decline(*active_, DeclineReason::kUnsupportedApi,
+                std::string(data->functionName) + " between untracked addresses");
       }
       return;
     }

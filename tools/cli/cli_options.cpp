@@ -1,5 +1,8 @@
 // Command-line parsing with CLI11 and the checks that need no file system or
-// GPU (see cli_options.h).
+// GPU (see cli_options.h). Range-selection options are checked with the same
+// core parsers the injection uses (src/core/range/), so an expression the
+// launcher accepts is one the tool understands, and a malformed one is
+// reported before the application starts, with its column.
 #include "cli/cli_options.h"
 
 #include <CLI/CLI.hpp>
@@ -7,8 +10,11 @@
 #include <charconv>
 #include <cstdint>
 
-#include "core/storage/byte_size.h"
 #include "core/closest_names.h"
+#include "core/range/kernel_windows.h"
+#include "core/range/nvtx_expression.h"
+#include "core/range/range_selector.h"
+#include "core/storage/byte_size.h"
 
 #ifndef RANGEREPLAY_VERSION
 #define RANGEREPLAY_VERSION "unknown"
@@ -74,41 +80,29 @@ std::string top_footer() {
          "1 when the profiler cannot run (e.g. no CUDA device).";
 }
 
+// The core parsers name the option without dashes ("nvtx-include '...': ...",
+// hints say "--nvtx-include"); the launcher's messages start with the flag.
+Status as_flag_error(Status s) {
+  if (s.ok()) return s;
+  return invalid_argument("--" + s.message());
+}
+
 }  // namespace
 
 std::string version_text() { return std::string("rangereplay ") + RANGEREPLAY_VERSION; }
 
 Status check_kernel_range(const std::string& text) {
-  const std::string fix = "; write --kernel-range A:B with launch indices A < B (B exclusive), e.g. 100:164";
-  std::size_t colon = text.find(':');
-  if (colon == std::string::npos) return invalid_argument("--kernel-range '" + text + "' has no ':'" + fix);
-  std::uint64_t a = 0, b = 0;
-  if (!parse_unsigned(std::string_view(text).substr(0, colon), a) ||
-      !parse_unsigned(std::string_view(text).substr(colon + 1), b)) {
-    return invalid_argument("--kernel-range '" + text + "' is not two whole numbers" + fix);
-  }
-  if (a >= b) return invalid_argument("--kernel-range '" + text + "' selects no launch" + fix);
-  return ok_status();
+  return as_flag_error(range::KernelWindows::parse(text, "kernel-range").status());
 }
 
 Status check_range_list(const std::string& text) {
-  const std::string fix = "; write matched-range indices from 0 and inclusive spans, e.g. --range-list 2,5-7";
-  if (trim(text).empty()) return invalid_argument("--range-list is empty" + fix);
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string item = trim(std::string_view(text).substr(start, comma - start));
-    std::size_t dash = item.find('-');
-    std::uint32_t first = 0, last = 0;
-    bool ok = dash == std::string::npos
-                  ? parse_unsigned(std::string_view(item), first)
-                  : parse_unsigned(std::string_view(item).substr(0, dash), first) &&
-                        parse_unsigned(std::string_view(item).substr(dash + 1), last) && first <= last;
-    if (!ok) return invalid_argument("--range-list item '" + item + "' in '" + text + "' is malformed" + fix);
-    start = comma + 1;
-  }
-  return ok_status();
+  return as_flag_error(range::RangeSelector::parse_list(text, "range-list").status());
+}
+
+Status check_nvtx_expression(const std::string& option, const std::string& text) {
+  std::string name = option;
+  while (!name.empty() && name.front() == '-') name.erase(0, 1);
+  return as_flag_error(range::parse_nvtx_expression(text, name).status());
 }
 
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
@@ -150,7 +144,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
       ->allow_extra_args(false);
   profile->add_option("--nvtx-exclude", nvtx_exclude, "NVTX exclude expression (repeatable)")->type_name("EXPR")->allow_extra_args(false);
   profile->add_flag("--profiler-api", profiler_api, "Ranges from cu(da)ProfilerStart/Stop");
-  profile->add_option("--kernel-range", kernel_range, "Range of kernel launches A:B in the process (B exclusive)")
+  profile->add_option("--kernel-range", kernel_range,
+                      "Ranges of kernel launches A:B[,C:D...] in the process (from 0, B exclusive)")
       ->type_name("A:B");
   profile->add_option("--metrics", metrics, "Metric names, comma separated (Nsight Compute names)")
       ->type_name("LIST");
@@ -245,16 +240,27 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   ProfileConfig& c = req.config;
   for (const std::string& e : nvtx_include) {
     if (trim(e).empty()) return invalid_argument("--nvtx-include needs a non-empty expression, e.g. step/");
+    RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-include", e));
   }
   for (const std::string& e : nvtx_exclude) {
     if (trim(e).empty()) return invalid_argument("--nvtx-exclude needs a non-empty expression, e.g. warmup/");
+    RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-exclude", e));
   }
   c.nvtx_include = nvtx_include;
   c.nvtx_exclude = nvtx_exclude;
   c.profiler_api = profiler_api;
   if (!kernel_range.empty()) RR_RETURN_IF_ERROR(check_kernel_range(kernel_range));
   c.kernel_range = kernel_range;
-  if (c.nvtx_include.empty() && !c.profiler_api && c.kernel_range.empty()) return invalid_argument(kNoRange);
+  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(!c.kernel_range.empty());
+  if (sources == 0) return invalid_argument(kNoRange);
+  if (sources > 1) {
+    return invalid_argument(
+        "give one range source: --nvtx-include, --profiler-api or --kernel-range (ranges from different sources "
+        "would overlap and be numbered separately)");
+  }
+  if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
+    return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
+  }
 
   if (!range_list.empty() && (!skip.empty() || !range_count.empty())) {
     return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");

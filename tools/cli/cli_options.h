@@ -48,15 +48,24 @@ inline constexpr const char* kDefaultSet = "basic";
 /// Parses `args` (args[0] is the program name). `env` resolves %q{NAME} in
 /// --output so that an unset variable is reported before the application
 /// starts. Errors: invalid_argument with a one-line message (unknown option,
-/// missing value, malformed size / kernel range / range list / output name,
-/// no range selected, no application). Thread-safe if `env` is.
+/// missing value, malformed size / NVTX expression / kernel range / range
+/// list / output name, no range selected, more than one range source, no
+/// application). Thread-safe if `env` is.
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
 
-/// Parses "A:B" (launch indices, B exclusive, A < B). Errors: invalid_argument.
+/// Checks --kernel-range windows "A:B[,C:D...]" (launch indices, B
+/// exclusive) with range::KernelWindows::parse. Errors: invalid_argument,
+/// one line naming the column ("--kernel-range '5': missing ':' at column 1; ...").
 Status check_kernel_range(const std::string& text);
-/// Parses a matched-range list "2,5-7" (indices and inclusive spans, from 0).
-/// Errors: invalid_argument naming the bad item.
+/// Checks a matched-range list "2,5-7" (indices and inclusive spans, from 0;
+/// "3-" runs to the end) with range::RangeSelector::parse_list. Errors:
+/// invalid_argument, one line naming the column.
 Status check_range_list(const std::string& text);
+/// Checks one --nvtx-include/--nvtx-exclude expression (`option` is the flag
+/// as typed) with range::parse_nvtx_expression. Errors: invalid_argument,
+/// one line naming the column ("--nvtx-include 'A//B': empty range name at
+/// column 2; write A/B").
+Status check_nvtx_expression(const std::string& option, const std::string& text);
 
 /// "rangereplay <version>".
 std::string version_text();
