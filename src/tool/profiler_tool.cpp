@@ -339,6 +339,13 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
   if (active_ && active_->profiled) observe_in_range(cbid, data);
 }
 
+namespace {
+bool is_free(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 || cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz;
+}
+}  // namespace
+
 void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   if (is_kernel_launch(cbid)) {
     on_launch_site(cbid, data);
@@ -347,7 +354,14 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
       if (data->callbackSite == CUPTI_API_ENTER) {
         // Waits here while a replay window runs in another thread.
         std::lock_guard<std::mutex> lock(mutex_);
@@ -355,8 +369,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         InToolScope scope;
         if (active_)
           decline(*active_,
-                  cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 ? DeclineReason::kFreeInRange
-                                                                : DeclineReason::kAllocationInRange,
+                  is_free(cbid) ? DeclineReason::kFreeInRange : DeclineReason::kAllocationInRange,
                   std::string(data->functionName) + " inside the range");
       }
       track_allocation(cbid, data);
@@ -413,13 +426,6 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
       decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " inside the range");
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:

@@ -264,10 +264,44 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
                       "cuMemAllocPitch_v2", 0});
       return;
     }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
+      if (enter) return;
+      const auto* p = static_cast<const cuMemAllocManaged_params*>(data->functionParams);
+      if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
+      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kManaged, "cuMemAllocManaged", 0});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
+      if (enter) return;
+      const auto* p = static_cast<const cuMemAllocAsync_params*>(data->functionParams);
+      if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
+      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kStreamOrdered,
+                      "cuMemAllocAsync", 0});
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
+      if (enter) return;
+      const auto* p = static_cast<const cuMemAllocFromPoolAsync_params*>(data->functionParams);
+      if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
+      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kStreamOrdered,
+                      "cuMemAllocFromPoolAsync", 0});
+      return;
+    }
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2: {
       // Forget the region before the driver frees it, so no snapshot touches it.
       if (!enter) return;
       const auto* p = static_cast<const cuMemFree_v2_params*>(data->functionParams);
+      inventory_.remove(DevicePtr(p->dptr));
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
+      // A stream-ordered free: the memory stays valid until the stream reaches
+      // it, but no later snapshot may cover it.
+      if (!enter) return;
+      const auto* p = static_cast<const cuMemFreeAsync_params*>(data->functionParams);
       inventory_.remove(DevicePtr(p->dptr));
       return;
     }
