@@ -28,7 +28,7 @@
 #include "core/profile_config.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
-#include "cuda/region_snapshot.h"
+#include "cuda/snapshot.h"
 #include "cupti/range_profiler_session.h"
 #include "report/report_model.h"
 #include "tool/metric_evaluator.h"
@@ -58,7 +58,7 @@ class ProfilerTool {
     std::optional<std::string> decline_reason;
     std::string decline_detail;
     RecordedProgram program;
-    std::optional<RegionSnapshot> entry;
+    std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -95,6 +95,8 @@ class ProfilerTool {
   std::unique_ptr<MetricEvaluator> evaluator_;
   std::uint32_t pass_count_ = 0;
   CUstream tool_stream_ = nullptr;
+  // Snapshot tiers for the process: retained arenas are reused across ranges.
+  std::unique_ptr<SnapshotStorage> snapshot_storage_;
 
   report::Report report_;
   std::atomic<bool> finished_{false};
