@@ -30,7 +30,7 @@
 #include "core/range/range_event.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
-#include "cuda/region_snapshot.h"
+#include "cuda/snapshot.h"
 #include "cupti/range_profiler_session.h"
 #include "report/report_model.h"
 #include "tool/metric_evaluator.h"
@@ -61,7 +61,7 @@ class ProfilerTool {
     bool profiled = false;       // counters started for pass 0
     Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
-    std::optional<RegionSnapshot> entry;
+    std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -111,6 +111,8 @@ class ProfilerTool {
   std::unique_ptr<MetricEvaluator> evaluator_;
   std::uint32_t pass_count_ = 0;
   CUstream tool_stream_ = nullptr;
+  // Snapshot tiers for the process: retained arenas are reused across ranges.
+  std::unique_ptr<SnapshotStorage> snapshot_storage_;
 
   report::Report report_;
   std::atomic<bool> finished_{false};

@@ -29,6 +29,16 @@ std::size_t max_kernels_per_range() {
   return n > 0 ? static_cast<std::size_t>(n) : 2048;
 }
 
+// The snapshot tiers as the user capped them (0 = no cap); pinned tier by
+// the copy engines.
+SnapshotOptions snapshot_options(const ProfileConfig& config) {
+  SnapshotOptions options;
+  options.device_limit_bytes = config.snapshot_device_limit;
+  options.host_limit_bytes = config.snapshot_host_limit;
+  options.copy.pinned_method = PinnedCopyMethod::kCopyEngine;
+  return options;
+}
+
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr.
 void debug(const char* fmt, const std::string& a = "", long b = 0) {
   static const bool on = std::getenv("RANGEREPLAY_DEBUG") != nullptr;
@@ -152,8 +162,11 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
       for (const auto& a : inventory_.regions_locked()) regions.push_back(a.range);
     }
     range->record.regions = static_cast<std::uint32_t>(regions.size());
-    auto snap = RegionSnapshot::create(std::move(regions));
-    Status s = snap.ok() ? snap->capture(tool_stream_) : snap.status();
+    // Entry and exit states are planned together here (snapshot.h), so a
+    // snapshot that does not fit declines the range before pass 0.
+    if (!snapshot_storage_) snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(config_), ctx);
+    auto snap = Snapshot::create(*snapshot_storage_, regions, kSnapshotStates, tool_stream_);
+    Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
     if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
     if (!s.ok()) {
       decline(*range,
@@ -164,8 +177,12 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
       return;
     }
     range->record.footprint_bytes = snap->bytes();
-    range->record.tiers.push_back({"device", snap->bytes(), snap->bytes(), true});
-    range->entry.emplace(std::move(snap).value());
+    range->record.tiers = snap->tiers();
+    for (const std::string& note : snap->plan().notes) range->record.notes.push_back("snapshot storage: " + note);
+    if (snap->narrow_items() > 0)
+      range->record.notes.push_back(std::to_string(snap->narrow_items()) +
+                                    " snapshot copy items of regions not 16-byte aligned use narrower vectors");
+    range->snapshot.emplace(std::move(snap).value());
     range->record.timings.capture_ms += ms_since(capture_start);
   }
 
@@ -226,15 +243,14 @@ void ProfilerTool::end_range() {
 
 Status ProfilerTool::replay_window(ActiveRange& range) {
   auto& t = range.record.timings;
-  if (!range.entry) return internal_error("multi-pass range without an entry snapshot");
+  if (!range.snapshot) return internal_error("multi-pass range without a snapshot");
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = inventory_.lock();
   RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
 
   // The application's own range-exit state, restored at the end of the window.
   auto capture_start = Clock::now();
-  RR_ASSIGN_OR_RETURN(RegionSnapshot exit_state, RegionSnapshot::create(range.entry->regions()));
-  RR_RETURN_IF_ERROR(exit_state.capture(tool_stream_));
+  RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
   RR_CU(cuStreamSynchronize(tool_stream_));
   t.capture_ms += ms_since(capture_start);
 
@@ -253,7 +269,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     progress(range, pass + 1);
     debug("replay pass %s%ld", "", static_cast<long>(pass));
     RR_CU(cuEventRecord(ev[0], tool_stream_));
-    RR_RETURN_IF_ERROR(range.entry->restore(tool_stream_));
+    RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
     RR_CU(cuEventRecord(ev[1], tool_stream_));
     // The restore is ordered before the replayed work by the stream itself;
     // CUPTI's start is a host call, so no host wait is needed here.
@@ -273,13 +289,13 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     RR_CU(cuEventElapsedTime(&kernels_ms, ev[1], ev[2]));
     t.restore_ms += restore_ms;
     t.kernels_ms += kernels_ms;
-    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), range.entry->bytes(), {}});
+    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), range.snapshot->bytes(), {}});
     ++pass;
   }
   range.record.passes = static_cast<std::uint32_t>(pass);
 
   auto restore_start = Clock::now();
-  RR_RETURN_IF_ERROR(exit_state.restore(tool_stream_));
+  RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
   RR_CU(cuStreamSynchronize(tool_stream_));
   t.restore_ms += ms_since(restore_start);
   return ok_status();

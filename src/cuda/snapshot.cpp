@@ -1,0 +1,204 @@
+// Snapshot states planned by the storage planner, copied by CopyPlans (see snapshot.h).
+#include "cuda/snapshot.h"
+
+#include <array>
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace rangereplay {
+namespace {
+
+std::optional<std::uint64_t> cap(std::uint64_t limit_bytes) {
+  return limit_bytes == 0 ? std::nullopt : std::optional<std::uint64_t>(limit_bytes);
+}
+
+std::size_t index_of(SnapshotState state) { return static_cast<std::size_t>(state); }
+
+const char* state_name(SnapshotState state) {
+  return state == SnapshotState::kEntry ? "entry" : "exit";
+}
+
+}  // namespace
+
+SnapshotStorage::SnapshotStorage(const SnapshotOptions& options, CUcontext context)
+    : options_(options),
+      chain_(DeviceTier(storage::TierOptions{"device", cap(options.device_limit_bytes), /*retain=*/true},
+                        storage::PrefixChunking(options.granule_bytes),
+                        storage::BumpSuballocator(options.alignment_bytes), context, options.growth_divisor),
+             PinnedTier(storage::TierOptions{"pinned", cap(options.host_limit_bytes), /*retain=*/true},
+                        storage::WholeRegion{}, storage::BumpSuballocator(options.alignment_bytes), context,
+                        options.growth_divisor),
+             storage::NullAllocator{}) {
+  assert(options.alignment_bytes <= kBackingAlignment &&
+         "the bump alignment cannot exceed what the backings guarantee for an arena's base");
+}
+
+SnapshotStorage::~SnapshotStorage() = default;  // the chain frees every arena, last tier first
+
+std::uint64_t SnapshotStorage::arena_bytes(std::size_t tier) {
+  const std::optional<storage::BackingBlock>* block = nullptr;
+  if (tier == kDeviceTier) block = &chain_.tier<kDeviceTier>().block();
+  if (tier == kPinnedTier) block = &chain_.tier<kPinnedTier>().block();
+  return block != nullptr && block->has_value() ? (*block)->bytes : 0;
+}
+
+Status SnapshotStorage::release() {
+  if (in_use_) return failed_precondition("snapshot storage released while a snapshot still uses it");
+  chain_.release();
+  return ok_status();
+}
+
+StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const MemoryRange> regions,
+                                    std::size_t state_count, CUstream stream) {
+  if (state_count == 0 || state_count > kSnapshotStates) {
+    return invalid_argument("a snapshot has 1 or " + std::to_string(kSnapshotStates) + " states, not " +
+                            std::to_string(state_count));
+  }
+  if (storage.in_use_) {
+    return failed_precondition("the snapshot storage still holds the previous range's snapshot");
+  }
+
+  // One request per non-empty region and state; earlier states get higher
+  // priority, so the planner places all of state 0 first, then state 1, each
+  // in region order (storage_plan.h: placements in priority, then request,
+  // then tier order).
+  std::vector<storage::Request> requests;
+  requests.reserve(regions.size() * state_count);
+  std::uint64_t bytes = 0;
+  for (const MemoryRange& region : regions) bytes += region.size();
+  for (std::size_t s = 0; s < state_count; ++s) {
+    const auto priority = static_cast<std::int32_t>(state_count - 1 - s);
+    for (const MemoryRange& region : regions) {
+      if (!region.empty()) requests.push_back(storage::Request{region, 0, priority});
+    }
+  }
+
+  RR_ASSIGN_OR_RETURN(storage::StoragePlan plan, storage.chain_.plan_and_commit(requests));
+  Snapshot snapshot;
+  snapshot.storage_ = &storage;  // from here on, the destructor ends the storage's range
+  storage.in_use_ = true;
+  snapshot.bytes_ = bytes;
+  snapshot.plan_ = std::move(plan);
+  const storage::StoragePlan& placed = snapshot.plan_;
+  if (placed.tiers.size() != SnapshotStorage::Chain::kTierCount) {
+    return internal_error("the storage plan has " + std::to_string(placed.tiers.size()) + " tiers, expected " +
+                          std::to_string(SnapshotStorage::Chain::kTierCount));
+  }
+
+  // Walk the placements in the planner's order, request by request.
+  using TierSpans = std::array<std::vector<CopySpan>, SnapshotStorage::Chain::kTierCount>;
+  std::vector<TierSpans> spans(state_count);
+  const std::size_t per_state = requests.size() / state_count;
+  std::size_t next = 0;
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    const storage::Request& request = requests[r];
+    TierSpans& state_spans = spans[r / per_state];
+    std::uint64_t covered = 0;
+    while (covered < request.bytes()) {
+      if (next == placed.placements.size()) {
+        return internal_error("the storage plan ends before placing all " + std::to_string(request.bytes()) +
+                              " bytes of request " + std::to_string(r));
+      }
+      const storage::Placement& piece = placed.placements[next++];
+      if (piece.region != request.region || piece.region_offset != covered ||
+          piece.tier >= SnapshotStorage::Chain::kTierCount || piece.bytes == 0 ||
+          piece.bytes > request.bytes() - covered) {
+        return internal_error("storage placement " + std::to_string(next - 1) +
+                              " is out of the planner's documented order for request " + std::to_string(r));
+      }
+      state_spans[piece.tier].push_back(
+          CopySpan{request.region.start() + piece.region_offset, piece.arena_offset, piece.bytes});
+      covered += piece.bytes;
+    }
+  }
+  if (next != placed.placements.size()) {
+    return internal_error("the storage plan has " + std::to_string(placed.placements.size() - next) +
+                          " placements past the requests");
+  }
+
+  snapshot.copy_plans_.reserve(state_count);
+  for (std::size_t s = 0; s < state_count; ++s) {
+    std::vector<ArenaCopyList> arenas(SnapshotStorage::Chain::kTierCount);
+    for (std::size_t t = 0; t < arenas.size(); ++t) {
+      arenas[t].kind = t == SnapshotStorage::kDeviceTier ? ArenaKind::kDevice : ArenaKind::kPinnedHost;
+      arenas[t].base = placed.tiers[t].arena_address;
+      arenas[t].bytes = placed.tiers[t].arena_bytes;
+      arenas[t].spans = std::move(spans[s][t]);
+    }
+    RR_ASSIGN_OR_RETURN(CopyPlan copy_plan, CopyPlan::create(arenas, storage.options_.copy, stream));
+    snapshot.copy_plans_.push_back(std::move(copy_plan));
+  }
+  return StatusOr<Snapshot>(std::move(snapshot));
+}
+
+Snapshot::Snapshot(Snapshot&& other) noexcept
+    : storage_(std::exchange(other.storage_, nullptr)),
+      plan_(std::move(other.plan_)),
+      copy_plans_(std::move(other.copy_plans_)),
+      bytes_(std::exchange(other.bytes_, 0)) {
+  other.copy_plans_.clear();
+}
+
+Snapshot& Snapshot::operator=(Snapshot&& other) noexcept {
+  if (this == &other) return *this;
+  end();
+  storage_ = std::exchange(other.storage_, nullptr);
+  plan_ = std::move(other.plan_);
+  copy_plans_ = std::move(other.copy_plans_);
+  other.copy_plans_.clear();
+  bytes_ = std::exchange(other.bytes_, 0);
+  return *this;
+}
+
+Snapshot::~Snapshot() { end(); }
+
+void Snapshot::end() noexcept {
+  copy_plans_.clear();  // each waits for its last pass before freeing its buffers
+  if (storage_ == nullptr) return;
+  storage_->chain_.end_range();
+  storage_->in_use_ = false;
+  storage_ = nullptr;
+}
+
+Status Snapshot::check_state(SnapshotState state) const {
+  if (storage_ == nullptr) return failed_precondition("snapshot used after it was moved from");
+  if (index_of(state) >= copy_plans_.size()) {
+    return invalid_argument(std::string("the ") + state_name(state) + " state was not planned (" +
+                            std::to_string(copy_plans_.size()) + " state(s))");
+  }
+  return ok_status();
+}
+
+Status Snapshot::capture(SnapshotState state, CUstream stream) {
+  RR_RETURN_IF_ERROR(check_state(state));
+  return copy_plans_[index_of(state)].capture(stream);
+}
+
+Status Snapshot::restore(SnapshotState state, CUstream stream) {
+  RR_RETURN_IF_ERROR(check_state(state));
+  return copy_plans_[index_of(state)].restore(stream);
+}
+
+std::vector<report::TierUsage> Snapshot::tiers() const {
+  std::vector<report::TierUsage> usage;
+  for (const storage::TierOutcome& tier : plan_.tiers) {
+    if (tier.bytes == 0) continue;
+    usage.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});
+  }
+  return usage;
+}
+
+const CopyPlan& Snapshot::copy_plan(SnapshotState state) const {
+  assert(index_of(state) < copy_plans_.size() && "copy_plan() of a state that was not planned");
+  return copy_plans_[index_of(state)];
+}
+
+std::uint64_t Snapshot::narrow_items() const {
+  std::uint64_t items = 0;
+  for (const CopyPlan& plan : copy_plans_) items += plan.stats().narrow_items;
+  return items;
+}
+
+}  // namespace rangereplay

@@ -1,0 +1,113 @@
+// Device and pinned-host backings of the snapshot planner (see storage_backings.h).
+#include "cuda/storage_backings.h"
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "core/storage/tier_budget.h"
+#include "cuda/cu_status.h"
+
+namespace rangereplay {
+namespace {
+
+// Makes `context` current for the scope when another context is current
+// (push/pop); does nothing for nullptr or when it is current already.
+class ScopedContext {
+ public:
+  explicit ScopedContext(CUcontext context) {
+    if (context == nullptr) return;
+    CUcontext current = nullptr;
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context) return;
+    status_ = cu_status(cuCtxPushCurrent(context), "cuCtxPushCurrent", __FILE__, __LINE__);
+    pushed_ = status_.ok();
+  }
+  ~ScopedContext() {
+    if (!pushed_) return;
+    CUcontext popped = nullptr;
+    (void)cuCtxPopCurrent(&popped);
+  }
+  ScopedContext(const ScopedContext&) = delete;
+  ScopedContext& operator=(const ScopedContext&) = delete;
+
+  const Status& status() const { return status_; }
+
+ private:
+  Status status_;
+  bool pushed_ = false;
+};
+
+Status check_alignment(std::uint64_t address, const char* what) {
+  if (address % kBackingAlignment == 0) return ok_status();
+  return internal_error(std::string(what) + " returned address " + std::to_string(address) +
+                        ", not aligned to " + std::to_string(kBackingAlignment) + " bytes");
+}
+
+}  // namespace
+
+StatusOr<storage::BackingBlock> CuDeviceBacking::allocate(std::uint64_t bytes) {
+  ScopedContext scope(context_);
+  RR_RETURN_IF_ERROR(scope.status());
+  CUdeviceptr address = 0;
+  RR_CU(cuMemAlloc(&address, bytes));
+  if (Status aligned = check_alignment(address, "cuMemAlloc"); !aligned.ok()) {
+    (void)cuMemFree(address);
+    return aligned;
+  }
+  return storage::BackingBlock{address, bytes, 0};
+}
+
+void CuDeviceBacking::release(const storage::BackingBlock& block) noexcept {
+  if (block.address == 0) return;
+  ScopedContext scope(context_);
+  (void)cuMemFree(block.address);
+}
+
+StatusOr<std::uint64_t> CuDeviceBacking::budget(std::uint64_t retained_bytes) const {
+  ScopedContext scope(context_);
+  RR_RETURN_IF_ERROR(scope.status());
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  RR_CU(cuMemGetInfo(&free_bytes, &total_bytes));
+  const std::uint64_t budget = storage::device_tier_budget(
+      {.largest_allocation_bytes = total_bytes, .total_bytes = total_bytes, .free_bytes = free_bytes},
+      retained_bytes);
+  return retained_growth_budget(budget, retained_bytes, growth_divisor_);
+}
+
+StatusOr<storage::BackingBlock> CuPinnedBacking::allocate(std::uint64_t bytes) {
+  ScopedContext scope(context_);
+  RR_RETURN_IF_ERROR(scope.status());
+  void* host = nullptr;
+  RR_CU(cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+  CUdeviceptr device = 0;
+  Status mapped =
+      cu_status(cuMemHostGetDevicePointer(&device, host, 0), "cuMemHostGetDevicePointer", __FILE__, __LINE__);
+  if (mapped.ok()) mapped = check_alignment(device, "cuMemHostGetDevicePointer");
+  if (!mapped.ok()) {
+    (void)cuMemFreeHost(host);
+    return mapped;
+  }
+  return storage::BackingBlock{device, bytes, reinterpret_cast<std::uint64_t>(host)};
+}
+
+void CuPinnedBacking::release(const storage::BackingBlock& block) noexcept {
+  if (block.handle == 0) return;
+  ScopedContext scope(context_);
+  (void)cuMemFreeHost(reinterpret_cast<void*>(block.handle));
+}
+
+StatusOr<std::uint64_t> CuPinnedBacking::budget(std::uint64_t retained_bytes) const {
+  std::ifstream file(meminfo_path_);
+  if (!file) return unavailable("cannot read " + meminfo_path_ + " for the pinned tier's budget");
+  std::ostringstream text;
+  text << file.rdbuf();
+  RR_ASSIGN_OR_RETURN(std::uint64_t available, storage::parse_meminfo_available(text.str()));
+  const std::uint64_t budget = storage::pinned_tier_budget(
+      {.largest_allocation_bytes = std::numeric_limits<std::uint64_t>::max(), .available_bytes = available},
+      retained_bytes);
+  return retained_growth_budget(budget, retained_bytes, growth_divisor_);
+}
+
+}  // namespace rangereplay
