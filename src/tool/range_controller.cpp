@@ -271,8 +271,10 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     RR_CU(cuEventRecord(ev[0], tool_stream_));
     RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
     RR_CU(cuEventRecord(ev[1], tool_stream_));
-    // The restore is ordered before the replayed work by the stream itself;
-    // CUPTI's start is a host call, so no host wait is needed here.
+    // The restore is ordered before the replayed work by the stream itself,
+    // but the restore kernel must finish before the counters start, or its
+    // traffic would be counted with the first replayed kernel.
+    RR_CU(cuEventSynchronize(ev[1]));
     auto c = Clock::now();
     RR_RETURN_IF_ERROR(session_->start_pass(range.name));
     t.counters_ms += ms_since(c);
