@@ -365,6 +365,9 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(opt.chunk_bytes));
   cudaStream_t stream = nullptr;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const StatusOr<int> clusters = rangereplay::kernels::digest_kernel_max_active_clusters(8);
+  std::printf("digest kernel: clusters of 8 resident at once: %s\n",
+              clusters.ok() ? std::to_string(*clusters).c_str() : clusters.status().to_string().c_str());
 
   bool all_ok = true;
   std::vector<FootprintResult> results;
@@ -379,6 +382,7 @@ int main(int argc, char** argv) {
   json["driver"] = driver;
   json["chunk_bytes"] = opt.chunk_bytes;
   json["all_checks_passed"] = all_ok;
+  json["max_active_clusters_of_8"] = clusters.ok() ? *clusters : -1;
   for (const FootprintResult& r : results) {
     nlohmann::json f;
     f["bytes"] = r.bytes;

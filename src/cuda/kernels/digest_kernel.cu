@@ -18,9 +18,9 @@ namespace cg = cooperative_groups;
 
 constexpr std::uint32_t kThreads = kDigestBlockThreads;
 constexpr std::uint32_t kWarps = kThreads / 32;
-// 16-byte words in flight per thread while digesting (128 bytes per thread,
-// 32 KiB per block).
-constexpr std::uint32_t kDigestUnroll = 8;
+// 16-byte words in flight per thread while digesting (96 bytes per thread,
+// 24 KiB per block, 96 KiB per SM at 4 blocks; 8 spills at 64 registers).
+constexpr std::uint32_t kDigestUnroll = 6;
 // Vectors in flight per thread while copying a changed chunk back.
 constexpr std::uint32_t kCopyUnroll = 4;
 
@@ -46,12 +46,21 @@ __device__ __forceinline__ std::uint64_t high_half(const uint4& v) {
 
 // Words [first, end) of a 16-byte aligned chunk, thread t taking words
 // first + t, first + t + kThreads, ...; each round issues all its loads before
-// hashing them, so kDigestUnroll 16-byte loads per thread are in flight.
+// hashing them, so kDigestUnroll 16-byte loads per thread are in flight. Full
+// rounds are straight-line code; the last partial round is predicated.
 // Loads are evict-first (ld.global.cs): every byte is read once.
 __device__ __forceinline__ void digest_words_16(DigestAccumulator& acc, const uint4* words, std::uint32_t first,
                                                 std::uint32_t end, std::uint32_t tid) {
+  std::uint32_t w = first + tid;
 #pragma unroll 1
-  for (std::uint32_t w = first + tid; w < end; w += kDigestUnroll * kThreads) {
+  for (; w + (kDigestUnroll - 1) * kThreads < end; w += kDigestUnroll * kThreads) {
+    uint4 v[kDigestUnroll];
+#pragma unroll
+    for (std::uint32_t k = 0; k < kDigestUnroll; ++k) v[k] = __ldcs(words + w + k * kThreads);
+#pragma unroll
+    for (std::uint32_t k = 0; k < kDigestUnroll; ++k) acc.add_word(low_half(v[k]), high_half(v[k]), w + k * kThreads);
+  }
+  if (w < end) {
     uint4 v[kDigestUnroll];
 #pragma unroll
     for (std::uint32_t k = 0; k < kDigestUnroll; ++k) {
@@ -146,14 +155,23 @@ __device__ __forceinline__ Partial block_sum(const DigestAccumulator& acc, Parti
 }
 
 // n elements of T from src to dst (both aligned to sizeof(T)), kUnroll per
-// thread in flight, loads before stores.
+// thread in flight, loads before stores; full rounds straight-line, the last
+// partial round predicated.
 template <typename T, std::uint32_t kUnroll>
 __device__ __forceinline__ void copy_vectors(unsigned char* dst, const unsigned char* src, std::uint32_t n,
                                              std::uint32_t tid) {
   const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
+  std::uint32_t i = tid;
 #pragma unroll 1
-  for (std::uint32_t i = tid; i < n; i += kThreads * kUnroll) {
+  for (; i + (kUnroll - 1) * kThreads < n; i += kThreads * kUnroll) {
+    T v[kUnroll];
+#pragma unroll
+    for (std::uint32_t k = 0; k < kUnroll; ++k) v[k] = __ldcs(s + i + k * kThreads);
+#pragma unroll
+    for (std::uint32_t k = 0; k < kUnroll; ++k) d[i + k * kThreads] = v[k];
+  }
+  if (i < n) {
     T v[kUnroll];
 #pragma unroll
     for (std::uint32_t k = 0; k < kUnroll; ++k) {

@@ -11,7 +11,7 @@
 // Layout: one thread-block cluster per chunk (cluster_blocks = 1, 2, 4 or 8
 // blocks of 256 threads, chosen by the caller). Block r of a cluster digests
 // the r-th of cluster_blocks equal word ranges of the chunk with 16-byte loads,
-// eight in flight per thread; the blocks' partial sums meet in distributed
+// six in flight per thread (64 registers, 4 blocks per SM); the blocks' partial sums meet in distributed
 // shared memory, every block finishes the same digest, and, when the chunk is
 // to be copied, each block copies the bytes it digested. No block ever
 // searches for its chunk, every chunk is read once, and the decision to copy
