@@ -61,13 +61,13 @@ constexpr ModeInfo kModes[] = {
     {RestoreMode::kUseDigests, "use-digests"},
 };
 
-#define CHECK_CUDA(call)                                                                                  \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
+#define CHECK_CUDA(call)                                                                                 \
+  do {                                                                                                   \
+    cudaError_t e_ = (call);                                                                             \
+    if (e_ != cudaSuccess) {                                                                             \
       std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
+      std::exit(1);                                                                                      \
+    }                                                                                                    \
   } while (0)
 
 void check_status(const Status& s, const char* what) {
@@ -221,9 +221,9 @@ struct FootprintResult {
   std::uint64_t chunks = 0;
   std::uint32_t cluster_blocks = 0;
   double floor_ms = 0;
-  double digest_ms = 0;            // kernel only
-  double digest_readback_ms = 0;   // digest() = kernel + copy of the digests to the host
-  double read_back_ms = 0;         // read_back(): counters, digests, flags
+  double digest_ms = 0;           // kernel only
+  double digest_readback_ms = 0;  // digest() = kernel + copy of the digests to the host
+  double read_back_ms = 0;        // read_back(): counters, digests, flags
   // restore_ms[mode][fraction]
   double restore_ms[3][4] = {};
   std::uint64_t dirty_chunks[4] = {};
@@ -243,9 +243,8 @@ FootprintResult run_footprint(std::uint64_t bytes, const Options& opt, cudaStrea
   unsigned long long* differ = nullptr;
   CHECK_CUDA(cudaMalloc(&differ, sizeof(unsigned long long)));
 
-  const std::vector<DigestRegion> regions = {
-      {MemoryRange(DevicePtr(reinterpret_cast<std::uint64_t>(app)), bytes),
-       DevicePtr(reinterpret_cast<std::uint64_t>(snapshot))}};
+  const std::vector<DigestRegion> regions = {{MemoryRange(DevicePtr(reinterpret_cast<std::uint64_t>(app)), bytes),
+                                              DevicePtr(reinterpret_cast<std::uint64_t>(snapshot))}};
   DigestPlanOptions options;
   options.chunk_bytes = opt.chunk_bytes;
   StatusOr<DigestPlan> made = DigestPlan::create(regions, options, stream);
@@ -273,9 +272,8 @@ FootprintResult run_footprint(std::uint64_t bytes, const Options& opt, cudaStrea
 
   Timer timer(stream);
   auto nothing = [] {};
-  r.floor_ms = timer.median_ms(reps, nothing, [&] {
-    CHECK_CUDA(cudaMemcpyAsync(app, snapshot, bytes, cudaMemcpyDeviceToDevice, stream));
-  });
+  r.floor_ms = timer.median_ms(
+      reps, nothing, [&] { CHECK_CUDA(cudaMemcpyAsync(app, snapshot, bytes, cudaMemcpyDeviceToDevice, stream)); });
   r.digest_ms = timer.median_ms(reps, nothing, [&] { check_status(plan.digest_entry(stream), "digest_entry"); });
   r.digest_readback_ms = timer.median_ms(reps, nothing, [&] { check_status(plan.digest(stream), "digest"); });
   r.read_back_ms = timer.median_ms(reps, nothing, [&] { check_status(plan.read_back(stream), "read_back"); });
@@ -303,8 +301,8 @@ FootprintResult run_footprint(std::uint64_t bytes, const Options& opt, cudaStrea
     }
     auto make_dirty = [&] {
       if (count == 0) return;
-      dirty_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(
-          app, positions, static_cast<std::uint32_t>(count));
+      dirty_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(app, positions,
+                                                                                   static_cast<std::uint32_t>(count));
       CHECK_CUDA(cudaGetLastError());
     };
 
@@ -430,7 +428,8 @@ int main(int argc, char** argv) {
   }
   std::printf("targets (measured/target, <= 1 meets for restore, >= 1 for digest):\n");
   std::printf("%-34s", "digest >= 3 TB/s (TB/s / 3)");
-  for (const FootprintResult& r : results) std::printf(" %s %.2f", size_name(r.bytes).c_str(), tbps(r.bytes, r.digest_ms) / kDigestTargetTBps);
+  for (const FootprintResult& r : results)
+    std::printf(" %s %.2f", size_name(r.bytes).c_str(), tbps(r.bytes, r.digest_ms) / kDigestTargetTBps);
   std::printf("\n");
   for (int m = 0; m < 3; ++m) {
     std::printf("%-34s", ("1% dirty <= 0.4x floor, " + std::string(kModes[m].name)).c_str());

@@ -16,7 +16,7 @@ using kernels::DigestKernelMode;
 
 namespace {
 
-constexpr std::uint64_t kClusterSliceBytes = 64 * 1024;  // the least a block should digest
+constexpr std::uint64_t kClusterSliceBytes = std::uint64_t{64} * 1024;  // the least a block should digest
 
 std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
 
@@ -24,7 +24,7 @@ std::uint32_t pick_cluster_blocks(const ChunkTable& table) {
   if (table.chunk_count() == 0) return 1;
   const std::uint64_t mean = table.total_bytes() / table.chunk_count();
   std::uint32_t blocks = 1;
-  while (blocks < kernels::kMaxDigestClusterBlocks && mean / kClusterSliceBytes >= blocks * 2) blocks *= 2;
+  while (blocks < kernels::kMaxDigestClusterBlocks && mean / kClusterSliceBytes >= std::uint64_t{blocks} * 2) blocks *= 2;
   return blocks;
 }
 

@@ -86,11 +86,11 @@ enum class RestoreMode : std::uint8_t {
 
 /// What a plan covers and how it launches.
 struct DigestPlanStats {
-  std::uint64_t total_bytes = 0;      // all regions
+  std::uint64_t total_bytes = 0;  // all regions
   std::uint64_t chunk_count = 0;
-  std::uint32_t cluster_blocks = 0;   // blocks per chunk
-  std::uint64_t grid_blocks = 0;      // blocks per launch
-  bool has_snapshot = false;          // every non-empty region has a snapshot address
+  std::uint32_t cluster_blocks = 0;  // blocks per chunk
+  std::uint64_t grid_blocks = 0;     // blocks per launch
+  bool has_snapshot = false;         // every non-empty region has a snapshot address
 };
 
 class DigestPlan {

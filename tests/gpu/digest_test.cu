@@ -22,9 +22,9 @@ namespace {
 
 #define ASSERT_CU(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
 #define EXPECT_CU(call) EXPECT_EQ((call), CUDA_SUCCESS) << #call
-#define ASSERT_OK(expr)                                    \
-  do {                                                     \
-    const ::rangereplay::Status rr_s_ = (expr);            \
+#define ASSERT_OK(expr)                                            \
+  do {                                                             \
+    const ::rangereplay::Status rr_s_ = (expr);                    \
     ASSERT_TRUE(rr_s_.ok()) << #expr << ": " << rr_s_.to_string(); \
   } while (0)
 
@@ -190,16 +190,16 @@ class DigestPlanTest : public ::testing::Test {
 // Regions at every alignment modulo 16, with short tails, 1-byte and empty regions.
 std::vector<Span> odd_spans() {
   return {
-      {0, 5000},                  // aligned, one short chunk
-      {16 * 1000 + 1, 1},         // one byte at an odd address
-      {20017, 4096 * 3 + 3},      // odd start, tail of 3
-      {40008, 70000},             // 8-byte aligned
-      {120004, 33333},            // 4-byte aligned
-      {160002, 100},              // 2-byte aligned
-      {170001, 0},                // empty
-      {170101, 15},               // under one word
-      {170200, 16},               // exactly one word
-      {170300, 17},               // one word and one byte
+      {0, 5000},                      // aligned, one short chunk
+      {16 * 1000 + 1, 1},             // one byte at an odd address
+      {20017, 4096 * 3 + 3},          // odd start, tail of 3
+      {40008, 70000},                 // 8-byte aligned
+      {120004, 33333},                // 4-byte aligned
+      {160002, 100},                  // 2-byte aligned
+      {170001, 0},                    // empty
+      {170101, 15},                   // under one word
+      {170200, 16},                   // exactly one word
+      {170300, 17},                   // one word and one byte
       {3 * kMiB + 16, 2 * kMiB + 5},  // large, aligned
       {5 * kMiB + 100, kMiB + 3},     // large, 4-byte aligned
   };
@@ -260,10 +260,10 @@ TEST_F(DigestPlanTest, digests_of_large_random_regions_match_the_host_reference)
 
 // Entry state, then rounds of planted single-byte changes in random chunks,
 // each followed by a differential restore.
-void planted_changes_round_trip(CUstream stream, std::uint64_t chunk_bytes,
-                                std::uint32_t cluster, std::uint64_t snapshot_shift, int rounds) {
-  const std::vector<Span> spans = {{0, 16 * kMiB}, {16 * kMiB + 256, 5 * kMiB + 77}, {22 * kMiB + 3, 1},
-                                   {22 * kMiB + 64, 3000}};
+void planted_changes_round_trip(CUstream stream, std::uint64_t chunk_bytes, std::uint32_t cluster,
+                                std::uint64_t snapshot_shift, int rounds) {
+  const std::vector<Span> spans = {
+      {0, 16 * kMiB}, {16 * kMiB + 256, 5 * kMiB + 77}, {22 * kMiB + 3, 1}, {22 * kMiB + 64, 3000}};
   const std::uint64_t total = 23 * kMiB;
   Buffers buffers(total, snapshot_shift);
   ASSERT_TRUE(buffers.ok());
@@ -340,8 +340,8 @@ TEST_F(DigestPlanTest, a_range_that_writes_nothing_restores_nothing) {
     EXPECT_EQ(plan->host_counters().restored_chunks, 0u);
     EXPECT_EQ(plan->host_counters().digested_bytes, plan->table().total_bytes());
     EXPECT_TRUE(flagged(*plan).empty());
-    EXPECT_TRUE(std::equal(plan->host_digests().begin(), plan->host_digests().end(),
-                           plan->host_entry_digests().begin()));
+    EXPECT_TRUE(
+        std::equal(plan->host_digests().begin(), plan->host_digests().end(), plan->host_entry_digests().begin()));
   }
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 }
@@ -530,7 +530,8 @@ TEST_F(DigestPlanTest, capture_changed_keeps_only_changed_chunks_and_restore_exi
     const std::uint64_t off = chunk_offset(*plan, spans, c);
     const auto begin = static_cast<long>(off);
     const auto end = static_cast<long>(off + plan->table().chunks()[c].bytes);
-    if (!std::equal(after_pass.begin() + begin, after_pass.begin() + end, exit_state.begin() + begin)) differing.insert(c);
+    if (!std::equal(after_pass.begin() + begin, after_pass.begin() + end, exit_state.begin() + begin))
+      differing.insert(c);
   }
   EXPECT_TRUE(std::includes(differing.begin(), differing.end(), x.begin(), x.end()));
   EXPECT_EQ(flagged(*plan), differing);
@@ -593,8 +594,8 @@ TEST_F(DigestPlanTest, a_snapshot_in_mapped_pinned_memory_restores) {
   ASSERT_CU(cuMemcpyHtoD(app, entry.data(), total));
   std::memcpy(pinned, entry.data(), total);
   ASSERT_CU(cuCtxSynchronize());
-  const std::vector<DigestRegion> regions = {{MemoryRange(DevicePtr(app + 16), spans[0].bytes),
-                                              DevicePtr(pinned_device + 16)}};
+  const std::vector<DigestRegion> regions = {
+      {MemoryRange(DevicePtr(app + 16), spans[0].bytes), DevicePtr(pinned_device + 16)}};
   {
     StatusOr<DigestPlan> plan = make_plan(regions, kMiB);
     ASSERT_TRUE(plan.ok()) << plan.status().to_string();

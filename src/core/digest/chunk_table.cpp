@@ -46,7 +46,7 @@ StatusOr<ChunkTable> ChunkTable::build(std::span<const MemoryRange> regions, std
 std::span<const DigestChunk> ChunkTable::region_chunks(std::uint32_t region) const {
   assert(region + 1 < first_chunk_.size());
   return std::span<const DigestChunk>(chunks_).subspan(first_chunk_[region],
-                                                         first_chunk_[region + 1] - first_chunk_[region]);
+                                                       first_chunk_[region + 1] - first_chunk_[region]);
 }
 
 DevicePtr ChunkTable::app_address(std::size_t c) const {
@@ -79,8 +79,8 @@ std::vector<std::uint64_t> ChunkTable::region_digests(std::span<const std::uint6
   std::vector<std::uint64_t> out;
   out.reserve(regions_.size());
   for (std::size_t r = 0; r < regions_.size(); ++r) {
-    out.push_back(combine_chunk_digests(
-        chunk_digests.subspan(first_chunk_[r], first_chunk_[r + 1] - first_chunk_[r]), regions_[r].size()));
+    out.push_back(combine_chunk_digests(chunk_digests.subspan(first_chunk_[r], first_chunk_[r + 1] - first_chunk_[r]),
+                                        regions_[r].size()));
   }
   return out;
 }

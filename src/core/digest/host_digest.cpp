@@ -36,7 +36,7 @@ std::uint64_t load64(const unsigned char* p) {
 // Four CRC-32C streams, one crc32 instruction each per step: the instruction's
 // three-cycle latency is hidden behind the other lanes.
 __attribute__((target("sse4.2"))) std::array<std::uint32_t, kHostDigestLanes> lanes_sse42(const unsigned char* p,
-                                                                                           std::size_t n) {
+                                                                                          std::size_t n) {
   const std::size_t lane = lane_bytes_for(n);
   const unsigned char* p0 = p;
   const unsigned char* p1 = p + lane;
@@ -66,8 +66,7 @@ __attribute__((target("sse4.2"))) std::array<std::uint32_t, kHostDigestLanes> la
     ++q;
     --rest;
   }
-  return {~static_cast<std::uint32_t>(c0), ~static_cast<std::uint32_t>(c1), ~static_cast<std::uint32_t>(c2),
-          ~c3_32};
+  return {~static_cast<std::uint32_t>(c0), ~static_cast<std::uint32_t>(c1), ~static_cast<std::uint32_t>(c2), ~c3_32};
 }
 
 #endif

@@ -28,8 +28,8 @@ static_assert(kThreads % 32 == 0 && kThreads >= 32, "head and tail bytes need la
 
 Status runtime_status(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return ok_status();
-  return internal_error(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" +
-                        cudaGetErrorString(error) + ")");
+  return internal_error(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
+                        ")");
 }
 
 struct Partial {
@@ -189,8 +189,7 @@ __device__ __forceinline__ void copy_vectors(unsigned char* dst, const unsigned 
 // 16..31, the body as the widest vectors src and dst both allow.
 __device__ __forceinline__ void block_copy(unsigned char* dst, const unsigned char* src, std::uint32_t len,
                                            std::uint32_t tid) {
-  const PieceSplit split =
-      split_piece(reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst), len);
+  const PieceSplit split = split_piece(reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst), len);
   if (tid < split.head) dst[tid] = src[tid];
   if (tid >= 16 && tid - 16 < split.tail) {
     const std::uint32_t at = split.head + split.body + (tid - 16);
@@ -199,11 +198,21 @@ __device__ __forceinline__ void block_copy(unsigned char* dst, const unsigned ch
   unsigned char* d = dst + split.head;
   const unsigned char* s = src + split.head;
   switch (split.width) {
-    case 16: copy_vectors<uint4, kCopyUnroll>(d, s, split.body / 16, tid); break;
-    case 8: copy_vectors<unsigned long long, 1>(d, s, split.body / 8, tid); break;
-    case 4: copy_vectors<unsigned int, 1>(d, s, split.body / 4, tid); break;
-    case 2: copy_vectors<unsigned short, 1>(d, s, split.body / 2, tid); break;
-    default: copy_vectors<unsigned char, 1>(d, s, split.body, tid); break;
+    case 16:
+      copy_vectors<uint4, kCopyUnroll>(d, s, split.body / 16, tid);
+      break;
+    case 8:
+      copy_vectors<unsigned long long, 1>(d, s, split.body / 8, tid);
+      break;
+    case 4:
+      copy_vectors<unsigned int, 1>(d, s, split.body / 4, tid);
+      break;
+    case 2:
+      copy_vectors<unsigned short, 1>(d, s, split.body / 2, tid);
+      break;
+    default:
+      copy_vectors<unsigned char, 1>(d, s, split.body, tid);
+      break;
   }
 }
 
@@ -221,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, 4) digest_kernel(const DigestKernelA
   const std::uint32_t tid = threadIdx.x;
 
   __shared__ Partial s_warp[kWarps];
-  __shared__ Partial s_partial;          // this block's sums, read by the whole cluster
+  __shared__ Partial s_partial;  // this block's sums, read by the whole cluster
   __shared__ unsigned long long s_digest;
   __shared__ unsigned long long s_slot;  // rank 0's exit-arena slot, read by the whole cluster
 
@@ -410,8 +419,12 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
   cudaStream_t cuda_stream = stream;  // the same type as CUstream
   cudaError_t error = cudaSuccess;
   switch (args.mode) {
-    case DigestKernelMode::kDigest: error = launch_mode<DigestKernelMode::kDigest>(args, cluster_blocks, cuda_stream); break;
-    case DigestKernelMode::kRestore: error = launch_mode<DigestKernelMode::kRestore>(args, cluster_blocks, cuda_stream); break;
+    case DigestKernelMode::kDigest:
+      error = launch_mode<DigestKernelMode::kDigest>(args, cluster_blocks, cuda_stream);
+      break;
+    case DigestKernelMode::kRestore:
+      error = launch_mode<DigestKernelMode::kRestore>(args, cluster_blocks, cuda_stream);
+      break;
     case DigestKernelMode::kCaptureChanged:
       error = launch_mode<DigestKernelMode::kCaptureChanged>(args, cluster_blocks, cuda_stream);
       break;
@@ -425,12 +438,11 @@ StatusOr<int> digest_kernel_max_active_clusters(std::uint32_t cluster_blocks) {
     return invalid_argument("digest_kernel cluster of " + std::to_string(cluster_blocks) + " blocks");
   }
   cudaLaunchAttribute attribute[1] = {};
-  const cudaLaunchConfig_t config =
-      cluster_config(cluster_blocks, cluster_blocks, nullptr, attribute);
+  const cudaLaunchConfig_t config = cluster_config(cluster_blocks, cluster_blocks, nullptr, attribute);
   int clusters = 0;
-  RR_RETURN_IF_ERROR(runtime_status(
-      cudaOccupancyMaxActiveClusters(&clusters, digest_kernel<DigestKernelMode::kRestore>, &config),
-      "cudaOccupancyMaxActiveClusters(digest_kernel)"));
+  RR_RETURN_IF_ERROR(
+      runtime_status(cudaOccupancyMaxActiveClusters(&clusters, digest_kernel<DigestKernelMode::kRestore>, &config),
+                     "cudaOccupancyMaxActiveClusters(digest_kernel)"));
   return clusters;
 }
 

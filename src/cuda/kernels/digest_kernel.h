@@ -58,10 +58,10 @@ inline constexpr std::uint64_t kExitSlotAlignment = 256;
 /// kCaptureChanged launch writes captured_*, capture_overflow_chunks and
 /// digested_bytes.
 struct DigestCounters {
-  std::uint64_t restored_bytes = 0;   // bytes copied snapshot -> application
+  std::uint64_t restored_bytes = 0;  // bytes copied snapshot -> application
   std::uint64_t restored_chunks = 0;
-  std::uint64_t digested_bytes = 0;   // application bytes read to digest
-  std::uint64_t captured_bytes = 0;   // bytes copied application -> exit arena
+  std::uint64_t digested_bytes = 0;  // application bytes read to digest
+  std::uint64_t captured_bytes = 0;  // bytes copied application -> exit arena
   std::uint64_t captured_chunks = 0;
   std::uint64_t capture_overflow_chunks = 0;  // changed chunks that did not fit the exit arena
   std::uint64_t reserved[2] = {};

@@ -145,11 +145,8 @@ TEST(ChunkTable, descriptors_carry_the_application_and_snapshot_addresses) {
   StatusOr<std::vector<DigestChunkDescriptor>> d = table.descriptors(snapshots);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   const std::vector<DigestChunkDescriptor> expected = {
-      {kBase, 0x5000, 32, 0},
-      {kBase + 32, 0x5020, 32, 0},
-      {kBase + 64, 0x5040, 16, 0},
-      {kBase + 2003, 0x7003, 32, 2},
-      {kBase + 2035, 0x7023, 1, 2},
+      {kBase, 0x5000, 32, 0},        {kBase + 32, 0x5020, 32, 0},  {kBase + 64, 0x5040, 16, 0},
+      {kBase + 2003, 0x7003, 32, 2}, {kBase + 2035, 0x7023, 1, 2},
   };
   EXPECT_EQ(*d, expected);
 }

@@ -103,7 +103,7 @@ TEST(HostDigest, lanes_fallback_and_reference_are_consistent_for_lengths_0_to_40
     const unsigned char* p = data.data() + rng() % 16;
     // Lane CRCs from the documented layout, by the bitwise reference.
     std::array<std::uint32_t, kHostDigestLanes> expected{};
-    const std::size_t lane_bytes = n / (8 * kHostDigestLanes) * 8;
+    const std::size_t lane_bytes = n / (std::size_t{8} * kHostDigestLanes) * 8;
     for (int lane = 0; lane < kHostDigestLanes; ++lane) {
       const std::size_t offset = static_cast<std::size_t>(lane) * lane_bytes;
       const std::size_t bytes = lane == kHostDigestLanes - 1 ? n - offset : lane_bytes;
@@ -141,16 +141,16 @@ TEST(HostDigest, the_length_and_every_byte_count) {
 TEST(HostDigest, chunk_digests_are_the_digests_of_each_chunks_bytes) {
   const std::vector<unsigned char> a = random_bytes(100, 6);
   const std::vector<unsigned char> b = random_bytes(1, 7);
-  const std::vector<MemoryRange> regions = {
-      MemoryRange(DevicePtr(0x10000), 100), MemoryRange(DevicePtr(0x20000), 0), MemoryRange(DevicePtr(0x30000), 1)};
+  const std::vector<MemoryRange> regions = {MemoryRange(DevicePtr(0x10000), 100), MemoryRange(DevicePtr(0x20000), 0),
+                                            MemoryRange(DevicePtr(0x30000), 1)};
   StatusOr<ChunkTable> table = ChunkTable::build(regions, 32);
   ASSERT_TRUE(table.ok());
   const unsigned char* data[] = {a.data(), nullptr, b.data()};
   std::vector<std::uint64_t> out(table->chunk_count());
   host_chunk_digests(*table, data, out);
-  const std::vector<std::uint64_t> expected = {
-      host_digest(a.data(), 32), host_digest(a.data() + 32, 32), host_digest(a.data() + 64, 32),
-      host_digest(a.data() + 96, 4), host_digest(b.data(), 1)};
+  const std::vector<std::uint64_t> expected = {host_digest(a.data(), 32), host_digest(a.data() + 32, 32),
+                                               host_digest(a.data() + 64, 32), host_digest(a.data() + 96, 4),
+                                               host_digest(b.data(), 1)};
   EXPECT_EQ(out, expected);
 }
 
