@@ -41,10 +41,6 @@ if has test; then
   row "gpu tests" "$(grep -E 'tests passed|tests failed' "$logs/ctest-gpu.log" | tail -1)"
   grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess)" "$logs/ctest-gpu.log" | head -10 | while read -r l; do echo "  $l"; done
 fi
-if has examples && [[ -x scripts/run-examples.sh ]]; then
-  scripts/run-examples.sh $build >"$logs/examples.log" 2>&1
-  row "examples twice" "$(tail -1 "$logs/examples.log")"
-fi
 if has bench; then
   for b in $build/bench/*_bench; do
     [[ -x $b ]] || continue
@@ -57,6 +53,10 @@ fi
 if has compare; then
   timeout 420 python3 bench/profile_vs_ncu.py $build "$logs/profile_vs_ncu.json" >"$logs/profile_vs_ncu.txt" 2>&1
   row "profile vs ncu" "rc=$?"
+fi
+if has examples && [[ -x scripts/run-examples.sh ]]; then
+  scripts/run-examples.sh $build >"$logs/examples.log" 2>&1
+  row "examples twice" "$(tail -1 "$logs/examples.log")"
 fi
 if has profile; then
   timeout 300 $build/tools/cli/rangereplay profile --nvtx-include step/ --set full --output "$logs/profile-stream.json" \
