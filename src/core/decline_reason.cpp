@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 21> kReasons = {{
+constexpr std::array<ReasonInfo, 22> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -87,6 +87,10 @@ constexpr std::array<ReasonInfo, 21> kReasons = {{
      "the range launched a collective-communication kernel (NCCL), whose peers in other processes would not replay "
      "with it",
      "put the range around compute work only; coordinated multi-process replay is not supported"},
+    {DeclineReason::kModuleGlobalsInRange, "module_globals_in_range",
+     "the range launched a kernel whose module has writable module-scope __device__ variables, which the snapshot "
+     "does not cover yet, so replays would change them",
+     "keep kernels that update __device__ variables out of the range, or pass that state as a cudaMalloc'd buffer"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

@@ -57,6 +57,7 @@ enum class DeclineReason : std::uint8_t {
   kRangeNotClosed,         // range_not_closed
   kGraphDestroyedInRange,  // graph_destroyed_in_range
   kCollectiveInRange,      // collective_in_range
+  kModuleGlobalsInRange,   // module_globals_in_range
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

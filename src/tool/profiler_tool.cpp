@@ -20,7 +20,9 @@
 #include <optional>
 #include <variant>
 
+#include "core/cubin_symbols.h"
 #include "cupti/cupti_status.h"
+#include "report/demangle.h"
 #include "report/report_json.h"
 
 namespace rangereplay::tool {
@@ -417,6 +419,13 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      if (data->symbolName != nullptr) {
+        if (auto it = kernels_with_globals_.find(data->symbolName); it != kernels_with_globals_.end()) {
+          decline(*active_, DeclineReason::kModuleGlobalsInRange,
+                  "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
+                      it->second + ")");
+        }
+      }
       record_launch(cbid, data);
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
@@ -458,16 +467,34 @@ void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
   }
 }
 
-void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* /*data*/) {
+void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
   std::lock_guard<std::mutex> lock(mutex_);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
+  if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED && data != nullptr && data->resourceDescriptor != nullptr)
+    note_module_globals(*static_cast<const CUpti_ModuleResourceData*>(data->resourceDescriptor));
   if (active_ && active_->profiled)
     decline(*active_,
             cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? DeclineReason::kModuleLoadInRange
                                                       : DeclineReason::kModuleUnloadInRange,
             "a module was loaded or unloaded inside the range");
+}
+
+void ProfilerTool::note_module_globals(const CUpti_ModuleResourceData& module) {
+  if (module.pCubin == nullptr || module.cubinSize == 0) return;
+  auto symbols = read_cubin_symbols(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(module.pCubin), module.cubinSize));
+  if (!symbols.ok() || symbols->writable_globals.empty()) return;  // unreadable: nothing known, nothing assumed
+  std::string names;
+  for (const CubinGlobal& g : symbols->writable_globals) {
+    if (names.size() > 80) {
+      names += ", ...";
+      break;
+    }
+    names += (names.empty() ? "" : ", ") + g.name;
+  }
+  for (const std::string& k : symbols->kernels) kernels_with_globals_[k] = names;
 }
 
 }  // namespace rangereplay::tool

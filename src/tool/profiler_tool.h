@@ -99,6 +99,10 @@ class ProfilerTool {
   std::unique_ptr<ActiveRange> active_;
   // Whether active_ is set; read without mutex_ to keep calls outside ranges cheap.
   std::atomic<bool> range_open_{false};
+  // Kernels (mangled names) of loaded modules that have writable __device__
+  // variables, with those variables' names; the snapshot does not cover them.
+  std::unordered_map<std::string, std::string> kernels_with_globals_;
+  void note_module_globals(const CUpti_ModuleResourceData& module);
   bool counters_failed_ = false;
   std::string counters_error_;
   DeclineReason counters_reason_ = DeclineReason::kCountersUnavailable;
