@@ -39,7 +39,7 @@ using rangereplay::DigestPlan;
 using rangereplay::DigestPlanOptions;
 using rangereplay::DigestRegion;
 using rangereplay::MemoryRange;
-using rangereplay::RestoreMode;
+using rangereplay::ChunkRestoreMode;
 using rangereplay::Status;
 using rangereplay::StatusOr;
 
@@ -52,13 +52,13 @@ constexpr double kAllDirtyTarget = 1.15;
 constexpr int kWarmup = 3;
 
 struct ModeInfo {
-  RestoreMode mode;
+  ChunkRestoreMode mode;
   const char* name;
 };
 constexpr ModeInfo kModes[] = {
-    {RestoreMode::kDigestAll, "digest-all"},
-    {RestoreMode::kCopyPredicted, "predicted"},
-    {RestoreMode::kUseDigests, "use-digests"},
+    {ChunkRestoreMode::kDigestAll, "digest-all"},
+    {ChunkRestoreMode::kCopyPredicted, "predicted"},
+    {ChunkRestoreMode::kUseDigests, "use-digests"},
 };
 
 #define CHECK_CUDA(call)                                                                                 \
@@ -307,12 +307,12 @@ FootprintResult run_footprint(std::uint64_t bytes, const Options& opt, cudaStrea
     };
 
     for (int m = 0; m < 3; ++m) {
-      const RestoreMode mode = kModes[m].mode;
+      const ChunkRestoreMode mode = kModes[m].mode;
       // Clear the dirty flags (memory is clean here): predictions start empty.
-      check_status(plan.restore(stream, RestoreMode::kDigestAll), "restore");
+      check_status(plan.restore(stream, ChunkRestoreMode::kDigestAll), "restore");
       auto setup = [&] {
         make_dirty();
-        if (mode == RestoreMode::kUseDigests) check_status(plan.digest(stream), "digest");
+        if (mode == ChunkRestoreMode::kUseDigests) check_status(plan.digest(stream), "digest");
       };
       r.restore_ms[m][f] = timer.median_ms(reps, setup, [&] { check_status(plan.restore(stream, mode), "restore"); });
 

@@ -184,12 +184,12 @@ Status DigestPlan::digest(CUstream stream) {
   return ok_status();
 }
 
-Status DigestPlan::restore(CUstream stream, RestoreMode mode) {
+Status DigestPlan::restore(CUstream stream, ChunkRestoreMode mode) {
   if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore: a region has no snapshot address");
   DigestKernelArgs args = base_args(DigestKernelMode::kRestore);
   args.reference = device_entry_digests();
-  args.copy_predicted = mode == RestoreMode::kCopyPredicted;
-  if (mode == RestoreMode::kUseDigests) {
+  args.copy_predicted = mode == ChunkRestoreMode::kCopyPredicted;
+  if (mode == ChunkRestoreMode::kUseDigests) {
     args.digests_in = device_digests();
   } else {
     args.digests_out = device_digests();
@@ -212,14 +212,14 @@ Status DigestPlan::capture_changed(CUstream stream, CUdeviceptr exit_arena, std:
   return ok_status();
 }
 
-Status DigestPlan::restore_exit(CUstream stream, RestoreMode mode) {
+Status DigestPlan::restore_exit(CUstream stream, ChunkRestoreMode mode) {
   if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore_exit: a region has no snapshot address");
   if (!exit_captured_) return failed_precondition("DigestPlan::restore_exit before capture_changed");
   DigestKernelArgs args = base_args(DigestKernelMode::kRestore);
   args.reference = device_exit_digests();
   args.source_override = device_exit_locations();
-  args.copy_predicted = mode == RestoreMode::kCopyPredicted;
-  if (mode == RestoreMode::kUseDigests) {
+  args.copy_predicted = mode == ChunkRestoreMode::kCopyPredicted;
+  if (mode == ChunkRestoreMode::kUseDigests) {
     args.digests_in = device_digests();
   } else {
     args.digests_out = device_digests();

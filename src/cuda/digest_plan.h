@@ -68,7 +68,7 @@ struct DigestPlanOptions {
 };
 
 /// How restore() decides which chunks to copy.
-enum class RestoreMode : std::uint8_t {
+enum class ChunkRestoreMode : std::uint8_t {
   /// Digest every chunk; copy the ones whose digest differs from the
   /// reference. Exact: restored bytes are exactly the changed chunks' bytes.
   kDigestAll,
@@ -124,7 +124,7 @@ class DigestPlan {
   /// snapshot addresses as `mode` says, records the digests found (current
   /// digests), the dirty flags (1 = copied) and the counters.
   /// Errors: kFailedPrecondition when a region has no snapshot address.
-  Status restore(CUstream stream, RestoreMode mode = RestoreMode::kDigestAll);
+  Status restore(CUstream stream, ChunkRestoreMode mode = ChunkRestoreMode::kDigestAll);
   /// Exit capture: digests every chunk into the exit digests and copies the
   /// chunks that differ from the entry digests into `exit_arena` (device-
   /// accessible, `exit_arena_bytes` bytes; slots are 256-byte multiples
@@ -140,7 +140,7 @@ class DigestPlan {
   /// kUseDigests compares the last digest() with the exit digests.
   /// Errors: kFailedPrecondition before any capture_changed() or without
   /// snapshot addresses.
-  Status restore_exit(CUstream stream, RestoreMode mode = RestoreMode::kDigestAll);
+  Status restore_exit(CUstream stream, ChunkRestoreMode mode = ChunkRestoreMode::kDigestAll);
   /// Copies the counters, the entry, current and exit digests and the dirty
   /// flags to the host mirror (one asynchronous copy).
   Status read_back(CUstream stream);

@@ -119,6 +119,7 @@ Status ProfilerTool::initialize() {
   report_.command = config_.command;
   report_.metrics = config_.metrics;
   report_.range_metrics = config_.range_metrics == RangeMetrics::kWholeRange ? "whole" : "kernel";
+  report_.verify = config_.verify;
 
   CUpti_SubscriberHandle subscriber = nullptr;
   RR_CUPTI(cuptiSubscribe(&subscriber, callback, this));

@@ -30,6 +30,7 @@
 #include "core/range/range_event.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
+#include "cuda/digest_plan.h"
 #include "cuda/snapshot.h"
 #include "cupti/range_profiler_session.h"
 #include "report/report_model.h"
@@ -62,6 +63,8 @@ class ProfilerTool {
     Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
     std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
+    std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report
+    std::vector<std::uint64_t> exit_chunk_digests;  // --verify: range-exit state, per chunk
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -78,6 +81,10 @@ class ProfilerTool {
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
   Status ensure_counters(CUcontext ctx);
   Status replay_window(ActiveRange& range);
+  // --verify (verify.cpp): digests of the range-exit state, then of the state
+  // after each replay, compared per region on the GPU.
+  StatusOr<DigestPlan> exit_digests(ActiveRange& range);
+  Status compare_with_exit(ActiveRange& range, DigestPlan& plan, report::PassRecord& pass);
   Status evaluate(ActiveRange& range);
   void progress(const ActiveRange& range, std::size_t pass);
   /// Fills range.record's decline fields (and prints the decline) when the

@@ -414,7 +414,7 @@ TEST_F(DigestPlanTest, copy_predicted_mode_copies_flagged_chunks_and_still_finds
   std::vector<unsigned char> memory = entry;
   plant(*plan, spans, first, memory, rng);
   ASSERT_CU(buffers.upload(memory));
-  ASSERT_OK(plan->restore(stream_, RestoreMode::kCopyPredicted));  // nothing flagged yet: digests all
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kCopyPredicted));  // nothing flagged yet: digests all
   ASSERT_OK(plan->read_back(stream_));
   sync();
   EXPECT_EQ(flagged(*plan), first);
@@ -424,7 +424,7 @@ TEST_F(DigestPlanTest, copy_predicted_mode_copies_flagged_chunks_and_still_finds
   memory = entry;
   plant(*plan, spans, second, memory, rng);
   ASSERT_CU(buffers.upload(memory));
-  ASSERT_OK(plan->restore(stream_, RestoreMode::kCopyPredicted));
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kCopyPredicted));
   ASSERT_OK(plan->read_back(stream_));
   sync();
   const std::set<std::size_t> both = {1, 5, 9, 20};
@@ -451,7 +451,7 @@ TEST_F(DigestPlanTest, use_digests_mode_restores_from_the_last_digest_without_re
   ASSERT_CU(buffers.upload(memory));
 
   ASSERT_OK(plan->digest(stream_));  // e.g. --verify's digest after a pass
-  ASSERT_OK(plan->restore(stream_, RestoreMode::kUseDigests));
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kUseDigests));
   ASSERT_OK(plan->read_back(stream_));
   sync();
   EXPECT_EQ(flagged(*plan), dirty);

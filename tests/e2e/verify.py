@@ -1,0 +1,40 @@
+"""--verify on the examples (see verify.sh)."""
+import json, os, subprocess, sys, tempfile
+
+build = sys.argv[1]
+cli = os.path.join(build, "tools/cli/rangereplay")
+metrics = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
+failures = []
+
+def sums(text):
+    return [l for l in text.splitlines() if l.startswith("checksum ")]
+
+def run(app, args, may_diverge):
+    exe = os.path.join(build, "examples", app)
+    plain = subprocess.run([exe] + args, capture_output=True, text=True, timeout=120)
+    out = tempfile.mktemp(suffix=".json")
+    prof = subprocess.run([cli, "profile", "--quiet", "--verify", "--nvtx-include", "step/", "--metrics", metrics,
+                           "--output", out, "--", exe] + args, capture_output=True, text=True, timeout=240)
+    name = " ".join([app] + args)
+    if prof.returncode != plain.returncode or sums(prof.stdout) != sums(plain.stdout):
+        failures.append(f"{name}: results differ with the tool (rc {plain.returncode} vs {prof.returncode})")
+        return
+    report = json.load(open(out))
+    divergent = 0
+    for r in report["ranges"]:
+        if r["declined"]:
+            failures.append(f"{name}: range {r['index']} declined: {r['decline_reason']}")
+        notes = [n for n in r["notes"] if "--verify unavailable" in n]
+        if notes:
+            failures.append(f"{name}: {notes[0]}")
+        divergent += sum(len(p["divergences"]) for p in r["pass_records"])
+    if divergent and not may_diverge:
+        failures.append(f"{name}: {divergent} divergent regions in an integer workload")
+    print(f"{name:<28} ranges {len(report['ranges'])}  divergent regions {divergent}")
+
+run("stream", ["--iterations", "2", "--bytes", "64MiB"], may_diverge=False)
+run("atomics", ["--iterations", "2"], may_diverge=False)
+run("atomics", ["--iterations", "2", "--float"], may_diverge=True)
+run("multistream", ["--iterations", "2"], may_diverge=False)
+print("\n".join(failures) if failures else "ok")
+sys.exit(1 if failures else 0)
