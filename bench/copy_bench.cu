@@ -27,7 +27,10 @@
 
 #include "cuda/copy_plan.h"
 
+#include "bench_common.cuh"
+
 namespace {
+using namespace rangereplay::bench;
 
 using rangereplay::ArenaCopyList;
 using rangereplay::ArenaKind;
@@ -41,7 +44,6 @@ using rangereplay::StatusOr;
 namespace cp = NV::Cupti::Checkpoint;
 using cp::CUpti_Checkpoint;  // named unqualified by CUpti_Checkpoint_STRUCT_SIZE
 
-constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kFootprints[] = {4 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB, 4096 * kMiB};
 constexpr std::uint64_t kPinnedFootprints[] = {64 * kMiB, 256 * kMiB};
 constexpr int kRegionCounts[] = {1, 64, 4096};
@@ -70,46 +72,11 @@ T value_or_die(StatusOr<T> v, const char* what) {
   return std::move(v).value();
 }
 
-__host__ __device__ inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-__global__ void fill_kernel(std::uint64_t* words, std::uint64_t count, std::uint64_t seed) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
-    words[i] = splitmix64(seed + i);
-  }
-}
-
-// Keeps the GPU busy while the host queues one repetition's stages.
-__global__ void spin_kernel(std::uint64_t ns) {
-  std::uint64_t start = 0;
-  std::uint64_t now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int reps_for(std::uint64_t bytes) {
   if (bytes <= 64 * kMiB) return 100;
   if (bytes <= 256 * kMiB) return 40;
   if (bytes <= 1024 * kMiB) return 15;
   return 9;
-}
-
-std::string size_name(std::uint64_t bytes) {
-  return bytes >= 1024 * kMiB ? std::to_string(bytes / (1024 * kMiB)) + " GB" : std::to_string(bytes / kMiB) + " MB";
 }
 
 // Region sizes: random multiples of 256 bytes (0.5x..1.5x the mean) summing to `total`.

@@ -32,7 +32,10 @@
 #include "core/digest/chunk_digest.h"
 #include "cuda/digest_plan.h"
 
+#include "bench_common.cuh"
+
 namespace {
+using namespace rangereplay::bench;
 
 using rangereplay::DevicePtr;
 using rangereplay::DigestPlan;
@@ -43,7 +46,6 @@ using rangereplay::ChunkRestoreMode;
 using rangereplay::Status;
 using rangereplay::StatusOr;
 
-constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kFootprints[] = {64 * kMiB, 256 * kMiB, 1024 * kMiB, 4096 * kMiB};
 constexpr double kDirtyFractions[] = {0.0, 0.01, 0.10, 1.0};
 constexpr double kDigestTargetTBps = 3.0;
@@ -77,20 +79,6 @@ void check_status(const Status& s, const char* what) {
   }
 }
 
-__host__ __device__ inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-__global__ void fill_kernel(std::uint64_t* words, std::uint64_t count, std::uint64_t seed) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
-    words[i] = splitmix64(seed + i);
-  }
-}
-
 // Flips one byte in each listed position (what a range's writes look like to the digest).
 __global__ void dirty_kernel(unsigned char* app, const std::uint64_t* positions, std::uint32_t count) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -109,32 +97,11 @@ __global__ void compare_kernel(const uint4* a, const uint4* b, std::uint64_t cou
   if (local != 0) atomicAdd(differ, local);
 }
 
-// Keeps the GPU busy while the host queues one repetition's stages.
-__global__ void spin_kernel(std::uint64_t ns) {
-  std::uint64_t start = 0;
-  std::uint64_t now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int reps_for(std::uint64_t bytes) {
   if (bytes <= 64 * kMiB) return 60;
   if (bytes <= 256 * kMiB) return 30;
   if (bytes <= 1024 * kMiB) return 15;
   return 9;
-}
-
-std::string size_name(std::uint64_t bytes) {
-  return bytes >= 1024 * kMiB ? std::to_string(bytes / (1024 * kMiB)) + " GB" : std::to_string(bytes / kMiB) + " MB";
 }
 
 // Median milliseconds of `op` between two events, each repetition after a
