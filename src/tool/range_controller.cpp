@@ -126,7 +126,11 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   range->record.index = range->index;
   range->record.name = name;
 
-  if (counters_failed_) {
+  if (session_ && session_->context() != ctx) {
+    // Only this range: later ranges in the profiled context still run.
+    decline(*range, DeclineReason::kMultipleContexts,
+            "range in a second context; only the first profiled context is supported");
+  } else if (counters_failed_) {
     decline(*range, counters_reason_, counters_error_);
   } else if (Status s = ensure_counters(ctx); !s.ok()) {
     counters_failed_ = true;
