@@ -259,6 +259,19 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
   RR_CU(cuStreamSynchronize(tool_stream_));
   t.capture_ms += ms_since(capture_start);
+  // From here on, any early return must still hand the application its own
+  // range-exit state (and leave no counter pass open).
+  struct ExitStateGuard {
+    ProfilerTool* tool;
+    Snapshot* snapshot;
+    bool armed = true;
+    ~ExitStateGuard() {
+      if (!armed) return;
+      if (tool->session_->in_pass()) tool->session_->end_pass().status().ignore();
+      snapshot->restore(SnapshotState::kExit, tool->tool_stream_).ignore();
+      cuStreamSynchronize(tool->tool_stream_);
+    }
+  } exit_state_guard{this, &*range.snapshot};
 
   // --verify: the application's own range-exit digests, before any replay.
   std::optional<DigestPlan> verifier;
@@ -323,6 +336,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
                                  "all snapshot bytes");
 
   auto restore_start = Clock::now();
+  exit_state_guard.armed = false;
   RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
   RR_CU(cuStreamSynchronize(tool_stream_));
   t.restore_ms += ms_since(restore_start);
