@@ -88,8 +88,8 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
      "with it",
      "put the range around compute work only; coordinated multi-process replay is not supported"},
     {DeclineReason::kModuleGlobalsInRange, "module_globals_in_range",
-     "the range launched a kernel whose module has writable module-scope __device__ variables, which the snapshot "
-     "does not cover yet, so replays would change them",
+     "the range launched a kernel whose module has writable module-scope __device__ variables that the tool could "
+     "not locate to snapshot, so replays would change them",
      "keep kernels that update __device__ variables out of the range, or pass that state as a cudaMalloc'd buffer"},
 }};
 

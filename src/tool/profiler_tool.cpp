@@ -422,9 +422,10 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
       if (data->symbolName != nullptr) {
         if (auto it = kernels_with_globals_.find(data->symbolName); it != kernels_with_globals_.end()) {
-          decline(*active_, DeclineReason::kModuleGlobalsInRange,
-                  "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
-                      it->second + ")");
+          if (Status g = track_module_globals(cbid, data, *it->second); !g.ok())
+            decline(*active_, DeclineReason::kModuleGlobalsInRange,
+                    "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
+                        it->second->names + ") that could not be snapshotted: " + g.message());
         }
       }
       record_launch(cbid, data);
@@ -487,15 +488,16 @@ void ProfilerTool::note_module_globals(const CUpti_ModuleResourceData& module) {
   auto symbols = read_cubin_symbols(
       std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(module.pCubin), module.cubinSize));
   if (!symbols.ok() || symbols->writable_globals.empty()) return;  // unreadable: nothing known, nothing assumed
-  std::string names;
+  auto module_globals = std::make_shared<ModuleGlobals>();
+  module_globals->globals = symbols->writable_globals;
   for (const CubinGlobal& g : symbols->writable_globals) {
-    if (names.size() > 80) {
-      names += ", ...";
+    if (module_globals->names.size() > 80) {
+      module_globals->names += ", ...";
       break;
     }
-    names += (names.empty() ? "" : ", ") + g.name;
+    module_globals->names += (module_globals->names.empty() ? "" : ", ") + g.name;
   }
-  for (const std::string& k : symbols->kernels) kernels_with_globals_[k] = names;
+  for (const std::string& k : symbols->kernels) kernels_with_globals_[k] = module_globals;
 }
 
 }  // namespace rangereplay::tool

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/allocation_inventory.h"
+#include "core/cubin_symbols.h"
 #include "core/decline_reason.h"
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
@@ -65,6 +66,14 @@ class ProfilerTool {
     std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
     std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report
     std::vector<std::uint64_t> exit_chunk_digests;  // --verify: range-exit state, per chunk
+    // Module-scope __device__ variables used by the range's kernels: their
+    // bytes at range entry (captured at the first launch of their module) and
+    // at range exit, restored like the snapshot's regions.
+    struct GlobalState {
+      std::uint64_t address = 0;
+      std::vector<std::uint8_t> entry, exit;
+    };
+    std::vector<GlobalState> globals;
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -108,8 +117,17 @@ class ProfilerTool {
   std::atomic<bool> range_open_{false};
   // Kernels (mangled names) of loaded modules that have writable __device__
   // variables, with those variables' names; the snapshot does not cover them.
-  std::unordered_map<std::string, std::string> kernels_with_globals_;
+  struct ModuleGlobals {
+    std::vector<CubinGlobal> globals;  // writable __device__ variables
+    std::string names;                 // for decline details
+  };
+  std::unordered_map<std::string, std::shared_ptr<const ModuleGlobals>> kernels_with_globals_;
   void note_module_globals(const CUpti_ModuleResourceData& module);
+  // Adds the launched kernel's module variables to the range's snapshot
+  // (module_globals.cpp); an error means the range must decline.
+  Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);
+  Status capture_globals_exit(ActiveRange& range);
+  Status restore_globals(const ActiveRange& range, bool exit_state);
   bool counters_failed_ = false;
   std::string counters_error_;
   DeclineReason counters_reason_ = DeclineReason::kCountersUnavailable;

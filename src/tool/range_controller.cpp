@@ -258,20 +258,23 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   auto capture_start = Clock::now();
   RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
   RR_CU(cuStreamSynchronize(tool_stream_));
+  RR_RETURN_IF_ERROR(capture_globals_exit(range));
   t.capture_ms += ms_since(capture_start);
   // From here on, any early return must still hand the application its own
   // range-exit state (and leave no counter pass open).
   struct ExitStateGuard {
     ProfilerTool* tool;
     Snapshot* snapshot;
+    ActiveRange* range;
     bool armed = true;
     ~ExitStateGuard() {
       if (!armed) return;
       if (tool->session_->in_pass()) tool->session_->end_pass().status().ignore();
       snapshot->restore(SnapshotState::kExit, tool->tool_stream_).ignore();
+      tool->restore_globals(*range, /*exit_state=*/true).ignore();
       cuStreamSynchronize(tool->tool_stream_);
     }
-  } exit_state_guard{this, &*range.snapshot};
+  } exit_state_guard{this, &*range.snapshot, &range};
 
   // --verify: the application's own range-exit digests, before any replay.
   std::optional<DigestPlan> verifier;
@@ -301,6 +304,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     debug("replay pass %s%ld", "", static_cast<long>(pass));
     RR_CU(cuEventRecord(ev[0], tool_stream_));
     RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
+    RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/false));
     RR_CU(cuEventRecord(ev[1], tool_stream_));
     // The restore is ordered before the replayed work by the stream itself,
     // but the restore kernel must finish before the counters start, or its
@@ -338,6 +342,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   auto restore_start = Clock::now();
   exit_state_guard.armed = false;
   RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
+  RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/true));
   RR_CU(cuStreamSynchronize(tool_stream_));
   t.restore_ms += ms_since(restore_start);
   return ok_status();

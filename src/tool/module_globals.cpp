@@ -1,0 +1,85 @@
+// Module-scope __device__ variables in a range (MISSION.md point 4). The
+// allocation inventory cannot see them, so at the first launch of a kernel
+// whose module has writable variables (known from the module's cubin, see
+// core/cubin_symbols.h), their bytes are copied: no kernel of that module has
+// run in the range yet, so these are the range-entry values. The replay window
+// restores them before every replay and hands back their exit values at the end.
+#include <cupti.h>
+
+#include "cuda/cu_status.h"
+#include "tool/profiler_tool.h"
+
+namespace rangereplay::tool {
+
+namespace {
+
+CUfunction launched_function(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      return static_cast<const cuLaunchKernel_params*>(data->functionParams)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      return static_cast<const cuLaunchKernelEx_params*>(data->functionParams)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      return static_cast<const cuLaunchCooperativeKernel_params*>(data->functionParams)->f;
+    default:
+      return nullptr;
+  }
+}
+
+// Device address and size of variable `name` of the module (or library) that
+// defines `f`, which may be a CUfunction or, from the runtime, a CUkernel.
+StatusOr<std::pair<CUdeviceptr, std::size_t>> global_address(CUfunction f, const std::string& name) {
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  CUmodule module = nullptr;
+  if (cuFuncGetModule(&module, f) == CUDA_SUCCESS &&
+      cuModuleGetGlobal(&address, &bytes, module, name.c_str()) == CUDA_SUCCESS)
+    return std::make_pair(address, bytes);
+  CUlibrary library = nullptr;
+  RR_CU(cuKernelGetLibrary(&library, reinterpret_cast<CUkernel>(f)));
+  RR_CU(cuLibraryGetGlobal(&address, &bytes, library, name.c_str()));
+  return std::make_pair(address, bytes);
+}
+
+}  // namespace
+
+Status ProfilerTool::track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data,
+                                          const ModuleGlobals& module) {
+  CUfunction f = launched_function(cbid, data);
+  if (f == nullptr) return internal_error("no function handle in the launch");
+  for (const CubinGlobal& g : module.globals) {
+    RR_ASSIGN_OR_RETURN(auto where, global_address(f, g.name));
+    bool known = false;
+    for (const auto& s : active_->globals) known = known || s.address == where.first;
+    if (known) continue;
+    ActiveRange::GlobalState state;
+    state.address = where.first;
+    state.entry.resize(where.second);
+    // Synchronous: the launch that follows may change the variable.
+    RR_CU(cuMemcpyDtoH(state.entry.data(), where.first, where.second));
+    active_->globals.push_back(std::move(state));
+  }
+  return ok_status();
+}
+
+Status ProfilerTool::capture_globals_exit(ActiveRange& range) {
+  for (auto& g : range.globals) {
+    g.exit.resize(g.entry.size());
+    RR_CU(cuMemcpyDtoH(g.exit.data(), g.address, g.exit.size()));
+  }
+  return ok_status();
+}
+
+Status ProfilerTool::restore_globals(const ActiveRange& range, bool exit_state) {
+  for (const auto& g : range.globals) {
+    const auto& bytes = exit_state ? g.exit : g.entry;
+    if (bytes.empty()) continue;
+    RR_CU(cuMemcpyHtoDAsync(g.address, bytes.data(), bytes.size(), tool_stream_));
+  }
+  return ok_status();
+}
+
+}  // namespace rangereplay::tool
