@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include "gpu/gpu_stream_test.h"
+
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -16,8 +18,6 @@
 namespace rangereplay {
 namespace {
 
-#define ASSERT_CU(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
-#define EXPECT_CU(call) EXPECT_EQ((call), CUDA_SUCCESS) << #call
 
 // How arena offsets relate to application addresses.
 enum class Alignment {
@@ -109,26 +109,8 @@ long long first_difference(const std::vector<unsigned char>& a, const unsigned c
   return -1;
 }
 
-class CopyPlanTest : public ::testing::Test {
+class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
-  // The primary context is retained once and never released: the copy
-  // kernel's runtime state lives in it for the whole process.
-  void SetUp() override {
-    static CUcontext primary = nullptr;
-    if (primary == nullptr) {
-      CUdevice device = 0;
-      ASSERT_CU(cuDeviceGet(&device, 0));
-      ASSERT_CU(cuDevicePrimaryCtxRetain(&primary, device));
-    }
-    ASSERT_CU(cuCtxSetCurrent(primary));
-    ASSERT_CU(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
-  }
-  void TearDown() override {
-    if (stream_ != nullptr) {
-      EXPECT_CU(cuStreamSynchronize(stream_));
-      EXPECT_CU(cuStreamDestroy(stream_));
-    }
-  }
 
   // Captures, scribbles, restores twice, checking every byte each time.
   void round_trip(const Layout& layout, const CopyPlanOptions& options, CUstream stream) {
@@ -212,7 +194,6 @@ class CopyPlanTest : public ::testing::Test {
     round_trip(layout, options, stream_);
   }
 
-  CUstream stream_ = nullptr;
 };
 
 CopyPlanOptions mapped_kernel() {

@@ -7,6 +7,8 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include "gpu/gpu_stream_test.h"
+
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -20,8 +22,6 @@
 namespace rangereplay {
 namespace {
 
-#define ASSERT_CU(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
-#define EXPECT_CU(call) EXPECT_EQ((call), CUDA_SUCCESS) << #call
 #define ASSERT_OK(expr)                                            \
   do {                                                             \
     const ::rangereplay::Status rr_s_ = (expr);                    \
@@ -153,26 +153,8 @@ std::set<std::size_t> random_chunks(std::size_t chunk_count, std::size_t how_man
   return out;
 }
 
-class DigestPlanTest : public ::testing::Test {
+class DigestPlanTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
-  // The primary context is retained once and never released: the kernels'
-  // runtime state lives in it for the whole process.
-  void SetUp() override {
-    static CUcontext primary = nullptr;
-    if (primary == nullptr) {
-      CUdevice device = 0;
-      ASSERT_CU(cuDeviceGet(&device, 0));
-      ASSERT_CU(cuDevicePrimaryCtxRetain(&primary, device));
-    }
-    ASSERT_CU(cuCtxSetCurrent(primary));
-    ASSERT_CU(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
-  }
-  void TearDown() override {
-    if (stream_ != nullptr) {
-      EXPECT_CU(cuStreamSynchronize(stream_));
-      EXPECT_CU(cuStreamDestroy(stream_));
-    }
-  }
 
   StatusOr<DigestPlan> make_plan(const std::vector<DigestRegion>& regions, std::uint64_t chunk_bytes,
                                  std::uint32_t cluster_blocks = 0) {
@@ -184,7 +166,6 @@ class DigestPlanTest : public ::testing::Test {
 
   void sync() { ASSERT_CU(cuStreamSynchronize(stream_)); }
 
-  CUstream stream_ = nullptr;
 };
 
 // Regions at every alignment modulo 16, with short tails, 1-byte and empty regions.

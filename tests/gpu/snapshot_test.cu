@@ -8,6 +8,8 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include "gpu/gpu_stream_test.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,8 +25,6 @@
 namespace rangereplay {
 namespace {
 
-#define ASSERT_CU(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
-#define EXPECT_CU(call) EXPECT_EQ((call), CUDA_SUCCESS) << #call
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -91,27 +91,11 @@ std::uint64_t total_bytes(const std::vector<Piece>& pieces) {
   return total;
 }
 
-class SnapshotTest : public ::testing::Test {
+class SnapshotTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
-  // The primary context is retained once and never released: the copy
-  // kernel's runtime state lives in it for the whole process.
-  void SetUp() override {
-    static CUcontext primary = nullptr;
-    if (primary == nullptr) {
-      CUdevice device = 0;
-      ASSERT_CU(cuDeviceGet(&device, 0));
-      ASSERT_CU(cuDevicePrimaryCtxRetain(&primary, device));
-    }
-    context_ = primary;
-    ASSERT_CU(cuCtxSetCurrent(primary));
-    ASSERT_CU(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
-  }
   void TearDown() override {
     if (app_ != 0) EXPECT_CU(cuMemFree(app_));
-    if (stream_ != nullptr) {
-      EXPECT_CU(cuStreamSynchronize(stream_));
-      EXPECT_CU(cuStreamDestroy(stream_));
-    }
+    GpuStreamTest::TearDown();
   }
 
   void allocate_app(std::uint64_t bytes) {
@@ -175,8 +159,6 @@ class SnapshotTest : public ::testing::Test {
     EXPECT_EQ(first_difference(model(pieces, exit, scribble), download()), -1) << "exit restore: first wrong byte";
   }
 
-  CUcontext context_ = nullptr;
-  CUstream stream_ = nullptr;
   CUdeviceptr app_ = 0;
   std::uint64_t app_bytes_ = 0;
 };
