@@ -308,7 +308,7 @@ def summary(records, extra):
     rows = []
     for rec in records:
         if rec.get("unavailable"):
-            rows.append([rec["name"], f"unavailable: {rec['unavailable'][:60]}"] + [""] * 7)
+            rows.append([rec["name"], f"unavailable: {rec['unavailable'][:40]}"] + [""] * 7)
             continue
         sp = rec.get("speed", {})
         rows.append([rec["name"], yes_no(rec.get("deterministic")), yes_no(rec.get("transparent")),
