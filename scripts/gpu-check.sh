@@ -2,7 +2,7 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test examples bench compare profile
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile
 # Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ row "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 if has build; then
   scripts/gpu-deps.sh unpack >"$logs/build.log" 2>&1
   # Everything a GPU run uses; the CPU unit tests run in CI, not here.
-  targets="rangereplay rangereplay_inject rangereplay_cli_metrics"
+  targets="rangereplay rangereplay_inject rangereplay_cli_metrics workload_cub"
   for f in examples/*.cu; do targets+=" $(basename "$f" .cu)"; done
   for f in tests/apps/*.cu; do targets+=" app_$(basename "$f" .cu)"; done
   for f in tests/gpu/*_test.cu tests/gpu/*_test.cpp bench/*_bench.cu; do [[ -f $f ]] && targets+=" $(basename "${f%.*}")"; done
@@ -54,6 +54,10 @@ if has compare; then
   timeout 420 python3 bench/profile_vs_ncu.py $build "$logs/profile_vs_ncu.json" >"$logs/profile_vs_ncu.txt" 2>&1
   row "profile vs ncu" "rc=$?"
 fi
+if has workloads; then
+  timeout 540 python3 tests/workloads/run_workloads.py $build "$logs" ${WORKLOADS_ARGS:-} >"$logs/workloads.txt" 2>&1
+  row "workloads (issue 8)" "rc=$?"
+fi
 if has examples && [[ -x scripts/run-examples.sh ]]; then
   scripts/run-examples.sh $build >"$logs/examples.log" 2>&1
   row "examples twice" "$(tail -1 "$logs/examples.log")"
@@ -67,4 +71,5 @@ fi
 echo; echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
 [[ -f "$logs/profile_vs_ncu.txt" ]] && { echo "--- profile_vs_ncu"; cat "$logs/profile_vs_ncu.txt"; }
+[[ -f "$logs/workloads.txt" ]] && { echo "--- workloads"; tail -15 "$logs/workloads.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
