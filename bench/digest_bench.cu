@@ -145,16 +145,6 @@ struct Options {
   std::uint64_t chunk_bytes = rangereplay::kDefaultDigestChunkBytes;
 };
 
-std::uint64_t parse_bytes(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  std::uint64_t scale = 1;
-  if (end && (*end == 'K' || *end == 'k')) scale = 1024;
-  if (end && (*end == 'M' || *end == 'm')) scale = kMiB;
-  if (end && (*end == 'G' || *end == 'g')) scale = 1024 * kMiB;
-  return static_cast<std::uint64_t>(v * static_cast<double>(scale));
-}
-
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {

@@ -9,14 +9,14 @@ one pass when the metric list needs several).
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from e2e_common import checksums, run, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
 METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
-TIMEOUT_S = 120
 REPLAYED = "replayed"
 
 # (label, executable relative to the build dir, arguments, expected outcome)
@@ -37,32 +37,13 @@ CASES = [
     ("app_memset_d2d_in_range", "tests/apps/app_memset_d2d_in_range", ["--iterations", "2"], REPLAYED),
     ("multistream", "examples/multistream", ["--iterations", "2", "--elements", "1048576"], REPLAYED),
     ("atomics", "examples/atomics", ["--iterations", "2", "--elements", "4194304"], REPLAYED),
-    # The goal of issue 7; expected to fail until graph replay and module-global
-    # tracking exist (graph: unsupported_api today; globals: replays change the
-    # __device__ variables, so the program's own check fails).
+    # The goal of issue 7. graph is expected to fail until graph replay exists
+    # (unsupported_api today); globals replays once its module's __device__
+    # variables are found and restored (src/tool/module_globals.cpp).
     ("graph", "examples/graph", ["--iterations", "2", "--bytes", "64MiB"], REPLAYED),
     ("globals", "examples/globals", ["--iterations", "2"], REPLAYED),
 ]
 
-
-def checksums(text):
-    return [line for line in text.splitlines() if line.startswith("checksum ")]
-
-
-def run(cmd):
-    """(returncode, stdout, stderr); returncode None on timeout."""
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        return None, out, err + f"\n(timed out after {TIMEOUT_S} s)"
-
-
-def tail(text, n=400):
-    text = text.strip().replace("\n", " | ")
-    return text[-n:]
 
 
 def outcome_of(report):

@@ -8,15 +8,15 @@ that none is declined, and that each holds the step's 6 kernels in order.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from e2e_common import checksums, run, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
 STREAM = os.path.join(BUILD, "examples/stream")
 METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
-TIMEOUT_S = 120
 BASE_ARGS = ["--iterations", "4", "--bytes", "64MiB"]
 KERNELS_PER_STEP = 6
 
@@ -35,24 +35,6 @@ CASES = [
     ("default domain misses D", ["--nvtx-include", "step/"], ["--nvtx-domain", "D"], []),
 ]
 
-
-def checksums(text):
-    return [line for line in text.splitlines() if line.startswith("checksum ")]
-
-
-def run(cmd):
-    """(returncode, stdout, stderr); returncode None on timeout."""
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        return None, out, err + f"\n(timed out after {TIMEOUT_S} s)"
-
-
-def tail(text, n=400):
-    return text.strip().replace("\n", " | ")[-n:]
 
 
 def check(label, selection, app_options, expected, reference_kernels, failures):
