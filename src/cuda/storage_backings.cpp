@@ -71,7 +71,10 @@ StatusOr<std::uint64_t> CuDeviceBacking::budget(std::uint64_t retained_bytes) co
   std::size_t total_bytes = 0;
   RR_CU(cuMemGetInfo(&free_bytes, &total_bytes));
   const std::uint64_t budget = storage::device_tier_budget(
-      {.largest_allocation_bytes = total_bytes, .total_bytes = total_bytes, .free_bytes = free_bytes},
+      {.largest_allocation_bytes = total_bytes,
+       .total_bytes = total_bytes,
+       .free_bytes = free_bytes,
+       .reserve_bytes = storage::kDeviceReserveBytes},
       retained_bytes);
   return retained_growth_budget(budget, retained_bytes, growth_divisor_);
 }

@@ -9,7 +9,8 @@
 namespace rangereplay::storage {
 
 std::uint64_t device_tier_budget(const DeviceMemoryInfo& info, std::uint64_t retained_bytes) {
-  const std::uint64_t usable_free = scale_down(info.free_bytes, 95, 100);
+  const std::uint64_t usable_free = scale_down(
+      info.free_bytes > info.reserve_bytes ? info.free_bytes - info.reserve_bytes : 0, 95, 100);
   return std::min({info.largest_allocation_bytes, info.total_bytes / 2,
                    saturating_add(retained_bytes, usable_free)});
 }

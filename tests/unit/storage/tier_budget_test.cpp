@@ -21,6 +21,19 @@ TEST(DeviceTierBudget, is_95_percent_of_free_when_that_is_smallest) {
   EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 101}, 0), 95u);  // floor(95.95)
 }
 
+TEST(DeviceTierBudget, leaves_the_reserve_free) {
+  // The snapshot_spill case on the H200: 3 GiB free, 1 GiB kept for CUPTI.
+  EXPECT_EQ(device_tier_budget({.largest_allocation_bytes = 141 * kGiB,
+                                .total_bytes = 141 * kGiB,
+                                .free_bytes = 3 * kGiB,
+                                .reserve_bytes = kDeviceReserveBytes},
+                               0),
+            2 * kGiB * 95 / 100);
+  EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 100, 100}, 0), 0u);
+  EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 50, 100}, 0), 0u);
+  EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 50, 100}, 40), 40u);  // retained still counts
+}
+
 TEST(DeviceTierBudget, counts_the_retained_arena_as_available) {
   EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 100}, 200), 295u);
   EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 0}, 300), 300u);
