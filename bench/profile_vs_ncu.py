@@ -7,6 +7,9 @@ targets: >= 2.5x faster with a 30+ pass list, >= 20x with a one-pass list over
 """
 import json, os, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_range import ncu_range_replay  # noqa: E402
+
 build, out_path = sys.argv[1], sys.argv[2]
 cli = os.path.join(build, "tools/cli/rangereplay")
 stream = os.path.join(build, "examples/stream")
@@ -27,16 +30,18 @@ def case(name, app_args, set_name, ncu_extra_check=None):
         return
     rep = json.load(open(report))
     metrics = ",".join(rep["metrics"])
-    ncu_s, ncu = timed(["ncu", "--clock-control", "none", "--replay-mode", "range", "--nvtx", "--nvtx-include", "step/",
-                        "--metrics", metrics, stream] + app_args, timeout=600)
-    if ncu.returncode != 0:
-        rows.append((name, f"ncu failed rc={ncu.returncode}: {ncu.stderr[-200:]}"))
+    ncu = ncu_range_replay([stream] + app_args, rep["metrics"])
+    ncu_s = ncu["wall_s"]
+    if ncu["errors"]:
+        rows.append((name, f"ncu with the same {len(rep['metrics'])} metrics failed: {' | '.join(ncu['errors'])}"))
+    if ncu["rc"] != 0:
+        rows.append((name, f"ncu range replay failed rc={ncu['rc']}"))
     ranges = [r for r in rep["ranges"] if not r["declined"]]
     raw[name] = {"plain_s": plain_s, "rangereplay_s": rr_s, "ncu_s": ncu_s, "passes": rep["pass_count"],
                  "ranges": len(rep["ranges"]), "replayed": len(ranges), "setup_ms": rep["setup_ms"],
-                 "timings": [r["timings"] for r in rep["ranges"]]}
+                 "timings": [r["timings"] for r in rep["ranges"]], "ncu": ncu}
     rows.append((name, f"app {plain_s:.2f} s | rangereplay {rr_s:.2f} s | ncu range replay {ncu_s:.2f} s | "
-                       f"ncu/rangereplay = {ncu_s / rr_s:.2f}x | {rep['pass_count']} passes, {len(ranges)}/{len(rep['ranges'])} ranges replayed"))
+                       f"ncu/rangereplay = {ncu_s / rr_s:.2f}x (ncu list: {ncu['metric_list']}) | {rep['pass_count']} passes, {len(ranges)}/{len(rep['ranges'])} ranges replayed"))
     if ranges and rep["pass_count"] > 1:
         t = ranges[-1]["timings"]  # a warm window (not the first range)
         replays = max(1, rep["pass_count"] - 1)

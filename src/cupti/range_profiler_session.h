@@ -50,6 +50,8 @@ class RangeProfilerSession {
   StatusOr<std::size_t> decode();
 
   const std::vector<std::uint8_t>& counter_data() const { return counter_data_; }
+  /// Size of the counter data image in bytes (0 before configure()).
+  std::size_t counter_data_bytes() const { return counter_data_blank_.size(); }
   std::size_t pass_index() const { return pass_index_; }
   bool in_pass() const { return in_pass_; }
   CUcontext context() const { return ctx_; }

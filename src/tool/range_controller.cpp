@@ -40,11 +40,15 @@ SnapshotOptions snapshot_options(const ProfileConfig& config) {
   return options;
 }
 
-// RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr.
+// RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
+// the milliseconds since the previous one (where the time goes).
 void debug(const char* fmt, const std::string& a = "", long b = 0) {
   static const bool on = std::getenv("RANGEREPLAY_DEBUG") != nullptr;
   if (!on) return;
-  std::fprintf(stderr, "rangereplay[debug]: ");
+  static Clock::time_point last = Clock::now();
+  const double since = ms_since(last);
+  last = Clock::now();
+  std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
   std::fprintf(stderr, fmt, a.c_str(), b);
   std::fprintf(stderr, "\n");
 }
@@ -86,7 +90,7 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
                                                                  : cupti::RangeProfilerSession::Mode::kPerKernel;
   RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, max_kernels_per_range(), mode));
-  debug("counter data image configured%s", "");
+  debug("counter data image configured%s (%ld bytes)", "", static_cast<long>(session->counter_data_bytes()));
   RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
   session_ = std::move(session);
   pass_count_ = evaluator_->pass_count();
@@ -190,6 +194,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
                                     " snapshot copy items of regions not 16-byte aligned use narrower vectors");
     range->snapshot.emplace(std::move(snap).value());
     range->record.timings.capture_ms += ms_since(capture_start);
+    debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range->record.footprint_bytes));
   }
 
   Status s = session_->begin_range();
@@ -222,6 +227,7 @@ void ProfilerTool::end_range() {
     auto c = Clock::now();
     auto done = session_->end_pass();
     t.counters_ms += ms_since(c);
+    debug("pass 0 stopped%s", "");
     if (!done.ok()) {
       decline(*range, DeclineReason::kCountersUnavailable, done.status().message());
     } else {
