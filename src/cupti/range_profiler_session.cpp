@@ -3,6 +3,8 @@
 
 #include <cupti_profiler_target.h>
 
+#include <algorithm>
+
 #include "cupti/cupti_status.h"
 
 namespace rangereplay::cupti {
@@ -27,27 +29,46 @@ Status RangeProfilerSession::configure(std::vector<std::uint8_t> config_image,
                                        const std::vector<std::string>& metric_names, std::size_t max_ranges,
                                        Mode mode) {
   config_image_ = std::move(config_image);
+  metric_names_ = metric_names;
   mode_ = mode;
-  max_ranges_ = mode == Mode::kWholeRange ? 1 : max_ranges;
+  max_ranges_ = 0;
+  return size_image(mode == Mode::kWholeRange ? 1 : std::max<std::size_t>(max_ranges, 1));
+}
+
+Status RangeProfilerSession::resize(std::size_t max_ranges) {
+  if (in_pass_) return failed_precondition("counter data image resized inside a pass");
+  const std::size_t wanted = mode_ == Mode::kWholeRange ? 1 : std::max<std::size_t>(max_ranges, 1);
+  return wanted == max_ranges_ ? ok_status() : size_image(wanted);
+}
+
+Status RangeProfilerSession::size_image(std::size_t max_ranges) {
   std::vector<const char*> names;
-  names.reserve(metric_names.size());
-  for (const auto& n : metric_names) names.push_back(n.c_str());
-
-  CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-  size.pRangeProfilerObject = object_;
-  size.pMetricNames = names.data();
-  size.numMetrics = names.size();
-  size.maxNumOfRanges = max_ranges_;
-  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges_);
-  RR_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
-
-  counter_data_blank_.assign(size.counterDataSize, 0);
+  names.reserve(metric_names_.size());
+  for (const auto& n : metric_names_) names.push_back(n.c_str());
+  auto image_size = [&](std::size_t ranges) -> StatusOr<std::size_t> {
+    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = object_;
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = ranges;
+    size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
+    RR_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+    return size.counterDataSize;
+  };
+  RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(max_ranges));
+  if (bytes_per_range_ == 0) {
+    RR_ASSIGN_OR_RETURN(const std::size_t one, image_size(1));
+    RR_ASSIGN_OR_RETURN(const std::size_t two, image_size(2));
+    bytes_per_range_ = two > one ? two - one : 1;
+  }
+  counter_data_blank_.assign(bytes, 0);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object_;
   init.counterDataSize = counter_data_blank_.size();
   init.pCounterData = counter_data_blank_.data();
   RR_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+  max_ranges_ = max_ranges;
   return ok_status();
 }
 

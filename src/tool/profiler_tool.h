@@ -60,7 +60,11 @@ class ProfilerTool {
     range::RangeSource source = range::RangeSource::kNvtxPushPop;
     CUcontext ctx = nullptr;
     int device = -1;             // ordinal of ctx's device; -1 when unknown
-    bool profiled = false;       // counters started for pass 0
+    bool profiled = false;       // the range is recorded (pass 0 runs under the tool)
+    // Pass 0 is a counter pass. Per-kernel multi-pass ranges leave it
+    // uncounted: the counter image is then sized to the kernels pass 0
+    // recorded and every counter pass is a replay.
+    bool counting_pass0 = false;
     Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
     std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
@@ -139,6 +143,10 @@ class ProfilerTool {
   std::unique_ptr<cupti::RangeProfilerSession> session_;
   std::unique_ptr<MetricEvaluator> evaluator_;
   std::uint32_t pass_count_ = 0;
+  // Kernels per range name, from the last profiled range of that name: the
+  // counter image for a one-pass range is sized from it.
+  std::unordered_map<std::string, std::size_t> kernels_by_range_name_;
+  std::size_t counter_ranges_for(const std::string& range_name) const;
   CUstream tool_stream_ = nullptr;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;

@@ -4,6 +4,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -22,12 +23,16 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-// Kernels per range the counter data image is sized for (per-kernel mode);
-// RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it.
-std::size_t max_kernels_per_range() {
+// Kernels per range the counter data image holds when a one-pass range's
+// kernel count is not known yet: as many as fit in kCounterImageBudgetBytes,
+// at most 2048; RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it. (The image
+// costs ~9 KB per metric and kernel on GH100, and is copied at every range.)
+constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
+std::size_t default_counter_ranges(std::size_t bytes_per_range) {
   const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
   long n = v ? std::strtol(v, nullptr, 10) : 0;
-  return n > 0 ? static_cast<std::size_t>(n) : 2048;
+  if (n > 0) return static_cast<std::size_t>(n);
+  return std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(bytes_per_range, 1), 1, 2048);
 }
 
 // The snapshot tiers as the user capped them (0 = no cap); pinned tier by
@@ -89,7 +94,7 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
   auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
                                                                  : cupti::RangeProfilerSession::Mode::kPerKernel;
-  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, max_kernels_per_range(), mode));
+  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, 1, mode));
   debug("counter data image configured%s (%ld bytes)", "", static_cast<long>(session->counter_data_bytes()));
   RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
   session_ = std::move(session);
@@ -104,6 +109,14 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
     report_.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
   return ok_status();
+}
+
+std::size_t ProfilerTool::counter_ranges_for(const std::string& range_name) const {
+  const std::size_t fallback = default_counter_ranges(session_->bytes_per_range());
+  auto it = kernels_by_range_name_.find(range_name);
+  if (it == kernels_by_range_name_.end()) return fallback;
+  // A quarter more than last time, within the budget, never below last time.
+  return std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8));
 }
 
 void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
@@ -197,10 +210,20 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
     debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range->record.footprint_bytes));
   }
 
-  Status s = session_->begin_range();
-  debug("set config: %s", s.to_string());
-  if (s.ok()) s = session_->start_pass(name);
-  debug("pass 0 started: %s", s.to_string());
+  // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
+  // its kernels at range end and every counter pass is replayed. Otherwise
+  // pass 0 counts, with the image sized from the last range of this name.
+  range->counting_pass0 = !(pass_count_ > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
+  Status s = ok_status();
+  if (range->counting_pass0) {
+    auto c = Clock::now();
+    s = session_->resize(counter_ranges_for(name));
+    if (s.ok()) s = session_->begin_range();
+    debug("set config: %s", s.to_string());
+    if (s.ok()) s = session_->start_pass(name);
+    debug("pass 0 started: %s", s.to_string());
+    range->record.timings.counters_ms += ms_since(c);
+  }
   range->record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) {
     decline(*range, DeclineReason::kCountersUnavailable, s.message());
@@ -223,7 +246,8 @@ void ProfilerTool::end_range() {
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   t.sync_ms += ms_since(sync_start);
   bool all_submitted = false;
-  if (range->profiled) {
+  const std::size_t kernel_count = range->program.kernels().size();
+  if (range->profiled && range->counting_pass0) {
     auto c = Clock::now();
     auto done = session_->end_pass();
     t.counters_ms += ms_since(c);
@@ -233,7 +257,21 @@ void ProfilerTool::end_range() {
     } else {
       all_submitted = *done;
     }
+    if (kernel_count > session_->max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
+      range->record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
+                                    std::to_string(session_->max_ranges()) +
+                                    " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
+  } else if (range->profiled && s.ok() && kernel_count > 0) {
+    // Pass 0 only recorded: size the image to its kernels, then set the
+    // configuration; every counter pass is a replay.
+    auto c = Clock::now();
+    Status configured = session_->resize(kernel_count);
+    if (configured.ok()) configured = session_->begin_range();
+    t.counters_ms += ms_since(c);
+    debug("set config for %ld kernels", "", static_cast<long>(kernel_count));
+    if (!configured.ok()) decline(*range, DeclineReason::kCountersUnavailable, configured.message());
   }
+  if (range->profiled && !range->eligibility.declined()) kernels_by_range_name_[range->name] = kernel_count;
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
 
