@@ -35,43 +35,41 @@ bool is_instantiate(CUpti_CallbackId cbid) {
   }
 }
 
-// The new exec and its source graph of a successful instantiation (API exit).
+// The new exec and source graph of a successful instantiation (API exit):
+// every instantiate parameter struct starts {CUgraphExec*, CUgraph, ...}.
+template <class Params>
+std::pair<CUgraphExec, CUgraph> exec_and_graph(const void* params) {
+  const auto* p = static_cast<const Params*>(params);
+  return {p->phGraphExec != nullptr ? *p->phGraphExec : nullptr, p->hGraph};
+}
+
 std::pair<CUgraphExec, CUgraph> instantiated(CUpti_CallbackId cbid, const void* params) {
-  CUgraphExec* exec = nullptr;
-  CUgraph graph = nullptr;
   switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate: {
-      const auto* p = static_cast<const cuGraphInstantiate_params*>(params);
-      exec = p->phGraphExec; graph = p->hGraph;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2: {
-      const auto* p = static_cast<const cuGraphInstantiate_v2_params*>(params);
-      exec = p->phGraphExec; graph = p->hGraph;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags: {
-      const auto* p = static_cast<const cuGraphInstantiateWithFlags_params*>(params);
-      exec = p->phGraphExec; graph = p->hGraph;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams: {
-      const auto* p = static_cast<const cuGraphInstantiateWithParams_params*>(params);
-      exec = p->phGraphExec; graph = p->hGraph;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz: {
-      const auto* p = static_cast<const cuGraphInstantiateWithParams_ptsz_params*>(params);
-      exec = p->phGraphExec; graph = p->hGraph;
-      break;
-    }
-    default:
-      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate: return exec_and_graph<cuGraphInstantiate_params>(params);
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2: return exec_and_graph<cuGraphInstantiate_v2_params>(params);
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
+      return exec_and_graph<cuGraphInstantiateWithFlags_params>(params);
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+      return exec_and_graph<cuGraphInstantiateWithParams_params>(params);
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
+      return exec_and_graph<cuGraphInstantiateWithParams_ptsz_params>(params);
+    default: return {nullptr, nullptr};
   }
-  return {exec != nullptr ? *exec : nullptr, graph};
 }
 
 }  // namespace
+
+ProfilerTool::GraphExecInfo ProfilerTool::summarize_graph(CUgraph graph, const char* call) {
+  GraphExecInfo info;
+  if (auto summary = inspect_graph(graph); summary.ok()) {
+    info.kernels = std::make_shared<const std::vector<KernelLaunchOp>>(std::move(summary->kernels));
+    info.kernel_nodes = std::move(summary->kernel_nodes);
+    info.nodes = std::move(summary->nodes);
+  } else {
+    info.unknown = "its graph could not be read at " + std::string(call) + ": " + summary.status().message();
+  }
+  return info;
+}
 
 void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
@@ -84,16 +82,7 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
     std::lock_guard<std::mutex> lock(mutex_);
     // Driver calls made while holding mutex_ must not reach our own callbacks.
     InToolScope scope;
-    GraphExecInfo info;
-    if (auto summary = inspect_graph(graph); summary.ok()) {
-      info.kernels = std::make_shared<const std::vector<KernelLaunchOp>>(std::move(summary->kernels));
-      info.kernel_nodes = std::move(summary->kernel_nodes);
-      info.nodes = std::move(summary->nodes);
-    } else {
-      info.unknown = "its graph could not be read at " + std::string(data->functionName) + ": " +
-                     summary.status().message();
-    }
-    graph_execs_[exec] = std::move(info);
+    graph_execs_[exec] = summarize_graph(graph, data->functionName);
     return;
   }
 
@@ -110,15 +99,7 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
     std::lock_guard<std::mutex> lock(mutex_);
     // Driver calls made while holding mutex_ must not reach our own callbacks.
     InToolScope scope;
-    GraphExecInfo info;
-    if (auto summary = inspect_graph(graph); summary.ok()) {
-      info.kernels = std::make_shared<const std::vector<KernelLaunchOp>>(std::move(summary->kernels));
-      info.kernel_nodes = std::move(summary->kernel_nodes);
-      info.nodes = std::move(summary->nodes);
-    } else {
-      info.unknown = "its graph could not be read at cuGraphExecUpdate: " + summary.status().message();
-    }
-    graph_execs_[exec] = std::move(info);
+    graph_execs_[exec] = summarize_graph(graph, data->functionName);
     return;
   }
 

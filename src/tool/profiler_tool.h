@@ -120,6 +120,9 @@ class ProfilerTool {
   /// graphs, in or out of ranges (any callback site; takes mutex_).
   void on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void record_graph_launch(const CUpti_CallbackData* data);
+  /// What an exec instantiated (or updated) from `graph` runs; `call` names
+  /// the API in `unknown` when the graph cannot be read. Needs InToolScope.
+  static GraphExecInfo summarize_graph(CUgraph graph, const char* call);
   // By exec handle (mutex_).
   std::unordered_map<CUgraphExec, GraphExecInfo> graph_execs_;
 
