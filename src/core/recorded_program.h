@@ -7,9 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "core/graph_nodes.h"
 
 namespace rangereplay {
 
@@ -53,15 +56,35 @@ struct CopyFromHostOp {
   std::vector<std::uint8_t> data;
 };
 
-using RecordedOp = std::variant<KernelLaunchOp, MemsetOp, CopyDeviceOp, CopyFromHostOp>;
+/// cuGraphLaunch of an executable graph, replayed as one unit with
+/// cuGraphLaunch(exec, replay stream): the exec holds its nodes' parameters,
+/// so nothing else is captured. The exec must exist until the replay window
+/// ends (the recorder declines a range that destroys or changes it).
+struct GraphLaunchOp {
+  std::uint64_t exec = 0;    // CUgraphExec
+  std::uint64_t stream = 0;  // the application's CUstream (for the report)
+  /// The graph's kernel nodes, child graphs flattened, in the driver's node
+  /// order (cuGraphGetNodes), for the report: name, grid, block, shared
+  /// memory; no arguments. Shared by every launch of the same exec.
+  std::shared_ptr<const std::vector<KernelLaunchOp>> kernels;
+};
+
+using RecordedOp = std::variant<KernelLaunchOp, MemsetOp, CopyDeviceOp, CopyFromHostOp, GraphLaunchOp>;
 
 struct RecordedProgram {
   std::vector<RecordedOp> ops;
   std::uint32_t skipped_device_to_host = 0;  // D2H copies not re-executed in replays
 
+  /// Kernels run: plain launches plus the kernel nodes of graph launches.
   std::size_t kernel_count() const;
-  /// Launches only, in order (for the report and per-kernel metrics).
+  /// Kernels run, in order (for the report and per-kernel metrics): plain
+  /// launches, and for a graph launch its kernel nodes in its node order.
   std::vector<const KernelLaunchOp*> kernels() const;
+  /// The exec of every graph launch, in order (repeats included).
+  std::vector<std::uint64_t> graph_execs() const;
+  /// One LaunchUnit per kernel launch or graph launch, in order (for
+  /// map_counter_ranges).
+  std::vector<LaunchUnit> launch_units() const;
 };
 
 }  // namespace rangereplay

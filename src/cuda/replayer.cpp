@@ -66,6 +66,10 @@ Status Replayer::submit(CUstream stream) const {
       // Pageable source: the driver stages it before returning, so the
       // recorded bytes may be reused immediately.
       RR_CU(cuMemcpyHtoDAsync(h->dst, h->data.data(), h->data.size(), stream));
+    } else if (const auto* g = std::get_if<GraphLaunchOp>(&op)) {
+      // The exec is the application's, alive until the window ends (the
+      // recorder declines a range that destroys or updates it).
+      RR_CU(cuGraphLaunch(reinterpret_cast<CUgraphExec>(g->exec), stream));
     }
   }
   return ok_status();

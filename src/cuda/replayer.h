@@ -7,7 +7,8 @@
 //   RR_RETURN_IF_ERROR(replayer.submit(tool_stream));                // once per pass
 //
 // create() builds every launch's kernelParams array once, so submit() costs
-// one driver call per op. The caller must hold the tool's re-entrancy guard so
+// one driver call per op (a graph launch is one cuGraphLaunch of the
+// application's executable graph). The caller must hold the tool's re-entrancy guard so
 // these launches are not recorded again. Thread-safety: one thread at a time.
 #pragma once
 

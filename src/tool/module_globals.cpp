@@ -50,6 +50,10 @@ Status ProfilerTool::track_module_globals(CUpti_CallbackId cbid, const CUpti_Cal
                                           const ModuleGlobals& module) {
   CUfunction f = launched_function(cbid, data);
   if (f == nullptr) return internal_error("no function handle in the launch");
+  return track_module_globals_of(f, module);
+}
+
+Status ProfilerTool::track_module_globals_of(CUfunction f, const ModuleGlobals& module) {
   for (const CubinGlobal& g : module.globals) {
     RR_ASSIGN_OR_RETURN(auto where, global_address(f, g.name));
     bool known = false;

@@ -377,6 +377,30 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       }
       track_allocation(cbid, data);
       return;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventRecordNodeSetEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventWaitNodeSetEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresSignalNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresWaitNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecBatchMemOpNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetEnabled:
+      // Executable-graph lifecycle, tracked in and out of ranges (graph_recording.cpp).
+      on_graph_exec_api(cbid, data);
+      return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
       if (data->callbackSite == CUPTI_API_EXIT && trigger_.listens_to_profiler_api()) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -436,6 +460,9 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+      // cudaGraphLaunch reaches this driver callback too.
+      record_graph_launch(data);
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
       decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " inside the range");
       return;
@@ -457,7 +484,9 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
 void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
   auto& ops = active_->program.ops;
   for (std::size_t i = first; i < ops.size(); ++i) {
-    const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]);
+    const auto* graph = std::get_if<GraphLaunchOp>(&ops[i]);
+    const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]) ||
+                        (graph != nullptr && graph->kernels && !graph->kernels->empty());
     active_->eligibility.observe_operation(reinterpret_cast<std::uint64_t>(ctx), active_->device, kernel);
     if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i]))
       active_->eligibility.observe_captured_host_bytes(h2d->data.size());

@@ -27,6 +27,7 @@
 #include "core/allocation_inventory.h"
 #include "core/cubin_symbols.h"
 #include "core/decline_reason.h"
+#include "core/graph_nodes.h"
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
 #include "core/recorded_program.h"
@@ -111,6 +112,24 @@ class ProfilerTool {
   void observe_new_operations(std::size_t first, CUcontext ctx);
   void track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
 
+  // Graphs (graph_recording.cpp): what each executable graph runs, read at
+  // instantiation, and graph launches as one recorded op.
+  struct GraphExecInfo {
+    std::shared_ptr<const std::vector<KernelLaunchOp>> kernels;  // kernel nodes, for the report
+    std::vector<std::uint64_t> kernel_nodes;  // source-graph node of each kernel (0 inside child graphs)
+    std::vector<GraphNode> nodes;             // every node, for classify_graph_nodes
+    std::string unknown;  // non-empty: why the summary does not describe the exec (launches decline)
+  };
+  /// Instantiation, update, parameter changes and destruction of executable
+  /// graphs, in or out of ranges (any callback site; takes mutex_).
+  void on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void record_graph_launch(const CUpti_CallbackData* data);
+  /// What an exec instantiated (or updated) from `graph` runs; `call` names
+  /// the API in `unknown` when the graph cannot be read. Needs InToolScope.
+  static GraphExecInfo summarize_graph(CUgraph graph, const char* call);
+  // By exec handle (mutex_).
+  std::unordered_map<CUgraphExec, GraphExecInfo> graph_execs_;
+
   ProfileConfig config_;
   bool enabled_ = false;
   AllocationInventory inventory_;
@@ -130,6 +149,8 @@ class ProfilerTool {
   // Adds the launched kernel's module variables to the range's snapshot
   // (module_globals.cpp); an error means the range must decline.
   Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);
+  // The same for a kernel run by function handle `f` (a CUfunction or CUkernel).
+  Status track_module_globals_of(CUfunction f, const ModuleGlobals& module);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
   bool counters_failed_ = false;

@@ -404,25 +404,50 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
     for (std::size_t m = 0; m < names.size() && m < v.size(); ++m) out.push_back({names[m], units[m], v[m]});
     return out;
   };
-  auto kernels = range.program.kernels();
+  // Plain launches and graph kernel nodes, with the counter range of each
+  // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
+  // range or one per kernel node; core/graph_nodes.h).
+  const auto kernels = range.program.kernels();
+  const CounterRangeMap ranges = map_counter_ranges(range.program.launch_units(), values.size());
+  std::vector<std::uint64_t> streams;  // launch stream of each kernel
+  for (const auto& op : range.program.ops) {
+    if (const auto* k = std::get_if<KernelLaunchOp>(&op)) streams.push_back(k->stream);
+    if (const auto* g = std::get_if<GraphLaunchOp>(&op); g != nullptr && g->kernels)
+      streams.insert(streams.end(), g->kernels->size(), g->stream);
+  }
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelLaunchOp& k = *kernels[i];
     report::KernelRecord kr;
     kr.index = static_cast<std::uint32_t>(i);
     kr.mangled_name = k.name;
     kr.name = report::demangle(k.name);
-    kr.stream_id = k.stream;
+    kr.stream_id = i < streams.size() ? streams[i] : k.stream;
     kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
     kr.block = {k.block[0], k.block[1], k.block[2]};
     kr.shared_mem_bytes = k.shared_mem_bytes;
-    if (config_.range_metrics == RangeMetrics::kPerKernel && i < values.size()) kr.metrics = metric_values(values[i]);
+    if (config_.range_metrics == RangeMetrics::kPerKernel && i < ranges.kernel_range.size() &&
+        ranges.kernel_range[i] && *ranges.kernel_range[i] < values.size())
+      kr.metrics = metric_values(values[*ranges.kernel_range[i]]);
     range.record.kernels.push_back(std::move(kr));
   }
   if (config_.range_metrics == RangeMetrics::kWholeRange && !values.empty())
     range.record.range_metrics = metric_values(values[0]);
-  if (config_.range_metrics == RangeMetrics::kPerKernel && values.size() != kernels.size())
-    range.record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
-                                 std::to_string(kernels.size()) + " recorded kernels");
+  if (config_.range_metrics == RangeMetrics::kPerKernel) {
+    if (ranges.layout == CounterRangeLayout::kMismatch) {
+      range.record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
+                                   std::to_string(kernels.size()) + " recorded kernels");
+    } else if (ranges.layout == CounterRangeLayout::kPerLaunch) {
+      // Each graph launch was measured as one counter range: its kernels get
+      // no per-kernel values; the launch's values are listed here.
+      for (std::size_t g = 0; g < ranges.graph_range.size(); ++g) {
+        if (!ranges.graph_range[g] || *ranges.graph_range[g] >= values.size()) continue;
+        std::string note = "graph launch " + std::to_string(g + 1) + " was measured as one counter range:";
+        for (const auto& m : metric_values(values[*ranges.graph_range[g]]))
+          note += " " + m.name + "=" + std::to_string(m.value);
+        range.record.notes.push_back(std::move(note));
+      }
+    }
+  }
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
   return ok_status();
 }

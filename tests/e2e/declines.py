@@ -37,9 +37,9 @@ CASES = [
     ("app_memset_d2d_in_range", "tests/apps/app_memset_d2d_in_range", ["--iterations", "2"], REPLAYED),
     ("multistream", "examples/multistream", ["--iterations", "2", "--elements", "1048576"], REPLAYED),
     ("atomics", "examples/atomics", ["--iterations", "2", "--elements", "4194304"], REPLAYED),
-    # The goal of issue 7. graph is expected to fail until graph replay exists
-    # (unsupported_api today); globals replays once its module's __device__
-    # variables are found and restored (src/tool/module_globals.cpp).
+    # The goal of issue 7: graph launches replay as one unit
+    # (src/tool/graph_recording.cpp); globals replays once its module's
+    # __device__ variables are found and restored (src/tool/module_globals.cpp).
     ("graph", "examples/graph", ["--iterations", "2", "--bytes", "64MiB"], REPLAYED),
     ("globals", "examples/globals", ["--iterations", "2"], REPLAYED),
 ]
