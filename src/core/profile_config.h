@@ -33,7 +33,7 @@ struct ProfileConfig {
   RangeMetrics range_metrics = RangeMetrics::kPerKernel;
   // Replay.
   bool verify = false;
-  RestoreMode restore = RestoreMode::kFull;  // differential: GPU digests exist, not yet wired in
+  RestoreMode restore = RestoreMode::kDifferential;  // differential: only chunks whose digest differs are copied
   std::uint64_t snapshot_device_limit = 0;  // bytes, 0 = no cap
   std::uint64_t snapshot_host_limit = 0;    // bytes, 0 = no cap
   // Output.

@@ -64,7 +64,7 @@ StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const Me
   // priority, so the planner places all of state 0 first, then state 1, each
   // in region order (storage_plan.h: placements in priority, then request,
   // then tier order).
-  std::vector<storage::Request> requests;
+  std::vector<storage::Request> requests;  // StateLayout::build walks them in this order
   requests.reserve(regions.size() * state_count);
   std::uint64_t bytes = 0;
   for (const MemoryRange& region : regions) bytes += region.size();
@@ -87,35 +87,15 @@ StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const Me
                           std::to_string(SnapshotStorage::Chain::kTierCount));
   }
 
-  // Walk the placements in the planner's order, request by request.
+  // Split the placements into states (the planner's order, request by
+  // request), then each state's pieces into per-tier copy spans.
+  RR_ASSIGN_OR_RETURN(snapshot.layout_, storage::StateLayout::build(placed, regions, state_count));
   using TierSpans = std::array<std::vector<CopySpan>, SnapshotStorage::Chain::kTierCount>;
   std::vector<TierSpans> spans(state_count);
-  const std::size_t per_state = requests.size() / state_count;
-  std::size_t next = 0;
-  for (std::size_t r = 0; r < requests.size(); ++r) {
-    const storage::Request& request = requests[r];
-    TierSpans& state_spans = spans[r / per_state];
-    std::uint64_t covered = 0;
-    while (covered < request.bytes()) {
-      if (next == placed.placements.size()) {
-        return internal_error("the storage plan ends before placing all " + std::to_string(request.bytes()) +
-                              " bytes of request " + std::to_string(r));
-      }
-      const storage::Placement& piece = placed.placements[next++];
-      if (piece.region != request.region || piece.region_offset != covered ||
-          piece.tier >= SnapshotStorage::Chain::kTierCount || piece.bytes == 0 ||
-          piece.bytes > request.bytes() - covered) {
-        return internal_error("storage placement " + std::to_string(next - 1) +
-                              " is out of the planner's documented order for request " + std::to_string(r));
-      }
-      state_spans[piece.tier].push_back(
-          CopySpan{request.region.start() + piece.region_offset, piece.arena_offset, piece.bytes});
-      covered += piece.bytes;
+  for (std::size_t s = 0; s < state_count; ++s) {
+    for (const storage::StatePiece& piece : snapshot.layout_.pieces(s)) {
+      spans[s][piece.tier].push_back(CopySpan{piece.app.start(), piece.arena_offset, piece.app.size()});
     }
-  }
-  if (next != placed.placements.size()) {
-    return internal_error("the storage plan has " + std::to_string(placed.placements.size() - next) +
-                          " placements past the requests");
   }
 
   snapshot.copy_plans_.reserve(state_count);
@@ -136,6 +116,7 @@ StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const Me
 Snapshot::Snapshot(Snapshot&& other) noexcept
     : storage_(std::exchange(other.storage_, nullptr)),
       plan_(std::move(other.plan_)),
+      layout_(std::move(other.layout_)),
       copy_plans_(std::move(other.copy_plans_)),
       bytes_(std::exchange(other.bytes_, 0)) {
   other.copy_plans_.clear();
@@ -146,6 +127,7 @@ Snapshot& Snapshot::operator=(Snapshot&& other) noexcept {
   end();
   storage_ = std::exchange(other.storage_, nullptr);
   plan_ = std::move(other.plan_);
+  layout_ = std::move(other.layout_);
   copy_plans_ = std::move(other.copy_plans_);
   other.copy_plans_.clear();
   bytes_ = std::exchange(other.bytes_, 0);
@@ -193,6 +175,16 @@ std::vector<report::TierUsage> Snapshot::tiers() const {
 const CopyPlan& Snapshot::copy_plan(SnapshotState state) const {
   assert(index_of(state) < copy_plans_.size() && "copy_plan() of a state that was not planned");
   return copy_plans_[index_of(state)];
+}
+
+std::span<const storage::StatePiece> Snapshot::pieces(SnapshotState state) const {
+  if (index_of(state) >= layout_.state_count()) return {};
+  return layout_.pieces(index_of(state));
+}
+
+std::optional<storage::ArenaSpan> Snapshot::exclusive_span(SnapshotState state, std::uint64_t end_alignment) const {
+  if (index_of(state) >= layout_.state_count()) return std::nullopt;
+  return layout_.exclusive_span(index_of(state), end_alignment);
 }
 
 std::uint64_t Snapshot::narrow_items() const {

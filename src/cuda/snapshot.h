@@ -52,6 +52,7 @@
 #include "core/memory_range.h"
 #include "core/status.h"
 #include "core/storage/snapshot_storage.h"
+#include "core/storage/state_layout.h"
 #include "cuda/copy_plan.h"
 #include "cuda/storage_backings.h"
 #include "report/report_model.h"
@@ -151,6 +152,17 @@ class Snapshot {
   std::vector<report::TierUsage> tiers() const;
   /// The storage plan (placements of every state, per-tier outcomes, notes).
   const storage::StoragePlan& plan() const { return plan_; }
+  /// The pieces of `state` (empty for a state not planned): the application's
+  /// bytes and the device-accessible address of their copy (a device arena or
+  /// mapped pinned memory), in region order. Differential restore builds its
+  /// DigestRegions from the entry state's pieces.
+  std::span<const storage::StatePiece> pieces(SnapshotState state) const;
+  /// The largest span of one tier's arena holding pieces of `state` only,
+  /// its end rounded up to `end_alignment` within the arena
+  /// (StateLayout::exclusive_span); nullopt for a state not planned or
+  /// without one. Differential restore packs the exit state's changed chunks
+  /// there (DigestPlan::capture_changed, kernels::kExitSlotAlignment).
+  std::optional<storage::ArenaSpan> exclusive_span(SnapshotState state, std::uint64_t end_alignment = 1) const;
   /// The copy plan of `state` (stats: kernel/copy-engine bytes, items).
   const CopyPlan& copy_plan(SnapshotState state) const;
   /// Work items of all states moved with vectors under 16 bytes (0 when every
@@ -164,6 +176,7 @@ class Snapshot {
 
   SnapshotStorage* storage_ = nullptr;  // null once moved from
   storage::StoragePlan plan_;
+  storage::StateLayout layout_;         // plan_'s placements per state
   std::vector<CopyPlan> copy_plans_;    // one per state
   std::uint64_t bytes_ = 0;
 };

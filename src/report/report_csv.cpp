@@ -94,7 +94,7 @@ std::string render_stage_timings_csv(const Report& report) {
       "range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,footprint_bytes,"
       "snapshot_bytes";
   for (const std::string& name : tier_names) out += "," + csv_field("snapshot_" + name + "_bytes");
-  out += ",restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,"
+  out += ",restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,"
          "decode_ms,verify_ms,window_ms,begin_ms,other_ms\n";
 
   for (const RangeRecord& range : report.ranges) {
@@ -121,7 +121,7 @@ std::string render_stage_timings_csv(const Report& report) {
       out += "," + std::to_string(n);
     }
     for (std::uint64_t n : per_tier) out += "," + std::to_string(n);
-    out += "," + std::to_string(restored_bytes) + "," + std::to_string(divergences);
+    out += "," + csv_field(range.restore) + "," + std::to_string(restored_bytes) + "," + std::to_string(divergences);
     for (double ms : {t.sync_ms, t.capture_ms, t.restore_ms, t.replay_submit_ms, t.kernels_ms, t.counters_ms,
                       t.decode_ms, t.verify_ms, t.window_ms, t.begin_ms, t.other_ms}) {
       out += "," + format_exact_number(ms);

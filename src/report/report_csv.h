@@ -35,10 +35,11 @@ std::string render_report_csv(const Report& report);
 
 /// The per-range CSV, columns:
 ///   range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,
-///   footprint_bytes,snapshot_bytes,snapshot_<tier>_bytes...,restored_bytes,divergences,
+///   footprint_bytes,snapshot_bytes,snapshot_<tier>_bytes...,restore,restored_bytes,divergences,
 ///   sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,decode_ms,verify_ms,window_ms
 /// with one snapshot_<tier>_bytes column per tier name seen in the report,
-/// in order of first appearance; restored_bytes and divergences sum all
+/// in order of first appearance; restore is RangeRecord::restore
+/// ("differential", "full" or empty); restored_bytes and divergences sum all
 /// pass records.
 std::string render_stage_timings_csv(const Report& report);
 

@@ -125,6 +125,13 @@ void field(const json& j, std::string_view key, T& out) {
   }
 }
 
+// Reads j[key] into `out` when present; a missing key leaves `out` as it is
+// (fields added to schema_version 1 after its first release).
+template <typename T>
+void optional_field(const json& j, std::string_view key, T& out) {
+  if (j.contains(key)) field(j, key, out);
+}
+
 // JSON has no NaN or infinity; they travel as strings (see read_value(double)).
 json number(double v) {
   if (std::isnan(v)) return "nan";
@@ -198,6 +205,7 @@ void to_json(json& j, const RangeRecord& v) {
            {"footprint_bytes", v.footprint_bytes},
            {"regions", v.regions},
            {"tiers", v.tiers},
+           {"restore", v.restore},
            {"timings", v.timings},
            {"kernels", v.kernels},
            {"range_metrics", v.range_metrics},
@@ -305,6 +313,7 @@ void from_json(const json& j, RangeRecord& v) {
   field(j, "footprint_bytes", v.footprint_bytes);
   field(j, "regions", v.regions);
   field(j, "tiers", v.tiers);
+  optional_field(j, "restore", v.restore);
   field(j, "timings", v.timings);
   field(j, "kernels", v.kernels);
   field(j, "range_metrics", v.range_metrics);

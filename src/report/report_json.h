@@ -34,7 +34,9 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // nlohmann-json hooks (found by ADL: `nlohmann::json j = report;`,
 // `j.get<Report>()`). to_json never throws except std::bad_alloc. from_json is
 // strict: every field must be present with its JSON type and an unsigned
-// value must fit its C++ type; unknown keys are ignored. It throws a
+// value must fit its C++ type; unknown keys are ignored. Fields added to
+// schema_version 1 later may be missing (their default is kept):
+// RangeRecord::restore. It throws a
 // std::runtime_error whose what() names the JSON path of the bad value
 // ("ranges[0].kernels[1].grid[2]: expected an unsigned integer, got string").
 // from_json(Report) also rejects a missing or different schema_version.

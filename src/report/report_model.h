@@ -75,7 +75,7 @@ struct Divergence {
 /// One replayed pass (pass 1..N-1).
 struct PassRecord {
   std::uint32_t pass = 0;
-  std::uint64_t restored_bytes = 0;
+  std::uint64_t restored_bytes = 0;  // snapshot bytes copied back before this pass (RangeRecord::restore)
   std::vector<Divergence> divergences;  // filled with --verify
   friend bool operator==(const PassRecord&, const PassRecord&) = default;
 };
@@ -91,6 +91,11 @@ struct RangeRecord {
   std::uint64_t footprint_bytes = 0;  // bytes of all tracked regions
   std::uint32_t regions = 0;
   std::vector<TierUsage> tiers;
+  // How passes were restored: "differential" (only the snapshot's 1 MiB
+  // chunks whose digest differs), "full" (every snapshot byte), or empty when
+  // nothing was replayed. A range falls back to "full" with a note when its
+  // digest plan cannot be built.
+  std::string restore;
   StageTimings timings;
   std::vector<KernelRecord> kernels;
   std::vector<MetricValue> range_metrics;  // with --range-metrics whole

@@ -103,11 +103,15 @@ void append_snapshot(std::string& out, const RangeRecord& range) {
   out += "\n";
 }
 
-// "restored: passes 1-2 256.0 MiB each, pass 3 1.5 MiB": runs of consecutive
-// passes with equal byte counts are merged.
-void append_restores(std::string& out, const std::vector<PassRecord>& passes) {
+// "restored per pass (differential, footprint 256.0 MiB): passes 1-2 1.0 MiB
+// each, pass 3 1.5 MiB": runs of consecutive passes with equal byte counts are
+// merged.
+void append_restores(std::string& out, const RangeRecord& range) {
+  const std::vector<PassRecord>& passes = range.pass_records;
   if (passes.empty()) return;
-  out += "  restored: ";
+  out += "  restored per pass (";
+  if (!range.restore.empty()) out += range.restore + ", ";
+  out += "footprint " + format_bytes(range.footprint_bytes) + "): ";
   std::size_t begin = 0;
   while (begin < passes.size()) {
     std::size_t end = begin + 1;
@@ -203,7 +207,7 @@ std::string render_range_table(const Report& report, const RangeRecord& range, c
     out += "  range metrics:\n";
     append_metric_table(out, range.range_metrics, widths);
   }
-  append_restores(out, range.pass_records);
+  append_restores(out, range);
   append_verify(out, report, range.pass_records);
   append_notes(out, range);
   return out;

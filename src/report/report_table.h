@@ -10,7 +10,7 @@
 //       -------------------- ----------- ------------
 //       dram__bytes_read.sum        byte    6,291,488
 //       -------------------- ----------- ------------
-//     restored: passes 1-2 256.0 MiB each
+//     restored per pass (differential, footprint 256.0 MiB): passes 1-2 3.0 MiB each
 //   range 1 'step': declined (allocation_freed_in_range): <detail>
 //
 // Metric columns are aligned across all kernels of one range. Values are

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -69,8 +70,16 @@ class ProfilerTool {
     Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
     std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
+    // Differential restore (--restore differential, the default): a digest
+    // plan over the snapshot's entry pieces with the entry digests, built at
+    // range entry; absent with --restore full or when it could not be built.
+    // Declared after `snapshot`, so it is destroyed first.
+    std::optional<DigestPlan> restore_plan;
     std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report
-    std::vector<std::uint64_t> exit_chunk_digests;  // --verify: range-exit state, per chunk
+    // Per region of the --verify digests (restore_plan's, or exit_digests()'s),
+    // its index in `allocations`.
+    std::vector<std::uint32_t> digest_allocations;
+    std::vector<std::uint64_t> exit_chunk_digests;  // --verify with --restore full: range-exit state, per chunk
     // Module-scope __device__ variables used by the range's kernels: their
     // bytes at range entry (captured at the first launch of their module) and
     // at range exit, restored like the snapshot's regions.
@@ -95,10 +104,21 @@ class ProfilerTool {
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
   Status ensure_counters(CUcontext ctx);
   Status replay_window(ActiveRange& range);
+  // Builds range.restore_plan over the entry snapshot just captured and
+  // digests the entry state; on failure leaves it empty (full restore) with
+  // a note in the range's record.
+  void plan_differential_restore(ActiveRange& range);
   // --verify (verify.cpp): digests of the range-exit state, then of the state
-  // after each replay, compared per region on the GPU.
+  // after each replay, compared per region. With differential restore the
+  // restore plan serves (its exit digests, and the digests each restore
+  // found); with --restore full a digest-only plan over the allocations.
   StatusOr<DigestPlan> exit_digests(ActiveRange& range);
   Status compare_with_exit(ActiveRange& range, DigestPlan& plan, report::PassRecord& pass);
+  // Appends to `pass` one divergence per allocation with a chunk whose digest
+  // differs between `found` and `exit` (one digest per chunk of `table`,
+  // whose regions map to allocations by range.digest_allocations).
+  void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
+                          std::span<const std::uint64_t> exit, report::PassRecord& pass);
   Status evaluate(ActiveRange& range);
   void progress(const ActiveRange& range, std::size_t pass);
   /// Fills range.record's decline fields (and prints the decline) when the

@@ -206,6 +206,8 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
       range->record.notes.push_back(std::to_string(snap->narrow_items()) +
                                     " snapshot copy items of regions not 16-byte aligned use narrower vectors");
     range->snapshot.emplace(std::move(snap).value());
+    if (config_.restore == RestoreMode::kDifferential) plan_differential_restore(*range);
+    range->record.restore = range->restore_plan ? "differential" : "full";
     range->record.timings.capture_ms += ms_since(capture_start);
     debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range->record.footprint_bytes));
   }
@@ -291,6 +293,30 @@ void ProfilerTool::end_range() {
   report_.ranges.push_back(std::move(range->record));
 }
 
+void ProfilerTool::plan_differential_restore(ActiveRange& range) {
+  // One region per entry piece (a region split over the device and pinned
+  // tiers is two regions); the snapshot address is device-accessible either
+  // way, so the digest kernel copies changed chunks back from either tier.
+  std::vector<DigestRegion> regions;
+  std::vector<std::uint32_t> allocations;
+  for (const storage::StatePiece& piece : range.snapshot->pieces(SnapshotState::kEntry)) {
+    regions.push_back({piece.app, DevicePtr(piece.copy)});
+    allocations.push_back(piece.region);  // Snapshot::create's regions are range.allocations, in order
+  }
+  // The entry digests are of the application's memory (device reads), which
+  // the capture just copied: same bytes, faster than reading pinned copies.
+  auto plan = DigestPlan::create(regions, DigestPlanOptions{}, tool_stream_);
+  Status s = plan.ok() ? plan->digest_entry(tool_stream_) : plan.status();
+  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
+  if (!s.ok()) {
+    range.record.notes.push_back(
+        "differential restore unavailable for this range, every pass restored all snapshot bytes: " + s.message());
+    return;
+  }
+  range.restore_plan.emplace(std::move(plan).value());
+  range.digest_allocations = std::move(allocations);
+}
+
 Status ProfilerTool::replay_window(ActiveRange& range) {
   auto& t = range.record.timings;
   if (!range.snapshot) return internal_error("multi-pass range without a snapshot");
@@ -298,9 +324,38 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   auto inventory_lock = inventory_.lock();
   RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
 
+  // With differential restore, one digest plan serves the whole window: the
+  // exit capture, every entry restore, --verify and the exit hand-back.
+  DigestPlan* const plan = range.restore_plan ? &*range.restore_plan : nullptr;
+  const bool verify_with_plan = plan != nullptr && config_.verify;
+
   // The application's own range-exit state, restored at the end of the window.
+  // Differential: capture_changed digests every chunk (the exit digests) and
+  // copies only the chunks that differ from the entry digests into one span
+  // of the exit state's storage; restore_exit later takes a changed chunk
+  // from there and an unchanged one from the entry snapshot (same bytes).
+  // That is sound only when every changed chunk got a slot: the Snapshot
+  // plans the exit state at full size, but capture_changed needs one
+  // contiguous arena, and the exit state may be split over two tiers or its
+  // slots (256-byte multiples) may not fit. On any overflow the full exit
+  // capture overwrites that storage and the exit is restored in full.
   auto capture_start = Clock::now();
-  RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
+  bool exit_differential = false;
+  if (plan != nullptr) {
+    const std::optional<storage::ArenaSpan> exit_arena =
+        range.snapshot->exclusive_span(SnapshotState::kExit, kernels::kExitSlotAlignment);
+    RR_RETURN_IF_ERROR(plan->capture_changed(tool_stream_, exit_arena ? exit_arena->address : 0,
+                                             exit_arena ? exit_arena->bytes : 0));
+    RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
+    RR_CU(cuStreamSynchronize(tool_stream_));
+    const auto& captured = plan->host_counters();
+    exit_differential = captured.capture_overflow_chunks == 0;
+    if (!exit_differential)
+      range.record.notes.push_back(std::to_string(captured.capture_overflow_chunks) +
+                                   " changed chunks did not fit the exit state's arena span; the exit state was "
+                                   "captured and restored in full");
+  }
+  if (!exit_differential) RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
   RR_CU(cuStreamSynchronize(tool_stream_));
   RR_RETURN_IF_ERROR(capture_globals_exit(range));
   t.capture_ms += ms_since(capture_start);
@@ -309,25 +364,32 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   struct ExitStateGuard {
     ProfilerTool* tool;
     Snapshot* snapshot;
+    DigestPlan* exit_plan;  // non-null: the exit state is in the plan (capture_changed)
     ActiveRange* range;
     bool armed = true;
     ~ExitStateGuard() {
       if (!armed) return;
       if (tool->session_->in_pass()) tool->session_->end_pass().status().ignore();
-      snapshot->restore(SnapshotState::kExit, tool->tool_stream_).ignore();
+      if (exit_plan != nullptr) {
+        exit_plan->restore_exit(tool->tool_stream_).ignore();
+      } else {
+        snapshot->restore(SnapshotState::kExit, tool->tool_stream_).ignore();
+      }
       tool->restore_globals(*range, /*exit_state=*/true).ignore();
       cuStreamSynchronize(tool->tool_stream_);
     }
-  } exit_state_guard{this, &*range.snapshot, &range};
+  } exit_state_guard{this, &*range.snapshot, exit_differential ? plan : nullptr, &range};
 
-  // --verify: the application's own range-exit digests, before any replay.
+  // --verify with --restore full: the application's own range-exit digests,
+  // before any replay, from a digest-only plan. (Differential restore has
+  // them already: the plan's exit digests.)
   std::optional<DigestPlan> verifier;
-  if (config_.verify) {
+  if (config_.verify && plan == nullptr) {
     auto verify_start = Clock::now();
-    if (auto plan = exit_digests(range); plan.ok()) {
-      verifier.emplace(std::move(plan).value());
+    if (auto digests = exit_digests(range); digests.ok()) {
+      verifier.emplace(std::move(digests).value());
     } else {
-      range.record.notes.push_back("--verify unavailable for this range: " + plan.status().message());
+      range.record.notes.push_back("--verify unavailable for this range: " + digests.status().message());
     }
     t.verify_ms += ms_since(verify_start);
   }
@@ -347,13 +409,33 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     progress(range, pass + 1);
     debug("replay pass %s%ld", "", static_cast<long>(pass));
     RR_CU(cuEventRecord(ev[0], tool_stream_));
-    RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
+    if (plan != nullptr) {
+      // Copies back only the chunks whose digest differs from the entry's,
+      // recording the digests of the memory it found (the previous pass's
+      // result) and the restored bytes.
+      RR_RETURN_IF_ERROR(plan->restore(tool_stream_));
+    } else {
+      RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
+    }
     RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/false));
     RR_CU(cuEventRecord(ev[1], tool_stream_));
+    // The plan's counters and digests to the host, after the timed restore.
+    if (plan != nullptr) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
     // The restore is ordered before the replayed work by the stream itself,
     // but the restore kernel must finish before the counters start, or its
     // traffic would be counted with the first replayed kernel.
-    RR_CU(cuEventSynchronize(ev[1]));
+    RR_CU(cuStreamSynchronize(tool_stream_));
+    std::uint64_t restored_bytes = range.snapshot->bytes();
+    if (plan != nullptr) {
+      restored_bytes = plan->host_counters().restored_bytes;
+      // The memory this restore found is the previous replay's result.
+      if (verify_with_plan && !range.record.pass_records.empty()) {
+        auto verify_start = Clock::now();
+        record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
+                           range.record.pass_records.back());
+        t.verify_ms += ms_since(verify_start);
+      }
+    }
     auto c = Clock::now();
     RR_RETURN_IF_ERROR(session_->start_pass(range.name));
     t.counters_ms += ms_since(c);
@@ -370,7 +452,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     RR_CU(cuEventElapsedTime(&kernels_ms, ev[1], ev[2]));
     t.restore_ms += restore_ms;
     t.kernels_ms += kernels_ms;
-    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), range.snapshot->bytes(), {}});
+    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
     if (verifier) {
       auto verify_start = Clock::now();
       RR_RETURN_IF_ERROR(compare_with_exit(range, *verifier, range.record.pass_records.back()));
@@ -379,16 +461,38 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     ++pass;
   }
   range.record.passes = static_cast<std::uint32_t>(pass);
-  if (config_.restore == RestoreMode::kDifferential)
-    range.record.notes.push_back("--restore differential is not wired into the main job yet; every pass restored "
-                                 "all snapshot bytes");
+
+  // The last replay's result, for --verify, when the exit restore below will
+  // not digest it (restore_exit does).
+  if (verify_with_plan && !exit_differential) {
+    auto verify_start = Clock::now();
+    RR_RETURN_IF_ERROR(plan->digest(tool_stream_));
+    RR_CU(cuStreamSynchronize(tool_stream_));
+    record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
+                       range.record.pass_records.back());
+    t.verify_ms += ms_since(verify_start);
+  }
 
   auto restore_start = Clock::now();
   exit_state_guard.armed = false;
-  RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
+  if (exit_differential) {
+    // Digests every chunk against the exit digests and copies back only the
+    // ones that differ: the application's memory ends byte-identical to its
+    // own range exit.
+    RR_RETURN_IF_ERROR(plan->restore_exit(tool_stream_));
+    if (verify_with_plan) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
+  } else {
+    RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
+  }
   RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/true));
   RR_CU(cuStreamSynchronize(tool_stream_));
   t.restore_ms += ms_since(restore_start);
+  if (verify_with_plan && exit_differential) {
+    auto verify_start = Clock::now();
+    record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
+                       range.record.pass_records.back());
+    t.verify_ms += ms_since(verify_start);
+  }
   return ok_status();
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/gpu_stream_test.h"
+#include "gpu/gpu_test_bytes.h"
 
 #include <algorithm>
 #include <cstring>
@@ -44,17 +45,7 @@ struct Layout {
   std::vector<CopySpan> spans[2];  // app_address holds an offset here
 };
 
-std::vector<unsigned char> random_bytes(std::uint64_t bytes, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<unsigned char> out(bytes);
-  std::uint64_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
-    const std::uint64_t v = rng();
-    std::memcpy(out.data() + i, &v, 8);
-  }
-  for (; i < bytes; ++i) out[i] = static_cast<unsigned char>(rng());
-  return out;
-}
+using gpu_test::random_bytes;
 
 // `count` regions of 0..max_bytes bytes (0 and 1 included) at odd offsets
 // with gaps, one after another in a single application buffer.

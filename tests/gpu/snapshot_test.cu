@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/gpu_stream_test.h"
+#include "gpu/gpu_test_bytes.h"
 
 #include <unistd.h>
 
@@ -26,28 +27,10 @@ namespace rangereplay {
 namespace {
 
 
+using gpu_test::first_difference;
+using gpu_test::random_bytes;
+
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-
-std::vector<unsigned char> random_bytes(std::uint64_t bytes, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<unsigned char> out(bytes);
-  std::uint64_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
-    const std::uint64_t v = rng();
-    std::memcpy(out.data() + i, &v, 8);
-  }
-  for (; i < bytes; ++i) out[i] = static_cast<unsigned char>(rng());
-  return out;
-}
-
-// Index of the first byte where a and b differ, or -1.
-long long first_difference(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
-  if (a.size() != b.size()) return 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i]) return static_cast<long long>(i);
-  }
-  return -1;
-}
 
 // A region as an offset into the test's application buffer.
 struct Piece {

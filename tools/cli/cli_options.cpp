@@ -138,7 +138,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   std::vector<std::string> nvtx_include, nvtx_exclude;
   bool profiler_api = false, verify = false, quiet = false;
   std::string kernel_range, metrics, set, range_metrics = "kernel", range_count, skip, range_list, output,
-                                          restore = "full", device_limit, host_limit;
+                                          restore = "differential", device_limit, host_limit;
   profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (repeatable)")
       ->type_name("EXPR")
       ->allow_extra_args(false);
@@ -157,7 +157,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
   profile->add_option("-o,--output", output, "Write the report to PATH (.json or .csv)")->type_name("PATH");
   profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
-  profile->add_option("--restore", restore, "full (default) or differential (not yet in the main job)")
+  profile->add_option("--restore", restore, "differential (default: copy back only the 1 MiB chunks that changed) or full (every byte)")
       ->type_name("full|differential");
   profile->add_option("--snapshot-device-limit", device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
       ->type_name("SIZE");

@@ -43,7 +43,7 @@ TEST(CliOptions, minimal_profile_uses_defaults_and_the_basic_set) {
   EXPECT_TRUE(r.config.metrics.empty());
   EXPECT_EQ(r.config.range_metrics, RangeMetrics::kPerKernel);
   EXPECT_FALSE(r.config.verify);
-  EXPECT_EQ(r.config.restore, RestoreMode::kFull);
+  EXPECT_EQ(r.config.restore, RestoreMode::kDifferential);
   EXPECT_EQ(r.config.snapshot_device_limit, 0u);
   EXPECT_EQ(r.config.snapshot_host_limit, 0u);
   EXPECT_EQ(r.config.report_path, "");

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 namespace rangereplay {
 namespace {
@@ -33,6 +35,34 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   EXPECT_TRUE(back->verify);
   EXPECT_EQ(back->command, c.command);
   std::remove(path.c_str());
+}
+
+TEST(ProfileConfig, restore_defaults_to_differential_in_code_and_in_a_file_without_the_field) {
+  EXPECT_EQ(ProfileConfig{}.restore, RestoreMode::kDifferential);
+  std::string path = ::testing::TempDir() + "rr_config_no_restore.json";
+  std::ofstream(path) << R"({"metrics": ["smsp__inst_executed.sum"]})";
+  auto back = read_profile_config(path);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->restore, RestoreMode::kDifferential);
+  std::remove(path.c_str());
+}
+
+TEST(ProfileConfig, restore_modes_are_written_by_name_and_read_back) {
+  for (RestoreMode mode : {RestoreMode::kDifferential, RestoreMode::kFull}) {
+    ProfileConfig c;
+    c.restore = mode;
+    std::string path = ::testing::TempDir() + "rr_config_restore.json";
+    ASSERT_TRUE(write_profile_config(c, path).ok());
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(mode == RestoreMode::kFull ? R"("restore": "full")" : R"("restore": "differential")"),
+              std::string::npos)
+        << text;
+    auto back = read_profile_config(path);
+    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    EXPECT_EQ(back->restore, mode);
+    std::remove(path.c_str());
+  }
 }
 
 TEST(ProfileConfig, malformed_file_names_the_file) {

@@ -61,6 +61,17 @@ TEST(ReportJson, nlohmann_hooks_round_trip_through_json_values) {
   EXPECT_EQ(nlohmann::json(original.ranges[0]).get<RangeRecord>(), original.ranges[0]);
 }
 
+TEST(ReportJson, restore_mode_is_written_per_range_and_may_be_missing_in_older_reports) {
+  nlohmann::json j = sample_report();
+  EXPECT_EQ(j.at("ranges").at(0).at("restore"), "differential");
+  EXPECT_EQ(j.at("ranges").at(0).at("pass_records").at(0).at("restored_bytes"), 3 * testing::kMiB);
+  j.at("ranges").at(0).erase("restore");
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->ranges[0].restore, "");
+  EXPECT_EQ(back->ranges[0].pass_records, sample_report().ranges[0].pass_records);
+}
+
 TEST(ReportJson, doubles_and_64_bit_values_round_trip_exactly) {
   Report r = sample_report();
   std::vector<MetricValue>& m = r.ranges[0].kernels[0].metrics;

@@ -43,7 +43,7 @@ TEST(ReportTable, sample_report_renders_exactly) {
       "    dram__bytes_read.sum           byte     1,234.57\n"
       "    smsp__inst_executed.sum        inst            0\n"
       "    ----------------------- ----------- ------------\n"
-      "  restored: passes 1-2 256.0 MiB each\n"
+      "  restored per pass (differential, footprint 256.0 MiB): passes 1-2 3.0 MiB each\n"
       "  verify: 1 divergent region in 1 of 2 replays\n"
       "    pass 2: 0x7f0000001000, 4.0 KiB, allocated at stream.cu:42\n"
       "  note: 2 device-to-host copies not re-executed\n"
@@ -135,7 +135,8 @@ TEST(ReportTable, restores_merge_runs_of_equal_passes_and_verify_reports_success
   EXPECT_EQ(lines[1],
             "  stages: sync 0.000 ms, capture 0.000 ms, restore 0.000 ms, submit 0.000 ms, kernels 0.000 ms, "
             "counters 0.000 ms, decode 0.000 ms, verify 0.000 ms, tool 0.000 ms; begin 0.000 ms");
-  EXPECT_EQ(lines[2], "  restored: passes 1-2 1.0 KiB each, pass 3 2.0 KiB, pass 4 1.0 KiB");
+  EXPECT_EQ(lines[2],
+            "  restored per pass (footprint 0 B): passes 1-2 1.0 KiB each, pass 3 2.0 KiB, pass 4 1.0 KiB");
   EXPECT_EQ(lines[3], "  verify: all 4 replays reproduced the range-exit state");
 }
 

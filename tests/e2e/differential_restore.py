@@ -1,0 +1,94 @@
+"""Differential restore against full restore on the examples (see differential_restore.sh)."""
+import json
+import os
+import sys
+import tempfile
+
+from e2e_common import checksums, run, tail
+
+BUILD = sys.argv[1]
+CLI = os.path.join(BUILD, "tools/cli/rangereplay")
+METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
+
+# (label, executable relative to the build dir, arguments, every pass restores 0 bytes under differential).
+# examples/graph is left to the graph-replay tests (declines.py) until its ranges replay.
+CASES = [
+    ("stream", "examples/stream", ["--iterations", "2", "--bytes", "64MiB"], False),
+    ("atomics", "examples/atomics", ["--iterations", "2"], False),
+    ("atomics-float", "examples/atomics", ["--iterations", "2", "--float"], False),
+    ("multistream", "examples/multistream", ["--iterations", "2"], False),
+    ("globals", "examples/globals", ["--iterations", "2"], False),
+    ("gemm", "examples/gemm", ["--iterations", "2", "--size", "1024"], False),
+    ("app_unchanged_range", "tests/apps/app_unchanged_range", ["--iterations", "2"], True),
+]
+# (tool arguments, the restore mode every replayed range must report)
+MODES = [([], "differential"), (["--restore", "full"], "full"), (["--verify"], "differential")]
+
+
+def check(label, exe_rel, args, unchanged, failures):
+    exe = os.path.join(BUILD, exe_rel)
+    if not os.access(exe, os.X_OK):
+        failures.append(f"{label}: {exe} is missing; build its target first")
+        return
+    plain_rc, plain_out, plain_err = run([exe] + args)
+    if plain_rc != 0 or not checksums(plain_out):
+        failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
+        return
+    for tool_args, mode in MODES:
+        name = f"{label} {' '.join(tool_args) or '(default)'}"
+        fd, report_path = tempfile.mkstemp(prefix=f"rr_{label}_", suffix=".json")
+        os.close(fd)
+        os.unlink(report_path)
+        cmd = [CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", METRICS, "--output", report_path,
+               *tool_args, "--", exe] + args
+        rc, out, err = run(cmd, timeout=240)
+        if rc != plain_rc or checksums(out) != checksums(plain_out):
+            failures.append(f"{name}: results differ with the tool (rc {plain_rc} vs {rc}): {tail(err)}")
+            continue
+        try:
+            with open(report_path) as f:
+                report = json.load(f)
+        except (OSError, ValueError) as e:
+            failures.append(f"{name}: no readable report: {e}")
+            continue
+        finally:
+            if os.path.exists(report_path):
+                os.unlink(report_path)
+        cells = []
+        for r in report["ranges"]:
+            where = f"{name}: range {r['index']}"
+            if r["declined"]:
+                failures.append(f"{where} declined: {r['decline_reason']} ({r['decline_detail']})")
+                continue
+            if r.get("restore") != mode:
+                failures.append(f"{where} restored '{r.get('restore')}', expected '{mode}'; notes {r['notes']}")
+            for note in r["notes"]:
+                if "unavailable" in note or "did not fit" in note:
+                    failures.append(f"{where}: {note}")
+            footprint = r["footprint_bytes"]
+            restored = [p["restored_bytes"] for p in r["pass_records"]]
+            if not restored:
+                failures.append(f"{where}: no pass records")
+            for p in r["pass_records"]:
+                b = p["restored_bytes"]
+                if mode == "full" and b != footprint:
+                    failures.append(f"{where} pass {p['pass']}: full restore moved {b} bytes of {footprint}")
+                if mode == "differential" and b > footprint:
+                    failures.append(f"{where} pass {p['pass']}: restored {b} bytes, more than the footprint {footprint}")
+                if mode == "differential" and unchanged and b != 0:
+                    failures.append(f"{where} pass {p['pass']}: an unchanged range restored {b} bytes")
+            if mode == "differential" and unchanged and footprint == 0:
+                failures.append(f"{where}: footprint 0, the check of 0 restored bytes proves nothing")
+            if "--verify" in tool_args and label != "atomics-float":
+                divergent = sum(len(p["divergences"]) for p in r["pass_records"])
+                if divergent:
+                    failures.append(f"{where}: {divergent} divergent regions in a deterministic workload")
+            cells.append(f"{footprint}B->{'/'.join(str(b) for b in restored)}")
+        print(f"{name:<44} {'; '.join(cells)}")
+
+
+failures = []
+for case in CASES:
+    check(*case, failures)
+print("\n".join(failures) if failures else "ok")
+sys.exit(1 if failures else 0)
