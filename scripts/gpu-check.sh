@@ -3,6 +3,8 @@
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
 #   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile
+# Env: GPU_SKIP_TARGETS (space list not built), GPU_TESTS / GPU_TESTS_EXCLUDE
+# (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS.
 # Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,7 @@ if has build; then
   for f in examples/*.cu; do targets+=" $(basename "$f" .cu)"; done
   for f in tests/apps/*.cu; do targets+=" app_$(basename "$f" .cu)"; done
   for f in tests/gpu/*_test.cu tests/gpu/*_test.cpp bench/*_bench.cu; do [[ -f $f ]] && targets+=" $(basename "${f%.*}")"; done
+  for skip in ${GPU_SKIP_TARGETS:-}; do targets=$(tr ' ' '\n' <<<"$targets" | grep -vx "$skip" | tr '\n' ' '); done
   if cmake --preset gpu >>"$logs/build.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" --target $targets >>"$logs/build.log" 2>&1; then
     row "build" "ok"
   else
@@ -37,7 +40,8 @@ if has build; then
 fi
 build=build
 if has test; then
-  ctest --test-dir $build --output-on-failure -L gpu --timeout 240 >"$logs/ctest-gpu.log" 2>&1
+  ctest --test-dir $build --output-on-failure -L gpu --timeout 240 ${GPU_TESTS:+-R "$GPU_TESTS"} ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} \
+    >"$logs/ctest-gpu.log" 2>&1
   row "gpu tests" "$(grep -E 'tests passed|tests failed' "$logs/ctest-gpu.log" | tail -1)"
   grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess)" "$logs/ctest-gpu.log" | head -10 | while read -r l; do echo "  $l"; done
 fi

@@ -263,7 +263,7 @@ void ProfilerTool::end_range() {
       range->record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
                                     std::to_string(session_->max_ranges()) +
                                     " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
-  } else if (range->profiled && s.ok() && kernel_count > 0) {
+  } else if (range->profiled && s.ok() && kernel_count > 0 && !range->eligibility.declined()) {
     // Pass 0 only recorded: size the image to its kernels, then set the
     // configuration; every counter pass is a replay.
     auto c = Clock::now();
@@ -394,11 +394,13 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     t.verify_ms += ms_since(verify_start);
   }
 
-  CUevent ev[3];
+  // ev[0]..ev[1]: the restore; ev[3]..ev[2]: the replayed work, from after
+  // CUPTI's pass start (the stream idles while the host starts the pass).
+  CUevent ev[4];
   for (auto& e : ev) RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
   struct EventGuard {
     CUevent* ev;
-    ~EventGuard() { for (int i = 0; i < 3; ++i) cuEventDestroy(ev[i]); }
+    ~EventGuard() { for (int i = 0; i < 4; ++i) cuEventDestroy(ev[i]); }
   } event_guard{ev};
 
   bool all_submitted = false;
@@ -439,6 +441,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     auto c = Clock::now();
     RR_RETURN_IF_ERROR(session_->start_pass(range.name));
     t.counters_ms += ms_since(c);
+    RR_CU(cuEventRecord(ev[3], tool_stream_));
     auto submit_start = Clock::now();
     RR_RETURN_IF_ERROR(replayer.submit(tool_stream_));
     t.replay_submit_ms += ms_since(submit_start);
@@ -449,7 +452,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     t.counters_ms += ms_since(c);
     float restore_ms = 0, kernels_ms = 0;
     RR_CU(cuEventElapsedTime(&restore_ms, ev[0], ev[1]));
-    RR_CU(cuEventElapsedTime(&kernels_ms, ev[1], ev[2]));
+    RR_CU(cuEventElapsedTime(&kernels_ms, ev[3], ev[2]));
     t.restore_ms += restore_ms;
     t.kernels_ms += kernels_ms;
     range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
