@@ -55,19 +55,37 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
     RR_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
     return size.counterDataSize;
   };
-  RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(max_ranges));
+  // cuptiRangeProfilerCounterDataImageInitialize takes only a size and a
+  // buffer: the image's layout is the one of the object's last
+  // GetCounterDataSize call, so the size of the image to initialize must be
+  // asked for last (initializing after a size query for another range count
+  // fails with CUPTI_ERROR_UNKNOWN; seen on the H200).
   if (bytes_per_range_ == 0) {
     RR_ASSIGN_OR_RETURN(const std::size_t one, image_size(1));
     RR_ASSIGN_OR_RETURN(const std::size_t two, image_size(2));
     bytes_per_range_ = two > one ? two - one : 1;
   }
-  counter_data_blank_.assign(bytes, 0);
-  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-  init.pRangeProfilerObject = object_;
-  init.counterDataSize = counter_data_blank_.size();
-  init.pCounterData = counter_data_blank_.data();
-  RR_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+  auto initialize = [&](std::size_t ranges) -> Status {
+    RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(ranges));
+    counter_data_blank_.assign(bytes, 0);
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pRangeProfilerObject = object_;
+    init.counterDataSize = counter_data_blank_.size();
+    init.pCounterData = counter_data_blank_.data();
+    RR_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    return ok_status();
+  };
+  Status status = initialize(max_ranges);
+  if (!status.ok() && max_ranges < kFallbackRanges) {
+    // The fixed size this session used before images were sized per range.
+    if (initialize(kFallbackRanges).ok()) max_ranges = kFallbackRanges, status = ok_status();
+  }
+  if (!status.ok()) {
+    counter_data_blank_.clear();
+    max_ranges_ = 0;
+    return status;
+  }
   max_ranges_ = max_ranges;
   return ok_status();
 }

@@ -74,6 +74,9 @@ class RangeProfilerSession {
   std::vector<std::uint8_t> counter_data_;
   std::vector<std::uint8_t> counter_data_blank_;  // initialized image, copied at begin_range
   Status size_image(std::size_t max_ranges);
+  // Ranges of the image tried once more when an image of the asked size
+  // cannot be initialized.
+  static constexpr std::size_t kFallbackRanges = 2048;
   std::vector<std::string> metric_names_;
   std::size_t max_ranges_ = 0;
   std::size_t bytes_per_range_ = 0;
