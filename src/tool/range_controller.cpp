@@ -122,8 +122,10 @@ std::size_t ProfilerTool::counter_ranges_for(const std::string& range_name) cons
 void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
   if (config_.quiet) return;
   std::string total = config_.range_count ? "/" + std::to_string(config_.range_count) : "";
+  // A range whose pass 0 only records runs one pass more than CUPTI needs.
+  const std::uint32_t passes = pass_count_ + (range.counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
-               range.name.c_str(), pass, pass_count_);
+               range.name.c_str(), pass, passes);
 }
 
 void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
