@@ -3,12 +3,16 @@ on the same ranges and metrics, measured side by side in one run (PERFORMANCE.md
 targets: >= 2.5x faster with a 30+ pass list, >= 20x with a one-pass list over
 50+ ranges), plus the stage timings of one replay window.
 
+Like for like: the set's list minus the metrics ncu's range replay cannot
+collect (bench/ncu_range.py, range_replay_metrics()) is given to both tools;
+rangereplay runs once more with that list when anything was dropped.
+
     python3 bench/profile_vs_ncu.py <build-dir> <out.json>
 """
 import json, os, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ncu_range import ncu_range_replay  # noqa: E402
+from ncu_range import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 cli = os.path.join(build, "tools/cli/rangereplay")
@@ -20,35 +24,53 @@ def timed(cmd, timeout=300):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     return time.perf_counter() - t, p
 
-def case(name, app_args, set_name, ncu_extra_check=None):
-    plain_s, plain = timed([stream] + app_args)
+def profile(app_args, selection):
+    """`rangereplay profile <selection>`: (wall_s, report or None, error text)."""
     report = tempfile.mktemp(suffix=".json")
-    rr_s, rr = timed([cli, "profile", "--quiet", "--nvtx-include", "step/", "--set", set_name, "--output", report,
-                      "--", stream] + app_args)
-    if rr.returncode != 0:
-        rows.append((name, f"rangereplay failed rc={rr.returncode}: {rr.stderr[-200:]}"))
+    wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "step/"] + selection + ["--output", report, "--",
+                    stream] + app_args)
+    if p.returncode != 0 or not os.path.exists(report):
+        return wall, None, f"rc={p.returncode}: {p.stderr[-200:]}"
+    with open(report) as f:
+        rep = json.load(f)
+    os.remove(report)
+    return wall, rep, ""
+
+def case(name, app_args, set_name):
+    plain_s, plain = timed([stream] + app_args)
+    rr_s, rep, error = profile(app_args, ["--set", set_name])
+    if rep is None:
+        rows.append((name, f"rangereplay failed {error}"))
         return
-    rep = json.load(open(report))
-    metrics = ",".join(rep["metrics"])
-    ncu = ncu_range_replay([stream] + app_args, rep["metrics"])
-    ncu_s = ncu["wall_s"]
-    if ncu["errors"]:
-        rows.append((name, f"ncu with the same {len(rep['metrics'])} metrics failed: {' | '.join(ncu['errors'])}"))
-    if ncu["rc"] != 0:
-        rows.append((name, f"ncu range replay failed rc={ncu['rc']}"))
+    speed = speed_against_ncu([stream] + app_args, {"wall_s": rr_s, "report": rep},
+                              lambda names: profile(app_args, ["--metrics", ",".join(names)]))
     ranges = [r for r in rep["ranges"] if not r["declined"]]
-    raw[name] = {"plain_s": plain_s, "rangereplay_s": rr_s, "ncu_s": ncu_s, "passes": rep["pass_count"],
+    raw[name] = {"plain_s": plain_s, "set_rangereplay_s": rr_s, "set_passes": rep["pass_count"], "speed": speed,
                  "ranges": len(rep["ranges"]), "replayed": len(ranges), "setup_ms": rep["setup_ms"],
-                 "timings": [r["timings"] for r in rep["ranges"]], "ncu": ncu}
-    rows.append((name, f"app {plain_s:.2f} s | rangereplay {rr_s:.2f} s | ncu range replay {ncu_s:.2f} s | "
-                       f"ncu/rangereplay = {ncu_s / rr_s:.2f}x (ncu list: {ncu['metric_list']}) | {rep['pass_count']} passes, {len(ranges)}/{len(rep['ranges'])} ranges replayed"))
+                 "timings": [r["timings"] for r in rep["ranges"]]}
+    lists = (f"{speed['filtered_metrics']} of {speed['metrics']} metrics ({speed['dropped']} dropped: not collectable "
+             f"by ncu range replay), {speed.get('filtered_pass_count')} passes")
+    if "rangereplay_error" in speed:
+        rows.append((name, f"rangereplay with the filtered list failed: {speed['rangereplay_error']}"))
+    elif "ratio" not in speed:
+        ncu = speed["ncu"]
+        rows.append((name, f"ncu range replay failed rc={ncu['rc']} ({ncu['metric_list']} list): "
+                           f"{' | '.join(ncu['errors'])}"))
+    elif speed["like_for_like"]:
+        rows.append((name, f"app {plain_s:.2f} s | rangereplay {speed['rangereplay_s']:.2f} s | ncu range replay "
+                           f"{speed['ncu_s']:.2f} s | ncu/rangereplay = {speed['ratio']:.2f}x | same list: {lists} | "
+                           f"{len(ranges)}/{len(rep['ranges'])} ranges replayed"))
+    else:
+        rows.append((name, f"NOT LIKE FOR LIKE: ncu refused the filtered list ({' | '.join(speed['ncu']['errors'])}); "
+                           f"ncu --set full {speed['ncu_s']:.2f} s vs rangereplay --set {set_name} {rr_s:.2f} s = "
+                           f"{speed['ratio']:.2f}x"))
     if ranges and rep["pass_count"] > 1:
         t = ranges[-1]["timings"]  # a warm window (not the first range)
         replays = max(1, rep["pass_count"] - 1)
         rows.append((f"  window of range {ranges[-1]['index']}",
                      f"{t['window_ms']:.1f} ms = CUPTI start/stop {t['counters_ms']:.1f} + kernels {t['kernels_ms']:.1f} "
                      f"+ restore {t['restore_ms']:.2f} + tool {t['other_ms']:.2f} "
-                     f"(tool per replayed pass {t['other_ms'] / replays:.3f} ms; target <= 1 ms)"))
+                     f"(tool per replayed pass {t['other_ms'] / replays:.3f} ms; target <= 1 ms; --set {set_name} run)"))
 
 case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
 case("stream 64MB x50, --set single-pass", ["--iterations", "50", "--bytes", "64MiB"], "single-pass")

@@ -6,13 +6,23 @@ transformer train and infer) it measures
   (b) transparency: the same lines under `rangereplay profile --set full`;
   (c) verify: divergent regions per range under `--verify` (every one listed
       with its address, size and origin in workloads.json);
-  (d) fidelity: ncu kernel replay against the rangereplay report of (b), kernel
-      by kernel in order: smsp__inst_executed.sum equal, dram__bytes_read.sum
-      within 2%;
-  (e) speed: wall time of (b) against `ncu --replay-mode range` on the same
-      ranges and metrics (the report's "metrics"); plus stream 64 MiB x 50
-      ranges with --set single-pass, and the slowdown with the tool loaded but
-      no range matched.
+  (d) fidelity, on the report of (b):
+      - smsp__inst_executed.sum kernel by kernel (in order) against ncu kernel
+        replay run twice: equal, or, for a kernel whose two ncu runs differ
+        (nondeterministic, e.g. CUB's decoupled look-back), within ncu's two
+        values widened by their difference (kernel_check);
+      - dram__bytes_read.sum summed over each range's kernels against
+        `ncu --replay-mode range` for the same range, within 2%
+        (dram_range_check): both run a range's kernels back to back, so data
+        one kernel leaves in L2 is not re-read by the next. Per-kernel DRAM
+        bytes against kernel replay (which flushes caches before each kernel)
+        and a range replay with --cache-control none stay in the JSON as
+        information only;
+  (e) speed: wall time of rangereplay against `ncu --replay-mode range` on the
+      same ranges and the same metrics: (b)'s list less the metrics ncu's range
+      replay cannot collect (bench/ncu_range.py), rangereplay run once more
+      with that list; plus stream 64 MiB x 50 ranges with --set single-pass,
+      and the slowdown with the tool loaded but no range matched.
 Prints one summary table last and writes every raw number to
 <out-dir>/workloads.json (rewritten after each workload, so a run cut short
 keeps what it measured).
@@ -29,7 +39,7 @@ import argparse, csv, io, json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
-from ncu_range import ncu_range_replay  # noqa: E402
+from ncu_range import speed_against_ncu  # noqa: E402
 VERIFY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
 FIDELITY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum"
 SKIP_CODE = 77
@@ -68,26 +78,74 @@ class Runner:
         r["report"] = json.load(open(report)) if r["rc"] == 0 and os.path.exists(report) else None
         return r
 
+    def profiler_with_metrics(self, name, cmd):
+        """speed_against_ncu's profile_with_metrics for this workload: runs
+        `profile --metrics <names>` and returns (wall_s, report or None, error)."""
+        def profile(names):
+            r = self.profile(name, cmd, ["--metrics", ",".join(names)], "filtered")
+            return r["wall_s"], r["report"], f"rc={r['rc']}: {r['stderr'].strip()[-300:]}"
+        return profile
+
+    def ncu(self, cmd, extra):
+        """`ncu --clock-control none --nvtx --nvtx-include step/ --csv
+        --print-units base <extra> --metrics FIDELITY_METRICS <cmd>`."""
+        return self.run(["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "step/", "--csv",
+                         "--print-units", "base"] + extra + ["--metrics", FIDELITY_METRICS] + cmd)
+
 
 def brief(r):
     """The part of a run result kept in workloads.json."""
     return {"rc": r["rc"], "wall_s": r["wall_s"], "stderr_tail": r["stderr"].strip()[-600:]}
 
 
-def ncu_kernels(stdout):
-    """Per-kernel {metric: value} in ID order from `ncu --csv --print-units base`."""
+class NcuCsvError(ValueError):
+    """ncu's output holds no usable `--csv` table (the message says what is missing)."""
+
+
+NAME_COLUMNS = ("Kernel Name", "Range Name", "Name")
+
+
+def parse_ncu_csv(stdout, what="kernel"):
+    """Results of `ncu --csv --print-units base` (the default details page:
+    one row per result and metric, columns "ID", "Process ID", ..., "Kernel
+    Name", ..., "Metric Name", "Metric Unit", "Metric Value"), in ID order, each
+    {"id", "name", <metric>: float}. In range replay a result is a range and
+    its "Kernel Name" holds the range's name ("Range Name" or "Name" are
+    accepted too). Lines before the header (the application's own output,
+    ==PROF== lines) and rows whose ID or value is not a number (==WARNING==
+    lines after the table, "n/a") are skipped; thousands separators are
+    removed. Raises NcuCsvError when there is no header, the header lacks
+    "ID" / "Metric Name" / "Metric Value", or no row has a value; `what`
+    ("kernel" or "range") names the results in the message."""
     start = stdout.find('"ID"')
     if start < 0:
-        return None
+        errors = [l.strip() for l in stdout.splitlines() if l.startswith("==ERROR==")][:2]
+        raise NcuCsvError(f"ncu {what} CSV: no header row starting \"ID\" in its output"
+                          + (f" ({' | '.join(errors)})" if errors else ""))
+    reader = csv.DictReader(io.StringIO(stdout[start:]))
+    missing = [c for c in ("ID", "Metric Name", "Metric Value") if c not in (reader.fieldnames or [])]
+    if missing:
+        raise NcuCsvError(f"ncu {what} CSV: header lacks {', '.join(missing)}; header: {reader.fieldnames}")
+    name_col = next((c for c in NAME_COLUMNS if c in reader.fieldnames), None)
     by_id = {}
-    for row in csv.DictReader(io.StringIO(stdout[start:])):
+    for row in reader:
         try:
-            kid = int(row["ID"])
-            value = float(row["Metric Value"].replace(",", ""))
-        except (KeyError, ValueError, TypeError):
+            rid = int(row["ID"])
+            value = float((row["Metric Value"] or "").replace(",", ""))
+        except (ValueError, TypeError):
             continue
-        by_id.setdefault(kid, {"name": row.get("Kernel Name", "")})[row["Metric Name"]] = value
+        entry = by_id.setdefault(rid, {"id": rid, "name": row.get(name_col, "") if name_col else ""})
+        entry[row["Metric Name"]] = value
+    if not by_id:
+        raise NcuCsvError(f"ncu {what} CSV: a header but no {what} row with a numeric ID and value")
     return [by_id[i] for i in sorted(by_id)]
+
+
+def ncu_ranges(stdout):
+    """Per-range {"id", "name" (the range's name), metric: value} in ID order
+    from `ncu --replay-mode range --nvtx ... --csv --print-units base`. Raises
+    NcuCsvError (see parse_ncu_csv)."""
+    return parse_ncu_csv(stdout, "range")
 
 
 def report_kernels(report):
@@ -99,6 +157,121 @@ def report_kernels(report):
             vals = {m["name"]: m["value"] for m in k["metrics"]}
             kernels.append({"range": r["index"], "kernel": k["index"], "name": k.get("mangled_name", ""), **vals})
     return kernels
+
+
+def range_sums(report, metrics=FIDELITY_METRICS.split(",")):
+    """Per range of a rangereplay report, in index order: {"index", "name",
+    "declined", "kernels", <metric>: value} where value is the sum of the
+    kernels' values (None when the range was declined or a kernel lacks the
+    metric). A report made with --range-metrics whole gives the range's own
+    value instead."""
+    out = []
+    for r in sorted(report["ranges"], key=lambda r: r["index"]):
+        row = {"index": r["index"], "name": r.get("name", ""), "declined": bool(r.get("declined")),
+               "kernels": len(r.get("kernels", []))}
+        whole = {m["name"]: m["value"] for m in r.get("range_metrics") or []}
+        for name in metrics:
+            if row["declined"]:
+                row[name] = None
+            elif name in whole:
+                row[name] = whole[name]
+            else:
+                values = [next((m["value"] for m in k["metrics"] if m["name"] == name), None) for k in r["kernels"]]
+                row[name] = sum(values) if values and None not in values else None
+        out.append(row)
+    return out
+
+
+def relative_deviation(ours, ref):
+    """|ours - ref| / ref (ref 0: the absolute difference)."""
+    return abs(ours - ref) / ref if ref else abs(ours - ref)
+
+
+def within_pct(ours, ref, pct=0.02, zero_slack=4096.0):
+    """ours within pct of ref; for ref 0, ours <= zero_slack (bytes). False when
+    either is None."""
+    if ours is None or ref is None:
+        return False
+    return relative_deviation(ours, ref) <= pct if ref > 0 else ours <= zero_slack
+
+
+def within_spread(ours, a, b):
+    """ours within [min(a, b) - spread, max(a, b) + spread], spread = |a - b|:
+    ncu's two runs a and b widened by their own difference. Equal runs (a
+    deterministic kernel) leave only ours == a. False when any is None."""
+    if ours is None or a is None or b is None:
+        return False
+    spread = abs(a - b)
+    return min(a, b) - spread <= ours <= max(a, b) + spread
+
+
+INST, DRAM = FIDELITY_METRICS.split(",")
+
+
+def kernel_check(ours, run1, run2):
+    """Kernel-by-kernel (in order) instruction check of rangereplay's kernels
+    (report_kernels) against two ncu kernel-replay runs (parse_ncu_csv). A
+    kernel is nondeterministic when ncu's two runs differ for it; it passes
+    when within_spread(ours, run1, run2), so a deterministic kernel must be
+    equal. "equal" counts kernels equal to one of ncu's runs; "max_rel_dev"
+    is the largest deviation from the nearer run. DRAM bytes against kernel
+    replay (which flushes caches before each kernel, range replay does not)
+    are kept per kernel as information only. ok: same kernel count in all
+    three lists, at least one kernel, every kernel passes."""
+    n = min(len(ours), len(run1), len(run2))
+    pairs, equal, outside, nondet, max_dev = [], 0, 0, 0, 0.0
+    for i in range(n):
+        mine, a_row, b_row = ours[i], run1[i], run2[i]
+        x, a, b = mine.get(INST), a_row.get(INST), b_row.get(INST)
+        c, d = mine.get(DRAM), a_row.get(DRAM)
+        is_equal = x is not None and x in (a, b)
+        passes = within_spread(x, a, b)
+        dev = min(relative_deviation(x, r) for r in (a, b) if r is not None) \
+            if x is not None and (a is not None or b is not None) else None
+        equal += is_equal
+        outside += not passes
+        nondet += a is not None and b is not None and a != b
+        max_dev = max(max_dev, dev) if dev is not None else max_dev
+        pairs.append({"i": i, "name": mine.get("name", "")[:120], "ncu_name": a_row.get("name", "")[:120],
+                      "inst": x, "ncu_inst": a, "ncu_inst_run2": b,
+                      "nondeterministic": a is not None and b is not None and a != b,
+                      "inst_equal": is_equal, "inst_rel_dev": dev, "inst_ok": passes,
+                      "dram": c, "ncu_dram": d, "ncu_dram_run2": b_row.get(DRAM),
+                      "dram_within_2pct_of_kernel_replay": within_pct(c, d)})
+    counts_equal = len(ours) == len(run1) == len(run2)
+    return {"kernels_rangereplay": len(ours), "kernels_ncu": [len(run1), len(run2)], "compared": n,
+            "equal": equal, "max_rel_dev": max_dev, "nondeterministic": nondet, "outside_ncu_spread": outside,
+            "dram_within_2pct_of_kernel_replay": sum(p["dram_within_2pct_of_kernel_replay"] for p in pairs),
+            "ok": counts_equal and n > 0 and outside == 0, "kernels": pairs}
+
+
+def dram_range_check(sums, theirs):
+    """Each range's sum of per-kernel DRAM bytes read (range_sums) against
+    ncu's range-replay value for the same range (ncu_ranges; paired in order:
+    ncu's result i is the report's range index i), within 2%. Instruction sums
+    are kept beside it as information. Declined ranges are not compared. ok:
+    as many ranges as ncu, at least one compared, all within 2%."""
+    rows, within, max_dev = [], 0, 0.0
+    compared = 0
+    for mine, ref in zip(sums, theirs):
+        if mine["declined"]:
+            rows.append({"index": mine["index"], "declined": True})
+            continue
+        compared += 1
+        c, d = mine.get(DRAM), ref.get(DRAM)
+        ok = within_pct(c, d)
+        within += ok
+        dev = relative_deviation(c, d) if c is not None and d is not None else None
+        max_dev = max(max_dev, dev) if dev is not None else max_dev
+        x, y = mine.get(INST), ref.get(INST)
+        rows.append({"index": mine["index"], "name": mine["name"], "ncu_name": ref.get("name", ""),
+                     "kernels": mine["kernels"], "dram": c, "ncu_dram": d, "dram_rel_dev": dev,
+                     "dram_within_2pct": ok, "inst": x, "ncu_inst": y,
+                     "inst_rel_dev": relative_deviation(x, y) if x is not None and y is not None else None})
+    not_declined = sum(not m["declined"] for m in sums)
+    return {"ranges_rangereplay": len(sums), "ranges_ncu": len(theirs), "compared": compared, "within_2pct": within,
+            "max_rel_dev": max_dev, "ranges": rows,
+            "ok": len(sums) == len(theirs) and compared > 0 and within == compared == not_declined}
 
 
 def workload_table(build, only):
@@ -126,6 +299,76 @@ def unavailable_reason(runner, name, cmd):
     elif not os.access(cmd[0], os.X_OK):
         return f"{cmd[0]} not built"
     return None
+
+
+def fidelity(runner, name, cmd, report, rec, problems):
+    """Section (d) on the report of (b): instruction counts kernel by kernel
+    against two ncu kernel-replay runs (kernel_check), DRAM bytes read range by
+    range against ncu range replay (dram_range_check); a second range replay
+    with --cache-control none is kept as information (rangereplay flushes no
+    cache at range entry; ncu flushes by default)."""
+    ours = report_kernels(report)
+    runs = [runner.ncu(cmd, []) for _ in range(2)]
+    rec["ncu_kernel_replay"] = [brief(r) for r in runs]
+    kernel_lists = []
+    for k, r in enumerate(runs):
+        try:
+            kernel_lists.append(parse_ncu_csv(r["stdout"], "kernel") if r["rc"] == 0 else None)
+        except NcuCsvError as e:
+            problems.append(f"{name}: ncu kernel replay run {k + 1}: {e}")
+            kernel_lists.append([])
+        if r["rc"] != 0:
+            problems.append(f"{name}: ncu kernel replay run {k + 1} rc={r['rc']}: {r['stderr'].strip()[-300:]}")
+    if all(kernel_lists):
+        check = kernel_check(ours, kernel_lists[0], kernel_lists[1])
+        rec["fidelity"] = check
+        rec["inst_equal"] = check["ok"]
+        if not (len(ours) == len(kernel_lists[0]) == len(kernel_lists[1])):
+            problems.append(f"{name}: kernels profiled: rangereplay {len(ours)}, ncu {check['kernels_ncu']}")
+        if check["outside_ncu_spread"]:
+            problems.append(f"{name}: {check['outside_ncu_spread']} kernels with instruction counts unequal to ncu "
+                            f"(and not within the spread of ncu's two runs)")
+
+    sums = range_sums(report)
+    for tag, extra in (("ncu_range_replay", []), ("ncu_range_replay_no_flush", ["--cache-control", "none"])):
+        r = runner.ncu(cmd, ["--replay-mode", "range"] + extra)
+        rec[tag] = brief(r)
+        try:
+            check = dram_range_check(sums, ncu_ranges(r["stdout"]))
+        except NcuCsvError as e:
+            check = {"ok": False, "error": f"rc={r['rc']}: {e}"}
+        rec[tag]["check"] = check
+        if tag != "ncu_range_replay":
+            continue  # information only
+        rec["dram_range_within_2pct"] = check["ok"]
+        if "error" in check:
+            problems.append(f"{name}: ncu range replay gave no range values: {check['error']}")
+        elif check["ranges_ncu"] != check["ranges_rangereplay"]:
+            problems.append(f"{name}: ncu range replay profiled {check['ranges_ncu']} ranges, rangereplay "
+                            f"{check['ranges_rangereplay']}")
+        elif not check["ok"]:
+            problems.append(f"{name}: {check['compared'] - check['within_2pct']} ranges with a DRAM bytes sum outside "
+                            f"2% of ncu range replay (largest deviation {100 * check['max_rel_dev']:.2f}%)")
+        if r["rc"] != 0 and "error" not in check:
+            rec.setdefault("notes", []).append(f"ncu range replay rc={r['rc']} (values parsed): "
+                                               f"{r['stderr'].strip()[-200:]}")
+
+
+def speed_problems(name, speed, problems, rec):
+    """Problems (and notes) of speed_against_ncu's result for one row."""
+    if "rangereplay_error" in speed:
+        problems.append(f"{name}: rangereplay with the filtered list ({speed['filtered_metrics']} metrics) failed: "
+                        f"{speed['rangereplay_error']}")
+        return
+    ncu = speed["ncu"]
+    if ncu["metric_list"] != "same":
+        problems.append(f"{name}: ncu range replay refused the filtered list (range_replay_metrics() needs another "
+                        f"rule): {' | '.join(ncu['errors'])}")
+    elif speed.get("ncu_app_failed"):
+        rec.setdefault("notes", []).append(f"the application failed under ncu range replay (ncu accepted the list): "
+                                           f"{ncu['stderr_tail'][-200:]}")
+    elif ncu["rc"] != 0:
+        problems.append(f"{name}: ncu range replay rc={ncu['rc']}: {' | '.join(ncu['errors'])}")
 
 
 def run_workload(runner, name, cmd, sections, has_ncu):
@@ -201,52 +444,19 @@ def run_workload(runner, name, cmd, sections, has_ncu):
             if result_lines(ver["stdout"]) != lines:
                 problems.append(f"{name}: results differ under --verify")
 
-    # (d) fidelity against ncu kernel replay
+    # (d) fidelity: instructions against ncu kernel replay (twice), DRAM range sums against ncu range replay
     if "d" in sections and full and full["report"]:
         if not has_ncu:
             rec["fidelity_unavailable"] = "ncu not on PATH"
         else:
-            ncu = runner.run(["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "step/", "--csv",
-                              "--print-units", "base", "--metrics", FIDELITY_METRICS] + cmd)
-            rec["ncu_kernel_replay"] = brief(ncu)
-            theirs = ncu_kernels(ncu["stdout"]) if ncu["rc"] == 0 else None
-            ours = report_kernels(full["report"])
-            if theirs is None:
-                problems.append(f"{name}: ncu kernel replay rc={ncu['rc']} or no CSV: {ncu['stderr'].strip()[-300:]}")
-            else:
-                pairs, inst_bad, dram_bad = [], 0, 0
-                for i, (mine, ref) in enumerate(zip(ours, theirs)):
-                    a, b = mine.get("smsp__inst_executed.sum"), ref.get("smsp__inst_executed.sum")
-                    c, d = mine.get("dram__bytes_read.sum"), ref.get("dram__bytes_read.sum")
-                    inst_ok = a is not None and a == b
-                    dram_ok = c is not None and d is not None and (abs(c - d) / d <= 0.02 if d > 0 else c <= 4096)
-                    inst_bad += not inst_ok
-                    dram_bad += not dram_ok
-                    pairs.append({"i": i, "name": mine["name"][:120], "ncu_name": ref["name"][:120],
-                                  "inst": a, "ncu_inst": b, "dram": c, "ncu_dram": d,
-                                  "inst_equal": inst_ok, "dram_within_2pct": dram_ok})
-                rec["fidelity"] = {"kernels_rangereplay": len(ours), "kernels_ncu": len(theirs),
-                                   "inst_mismatches": inst_bad, "dram_outside_2pct": dram_bad, "kernels": pairs}
-                rec["inst_equal"] = inst_bad == 0 and len(ours) == len(theirs) and len(ours) > 0
-                rec["dram_within_2pct"] = dram_bad == 0 and len(ours) == len(theirs) and len(ours) > 0
-                if len(ours) != len(theirs):
-                    problems.append(f"{name}: ncu profiled {len(theirs)} kernels, rangereplay {len(ours)}")
-                if inst_bad:
-                    problems.append(f"{name}: {inst_bad} kernels with instruction counts unequal to ncu")
-                if dram_bad:
-                    problems.append(f"{name}: {dram_bad} kernels with DRAM bytes outside 2% of ncu")
+            fidelity(runner, name, cmd, full["report"], rec, problems)
 
     # (e) speed against ncu range replay on the same ranges and metrics
     if "e" in sections and full and full["report"]:
-        speed = {"rangereplay_s": full["wall_s"], "plain_s": plain1["wall_s"]}
+        speed = {"rangereplay_set_full_s": full["wall_s"], "plain_s": plain1["wall_s"]}
         if has_ncu:
-            ncu = ncu_range_replay(cmd, full["report"]["metrics"], timeout=runner.timeout)
-            speed["ncu_range_replay"] = ncu
-            if ncu["rc"] == 0:
-                speed["ncu_s"] = ncu["wall_s"]
-                speed["ratio"] = ncu["wall_s"] / full["wall_s"]
-            else:
-                problems.append(f"{name}: ncu range replay rc={ncu['rc']}: {' | '.join(ncu['errors'])}")
+            speed.update(speed_against_ncu(cmd, full, runner.profiler_with_metrics(name, cmd), timeout=runner.timeout))
+            speed_problems(name, speed, problems, rec)
         # Tool loaded, no range matched: slowdown of the whole application.
         idle = [runner.run([runner.cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set",
                             "single-pass", "--"] + cmd) for _ in range(2)]
@@ -270,18 +480,19 @@ def extra_speed(runner, has_ncu):
     args = [stream, "--iterations", "50", "--bytes", "64MiB"]
     plain = runner.run(args)
     rr = runner.profile("stream-x50", args, ["--set", "single-pass"], "single")
-    rows["single_pass_x50"] = {"plain_s": plain["wall_s"], "rangereplay": brief(rr)}
+    row = {"plain_s": plain["wall_s"], "rangereplay": brief(rr)}
+    rows["single_pass_x50"] = row
     if rr["rc"] == 0 and rr["report"]:
-        rows["single_pass_x50"]["rangereplay_s"] = rr["wall_s"]
-        rows["single_pass_x50"]["ranges"] = len(rr["report"]["ranges"])
-        rows["single_pass_x50"]["pass_count"] = rr["report"].get("pass_count")
-        rows["single_pass_x50"]["transparent"] = result_lines(rr["stdout"]) == result_lines(plain["stdout"])
+        row["rangereplay_set_s"] = rr["wall_s"]
+        row["ranges"] = len(rr["report"]["ranges"])
+        row["pass_count"] = rr["report"].get("pass_count")
+        row["transparent"] = result_lines(rr["stdout"]) == result_lines(plain["stdout"])
         if has_ncu:
-            ncu = ncu_range_replay(args, rr["report"]["metrics"], timeout=runner.timeout)
-            rows["single_pass_x50"]["ncu"] = ncu
-            if ncu["rc"] == 0:
-                rows["single_pass_x50"]["ncu_s"] = ncu["wall_s"]
-                rows["single_pass_x50"]["ratio"] = ncu["wall_s"] / rr["wall_s"]
+            row.update(speed_against_ncu(args, rr, runner.profiler_with_metrics("stream-x50", args),
+                                         timeout=runner.timeout))
+            note = {}
+            speed_problems("stream x50 single-pass", row, problems, note)
+            row["notes"] = note.get("notes", [])
     else:
         problems.append(f"stream x50 single-pass: rc={rr['rc']}: {rr['stderr'].strip()[-300:]}")
     args20 = [stream, "--iterations", "20"]
@@ -303,47 +514,89 @@ def fmt_s(v):
 
 
 def ncu_cell(sp):
-    """ncu's seconds, marked `*` when ncu refused the same list and ran its own --set full."""
-    ncu = sp.get("ncu_range_replay") or sp.get("ncu") or {}
-    mark = "*" if ncu.get("metric_list") == "ncu --set full" else ""
+    """ncu's seconds, marked `*` when ncu refused the filtered list and ran its
+    own --set full (ratio not like for like), `!` when the application failed
+    under ncu after ncu accepted the list."""
+    ncu = sp.get("ncu") or {}
+    mark = "*" if ncu.get("metric_list") == "ncu --set full" else ("!" if sp.get("ncu_app_failed") else "")
     return fmt_s(sp.get("ncu_s")) + mark
 
 
+def pct(v, digits=2):
+    return "-" if v is None else f"{100 * v:.{digits}f}%"
+
+
+def inst_cell(rec):
+    """`yes 18/20, 0.570%`: pass, kernels equal to ncu / compared, largest deviation."""
+    f = rec.get("fidelity")
+    if not f:
+        return "-"
+    return f"{yes_no(f['ok'])} {f['equal']}/{f['compared']}, {pct(f['max_rel_dev'], 3)}"
+
+
+def dram_cell(rec):
+    """`yes 0.40% (no flush 0.10%)`: pass, largest deviation of a range's DRAM
+    sum from ncu range replay, and the same against ncu with --cache-control none."""
+    check = (rec.get("ncu_range_replay") or {}).get("check")
+    if not check:
+        return "-"
+    if "error" in check:
+        return "NO (no ncu values)"
+    cell = f"{yes_no(check['ok'])} {pct(check['max_rel_dev'])}"
+    other = (rec.get("ncu_range_replay_no_flush") or {}).get("check") or {}
+    return cell + (f" (no flush {pct(other['max_rel_dev'])})" if "max_rel_dev" in other else "")
+
+
+def metrics_cell(sp):
+    """`339 (46), 31 passes`: metrics given to both tools, dropped from the
+    report's list, passes of the filtered list."""
+    if sp.get("filtered_metrics") is None:
+        return "-"
+    return f"{sp['filtered_metrics']} ({sp['dropped']}), {sp.get('filtered_pass_count', '?')} passes"
+
+
+def ratio_cell(sp):
+    return "-" if sp.get("ratio") is None else f"{sp['ratio']:.2f}x"
+
+
 def summary(records, extra):
-    header = ["workload", "deterministic", "transparent", "divergences", "inst equal", "dram within 2%",
-              "rangereplay s", "ncu s", "ratio"]
+    header = ["workload", "deterministic", "transparent", "divergences", "inst equal (n/N, max dev)",
+              "dram range sum within 2%", "ncu metrics (dropped)", "rangereplay s", "ncu s", "ratio"]
+    blank = ["-"] * 6
     rows = []
     for rec in records:
         if rec.get("unavailable"):
-            rows.append([rec["name"], f"unavailable: {rec['unavailable'][:40]}"] + [""] * 7)
+            rows.append([rec["name"], f"unavailable: {rec['unavailable'][:40]}"] + [""] * (len(header) - 2))
             continue
         sp = rec.get("speed", {})
         rows.append([rec["name"], yes_no(rec.get("deterministic")), yes_no(rec.get("transparent")),
                      "-" if rec.get("divergences") is None else str(rec["divergences"]),
-                     yes_no(rec.get("inst_equal")), yes_no(rec.get("dram_within_2pct")),
-                     fmt_s(sp.get("rangereplay_s")), ncu_cell(sp),
-                     "-" if sp.get("ratio") is None else f"{sp['ratio']:.2f}x"])
+                     inst_cell(rec), dram_cell(rec), metrics_cell(sp),
+                     fmt_s(sp.get("rangereplay_s")), ncu_cell(sp), ratio_cell(sp)])
     if extra:
         sp = extra.get("single_pass_x50", {})
         if sp:
             rows.append(["stream 64MiB x50 single-pass", "-", yes_no(sp.get("transparent")), "-", "-", "-",
-                         fmt_s(sp.get("rangereplay_s")), ncu_cell(sp),
-                         "-" if sp.get("ratio") is None else f"{sp['ratio']:.2f}x"])
+                         metrics_cell(sp), fmt_s(sp.get("rangereplay_s")), ncu_cell(sp), ratio_cell(sp)])
         nr = extra.get("no_range_x20")
         if nr:
-            rows.append(["stream x20, tool loaded, no range", "-", "-", "-", "-", "-", fmt_s(nr["tool_s"]),
+            rows.append(["stream x20, tool loaded, no range"] + blank + [fmt_s(nr["tool_s"]),
                          f"plain {nr['plain_s']:.2f}", f"{nr['slowdown']:.3f}x slower"])
         for rec in records:
             s = rec.get("speed", {}).get("no_range_slowdown")
             if s is not None:
-                rows.append([f"{rec['name']}, tool loaded, no range", "-", "-", "-", "-", "-",
-                             fmt_s(rec["speed"].get("tool_no_range_s")), f"plain {rec['speed']['plain_s']:.2f}",
+                rows.append([f"{rec['name']}, tool loaded, no range"] + blank +
+                            [fmt_s(rec["speed"].get("tool_no_range_s")), f"plain {rec['speed']['plain_s']:.2f}",
                              f"{s:.3f}x slower"])
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     line = lambda r: " | ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
     table = [line(header), "-+-".join("-" * w for w in widths)] + [line(r) for r in rows]
-    if any(r[7].endswith("*") for r in rows):
-        table.append("* ncu refused the same metric list (its errors are in workloads.json); it ran its own --set full")
+    if any(r[8].endswith("*") for r in rows):
+        table.append("* ncu refused the filtered metric list (its errors are in workloads.json); it ran its own "
+                     "--set full, ratio against rangereplay's --set run: NOT like for like")
+    if any(r[8].endswith("!") for r in rows):
+        table.append("! the application exited with an error under ncu's range replay (ncu accepted the list; "
+                     "see notes in workloads.json); its wall time is still compared")
     return "\n".join(table)
 
 
@@ -390,6 +643,8 @@ def main():
         doc["problems"] += problems
         for p in problems:
             print(f"  problem: {p}", flush=True)
+        for n in rec.get("notes", []):
+            print(f"  note: {n}", flush=True)
         if rec.get("unavailable"):
             print(f"  unavailable: {rec['unavailable']}", flush=True)
         save()
