@@ -6,6 +6,20 @@
 //   inventory.remove(ptr);                // on cuMemFree
 //   auto regions = inventory.regions();   // sorted by address
 //
+// Virtual-memory mappings (cuMemMap) are spans that become writable by a
+// device only through cuMemSetAccess; they are split, trimmed and coalesced
+// as the application maps, grants access to and unmaps parts of them:
+//
+//   inventory.add({MemoryRange(va, 4 << 20), AllocationKind::kVirtual, "cuMemMap", 0, 0, kNoDevices});
+//   inventory.set_access(MemoryRange(va, 4 << 20), /*device=*/0, /*writable=*/true);
+//   inventory.unmap(MemoryRange(va + (1 << 20), 1 << 20));   // leaves [va, +1M) and [va+2M, +2M)
+//
+// Device-mapped pinned host memory (kMappedHost) is tracked at its device
+// address and forgotten by the host address the application frees it by:
+//
+//   inventory.add({MemoryRange(dptr, n), AllocationKind::kMappedHost, "cuMemHostAlloc", 0, host});
+//   inventory.remove_host(host);          // on cuMemFreeHost / cuMemHostUnregister
+//
 // Thread-safety: every method locks the inventory's mutex. A replay window
 // holds lock() for its whole duration, so other threads' frees and
 // allocations wait instead of changing memory under a replay.
@@ -25,29 +39,67 @@ namespace rangereplay {
 enum class AllocationKind : std::uint8_t {
   kDevice,        // cuMemAlloc / cuMemAllocPitch
   kStreamOrdered, // cuMemAllocAsync / cuMemAllocFromPoolAsync
-  kVirtual,       // cuMemMap of a cuMemCreate handle
+  kVirtual,       // cuMemMap of a cuMemCreate handle (a mapped span)
   kManaged,       // cuMemAllocManaged
-  kMappedHost,    // device-mapped pinned host memory
+  kMappedHost,    // device-mapped pinned host memory (cuMemHostAlloc, cuMemAllocHost, cuMemHostRegister)
   kModuleGlobal,  // module-scope __device__ variable
 };
 
 const char* allocation_kind_name(AllocationKind kind);
+
+/// Allocation::writable_devices values: a bit per device ordinal (ordinals
+/// from 63 up share bit 63).
+inline constexpr std::uint64_t kAllDevices = ~std::uint64_t{0};
+inline constexpr std::uint64_t kNoDevices = 0;
+/// The writable_devices bit of device ordinal `device` (0 for a negative one).
+constexpr std::uint64_t device_bit(int device) {
+  return device < 0 ? 0 : std::uint64_t{1} << (device < 63 ? device : 63);
+}
 
 struct Allocation {
   MemoryRange range;
   AllocationKind kind = AllocationKind::kDevice;
   std::string origin;  // the call that created it, e.g. "cuMemAlloc_v2"
   std::uint64_t serial = 0;  // allocation order in the process, from 1
+  // kMappedHost: the host address the application frees or unregisters it by
+  // (equal to range.start() under unified addressing); 0 for other kinds.
+  std::uint64_t host_address = 0;
+  // Devices whose kernels may write it (device_bit). Allocations of the
+  // classic APIs are writable wherever they are accessible: kAllDevices.
+  // kVirtual spans start at kNoDevices and gain bits through cuMemSetAccess.
+  std::uint64_t writable_devices = kAllDevices;
+
+  /// Whether kernels on device ordinal `device` may write it, so a range on
+  /// that device must snapshot it (and the snapshot can read and restore it).
+  /// A negative (unknown) device: writable by any device.
+  bool writable_by(int device) const {
+    return device < 0 ? writable_devices != kNoDevices : (writable_devices & device_bit(device)) != 0;
+  }
 };
 
 class AllocationInventory {
  public:
   /// Records an allocation. An allocation starting at an address already
-  /// tracked replaces the old entry (the driver reused the address).
+  /// tracked replaces the old entry (the driver reused the address). A
+  /// kVirtual span coalesces with kVirtual neighbours it touches that share
+  /// its origin and access (an empty kVirtual span is not recorded).
   void add(Allocation allocation);
   /// Forgets the allocation starting at `start`; returns it, or nullopt when
   /// the address was not tracked.
   std::optional<Allocation> remove(DevicePtr start);
+  /// Forgets the kMappedHost allocation the application frees by host
+  /// address `host` (Allocation::host_address); returns it, or nullopt.
+  std::optional<Allocation> remove_host(std::uint64_t host);
+  /// cuMemUnmap: forgets the bytes of kVirtual spans inside `span`, trimming
+  /// or splitting spans that extend past it (both pieces keep the span's
+  /// kind, origin, serial and access). Other kinds are left alone. Returns the
+  /// bytes forgotten (0 when `span` covers no tracked virtual byte).
+  std::uint64_t unmap(MemoryRange span);
+  /// cuMemSetAccess: kVirtual bytes inside `span` become writable (or not) by
+  /// device ordinal `device`; spans are split at the bounds of `span` first.
+  /// Adjacent kVirtual spans of the same origin and access coalesce into one.
+  /// Returns the virtual bytes whose access was set.
+  std::uint64_t set_access(MemoryRange span, int device, bool writable);
   /// The allocation containing `p`, if any.
   std::optional<Allocation> find_containing(DevicePtr p) const;
   /// All allocations, sorted by start address.
@@ -63,7 +115,15 @@ class AllocationInventory {
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::uint64_t, Allocation> by_start_;
+  using Map = std::map<std::uint64_t, Allocation>;
+  // Splits the kVirtual allocation containing `at` (if it starts before it)
+  // into [start, at) and [at, end). Caller holds mutex_.
+  void split_virtual_at(std::uint64_t at);
+  // Merges the kVirtual allocation at `it` with kVirtual neighbours that touch
+  // it and share origin and access. Caller holds mutex_.
+  void coalesce_virtual(Map::iterator it);
+
+  Map by_start_;
   std::uint64_t next_serial_ = 1;
 };
 

@@ -67,7 +67,8 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
     {DeclineReason::kMultipleContexts, "multiple_contexts", "work in the range went to more than one CUDA context",
      "make each range cover the work of one context"},
     {DeclineReason::kMultipleDevices, "multiple_devices", "work in the range went to more than one device",
-     "make each range cover one device's work, or select one device with CUDA_VISIBLE_DEVICES"},
+     "profile one device per run: select it with CUDA_VISIBLE_DEVICES (e.g. CUDA_VISIBLE_DEVICES=0), or make each "
+     "range cover one device's work"},
     {DeclineReason::kUnknownMetric, "unknown_metric",
      "a requested metric is not known on this GPU, so no counter configuration could be built",
      "check the metric names for this chip (ncu --query-metrics lists them)"},
@@ -156,16 +157,18 @@ bool Eligibility::decline(DeclineReason reason, std::string detail) {
 void Eligibility::observe_operation(std::uint64_t context_id, int device, bool runs_kernels) {
   ++operations_;
   if (runs_kernels) ++kernel_operations_;
-  if (!context_) {
-    context_ = context_id;
-  } else if (*context_ != context_id) {
-    decline(DeclineReason::kMultipleContexts, "operations on contexts " + hex(*context_) + " and " + hex(context_id));
-  }
+  // A second device is the more specific cause (its context differs too),
+  // and the one with a direct fix: it is checked first.
   if (!device_) {
     device_ = device;
   } else if (*device_ != device) {
     decline(DeclineReason::kMultipleDevices,
             "operations on devices " + std::to_string(*device_) + " and " + std::to_string(device));
+  }
+  if (!context_) {
+    context_ = context_id;
+  } else if (*context_ != context_id) {
+    decline(DeclineReason::kMultipleContexts, "operations on contexts " + hex(*context_) + " and " + hex(context_id));
   }
   if (operations_ == limits_.max_operations + 1) {
     decline(DeclineReason::kTooManyOperations,

@@ -102,8 +102,9 @@ class Eligibility {
 
   /// One recorded operation submitted to `context_id` on device `device`
   /// (opaque ids). `runs_kernels` is true for kernel and graph launches.
-  /// Declines with kMultipleContexts / kMultipleDevices on the first
-  /// operation that names a second context / device, and with
+  /// Declines with kMultipleDevices / kMultipleContexts on the first
+  /// operation that names a second device / context (a second device wins
+  /// when both change at once), and with
   /// kTooManyOperations on operation max_operations + 1.
   void observe_operation(std::uint64_t context_id, int device, bool runs_kernels);
 

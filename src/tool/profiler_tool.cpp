@@ -95,6 +95,18 @@ bool is_kernel_launch(CUpti_CallbackId cbid) {
   }
 }
 
+// Ordinal of `ctx`'s device, or -1 when it cannot be read. Pushes the
+// context for cuCtxGetDevice (cuCtxGetDevice_v2 needs a CUDA 12.8+ driver).
+// Caller is in an InToolScope.
+int device_of(CUcontext ctx) {
+  if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return -1;
+  CUdevice device = 0;
+  const bool ok = cuCtxGetDevice(&device) == CUDA_SUCCESS;
+  CUcontext popped = nullptr;
+  cuCtxPopCurrent(&popped);
+  return ok ? static_cast<int>(device) : -1;
+}
+
 // Launch number of this thread's launch in flight whose API_EXIT ends a
 // kernel window (set at its API_ENTER).
 thread_local std::optional<std::uint64_t> t_window_end_launch;
@@ -343,9 +355,21 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
 }
 
 namespace {
+// Calls that release memory the inventory tracks (free_in_range inside a
+// range); the other allocation-tracking calls make memory accessible
+// (allocation_in_range).
 bool is_free(CUpti_CallbackId cbid) {
-  return cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 || cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync ||
-         cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
+      return true;
+    default:
+      return false;
+  }
 }
 }  // namespace
 
@@ -365,6 +389,20 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+    // Virtual memory: a mapping is memory once cuMemSetAccess makes it
+    // accessible; cuMemCreate/cuMemRelease/cuMemAddressReserve/Free alone
+    // change no accessible memory and are neither tracked nor declined.
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
+    // Pinned host memory, device-mapped (all of it under unified addressing).
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
       if (data->callbackSite == CUPTI_API_ENTER) {
         // Waits here while a replay window runs in another thread.
         std::lock_guard<std::mutex> lock(mutex_);
@@ -432,8 +470,18 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
   // A declined range is not replayed: recording more would only cost memory.
   if (active_->eligibility.declined()) return;
   if (active_->ctx != nullptr && data->context != nullptr && data->context != active_->ctx) {
-    decline(*active_, DeclineReason::kMultipleContexts,
-            std::string(data->functionName) + " in a second context inside the range");
+    // A context of another device (cudaSetDevice(1) inside a range on device
+    // 0) is multiple_devices, whose fix is direct; the same device's second
+    // context is multiple_contexts.
+    const int other = device_of(data->context);
+    if (other >= 0 && active_->device >= 0 && other != active_->device) {
+      decline(*active_, DeclineReason::kMultipleDevices,
+              std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
+                  " inside a range on device " + std::to_string(active_->device));
+    } else {
+      decline(*active_, DeclineReason::kMultipleContexts,
+              std::string(data->functionName) + " in a second context inside the range");
+    }
     return;
   }
   const std::size_t first_new = active_->program.ops.size();

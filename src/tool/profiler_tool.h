@@ -131,6 +131,9 @@ class ProfilerTool {
   void observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void observe_new_operations(std::size_t first, CUcontext ctx);
   void track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // Adds pinned host memory at `host` (`bytes` long) to the inventory at its
+  // device address, when a device can reach it.
+  void track_mapped_host(void* host, std::uint64_t bytes, const char* origin);
 
   // Graphs (graph_recording.cpp): what each executable graph runs, read at
   // instantiation, and graph launches as one recorded op.

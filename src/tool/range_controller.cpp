@@ -182,8 +182,13 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
     auto capture_start = Clock::now();
     std::vector<MemoryRange> regions;
     {
+      // Every allocation the range's kernels can write: all but virtual
+      // mappings the range's device has no read-write access to (its kernels
+      // cannot change them, and the snapshot's copies could not reach them).
       auto lock = inventory_.lock();
-      range->allocations = inventory_.regions_locked();
+      for (Allocation& a : inventory_.regions_locked()) {
+        if (a.writable_by(range->device)) range->allocations.push_back(std::move(a));
+      }
       for (const auto& a : range->allocations) regions.push_back(a.range);
     }
     range->record.regions = static_cast<std::uint32_t>(regions.size());

@@ -226,8 +226,13 @@ void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackD
         const auto* p = static_cast<const cuMemcpyAsync_params*>(data->functionParams);
         dst = p->dst; src = p->src; bytes = p->ByteCount;
       }
-      bool dst_dev = inventory_.find_containing(DevicePtr(dst)).has_value();
-      bool src_dev = inventory_.find_containing(DevicePtr(src)).has_value();
+      // A tracked pinned host buffer as the source is host data all the same:
+      // its bytes are captured now, as the copy read them (the host may refill
+      // it later in the range, and replays restore it to its entry state).
+      const std::optional<Allocation> dst_region = inventory_.find_containing(DevicePtr(dst));
+      const std::optional<Allocation> src_region = inventory_.find_containing(DevicePtr(src));
+      const bool dst_dev = dst_region.has_value();
+      const bool src_dev = src_region.has_value() && src_region->kind != AllocationKind::kMappedHost;
       if (dst_dev && src_dev) {
         ops.emplace_back(CopyDeviceOp{dst, src, bytes});
       } else if (dst_dev) {
@@ -246,9 +251,118 @@ void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackD
   }
 }
 
+namespace {
+
+bool succeeded(const CUpti_CallbackData* data) {
+  return *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
+}
+
+// The device address of pinned host memory at `host`, or nullopt when no
+// device can reach it. Under unified addressing every cuMemHostAlloc /
+// cuMemAllocHost allocation is mapped, at the host address except for
+// write-combined memory (cuMemHostAlloc's documentation);
+// cuMemHostGetDevicePointer answers for DEVICEMAP memory, the pointer
+// attribute for the rest. The calls run inside InToolScope, so they are not
+// observed.
+std::optional<std::uint64_t> mapped_device_address(void* host) {
+  InToolScope scope;
+  CUdeviceptr device = 0;
+  if (cuMemHostGetDevicePointer(&device, host, 0) == CUDA_SUCCESS && device != 0) return device;
+  device = 0;
+  if (cuPointerGetAttribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, reinterpret_cast<CUdeviceptr>(host)) ==
+          CUDA_SUCCESS &&
+      device != 0)
+    return device;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void ProfilerTool::track_mapped_host(void* host, std::uint64_t bytes, const char* origin) {
+  if (host == nullptr || bytes == 0) return;
+  const std::optional<std::uint64_t> device = mapped_device_address(host);
+  if (!device) return;  // not device-accessible: no kernel can write it
+  Allocation a{MemoryRange(DevicePtr(*device), bytes), AllocationKind::kMappedHost, origin, 0};
+  a.host_address = reinterpret_cast<std::uint64_t>(host);
+  inventory_.add(std::move(a));
+}
+
 void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
   switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
+      // Mapped, not yet accessible: writable by no device until cuMemSetAccess.
+      if (enter || !succeeded(data)) return;
+      const auto* p = static_cast<const cuMemMap_params*>(data->functionParams);
+      Allocation a{MemoryRange(DevicePtr(p->ptr), p->size), AllocationKind::kVirtual, "cuMemMap", 0};
+      a.writable_devices = kNoDevices;
+      inventory_.add(std::move(a));
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess: {
+      if (enter || !succeeded(data)) return;
+      const auto* p = static_cast<const cuMemSetAccess_params*>(data->functionParams);
+      for (std::size_t i = 0; p->desc != nullptr && i < p->count; ++i) {
+        const CUmemAccessDesc& d = p->desc[i];
+        // Host locations concern CPU access; kernels run on devices.
+        if (d.location.type != CU_MEM_LOCATION_TYPE_DEVICE) continue;
+        // Read-only spans cannot be changed by a range: they stay out of the
+        // snapshot, whose restore would write them.
+        inventory_.set_access(MemoryRange(DevicePtr(p->ptr), p->size), d.location.id,
+                              d.flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+      }
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
+      // Forget the span before the driver unmaps it, so no snapshot touches it.
+      if (!enter) return;
+      const auto* p = static_cast<const cuMemUnmap_params*>(data->functionParams);
+      inventory_.unmap(MemoryRange(DevicePtr(p->ptr), p->size));
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
+      if (enter || !succeeded(data)) return;
+      const auto* p = static_cast<const cuMemHostAlloc_params*>(data->functionParams);
+      track_mapped_host(*p->pp, p->bytesize, "cuMemHostAlloc");
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2: {
+      if (enter || !succeeded(data)) return;
+      const auto* p = static_cast<const cuMemAllocHost_v2_params*>(data->functionParams);
+      track_mapped_host(*p->pp, p->bytesize, "cuMemAllocHost_v2");
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost: {
+      if (enter || !succeeded(data)) return;
+      const auto* p = static_cast<const cuMemAllocHost_params*>(data->functionParams);
+      track_mapped_host(*p->pp, p->bytesize, "cuMemAllocHost");
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2: {
+      if (enter || !succeeded(data)) return;
+      // Both versions pass (p, bytesize, Flags).
+      const auto* p = static_cast<const cuMemHostRegister_v2_params*>(data->functionParams);
+      // Read-only registrations cannot be written by kernels (and a restore
+      // could not write them); I/O memory is another device's registers,
+      // which a snapshot must not read or write.
+      if (p->Flags & (CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_IOMEMORY)) return;
+      track_mapped_host(p->p, p->bytesize,
+                        cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister ? "cuMemHostRegister" : "cuMemHostRegister_v2");
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost: {
+      if (!enter) return;
+      const auto* p = static_cast<const cuMemFreeHost_params*>(data->functionParams);
+      inventory_.remove_host(reinterpret_cast<std::uint64_t>(p->p));
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister: {
+      if (!enter) return;
+      const auto* p = static_cast<const cuMemHostUnregister_params*>(data->functionParams);
+      inventory_.remove_host(reinterpret_cast<std::uint64_t>(p->p));
+      return;
+    }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
       if (enter) return;
       const auto* p = static_cast<const cuMemAlloc_v2_params*>(data->functionParams);

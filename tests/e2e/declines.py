@@ -35,6 +35,11 @@ CASES = [
     ("app_d2h_in_range", "tests/apps/app_d2h_in_range", ["--iterations", "2"], REPLAYED),
     ("app_h2d_in_range", "tests/apps/app_h2d_in_range", ["--iterations", "2"], REPLAYED),
     ("app_memset_d2d_in_range", "tests/apps/app_memset_d2d_in_range", ["--iterations", "2"], REPLAYED),
+    # Virtual-memory mappings and device-mapped pinned host memory made before
+    # the ranges are tracked and replayed; a cuMemMap inside a range declines.
+    ("app_vmm_in_range", "tests/apps/app_vmm_in_range", ["--iterations", "2"], REPLAYED),
+    ("app_vmm_map_in_range", "tests/apps/app_vmm_map_in_range", ["--iterations", "2"], "allocation_in_range"),
+    ("app_mapped_host", "tests/apps/app_mapped_host", ["--iterations", "2"], REPLAYED),
     ("multistream", "examples/multistream", ["--iterations", "2", "--elements", "1048576"], REPLAYED),
     ("atomics", "examples/atomics", ["--iterations", "2", "--elements", "4194304"], REPLAYED),
     # The goal of issue 7: graph launches replay as one unit

@@ -138,12 +138,12 @@ TEST(Eligibility, decision_table) {
          e.observe_operation(0x10, 1, true);
        },
        DeclineReason::kMultipleDevices, "operations on devices 0 and 1"},
-      {"a context and device change at once keeps the context reason",
+      {"a context and device change at once declines multiple_devices",
        [](Eligibility& e) {
          e.observe_operation(0x10, 0, true);
          e.observe_operation(0x20, 1, true);
        },
-       DeclineReason::kMultipleContexts, "operations on contexts 0x10 and 0x20"},
+       DeclineReason::kMultipleDevices, "operations on devices 0 and 1"},
       {"operations up to the cap are eligible",
        [](Eligibility& e) {
          for (int i = 0; i < 3; ++i) e.observe_operation(1, 0, true);
