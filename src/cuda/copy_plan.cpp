@@ -80,8 +80,14 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
     int sm_count = 0;
     RR_CU(cuCtxGetDevice(&device));
     RR_CU(cuDeviceGetAttribute(&sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-    RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
-    plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
+    if (options.variant == kernels::CopyKernelVariant::kBlockPerItemRun) {
+      plan.stats_.items_per_block = kernels::block_run_items(options.piece_bytes);
+      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks,
+                          kernels::block_run_grid(plan.items_.size(), plan.stats_.items_per_block));
+    } else {
+      RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
+      plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
+    }
   }
   if (!plan.ce_bytes_.empty()) {
     CUdevice device = 0;
@@ -164,8 +170,14 @@ Status CopyPlan::run(CopyDirection direction, CUstream stream) {
     args.item_count = items_.size();
     for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) args.arena_base[s] = slot_base_[s];
     args.direction = direction;
-    RR_RETURN_IF_ERROR(
-        kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
+    if (options_.variant == kernels::CopyKernelVariant::kBlockPerItemRun) {
+      args.items_per_block = stats_.items_per_block;
+      RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_block_run(args, options_.streaming_cache_hints,
+                                                               stats_.grid_blocks, stream));
+    } else {
+      RR_RETURN_IF_ERROR(
+          kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
+    }
   }
   // Join: later work on `stream` waits for the copy engines too.
   if (engines) RR_CU(cuStreamWaitEvent(stream, join_, 0));

@@ -62,6 +62,10 @@ struct CopyPlanOptions {
   std::uint32_t piece_bytes = kDefaultPieceBytes;
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
+  /// Which copy loop the kernel runs (cuda/kernels/copy_kernel.h). The default
+  /// stays kWarpPerItem until bench/copy_bench's "var" columns measure
+  /// kBlockPerItemRun faster on the GPU; only then switch it (not before).
+  kernels::CopyKernelVariant variant = kernels::CopyKernelVariant::kWarpPerItem;
 };
 
 /// What a plan moves per pass.
@@ -76,6 +80,7 @@ struct CopyPlanStats {
   /// to one cuMemcpyAsync per span.
   bool copy_engine_batched = true;
   int grid_blocks = 0;                  // the kernel's grid (0: no kernel)
+  std::uint32_t items_per_block = 0;    // kBlockPerItemRun: items per block (0 otherwise or no kernel)
 };
 
 class CopyPlan {

@@ -1,7 +1,8 @@
 // CopyPlan on a GPU: capture random application bytes into device and pinned
 // arenas, scribble over the application's memory, restore, and compare every
 // byte (inside and outside the regions, application and arenas) against a
-// host model of what the copies must do.
+// host model of what the copies must do. Every layout goes through both
+// copy-kernel variants (kWarpPerItem and kBlockPerItemRun).
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +20,16 @@
 namespace rangereplay {
 namespace {
 
+using kernels::CopyKernelVariant;
+
+// kBlockPerItemRun's run length, exact values (a block owns 128 KiB of full pieces).
+static_assert(kernels::block_run_items(16) == 256);     // 8192 clamped to the shared-memory table
+static_assert(kernels::block_run_items(512) == 256);
+static_assert(kernels::block_run_items(1024) == 128);
+static_assert(kernels::block_run_items(4096) == 32);
+static_assert(kernels::block_run_items(8192) == 16);
+static_assert(kernels::block_run_items(48 * 1024) == 4);  // 3 rounded up to a group
+static_assert(kernels::block_run_items(65536) == 4);
 
 // How arena offsets relate to application addresses.
 enum class Alignment {
@@ -108,7 +119,8 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " +
                  std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
-                 (options.streaming_cache_hints ? ", streaming hints" : ""));
+                 (options.streaming_cache_hints ? ", streaming hints" : "") +
+                 (options.variant == CopyKernelVariant::kBlockPerItemRun ? ", block-run variant" : ""));
     CUdeviceptr app = 0;
     CUdeviceptr device_arena = 0;
     void* pinned_host = nullptr;
@@ -181,8 +193,13 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     EXPECT_CU(cuMemFreeHost(pinned_host));
   }
 
+  // Both kernel variants on the test's stream.
   void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) {
-    round_trip(layout, options, stream_);
+    for (CopyKernelVariant variant : {CopyKernelVariant::kWarpPerItem, CopyKernelVariant::kBlockPerItemRun}) {
+      CopyPlanOptions with_variant = options;
+      with_variant.variant = variant;
+      round_trip(layout, with_variant, stream_);
+    }
   }
 
 };
@@ -288,6 +305,45 @@ TEST_F(CopyPlanTest, mixed_plan_runs_on_the_legacy_default_stream) {
   const std::vector<Region> regions = random_regions(64, 30000, 67);
   const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 12);
   round_trip(layout, CopyPlanOptions{}, nullptr);
+  CopyPlanOptions block_run;
+  block_run.variant = CopyKernelVariant::kBlockPerItemRun;
+  round_trip(layout, block_run, nullptr);
+}
+
+TEST_F(CopyPlanTest, block_run_variant_round_trips_runs_that_end_mid_group) {
+  // Item counts 1..9 and 31..33 around a run of 32 (4 KiB pieces): runs and
+  // groups of 4 that end early, a last block with one item, narrow items
+  // inside a group of wide ones.
+  for (std::uint64_t items : {1u, 2u, 3u, 4u, 5u, 7u, 9u, 31u, 32u, 33u}) {
+    SCOPED_TRACE("items " + std::to_string(items));
+    Layout layout;
+    std::uint64_t app = 5;
+    std::uint64_t arena = 5;
+    for (std::uint64_t i = 0; i < items; ++i) {
+      const std::uint64_t bytes = i % 3 == 2 ? 4096 - 7 : 4096;  // one item each
+      const std::uint64_t skew = i % 5 == 4 ? 8 : 0;             // items 4, 9, ... narrow (8-byte vectors)
+      layout.spans[0].push_back({DevicePtr(app), arena + skew, bytes});
+      app += bytes + 16 + i;
+      arena += bytes + 16 + i;  // >= skew past the span's end
+    }
+    layout.app_bytes = app + 64;
+    layout.arena_bytes[0] = arena + 64;
+    layout.arena_bytes[1] = 64;
+    CopyPlanOptions options;
+    options.variant = CopyKernelVariant::kBlockPerItemRun;
+    round_trip(layout, options, stream_);
+  }
+}
+
+TEST(CopyKernelBlockRun, grid_is_one_block_per_run_of_items) {
+  EXPECT_EQ(kernels::block_run_grid(0, 32).value(), 1);
+  EXPECT_EQ(kernels::block_run_grid(32, 32).value(), 1);
+  EXPECT_EQ(kernels::block_run_grid(33, 32).value(), 2);
+  EXPECT_EQ(kernels::block_run_grid(std::uint64_t{1} << 20, 32).value(), 32768);  // 4 GiB of 4 KiB pieces
+  EXPECT_EQ(kernels::block_run_grid(10, 0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(kernels::block_run_grid(10, 6).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(kernels::block_run_grid(10, 260).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(kernels::block_run_grid(std::uint64_t{1} << 40, 4).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(CopyPlanTest, empty_plan_does_nothing) {
@@ -322,6 +378,16 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_EQ(plan->stats().grid_blocks, 1);
     ASSERT_EQ(plan->items().size(), 3u);
     EXPECT_EQ(plan->items()[2], WorkItem::make(app + 8192, 8200, 0, 100));
+    EXPECT_EQ(plan->stats().items_per_block, 0u);
+  }
+  {
+    CopyPlanOptions options;
+    options.variant = CopyKernelVariant::kBlockPerItemRun;
+    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream_);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    EXPECT_EQ(plan->stats().kernel_items, 3u);
+    EXPECT_EQ(plan->stats().items_per_block, 32u);  // 4 KiB pieces
+    EXPECT_EQ(plan->stats().grid_blocks, 1);
   }
   EXPECT_CU(cuMemFree(app));
   EXPECT_CU(cuMemFree(arena));

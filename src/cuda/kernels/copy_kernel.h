@@ -14,6 +14,22 @@
 // The grid is one resident wave: multiprocessors x resident blocks per SM,
 // capped by the number of items.
 //
+// A second variant, kBlockPerItemRun, ports the copy loop of the digest
+// kernel (digest_kernel.cu, block_copy) onto the same work stream, to be
+// timed against this one by bench/copy_bench (the "var" columns): each block
+// owns a run of consecutive items (about 128 KiB, as one block of an 8-block
+// cluster owns of a 1 MiB digest chunk) staged once in shared memory; the
+// whole block copies four items at a time, thread t taking 16-byte vector t,
+// t + 256, ... of each, so four vectors per thread are in flight and each
+// load instruction of the block covers one contiguous piece; full rounds are
+// straight-line, the last one predicated; loads are evict-first (ld.global.cs)
+// and stores write-back, as in the digest kernel; the grid is one block per
+// run (many waves, no grid-stride). Items split exactly as split_piece()
+// says: head and tail bytes one per lane (lanes 0..15 and 16..31 of warp k
+// for the group's k-th item), narrow bodies with the widest vector both ends
+// allow, one per thread in flight. 64 registers, no spills, 4 KiB of shared
+// memory, 4 blocks of 256 threads per SM on sm_90.
+//
 // Users: CopyPlan (cuda/copy_plan.h). The kernel has internal linkage; the
 // library is built with hidden visibility, so it never collides with an
 // application's kernels.
@@ -34,6 +50,13 @@ enum class CopyDirection : std::uint8_t {
   kRestore,  // arena -> application regions
 };
 
+/// Which copy loop consumes the work stream (both copy every item exactly as
+/// split_piece() says; they differ only in speed).
+enum class CopyKernelVariant : std::uint8_t {
+  kWarpPerItem,      // one warp per item, eight vectors per lane in flight, one resident wave (the default)
+  kBlockPerItemRun,  // the digest kernel's copy loop: a block per run of items, four vectors per thread
+};
+
 /// Threads per block of the copy kernel.
 inline constexpr int kCopyBlockThreads = 256;
 /// Warps per block.
@@ -47,7 +70,35 @@ struct CopyKernelArgs {
   /// memory, or the device pointer of mapped pinned host memory).
   CUdeviceptr arena_base[kMaxArenaSlots] = {};
   CopyDirection direction = CopyDirection::kRestore;
+  /// kBlockPerItemRun only: items per block, from block_run_items(); block b
+  /// copies items [b * items_per_block, (b + 1) * items_per_block).
+  std::uint32_t items_per_block = 0;
 };
+
+/// kBlockPerItemRun: items a block copies together (vectors in flight per thread).
+inline constexpr std::uint32_t kBlockRunGroup = 4;
+/// kBlockPerItemRun: bytes a block owns when pieces are full (one block of an
+/// 8-block digest cluster over a 1 MiB chunk).
+inline constexpr std::uint32_t kBlockRunBytes = 128 * 1024;
+/// kBlockPerItemRun: most items a block stages in shared memory (16 bytes each).
+inline constexpr std::uint32_t kBlockRunMaxItems = 256;
+
+/// kBlockPerItemRun: items per block for pieces of `piece_bytes` (16..65536):
+/// kBlockRunBytes / piece_bytes rounded up to a multiple of kBlockRunGroup,
+/// clamped to [kBlockRunGroup, kBlockRunMaxItems]. 4 KiB pieces: 32 items.
+constexpr std::uint32_t block_run_items(std::uint32_t piece_bytes) {
+  const std::uint32_t piece = piece_bytes == 0 ? 1 : piece_bytes;
+  std::uint32_t items = (kBlockRunBytes + piece - 1) / piece;
+  items = (items + kBlockRunGroup - 1) / kBlockRunGroup * kBlockRunGroup;
+  if (items < kBlockRunGroup) items = kBlockRunGroup;
+  if (items > kBlockRunMaxItems) items = kBlockRunMaxItems;
+  return items;
+}
+
+/// kBlockPerItemRun: grid size in blocks, ceil(item_count / items_per_block).
+/// Errors: kInvalidArgument when items_per_block is 0 or not a multiple of
+/// kBlockRunGroup or above kBlockRunMaxItems, or the grid exceeds 2^31 - 1 blocks.
+StatusOr<int> block_run_grid(std::uint64_t item_count, std::uint32_t items_per_block);
 
 /// Resident blocks per multiprocessor of the kernel variant, from the
 /// occupancy API, for the current context's device.
@@ -68,5 +119,16 @@ int copy_kernel_grid(std::uint64_t item_count, int sm_count, int blocks_per_sm);
 /// Errors: kInternal naming the runtime error if the launch is rejected.
 Status launch_copy_kernel(const CopyKernelArgs& args, bool streaming_cache_hints, int grid_blocks,
                           CUstream stream);
+
+/// Launches the kBlockPerItemRun variant on `stream` (asynchronous), grid from
+/// block_run_grid(args.item_count, args.items_per_block). Its loads are always
+/// evict-first, as in the digest kernel; `streaming_cache_hints` makes its
+/// stores evict-first too (st.global.cs; otherwise st.global.wb). A launch
+/// with item_count == 0 does nothing.
+/// Preconditions: those of launch_copy_kernel.
+/// Errors: kInvalidArgument for a bad items_per_block or grid_blocks other than
+/// block_run_grid's; kInternal naming the runtime error if the launch is rejected.
+Status launch_copy_kernel_block_run(const CopyKernelArgs& args, bool streaming_cache_hints, int grid_blocks,
+                                    CUstream stream);
 
 }  // namespace rangereplay::kernels
