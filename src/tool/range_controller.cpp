@@ -471,6 +471,10 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     ++pass;
   }
   range.record.passes = static_cast<std::uint32_t>(pass);
+  if (!range.counting_pass0)
+    range.record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
+                                 std::to_string(range.program.kernels().size()) + " kernels); all " +
+                                 std::to_string(pass - 1) + " counter passes were replays");
 
   // The last replay's result, for --verify, when the exit restore below will
   // not digest it (restore_exit does).
