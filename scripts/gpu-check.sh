@@ -13,7 +13,9 @@ shift
 mkdir -p "$logs"
 stages=${*:-build test examples bench compare}
 summary=()
-row() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
+# Each row ends with the seconds since the previous row (where the call's time went).
+last_row=$SECONDS
+row() { summary+=("$(printf '%-28s %s [%ds]' "$1" "$2" $((SECONDS - last_row)))"); last_row=$SECONDS; }
 has() { [[ " $stages " == *" $1 "* ]]; }
 
 {
