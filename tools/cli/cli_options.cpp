@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "core/closest_names.h"
+#include "core/metric_sets.h"
 #include "core/range/kernel_windows.h"
 #include "core/range/nvtx_expression.h"
 #include "core/range/range_selector.h"
@@ -77,7 +78,8 @@ std::string top_footer() {
          "  rangereplay profile --nvtx-include step/ --set full -- ./app args\n"
          "  rangereplay profile --profiler-api --metrics dram__bytes_read.sum -o run_%p.json -- python train.py\n"
          "Exit codes: the application's own (128+N when signal N ended it); 2 for an option error;\n"
-         "1 when the profiler cannot run (e.g. no CUDA device).";
+         "1 when the profiler cannot run (e.g. no CUDA device), or when --output could not be written\n"
+         "after the run and the application exited 0 (the report is kept; its path is printed).";
 }
 
 // The core parsers name the option without dashes ("nvtx-include '...': ...",
@@ -90,6 +92,18 @@ Status as_flag_error(Status s) {
 }  // namespace
 
 std::string version_text() { return std::string("rangereplay ") + RANGEREPLAY_VERSION; }
+
+Status check_set_name(const std::string& name, std::span<const std::string> known_sets) {
+  if (known_sets.empty()) return ok_status();
+  for (const std::string& k : known_sets) {
+    if (k == name) return ok_status();
+  }
+  std::vector<std::string> close = closest_names(name, known_sets, 3, plausible_typo_distance(name.size()));
+  std::string listed;
+  for (const std::string& c : close) listed += (listed.empty() ? "" : ", ") + c;
+  return invalid_argument("unknown set '" + name + "'" + (close.empty() ? "" : " (closest: " + listed + ")") +
+                          "; 'rangereplay --list-sets' lists the sets");
+}
 
 Status check_kernel_range(const std::string& text) {
   return as_flag_error(range::KernelWindows::parse(text, "kernel-range").status());
@@ -123,6 +137,9 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
                "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
                "rangereplay"};
   app.footer(top_footer());
+  // Wide enough for the longest option with its type ("--snapshot-device-limit SIZE",
+  // "--restore full|differential") to keep a gap before its description.
+  app.get_formatter()->column_width(34);
   bool list_metrics = false, list_sets = false, version = false;
   app.add_flag("--list-metrics", list_metrics, "List the metric names of the GPU (needs a GPU)");
   app.add_flag("--list-sets", list_sets, "List the named metric sets");
@@ -155,7 +172,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
   profile->add_option("--skip", skip, "Skip the first N matched ranges")->type_name("N");
   profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
-  profile->add_option("-o,--output", output, "Write the report to PATH (.json or .csv)")->type_name("PATH");
+  profile->add_option("-o,--output", output, "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")->type_name("PATH");
   profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
   profile->add_option("--restore", restore, "differential (default: copy back only the 1 MiB chunks that changed) or full (every byte)")
       ->type_name("full|differential");
@@ -191,6 +208,15 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     }
     return invalid_argument(one_line(e.what()) + "; see 'rangereplay --help'");
   } catch (const CLI::ParseError& e) {
+    // "--metrics=" reaches CLI11 as a missing value ("--metrics: 1 required
+    // LIST missing"); it is the same mistake as --metrics "", same message.
+    const std::string what = e.what();
+    if (const std::size_t colon = what.find(':'); colon != std::string::npos && what.starts_with("--")) {
+      const std::string name = what.substr(0, colon);
+      for (const std::string& a : ours) {
+        if (a == name + "=") return invalid_argument(name + " needs a value");
+      }
+    }
     std::string where = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
     return invalid_argument(one_line(e.what()) + "; see '" + where + "'");
   }
@@ -236,6 +262,18 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");
   }
 
+  // CLI11 stores `--metrics ""` as an empty string, which would read as "not
+  // given" below; a value-taking option given with nothing in it is an error.
+  // (The NVTX options have their own message with an example.)
+  for (const CLI::Option* opt : profile->get_options()) {
+    if (opt->get_type_size() == 0 || opt->count() == 0) continue;  // a flag, or not given
+    const std::string name = opt->get_name();
+    if (name == "--nvtx-include" || name == "--nvtx-exclude") continue;
+    for (const std::string& value : opt->results()) {
+      if (trim(value).empty()) return invalid_argument(name + " needs a value");
+    }
+  }
+
   out.action = Action::kProfile;
   ProfileRequest& req = out.profile;
   ProfileConfig& c = req.config;
@@ -253,14 +291,16 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (!kernel_range.empty()) RR_RETURN_IF_ERROR(check_kernel_range(kernel_range));
   c.kernel_range = kernel_range;
   const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(!c.kernel_range.empty());
+  // Before the "no range" check: --nvtx-exclude alone is a range selection
+  // that lacks its --nvtx-include, and deserves the specific message.
+  if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
+    return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
+  }
   if (sources == 0) return invalid_argument(kNoRange);
   if (sources > 1) {
     return invalid_argument(
         "give one range source: --nvtx-include, --profiler-api or --kernel-range (ranges from different sources "
         "would overlap and be numbered separately)");
-  }
-  if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
-    return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
   }
 
   if (!range_list.empty() && (!skip.empty() || !range_count.empty())) {
@@ -276,6 +316,13 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   }
 
   if (metrics.empty() && set.empty()) set = kDefaultSet;
+  {
+    // Set names are core data: checked here, before the GPU or the metric
+    // module is needed.
+    std::vector<std::string> known;
+    for (const MetricSet& s : metric_sets()) known.push_back(s.name);
+    if (!set.empty()) RR_RETURN_IF_ERROR(check_set_name(set, known));
+  }
   req.metrics_csv = metrics;
   req.set_name = set;
   if (range_metrics == "kernel") {

@@ -11,6 +11,7 @@
 // application path, metric names and the device afterwards (launcher.h).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,8 +50,9 @@ inline constexpr const char* kDefaultSet = "basic";
 /// --output so that an unset variable is reported before the application
 /// starts. Errors: invalid_argument with a one-line message (unknown option,
 /// missing value, malformed size / NVTX expression / kernel range / range
-/// list / output name, no range selected, more than one range source, no
-/// application). Thread-safe if `env` is.
+/// list / output name, an option given an empty value ("--metrics needs a
+/// value"), an unknown --set name, no range selected, more than one range
+/// source, no application). Thread-safe if `env` is.
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
 
 /// Checks --kernel-range windows "A:B[,C:D...]" (launch indices, B
@@ -66,6 +68,13 @@ Status check_range_list(const std::string& text);
 /// one line naming the column ("--nvtx-include 'A//B': empty range name at
 /// column 2; write A/B").
 Status check_nvtx_expression(const std::string& option, const std::string& text);
+
+/// ok when `name` is one of `known_sets` (or `known_sets` is empty: nothing to
+/// compare against). Errors: invalid_argument, one line with up to three
+/// closest names: "unknown set 'fulll' (closest: full); 'rangereplay
+/// --list-sets' lists the sets". parse_command_line checks --set against
+/// metric_sets() (src/core/metric_sets.h) with it. Thread-safe.
+Status check_set_name(const std::string& name, std::span<const std::string> known_sets);
 
 /// "rangereplay <version>".
 std::string version_text();

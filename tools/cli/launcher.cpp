@@ -61,9 +61,12 @@ class TempFolder {
     return std::unique_ptr<TempFolder>(new TempFolder(templ));
   }
   ~TempFolder() {
+    if (keep_) return;
     std::error_code ec;
     fs::remove_all(path_, ec);
   }
+  /// Leaves the folder in place (a report that could not be saved is in it).
+  void keep() { keep_ = true; }
   TempFolder(const TempFolder&) = delete;
   TempFolder& operator=(const TempFolder&) = delete;
   const std::string& path() const { return path_; }
@@ -71,6 +74,7 @@ class TempFolder {
  private:
   explicit TempFolder(std::string path) : path_(std::move(path)) {}
   std::string path_;
+  bool keep_ = false;
 };
 
 struct MetricModule {
@@ -78,14 +82,14 @@ struct MetricModule {
   Status load_error;
 };
 
-MetricModule load_metric_module() {
+MetricModule load_metric_module(const char* module_name = kMetricsModuleName) {
   MetricModule m;
   StatusOr<std::string> dir = executable_dir();
   if (!dir.ok()) {
     m.load_error = dir.status();
     return m;
   }
-  StatusOr<std::string> path = find_metrics_module(*dir);
+  StatusOr<std::string> path = find_metrics_module(*dir, module_name);
   if (!path.ok()) {
     m.load_error = path.status();
     return m;
@@ -133,11 +137,9 @@ int profile(const ProfileRequest& request) {
   StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
   if (!app.ok()) return fail(app.status(), kExitUsage);
   if (!request.output_pattern.empty()) {
-    fs::path folder = fs::path(request.output_pattern).parent_path();
-    std::error_code ec;
-    if (!folder.empty() && folder.string().find('%') == std::string::npos && !fs::is_directory(folder, ec)) {
-      return fail(invalid_argument("output folder '" + folder.string() + "' does not exist; create it first"),
-                  kExitUsage);
+    // Up front, so a report is not lost after a long profiled run.
+    if (Status s = check_output_writable(request.output_pattern, host_name(), process_env); !s.ok()) {
+      return fail(s, kExitUsage);
     }
   }
   StatusOr<std::string> exe_dir = executable_dir();
@@ -155,7 +157,15 @@ int profile(const ProfileRequest& request) {
 
   // 2. A device.
   StatusOr<int> devices = probe_cuda_devices();
-  if (!devices.ok()) return fail(devices.status(), kExitFailure);
+  if (!devices.ok()) {
+    // Still check the names the user typed, against kOfflineChip, with a
+    // module that needs no libcuda when the full one could not load.
+    MetricModule host;
+    if (!module.queries && !request.metrics_csv.empty()) host = load_metric_module(kHostMetricsModuleName);
+    MetricQueries* offline = module.queries ? module.queries.get() : host.queries.get();
+    Status why = no_device_error(request, offline, devices.status());
+    return fail(why, exit_code_for(why));
+  }
   if (!selected.ok()) return fail(selected.status(), exit_code_for(selected.status()));
   const std::vector<std::string> metrics = std::move(selected).value();
 
@@ -223,10 +233,18 @@ int profile(const ProfileRequest& request) {
     StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);
     Status saved = out_path.ok() ? save_report(*rep, *out_path, request.output_format) : out_path.status();
     if (!saved.ok()) {
-      std::cerr << "rangereplay: report not saved: " << saved.message() << std::endl;
-    } else {
-      progress(request, "report written to " + *out_path);
+      // Checked before the run, yet it failed (disk full, folder removed...):
+      // keep the report in the temporary folder and say where.
+      (*temp)->keep();
+      std::string kept = config.report_path;
+      if (request.output_format == OutputFormat::kCsv) {
+        const std::string csv = (*temp)->path() + "/report.csv";
+        if (save_report(*rep, csv, OutputFormat::kCsv).ok()) kept = csv;
+      }
+      std::cerr << "rangereplay: report not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
+      return exit_code_after_unsaved_report(exit_code);
     }
+    progress(request, "report written to " + *out_path);
   }
   return exit_code;
 }
@@ -249,14 +267,8 @@ StatusOr<std::vector<std::string>> select_metrics(const ProfileRequest& request,
   if (!request.set_name.empty()) {
     std::vector<std::string> names;
     for (const MetricSetInfo& s : queries.metric_sets()) names.push_back(s.name);
-    bool known = names.empty();  // no sets to compare against: the expansion decides
-    for (const std::string& n : names) known = known || n == request.set_name;
-    if (!known) {
-      std::vector<std::string> close = closest_names(request.set_name, names, 3, plausible_typo_distance(request.set_name.size()));
-      return invalid_argument("unknown set '" + request.set_name + "'" +
-                              (close.empty() ? "" : " (closest: " + join(close, ", ") + ")") +
-                              "; 'rangereplay --list-sets' lists the sets");
-    }
+    // No sets to compare against: the expansion decides.
+    RR_RETURN_IF_ERROR(check_set_name(request.set_name, names));
   }
   RR_ASSIGN_OR_RETURN(std::vector<std::string> metrics, queries.expand(request.metrics_csv, request.set_name));
   if (metrics.empty()) {
@@ -264,6 +276,27 @@ StatusOr<std::vector<std::string>> select_metrics(const ProfileRequest& request,
                             "' names no metric; give names like dram__bytes_read.sum, or --set NAME");
   }
   return metrics;
+}
+
+int exit_code_after_unsaved_report(int application_exit_code) {
+  return application_exit_code != 0 ? application_exit_code : kExitFailure;
+}
+
+Status no_device_error(const ProfileRequest& request, MetricQueries* offline, const Status& no_device) {
+  if (request.metrics_csv.empty()) return no_device;  // set names were checked when parsing
+  const std::string unchecked = no_device.message() + "; the --metrics names could not be checked without a GPU";
+  if (offline == nullptr) return Status(no_device.code(), unchecked);
+  StatusOr<std::vector<std::string>> names = select_metrics(request, *offline);
+  if (!names.ok()) {
+    if (exit_code_for(names.status()) == kExitUsage) return names.status();
+    return Status(no_device.code(), unchecked);
+  }
+  Status valid = offline->validate(kOfflineChip, *names);
+  if (valid.ok()) return no_device;
+  if (valid.code() == StatusCode::kInvalidArgument || valid.code() == StatusCode::kNotFound) {
+    return Status(valid.code(), valid.message() + " (checked against " + kOfflineChip + "; no GPU found)");
+  }
+  return Status(no_device.code(), unchecked);
 }
 
 int run_launcher(const std::vector<std::string>& args) {

@@ -1,12 +1,17 @@
 // The launcher's top level: runs one parsed command line and returns the
 // process exit code. Order of a `profile` run:
-//   1. option checks (cli_options.h), the application path, the output
-//      folder, the metric set / list          -> exit 2 on a user error
-//   2. a CUDA device is present                -> exit 1 when not
+//   1. option checks (cli_options.h, including --set names), the application
+//      path, --output writable (check_output_writable), the metric list
+//                                              -> exit 2 on a user error
+//   2. a CUDA device is present                -> exit 1 when not; --metrics
+//      names are still checked against kOfflineChip first (exit 2 when one
+//      is unknown), see no_device_error
 //   3. metric names valid on the device's chip  -> exit 2 with closest names
 //   4. configuration file, injection environment, start the application
 //   5. wait, pass the application's exit code through (128+N for signal N),
-//      print the report table, write --output.
+//      print the report table, write --output. If --output cannot be written
+//      after all, the report stays in the temporary folder (its path is
+//      printed) and the exit code is exit_code_after_unsaved_report's.
 #pragma once
 
 #include <string>
@@ -32,6 +37,21 @@ int run_launcher(const std::vector<std::string>& args);
 /// the closest set names. Errors: invalid_argument (unknown set, empty list),
 /// or whatever `queries` returns.
 StatusOr<std::vector<std::string>> select_metrics(const ProfileRequest& request, MetricQueries& queries);
+
+/// Exit code when the run finished but --output could not be written (the
+/// report is kept in the temporary folder): the application's own code when
+/// it is non-zero, else kExitFailure (1), so the failure is never exit 0.
+int exit_code_after_unsaved_report(int application_exit_code);
+
+/// The error to report when no CUDA device is found (`no_device`, from
+/// probe_cuda_devices). With --metrics names in `request` and an `offline`
+/// module (nullptr when none could be loaded), the names are first checked
+/// against kOfflineChip: an unknown one gives the catalog's error (closest
+/// names) plus " (checked against GH100; no GPU found)" (invalid_argument or
+/// not_found, exit 2). Names valid there, or a set only, give `no_device`;
+/// names that could not be checked give `no_device` with "; the --metrics
+/// names could not be checked without a GPU" appended.
+Status no_device_error(const ProfileRequest& request, MetricQueries* offline, const Status& no_device);
 
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),

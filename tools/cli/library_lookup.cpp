@@ -56,15 +56,19 @@ StatusOr<std::string> find_injection_library(const std::string& exe_dir, const E
                    join_folders(candidates) + "); build target rangereplay_inject or set " + kInjectLibEnv);
 }
 
-StatusOr<std::string> find_metrics_module(const std::string& exe_dir) {
+StatusOr<std::string> find_metrics_module(const std::string& exe_dir, const std::string& module_name) {
   const fs::path dir(exe_dir);
   const std::vector<std::string> candidates = {
-      (dir / kMetricsModuleName).string(),
-      (dir / ".." / "lib" / kMetricsModuleName).string(),
+      (dir / module_name).string(),
+      (dir / ".." / "lib" / module_name).string(),
   };
   if (auto found = first_existing_file(candidates)) return *found;
-  return not_found(std::string("metric-query module ") + kMetricsModuleName + " not found (looked in " +
-                   join_folders(candidates) + "); build target rangereplay_cli_metrics");
+  // "librangereplay_cli_metrics.so" is built by target rangereplay_cli_metrics.
+  std::string target = module_name;
+  if (target.starts_with("lib")) target.erase(0, 3);
+  if (target.ends_with(".so")) target.resize(target.size() - 3);
+  return not_found("metric-query module " + module_name + " not found (looked in " + join_folders(candidates) +
+                   "); build target " + target);
 }
 
 std::vector<std::string> default_cupti_dirs() {

@@ -20,6 +20,7 @@ namespace rangereplay::cli {
 inline constexpr const char* kInjectLibName = "librangereplay_inject.so";
 inline constexpr const char* kInjectLibEnv = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kMetricsModuleName = "librangereplay_cli_metrics.so";
+inline constexpr const char* kHostMetricsModuleName = "librangereplay_cli_metrics_host.so";
 
 /// The folder holding the running executable (/proc/self/exe, links resolved).
 /// Errors: internal when /proc/self/exe cannot be read.
@@ -38,8 +39,11 @@ std::optional<std::string> first_existing_file(const std::vector<std::string>& c
 /// folders searched and the fix).
 StatusOr<std::string> find_injection_library(const std::string& exe_dir, const EnvLookup& env);
 
-/// Finds the launcher's metric-query module: <exe_dir>/, then <exe_dir>/../lib/.
-StatusOr<std::string> find_metrics_module(const std::string& exe_dir);
+/// Finds the launcher's metric-query module `module_name` (kMetricsModuleName
+/// or kHostMetricsModuleName): <exe_dir>/, then <exe_dir>/../lib/. Errors:
+/// not_found naming the folders and the build target.
+StatusOr<std::string> find_metrics_module(const std::string& exe_dir,
+                                          const std::string& module_name = kMetricsModuleName);
 
 /// Finds libcupti for NVTX_INJECTION64_PATH. `loaded` is the path of the
 /// libcupti already loaded by the metric-query module (dladdr), preferred so

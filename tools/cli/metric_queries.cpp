@@ -1,6 +1,11 @@
 // The metric-query module (librangereplay_cli_metrics.so): MetricQueries
 // backed by the CUPTI metric catalog. This is the only launcher file that
 // calls src/cupti; see metric_queries.h for why it is a separate module.
+// Built twice: librangereplay_cli_metrics.so (everything) and, with
+// RANGEREPLAY_CLI_METRICS_HOST_ONLY, librangereplay_cli_metrics_host.so, which
+// never calls the driver (chip_name is unavailable) and so loads without
+// libcuda.so.1: the launcher checks names against kOfflineChip with it when
+// there is no GPU.
 #include <dlfcn.h>
 
 #include <cupti.h>
@@ -9,7 +14,9 @@
 #include <map>
 
 #include "core/metric_sets.h"
+#if !RANGEREPLAY_CLI_METRICS_HOST_ONLY
 #include "cupti/device_counters.h"
+#endif
 #include "cupti/metric_catalog.h"
 #include "cli/metric_queries.h"
 
@@ -28,7 +35,13 @@ class CatalogMetricQueries final : public MetricQueries {
     return rangereplay::expand_metric_list(metrics_csv, set_name);
   }
 
+#if RANGEREPLAY_CLI_METRICS_HOST_ONLY
+  StatusOr<std::string> chip_name(int) override {
+    return unavailable("the host-only metric module cannot ask a device for its chip");
+  }
+#else
   StatusOr<std::string> chip_name(int device) override { return cupti::chip_name_of_device(device); }
+#endif
 
   StatusOr<std::vector<std::string>> list_metrics(const std::string& chip) override {
     RR_ASSIGN_OR_RETURN(cupti::MetricCatalog * catalog, catalog_of(chip));

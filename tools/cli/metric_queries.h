@@ -7,7 +7,10 @@
 // a separate module, librangereplay_cli_metrics.so, that the launcher loads
 // at run time: it links CUPTI and the CUDA driver, and the launcher itself
 // must start (for --help, option errors and the "no CUDA device" message) on
-// machines without a driver. Unit tests substitute a fake.
+// machines without a driver. A host-only build of the same source,
+// librangereplay_cli_metrics_host.so, needs no libcuda (its chip_name fails):
+// with it the launcher checks names against kOfflineChip when no GPU is found.
+// Unit tests substitute a fake.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +51,10 @@ class MetricQueries {
   /// Canonical path of the libcupti this module loaded, "" when unknown.
   virtual std::string cupti_library_path() = 0;
 };
+
+/// The chip names are checked against when no GPU is found (the chip every
+/// name of every built-in set is checked on, see src/core/metric_sets.h).
+inline constexpr const char* kOfflineChip = "GH100";
 
 /// ABI between the launcher and its metric-query module; bump on any change
 /// to MetricQueries.

@@ -1,9 +1,14 @@
 // --output name expansion and format choice (see output_path.h).
 #include "cli/output_path.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace rangereplay::cli {
@@ -67,6 +72,52 @@ StatusOr<OutputFormat> output_format_of(const std::string& path) {
   if (ext == ".json") return OutputFormat::kJson;
   if (ext == ".csv") return OutputFormat::kCsv;
   return invalid_argument("output '" + path + "' must end in .json or .csv (the extension picks the format)");
+}
+
+namespace {
+
+Status cannot_write(const std::string& what, int err) {
+  const std::string why = std::strerror(err);
+  const std::string fix = "; give --output a path in a writable folder";
+  if (err == ENOENT) return not_found(what + " cannot be created: " + why + fix);
+  return permission_denied(what + " cannot be written: " + why + fix);
+}
+
+}  // namespace
+
+Status check_output_writable(const std::string& pattern, const std::string& host, const EnvLookup& env) {
+  namespace fs = std::filesystem;
+  RR_ASSIGN_OR_RETURN(std::string path, expand_output_path(pattern, 12345, host, env));
+  const std::string pattern_folder = fs::path(pattern).parent_path().string();
+  if (pattern_folder.find("%p") != std::string::npos) return ok_status();  // depends on the pid
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    return not_found("output folder '" + folder.string() + "' does not exist; create it first");
+  }
+  if (pattern.find("%p") == std::string::npos) {
+    // The final path: create it (and remove it again), or open an existing
+    // report for appending, which neither truncates nor writes it.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(path.c_str());
+      return ok_status();
+    }
+    if (errno != EEXIST) return cannot_write("output '" + path + "'", errno);
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return cannot_write("output '" + path + "'", errno);
+    ::close(fd);
+    return ok_status();
+  }
+  // Each process writes its own name: check the folder with a probe file.
+  std::string probe = (folder / ".rangereplay-probe-XXXXXX").string();
+  int fd = ::mkstemp(probe.data());
+  if (fd < 0) return cannot_write("a file in output folder '" + folder.string() + "'", errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return ok_status();
 }
 
 }  // namespace rangereplay::cli

@@ -34,4 +34,17 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 /// ".csv" -> CSV. Errors (invalid_argument): any other or no extension.
 StatusOr<OutputFormat> output_format_of(const std::string& path);
 
+/// Checks, before the application starts, that a report can be written where
+/// --output `pattern` points, without touching an existing report: `pattern`
+/// is expanded with `host`, `env` and a stand-in pid, then
+///   - without %p (the final path is known): the path is opened for writing,
+///     created if missing (O_CREAT|O_EXCL, then removed again) or opened in
+///     append mode if it exists (O_APPEND, nothing truncated or written);
+///   - with %p: a probe file is created in the folder (mkstemp) and removed.
+/// A folder name that itself uses %p is not checked. Errors (one line):
+/// not_found when the folder does not exist, permission_denied when the path
+/// or folder cannot be written (the errno text names why), invalid_argument
+/// for a malformed pattern (see expand_output_path). Thread-safe if `env` is.
+Status check_output_writable(const std::string& pattern, const std::string& host, const EnvLookup& env);
+
 }  // namespace rangereplay::cli

@@ -115,8 +115,6 @@ TEST(CliOptions, output_expands_percent_q_from_the_environment_to_check_it) {
 TEST(CliOptions, no_range_selection_is_an_error_naming_the_options) {
   EXPECT_EQ(error_of({"profile", "--", "./app"}),
             "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
-  EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "x/", "--", "./app"}),
-            "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
 }
 
 TEST(CliOptions, kernel_range_alone_is_a_range_selection) {
@@ -237,6 +235,65 @@ TEST(CliOptions, one_range_source_per_run) {
 TEST(CliOptions, nvtx_exclude_needs_an_nvtx_include) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--nvtx-exclude", "warm/", "--", "./app"}),
             "--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
+}
+
+TEST(CliOptions, nvtx_exclude_alone_names_the_missing_nvtx_include) {
+  // Not the generic "no range selected": the exclude is there, its include is not.
+  EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "x/", "--", "./app"}),
+            "--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
+}
+
+TEST(CliOptions, every_option_given_an_empty_value_is_an_error) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--metrics", "--metrics needs a value"},
+      {"--set", "--set needs a value"},
+      {"--snapshot-host-limit", "--snapshot-host-limit needs a value"},
+      {"--snapshot-device-limit", "--snapshot-device-limit needs a value"},
+      {"-o", "--output needs a value"},
+      {"--output", "--output needs a value"},
+      {"--range-list", "--range-list needs a value"},
+      {"--range-count", "--range-count needs a value"},
+      {"--skip", "--skip needs a value"},
+      {"--range-metrics", "--range-metrics needs a value"},
+      {"--restore", "--restore needs a value"},
+  };
+  for (const auto& [option, message] : cases) {
+    EXPECT_EQ(error_of({"profile", "--profiler-api", option, "", "--", "./app"}), message) << option;
+    EXPECT_EQ(error_of({"profile", "--profiler-api", option, " ", "--", "./app"}), message) << option << " blank";
+  }
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}), "--metrics needs a value");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}), "--output needs a value");
+  // After "--" the words are the application's, never ours.
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--", "./app", "--metrics="}).profile.config.command,
+            (std::vector<std::string>{"./app", "--metrics="}));
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}), "--kernel-range needs a value");
+}
+
+TEST(CliOptions, set_names_are_checked_before_the_gpu_is_asked) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set", "fulll", "--", "./app"}),
+            "unknown set 'fulll' (closest: full); 'rangereplay --list-sets' lists the sets");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "a.sum", "--set", "zzzzzzzzzz", "--", "./app"}),
+            "unknown set 'zzzzzzzzzz'; 'rangereplay --list-sets' lists the sets");
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--set", "single-pass", "--", "./app"}).profile.set_name,
+            "single-pass");
+}
+
+TEST(CheckSetName, known_names_pass_and_unknown_ones_get_up_to_three_closest) {
+  const std::vector<std::string> sets = {"basic", "memory", "full"};
+  EXPECT_TRUE(check_set_name("full", sets).ok());
+  EXPECT_TRUE(check_set_name("anything", std::vector<std::string>{}).ok());  // nothing to compare against
+  Status s = check_set_name("ful", sets);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "unknown set 'ful' (closest: full); 'rangereplay --list-sets' lists the sets");
+  EXPECT_EQ(check_set_name("memroy", sets).message(),
+            "unknown set 'memroy' (closest: memory); 'rangereplay --list-sets' lists the sets");
+}
+
+TEST(CliOptions, help_keeps_a_gap_between_every_option_and_its_description) {
+  const std::string text = parse({"profile", "--help"}).text;
+  EXPECT_NE(text.find("--restore full|differential  "), std::string::npos) << text;
+  EXPECT_NE(text.find("--snapshot-device-limit SIZE  "), std::string::npos) << text;
+  EXPECT_NE(text.find("--snapshot-host-limit SIZE  "), std::string::npos) << text;
 }
 
 TEST(CliOptions, choices_are_checked) {

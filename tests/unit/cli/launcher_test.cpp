@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace rangereplay::cli {
 namespace {
 
@@ -27,7 +29,12 @@ class FakeMetricQueries final : public MetricQueries {
   }
   StatusOr<std::string> chip_name(int) override { return std::string("GH100"); }
   StatusOr<std::vector<std::string>> list_metrics(const std::string&) override { return std::vector<std::string>{}; }
-  Status validate(const std::string&, const std::vector<std::string>&) override { return ok_status(); }
+  Status validation = ok_status();  // what validate returns
+  std::string validated_chip;
+  Status validate(const std::string& chip, const std::vector<std::string>&) override {
+    validated_chip = chip;
+    return validation;
+  }
   StatusOr<std::uint32_t> pass_count(const std::string&, const std::vector<std::string>&) override { return 1u; }
   std::string cupti_library_path() override { return ""; }
 };
@@ -98,6 +105,78 @@ TEST(RunLauncher, option_errors_exit_2_before_anything_starts) {
   EXPECT_EQ(run_launcher({"rangereplay", "profile", "--profiler-api", "--", "./surely_missing_app"}), 2);
   EXPECT_EQ(run_launcher({"rangereplay", "--bogus"}), 2);
   EXPECT_EQ(run_launcher({"rangereplay"}), 2);
+}
+
+const Status kNoDevice = unavailable("no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE); the profiler needs an NVIDIA GPU");
+
+TEST(NoDeviceError, an_unknown_metric_is_reported_as_checked_against_gh100) {
+  FakeMetricQueries q;
+  q.validation = invalid_argument("unknown metric 'dram__bytes_reed.sum'; closest: dram__bytes_read.sum");
+  Status s = no_device_error(request("dram__bytes_reed.sum", ""), &q, kNoDevice);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "unknown metric 'dram__bytes_reed.sum'; closest: dram__bytes_read.sum (checked against GH100; no GPU found)");
+  EXPECT_EQ(exit_code_for(s), kExitUsage);
+  EXPECT_EQ(q.validated_chip, "GH100");
+}
+
+TEST(NoDeviceError, valid_names_or_a_set_alone_give_the_no_device_error) {
+  FakeMetricQueries q;
+  Status s = no_device_error(request("dram__bytes_read.sum", ""), &q, kNoDevice);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(s.message(), kNoDevice.message());
+  EXPECT_EQ(exit_code_for(s), kExitFailure);
+  FakeMetricQueries sets_only;
+  EXPECT_EQ(no_device_error(request("", "full"), &sets_only, kNoDevice).message(), kNoDevice.message());
+  EXPECT_EQ(sets_only.expand_calls, 0);
+}
+
+TEST(NoDeviceError, names_that_cannot_be_checked_say_so) {
+  const std::string unchecked = kNoDevice.message() + "; the --metrics names could not be checked without a GPU";
+  Status no_module = no_device_error(request("a.sum", ""), nullptr, kNoDevice);
+  EXPECT_EQ(no_module.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(no_module.message(), unchecked);
+  FakeMetricQueries q;
+  q.validation = failed_precondition("cannot read the GH100 metric tables");
+  Status no_catalog = no_device_error(request("a.sum", ""), &q, kNoDevice);
+  EXPECT_EQ(no_catalog.message(), unchecked);
+  EXPECT_EQ(exit_code_for(no_catalog), kExitFailure);
+}
+
+TEST(ExitCodeAfterUnsavedReport, is_never_zero_and_keeps_an_application_failure) {
+  EXPECT_EQ(exit_code_after_unsaved_report(0), 1);
+  EXPECT_EQ(exit_code_after_unsaved_report(3), 3);
+  EXPECT_EQ(exit_code_after_unsaved_report(139), 139);
+}
+
+// Runs the launcher, returning its exit code and what it printed on stderr.
+std::pair<int, std::string> run_capturing_stderr(const std::vector<std::string>& args) {
+  ::testing::internal::CaptureStderr();
+  const int code = run_launcher(args);
+  return {code, ::testing::internal::GetCapturedStderr()};
+}
+
+TEST(RunLauncher, an_unwritable_output_exits_2_before_the_application_starts) {
+  auto [code, err] = run_capturing_stderr(
+      {"rangereplay", "profile", "--profiler-api", "-o", "/proc/x.json", "--", "/bin/true"});
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(err.rfind("rangereplay: output '/proc/x.json' cannot be ", 0), 0u) << err;
+  EXPECT_TRUE(err.ends_with("; give --output a path in a writable folder\n")) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST(RunLauncher, a_mistyped_set_exits_2_naming_the_closest_set_without_a_gpu) {
+  auto [code, err] =
+      run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "--set", "fulll", "--", "/bin/true"});
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(err, "rangereplay: unknown set 'fulll' (closest: full); 'rangereplay --list-sets' lists the sets\n");
+}
+
+TEST(RunLauncher, empty_values_exit_2) {
+  auto [code, err] =
+      run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "--metrics", "", "--", "/bin/true"});
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(err, "rangereplay: --metrics needs a value\n");
 }
 
 TEST(RunLauncher, version_and_help_exit_0) {

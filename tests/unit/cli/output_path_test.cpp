@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
+
+#include "temp_tree.h"
 
 namespace rangereplay::cli {
 namespace {
@@ -73,6 +78,69 @@ TEST(OutputPath, extension_picks_the_format) {
   EXPECT_EQ(none.status().message(), "output 'report' must end in .json or .csv (the extension picks the format)");
   EXPECT_FALSE(output_format_of("a.json.txt").ok());
   EXPECT_FALSE(output_format_of(".json").ok());  // a hidden file named ".json" has no extension
+}
+
+Status writable(const std::string& pattern) {
+  return check_output_writable(pattern, "node7", fake_env({{"RANK", "3"}}));
+}
+
+std::string content_of(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(CheckOutputWritable, a_new_file_is_created_and_removed_again) {
+  testing::TempTree t;
+  EXPECT_TRUE(writable(t.path("run.json")).ok());
+  EXPECT_FALSE(std::filesystem::exists(t.path("run.json")));
+  EXPECT_TRUE(writable(t.path("run_%q{RANK}.csv")).ok());
+  EXPECT_FALSE(std::filesystem::exists(t.path("run_3.csv")));
+}
+
+TEST(CheckOutputWritable, an_existing_report_is_neither_truncated_nor_written) {
+  testing::TempTree t;
+  const std::string old = t.file("old.json", 0644, "{\"previous\": 1}");
+  EXPECT_TRUE(writable(old).ok());
+  EXPECT_EQ(content_of(old), "{\"previous\": 1}");
+}
+
+TEST(CheckOutputWritable, an_unwritable_path_is_reported_with_the_reason) {
+  Status s = writable("/proc/x.json");
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.code() == StatusCode::kNotFound || s.code() == StatusCode::kPermissionDenied) << s.to_string();
+  EXPECT_EQ(s.message().rfind("output '/proc/x.json' cannot be ", 0), 0u) << s.message();
+  EXPECT_TRUE(s.message().ends_with("; give --output a path in a writable folder")) << s.message();
+  testing::TempTree t;
+  t.folder("dir.json");
+  Status dir = writable(t.path("dir.json"));
+  EXPECT_EQ(dir.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(dir.message(), "output '" + t.path("dir.json") +
+                               "' cannot be written: Is a directory; give --output a path in a writable folder");
+}
+
+TEST(CheckOutputWritable, a_missing_folder_is_named) {
+  testing::TempTree t;
+  Status s = writable(t.path("none/run.json"));
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "output folder '" + t.path("none") + "' does not exist; create it first");
+}
+
+TEST(CheckOutputWritable, a_pid_pattern_probes_the_folder_and_leaves_nothing) {
+  testing::TempTree t;
+  EXPECT_TRUE(writable(t.path("run_%p.json")).ok());
+  EXPECT_TRUE(std::filesystem::is_empty(t.root()));
+  Status s = writable("/proc/run_%p.json");
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("a file in output folder '/proc' cannot be ", 0), 0u) << s.message();
+  // A folder that depends on the pid cannot be checked before the pid exists.
+  EXPECT_TRUE(writable(t.path("p%p/run.json")).ok());
+}
+
+TEST(CheckOutputWritable, a_malformed_pattern_is_the_expansion_error) {
+  EXPECT_EQ(writable("r%q{NOPE}.json").message(),
+            "output name 'r%q{NOPE}.json' uses %q{NOPE} but NOPE is not set; set it or drop it from --output");
 }
 
 }  // namespace
