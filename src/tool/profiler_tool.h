@@ -88,6 +88,11 @@ class ProfilerTool {
       std::vector<std::uint8_t> entry, exit;
     };
     std::vector<GlobalState> globals;
+    // Device-mapped pinned host memory at range entry, sorted, kept out of
+    // the snapshot; one a kernel is passed a pointer into is captured then
+    // and restored like the globals (host_regions.cpp).
+    std::vector<MemoryRange> host_mapped;
+    std::uint64_t host_captured_bytes = 0;
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -174,6 +179,9 @@ class ProfilerTool {
   Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);
   // The same for a kernel run by function handle `f` (a CUfunction or CUkernel).
   Status track_module_globals_of(CUfunction f, const ModuleGlobals& module);
+  // Captures the pinned host ranges that the kernels recorded from op index
+  // `first_new` on are passed pointers into (first use in the range only).
+  Status track_host_regions(std::size_t first_new);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
   bool counters_failed_ = false;

@@ -187,8 +187,16 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
       // cannot change them, and the snapshot's copies could not reach them).
       auto lock = inventory_.lock();
       for (Allocation& a : inventory_.regions_locked()) {
-        if (a.writable_by(range->device)) range->allocations.push_back(std::move(a));
+        if (!a.writable_by(range->device)) continue;
+        // Pinned host memory: captured at its first use by a kernel instead.
+        if (a.kind == AllocationKind::kMappedHost) {
+          range->host_mapped.push_back(a.range);
+          continue;
+        }
+        range->allocations.push_back(std::move(a));
       }
+      std::sort(range->host_mapped.begin(), range->host_mapped.end(),
+                [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); });
       for (const auto& a : range->allocations) regions.push_back(a.range);
     }
     range->record.regions = static_cast<std::uint32_t>(regions.size());
@@ -471,6 +479,9 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     ++pass;
   }
   range.record.passes = static_cast<std::uint32_t>(pass);
+  if (range.host_captured_bytes > 0)
+    range.record.notes.push_back(std::to_string(range.host_captured_bytes) +
+                                 " bytes of pinned host memory passed to kernels were restored with the snapshot");
   if (!range.counting_pass0)
     range.record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
                                  std::to_string(range.program.kernels().size()) + " kernels); all " +

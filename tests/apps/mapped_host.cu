@@ -4,8 +4,9 @@
 //   p = cudaMallocHost                       (pinned; mapped at the host address under unified addressing)
 //   r = malloc'd pages + cudaHostRegister(cudaHostRegisterMapped)  (cuMemHostRegister with DEVICEMAP)
 // Expected: every range replayed, checksums equal to a run without the tool
-// (the inventory tracks the three buffers, so the snapshot restores them
-// before each replay). Per range:
+// (the inventory tracks the three buffers; each kernel is passed a pointer
+// into them, so the tool captures them at that launch and restores them
+// before each replay: src/tool/host_regions.cpp). Per range:
 //   affine(h, salt);  affine(p, salt + 1);  affine(r, salt + 2);  acc = 3 acc + h
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
