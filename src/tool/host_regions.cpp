@@ -8,9 +8,11 @@
 // (its first use in the range) its bytes are captured and then restored like
 // the module globals: before every replay, and the exit bytes at the end.
 // Found through the argument words (core/pointer_scan.h); pointers stored in
-// device memory are not seen (docs/limitations.md).
+// device memory are not seen (docs/limitations.md). The same scan finds
+// kernels passed another device's memory, which the snapshot leaves out.
 #include <cuda.h>
 
+#include <cstdio>
 #include <span>
 
 #include "core/pointer_scan.h"
@@ -43,6 +45,23 @@ Status ProfilerTool::track_host_regions(std::size_t first_new) {
     }
   }
   return ok_status();
+}
+
+void ProfilerTool::check_other_device_pointers(std::size_t first_new) {
+  if (active_->other_device_memory.empty()) return;
+  for (std::size_t i = first_new; i < active_->program.ops.size(); ++i) {
+    const auto* launch = std::get_if<KernelLaunchOp>(&active_->program.ops[i]);
+    if (launch == nullptr) continue;
+    const auto hits = ranges_pointed_into(launch->arg_bytes, active_->other_device_memory);
+    if (hits.empty()) continue;
+    char where[32];
+    std::snprintf(where, sizeof where, "0x%llx",
+                  static_cast<unsigned long long>(active_->other_device_memory[hits.front()].start().address()));
+    decline(*active_, DeclineReason::kMultipleDevices,
+            "kernel " + launch->name + " is passed memory allocated on another device (at " + where +
+                ") inside a range on device " + std::to_string(active_->device));
+    return;
+  }
 }
 
 }  // namespace rangereplay::tool

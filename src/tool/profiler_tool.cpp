@@ -501,6 +501,7 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
         }
       }
       record_launch(cbid, data);
+      check_other_device_pointers(first_new);
       if (Status h = track_host_regions(first_new); !h.ok())
         decline(*active_, DeclineReason::kReplayFailed,
                 "pinned host memory passed to a kernel could not be captured: " + h.message());

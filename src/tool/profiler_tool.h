@@ -93,6 +93,9 @@ class ProfilerTool {
     // and restored like the globals (host_regions.cpp).
     std::vector<MemoryRange> host_mapped;
     std::uint64_t host_captured_bytes = 0;
+    // Device memory of other devices at range entry, sorted: out of the
+    // snapshot; a kernel passed a pointer into it declines multiple_devices.
+    std::vector<MemoryRange> other_device_memory;
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -182,6 +185,9 @@ class ProfilerTool {
   // Captures the pinned host ranges that the kernels recorded from op index
   // `first_new` on are passed pointers into (first use in the range only).
   Status track_host_regions(std::size_t first_new);
+  // Declines multiple_devices when a kernel recorded from op `first_new` on
+  // is passed a pointer into another device's memory.
+  void check_other_device_pointers(std::size_t first_new);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
   bool counters_failed_ = false;

@@ -187,7 +187,11 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
       // cannot change them, and the snapshot's copies could not reach them).
       auto lock = inventory_.lock();
       for (Allocation& a : inventory_.regions_locked()) {
-        if (!a.writable_by(range->device)) continue;
+        if (!a.writable_by(range->device)) {
+          if (a.kind == AllocationKind::kDevice || a.kind == AllocationKind::kStreamOrdered)
+            range->other_device_memory.push_back(a.range);
+          continue;
+        }
         // Pinned host memory: captured at its first use by a kernel instead.
         if (a.kind == AllocationKind::kMappedHost) {
           range->host_mapped.push_back(a.range);
@@ -195,8 +199,9 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
         }
         range->allocations.push_back(std::move(a));
       }
-      std::sort(range->host_mapped.begin(), range->host_mapped.end(),
-                [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); });
+      const auto by_start = [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); };
+      std::sort(range->host_mapped.begin(), range->host_mapped.end(), by_start);
+      std::sort(range->other_device_memory.begin(), range->other_device_memory.end(), by_start);
       for (const auto& a : range->allocations) regions.push_back(a.range);
     }
     range->record.regions = static_cast<std::uint32_t>(regions.size());

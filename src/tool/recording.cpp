@@ -13,6 +13,17 @@ namespace rangereplay::tool {
 
 namespace {
 
+// Devices that may write a new classic allocation: the current context's
+// device (the allocating call runs in it), or every device when that cannot
+// be read. A range on another device keeps it out of its snapshot, and a
+// kernel passed a pointer into it declines the range (host_regions.cpp): a
+// copy kernel on one device touching another's memory without peer access
+// would fault the application's context.
+std::uint64_t allocating_device_bits() {
+  CUdevice device = 0;
+  return cuCtxGetDevice(&device) == CUDA_SUCCESS ? device_bit(static_cast<int>(device)) : kAllDevices;
+}
+
 struct ParamLayout {
   std::vector<std::uint32_t> offsets, sizes;
   std::uint32_t total = 0;
@@ -367,15 +378,19 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
       if (enter) return;
       const auto* p = static_cast<const cuMemAlloc_v2_params*>(data->functionParams);
       if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
-      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kDevice, "cuMemAlloc_v2", 0});
+      Allocation a{MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kDevice, "cuMemAlloc_v2", 0};
+      a.writable_devices = allocating_device_bits();
+      inventory_.add(std::move(a));
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
       if (enter) return;
       const auto* p = static_cast<const cuMemAllocPitch_v2_params*>(data->functionParams);
       if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
-      inventory_.add({MemoryRange(DevicePtr(*p->dptr), *p->pPitch * p->Height), AllocationKind::kDevice,
-                      "cuMemAllocPitch_v2", 0});
+      Allocation a{MemoryRange(DevicePtr(*p->dptr), *p->pPitch * p->Height), AllocationKind::kDevice,
+                   "cuMemAllocPitch_v2", 0};
+      a.writable_devices = allocating_device_bits();
+      inventory_.add(std::move(a));
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
@@ -390,8 +405,10 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
       if (enter) return;
       const auto* p = static_cast<const cuMemAllocAsync_params*>(data->functionParams);
       if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
-      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kStreamOrdered,
-                      "cuMemAllocAsync", 0});
+      Allocation a{MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kStreamOrdered,
+                   "cuMemAllocAsync", 0};
+      a.writable_devices = allocating_device_bits();
+      inventory_.add(std::move(a));
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
@@ -399,8 +416,10 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
       if (enter) return;
       const auto* p = static_cast<const cuMemAllocFromPoolAsync_params*>(data->functionParams);
       if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
-      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kStreamOrdered,
-                      "cuMemAllocFromPoolAsync", 0});
+      Allocation a{MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kStreamOrdered,
+                   "cuMemAllocFromPoolAsync", 0};
+      a.writable_devices = allocating_device_bits();
+      inventory_.add(std::move(a));
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2: {
