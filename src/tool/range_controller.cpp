@@ -45,6 +45,13 @@ SnapshotOptions snapshot_options(const ProfileConfig& config) {
   return options;
 }
 
+// RANGEREPLAY_TEST_CORRUPT_RESTORES=1 (tests only) overwrites the first 16
+// bytes of every snapshot region after each entry restore.
+bool corrupt_restores_for_tests() {
+  static const bool on = std::getenv("RANGEREPLAY_TEST_CORRUPT_RESTORES") != nullptr;
+  return on;
+}
+
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
 // the milliseconds since the previous one (where the time goes).
 void debug(const char* fmt, const std::string& a = "", long b = 0) {
@@ -440,6 +447,14 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
       RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
     }
     RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/false));
+    if (corrupt_restores_for_tests()) {
+      // Test-only (tests/e2e/verify.py): a restore that left bytes wrong, so
+      // --verify must report divergence and the exit hand-back must still
+      // give the application its own bytes.
+      for (const auto& a : range.allocations)
+        RR_CU(cuMemsetD8Async(a.range.start().address(), 0xA5, std::min<std::uint64_t>(a.range.size(), 16),
+                              tool_stream_));
+    }
     RR_CU(cuEventRecord(ev[1], tool_stream_));
     // The plan's counters and digests to the host, after the timed restore.
     if (plan != nullptr) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));

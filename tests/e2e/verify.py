@@ -9,13 +9,19 @@ failures = []
 def sums(text):
     return [l for l in text.splitlines() if l.startswith("checksum ")]
 
-def run(app, args, may_diverge):
+def run(app, args, may_diverge, restore=None, corrupt=False):
+    """corrupt: the test-only switch RANGEREPLAY_TEST_CORRUPT_RESTORES makes every
+    restore leave 16 wrong bytes per region; --verify must then report divergence,
+    and the application must still get its own results."""
     exe = os.path.join(build, "examples", app)
     plain = subprocess.run([exe] + args, capture_output=True, text=True, timeout=120)
     out = tempfile.mktemp(suffix=".json")
-    prof = subprocess.run([cli, "profile", "--quiet", "--verify", "--nvtx-include", "step/", "--metrics", metrics,
-                           "--output", out, "--", exe] + args, capture_output=True, text=True, timeout=240)
-    name = " ".join([app] + args)
+    env = dict(os.environ, RANGEREPLAY_TEST_CORRUPT_RESTORES="1") if corrupt else None
+    extra = ["--restore", restore] if restore else []
+    prof = subprocess.run([cli, "profile", "--quiet", "--verify", "--nvtx-include", "step/", "--metrics", metrics] +
+                          extra + ["--output", out, "--", exe] + args, capture_output=True, text=True, timeout=240,
+                          env=env)
+    name = " ".join([app] + args + extra + (["(corrupted restores)"] if corrupt else []))
     if prof.returncode != plain.returncode or sums(prof.stdout) != sums(plain.stdout):
         failures.append(f"{name}: results differ with the tool (rc {plain.returncode} vs {prof.returncode})")
         return
@@ -28,7 +34,9 @@ def run(app, args, may_diverge):
         if notes:
             failures.append(f"{name}: {notes[0]}")
         divergent += sum(len(p["divergences"]) for p in r["pass_records"])
-    if divergent and not may_diverge:
+    if corrupt and not divergent:
+        failures.append(f"{name}: restores were corrupted on purpose but --verify reported no divergence")
+    if divergent and not may_diverge and not corrupt:
         failures.append(f"{name}: {divergent} divergent regions in an integer workload")
     print(f"{name:<28} ranges {len(report['ranges'])}  divergent regions {divergent}")
 
@@ -36,5 +44,7 @@ run("stream", ["--iterations", "2", "--bytes", "64MiB"], may_diverge=False)
 run("atomics", ["--iterations", "2"], may_diverge=False)
 run("atomics", ["--iterations", "2", "--float"], may_diverge=True)
 run("multistream", ["--iterations", "2"], may_diverge=False)
+run("stream", ["--iterations", "2", "--bytes", "64MiB"], may_diverge=False, corrupt=True)
+run("stream", ["--iterations", "2", "--bytes", "64MiB"], may_diverge=False, restore="full", corrupt=True)
 print("\n".join(failures) if failures else "ok")
 sys.exit(1 if failures else 0)
