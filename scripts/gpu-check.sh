@@ -3,7 +3,8 @@
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
 #   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile
-# Env: GPU_SKIP_TARGETS (space list not built), GPU_TESTS / GPU_TESTS_EXCLUDE
+# Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
+# .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS.
 # Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
 set -uo pipefail
@@ -28,16 +29,25 @@ row "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 
 if has build; then
   scripts/gpu-deps.sh unpack >"$logs/build.log" 2>&1
-  # Everything a GPU run uses; the CPU unit tests run in CI, not here.
-  targets="rangereplay rangereplay_inject rangereplay_cli_metrics workload_cub"
-  for f in examples/*.cu; do targets+=" $(basename "$f" .cu)"; done
-  for f in tests/apps/*.cu; do targets+=" app_$(basename "$f" .cu)"; done
-  for f in tests/gpu/*_test.cu tests/gpu/*_test.cpp bench/*_bench.cu; do [[ -f $f ]] && targets+=" $(basename "${f%.*}")"; done
-  for skip in ${GPU_SKIP_TARGETS:-}; do targets=$(tr ' ' '\n' <<<"$targets" | grep -vx "$skip" | tr '\n' ' '); done
-  if cmake --preset gpu >>"$logs/build.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" --target $targets >>"$logs/build.log" 2>&1; then
-    row "build" "ok"
+  head=$(git rev-parse HEAD 2>/dev/null)
+  if [[ -f .deps/prebuilt/build.tar.xz && $(cat .deps/prebuilt/commit 2>/dev/null) == "$head" &&
+        -z $(git status --porcelain --untracked-files=no 2>/dev/null) && ${USE_PREBUILT:-1} == 1 ]]; then
+    # Built elsewhere from this very commit (scripts/gpu-prebuild.sh): unpack,
+    # and point the CTest files at this checkout.
+    mkdir -p build && tar -C build -xJf .deps/prebuilt/build.tar.xz
+    old_root=$(cat .deps/prebuilt/root)
+    grep -rl --include=CTestTestfile.cmake "$old_root" build | xargs -r sed -i "s#$old_root#$PWD#g"
+    # The packed binaries' RUNPATH names the other machine's CUPTI folder.
+    cupti_dir=$(dirname "$(find /usr/local/cuda/ /usr/local/cuda-*/ -name 'libcupti.so.13*' 2>/dev/null | head -1)")
+    export LD_LIBRARY_PATH="$cupti_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    row "build" "prebuilt ${head:0:7}"
   else
-    row "build" "FAILED (see build.log)"; tail -30 "$logs/build.log"
+    source scripts/gpu-targets.sh
+    if cmake --preset gpu >>"$logs/build.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" --target $targets >>"$logs/build.log" 2>&1; then
+      row "build" "ok"
+    else
+      row "build" "FAILED (see build.log)"; tail -30 "$logs/build.log"
+    fi
   fi
 fi
 build=build
