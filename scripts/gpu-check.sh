@@ -37,9 +37,12 @@ if has build; then
     mkdir -p build && tar -C build -xJf .deps/prebuilt/build.tar.xz
     old_root=$(cat .deps/prebuilt/root)
     grep -rl --include=CTestTestfile.cmake "$old_root" build | xargs -r sed -i "s#$old_root#$PWD#g"
-    # The packed binaries' RUNPATH names the other machine's CUPTI folder.
-    cupti_dir=$(dirname "$(find /usr/local/cuda/ /usr/local/cuda-*/ -name 'libcupti.so.13*' 2>/dev/null | head -1)")
-    export LD_LIBRARY_PATH="$cupti_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # The packed binaries' RUNPATH names the other machine's CUDA folders.
+    for lib in libcupti.so.13 libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
+      dir=$(dirname "$(find /usr/local/cuda/ /usr/local/cuda-*/ -name "$lib*" 2>/dev/null | head -1)")
+      [[ $dir != . ]] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    done
+    echo "prebuilt: LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >>"$logs/build.log"
     row "build" "prebuilt ${head:0:7}"
   else
     source scripts/gpu-targets.sh

@@ -12,9 +12,16 @@ StatusOr<report::Report> load_report(const std::string& path) { return report::r
 
 std::string report_table(const report::Report& report) { return report::render_report_table(report); }
 
+std::string ranges_csv_path(const std::string& csv_path) {
+  constexpr std::string_view kCsv = ".csv";
+  const bool has_csv = csv_path.size() >= kCsv.size() && csv_path.ends_with(kCsv);
+  return (has_csv ? csv_path.substr(0, csv_path.size() - kCsv.size()) : csv_path) + ".ranges.csv";
+}
+
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format) {
   if (format == OutputFormat::kJson) return report::write_report_json(report, path);
-  return report::write_report_csv(report, path);
+  RR_RETURN_IF_ERROR(report::write_report_csv(report, path));
+  return report::write_stage_timings_csv(report, ranges_csv_path(path));
 }
 
 }  // namespace rangereplay::cli

@@ -17,7 +17,14 @@ StatusOr<report::Report> load_report(const std::string& path);
 /// The terminal table of `report` (what the launcher prints on stdout).
 std::string report_table(const report::Report& report);
 
-/// Writes `report` to `path` as JSON or CSV. Errors: the file cannot be written.
+/// Writes `report` to `path` as JSON or CSV. For CSV, a second file beside it,
+/// ranges_csv_path(path) (`run.csv` -> `run.ranges.csv`), holds one row per
+/// range: status, decline reason and detail, passes, footprint, tiers, restore
+/// mode and restored bytes, divergences and stage timings
+/// (report::render_stage_timings_csv). Errors: a file cannot be written.
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format);
+
+/// `x.csv` -> `x.ranges.csv`; a path not ending in `.csv` gets `.ranges.csv` appended.
+std::string ranges_csv_path(const std::string& csv_path);
 
 }  // namespace rangereplay::cli
