@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 #include <variant>
 
@@ -30,14 +31,35 @@ namespace rangereplay::tool {
 namespace {
 thread_local bool t_in_tool = false;
 
-void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (t_in_tool) return;
+// Set when an exception reached the callback: the tool then stays out of the
+// way for the rest of the process (no exception may cross into CUPTI or the
+// driver, and a tool in an unknown state must not touch the application's
+// memory again). RAII guards in the tool (InToolScope, locks, the replay
+// window's exit-state guard) have run during the unwinding.
+std::atomic<bool> g_tool_stopped{false};
+
+void stop_tool(const char* what) noexcept {
+  if (g_tool_stopped.exchange(true)) return;
+  std::fprintf(stderr,
+               "rangereplay: internal error (%s); profiling stopped, the application continues. Please report it "
+               "with RANGEREPLAY_DEBUG=1 output.\n",
+               what);
+}
+
+void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) noexcept {
+  if (t_in_tool || g_tool_stopped.load(std::memory_order_relaxed)) return;
   auto* tool = static_cast<ProfilerTool*>(userdata);
-  switch (domain) {
-    case CUPTI_CB_DOMAIN_DRIVER_API: tool->on_driver_api(cbid, static_cast<const CUpti_CallbackData*>(data)); break;
-    case CUPTI_CB_DOMAIN_NVTX: tool->on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data)); break;
-    case CUPTI_CB_DOMAIN_RESOURCE: tool->on_resource(cbid, static_cast<const CUpti_ResourceData*>(data)); break;
-    default: break;
+  try {
+    switch (domain) {
+      case CUPTI_CB_DOMAIN_DRIVER_API: tool->on_driver_api(cbid, static_cast<const CUpti_CallbackData*>(data)); break;
+      case CUPTI_CB_DOMAIN_NVTX: tool->on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data)); break;
+      case CUPTI_CB_DOMAIN_RESOURCE: tool->on_resource(cbid, static_cast<const CUpti_ResourceData*>(data)); break;
+      default: break;
+    }
+  } catch (const std::exception& e) {
+    stop_tool(e.what());
+  } catch (...) {
+    stop_tool("unknown exception");
   }
 }
 
@@ -139,7 +161,15 @@ Status ProfilerTool::initialize() {
   RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE));
   RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
   enabled_ = true;
-  std::atexit([] { ProfilerTool::instance().finish(); });
+  std::atexit([] {
+    try {
+      ProfilerTool::instance().finish();
+    } catch (const std::exception& e) {
+      stop_tool(e.what());
+    } catch (...) {
+      stop_tool("unknown exception at exit");
+    }
+  });
   return ok_status();
 }
 
