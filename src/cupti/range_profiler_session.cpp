@@ -119,21 +119,33 @@ Status RangeProfilerSession::start_pass(const std::string& range_name) {
     CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
     push.pRangeProfilerObject = object_;
     push.pRangeName = range_name.c_str();
-    RR_CUPTI(cuptiRangeProfilerPushRange(&push));
+    if (CUptiResult r = cuptiRangeProfilerPushRange(&push); r != CUPTI_SUCCESS) {
+      // Leave no pass open behind a failed start.
+      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      stop.pRangeProfilerObject = object_;
+      cuptiRangeProfilerStop(&stop);
+      in_pass_ = false;
+      return cupti_status(r, "cuptiRangeProfilerPushRange", __FILE__, __LINE__);
+    }
   }
   return ok_status();
 }
 
 StatusOr<bool> RangeProfilerSession::end_pass() {
+  // Stop is called even when the pop fails, so the pass is always closed.
+  Status popped = ok_status();
   if (mode_ == Mode::kWholeRange) {
     CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
     pop.pRangeProfilerObject = object_;
-    RR_CUPTI(cuptiRangeProfilerPopRange(&pop));
+    if (CUptiResult r = cuptiRangeProfilerPopRange(&pop); r != CUPTI_SUCCESS)
+      popped = cupti_status(r, "cuptiRangeProfilerPopRange", __FILE__, __LINE__);
   }
   CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   p.pRangeProfilerObject = object_;
-  RR_CUPTI(cuptiRangeProfilerStop(&p));
+  const CUptiResult stopped = cuptiRangeProfilerStop(&p);
   in_pass_ = false;
+  RR_RETURN_IF_ERROR(popped);
+  if (stopped != CUPTI_SUCCESS) return cupti_status(stopped, "cuptiRangeProfilerStop", __FILE__, __LINE__);
   pass_index_ = p.passIndex;
   return p.isAllPassSubmitted != 0;
 }

@@ -21,7 +21,14 @@
 
 namespace rangereplay::tool {
 
-Status ProfilerTool::track_host_regions(std::size_t first_new) {
+namespace {
+// A pinned buffer is copied twice (entry and exit) into host memory: larger
+// ones decline the range (snapshot_does_not_fit) rather than risk the
+// application's memory.
+constexpr std::uint64_t kMaxHostRegionBytes = std::uint64_t{1} << 30;
+}  // namespace
+
+Status ProfilerTool::track_host_regions(std::size_t first_new, bool per_thread_stream) {
   if (active_->host_mapped.empty()) return ok_status();
   const std::span<const MemoryRange> mapped(active_->host_mapped);
   for (std::size_t i = first_new; i < active_->program.ops.size(); ++i) {
@@ -32,10 +39,19 @@ Status ProfilerTool::track_host_regions(std::size_t first_new) {
       bool known = false;
       for (const auto& g : active_->globals) known = known || g.address == r.start().address();
       if (known) continue;
-      // Settle earlier work of every stream (a device-to-host copy into the
-      // buffer may still be in flight) so these are the bytes this kernel
-      // would find; the launch itself is not enqueued yet.
-      RR_CU(cuCtxSynchronize());
+      // Settle the launch stream's earlier work (a device-to-host copy into
+      // the buffer may still be in flight) so these are the bytes this kernel
+      // would find; the launch itself is not enqueued yet. Only that stream:
+      // the range lock is held, and work on other streams may wait for
+      // application threads that wait for the lock.
+      CUstream stream = reinterpret_cast<CUstream>(launch->stream);
+      if (stream == nullptr && per_thread_stream) stream = CU_STREAM_PER_THREAD;
+      RR_CU(cuStreamSynchronize(stream));
+      if (r.size() > kMaxHostRegionBytes)
+        return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) +
+                                  " MiB passed to kernel " + launch->name + " is larger than the " +
+                                  std::to_string(kMaxHostRegionBytes >> 20) +
+                                  " MiB the tool copies per buffer; narrow the range");
       ActiveRange::GlobalState state;
       state.address = r.start().address();
       state.entry.resize(r.size());

@@ -433,17 +433,20 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
-      if (data->callbackSite == CUPTI_API_ENTER) {
-        // Waits here while a replay window runs in another thread.
+      {
+        // Waits here while a replay window runs in another thread. The
+        // inventory changes under the same lock as the range check, so a
+        // range cannot begin between them (a snapshot of a region being
+        // freed, or missing one being allocated).
         std::lock_guard<std::mutex> lock(mutex_);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
-        if (active_)
+        if (active_ && (data->callbackSite == CUPTI_API_ENTER || !is_free(cbid)))
           decline(*active_,
                   is_free(cbid) ? DeclineReason::kFreeInRange : DeclineReason::kAllocationInRange,
                   std::string(data->functionName) + " inside the range");
+        track_allocation(cbid, data);
       }
-      track_allocation(cbid, data);
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
@@ -532,8 +535,13 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
       }
       record_launch(cbid, data);
       check_other_device_pointers(first_new);
-      if (Status h = track_host_regions(first_new); !h.ok())
-        decline(*active_, DeclineReason::kReplayFailed,
+      if (Status h = track_host_regions(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                                                       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                                                       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz);
+          !h.ok())
+        decline(*active_,
+                h.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit
+                                                           : DeclineReason::kReplayFailed,
                 "pinned host memory passed to a kernel could not be captured: " + h.message());
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:

@@ -184,7 +184,9 @@ class ProfilerTool {
   Status track_module_globals_of(CUfunction f, const ModuleGlobals& module);
   // Captures the pinned host ranges that the kernels recorded from op index
   // `first_new` on are passed pointers into (first use in the range only).
-  Status track_host_regions(std::size_t first_new);
+  // `per_thread_stream`: the launch was a _ptsz variant (stream 0 is the
+  // per-thread default stream).
+  Status track_host_regions(std::size_t first_new, bool per_thread_stream);
   // Declines multiple_devices when a kernel recorded from op `first_new` on
   // is passed a pointer into another device's memory.
   void check_other_device_pointers(std::size_t first_new);

@@ -28,6 +28,9 @@ double ms_since(Clock::time_point t) {
 // at most 2048; RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it. (The image
 // costs ~9 KB per metric and kernel on GH100, and is copied at every range.)
 constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
+// The largest counter data image a range may use (the tool keeps it twice: the
+// initialized blank and the range's copy): a range needing more declines.
+constexpr std::size_t kMaxCounterImageBytes = std::size_t{2} << 30;
 std::size_t default_counter_ranges(std::size_t bytes_per_range) {
   const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
   long n = v ? std::strtol(v, nullptr, 10) : 0;
@@ -122,8 +125,10 @@ std::size_t ProfilerTool::counter_ranges_for(const std::string& range_name) cons
   const std::size_t fallback = default_counter_ranges(session_->bytes_per_range());
   auto it = kernels_by_range_name_.find(range_name);
   if (it == kernels_by_range_name_.end()) return fallback;
-  // A quarter more than last time, within the budget, never below last time.
-  return std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8));
+  // A quarter more than last time, within the budget, never below last time
+  // (but never above the largest image).
+  const std::size_t most = std::max<std::size_t>(kMaxCounterImageBytes / std::max<std::size_t>(session_->bytes_per_range(), 1), 1);
+  return std::min(most, std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
 }
 
 void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
@@ -294,7 +299,15 @@ void ProfilerTool::end_range() {
     // Pass 0 only recorded: size the image to its kernels, then set the
     // configuration; every counter pass is a replay.
     auto c = Clock::now();
-    Status configured = session_->resize(kernel_count);
+    const double image_bytes = static_cast<double>(kernel_count) * static_cast<double>(session_->bytes_per_range());
+    Status configured =
+        image_bytes > static_cast<double>(kMaxCounterImageBytes)
+            ? resource_exhausted("counter data for " + std::to_string(kernel_count) + " kernels x " +
+                                 std::to_string(config_.metrics.size()) + " metrics would need " +
+                                 std::to_string(static_cast<long long>(image_bytes / (1 << 20))) +
+                                 " MiB of host memory (limit 2048 MiB); narrow the range, collect fewer metrics, "
+                                 "or use --range-metrics whole")
+            : session_->resize(kernel_count);
     if (configured.ok()) configured = session_->begin_range();
     t.counters_ms += ms_since(c);
     debug("set config for %ld kernels", "", static_cast<long>(kernel_count));
@@ -314,7 +327,7 @@ void ProfilerTool::end_range() {
   report_decline(*range);
   if (range->program.skipped_device_to_host)
     range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
-                                  " device-to-host copies were not re-executed in replays");
+                                  " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
   t.window_ms = ms_since(range->window_start);
   t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
   report_.ranges.push_back(std::move(range->record));
@@ -518,8 +531,9 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     t.verify_ms += ms_since(verify_start);
   }
 
+  // The guard stays armed until the hand-back has completed: if a step here
+  // fails, it restores the exit state again (best effort, every step).
   auto restore_start = Clock::now();
-  exit_state_guard.armed = false;
   if (exit_differential) {
     // Digests every chunk against the exit digests and copies back only the
     // ones that differ: the application's memory ends byte-identical to its
@@ -531,6 +545,7 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
   }
   RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/true));
   RR_CU(cuStreamSynchronize(tool_stream_));
+  exit_state_guard.armed = false;
   t.restore_ms += ms_since(restore_start);
   if (verify_with_plan && exit_differential) {
     auto verify_start = Clock::now();

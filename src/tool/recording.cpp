@@ -154,41 +154,55 @@ void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData
 
 void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   auto& ops = active_->program.ops;
+  // Writes into tracked pinned host memory are host-visible results, like a
+  // device-to-host copy: not re-executed (host threads may be using the buffer
+  // while the window runs); a kernel later given the buffer captures it then.
+  const auto in_pinned = [&](CUdeviceptr p) {
+    const std::optional<Allocation> a = inventory_.find_containing(DevicePtr(p));
+    return a.has_value() && a->kind == AllocationKind::kMappedHost;
+  };
+  const auto record_memset = [&](MemsetOp op) {
+    if (in_pinned(op.dst)) {
+      ++active_->program.skipped_device_to_host;
+      return;
+    }
+    ops.emplace_back(op);
+  };
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds: {
       const auto* p = static_cast<const cuMemsetD8_v2_params*>(data->functionParams);
-      ops.emplace_back(MemsetOp{p->dstDevice, p->uc, 1, p->N});
+      record_memset(MemsetOp{p->dstDevice, p->uc, 1, p->N});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz: {
       const auto* p = static_cast<const cuMemsetD8Async_params*>(data->functionParams);
-      ops.emplace_back(MemsetOp{p->dstDevice, p->uc, 1, p->N});
+      record_memset(MemsetOp{p->dstDevice, p->uc, 1, p->N});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds: {
       const auto* p = static_cast<const cuMemsetD16_v2_params*>(data->functionParams);
-      ops.emplace_back(MemsetOp{p->dstDevice, p->us, 2, p->N});
+      record_memset(MemsetOp{p->dstDevice, p->us, 2, p->N});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz: {
       const auto* p = static_cast<const cuMemsetD16Async_params*>(data->functionParams);
-      ops.emplace_back(MemsetOp{p->dstDevice, p->us, 2, p->N});
+      record_memset(MemsetOp{p->dstDevice, p->us, 2, p->N});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds: {
       const auto* p = static_cast<const cuMemsetD32_v2_params*>(data->functionParams);
-      ops.emplace_back(MemsetOp{p->dstDevice, p->ui, 4, p->N});
+      record_memset(MemsetOp{p->dstDevice, p->ui, 4, p->N});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz: {
       const auto* p = static_cast<const cuMemsetD32Async_params*>(data->functionParams);
-      ops.emplace_back(MemsetOp{p->dstDevice, p->ui, 4, p->N});
+      record_memset(MemsetOp{p->dstDevice, p->ui, 4, p->N});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
@@ -242,9 +256,12 @@ void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackD
       // it later in the range, and replays restore it to its entry state).
       const std::optional<Allocation> dst_region = inventory_.find_containing(DevicePtr(dst));
       const std::optional<Allocation> src_region = inventory_.find_containing(DevicePtr(src));
-      const bool dst_dev = dst_region.has_value();
+      const bool dst_pinned = dst_region.has_value() && dst_region->kind == AllocationKind::kMappedHost;
+      const bool dst_dev = dst_region.has_value() && !dst_pinned;
       const bool src_dev = src_region.has_value() && src_region->kind != AllocationKind::kMappedHost;
-      if (dst_dev && src_dev) {
+      if (dst_pinned) {
+        ++active_->program.skipped_device_to_host;  // into host memory: see in_pinned above
+      } else if (dst_dev && src_dev) {
         ops.emplace_back(CopyDeviceOp{dst, src, bytes});
       } else if (dst_dev) {
         const auto* h = reinterpret_cast<const std::uint8_t*>(src);
