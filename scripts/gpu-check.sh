@@ -36,7 +36,7 @@ if has build; then
     # and point the CTest files at this checkout.
     mkdir -p build && tar -C build -xJf .deps/prebuilt/build.tar.xz
     old_root=$(cat .deps/prebuilt/root)
-    grep -rl --include=CTestTestfile.cmake "$old_root" build | xargs -r sed -i "s#$old_root#$PWD#g"
+    grep -rl --include='*.cmake' "$old_root" build | xargs -r -d '\n' sed -i "s#$old_root#$PWD#g"
     # The packed binaries' RUNPATH names the other machine's CUDA folders.
     for lib in libcupti.so.13 libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
       dir=$(dirname "$(find /usr/local/cuda/ /usr/local/cuda-*/ -name "$lib*" 2>/dev/null | head -1)")
