@@ -21,6 +21,7 @@
 
 #include "app_kernels.cuh"
 #include "example_common.h"
+#include "vmm_common.h"
 
 namespace rangereplay::example {
 namespace {
@@ -35,22 +36,9 @@ constexpr size_t kStraddle = size_t{128} << 10;  // bytes of x in chunk 0
 
 int run(int iterations) {
   init_device();
-  CUdevice device = 0;
-  CHECK_CU(cuCtxGetDevice(&device));
-  int vmm_supported = 0;
-  CHECK_CU(cuDeviceGetAttribute(&vmm_supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device));
-  CHECK_THAT(vmm_supported != 0);
-
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = static_cast<int>(device);
-  size_t granularity = 0;
-  CHECK_CU(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  CHECK_THAT(granularity > 0);
+  const VmmDevice vmm = vmm_device();
   // A chunk of at least 1 MiB, a multiple of the granularity (2 MiB on most GPUs).
-  const size_t min_chunk = size_t{1} << 20;
-  const size_t chunk = (min_chunk + granularity - 1) / granularity * granularity;
+  const size_t chunk = vmm.round_up(size_t{1} << 20);
   CHECK_THAT(kBytes <= chunk - kStraddle);  // acc ends before x begins
   CHECK_THAT(kBytes - kStraddle <= chunk);  // x ends inside chunk 1
 
@@ -58,14 +46,10 @@ int run(int iterations) {
   CHECK_CU(cuMemAddressReserve(&va, 3 * chunk, 0, 0, 0));
   CUmemGenericAllocationHandle handles[3] = {};
   for (int i = 0; i < 3; ++i) {
-    CHECK_CU(cuMemCreate(&handles[i], chunk, &prop, 0));
+    CHECK_CU(cuMemCreate(&handles[i], chunk, &vmm.prop, 0));
     CHECK_CU(cuMemMap(va + i * chunk, chunk, 0, handles[i], 0));
   }
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = static_cast<int>(device);
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CHECK_CU(cuMemSetAccess(va, 3 * chunk, &access, 1));
+  CHECK_CU(cuMemSetAccess(va, 3 * chunk, &vmm.read_write, 1));
   // The third chunk goes away before the ranges.
   CHECK_CU(cuMemUnmap(va + 2 * chunk, chunk));
   CHECK_CU(cuMemRelease(handles[2]));

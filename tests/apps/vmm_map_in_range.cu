@@ -15,6 +15,7 @@
 
 #include "app_kernels.cuh"
 #include "example_common.h"
+#include "vmm_common.h"
 
 namespace rangereplay::example {
 namespace {
@@ -27,24 +28,8 @@ constexpr size_t kBytes = kAppElements * sizeof(uint32_t);
 
 int run(int iterations) {
   init_device();
-  CUdevice device = 0;
-  CHECK_CU(cuCtxGetDevice(&device));
-  int vmm_supported = 0;
-  CHECK_CU(cuDeviceGetAttribute(&vmm_supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device));
-  CHECK_THAT(vmm_supported != 0);
-
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = static_cast<int>(device);
-  size_t granularity = 0;
-  CHECK_CU(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  CHECK_THAT(granularity > 0);
-  const size_t size = (kBytes + granularity - 1) / granularity * granularity;
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = static_cast<int>(device);
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const VmmDevice vmm = vmm_device();
+  const size_t size = vmm.round_up(kBytes);
 
   std::vector<uint32_t> expected_x = random_words(kAppElements, 0xa9900051);
   std::vector<uint32_t> expected_tmp;
@@ -55,13 +40,13 @@ int run(int iterations) {
     // Handle and address range: no accessible memory yet, nothing to decline.
     CUmemGenericAllocationHandle handle = 0;
     CUdeviceptr va = 0;
-    CHECK_CU(cuMemCreate(&handle, size, &prop, 0));
+    CHECK_CU(cuMemCreate(&handle, size, &vmm.prop, 0));
     CHECK_CU(cuMemAddressReserve(&va, size, 0, 0, 0));
     auto* tmp = reinterpret_cast<uint32_t*>(va);
     nvtxRangePushA("step");
     launch_affine(x, kAppElements, salt, /*stream=*/0);
     CHECK_CU(cuMemMap(va, size, 0, handle, 0));
-    CHECK_CU(cuMemSetAccess(va, size, &access, 1));
+    CHECK_CU(cuMemSetAccess(va, size, &vmm.read_write, 1));
     launch_copy(tmp, x, kAppElements, /*stream=*/0);
     launch_affine(tmp, kAppElements, salt + 1, /*stream=*/0);
     nvtxRangePop();
