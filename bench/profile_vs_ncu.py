@@ -66,7 +66,7 @@ def case(name, app_args, set_name):
                            f"{speed['ratio']:.2f}x"))
     if ranges and rep["pass_count"] > 1:
         t = ranges[-1]["timings"]  # a warm window (not the first range)
-        replays = max(1, rep["pass_count"] - 1)
+        replays = max(1, ranges[-1]["passes"] - 1)  # executions less pass 0 (which may not count)
         rows.append((f"  window of range {ranges[-1]['index']}",
                      f"{t['window_ms']:.1f} ms = CUPTI start/stop {t['counters_ms']:.1f} + kernels {t['kernels_ms']:.1f} "
                      f"+ restore {t['restore_ms']:.2f} + tool {t['other_ms']:.2f} "

@@ -35,9 +35,18 @@ Status RangeProfilerSession::configure(std::vector<std::uint8_t> config_image,
   return size_image(mode == Mode::kWholeRange ? 1 : std::max<std::size_t>(max_ranges, 1));
 }
 
+std::size_t RangeProfilerSession::most_ranges() const {
+  return std::max<std::size_t>(kMaxImageBytes / std::max<std::size_t>(bytes_per_range_, 1), 1);
+}
+
 Status RangeProfilerSession::resize(std::size_t max_ranges) {
   if (in_pass_) return failed_precondition("counter data image resized inside a pass");
   const std::size_t wanted = mode_ == Mode::kWholeRange ? 1 : std::max<std::size_t>(max_ranges, 1);
+  if (wanted > most_ranges())
+    return resource_exhausted("counter data for " + std::to_string(wanted) + " kernels x " +
+                              std::to_string(metric_names_.size()) + " metrics would need " +
+                              std::to_string(wanted * bytes_per_range_ >> 20) + " MiB of host memory (limit " +
+                              std::to_string(kMaxImageBytes >> 20) + " MiB)");
   return wanted == max_ranges_ ? ok_status() : size_image(wanted);
 }
 

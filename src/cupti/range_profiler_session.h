@@ -46,8 +46,14 @@ class RangeProfilerSession {
                    std::size_t max_ranges, Mode mode);
   /// Re-sizes the counter data image for `max_ranges` (>= 1) ranges per pass;
   /// a no-op when already that size. Only between ranges (not in a pass). In
-  /// whole-range mode the image always holds 1 range.
+  /// whole-range mode the image always holds 1 range. Errors:
+  /// resource_exhausted when the image would exceed kMaxImageBytes.
   Status resize(std::size_t max_ranges);
+  /// The largest image a range may use (the session keeps it twice: the
+  /// initialized blank and the range's copy), in bytes.
+  static constexpr std::size_t kMaxImageBytes = std::size_t{2} << 30;
+  /// The most ranges an image within kMaxImageBytes holds (>= 1).
+  std::size_t most_ranges() const;
   /// Bytes one more counter range adds to the image (known after configure()).
   std::size_t bytes_per_range() const { return bytes_per_range_; }
   std::size_t max_ranges() const { return max_ranges_; }

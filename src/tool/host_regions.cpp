@@ -28,17 +28,32 @@ namespace {
 constexpr std::uint64_t kMaxHostRegionBytes = std::uint64_t{1} << 30;
 }  // namespace
 
-Status ProfilerTool::track_host_regions(std::size_t first_new, bool per_thread_stream) {
-  if (active_->host_mapped.empty()) return ok_status();
+Status ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread_stream) {
   const std::span<const MemoryRange> mapped(active_->host_mapped);
+  const std::span<const MemoryRange> other_device(active_->other_device_memory);
+  if (mapped.empty() && other_device.empty()) return ok_status();
   for (std::size_t i = first_new; i < active_->program.ops.size(); ++i) {
     const auto* launch = std::get_if<KernelLaunchOp>(&active_->program.ops[i]);
     if (launch == nullptr) continue;
+    if (const auto hits = ranges_pointed_into(launch->arg_bytes, other_device); !hits.empty()) {
+      char where[32];
+      std::snprintf(where, sizeof where, "0x%llx",
+                    static_cast<unsigned long long>(other_device[hits.front()].start().address()));
+      decline(*active_, DeclineReason::kMultipleDevices,
+              "kernel " + launch->name + " is passed memory allocated on another device (at " + where +
+                  ") inside a range on device " + std::to_string(active_->device));
+      return ok_status();
+    }
     for (std::size_t index : ranges_pointed_into(launch->arg_bytes, mapped)) {
       const MemoryRange& r = mapped[index];
       bool known = false;
       for (const auto& g : active_->globals) known = known || g.address == r.start().address();
       if (known) continue;
+      if (r.size() > kMaxHostRegionBytes)
+        return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) +
+                                  " MiB passed to kernel " + launch->name + " is larger than the " +
+                                  std::to_string(kMaxHostRegionBytes >> 20) +
+                                  " MiB the tool copies per buffer; narrow the range");
       // Settle the launch stream's earlier work (a device-to-host copy into
       // the buffer may still be in flight) so these are the bytes this kernel
       // would find; the launch itself is not enqueued yet. Only that stream:
@@ -47,11 +62,6 @@ Status ProfilerTool::track_host_regions(std::size_t first_new, bool per_thread_s
       CUstream stream = reinterpret_cast<CUstream>(launch->stream);
       if (stream == nullptr && per_thread_stream) stream = CU_STREAM_PER_THREAD;
       RR_CU(cuStreamSynchronize(stream));
-      if (r.size() > kMaxHostRegionBytes)
-        return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) +
-                                  " MiB passed to kernel " + launch->name + " is larger than the " +
-                                  std::to_string(kMaxHostRegionBytes >> 20) +
-                                  " MiB the tool copies per buffer; narrow the range");
       ActiveRange::GlobalState state;
       state.address = r.start().address();
       state.entry.resize(r.size());
@@ -61,23 +71,6 @@ Status ProfilerTool::track_host_regions(std::size_t first_new, bool per_thread_s
     }
   }
   return ok_status();
-}
-
-void ProfilerTool::check_other_device_pointers(std::size_t first_new) {
-  if (active_->other_device_memory.empty()) return;
-  for (std::size_t i = first_new; i < active_->program.ops.size(); ++i) {
-    const auto* launch = std::get_if<KernelLaunchOp>(&active_->program.ops[i]);
-    if (launch == nullptr) continue;
-    const auto hits = ranges_pointed_into(launch->arg_bytes, active_->other_device_memory);
-    if (hits.empty()) continue;
-    char where[32];
-    std::snprintf(where, sizeof where, "0x%llx",
-                  static_cast<unsigned long long>(active_->other_device_memory[hits.front()].start().address()));
-    decline(*active_, DeclineReason::kMultipleDevices,
-            "kernel " + launch->name + " is passed memory allocated on another device (at " + where +
-                ") inside a range on device " + std::to_string(active_->device));
-    return;
-  }
 }
 
 }  // namespace rangereplay::tool

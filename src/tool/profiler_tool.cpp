@@ -534,10 +534,9 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
         }
       }
       record_launch(cbid, data);
-      check_other_device_pointers(first_new);
-      if (Status h = track_host_regions(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-                                                       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-                                                       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz);
+      if (Status h = scan_kernel_pointers(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                                                         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                                                         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz);
           !h.ok())
         decline(*active_,
                 h.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit

@@ -182,14 +182,13 @@ class ProfilerTool {
   Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);
   // The same for a kernel run by function handle `f` (a CUfunction or CUkernel).
   Status track_module_globals_of(CUfunction f, const ModuleGlobals& module);
-  // Captures the pinned host ranges that the kernels recorded from op index
-  // `first_new` on are passed pointers into (first use in the range only).
-  // `per_thread_stream`: the launch was a _ptsz variant (stream 0 is the
-  // per-thread default stream).
-  Status track_host_regions(std::size_t first_new, bool per_thread_stream);
-  // Declines multiple_devices when a kernel recorded from op `first_new` on
-  // is passed a pointer into another device's memory.
-  void check_other_device_pointers(std::size_t first_new);
+  // Scans the arguments of the kernels recorded from op index `first_new` on
+  // (host_regions.cpp): a pointer into another device's memory declines
+  // multiple_devices; a pinned host buffer is captured at its first use in
+  // the range. `per_thread_stream`: the launch was a _ptsz variant (stream 0
+  // is the per-thread default stream). Errors: the capture failed
+  // (resource_exhausted for a buffer over the size the tool copies).
+  Status scan_kernel_pointers(std::size_t first_new, bool per_thread_stream);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
   bool counters_failed_ = false;

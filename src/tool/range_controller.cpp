@@ -28,9 +28,6 @@ double ms_since(Clock::time_point t) {
 // at most 2048; RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it. (The image
 // costs ~9 KB per metric and kernel on GH100, and is copied at every range.)
 constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
-// The largest counter data image a range may use (the tool keeps it twice: the
-// initialized blank and the range's copy): a range needing more declines.
-constexpr std::size_t kMaxCounterImageBytes = std::size_t{2} << 30;
 std::size_t default_counter_ranges(std::size_t bytes_per_range) {
   const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
   long n = v ? std::strtol(v, nullptr, 10) : 0;
@@ -127,8 +124,8 @@ std::size_t ProfilerTool::counter_ranges_for(const std::string& range_name) cons
   if (it == kernels_by_range_name_.end()) return fallback;
   // A quarter more than last time, within the budget, never below last time
   // (but never above the largest image).
-  const std::size_t most = std::max<std::size_t>(kMaxCounterImageBytes / std::max<std::size_t>(session_->bytes_per_range(), 1), 1);
-  return std::min(most, std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
+  return std::min(session_->most_ranges(),
+                  std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
 }
 
 void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
@@ -299,15 +296,10 @@ void ProfilerTool::end_range() {
     // Pass 0 only recorded: size the image to its kernels, then set the
     // configuration; every counter pass is a replay.
     auto c = Clock::now();
-    const double image_bytes = static_cast<double>(kernel_count) * static_cast<double>(session_->bytes_per_range());
-    Status configured =
-        image_bytes > static_cast<double>(kMaxCounterImageBytes)
-            ? resource_exhausted("counter data for " + std::to_string(kernel_count) + " kernels x " +
-                                 std::to_string(config_.metrics.size()) + " metrics would need " +
-                                 std::to_string(static_cast<long long>(image_bytes / (1 << 20))) +
-                                 " MiB of host memory (limit 2048 MiB); narrow the range, collect fewer metrics, "
-                                 "or use --range-metrics whole")
-            : session_->resize(kernel_count);
+    Status configured = session_->resize(kernel_count);
+    if (configured.code() == StatusCode::kResourceExhausted)
+      configured = resource_exhausted(configured.message() +
+                                      "; narrow the range, collect fewer metrics, or use --range-metrics whole");
     if (configured.ok()) configured = session_->begin_range();
     t.counters_ms += ms_since(c);
     debug("set config for %ld kernels", "", static_cast<long>(kernel_count));
