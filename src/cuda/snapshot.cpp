@@ -24,10 +24,10 @@ const char* state_name(SnapshotState state) {
 
 SnapshotStorage::SnapshotStorage(const SnapshotOptions& options, CUcontext context)
     : options_(options),
-      chain_(DeviceTier(storage::TierOptions{"device", cap(options.device_limit_bytes), /*retain=*/true},
+      chain_(DeviceTier(storage::TierOptions{"device", cap(options.device_limit_bytes), /*retain=*/true, /*commit_whole_alignment=*/true},
                         storage::PrefixChunking(options.granule_bytes),
                         storage::BumpSuballocator(options.alignment_bytes), context, options.growth_divisor),
-             PinnedTier(storage::TierOptions{"pinned", cap(options.host_limit_bytes), /*retain=*/true},
+             PinnedTier(storage::TierOptions{"pinned", cap(options.host_limit_bytes), /*retain=*/true, /*commit_whole_alignment=*/true},
                         storage::WholeRegion{}, storage::BumpSuballocator(options.alignment_bytes), context,
                         options.growth_divisor),
              storage::NullAllocator{}) {

@@ -21,6 +21,7 @@
 
 #include "core/storage/admission.h"
 #include "core/storage/backing_allocator.h"
+#include "core/storage/byte_math.h"
 #include "core/storage/bump_suballocator.h"
 #include "core/storage/storage_tier.h"
 #include "core/storage/tier_budget.h"
@@ -31,6 +32,11 @@ struct TierOptions {
   std::string name;                          // "device", "pinned": reports and errors
   std::optional<std::uint64_t> limit_bytes;  // user cap; lowers the budget, never raises it
   bool retain = false;                       // keep one high-water arena across ranges
+  // Commit the used bytes rounded up to the suballocator's alignment (never
+  // past its capacity), so the arena's last piece owns whole aligned slots
+  // like every other piece: StateLayout::exclusive_span rounds a state's end
+  // into them, and DigestPlan::capture_changed packs 256-byte slots there.
+  bool commit_whole_alignment = false;
 };
 
 template <AdmissionPolicy Admission, Suballocator Sub, BackingAllocator Backing>
@@ -92,7 +98,7 @@ class Arena final : public StorageTier {
   std::uint64_t planned_bytes() const override { return suballocator_.used(); }
 
   Status commit() override {
-    const std::uint64_t need = suballocator_.used();
+    const std::uint64_t need = committed_size();
     committed_new_ = false;
     new_allocation_ = false;
     if (block_ && options_.retain && block_->bytes >= need) return ok_status();
@@ -108,6 +114,19 @@ class Arena final : public StorageTier {
     committed_new_ = true;
     new_allocation_ = true;
     return ok_status();
+  }
+
+  /// The bytes commit() allocates: used(), or with commit_whole_alignment
+  /// used() rounded up to the alignment when the capacity has room.
+  std::uint64_t committed_size() const {
+    const std::uint64_t used = suballocator_.used();
+    if constexpr (requires { suballocator_.alignment_bytes(); suballocator_.capacity_bytes(); }) {
+      if (options_.commit_whole_alignment && used > 0) {
+        const std::optional<std::uint64_t> rounded = align_up(used, suballocator_.alignment_bytes());
+        if (rounded && *rounded <= suballocator_.capacity_bytes()) return *rounded;
+      }
+    }
+    return used;
   }
 
   void rollback() override {

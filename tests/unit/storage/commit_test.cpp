@@ -274,5 +274,29 @@ TEST(Arena, forwards_move_only_backing_arguments_unchanged) {
   EXPECT_EQ(ledger.events, (Events{"allocate device 64"}));
 }
 
+
+TEST(Commit, whole_alignment_rounds_the_arena_up_to_the_alignment_within_the_budget) {
+  FakeLedger ledger;
+  auto tier = [&](std::string name, std::uint64_t free_bytes) {
+    return WholeTier(TierOptions{name, std::nullopt, false, /*commit_whole_alignment=*/true}, WholeRegion{},
+                     BumpSuballocator(256), ledger, name, free_bytes);
+  };
+  // 1000 + 24 padding + 300 = 1324 used, rounded to 1536: the last piece owns whole 256-byte slots.
+  FallbackAllocator<WholeTier, NullAllocator> roomy(tier("roomy", 4096), NullAllocator{});
+  const std::vector<Request> requests = {{region(0x1000, 1000), 0, 0}, {region(0x2000, 300), 0, 0}};
+  StoragePlan plan = plan_ok(roomy.plan_and_commit(requests));
+  EXPECT_EQ(plan.tiers[0].bytes, 1300u);
+  EXPECT_EQ(plan.tiers[0].arena_bytes, 1536u);
+  EXPECT_EQ(ledger.events, (Events{"allocate roomy 1536"}));
+
+  // A budget without room for the rounding commits exactly the used bytes.
+  FallbackAllocator<WholeTier, NullAllocator> tight(tier("tight", 1324), NullAllocator{});
+  plan = plan_ok(tight.plan_and_commit(requests));
+  EXPECT_EQ(plan.tiers[0].arena_bytes, 1324u);
+  roomy.release();
+  tight.release();
+  EXPECT_TRUE(ledger.live.empty());
+}
+
 }  // namespace
 }  // namespace rangereplay::storage::testing
