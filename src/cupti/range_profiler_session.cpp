@@ -50,6 +50,12 @@ Status RangeProfilerSession::resize(std::size_t max_ranges) {
   return wanted == max_ranges_ ? ok_status() : size_image(wanted);
 }
 
+Status RangeProfilerSession::set_mode(Mode mode) {
+  if (in_pass_) return failed_precondition("range mode changed inside a pass");
+  mode_ = mode;
+  return ok_status();
+}
+
 Status RangeProfilerSession::size_image(std::size_t max_ranges) {
   std::vector<const char*> names;
   names.reserve(metric_names_.size());

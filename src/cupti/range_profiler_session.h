@@ -49,6 +49,12 @@ class RangeProfilerSession {
   /// whole-range mode the image always holds 1 range. Errors:
   /// resource_exhausted when the image would exceed kMaxImageBytes.
   Status resize(std::size_t max_ranges);
+  /// Switches the range mode for the following ranges (per-kernel auto
+  /// ranges, or one user range per pass); only between ranges. Call resize()
+  /// after it: a whole-range image holds 1 range. Errors: failed_precondition
+  /// inside a pass.
+  Status set_mode(Mode mode);
+  Mode mode() const { return mode_; }
   /// The largest image a range may use (the session keeps it twice: the
   /// initialized blank and the range's copy), in bytes.
   static constexpr std::size_t kMaxImageBytes = std::size_t{2} << 30;

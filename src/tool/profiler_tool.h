@@ -67,6 +67,10 @@ class ProfilerTool {
     // uncounted: the counter image is then sized to the kernels pass 0
     // recorded and every counter pass is a replay.
     bool counting_pass0 = false;
+    // Counters for the whole range (one user range per pass) although
+    // per-kernel values were asked for: per-kernel multi-pass ranges with a
+    // graph launch (CUPTI's auto ranges failed on replayed graph launches).
+    bool whole_range_counters = false;
     Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
     std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)

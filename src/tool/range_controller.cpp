@@ -296,7 +296,18 @@ void ProfilerTool::end_range() {
     // Pass 0 only recorded: size the image to its kernels, then set the
     // configuration; every counter pass is a replay.
     auto c = Clock::now();
-    Status configured = session_->resize(kernel_count);
+    // A replayed graph launch under CUPTI's auto ranges made
+    // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
+    // such a range is measured as one user range per pass instead.
+    range->whole_range_counters = !range->program.graph_execs().empty();
+    Status configured = ok_status();
+    if (range->whole_range_counters) {
+      configured = session_->set_mode(cupti::RangeProfilerSession::Mode::kWholeRange);
+      range->record.notes.push_back(
+          "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
+          "ranges fail on replayed graph launches)");
+    }
+    if (configured.ok()) configured = session_->resize(kernel_count);
     if (configured.code() == StatusCode::kResourceExhausted)
       configured = resource_exhausted(configured.message() +
                                       "; narrow the range, collect fewer metrics, or use --range-metrics whole");
@@ -315,6 +326,10 @@ void ProfilerTool::end_range() {
   }
   if (!range->eligibility.declined()) {
     if (Status e = evaluate(*range); !e.ok()) decline(*range, DeclineReason::kCountersUnavailable, e.message());
+  }
+  if (range->whole_range_counters) {
+    // Back to the configured per-kernel mode for the next range.
+    session_->set_mode(cupti::RangeProfilerSession::Mode::kPerKernel).ignore();
   }
   report_decline(*range);
   if (range->program.skipped_device_to_host)
@@ -563,6 +578,7 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
   // Plain launches and graph kernel nodes, with the counter range of each
   // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
   // range or one per kernel node; core/graph_nodes.h).
+  const bool per_kernel = config_.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
   const auto kernels = range.program.kernels();
   const CounterRangeMap ranges = map_counter_ranges(range.program.launch_units(), values.size());
   std::vector<std::uint64_t> streams;  // launch stream of each kernel
@@ -581,14 +597,13 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
     kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
     kr.block = {k.block[0], k.block[1], k.block[2]};
     kr.shared_mem_bytes = k.shared_mem_bytes;
-    if (config_.range_metrics == RangeMetrics::kPerKernel && i < ranges.kernel_range.size() &&
+    if (per_kernel && i < ranges.kernel_range.size() &&
         ranges.kernel_range[i] && *ranges.kernel_range[i] < values.size())
       kr.metrics = metric_values(values[*ranges.kernel_range[i]]);
     range.record.kernels.push_back(std::move(kr));
   }
-  if (config_.range_metrics == RangeMetrics::kWholeRange && !values.empty())
-    range.record.range_metrics = metric_values(values[0]);
-  if (config_.range_metrics == RangeMetrics::kPerKernel) {
+  if (!per_kernel && !values.empty()) range.record.range_metrics = metric_values(values[0]);
+  if (per_kernel) {
     if (ranges.layout == CounterRangeLayout::kMismatch) {
       range.record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
                                    std::to_string(kernels.size()) + " recorded kernels");

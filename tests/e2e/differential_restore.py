@@ -11,7 +11,6 @@ CLI = os.path.join(BUILD, "tools/cli/rangereplay")
 METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
 
 # (label, executable relative to the build dir, arguments, every pass restores 0 bytes under differential).
-# examples/graph is left to the graph-replay tests (declines.py) until its ranges replay.
 CASES = [
     ("stream", "examples/stream", ["--iterations", "2", "--bytes", "64MiB"], False),
     ("atomics", "examples/atomics", ["--iterations", "2"], False),
@@ -19,6 +18,7 @@ CASES = [
     ("multistream", "examples/multistream", ["--iterations", "2"], False),
     ("globals", "examples/globals", ["--iterations", "2"], False),
     ("gemm", "examples/gemm", ["--iterations", "2", "--size", "1024"], False),
+    ("graph", "examples/graph", ["--iterations", "2", "--bytes", "64MiB"], False),
     ("app_unchanged_range", "tests/apps/app_unchanged_range", ["--iterations", "2"], True),
 ]
 # (tool arguments, the restore mode every replayed range must report)
