@@ -19,16 +19,17 @@ cli = os.path.join(build, "tools/cli/rangereplay")
 stream = os.path.join(build, "examples/stream")
 rows, raw = [], {}
 
-def timed(cmd, timeout=300):
+def timed(cmd, timeout=300, env=None):
     t = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       env=None if env is None else {**os.environ, **env})
     return time.perf_counter() - t, p
 
-def profile(app_args, selection):
+def profile(app_args, selection, env=None):
     """`rangereplay profile <selection>`: (wall_s, report or None, error text)."""
     report = tempfile.mktemp(suffix=".json")
     wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "step/"] + selection + ["--output", report, "--",
-                    stream] + app_args)
+                    stream] + app_args, env=env)
     if p.returncode != 0 or not os.path.exists(report):
         return wall, None, f"rc={p.returncode}: {p.stderr[-200:]}"
     with open(report) as f:
@@ -36,14 +37,16 @@ def profile(app_args, selection):
     os.remove(report)
     return wall, rep, ""
 
-def case(name, app_args, set_name):
+def case(name, app_args, set_name, extra=()):
+    """extra: more rangereplay options, given to every rangereplay run of the case."""
+    extra = list(extra)
     plain_s, plain = timed([stream] + app_args)
-    rr_s, rep, error = profile(app_args, ["--set", set_name])
+    rr_s, rep, error = profile(app_args, ["--set", set_name] + extra)
     if rep is None:
         rows.append((name, f"rangereplay failed {error}"))
         return
     speed = speed_against_ncu([stream] + app_args, {"wall_s": rr_s, "report": rep},
-                              lambda names: profile(app_args, ["--metrics", ",".join(names)]))
+                              lambda names: profile(app_args, ["--metrics", ",".join(names)] + extra))
     ranges = [r for r in rep["ranges"] if not r["declined"]]
     raw[name] = {"plain_s": plain_s, "set_rangereplay_s": rr_s, "set_passes": rep["pass_count"], "speed": speed,
                  "ranges": len(rep["ranges"]), "replayed": len(ranges), "setup_ms": rep["setup_ms"],
@@ -73,7 +76,23 @@ def case(name, app_args, set_name):
                      f"(tool per replayed pass {t['other_ms'] / replays:.3f} ms; target <= 1 ms; --set {set_name} run)"))
 
 case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
-case("stream 64MB x50, --set single-pass", ["--iterations", "50", "--bytes", "64MiB"], "single-pass")
+x50 = ["--iterations", "50", "--bytes", "64MiB"]
+case("stream 64MB x50, --set single-pass", x50, "single-pass")
+# One value set per range, as ncu's range replay gives: one CUPTI pass stays
+# open across the ranges (the standing pass); then the same with it turned off
+# (one CUPTI start and stop per range), side by side.
+case("stream 64MB x50, single-pass, whole", x50, "single-pass", ["--range-metrics", "whole"])
+def insts(rep):
+    return [[m["value"] for m in r.get("range_metrics", []) if "inst_executed" in m["name"]] for r in rep["ranges"]]
+off_s, off_rep, off_err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"], env={"RANGEREPLAY_STANDING_PASS": "0"})
+on_s, on_rep, on_err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"])
+if on_rep is not None and off_rep is not None:
+    raw["standing_pass"] = {"on_s": on_s, "off_s": off_s}
+    rows.append(("  standing pass on vs off (x50)", f"{on_s:.2f} s vs {off_s:.2f} s: saves "
+                 f"{(off_s - on_s) / 50 * 1000:.1f} ms per range; values equal: "
+                 f"{insts(on_rep) == insts(off_rep) and bool(insts(on_rep))} (instruction counts of every range)"))
+else:
+    rows.append(("  standing pass on vs off (x50)", f"failed: {on_err or off_err}"))
 
 # Tool loaded, no range matched: application slowdown.
 env_cmd = [cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--", stream, "--iterations", "20"]

@@ -113,7 +113,7 @@ Status RangeProfilerSession::begin_range() {
   p.pConfig = config_image_.data();
   p.counterDataImageSize = counter_data_.size();
   p.pCounterDataImage = counter_data_.data();
-  p.range = mode_ == Mode::kWholeRange ? CUPTI_UserRange : CUPTI_AutoRange;
+  p.range = mode_ == Mode::kPerKernel ? CUPTI_AutoRange : CUPTI_UserRange;
   p.replayMode = CUPTI_UserReplay;
   p.maxRangesPerPass = max_ranges_;
   p.numNestingLevels = 1;
@@ -143,6 +143,23 @@ Status RangeProfilerSession::start_pass(const std::string& range_name) {
       return cupti_status(r, "cuptiRangeProfilerPushRange", __FILE__, __LINE__);
     }
   }
+  return ok_status();
+}
+
+Status RangeProfilerSession::push_range(const std::string& range_name) {
+  if (!in_pass_ || mode_ != Mode::kUserRanges) return failed_precondition("push_range outside a user-ranges pass");
+  CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+  push.pRangeProfilerObject = object_;
+  push.pRangeName = range_name.c_str();
+  RR_CUPTI(cuptiRangeProfilerPushRange(&push));
+  return ok_status();
+}
+
+Status RangeProfilerSession::pop_range() {
+  if (!in_pass_ || mode_ != Mode::kUserRanges) return failed_precondition("pop_range outside a user-ranges pass");
+  CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+  pop.pRangeProfilerObject = object_;
+  RR_CUPTI(cuptiRangeProfilerPopRange(&pop));
   return ok_status();
 }
 

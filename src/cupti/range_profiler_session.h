@@ -12,7 +12,10 @@
 //
 // In per-kernel mode (CUPTI_AutoRange) every kernel between start and end is
 // one counter range; in whole-range mode (CUPTI_UserRange) start_pass pushes
-// one user range named `range_name` and end_pass pops it.
+// one user range named `range_name` and end_pass pops it. In user-ranges mode
+// (CUPTI_UserRange, one pass) the caller pushes and pops up to max_ranges()
+// ranges itself inside one pass: a pass left open across the application's
+// ranges, so a one-pass metric list pays CUPTI's start and stop once.
 // Errors: CUPTI failures as Status (insufficient privileges -> kPermissionDenied).
 // Thread-safety: one thread at a time (the range controller's).
 #pragma once
@@ -31,7 +34,7 @@ namespace rangereplay::cupti {
 
 class RangeProfilerSession {
  public:
-  enum class Mode { kPerKernel, kWholeRange };
+  enum class Mode { kPerKernel, kWholeRange, kUserRanges };
 
   static StatusOr<std::unique_ptr<RangeProfilerSession>> enable(CUcontext ctx);
   ~RangeProfilerSession();
@@ -66,6 +69,10 @@ class RangeProfilerSession {
   /// Re-initializes the counter data image and sets the configuration at pass 0.
   Status begin_range();
   Status start_pass(const std::string& range_name);
+  /// User-ranges mode, inside a pass: opens / closes one counter range
+  /// (nesting level 1). Errors: CUPTI failures.
+  Status push_range(const std::string& range_name);
+  Status pop_range();
   /// Ends the pass; returns true when CUPTI has every pass it needs.
   StatusOr<bool> end_pass();
   /// Decodes the collected passes into counter_data(); returns ranges dropped.

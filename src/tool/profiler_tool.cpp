@@ -188,6 +188,19 @@ void ProfilerTool::finish() {
     report_decline(*range);
     report_.ranges.push_back(std::move(range->record));
   }
+  if (standing_open_) {
+    // The standing pass's ranges get their values now: one CUPTI stop and a
+    // decode, with the context made current (when it still exists).
+    unsigned version = 0;
+    CUcontext ctx = session_->context();
+    if (cuCtxGetApiVersion(ctx, &version) == CUDA_SUCCESS && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
+      flush_standing_pass("the process exited");
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+    } else {
+      flush_standing_pass("the process exited after its CUDA context was destroyed");
+    }
+  }
   if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
 }

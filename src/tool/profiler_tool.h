@@ -71,6 +71,11 @@ class ProfilerTool {
     // per-kernel values were asked for: per-kernel multi-pass ranges with a
     // graph launch (CUPTI's auto ranges failed on replayed graph launches).
     bool whole_range_counters = false;
+    // One-pass whole-range metrics: the range is counter range number
+    // `standing_counter_range` of the standing pass (user ranges pushed and
+    // popped inside one CUPTI pass left open across ranges); its values are
+    // decoded when that pass is flushed (flush_standing_pass).
+    std::optional<std::size_t> standing_counter_range;
     Eligibility eligibility;     // the decline decision (first reason wins)
     RecordedProgram program;
     std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
@@ -132,6 +137,18 @@ class ProfilerTool {
   void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
                           std::span<const std::uint64_t> exit, report::PassRecord& pass);
   Status evaluate(ActiveRange& range);
+  // Kernel records of the range's recorded kernels, with their counter
+  // values where `values` (one row per counter range) has them.
+  void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
+  std::vector<report::MetricValue> metric_values(const std::vector<double>& values) const;
+  // The standing pass (one-pass metric lists with --range-metrics whole):
+  // opens it at the first range (set config, one CUPTI start) and pushes
+  // the range's counter range; flush ends the pass (one stop), decodes and
+  // writes each pending range's values into its report record. Flushed when
+  // the image is full and at exit (finish()).
+  bool standing_pass_eligible() const;
+  Status push_standing_range(ActiveRange& range);
+  void flush_standing_pass(const char* why);
   void progress(const ActiveRange& range, std::size_t pass);
   /// Fills range.record's decline fields (and prints the decline) when the
   /// range is declined.
@@ -209,6 +226,18 @@ class ProfilerTool {
   // Kernels per range name, from the last profiled range of that name: the
   // counter image for a one-pass range is sized from it.
   std::unordered_map<std::string, std::size_t> kernels_by_range_name_;
+  // The standing pass: open, counter ranges pushed so far, and the report
+  // records (index in report_.ranges) waiting for their counter range.
+  bool standing_open_ = false;
+  std::size_t standing_pushed_ = 0;
+  struct StandingPending {
+    std::size_t record_index;
+    std::size_t counter_range;
+  };
+  std::vector<StandingPending> standing_pending_;
+  // Counter ranges one standing pass holds (its image: ~6.6 KB per metric
+  // and range on GH100).
+  static constexpr std::size_t kStandingRanges = 256;
   std::size_t counter_ranges_for(const std::string& range_name) const;
   CUstream tool_stream_ = nullptr;
   // Snapshot tiers for the process: retained arenas are reused across ranges.

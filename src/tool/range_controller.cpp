@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
@@ -246,7 +247,12 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // pass 0 counts, with the image sized from the last range of this name.
   range->counting_pass0 = !(pass_count_ > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
   Status s = ok_status();
-  if (range->counting_pass0) {
+  if (range->counting_pass0 && standing_pass_eligible()) {
+    auto c = Clock::now();
+    s = push_standing_range(*range);
+    debug("standing pass: range pushed: %s", s.to_string());
+    range->record.timings.counters_ms += ms_since(c);
+  } else if (range->counting_pass0) {
     auto c = Clock::now();
     s = session_->resize(counter_ranges_for(name));
     if (s.ok()) s = session_->begin_range();
@@ -278,7 +284,15 @@ void ProfilerTool::end_range() {
   t.sync_ms += ms_since(sync_start);
   bool all_submitted = false;
   const std::size_t kernel_count = range->program.kernels().size();
-  if (range->profiled && range->counting_pass0) {
+  if (range->profiled && range->standing_counter_range) {
+    // The standing pass stays open: close this range's counter range only.
+    auto c = Clock::now();
+    Status popped = session_->pop_range();
+    t.counters_ms += ms_since(c);
+    debug("standing pass: range popped: %s", popped.to_string());
+    if (!popped.ok()) decline(*range, DeclineReason::kCountersUnavailable, popped.message());
+    all_submitted = true;
+  } else if (range->profiled && range->counting_pass0) {
     auto c = Clock::now();
     auto done = session_->end_pass();
     t.counters_ms += ms_since(c);
@@ -313,7 +327,7 @@ void ProfilerTool::end_range() {
                                       "; narrow the range, collect fewer metrics, or use --range-metrics whole");
     if (configured.ok()) configured = session_->begin_range();
     t.counters_ms += ms_since(c);
-    debug("set config for %ld kernels", "", static_cast<long>(kernel_count));
+    debug("set config%s for %ld kernels", "", static_cast<long>(kernel_count));
     if (!configured.ok()) decline(*range, DeclineReason::kCountersUnavailable, configured.message());
   }
   if (range->profiled && !range->eligibility.declined()) kernels_by_range_name_[range->name] = kernel_count;
@@ -324,7 +338,9 @@ void ProfilerTool::end_range() {
   if (!range->eligibility.declined() && !all_submitted) {
     if (Status w = replay_window(*range); !w.ok()) decline(*range, DeclineReason::kReplayFailed, w.message());
   }
-  if (!range->eligibility.declined()) {
+  if (!range->eligibility.declined() && range->standing_counter_range) {
+    record_kernels(*range, {});  // the values come when the standing pass is flushed
+  } else if (!range->eligibility.declined()) {
     if (Status e = evaluate(*range); !e.ok()) decline(*range, DeclineReason::kCountersUnavailable, e.message());
   }
   if (range->whole_range_counters) {
@@ -337,7 +353,67 @@ void ProfilerTool::end_range() {
                                   " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
   t.window_ms = ms_since(range->window_start);
   t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
+  const bool pending = range->standing_counter_range && !range->eligibility.declined();
   report_.ranges.push_back(std::move(range->record));
+  if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range->standing_counter_range});
+  if (standing_open_ && standing_pushed_ >= session_->max_ranges()) flush_standing_pass("its counter image is full");
+}
+
+bool ProfilerTool::standing_pass_eligible() const {
+  static const bool off = [] {
+    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
+    return v != nullptr && std::string_view(v) == "0";
+  }();
+  return !off && pass_count_ == 1 && config_.range_metrics == RangeMetrics::kWholeRange;
+}
+
+Status ProfilerTool::push_standing_range(ActiveRange& range) {
+  if (!standing_open_) {
+    RR_RETURN_IF_ERROR(session_->set_mode(cupti::RangeProfilerSession::Mode::kUserRanges));
+    RR_RETURN_IF_ERROR(session_->resize(std::min(kStandingRanges, session_->most_ranges())));
+    RR_RETURN_IF_ERROR(session_->begin_range());
+    RR_RETURN_IF_ERROR(session_->start_pass(range.name));
+    standing_open_ = true;
+    standing_pushed_ = 0;
+    debug("standing pass opened%s for %ld ranges", "", static_cast<long>(session_->max_ranges()));
+  }
+  RR_RETURN_IF_ERROR(session_->push_range(range.name));
+  range.standing_counter_range = standing_pushed_++;
+  return ok_status();
+}
+
+void ProfilerTool::flush_standing_pass(const char* why) {
+  if (!standing_open_) return;
+  standing_open_ = false;
+  auto start = Clock::now();
+  std::vector<std::vector<double>> values;
+  Status s = session_->end_pass().status();
+  if (s.ok()) s = session_->decode().status();
+  if (s.ok()) {
+    auto v = evaluator_->evaluate(session_->counter_data());
+    if (v.ok()) values = std::move(v).value();
+    s = v.status();
+  }
+  session_->set_mode(cupti::RangeProfilerSession::Mode::kWholeRange).ignore();
+  debug("standing pass flushed: %s", std::string(why) + ": " + s.to_string());
+  const double ms = ms_since(start);
+  for (const StandingPending& p : standing_pending_) {
+    report::RangeRecord& record = report_.ranges[p.record_index];
+    record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());
+    if (s.ok() && p.counter_range < values.size()) {
+      record.range_metrics = metric_values(values[p.counter_range]);
+      record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
+                             std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
+    } else {
+      record.declined = true;
+      record.decline_reason = std::string(decline_reason_name(DeclineReason::kCountersUnavailable));
+      record.decline_detail = s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
+                                           std::to_string(standing_pushed_) + " pushed"
+                                     : s.message();
+    }
+  }
+  standing_pending_.clear();
+  standing_pushed_ = 0;
 }
 
 void ProfilerTool::plan_differential_restore(ActiveRange& range) {
@@ -568,13 +644,20 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(std::size_t dropped, session_->decode());
   RR_ASSIGN_OR_RETURN(auto values, evaluator_->evaluate(session_->counter_data()));
   range.record.timings.decode_ms += ms_since(start);
+  record_kernels(range, values);
+  if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
+  return ok_status();
+}
+
+std::vector<report::MetricValue> ProfilerTool::metric_values(const std::vector<double>& v) const {
   const auto& names = evaluator_->metrics();
   const auto& units = evaluator_->units();
-  auto metric_values = [&](const std::vector<double>& v) {
-    std::vector<report::MetricValue> out;
-    for (std::size_t m = 0; m < names.size() && m < v.size(); ++m) out.push_back({names[m], units[m], v[m]});
-    return out;
-  };
+  std::vector<report::MetricValue> out;
+  for (std::size_t m = 0; m < names.size() && m < v.size(); ++m) out.push_back({names[m], units[m], v[m]});
+  return out;
+}
+
+void ProfilerTool::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
   // Plain launches and graph kernel nodes, with the counter range of each
   // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
   // range or one per kernel node; core/graph_nodes.h).
@@ -619,8 +702,6 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
       }
     }
   }
-  if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
-  return ok_status();
 }
 
 }  // namespace rangereplay::tool

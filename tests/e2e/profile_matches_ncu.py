@@ -64,6 +64,24 @@ def check(app, args, full_set="full"):
         if a is None or b is None or (b > 0 and abs(a - b) / b > 0.02) or (b == 0 and a > 4096):
             failures.append(f"{app}: kernel {i} {name[:40]} dram__bytes_read.sum {a} vs ncu {b} (>2%)")
     print(f"{app}: {len(ours)} kernels compared with ncu")
+    # One-pass list, --range-metrics whole: the ranges share one CUPTI pass
+    # left open across them (the standing pass). Each range's instruction
+    # count must equal the sum of its kernels' from the --set run above.
+    rc, prof, err = run([cli, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", "smsp__inst_executed.sum",
+                         "--range-metrics", "whole", "--output", out, "--", exe] + args)
+    if rc != 0 or checksums(plain) != checksums(prof):
+        failures.append(f"{app}: whole-range one-pass profile rc={rc} or checksums differ: {err.strip()[-300:]}")
+        return
+    whole = json.load(open(out))["ranges"]
+    per_range = [sum(k_vals.get("smsp__inst_executed.sum", 0) for k_vals in
+                     ({m["name"]: m["value"] for m in k["metrics"]} for k in r["kernels"])) for r in ranges]
+    got = [next((m["value"] for m in r.get("range_metrics", []) if m["name"] == "smsp__inst_executed.sum"), None)
+           for r in whole]
+    if got != per_range:
+        failures.append(f"{app}: standing-pass instruction counts per range {got} != sums of per-kernel values {per_range}"
+                        f"; notes {[r.get('notes') for r in whole]}; declines {[r.get('decline_detail') for r in whole]}")
+    else:
+        print(f"{app}: standing pass per-range instructions equal the per-kernel sums ({got})")
 
 check("stream", ["--iterations", "2"])
 check("gemm", ["--iterations", "2"])
