@@ -4,7 +4,7 @@
 # first argument; a short summary table is printed last.
 #   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
-# .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh), GPU_TESTS / GPU_TESTS_EXCLUDE
+# .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS.
 # Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
 set -uo pipefail
@@ -30,8 +30,11 @@ row "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 if has build; then
   scripts/gpu-deps.sh unpack >"$logs/build.log" 2>&1
   head=$(git rev-parse HEAD 2>/dev/null)
-  if [[ -f .deps/prebuilt/build.tar.xz && $(cat .deps/prebuilt/commit 2>/dev/null) == "$head" &&
-        -z $(git status --porcelain --untracked-files=no 2>/dev/null) && ${USE_PREBUILT:-1} == 1 ]]; then
+  # USE_PREBUILT=force skips the commit check: the device copy's .git can lag
+  # behind its files (seen: HEAD read an older commit than the tree held).
+  if [[ -f .deps/prebuilt/build.tar.xz && ( ${USE_PREBUILT:-1} == force ||
+        ( $(cat .deps/prebuilt/commit 2>/dev/null) == "$head" &&
+          -z $(git status --porcelain --untracked-files=no 2>/dev/null) && ${USE_PREBUILT:-1} == 1 ) ) ]]; then
     # Built elsewhere from this very commit (scripts/gpu-prebuild.sh): unpack,
     # and point the CTest files at this checkout.
     mkdir -p build && tar -C build -xJf .deps/prebuilt/build.tar.xz
@@ -43,7 +46,7 @@ if has build; then
       [[ $dir != . ]] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     done
     echo "prebuilt: LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >>"$logs/build.log"
-    row "build" "prebuilt ${head:0:7}"
+    row "build" "prebuilt $(cut -c1-7 .deps/prebuilt/commit) (checkout HEAD ${head:0:7})"
   else
     source scripts/gpu-targets.sh
     if cmake --preset gpu >>"$logs/build.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" --target $targets >>"$logs/build.log" 2>&1; then

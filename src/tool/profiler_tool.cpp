@@ -13,10 +13,14 @@
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <dlfcn.h>
+#include <limits.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <variant>
@@ -144,6 +148,31 @@ ProfilerTool& ProfilerTool::instance() {
   return *tool;
 }
 
+namespace {
+
+// NVTX hands its events to the CUPTI library that NVTX_INJECTION64_PATH names
+// (loaded at the application's first NVTX call). The tool's CUPTI is the copy
+// the process had loaded when the tool started; when the application brought
+// its own (PyTorch loads libcupti for Kineto), the launcher's path names a
+// second copy whose NVTX events reach no subscriber, and no range ever
+// matched (seen on the H200 with torch 2.11). Point the variable at the copy
+// in use; it takes effect when the application's first NVTX call comes after
+// CUDA's initialization (the tool's), as in PyTorch.
+void point_nvtx_at_loaded_cupti() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return;
+  char loaded[PATH_MAX];
+  if (realpath(info.dli_fname, loaded) == nullptr) return;
+  const char* named = std::getenv("NVTX_INJECTION64_PATH");
+  char named_real[PATH_MAX];
+  if (named != nullptr && realpath(named, named_real) != nullptr && std::strcmp(named_real, loaded) == 0) return;
+  setenv("NVTX_INJECTION64_PATH", loaded, 1);
+  if (std::getenv("RANGEREPLAY_DEBUG") != nullptr)
+    std::fprintf(stderr, "rangereplay[debug] NVTX_INJECTION64_PATH set to the CUPTI in use: %s\n", loaded);
+}
+
+}  // namespace
+
 Status ProfilerTool::initialize() {
   const char* path = std::getenv("RANGEREPLAY_CONFIG");
   if (path == nullptr) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
@@ -155,6 +184,7 @@ Status ProfilerTool::initialize() {
   report_.range_metrics = config_.range_metrics == RangeMetrics::kWholeRange ? "whole" : "kernel";
   report_.verify = config_.verify;
 
+  point_nvtx_at_loaded_cupti();
   CUpti_SubscriberHandle subscriber = nullptr;
   RR_CUPTI(cuptiSubscribe(&subscriber, callback, this));
   RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API));

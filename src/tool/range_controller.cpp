@@ -377,7 +377,9 @@ Status ProfilerTool::push_standing_range(ActiveRange& range) {
     standing_pushed_ = 0;
     debug("standing pass opened%s for %ld ranges", "", static_cast<long>(session_->max_ranges()));
   }
-  RR_RETURN_IF_ERROR(session_->push_range(range.name));
+  // CUPTI merges user ranges of one name into one counter range (seen on the
+  // H200: two `step` ranges gave one range with their sum): each gets its own.
+  RR_RETURN_IF_ERROR(session_->push_range(range.name + "#" + std::to_string(standing_pushed_)));
   range.standing_counter_range = standing_pushed_++;
   return ok_status();
 }
