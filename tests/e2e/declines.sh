@@ -3,7 +3,9 @@
 # program whose range holds an unsupported situation is declined with exactly
 # its DeclineReason while its own output stays correct, and every program or
 # example whose range is replayable is replayed with checksums equal to a run
-# without the tool. Prints a table; exit 1 on any mismatch, 77 without a GPU.
+# without the tool (docs/limitations.md lists which program produces which
+# reason). Cases that need more GPUs than the machine has are listed as
+# skipped. Prints a table; exit 1 on any mismatch, 77 without a GPU.
 #   tests/e2e/declines.sh <build-dir>
 set -uo pipefail
 build=${1:?build dir}

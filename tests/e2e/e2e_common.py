@@ -9,10 +9,11 @@ def checksums(text):
     return [line for line in text.splitlines() if line.startswith("checksum ")]
 
 
-def run(cmd, timeout=TIMEOUT_S):
-    """(returncode, stdout, stderr); returncode None on timeout."""
+def run(cmd, timeout=TIMEOUT_S, env=None):
+    """(returncode, stdout, stderr); returncode None on timeout. `env`: the
+    child's whole environment (None: this process's)."""
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
