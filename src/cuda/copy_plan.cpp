@@ -1,6 +1,7 @@
 // CopyPlan: builds, uploads and runs one snapshot's copy work (see copy_plan.h).
 #include "cuda/copy_plan.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -190,6 +191,7 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
   const bool capture = direction == CopyDirection::kCapture;
   std::vector<CUdeviceptr>& dsts = capture ? ce_arena_ : ce_app_;
   std::vector<CUdeviceptr>& srcs = capture ? ce_app_ : ce_arena_;
+  std::size_t queued = 0;  // copies already queued by batch calls
   if (batch_supported_) {
     // Location hints only matter for managed memory; they are set to where
     // the bytes really are all the same.
@@ -203,19 +205,27 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
     attributes.srcLocHint = capture ? device : host;
     attributes.dstLocHint = capture ? host : device;
     attributes.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
-    std::size_t first_copy = 0;
-    const CUresult result = cuMemcpyBatchAsync(dsts.data(), srcs.data(), ce_bytes_.data(), ce_bytes_.size(),
-                                               &attributes, &first_copy, 1, side_stream_);
-    if (result == CUDA_SUCCESS) return ok_status();
-    // A driver without the batch API (or rejecting its attributes) gets one
-    // cuMemcpyAsync per span; any real error resurfaces from those.
-    if (result != CUDA_ERROR_NOT_SUPPORTED && result != CUDA_ERROR_INVALID_VALUE) {
-      return cu_status(result, "cuMemcpyBatchAsync", __FILE__, __LINE__);
+    // At most kMaxCopyEngineBatch copies per call (copy_plan.h says why).
+    while (queued < ce_bytes_.size()) {
+      const std::size_t count = std::min(kMaxCopyEngineBatch, ce_bytes_.size() - queued);
+      std::size_t first_copy = 0;  // attributes applies from the call's first copy on
+      const CUresult result = cuMemcpyBatchAsync(dsts.data() + queued, srcs.data() + queued, ce_bytes_.data() + queued,
+                                                 count, &attributes, &first_copy, 1, side_stream_);
+      if (result != CUDA_SUCCESS) {
+        // A driver without the batch API (or rejecting its attributes) gets
+        // one cuMemcpyAsync per span from here on; any real error resurfaces
+        // from those.
+        if (result != CUDA_ERROR_NOT_SUPPORTED && result != CUDA_ERROR_INVALID_VALUE) {
+          return cu_status(result, "cuMemcpyBatchAsync", __FILE__, __LINE__);
+        }
+        batch_supported_ = false;
+        stats_.copy_engine_batched = false;
+        break;
+      }
+      queued += count;
     }
-    batch_supported_ = false;
-    stats_.copy_engine_batched = false;
   }
-  for (std::size_t i = 0; i < ce_bytes_.size(); ++i) {
+  for (std::size_t i = queued; i < ce_bytes_.size(); ++i) {
     RR_CU(cuMemcpyAsync(dsts[i], srcs[i], ce_bytes_[i], side_stream_));
   }
   return ok_status();

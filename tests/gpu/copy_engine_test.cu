@@ -287,6 +287,13 @@ TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_copy_engines) {
   round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 8));
 }
 
+TEST_F(CopyPlanTest, pinned_tier_takes_several_batches_past_the_batch_limit) {
+  // About 2.2 kMaxCopyEngineBatch non-empty spans (every 31st is empty): three
+  // cuMemcpyBatchAsync calls per pass, the last one partial.
+  const std::vector<Region> regions = random_regions(2 * kMaxCopyEngineBatch + 300, 3000, 2348);
+  round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 13), CopyPlanOptions{}, stream_);
+}
+
 TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_mapped_kernel) {
   const std::vector<Region> regions = random_regions(64, 100000, 66);
   round_trip(make_layout(regions, Alignment::kCongruent, Placement::kPinnedOnly, 9), mapped_kernel());
