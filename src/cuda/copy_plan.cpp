@@ -85,6 +85,8 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
       plan.stats_.items_per_block = kernels::block_run_items(options.piece_bytes);
       RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks,
                           kernels::block_run_grid(plan.items_.size(), plan.stats_.items_per_block));
+    } else if (options.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
+      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(plan.items_.size()));
     } else {
       RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
       plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
@@ -175,6 +177,9 @@ Status CopyPlan::run(CopyDirection direction, CUstream stream) {
       args.items_per_block = stats_.items_per_block;
       RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_block_run(args, options_.streaming_cache_hints,
                                                                stats_.grid_blocks, stream));
+    } else if (options_.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
+      RR_RETURN_IF_ERROR(
+          kernels::launch_copy_kernel_in_order(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
     } else {
       RR_RETURN_IF_ERROR(
           kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));

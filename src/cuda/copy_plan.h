@@ -76,8 +76,9 @@ struct CopyPlanOptions {
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
   /// Which copy loop the kernel runs (cuda/kernels/copy_kernel.h). The default
-  /// stays kWarpPerItem until bench/copy_bench's "var" columns measure
-  /// kBlockPerItemRun faster on the GPU; only then switch it (not before).
+  /// stays kWarpPerItem until bench/copy_bench's "blk" (kBlockPerItemRun) or
+  /// "ord" (kWarpPerItemInOrder) columns measure a variant faster on the GPU;
+  /// only then switch it (not before).
   kernels::CopyKernelVariant variant = kernels::CopyKernelVariant::kWarpPerItem;
 };
 
@@ -92,7 +93,7 @@ struct CopyPlanStats {
   /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
   /// to one cuMemcpyAsync per span.
   bool copy_engine_batched = true;
-  int grid_blocks = 0;                // the kernel's grid (0: no kernel)
+  int grid_blocks = 0;                // the kernel's grid (0: no kernel; kWarpPerItemInOrder: ceil(items / 8))
   std::uint32_t items_per_block = 0;  // kBlockPerItemRun: items per block (0 otherwise or no kernel)
 };
 
