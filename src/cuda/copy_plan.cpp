@@ -1,6 +1,7 @@
 // CopyPlan: builds, uploads and runs one snapshot's copy work (see copy_plan.h).
 #include "cuda/copy_plan.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -84,6 +85,8 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
       plan.stats_.items_per_block = kernels::block_run_items(options.piece_bytes);
       RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks,
                           kernels::block_run_grid(plan.items_.size(), plan.stats_.items_per_block));
+    } else if (options.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
+      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(plan.items_.size()));
     } else {
       RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
       plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
@@ -174,6 +177,9 @@ Status CopyPlan::run(CopyDirection direction, CUstream stream) {
       args.items_per_block = stats_.items_per_block;
       RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_block_run(args, options_.streaming_cache_hints,
                                                                stats_.grid_blocks, stream));
+    } else if (options_.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
+      RR_RETURN_IF_ERROR(
+          kernels::launch_copy_kernel_in_order(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
     } else {
       RR_RETURN_IF_ERROR(
           kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
@@ -190,6 +196,7 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
   const bool capture = direction == CopyDirection::kCapture;
   std::vector<CUdeviceptr>& dsts = capture ? ce_arena_ : ce_app_;
   std::vector<CUdeviceptr>& srcs = capture ? ce_app_ : ce_arena_;
+  std::size_t queued = 0;  // copies already queued by batch calls
   if (batch_supported_) {
     // Location hints only matter for managed memory; they are set to where
     // the bytes really are all the same.
@@ -203,19 +210,27 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
     attributes.srcLocHint = capture ? device : host;
     attributes.dstLocHint = capture ? host : device;
     attributes.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
-    std::size_t first_copy = 0;
-    const CUresult result = cuMemcpyBatchAsync(dsts.data(), srcs.data(), ce_bytes_.data(), ce_bytes_.size(),
-                                               &attributes, &first_copy, 1, side_stream_);
-    if (result == CUDA_SUCCESS) return ok_status();
-    // A driver without the batch API (or rejecting its attributes) gets one
-    // cuMemcpyAsync per span; any real error resurfaces from those.
-    if (result != CUDA_ERROR_NOT_SUPPORTED && result != CUDA_ERROR_INVALID_VALUE) {
-      return cu_status(result, "cuMemcpyBatchAsync", __FILE__, __LINE__);
+    // At most kMaxCopyEngineBatch copies per call (copy_plan.h says why).
+    while (queued < ce_bytes_.size()) {
+      const std::size_t count = std::min(kMaxCopyEngineBatch, ce_bytes_.size() - queued);
+      std::size_t first_copy = 0;  // attributes applies from the call's first copy on
+      const CUresult result = cuMemcpyBatchAsync(dsts.data() + queued, srcs.data() + queued, ce_bytes_.data() + queued,
+                                                 count, &attributes, &first_copy, 1, side_stream_);
+      if (result != CUDA_SUCCESS) {
+        // A driver without the batch API (or rejecting its attributes) gets
+        // one cuMemcpyAsync per span from here on; any real error resurfaces
+        // from those.
+        if (result != CUDA_ERROR_NOT_SUPPORTED && result != CUDA_ERROR_INVALID_VALUE) {
+          return cu_status(result, "cuMemcpyBatchAsync", __FILE__, __LINE__);
+        }
+        batch_supported_ = false;
+        stats_.copy_engine_batched = false;
+        break;
+      }
+      queued += count;
     }
-    batch_supported_ = false;
-    stats_.copy_engine_batched = false;
   }
-  for (std::size_t i = 0; i < ce_bytes_.size(); ++i) {
+  for (std::size_t i = queued; i < ce_bytes_.size(); ++i) {
     RR_CU(cuMemcpyAsync(dsts[i], srcs[i], ce_bytes_[i], side_stream_));
   }
   return ok_status();

@@ -7,9 +7,10 @@
 // stream (core/work_stream.h), uploads it to device memory once, and sizes the
 // copy kernel's grid from the device's multiprocessor count. Each capture or
 // restore is then one kernel launch (cuda/kernels/copy_kernel.h), plus, for a
-// pinned host arena copied by the copy engines, one cuMemcpyBatchAsync on a
-// side stream forked from and joined back into the caller's stream by events,
-// so it overlaps the kernel. Nothing inside waits on the host.
+// pinned host arena copied by the copy engines, cuMemcpyBatchAsync calls of at
+// most kMaxCopyEngineBatch copies each on a side stream forked from and joined
+// back into the caller's stream by events, so they overlap the kernel. Nothing
+// inside waits on the host.
 //
 //   std::vector<ArenaCopyList> arenas = {{ArenaKind::kDevice, arena_ptr, arena_bytes, spans}};
 //   RR_ASSIGN_OR_RETURN(CopyPlan plan, CopyPlan::create(arenas, {}, stream));
@@ -24,6 +25,7 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -39,6 +41,17 @@ enum class ArenaKind : std::uint8_t {
   kDevice,      // device memory: always copied by the kernel
   kPinnedHost,  // pinned, device-mapped host memory: see PinnedCopyMethod
 };
+
+/// Most copies one cuMemcpyBatchAsync call is given; a longer span list takes
+/// several calls on the same stream (the same copies, and the same guarantee:
+/// none on the order within a batch). Why a bound: copy_bench died of SIGSEGV
+/// on the host in its first row whose batch held 4096 copies (pinned tier,
+/// 64 MB in 4096 regions), after rows of 1 and 64 copies had passed; the
+/// row's other host calls had all run before, with 4096 regions in the device
+/// tier or on the same pinned arena in the rows before. Batches of about 1000
+/// copies have run (the GPU test's split layout), so calls stay within that.
+/// Not proven to be the cause: copy_bench now names the stage of a crash.
+inline constexpr std::size_t kMaxCopyEngineBatch = 1024;
 
 /// How a pinned host arena is copied.
 enum class PinnedCopyMethod : std::uint8_t {
@@ -63,8 +76,9 @@ struct CopyPlanOptions {
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
   /// Which copy loop the kernel runs (cuda/kernels/copy_kernel.h). The default
-  /// stays kWarpPerItem until bench/copy_bench's "var" columns measure
-  /// kBlockPerItemRun faster on the GPU; only then switch it (not before).
+  /// stays kWarpPerItem until bench/copy_bench's "blk" (kBlockPerItemRun) or
+  /// "ord" (kWarpPerItemInOrder) columns measure a variant faster on the GPU;
+  /// only then switch it (not before).
   kernels::CopyKernelVariant variant = kernels::CopyKernelVariant::kWarpPerItem;
 };
 
@@ -75,12 +89,12 @@ struct CopyPlanStats {
   std::uint64_t copy_engine_bytes = 0;  // spans copied by cuMemcpyBatchAsync
   std::uint64_t kernel_items = 0;       // work items in the device stream
   std::uint64_t narrow_items = 0;       // items copied with vectors under 16 bytes
-  std::uint64_t copy_engine_spans = 0;  // copies per copy-engine batch
+  std::uint64_t copy_engine_spans = 0;  // copies per pass on the copy engines (batches of <= kMaxCopyEngineBatch)
   /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
   /// to one cuMemcpyAsync per span.
   bool copy_engine_batched = true;
-  int grid_blocks = 0;                  // the kernel's grid (0: no kernel)
-  std::uint32_t items_per_block = 0;    // kBlockPerItemRun: items per block (0 otherwise or no kernel)
+  int grid_blocks = 0;                // the kernel's grid (0: no kernel; kWarpPerItemInOrder: ceil(items / 8))
+  std::uint32_t items_per_block = 0;  // kBlockPerItemRun: items per block (0 otherwise or no kernel)
 };
 
 class CopyPlan {

@@ -1,8 +1,8 @@
 // CopyPlan on a GPU: capture random application bytes into device and pinned
 // arenas, scribble over the application's memory, restore, and compare every
 // byte (inside and outside the regions, application and arenas) against a
-// host model of what the copies must do. Every layout goes through both
-// copy-kernel variants (kWarpPerItem and kBlockPerItemRun).
+// host model of what the copies must do. Every layout goes through the three
+// copy-kernel variants (kWarpPerItem, kBlockPerItemRun, kWarpPerItemInOrder).
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 #include "gpu/gpu_test_bytes.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <random>
 #include <string>
@@ -30,6 +31,14 @@ static_assert(kernels::block_run_items(4096) == 32);
 static_assert(kernels::block_run_items(8192) == 16);
 static_assert(kernels::block_run_items(48 * 1024) == 4);  // 3 rounded up to a group
 static_assert(kernels::block_run_items(65536) == 4);
+
+// kWarpPerItemInOrder's grid: one block per 8 consecutive items, exact values.
+static_assert(kernels::in_order_blocks(0) == 0);
+static_assert(kernels::in_order_blocks(1) == 1);
+static_assert(kernels::in_order_blocks(8) == 1);
+static_assert(kernels::in_order_blocks(9) == 2);
+static_assert(kernels::in_order_blocks(std::uint64_t{1} << 20) == 131072);  // 4 GiB of 4 KiB pieces
+static_assert(kernels::in_order_blocks((std::uint64_t{1} << 34) - 1) == std::uint64_t{1} << 31);
 
 // How arena offsets relate to application addresses.
 enum class Alignment {
@@ -120,7 +129,9 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
                  std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
                  (options.streaming_cache_hints ? ", streaming hints" : "") +
-                 (options.variant == CopyKernelVariant::kBlockPerItemRun ? ", block-run variant" : ""));
+                 (options.variant == CopyKernelVariant::kBlockPerItemRun      ? ", block-run variant"
+                  : options.variant == CopyKernelVariant::kWarpPerItemInOrder ? ", in-order variant"
+                                                                              : ""));
     CUdeviceptr app = 0;
     CUdeviceptr device_arena = 0;
     void* pinned_host = nullptr;
@@ -193,9 +204,10 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     EXPECT_CU(cuMemFreeHost(pinned_host));
   }
 
-  // Both kernel variants on the test's stream.
+  // Every kernel variant on the test's stream.
   void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) {
-    for (CopyKernelVariant variant : {CopyKernelVariant::kWarpPerItem, CopyKernelVariant::kBlockPerItemRun}) {
+    for (CopyKernelVariant variant : {CopyKernelVariant::kWarpPerItem, CopyKernelVariant::kBlockPerItemRun,
+                                      CopyKernelVariant::kWarpPerItemInOrder}) {
       CopyPlanOptions with_variant = options;
       with_variant.variant = variant;
       round_trip(layout, with_variant, stream_);
@@ -287,6 +299,13 @@ TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_copy_engines) {
   round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 8));
 }
 
+TEST_F(CopyPlanTest, pinned_tier_takes_several_batches_past_the_batch_limit) {
+  // About 2.2 kMaxCopyEngineBatch non-empty spans (every 31st is empty): three
+  // cuMemcpyBatchAsync calls per pass, the last one partial.
+  const std::vector<Region> regions = random_regions(2 * kMaxCopyEngineBatch + 300, 3000, 2348);
+  round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 13), CopyPlanOptions{}, stream_);
+}
+
 TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_mapped_kernel) {
   const std::vector<Region> regions = random_regions(64, 100000, 66);
   round_trip(make_layout(regions, Alignment::kCongruent, Placement::kPinnedOnly, 9), mapped_kernel());
@@ -308,6 +327,9 @@ TEST_F(CopyPlanTest, mixed_plan_runs_on_the_legacy_default_stream) {
   CopyPlanOptions block_run;
   block_run.variant = CopyKernelVariant::kBlockPerItemRun;
   round_trip(layout, block_run, nullptr);
+  CopyPlanOptions in_order;
+  in_order.variant = CopyKernelVariant::kWarpPerItemInOrder;
+  round_trip(layout, in_order, nullptr);
 }
 
 TEST_F(CopyPlanTest, block_run_variant_round_trips_runs_that_end_mid_group) {
@@ -333,6 +355,40 @@ TEST_F(CopyPlanTest, block_run_variant_round_trips_runs_that_end_mid_group) {
     options.variant = CopyKernelVariant::kBlockPerItemRun;
     round_trip(layout, options, stream_);
   }
+}
+
+TEST_F(CopyPlanTest, in_order_variant_round_trips_grids_that_end_mid_block) {
+  // Item counts around one and two blocks of 8 (4 KiB pieces): a last block
+  // whose warps past the stream's end exit at once, partial and narrow items
+  // among full ones, a 1-byte region and a region of 1-byte-aligned bytes.
+  for (std::uint64_t items : {1u, 2u, 7u, 8u, 9u, 15u, 16u, 17u}) {
+    SCOPED_TRACE("items " + std::to_string(items));
+    Layout layout;
+    std::uint64_t app = 3;
+    std::uint64_t arena = 3;
+    for (std::uint64_t i = 0; i < items; ++i) {
+      const std::uint64_t bytes = i == 5 ? 1 : i % 3 == 2 ? 4096 - 9 : 4096;  // one item each
+      const std::uint64_t skew = i % 4 == 3 ? 1 : 0;                          // items 3, 7, ...: 1-byte vectors
+      layout.spans[0].push_back({DevicePtr(app), arena + skew, bytes});
+      app += bytes + 16 + i;
+      arena += bytes + 16 + i;  // >= skew past the span's end
+    }
+    layout.app_bytes = app + 64;
+    layout.arena_bytes[0] = arena + 64;
+    layout.arena_bytes[1] = 64;
+    CopyPlanOptions options;
+    options.variant = CopyKernelVariant::kWarpPerItemInOrder;
+    round_trip(layout, options, stream_);
+  }
+}
+
+TEST(CopyKernelInOrder, grid_is_one_block_per_eight_items) {
+  EXPECT_EQ(kernels::in_order_grid(0).value(), 1);
+  EXPECT_EQ(kernels::in_order_grid(8).value(), 1);
+  EXPECT_EQ(kernels::in_order_grid(9).value(), 2);
+  EXPECT_EQ(kernels::in_order_grid(std::uint64_t{1} << 20).value(), 131072);
+  EXPECT_EQ(kernels::in_order_grid((std::uint64_t{1} << 34) - 8).value(), INT_MAX);
+  EXPECT_EQ(kernels::in_order_grid(std::uint64_t{1} << 34).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(CopyKernelBlockRun, grid_is_one_block_per_run_of_items) {
@@ -388,6 +444,15 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_EQ(plan->stats().kernel_items, 3u);
     EXPECT_EQ(plan->stats().items_per_block, 32u);  // 4 KiB pieces
     EXPECT_EQ(plan->stats().grid_blocks, 1);
+  }
+  {
+    CopyPlanOptions options;
+    options.variant = CopyKernelVariant::kWarpPerItemInOrder;
+    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream_);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    EXPECT_EQ(plan->stats().kernel_items, 3u);
+    EXPECT_EQ(plan->stats().items_per_block, 0u);
+    EXPECT_EQ(plan->stats().grid_blocks, 1);  // 3 items, 8 per block
   }
   EXPECT_CU(cuMemFree(app));
   EXPECT_CU(cuMemFree(arena));

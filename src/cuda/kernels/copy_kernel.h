@@ -30,6 +30,23 @@
 // allow, one per thread in flight. 64 registers, no spills, 4 KiB of shared
 // memory, 4 blocks of 256 threads per SM on sm_90.
 //
+// A third variant, kWarpPerItemInOrder, keeps kWarpPerItem's copy loop (one
+// warp per item, the same decoding and copy_piece, eight 16-byte vectors per
+// lane in flight) but not its schedule: the grid covers the whole stream,
+// block b taking items [8b, 8b + 8), one per warp, with no grid-stride loop.
+// kWarpPerItem's one resident wave gives warp w the fixed items w, w + W, ...
+// (W = 4224 warps on an H200), so warps of faster SMs can run ahead: the
+// addresses in flight then spread over a window of the arena and of the
+// application's memory that widens with the stream's length, and the kernel
+// ends when its slowest warp does while the others idle (suspected causes of
+// restore at 1.06-1.085x the floor, the ratio growing with size). Here the
+// hardware block scheduler hands blocks, and with them items, out in stream
+// order as earlier blocks retire, as for a memcpy kernel's grid: the window in
+// flight stays about the resident blocks' items (528 x 32 KiB on an H200) and
+// the grid ends within one block of the last item. The price: one descriptor
+// load per item on the critical path (kWarpPerItem prefetches the next one).
+// 64 registers, no spills, 4 blocks of 256 threads per SM on sm_90.
+//
 // Users: CopyPlan (cuda/copy_plan.h). The kernel has internal linkage; the
 // library is built with hidden visibility, so it never collides with an
 // application's kernels.
@@ -53,8 +70,9 @@ enum class CopyDirection : std::uint8_t {
 /// Which copy loop consumes the work stream (both copy every item exactly as
 /// split_piece() says; they differ only in speed).
 enum class CopyKernelVariant : std::uint8_t {
-  kWarpPerItem,      // one warp per item, eight vectors per lane in flight, one resident wave (the default)
-  kBlockPerItemRun,  // the digest kernel's copy loop: a block per run of items, four vectors per thread
+  kWarpPerItem,         // one warp per item, eight vectors per lane in flight, one resident wave (the default)
+  kBlockPerItemRun,     // the digest kernel's copy loop: a block per run of items, four vectors per thread
+  kWarpPerItemInOrder,  // kWarpPerItem's copy loop, grid over the whole stream: items go out in stream order
 };
 
 /// Threads per block of the copy kernel.
@@ -100,6 +118,16 @@ constexpr std::uint32_t block_run_items(std::uint32_t piece_bytes) {
 /// kBlockRunGroup or above kBlockRunMaxItems, or the grid exceeds 2^31 - 1 blocks.
 StatusOr<int> block_run_grid(std::uint64_t item_count, std::uint32_t items_per_block);
 
+/// kWarpPerItemInOrder: blocks covering `item_count` items, one item per warp:
+/// ceil(item_count / kCopyBlockWarps) (0 for 0 items).
+constexpr std::uint64_t in_order_blocks(std::uint64_t item_count) {
+  return item_count / kCopyBlockWarps + (item_count % kCopyBlockWarps != 0 ? 1 : 0);
+}
+
+/// kWarpPerItemInOrder: grid size in blocks, in_order_blocks(item_count), at least 1.
+/// Errors: kInvalidArgument when the grid exceeds 2^31 - 1 blocks (over 2^34 items).
+StatusOr<int> in_order_grid(std::uint64_t item_count);
+
 /// Resident blocks per multiprocessor of the kernel variant, from the
 /// occupancy API, for the current context's device.
 /// Errors: kInternal when the runtime cannot load the kernel (e.g. no sm_90
@@ -130,5 +158,15 @@ Status launch_copy_kernel(const CopyKernelArgs& args, bool streaming_cache_hints
 /// block_run_grid's; kInternal naming the runtime error if the launch is rejected.
 Status launch_copy_kernel_block_run(const CopyKernelArgs& args, bool streaming_cache_hints, int grid_blocks,
                                     CUstream stream);
+
+/// Launches the kWarpPerItemInOrder variant on `stream` (asynchronous), grid
+/// from in_order_grid(args.item_count). `streaming_cache_hints` as for
+/// launch_copy_kernel. A launch with item_count == 0 does nothing.
+/// Preconditions: those of launch_copy_kernel.
+/// Errors: kInvalidArgument for grid_blocks other than in_order_grid's (or a
+/// stream too long for one grid); kInternal naming the runtime error if the
+/// launch is rejected.
+Status launch_copy_kernel_in_order(const CopyKernelArgs& args, bool streaming_cache_hints, int grid_blocks,
+                                   CUstream stream);
 
 }  // namespace rangereplay::kernels
