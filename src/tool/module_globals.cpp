@@ -31,16 +31,25 @@ CUfunction launched_function(CUpti_CallbackId cbid, const CUpti_CallbackData* da
 
 // Device address and size of variable `name` of the module (or library) that
 // defines `f`, which may be a CUfunction or, from the runtime, a CUkernel.
+// {0, 0} when the loaded module has no such variable (CUDA_ERROR_NOT_FOUND):
+// the symbol tables read list every cubin's symbols, and some have no device
+// storage in the image that was loaded (seen on the H200 with PyTorch's
+// CUB kernels: libcu++ `cpo` objects); no kernel can write it, so there is
+// nothing to snapshot.
 StatusOr<std::pair<CUdeviceptr, std::size_t>> global_address(CUfunction f, const std::string& name) {
   CUdeviceptr address = 0;
   std::size_t bytes = 0;
   CUmodule module = nullptr;
-  if (cuFuncGetModule(&module, f) == CUDA_SUCCESS &&
-      cuModuleGetGlobal(&address, &bytes, module, name.c_str()) == CUDA_SUCCESS)
-    return std::make_pair(address, bytes);
+  if (cuFuncGetModule(&module, f) == CUDA_SUCCESS) {
+    const CUresult r = cuModuleGetGlobal(&address, &bytes, module, name.c_str());
+    if (r == CUDA_SUCCESS) return std::make_pair(address, bytes);
+    if (r == CUDA_ERROR_NOT_FOUND) return std::make_pair(CUdeviceptr{0}, std::size_t{0});
+  }
   CUlibrary library = nullptr;
   RR_CU(cuKernelGetLibrary(&library, reinterpret_cast<CUkernel>(f)));
-  RR_CU(cuLibraryGetGlobal(&address, &bytes, library, name.c_str()));
+  const CUresult r = cuLibraryGetGlobal(&address, &bytes, library, name.c_str());
+  if (r == CUDA_ERROR_NOT_FOUND) return std::make_pair(CUdeviceptr{0}, std::size_t{0});
+  RR_CU(r);
   return std::make_pair(address, bytes);
 }
 
@@ -56,6 +65,7 @@ Status ProfilerTool::track_module_globals(CUpti_CallbackId cbid, const CUpti_Cal
 Status ProfilerTool::track_module_globals_of(CUfunction f, const ModuleGlobals& module) {
   for (const CubinGlobal& g : module.globals) {
     RR_ASSIGN_OR_RETURN(auto where, global_address(f, g.name));
+    if (where.first == 0 || where.second == 0) continue;  // not in the loaded module
     bool known = false;
     for (const auto& s : active_->globals) known = known || s.address == where.first;
     if (known) continue;

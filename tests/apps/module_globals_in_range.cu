@@ -5,11 +5,10 @@
 // cuModuleLoadData before the ranges defines a kernel of that name with no
 // variables. The tool learns which kernels have variables from each module's
 // cubin by kernel name, so when the range launches the PTX module's kernel it
-// looks for g_counted_launches in that module, cannot find it
-// (cuModuleGetGlobal / cuLibraryGetGlobal fail), and declines rather than
-// replay a kernel whose module state it could not snapshot. Expected decline:
-// module_globals_in_range. The range still runs once, so the results must
-// stay right:
+// looks for g_counted_launches in that module and does not find it
+// (CUDA_ERROR_NOT_FOUND): that module has no such variable, so there is
+// nothing of it to snapshot, and the range replays (it once declined
+// module_globals_in_range). The results must stay right:
 //   range: rr_counted_affine(x, salt) (runtime, g_counted_launches += 1);
 //          rr_counted_affine(x, salt + 1) (PTX module, cuLaunchKernel)
 #include <cuda.h>
