@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/unrecorded_work.h"
 #include "cuda/cu_status.h"
 #include "tool/profiler_tool.h"
 
@@ -275,6 +276,12 @@ void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackD
       return;
     }
     default:
+      // Anything else that writes device memory or enqueues work would be
+      // left out of every replay: decline, naming the call.
+      if (data->functionName != nullptr && is_unrecorded_gpu_work(data->functionName))
+        decline(*active_, DeclineReason::kUnsupportedApi,
+                std::string(data->functionName) +
+                    " inside the range: the tool does not record this call, so a replay would leave it out");
       return;
   }
 }
