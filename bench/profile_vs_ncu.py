@@ -94,6 +94,20 @@ if on_rep is not None and off_rep is not None:
 else:
     rows.append(("  standing pass on vs off (x50)", f"failed: {on_err or off_err}"))
 
+# --verify on against off (issue 6: <= 1.05x): the replay windows of the same
+# ranges, a 9-pass list, differential restore (the default) in both runs.
+three = ["--metrics", "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+windows = {}
+for label, extra in (("off", []), ("on", ["--verify"])):
+    _, rep, err = profile(["--iterations", "4"], three + extra)
+    windows[label] = None if rep is None else sum(r["timings"]["window_ms"] for r in rep["ranges"][1:] if not r["declined"])
+if windows["off"] and windows["on"]:
+    raw["verify_windows_ms"] = windows
+    rows.append(("--verify on vs off (stream 256MB)", f"windows of ranges 2-4: {windows['on']:.1f} ms vs {windows['off']:.1f} ms "
+                 f"= {windows['on'] / windows['off']:.3f}x (target <= 1.05x)"))
+else:
+    rows.append(("--verify on vs off (stream 256MB)", f"failed: {windows}"))
+
 # Tool loaded, no range matched: application slowdown.
 env_cmd = [cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--", stream, "--iterations", "20"]
 plain_s, _ = timed([stream, "--iterations", "20"])
