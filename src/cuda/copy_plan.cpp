@@ -9,6 +9,12 @@
 
 namespace rangereplay {
 
+static_assert(!pinned_arena_by_kernel(PinnedCopyMethod::kCopyEngine, 1 << 20));
+static_assert(pinned_arena_by_kernel(PinnedCopyMethod::kMappedKernel, 1));
+static_assert(!pinned_arena_by_kernel(PinnedCopyMethod::kAuto, kAutoKernelAboveSpans));
+static_assert(pinned_arena_by_kernel(PinnedCopyMethod::kAuto, kAutoKernelAboveSpans + 1));
+
+
 using kernels::CopyDirection;
 
 StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const CopyPlanOptions& options,
@@ -39,7 +45,9 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
     if (!has_bytes) continue;
     if (arena.base == 0) return invalid_argument("arena " + std::to_string(a) + " has spans but no base address");
 
-    const bool by_kernel = arena.kind == ArenaKind::kDevice || options.pinned_method == PinnedCopyMethod::kMappedKernel;
+    std::size_t spans = 0;
+    for (const CopySpan& span : arena.spans) spans += span.bytes > 0 ? 1 : 0;
+    const bool by_kernel = arena.kind == ArenaKind::kDevice || pinned_arena_by_kernel(options.pinned_method, spans);
     if (by_kernel) {
       if (slots == kMaxArenaSlots) {
         return invalid_argument("more than " + std::to_string(kMaxArenaSlots) + " kernel-copied arenas in one plan");

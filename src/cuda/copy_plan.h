@@ -57,7 +57,23 @@ inline constexpr std::size_t kMaxCopyEngineBatch = 1024;
 enum class PinnedCopyMethod : std::uint8_t {
   kCopyEngine,    // cuMemcpyBatchAsync, one copy per span (the DMA engines)
   kMappedKernel,  // the copy kernel through the mapped pointer (the SMs, over PCIe)
+  kAuto,          // per arena: the faster of the two for its span count (pinned_arena_by_kernel)
 };
+
+/// Spans of one pinned arena above which kAuto copies it with the mapped
+/// kernel. Measured on the H200 (copy_bench, 2026-11-29, 64 MB): 1 and 64
+/// spans, the copy engines 1.22 / 1.26 ms against the kernel's 1.29 / 1.35 ms
+/// (restore); 4096 spans, the copy engines 1.59 / 3.63 ms (capture / restore)
+/// against 1.29 / 1.32 ms. The threshold is the batch size (kMaxCopyEngineBatch):
+/// past it the engines need several batch calls.
+inline constexpr std::size_t kAutoKernelAboveSpans = 1024;
+
+/// Whether a pinned arena with `spans` non-empty spans is copied by the
+/// mapped kernel (else by the copy engines) under `method`.
+constexpr bool pinned_arena_by_kernel(PinnedCopyMethod method, std::size_t spans) {
+  return method == PinnedCopyMethod::kMappedKernel ||
+         (method == PinnedCopyMethod::kAuto && spans > kAutoKernelAboveSpans);
+}
 
 /// One arena of the plan and the spans placed in it.
 struct ArenaCopyList {

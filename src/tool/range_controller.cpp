@@ -36,13 +36,13 @@ std::size_t default_counter_ranges(std::size_t bytes_per_range) {
   return std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(bytes_per_range, 1), 1, 2048);
 }
 
-// The snapshot tiers as the user capped them (0 = no cap); pinned tier by
-// the copy engines.
+// The snapshot tiers as the user capped them (0 = no cap); a pinned arena
+// by the copy engines, or by the mapped kernel when it has many spans.
 SnapshotOptions snapshot_options(const ProfileConfig& config) {
   SnapshotOptions options;
   options.device_limit_bytes = config.snapshot_device_limit;
   options.host_limit_bytes = config.snapshot_host_limit;
-  options.copy.pinned_method = PinnedCopyMethod::kCopyEngine;
+  options.copy.pinned_method = PinnedCopyMethod::kAuto;
   return options;
 }
 
