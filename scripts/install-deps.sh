@@ -20,3 +20,10 @@ if [[ ! -x /usr/local/cuda/bin/nvcc ]] && ! command -v nvcc >/dev/null; then
   echo "install-deps: the CUDA 13 toolkit is missing: install it under /usr/local/cuda (nvcc, CUPTI)" >&2
   exit 1
 fi
+nvcc_bin=/usr/local/cuda/bin/nvcc
+[[ -x $nvcc_bin ]] || nvcc_bin=$(command -v nvcc)
+cuda_major=$("$nvcc_bin" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+if [[ -n $cuda_major && $cuda_major -lt 13 ]]; then
+  echo "install-deps: $nvcc_bin is CUDA $cuda_major; rangereplay needs the CUDA 13 toolkit (CUPTI's range profiler API): install it under /usr/local/cuda" >&2
+  exit 1
+fi

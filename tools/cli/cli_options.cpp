@@ -296,7 +296,18 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
     return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
   }
-  if (sources == 0) return invalid_argument(kNoRange);
+  if (sources == 0) {
+    // `profile ./app --nvtx-include step/`: the options after the
+    // application's name went to the application.
+    for (std::size_t i = 1; i < command.size(); ++i) {
+      if (command[i] == "--nvtx-include" || command[i] == "--profiler-api" || command[i] == "--kernel-range" ||
+          command[i].starts_with("--nvtx-include=") || command[i].starts_with("--kernel-range="))
+        return invalid_argument(std::string(kNoRange) + " ('" + command[i] + "' comes after the application '" +
+                                command.front() + "', so it is the application's argument: put rangereplay's "
+                                "options before the application, e.g. profile --nvtx-include step/ -- ./app)");
+    }
+    return invalid_argument(kNoRange);
+  }
   if (sources > 1) {
     return invalid_argument(
         "give one range source: --nvtx-include, --profiler-api or --kernel-range (ranges from different sources "

@@ -66,6 +66,12 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 }
 
 StatusOr<OutputFormat> output_format_of(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name == ".json" || name == ".csv")
+    return invalid_argument("output '" + path + "' has no file name before '" + name +
+                            "'; name the file, e.g. report" + name);
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -117,6 +117,13 @@ TEST(CliOptions, no_range_selection_is_an_error_naming_the_options) {
             "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
 }
 
+TEST(CliOptions, range_options_after_the_application_are_named_in_the_error) {
+  EXPECT_EQ(error_of({"profile", "/bin/ls", "--nvtx-include", "step/"}),
+            "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B ('--nvtx-include' "
+            "comes after the application '/bin/ls', so it is the application's argument: put rangereplay's options "
+            "before the application, e.g. profile --nvtx-include step/ -- ./app)");
+}
+
 TEST(CliOptions, kernel_range_alone_is_a_range_selection) {
   CommandLine c = parse({"profile", "--kernel-range", "0:1", "--", "./app"});
   EXPECT_EQ(c.profile.config.kernel_range, "0:1");

@@ -78,6 +78,9 @@ TEST(OutputPath, extension_picks_the_format) {
   EXPECT_EQ(none.status().message(), "output 'report' must end in .json or .csv (the extension picks the format)");
   EXPECT_FALSE(output_format_of("a.json.txt").ok());
   EXPECT_FALSE(output_format_of(".json").ok());  // a hidden file named ".json" has no extension
+  StatusOr<OutputFormat> nameless = output_format_of("/tmp/.csv");
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_EQ(nameless.status().message(), "output '/tmp/.csv' has no file name before '.csv'; name the file, e.g. report.csv");
 }
 
 Status writable(const std::string& pattern) {
