@@ -23,9 +23,11 @@ namespace rr = rangereplay;
 
 namespace {
 
+// One line: the cause and the fix. Bad input (an unknown metric, set or
+// chip) exits 2, like the launcher's usage errors; anything else 1.
 int fail(const rr::Status& status) {
-  std::fprintf(stderr, "metrics-probe: %s\n", status.to_string().c_str());
-  return 1;
+  std::fprintf(stderr, "metrics-probe: %s\n", status.message().c_str());
+  return status.code() == rr::StatusCode::kInvalidArgument || status.code() == rr::StatusCode::kNotFound ? 2 : 1;
 }
 
 }  // namespace
