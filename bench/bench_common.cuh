@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -49,17 +48,6 @@ inline double median(std::vector<double> v) {
 /// "64 MB", "4 GB".
 inline std::string size_name(std::uint64_t bytes) {
   return bytes >= 1024 * kMiB ? std::to_string(bytes / (1024 * kMiB)) + " GB" : std::to_string(bytes / kMiB) + " MB";
-}
-
-/// A size option: "256M", "1G", "4096", "64k" (binary units).
-inline std::uint64_t parse_bytes(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  std::uint64_t scale = 1;
-  if (end && (*end == 'K' || *end == 'k')) scale = 1024;
-  if (end && (*end == 'M' || *end == 'm')) scale = kMiB;
-  if (end && (*end == 'G' || *end == 'g')) scale = 1024 * kMiB;
-  return static_cast<std::uint64_t>(v * static_cast<double>(scale));
 }
 
 }  // namespace rangereplay::bench
