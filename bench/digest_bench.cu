@@ -10,6 +10,9 @@
 // the differing ones), predicted (chunks the previous pass dirtied are copied
 // unread: the steady state of a range that writes the same chunks each pass),
 // use-digests (after a --verify digest of the same memory: copy only).
+// Every mode is timed with both copy variants (DigestPlanOptions::copy_variant):
+// the default, each cluster copying its slices, and "ord", the in-order chunk
+// copy launch (kWarpPerPieceInOrder), printed next to each other.
 // Device events around each stage (queued behind a short spin kernel so the
 // host never starves the GPU), warm-up first, median of many repetitions,
 // random data; every restore is checked (restored bytes and memory equal to
@@ -46,6 +49,7 @@ using rangereplay::MemoryRange;
 using rangereplay::ChunkRestoreMode;
 using rangereplay::Status;
 using rangereplay::StatusOr;
+using rangereplay::kernels::DigestCopyVariant;
 
 constexpr std::uint64_t kFootprints[] = {64 * kMiB, 256 * kMiB, 1024 * kMiB, 4096 * kMiB};
 constexpr double kDirtyFractions[] = {0.0, 0.01, 0.10, 1.0};
@@ -63,6 +67,8 @@ constexpr ModeInfo kModes[] = {
     {ChunkRestoreMode::kCopyPredicted, "predicted"},
     {ChunkRestoreMode::kUseDigests, "use-digests"},
 };
+// The copy variants, in the order of restore_ms's first index ("ord" = the in-order chunk copy).
+constexpr DigestCopyVariant kVariants[] = {DigestCopyVariant::kClusterSlice, DigestCopyVariant::kWarpPerPieceInOrder};
 
 #define CHECK_CUDA(call)                                                                                 \
   do {                                                                                                   \
@@ -163,12 +169,13 @@ struct FootprintResult {
   std::uint64_t bytes = 0;
   std::uint64_t chunks = 0;
   std::uint32_t cluster_blocks = 0;
+  std::uint64_t copy_blocks = 0;  // the in-order variant's copy grid
   double floor_ms = 0;
   double digest_ms = 0;           // kernel only
   double digest_readback_ms = 0;  // digest() = kernel + copy of the digests to the host
   double read_back_ms = 0;        // read_back(): counters, digests, flags
-  // restore_ms[mode][fraction]
-  double restore_ms[3][4] = {};
+  // restore_ms[variant][mode][fraction]
+  double restore_ms[2][3][4] = {};
   std::uint64_t dirty_chunks[4] = {};
 };
 
@@ -188,14 +195,21 @@ FootprintResult run_footprint(std::uint64_t bytes, const Options& opt, cudaStrea
 
   const std::vector<DigestRegion> regions = {{MemoryRange(DevicePtr(reinterpret_cast<std::uint64_t>(app)), bytes),
                                               DevicePtr(reinterpret_cast<std::uint64_t>(snapshot))}};
-  DigestPlanOptions options;
-  options.chunk_bytes = opt.chunk_bytes;
-  StatusOr<DigestPlan> made = DigestPlan::create(regions, options, stream);
-  check_status(made.status(), "DigestPlan::create");
-  DigestPlan plan = std::move(made).value();
+  // One plan per copy variant over the same memory (plans[0]: the default).
+  std::vector<DigestPlan> plans;
+  for (DigestCopyVariant variant : kVariants) {
+    DigestPlanOptions options;
+    options.chunk_bytes = opt.chunk_bytes;
+    options.copy_variant = variant;
+    StatusOr<DigestPlan> made = DigestPlan::create(regions, options, stream);
+    check_status(made.status(), "DigestPlan::create");
+    plans.push_back(std::move(made).value());
+    check_status(plans.back().digest_entry(stream), "digest_entry");
+  }
+  DigestPlan& plan = plans[0];
   r.chunks = plan.stats().chunk_count;
   r.cluster_blocks = plan.stats().cluster_blocks;
-  check_status(plan.digest_entry(stream), "digest_entry");
+  r.copy_blocks = plans[1].stats().copy_blocks;
   CHECK_CUDA(cudaStreamSynchronize(stream));
 
   // Sanity: the GPU digests of the first and last chunk equal the host reference.
@@ -250,39 +264,40 @@ FootprintResult run_footprint(std::uint64_t bytes, const Options& opt, cudaStrea
     };
 
     for (int m = 0; m < 3; ++m) {
-      const ChunkRestoreMode mode = kModes[m].mode;
-      // Clear the dirty flags (memory is clean here): predictions start empty.
-      check_status(plan.restore(stream, ChunkRestoreMode::kDigestAll), "restore");
-      auto setup = [&] {
-        make_dirty();
-        if (mode == ChunkRestoreMode::kUseDigests) check_status(plan.digest(stream), "digest");
-      };
-      r.restore_ms[m][f] = timer.median_ms(reps, setup, [&] { check_status(plan.restore(stream, mode), "restore"); });
+      for (int v = 0; v < 2; ++v) {
+        DigestPlan& p = plans[v];
+        const ChunkRestoreMode mode = kModes[m].mode;
+        // Clear the dirty flags (memory is clean here): predictions start empty.
+        check_status(p.restore(stream, ChunkRestoreMode::kDigestAll), "restore");
+        auto setup = [&] {
+          make_dirty();
+          if (mode == ChunkRestoreMode::kUseDigests) check_status(p.digest(stream), "digest");
+        };
+        r.restore_ms[v][m][f] = timer.median_ms(reps, setup, [&] { check_status(p.restore(stream, mode), "restore"); });
 
-      // Check the last restore: counters and memory.
-      check_status(plan.read_back(stream), "read_back");
-      CHECK_CUDA(cudaMemsetAsync(differ, 0, sizeof(unsigned long long), stream));
-      compare_kernel<<<2048, 256, 0, stream>>>(reinterpret_cast<const uint4*>(app),
-                                               reinterpret_cast<const uint4*>(snapshot), bytes / 16, differ);
-      CHECK_CUDA(cudaGetLastError());
-      unsigned long long differing = 0;
-      CHECK_CUDA(cudaMemcpyAsync(&differing, differ, sizeof(differing), cudaMemcpyDeviceToHost, stream));
-      CHECK_CUDA(cudaStreamSynchronize(stream));
-      const std::uint64_t restored = plan.host_counters().restored_bytes;
-      if (differing != 0 || restored != dirty_bytes) {
-        std::fprintf(stderr, "%s %s %.0f%%: restored %llu bytes (expected %llu), %llu words differ\n",
-                     size_name(bytes).c_str(), kModes[m].name, kDirtyFractions[f] * 100,
-                     static_cast<unsigned long long>(restored), static_cast<unsigned long long>(dirty_bytes),
-                     differing);
-        all_ok = false;
+        // Check the last restore: counters and memory.
+        check_status(p.read_back(stream), "read_back");
+        CHECK_CUDA(cudaMemsetAsync(differ, 0, sizeof(unsigned long long), stream));
+        compare_kernel<<<2048, 256, 0, stream>>>(reinterpret_cast<const uint4*>(app),
+                                                 reinterpret_cast<const uint4*>(snapshot), bytes / 16, differ);
+        CHECK_CUDA(cudaGetLastError());
+        unsigned long long differing = 0;
+        CHECK_CUDA(cudaMemcpyAsync(&differing, differ, sizeof(differing), cudaMemcpyDeviceToHost, stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+        const std::uint64_t restored = p.host_counters().restored_bytes;
+        if (differing != 0 || restored != dirty_bytes) {
+          std::fprintf(stderr, "%s %s (%s) %.0f%%: restored %llu bytes (expected %llu), %llu words differ\n",
+                       size_name(bytes).c_str(), kModes[m].name, rangereplay::kernels::copy_variant_name(kVariants[v]),
+                       kDirtyFractions[f] * 100, static_cast<unsigned long long>(restored),
+                       static_cast<unsigned long long>(dirty_bytes), differing);
+          all_ok = false;
+        }
       }
     }
   }
 
   CHECK_CUDA(cudaStreamSynchronize(stream));
-  {
-    DigestPlan release = std::move(plan);  // frees before the buffers it names
-  }
+  plans.clear();  // frees before the buffers they name
   CHECK_CUDA(cudaFree(positions));
   CHECK_CUDA(cudaFree(differ));
   CHECK_CUDA(cudaFree(app));
@@ -329,6 +344,7 @@ int main(int argc, char** argv) {
     f["bytes"] = r.bytes;
     f["chunks"] = r.chunks;
     f["cluster_blocks"] = r.cluster_blocks;
+    f["in_order_copy_blocks"] = r.copy_blocks;
     f["floor_ms"] = r.floor_ms;
     f["digest_ms"] = r.digest_ms;
     f["digest_tbps"] = tbps(r.bytes, r.digest_ms);
@@ -340,8 +356,10 @@ int main(int argc, char** argv) {
         row["mode"] = kModes[m].name;
         row["dirty_fraction"] = kDirtyFractions[k];
         row["dirty_chunks"] = r.dirty_chunks[k];
-        row["ms"] = r.restore_ms[m][k];
-        row["ratio_to_floor"] = r.floor_ms > 0 ? r.restore_ms[m][k] / r.floor_ms : 0;
+        row["ms"] = r.restore_ms[0][m][k];
+        row["ratio_to_floor"] = r.floor_ms > 0 ? r.restore_ms[0][m][k] / r.floor_ms : 0;
+        row["in_order_ms"] = r.restore_ms[1][m][k];
+        row["in_order_ratio_to_floor"] = r.floor_ms > 0 ? r.restore_ms[1][m][k] / r.floor_ms : 0;
         f["restore"].push_back(row);
       }
     }
@@ -353,9 +371,10 @@ int main(int argc, char** argv) {
   }
 
   // The table: per footprint, the floor, the digest, and each restore mode's
-  // time as a ratio to the floor; then the ratios against the targets.
-  std::printf("\n%-7s %8s %8s %6s  %-11s %6s %6s %6s %6s  (restore / floor)\n", "size", "floor", "digest", "TB/s",
-              "mode", "0%", "1%", "10%", "100%");
+  // time as a ratio to the floor, the default copy then the in-order one
+  // ("ord"); then the ratios against the targets.
+  std::printf("\n%-7s %8s %8s %6s  %-11s %6s %6s %6s %6s | ord %6s %6s %6s %6s  (restore / floor)\n", "size", "floor",
+              "digest", "TB/s", "mode", "0%", "1%", "10%", "100%", "0%", "1%", "10%", "100%");
   for (const FootprintResult& r : results) {
     for (int m = 0; m < 3; ++m) {
       if (m == 0) {
@@ -365,11 +384,13 @@ int main(int argc, char** argv) {
         std::printf("%-7s %8s %8s %6s  ", "", "", "", "");
       }
       std::printf("%-11s", kModes[m].name);
-      for (int k = 0; k < 4; ++k) std::printf(" %6.3f", r.restore_ms[m][k] / r.floor_ms);
+      for (int k = 0; k < 4; ++k) std::printf(" %6.3f", r.restore_ms[0][m][k] / r.floor_ms);
+      std::printf(" |    ");
+      for (int k = 0; k < 4; ++k) std::printf(" %6.3f", r.restore_ms[1][m][k] / r.floor_ms);
       std::printf("\n");
     }
   }
-  std::printf("targets (measured/target, <= 1 meets for restore, >= 1 for digest):\n");
+  std::printf("targets (measured/target, <= 1 meets for restore, >= 1 for digest; [ord: in-order copy]):\n");
   std::printf("%-34s", "digest >= 3 TB/s (TB/s / 3)");
   for (const FootprintResult& r : results)
     std::printf(" %s %.2f", size_name(r.bytes).c_str(), tbps(r.bytes, r.digest_ms) / kDigestTargetTBps);
@@ -377,14 +398,18 @@ int main(int argc, char** argv) {
   for (int m = 0; m < 3; ++m) {
     std::printf("%-34s", ("1% dirty <= 0.4x floor, " + std::string(kModes[m].name)).c_str());
     for (const FootprintResult& r : results) {
-      std::printf(" %s %.2f", size_name(r.bytes).c_str(), r.restore_ms[m][1] / r.floor_ms / kOnePercentTarget);
+      std::printf(" %s %.2f [ord %.2f]", size_name(r.bytes).c_str(),
+                  r.restore_ms[0][m][1] / r.floor_ms / kOnePercentTarget,
+                  r.restore_ms[1][m][1] / r.floor_ms / kOnePercentTarget);
     }
     std::printf("\n");
   }
   for (int m = 0; m < 3; ++m) {
     std::printf("%-34s", ("100% dirty <= 1.15x floor, " + std::string(kModes[m].name)).c_str());
     for (const FootprintResult& r : results) {
-      std::printf(" %s %.2f", size_name(r.bytes).c_str(), r.restore_ms[m][3] / r.floor_ms / kAllDirtyTarget);
+      std::printf(" %s %.2f [ord %.2f]", size_name(r.bytes).c_str(),
+                  r.restore_ms[0][m][3] / r.floor_ms / kAllDirtyTarget,
+                  r.restore_ms[1][m][3] / r.floor_ms / kAllDirtyTarget);
     }
     std::printf("\n");
   }

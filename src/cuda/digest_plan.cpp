@@ -9,6 +9,7 @@
 
 namespace rangereplay {
 
+using kernels::DigestCopyVariant;
 using kernels::DigestCounters;
 using kernels::DigestCounterState;
 using kernels::DigestKernelArgs;
@@ -64,6 +65,13 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   plan.stats_.cluster_blocks = cluster_blocks;
   plan.stats_.grid_blocks = chunks * cluster_blocks;
   plan.stats_.has_snapshot = has_snapshot;
+  plan.stats_.copy_variant = options.copy_variant;
+  if (options.copy_variant == DigestCopyVariant::kWarpPerPieceInOrder) {
+    RR_ASSIGN_OR_RETURN(plan.copy_blocks_, plan.table_.copy_blocks(kernels::kChunkCopyBlockBytes));
+    plan.stats_.copy_blocks = plan.copy_blocks_.size();
+  } else if (options.copy_variant != DigestCopyVariant::kClusterSlice) {
+    return invalid_argument("digest copy variant " + std::to_string(static_cast<int>(options.copy_variant)));
+  }
 
   // Layout of the one device allocation (every part 8-byte aligned).
   std::uint64_t at = sizeof(DigestCounters);
@@ -82,6 +90,8 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   at += chunks * 8;
   plan.descriptors_offset_ = at;
   at += chunks * sizeof(DigestChunkDescriptor);
+  plan.copy_blocks_offset_ = at;
+  at += plan.copy_blocks_.size() * sizeof(ChunkCopyBlock);
   static_assert(sizeof(DigestCounters) % 8 == 0 && sizeof(DigestCounterState) % 8 == 0);
 
   RR_CU(cuEventCreate(&plan.done_, CU_EVENT_DISABLE_TIMING));
@@ -89,12 +99,17 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   RR_CU(cuMemHostAlloc(&plan.host_, plan.mirror_bytes_, 0));
   std::memset(plan.host_, 0, plan.mirror_bytes_);
   // Zero everything up to the descriptors (counters, digests, flags, state,
-  // locations), then upload the descriptors. descriptors_ stays alive and
-  // unmoved on the heap for the plan's lifetime, so the copy may read it later.
+  // locations), then upload the descriptors and copy blocks. descriptors_ and
+  // copy_blocks_ stay alive and unmoved on the heap for the plan's lifetime,
+  // so the copies may read them later.
   RR_CU(cuMemsetD8Async(plan.device_, 0, plan.descriptors_offset_, stream));
   if (chunks > 0) {
     RR_CU(cuMemcpyHtoDAsync(plan.device_ + plan.descriptors_offset_, plan.descriptors_.data(),
                             chunks * sizeof(DigestChunkDescriptor), stream));
+  }
+  if (!plan.copy_blocks_.empty()) {
+    RR_CU(cuMemcpyHtoDAsync(plan.device_ + plan.copy_blocks_offset_, plan.copy_blocks_.data(),
+                            plan.copy_blocks_.size() * sizeof(ChunkCopyBlock), stream));
   }
   RR_CU(cuEventRecord(plan.done_, stream));
   plan.done_recorded_ = true;
@@ -111,6 +126,8 @@ DigestPlan& DigestPlan::operator=(DigestPlan&& other) noexcept {
   stats_ = std::exchange(other.stats_, DigestPlanStats{});
   descriptors_ = std::move(other.descriptors_);
   other.descriptors_.clear();
+  copy_blocks_ = std::move(other.copy_blocks_);
+  other.copy_blocks_.clear();
   device_ = std::exchange(other.device_, 0);
   host_ = std::exchange(other.host_, nullptr);
   mirror_bytes_ = std::exchange(other.mirror_bytes_, 0);
@@ -121,6 +138,7 @@ DigestPlan& DigestPlan::operator=(DigestPlan&& other) noexcept {
   state_offset_ = other.state_offset_;
   locations_offset_ = other.locations_offset_;
   descriptors_offset_ = other.descriptors_offset_;
+  copy_blocks_offset_ = other.copy_blocks_offset_;
   exit_captured_ = std::exchange(other.exit_captured_, false);
   done_ = std::exchange(other.done_, nullptr);
   done_recorded_ = std::exchange(other.done_recorded_, false);
@@ -166,6 +184,15 @@ Status DigestPlan::launch(const DigestKernelArgs& args, CUstream stream) {
   return ok_status();
 }
 
+Status DigestPlan::launch_copy(const DigestKernelArgs& args, CUstream stream) {
+  if (context_ == nullptr) return failed_precondition("DigestPlan used after it was moved from");
+  RR_RETURN_IF_ERROR(kernels::launch_chunk_copy_kernel(args, device_ + copy_blocks_offset_,
+                                                       static_cast<std::uint32_t>(stats_.copy_blocks), stream));
+  RR_CU(cuEventRecord(done_, stream));
+  done_recorded_ = true;
+  return ok_status();
+}
+
 Status DigestPlan::digest_entry(CUstream stream) {
   DigestKernelArgs args = base_args(DigestKernelMode::kDigest);
   args.digests_out = device_entry_digests();
@@ -184,17 +211,30 @@ Status DigestPlan::digest(CUstream stream) {
   return ok_status();
 }
 
-Status DigestPlan::restore(CUstream stream, ChunkRestoreMode mode) {
-  if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore: a region has no snapshot address");
+Status DigestPlan::restore_to(CUstream stream, ChunkRestoreMode mode, CUdeviceptr reference,
+                              CUdeviceptr source_override) {
+  const bool in_order = stats_.copy_variant == DigestCopyVariant::kWarpPerPieceInOrder;
   DigestKernelArgs args = base_args(DigestKernelMode::kRestore);
-  args.reference = device_entry_digests();
+  args.reference = reference;
+  args.source_override = source_override;
   args.copy_predicted = mode == ChunkRestoreMode::kCopyPredicted;
   if (mode == ChunkRestoreMode::kUseDigests) {
     args.digests_in = device_digests();
   } else {
     args.digests_out = device_digests();
   }
-  return launch(args, stream);
+  // In order, trusted digests need no read of the application's memory to
+  // decide: the copy launch decides alone.
+  if (in_order && mode == ChunkRestoreMode::kUseDigests) return launch_copy(args, stream);
+  args.defer_copy = in_order;
+  RR_RETURN_IF_ERROR(launch(args, stream));
+  if (!in_order) return ok_status();
+  return launch_copy(args, stream);  // without digests_in: copies the chunks the launch above flagged
+}
+
+Status DigestPlan::restore(CUstream stream, ChunkRestoreMode mode) {
+  if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore: a region has no snapshot address");
+  return restore_to(stream, mode, device_entry_digests(), 0);
 }
 
 Status DigestPlan::capture_changed(CUstream stream, CUdeviceptr exit_arena, std::uint64_t exit_arena_bytes) {
@@ -215,16 +255,7 @@ Status DigestPlan::capture_changed(CUstream stream, CUdeviceptr exit_arena, std:
 Status DigestPlan::restore_exit(CUstream stream, ChunkRestoreMode mode) {
   if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore_exit: a region has no snapshot address");
   if (!exit_captured_) return failed_precondition("DigestPlan::restore_exit before capture_changed");
-  DigestKernelArgs args = base_args(DigestKernelMode::kRestore);
-  args.reference = device_exit_digests();
-  args.source_override = device_exit_locations();
-  args.copy_predicted = mode == ChunkRestoreMode::kCopyPredicted;
-  if (mode == ChunkRestoreMode::kUseDigests) {
-    args.digests_in = device_digests();
-  } else {
-    args.digests_out = device_digests();
-  }
-  return launch(args, stream);
+  return restore_to(stream, mode, device_exit_digests(), device_exit_locations());
 }
 
 Status DigestPlan::read_back(CUstream stream) {

@@ -9,7 +9,9 @@
 // flag per chunk, counters) and their pinned host mirror are allocated. Every
 // operation is then one launch of the digest kernel (cuda/kernels/
 // digest_kernel.h), asynchronous on the caller's stream; nothing waits on the
-// host.
+// host. With DigestPlanOptions::copy_variant = kWarpPerPieceInOrder a restore
+// copies in a launch of its own (chunk_copy_kernel), after the digest launch
+// that decides, or alone when the digests are trusted (kUseDigests).
 //
 //   std::vector<DigestRegion> regions = {{MemoryRange(app, bytes), DevicePtr(arena + offset)}};
 //   RR_ASSIGN_OR_RETURN(DigestPlan plan, DigestPlan::create(regions, {}, stream));
@@ -65,6 +67,16 @@ struct DigestPlanOptions {
   /// Blocks per chunk (1, 2, 4 or 8); 0 picks min(8, mean chunk bytes /
   /// 64 KiB) rounded down to a power of two, at least 1.
   std::uint32_t cluster_blocks = 0;
+  /// How restore() and restore_exit() copy the chunks they move
+  /// (cuda/kernels/digest_kernel.h); the same bytes either way.
+  /// kWarpPerPieceInOrder copies them in a second launch, chunk_copy_kernel,
+  /// with the copy kernel's in-order warp-per-item schedule (kUseDigests: that
+  /// launch alone, deciding from the digests), and uploads 8 bytes per 32 KiB
+  /// of the regions at creation. On the H200 (2026-11-29, digest_bench to
+  /// 4 GB) kClusterSlice's 100%-dirty restore (predicted, use-digests) is
+  /// about 1.2x the full-restore floor at 64-256 MB and 1.15x at 1-4 GB;
+  /// kWarpPerPieceInOrder is not yet measured (digest_bench's "ord" columns).
+  kernels::DigestCopyVariant copy_variant = kernels::DigestCopyVariant::kClusterSlice;
 };
 
 /// How restore() decides which chunks to copy.
@@ -91,6 +103,8 @@ struct DigestPlanStats {
   std::uint32_t cluster_blocks = 0;  // blocks per chunk
   std::uint64_t grid_blocks = 0;     // blocks per launch
   bool has_snapshot = false;         // every non-empty region has a snapshot address
+  kernels::DigestCopyVariant copy_variant = kernels::DigestCopyVariant::kClusterSlice;
+  std::uint64_t copy_blocks = 0;  // kWarpPerPieceInOrder: blocks per chunk_copy_kernel launch (else 0)
 };
 
 class DigestPlan {
@@ -98,10 +112,11 @@ class DigestPlan {
   /// Builds the plan in the current context; uploads the chunk table and
   /// zeroes the device buffers on `stream` (asynchronously: later operations
   /// on the same stream are ordered after it).
-  /// Errors: kInvalidArgument for a bad chunk size or cluster size;
-  /// kOutOfRange for too many chunks (2^32, or a grid above 2^31 - 1 blocks);
-  /// kResourceExhausted when device or pinned memory runs out (about 57 bytes
-  /// per chunk on the device, 25 pinned); kFailedPrecondition without a
+  /// Errors: kInvalidArgument for a bad chunk size, cluster size or copy
+  /// variant; kOutOfRange for too many chunks (2^32, or a grid above 2^31 - 1
+  /// blocks, the in-order copy's included); kResourceExhausted when device or
+  /// pinned memory runs out (about 57 bytes per chunk on the device, 25
+  /// pinned, plus 8 per 32 KiB in order); kFailedPrecondition without a
   /// current context; kInternal for other driver errors.
   static StatusOr<DigestPlan> create(std::span<const DigestRegion> regions, const DigestPlanOptions& options,
                                      CUstream stream);
@@ -122,7 +137,9 @@ class DigestPlan {
   Status digest(CUstream stream);
   /// Differential restore to the entry state: copies chunks back from their
   /// snapshot addresses as `mode` says, records the digests found (current
-  /// digests), the dirty flags (1 = copied) and the counters.
+  /// digests), the dirty flags (1 = copied) and the counters. One launch, or
+  /// two with kWarpPerPieceInOrder (a digest launch that decides, then the
+  /// copy) except in kUseDigests.
   /// Errors: kFailedPrecondition when a region has no snapshot address.
   Status restore(CUstream stream, ChunkRestoreMode mode = ChunkRestoreMode::kDigestAll);
   /// Exit capture: digests every chunk into the exit digests and copies the
@@ -171,14 +188,19 @@ class DigestPlan {
   DigestPlan() = default;
   kernels::DigestKernelArgs base_args(kernels::DigestKernelMode mode) const;
   Status launch(const kernels::DigestKernelArgs& args, CUstream stream);
+  Status launch_copy(const kernels::DigestKernelArgs& args, CUstream stream);
+  /// restore() and restore_exit(): back to the state `reference` digests,
+  /// changed chunks copied from `source_override` (0: their snapshots).
+  Status restore_to(CUstream stream, ChunkRestoreMode mode, CUdeviceptr reference, CUdeviceptr source_override);
   void release() noexcept;
 
   CUcontext context_ = nullptr;
   ChunkTable table_;
   DigestPlanStats stats_;
   std::vector<DigestChunkDescriptor> descriptors_;  // uploaded asynchronously; kept alive
+  std::vector<ChunkCopyBlock> copy_blocks_;         // kWarpPerPieceInOrder: the same
 
-  // One device allocation: [mirrored part | state | exit locations | descriptors].
+  // One device allocation: [mirrored part | state | exit locations | descriptors | copy blocks].
   // Mirrored part: counters (64 B) | entry | current | exit digests (8 B per
   // chunk each) | dirty flags (1 B per chunk, padded to 8).
   CUdeviceptr device_ = 0;
@@ -191,6 +213,7 @@ class DigestPlan {
   std::uint64_t state_offset_ = 0;
   std::uint64_t locations_offset_ = 0;
   std::uint64_t descriptors_offset_ = 0;
+  std::uint64_t copy_blocks_offset_ = 0;
   bool exit_captured_ = false;
 
   CUevent done_ = nullptr;

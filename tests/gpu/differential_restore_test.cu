@@ -5,7 +5,8 @@
 // into the exit state's exclusive arena span; every pass restored with the
 // plan; the exit state handed back with restore_exit. Every byte of the
 // application buffer is compared with a host model, and restored bytes equal
-// the bytes of the chunks that really differ.
+// the bytes of the chunks that really differ. Each test runs once per copy
+// variant (DigestPlanOptions::copy_variant).
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cuda/digest_plan.h"
@@ -28,7 +30,8 @@ using gpu_test::random_bytes;
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
-class DifferentialRestoreTest : public rangereplay::gpu_test::GpuStreamTest {
+class DifferentialRestoreTest : public rangereplay::gpu_test::GpuStreamTest,
+                                public ::testing::WithParamInterface<kernels::DigestCopyVariant> {
  protected:
   void TearDown() override {
     plan_.reset();
@@ -61,8 +64,11 @@ class DifferentialRestoreTest : public rangereplay::gpu_test::GpuStreamTest {
     for (const storage::StatePiece& piece : snapshot_->pieces(SnapshotState::kEntry)) {
       digest_regions.push_back({piece.app, DevicePtr(piece.copy)});
     }
-    StatusOr<DigestPlan> plan = DigestPlan::create(digest_regions, DigestPlanOptions{}, stream_);
+    DigestPlanOptions digest_options;
+    digest_options.copy_variant = GetParam();
+    StatusOr<DigestPlan> plan = DigestPlan::create(digest_regions, digest_options, stream_);
     ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    ASSERT_EQ(plan->stats().copy_variant, GetParam());
     plan_.emplace(std::move(plan).value());
     ASSERT_OK(plan_->digest_entry(stream_));
     ASSERT_CU(cuStreamSynchronize(stream_));
@@ -145,14 +151,14 @@ class DifferentialRestoreTest : public rangereplay::gpu_test::GpuStreamTest {
   std::optional<DigestPlan> plan_;
 };
 
-TEST_F(DifferentialRestoreTest, on_the_device_tier_only_changed_chunks_move_and_memory_matches_the_model) {
+TEST_P(DifferentialRestoreTest, on_the_device_tier_only_changed_chunks_move_and_memory_matches_the_model) {
   set_up(0);
   const std::vector<unsigned char> exit = planted(entry_, 9, 11);
   ASSERT_GT(differing_chunk_bytes(entry_, exit), 0u);
   run_window(exit, {planted(entry_, 3, 12), random_bytes(bytes_, 13), planted(exit, 2, 14)});
 }
 
-TEST_F(DifferentialRestoreTest, entry_split_over_device_and_pinned_tiers_restores_from_both) {
+TEST_P(DifferentialRestoreTest, entry_split_over_device_and_pinned_tiers_restores_from_both) {
   set_up(6 * kMiB);  // part of the entry state on the device, the rest and the exit state pinned
   bool device = false, pinned = false;
   for (const storage::StatePiece& piece : snapshot_->pieces(SnapshotState::kEntry)) {
@@ -167,11 +173,18 @@ TEST_F(DifferentialRestoreTest, entry_split_over_device_and_pinned_tiers_restore
   run_window(exit, {random_bytes(bytes_, 22), planted(entry_, 4, 23)});
 }
 
-TEST_F(DifferentialRestoreTest, a_range_that_writes_nothing_restores_nothing_and_keeps_its_memory) {
+TEST_P(DifferentialRestoreTest, a_range_that_writes_nothing_restores_nothing_and_keeps_its_memory) {
   set_up(0);
   run_window(entry_, {entry_, entry_});
   EXPECT_EQ(plan_->host_counters().captured_bytes, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(CopyVariants, DifferentialRestoreTest,
+                         ::testing::Values(kernels::DigestCopyVariant::kClusterSlice,
+                                           kernels::DigestCopyVariant::kWarpPerPieceInOrder),
+                         [](const ::testing::TestParamInfo<kernels::DigestCopyVariant>& info) {
+                           return std::string(kernels::copy_variant_name(info.param));
+                         });
 
 }  // namespace
 }  // namespace rangereplay

@@ -3,7 +3,9 @@
 // and restores exactly the chunks with planted single-byte changes, restores
 // nothing after a range that wrote nothing, and leaves memory identical to a
 // full restore; the predicted and trusted-digest modes; exit capture of only
-// the changed chunks and the restore to the exit state.
+// the changed chunks and the restore to the exit state. Every test that
+// restores runs once per copy variant (DigestPlanOptions::copy_variant: the
+// cluster's slices, and the in-order chunk copy launch).
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -25,6 +27,7 @@ namespace {
 
 using gpu_test::first_difference;
 using gpu_test::random_bytes;
+using kernels::DigestCopyVariant;
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -138,12 +141,31 @@ class DigestPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     DigestPlanOptions options;
     options.chunk_bytes = chunk_bytes;
     options.cluster_blocks = cluster_blocks;
-    return DigestPlan::create(regions, options, stream_);
+    options.copy_variant = copy_variant_;
+    StatusOr<DigestPlan> plan = DigestPlan::create(regions, options, stream_);
+    if (plan.ok()) EXPECT_EQ(plan->stats().copy_variant, copy_variant_);
+    return plan;
   }
 
   void sync() { ASSERT_CU(cuStreamSynchronize(stream_)); }
 
+  DigestCopyVariant copy_variant_ = DigestCopyVariant::kClusterSlice;
 };
+
+// The tests that restore: once per copy variant.
+class DigestRestoreTest : public DigestPlanTest, public ::testing::WithParamInterface<DigestCopyVariant> {
+ protected:
+  void SetUp() override {
+    DigestPlanTest::SetUp();
+    copy_variant_ = GetParam();
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(CopyVariants, DigestRestoreTest,
+                         ::testing::Values(DigestCopyVariant::kClusterSlice, DigestCopyVariant::kWarpPerPieceInOrder),
+                         [](const ::testing::TestParamInfo<DigestCopyVariant>& info) {
+                           return std::string(kernels::copy_variant_name(info.param));
+                         });
 
 // Regions at every alignment modulo 16, with short tails, 1-byte and empty regions.
 std::vector<Span> odd_spans() {
@@ -218,8 +240,8 @@ TEST_F(DigestPlanTest, digests_of_large_random_regions_match_the_host_reference)
 
 // Entry state, then rounds of planted single-byte changes in random chunks,
 // each followed by a differential restore.
-void planted_changes_round_trip(CUstream stream, std::uint64_t chunk_bytes, std::uint32_t cluster,
-                                std::uint64_t snapshot_shift, int rounds) {
+void planted_changes_round_trip(CUstream stream, DigestCopyVariant variant, std::uint64_t chunk_bytes,
+                                std::uint32_t cluster, std::uint64_t snapshot_shift, int rounds) {
   const std::vector<Span> spans = {
       {0, 16 * kMiB}, {16 * kMiB + 256, 5 * kMiB + 77}, {22 * kMiB + 3, 1}, {22 * kMiB + 64, 3000}};
   const std::uint64_t total = 23 * kMiB;
@@ -230,8 +252,10 @@ void planted_changes_round_trip(CUstream stream, std::uint64_t chunk_bytes, std:
   DigestPlanOptions options;
   options.chunk_bytes = chunk_bytes;
   options.cluster_blocks = cluster;
+  options.copy_variant = variant;
   StatusOr<DigestPlan> plan = DigestPlan::create(buffers.regions(spans), options, stream);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->stats().copy_variant, variant);
   ASSERT_OK(plan->digest_entry(stream));
   const std::size_t chunks = plan->table().chunk_count();
   std::mt19937_64 rng(chunk_bytes + cluster + snapshot_shift);
@@ -263,25 +287,25 @@ void planted_changes_round_trip(CUstream stream, std::uint64_t chunk_bytes, std:
   }
 }
 
-TEST_F(DigestPlanTest, planted_single_byte_changes_are_all_found_and_restored) {
-  planted_changes_round_trip(stream_, kMiB, 0, 0, 4);
+TEST_P(DigestRestoreTest, planted_single_byte_changes_are_all_found_and_restored) {
+  planted_changes_round_trip(stream_, GetParam(), kMiB, 0, 0, 4);
 }
 
-TEST_F(DigestPlanTest, planted_changes_are_restored_with_every_cluster_size_and_small_chunks) {
+TEST_P(DigestRestoreTest, planted_changes_are_restored_with_every_cluster_size_and_small_chunks) {
   for (std::uint32_t cluster : {1u, 2u, 4u, 8u}) {
     SCOPED_TRACE("cluster " + std::to_string(cluster));
-    planted_changes_round_trip(stream_, 65552, cluster, 0, 2);
+    planted_changes_round_trip(stream_, GetParam(), 65552, cluster, 0, 2);
   }
 }
 
-TEST_F(DigestPlanTest, planted_changes_are_restored_from_snapshots_not_congruent_to_the_application) {
+TEST_P(DigestRestoreTest, planted_changes_are_restored_from_snapshots_not_congruent_to_the_application) {
   for (std::uint64_t shift : {1u, 2u, 4u, 8u, 24u}) {
     SCOPED_TRACE("snapshot shift " + std::to_string(shift));
-    planted_changes_round_trip(stream_, kMiB, 0, shift, 1);
+    planted_changes_round_trip(stream_, GetParam(), kMiB, 0, shift, 1);
   }
 }
 
-TEST_F(DigestPlanTest, a_range_that_writes_nothing_restores_nothing) {
+TEST_P(DigestRestoreTest, a_range_that_writes_nothing_restores_nothing) {
   const std::vector<Span> spans = odd_spans();
   Buffers buffers(kOddBytes, 0);
   ASSERT_TRUE(buffers.ok());
@@ -304,7 +328,7 @@ TEST_F(DigestPlanTest, a_range_that_writes_nothing_restores_nothing) {
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 }
 
-TEST_F(DigestPlanTest, differential_restore_leaves_memory_identical_to_a_full_restore) {
+TEST_P(DigestRestoreTest, differential_restore_leaves_memory_identical_to_a_full_restore) {
   // 60 regions of random sizes at random alignments with gaps; scribbles of
   // random lengths land inside regions and in the gaps between them.
   std::mt19937_64 rng(5);
@@ -357,7 +381,7 @@ TEST_F(DigestPlanTest, differential_restore_leaves_memory_identical_to_a_full_re
   }
 }
 
-TEST_F(DigestPlanTest, copy_predicted_mode_copies_flagged_chunks_and_still_finds_new_ones) {
+TEST_P(DigestRestoreTest, copy_predicted_mode_copies_flagged_chunks_and_still_finds_new_ones) {
   const std::vector<Span> spans = {{0, 20 * kMiB + 100}};
   Buffers buffers(21 * kMiB, 0);
   ASSERT_TRUE(buffers.ok());
@@ -393,7 +417,7 @@ TEST_F(DigestPlanTest, copy_predicted_mode_copies_flagged_chunks_and_still_finds
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 }
 
-TEST_F(DigestPlanTest, use_digests_mode_restores_from_the_last_digest_without_reading_the_application) {
+TEST_P(DigestRestoreTest, use_digests_mode_restores_from_the_last_digest_without_reading_the_application) {
   const std::vector<Span> spans = {{0, 9 * kMiB + 5}, {10 * kMiB, 33}};
   Buffers buffers(11 * kMiB, 0);
   ASSERT_TRUE(buffers.ok());
@@ -418,7 +442,7 @@ TEST_F(DigestPlanTest, use_digests_mode_restores_from_the_last_digest_without_re
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 }
 
-TEST_F(DigestPlanTest, capture_changed_keeps_only_changed_chunks_and_restore_exit_returns_to_them) {
+TEST_P(DigestRestoreTest, capture_changed_keeps_only_changed_chunks_and_restore_exit_returns_to_them) {
   const std::vector<Span> spans = {{0, 12 * kMiB + 999}, {13 * kMiB + 8, 2 * kMiB}};
   const std::uint64_t total = 16 * kMiB;
   Buffers buffers(total, 0);
@@ -539,7 +563,7 @@ TEST_F(DigestPlanTest, capture_changed_counts_chunks_that_do_not_fit_the_exit_ar
   EXPECT_CU(cuMemFree(arena));
 }
 
-TEST_F(DigestPlanTest, a_snapshot_in_mapped_pinned_memory_restores) {
+TEST_P(DigestRestoreTest, a_snapshot_in_mapped_pinned_memory_restores) {
   const std::vector<Span> spans = {{16, 3 * kMiB + 5}};
   const std::uint64_t total = 4 * kMiB;
   CUdeviceptr app = 0;
@@ -577,7 +601,7 @@ TEST_F(DigestPlanTest, a_snapshot_in_mapped_pinned_memory_restores) {
   EXPECT_CU(cuMemFreeHost(pinned));
 }
 
-TEST_F(DigestPlanTest, an_empty_plan_does_nothing) {
+TEST_P(DigestRestoreTest, an_empty_plan_does_nothing) {
   const std::vector<DigestRegion> regions = {{MemoryRange(DevicePtr(0x1000), 0), DevicePtr()}};
   StatusOr<DigestPlan> plan = make_plan(regions, kMiB);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
@@ -594,7 +618,7 @@ TEST_F(DigestPlanTest, an_empty_plan_does_nothing) {
   EXPECT_EQ(plan->region_digests(plan->host_digests()).size(), 1u);
 }
 
-TEST_F(DigestPlanTest, restore_without_snapshot_addresses_is_refused) {
+TEST_P(DigestRestoreTest, restore_without_snapshot_addresses_is_refused) {
   Buffers buffers(kMiB, 0);
   ASSERT_TRUE(buffers.ok());
   StatusOr<DigestPlan> plan = make_plan(buffers.regions({{0, 1000}}, false), kMiB);
@@ -605,7 +629,7 @@ TEST_F(DigestPlanTest, restore_without_snapshot_addresses_is_refused) {
   EXPECT_TRUE(plan->digest(stream_).ok());
 }
 
-TEST_F(DigestPlanTest, restore_exit_before_capture_changed_is_refused) {
+TEST_P(DigestRestoreTest, restore_exit_before_capture_changed_is_refused) {
   Buffers buffers(kMiB, 0);
   ASSERT_TRUE(buffers.ok());
   StatusOr<DigestPlan> plan = make_plan(buffers.regions({{0, 1000}}), kMiB);

@@ -74,6 +74,27 @@ StatusOr<std::vector<DigestChunkDescriptor>> ChunkTable::descriptors(std::span<c
   return out;
 }
 
+StatusOr<std::vector<ChunkCopyBlock>> ChunkTable::copy_blocks(std::uint32_t block_bytes) const {
+  if (block_bytes == 0 || block_bytes % kDigestChunkGranule != 0) {
+    return invalid_argument("copy block of " + std::to_string(block_bytes) + " bytes (a positive multiple of 16)");
+  }
+  std::uint64_t count = 0;
+  for (const DigestChunk& chunk : chunks_) count += (std::uint64_t{chunk.bytes} + block_bytes - 1) / block_bytes;
+  constexpr std::uint64_t kMaxGrid = std::numeric_limits<std::int32_t>::max();
+  if (count > kMaxGrid) {
+    return out_of_range(std::to_string(count) + " copy blocks exceed one grid (2^31 - 1; use larger blocks)");
+  }
+  std::vector<ChunkCopyBlock> out;
+  out.reserve(count);
+  for (std::size_t c = 0; c < chunks_.size(); ++c) {
+    // chunk bytes <= 2^31, so every offset fits 32 bits.
+    for (std::uint64_t offset = 0; offset < chunks_[c].bytes; offset += block_bytes) {
+      out.push_back(ChunkCopyBlock{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(offset)});
+    }
+  }
+  return out;
+}
+
 std::vector<std::uint64_t> ChunkTable::region_digests(std::span<const std::uint64_t> chunk_digests) const {
   assert(chunk_digests.size() == chunks_.size());
   std::vector<std::uint64_t> out;

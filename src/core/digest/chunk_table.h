@@ -57,6 +57,16 @@ struct DigestChunkDescriptor {
 };
 static_assert(sizeof(DigestChunkDescriptor) == 24, "the kernel indexes descriptors in 24-byte steps");
 
+/// One block of the GPU's in-order chunk copy (cuda/kernels/digest_kernel.h,
+/// chunk_copy_kernel; 8 bytes, in device memory): the block's bytes start
+/// `offset` bytes into chunk `chunk`.
+struct ChunkCopyBlock {
+  std::uint32_t chunk = 0;
+  std::uint32_t offset = 0;  // a multiple of the block size, below the chunk's bytes
+  friend constexpr bool operator==(const ChunkCopyBlock&, const ChunkCopyBlock&) = default;
+};
+static_assert(sizeof(ChunkCopyBlock) == 8, "the kernel indexes blocks in 8-byte steps");
+
 class ChunkTable {
  public:
   ChunkTable() = default;
@@ -88,6 +98,14 @@ class ChunkTable {
   /// A region split over two arenas is passed as two regions.
   /// Errors: kInvalidArgument when snapshot_starts has another size.
   StatusOr<std::vector<DigestChunkDescriptor>> descriptors(std::span<const DevicePtr> snapshot_starts) const;
+
+  /// The chunks cut into blocks of `block_bytes` bytes for the in-order chunk
+  /// copy, in chunk order: chunk c gives ceil(bytes / block_bytes) blocks at
+  /// offsets 0, block_bytes, ..., the last one short when block_bytes does not
+  /// divide its bytes. No block straddles two chunks.
+  /// Errors: kInvalidArgument when block_bytes is 0 or not a multiple of 16;
+  /// kOutOfRange above 2^31 - 1 blocks (one grid).
+  StatusOr<std::vector<ChunkCopyBlock>> copy_blocks(std::uint32_t block_bytes) const;
 
   /// Per region, combine_chunk_digests() of its chunks' digests (one per chunk,
   /// in chunk order). An empty region's digest is combine_chunk_digests({}, 0).

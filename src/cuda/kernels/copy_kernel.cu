@@ -7,80 +7,20 @@
 #include <climits>
 #include <string>
 
+#include "cuda/kernels/warp_copy.cuh"
+
 namespace rangereplay::kernels {
 namespace {
 
-constexpr std::uint32_t kWarpLanes = 32;
-// 16-byte vectors in flight per lane: 8 x 16 B x 32 lanes = one 4 KiB piece.
-constexpr std::uint32_t kUnroll16 = 8;
+using warp_copy::copy_head_tail;
+using warp_copy::copy_piece;
+using warp_copy::kWarpLanes;
+using warp_copy::store_vector;
 
 Status runtime_status(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return ok_status();
   return internal_error(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" +
                         cudaGetErrorString(error) + ")");
-}
-
-// Loads and stores name the global space explicitly (the addresses arrive as
-// integers, which would otherwise make them generic). Default variant: loads
-// through the read-only path (ld.global.nc), ordinary write-back stores.
-// Streaming variant: evict-first loads and stores (ld/st.global.cs).
-template <bool kStreaming, typename T>
-__device__ __forceinline__ T load_vector(const T* p) {
-  if constexpr (kStreaming) {
-    return __ldcs(p);
-  } else {
-    return __ldg(p);
-  }
-}
-
-template <bool kStreaming, typename T>
-__device__ __forceinline__ void store_vector(T* p, const T& v) {
-  if constexpr (kStreaming) {
-    __stcs(p, v);
-  } else {
-    __stwb(p, v);
-  }
-}
-
-// Copies n elements of T (src and dst aligned to sizeof(T)). Lane l takes
-// elements l, l + 32, ...: each instruction of the warp touches one
-// contiguous 32 * sizeof(T) span; all kUnroll loads of a round are issued
-// before its stores, so kUnroll vectors per lane are in flight.
-template <bool kStreaming, typename T, std::uint32_t kUnroll>
-__device__ __forceinline__ void copy_vectors(unsigned char* dst, const unsigned char* src, std::uint32_t n,
-                                             std::uint32_t lane) {
-  const T* s = reinterpret_cast<const T*>(src);
-  T* d = reinterpret_cast<T*>(dst);
-#pragma unroll 1
-  for (std::uint32_t base = lane; base < n; base += kWarpLanes * kUnroll) {
-    const T* sp = s + base;
-    T* dp = d + base;
-    const std::uint32_t left = n - base;
-    T v[kUnroll];
-#pragma unroll
-    for (std::uint32_t k = 0; k < kUnroll; ++k) {
-      if (k * kWarpLanes < left) v[k] = load_vector<kStreaming>(sp + k * kWarpLanes);
-    }
-#pragma unroll
-    for (std::uint32_t k = 0; k < kUnroll; ++k) {
-      if (k * kWarpLanes < left) store_vector<kStreaming>(dp + k * kWarpLanes, v[k]);
-    }
-  }
-}
-
-// The body of a piece whose src and dst differ modulo 16: the slow path for
-// layouts a planner should avoid. One vector per lane in flight (more costs
-// the 16-byte path registers: the kernel must stay within 64 registers, no
-// spills, for 4 blocks per SM).
-template <bool kStreaming>
-__device__ __forceinline__ void copy_narrow(unsigned char* dst, const unsigned char* src, std::uint32_t body,
-                                            std::uint32_t width, std::uint32_t lane) {
-  switch (width) {
-    case 8: copy_vectors<kStreaming, uint2, 1>(dst, src, body / 8, lane); break;
-    case 4: copy_vectors<kStreaming, unsigned int, 1>(dst, src, body / 4, lane); break;
-    case 2: copy_vectors<kStreaming, unsigned short, 1>(dst, src, body / 2, lane); break;
-    default: copy_vectors<kStreaming, unsigned char, 1>(dst, src, body, lane); break;
-  }
 }
 
 // Where one item's bytes go: `bytes` bytes from src to dst.
@@ -103,32 +43,6 @@ __device__ __forceinline__ PieceEnds piece_ends(const uint4& raw, const CopyKern
   auto* app = reinterpret_cast<unsigned char*>(item.app_address());
   auto* arena = reinterpret_cast<unsigned char*>(base + item.arena_offset());
   return PieceEnds{capture ? arena : app, capture ? app : arena, item.bytes()};
-}
-
-// A piece's head bytes on lanes 0..15 and tail bytes on lanes 16..31 of one warp.
-__device__ __forceinline__ void copy_head_tail(unsigned char* dst, const unsigned char* src, const PieceSplit& split,
-                                               std::uint32_t lane) {
-  if (lane < split.head) dst[lane] = src[lane];
-  if (lane >= 16 && lane - 16 < split.tail) {
-    const std::uint32_t at = split.head + split.body + (lane - 16);
-    dst[at] = src[at];
-  }
-}
-
-// One warp copies one piece of `len` bytes (1..65536), split as
-// split_piece() says (core/work_stream.h): head bytes on lanes 0..15, tail
-// bytes on lanes 16..31, the body as the widest vectors src and dst allow.
-template <bool kStreaming>
-__device__ __forceinline__ void copy_piece(unsigned char* dst, const unsigned char* src, std::uint32_t len,
-                                           std::uint32_t lane) {
-  const PieceSplit split =
-      split_piece(reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst), len);
-  copy_head_tail(dst, src, split, lane);
-  if (split.width == 16) {
-    copy_vectors<kStreaming, uint4, kUnroll16>(dst + split.head, src + split.head, split.body / 16, lane);
-  } else {
-    copy_narrow<kStreaming>(dst + split.head, src + split.head, split.body, split.width, lane);
-  }
 }
 
 // Grid-stride over items by warp; the next item's descriptor is loaded before

@@ -6,10 +6,12 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cstddef>
 #include <string>
 
 #include "core/digest/chunk_digest.h"
 #include "core/work_stream.h"
+#include "cuda/kernels/warp_copy.cuh"
 
 namespace rangereplay::kernels {
 namespace {
@@ -216,13 +218,52 @@ __device__ __forceinline__ void block_copy(unsigned char* dst, const unsigned ch
   }
 }
 
+// Counts one chunk of `bytes` bytes of a kRestore or kCaptureChanged launch
+// (one thread per chunk): whether it was moved (copied, or is to be), read to
+// digest, or (kCaptureChanged) changed without an exit slot. The thread that
+// counts the launch's last chunk publishes the totals and zeroes the
+// accumulators for the next launch (CUDA's threadFenceReduction pattern).
+template <DigestKernelMode kMode>
+__device__ __forceinline__ void count_chunk(DigestCounterState* state, DigestCounters* out, std::uint32_t chunk_count,
+                                            std::uint32_t bytes, bool moved, bool digested, bool overflow) {
+  if constexpr (kMode == DigestKernelMode::kCaptureChanged) {
+    if (overflow) atomicAdd(&state->overflow, 1ull);
+  }
+  if (moved) {
+    atomicAdd(&state->bytes, static_cast<unsigned long long>(bytes));
+    atomicAdd(&state->chunks, 1ull);
+  }
+  if (digested) atomicAdd(&state->digested, static_cast<unsigned long long>(bytes));
+  __threadfence();
+  const unsigned int ticket = atomicAdd(&state->done_clusters, 1u);
+  if (ticket == chunk_count - 1) {
+    __threadfence();
+    const unsigned long long total_bytes = atomicExch(&state->bytes, 0ull);
+    const unsigned long long total_chunks = atomicExch(&state->chunks, 0ull);
+    out->digested_bytes = atomicExch(&state->digested, 0ull);
+    if constexpr (kMode == DigestKernelMode::kRestore) {
+      out->restored_bytes = total_bytes;
+      out->restored_chunks = total_chunks;
+    } else {
+      out->captured_bytes = total_bytes;
+      out->captured_chunks = total_chunks;
+      out->capture_overflow_chunks = atomicExch(&state->overflow, 0ull);
+      atomicExch(&state->cursor, 0ull);
+    }
+    atomicExch(&state->done_clusters, 0u);
+  }
+}
+
 // One cluster per chunk. Every thread of every block passes the same cluster
 // barriers: (1) after the partial sums, (2) kCaptureChanged only, after rank
 // 0 published the exit slot, (3) arrive once a block reads no more
 // distributed shared memory, wait just before exiting (so no block's shared
-// memory disappears while another reads it).
-template <DigestKernelMode kMode>
+// memory disappears while another reads it). kDeferCopy (kRestore only):
+// the same decisions, flags and counts, no copy; the clusters of predicted
+// chunks only flag and count, and pass no barrier (they touch no shared memory).
+template <DigestKernelMode kMode, bool kDeferCopy>
 __global__ void __launch_bounds__(kThreads, 4) digest_kernel(const DigestKernelArgs args) {
+  static_assert(!kDeferCopy || kMode == DigestKernelMode::kRestore, "only a restore defers its copy");
   const cg::cluster_group cluster = cg::this_cluster();
   const std::uint32_t cluster_blocks = cluster.num_blocks();
   const std::uint32_t rank = cluster.block_rank();
@@ -252,6 +293,16 @@ __global__ void __launch_bounds__(kThreads, 4) digest_kernel(const DigestKernelA
     predicted = !trusted && args.copy_predicted && dirty[c] != 0;
   }
   const bool digesting = !trusted && !predicted;
+  if constexpr (kDeferCopy) {
+    if (predicted) {  // cluster-uniform; the flag stays 1 for the copy launch
+      if (rank == 0 && tid == 0) {
+        count_chunk<kMode>(reinterpret_cast<DigestCounterState*>(args.state),
+                           reinterpret_cast<DigestCounters*>(args.counters), args.chunk_count, bytes, true, false,
+                           false);
+      }
+      return;
+    }
+  }
 
   if (digesting) {
     DigestAccumulator acc;
@@ -301,7 +352,7 @@ __global__ void __launch_bounds__(kThreads, 4) digest_kernel(const DigestKernelA
 
   cluster.barrier_arrive();  // (3)
 
-  if (copy) {
+  if (copy && !kDeferCopy) {
     const std::uint64_t begin = static_cast<std::uint64_t>(w0) * 16;
     const std::uint64_t end = static_cast<std::uint64_t>(w1) * 16 < bytes ? static_cast<std::uint64_t>(w1) * 16 : bytes;
     const unsigned char* src = nullptr;
@@ -327,44 +378,72 @@ __global__ void __launch_bounds__(kThreads, 4) digest_kernel(const DigestKernelA
     if (digesting && args.digests_out != 0) reinterpret_cast<unsigned long long*>(args.digests_out)[c] = digest;
     if constexpr (kMode != DigestKernelMode::kDigest) {
       dirty[c] = copy ? 1 : 0;
-      auto* state = reinterpret_cast<DigestCounterState*>(args.state);
       bool moved = copy;
       if constexpr (kMode == DigestKernelMode::kCaptureChanged) {
         reinterpret_cast<unsigned long long*>(args.exit_locations)[c] = slot;
         moved = copy && slot != 0;
-        if (copy && slot == 0) atomicAdd(&state->overflow, 1ull);
       }
-      if (moved) {
-        atomicAdd(&state->bytes, static_cast<unsigned long long>(bytes));
-        atomicAdd(&state->chunks, 1ull);
-      }
-      if (digesting) atomicAdd(&state->digested, static_cast<unsigned long long>(bytes));
-      // The last cluster to finish publishes the totals and zeroes the
-      // accumulators for the next launch (CUDA's threadFenceReduction pattern).
-      __threadfence();
-      const unsigned int ticket = atomicAdd(&state->done_clusters, 1u);
-      if (ticket == args.chunk_count - 1) {
-        __threadfence();
-        auto* out = reinterpret_cast<DigestCounters*>(args.counters);
-        const unsigned long long total_bytes = atomicExch(&state->bytes, 0ull);
-        const unsigned long long total_chunks = atomicExch(&state->chunks, 0ull);
-        out->digested_bytes = atomicExch(&state->digested, 0ull);
-        if constexpr (kMode == DigestKernelMode::kRestore) {
-          out->restored_bytes = total_bytes;
-          out->restored_chunks = total_chunks;
-        } else {
-          out->captured_bytes = total_bytes;
-          out->captured_chunks = total_chunks;
-          out->capture_overflow_chunks = atomicExch(&state->overflow, 0ull);
-          atomicExch(&state->cursor, 0ull);
-        }
-        atomicExch(&state->done_clusters, 0u);
-      }
+      count_chunk<kMode>(reinterpret_cast<DigestCounterState*>(args.state),
+                         reinterpret_cast<DigestCounters*>(args.counters), args.chunk_count, bytes, moved, digesting,
+                         kMode == DigestKernelMode::kCaptureChanged && copy && slot == 0);
     }
   }
 
   cluster.barrier_wait();  // (3)
 }
+
+// ---- The in-order chunk copy (DigestCopyVariant::kWarpPerPieceInOrder) ----
+
+// How chunk_copy_kernel decides whether chunk c is copied.
+enum class ChunkCopyDecision : std::uint8_t {
+  kDirtyFlag,      // dirty[c] != 0; writes nothing but the application's memory
+  kDigestsDiffer,  // digests_in[c] != reference[c]; flags and counts as a kRestore launch
+};
+
+// Block b copies pieces [0, kChunkCopyBlockPieces) of ChunkCopyBlock b, warp
+// k piece k, when the chunk is to be copied, then exits: the grid covers
+// every chunk's bytes, so blocks (and with them pieces) start in stream order
+// as earlier ones retire. Every early return is warp-uniform (the decision is
+// per chunk, the piece per warp). The descriptors are plain loads: read
+// through the read-only path (__ldg), they cost the copy loop 60 bytes of
+// spills at 64 registers (ptxas, CUDA 13.0).
+template <ChunkCopyDecision kDecision>
+__global__ void __launch_bounds__(kThreads, 4) chunk_copy_kernel(const DigestKernelArgs args, CUdeviceptr blocks) {
+  const std::uint32_t lane = threadIdx.x % warp_copy::kWarpLanes;
+  const std::uint32_t warp = threadIdx.x / warp_copy::kWarpLanes;
+  const uint2 block = __ldg(reinterpret_cast<const uint2*>(blocks) + blockIdx.x);  // a ChunkCopyBlock
+  const std::uint32_t c = block.x;
+  const DigestChunkDescriptor chunk = reinterpret_cast<const DigestChunkDescriptor*>(args.chunks)[c];
+  std::uint64_t from = 0;
+  if (args.source_override != 0) from = reinterpret_cast<const unsigned long long*>(args.source_override)[c];
+
+  bool copy = false;
+  if constexpr (kDecision == ChunkCopyDecision::kDirtyFlag) {
+    copy = reinterpret_cast<const unsigned char*>(args.dirty)[c] != 0;
+  } else {
+    copy = reinterpret_cast<const unsigned long long*>(args.digests_in)[c] !=
+           reinterpret_cast<const unsigned long long*>(args.reference)[c];
+    if (block.y == 0 && threadIdx.x == 0) {  // the chunk's first block counts it
+      reinterpret_cast<unsigned char*>(args.dirty)[c] = copy ? 1 : 0;
+      count_chunk<DigestKernelMode::kRestore>(reinterpret_cast<DigestCounterState*>(args.state),
+                                              reinterpret_cast<DigestCounters*>(args.counters), args.chunk_count,
+                                              chunk.bytes, copy, false, false);
+    }
+  }
+
+  const std::uint32_t offset = block.y + warp * kChunkCopyPieceBytes;
+  if (!copy || offset >= chunk.bytes) return;
+  if (from == 0) from = chunk.snapshot_address;
+  if (from == 0) return;  // no source (a digest-only plan never restores)
+  const std::uint32_t left = chunk.bytes - offset;
+  warp_copy::copy_piece<false>(reinterpret_cast<unsigned char*>(chunk.app_address) + offset,
+                               reinterpret_cast<const unsigned char*>(from) + offset,
+                               left < kChunkCopyPieceBytes ? left : kChunkCopyPieceBytes, lane);
+}
+
+static_assert(kChunkCopyBlockPieces * 32 == kThreads, "chunk_copy_kernel gives each warp one piece");
+static_assert(sizeof(ChunkCopyBlock) == sizeof(uint2) && offsetof(ChunkCopyBlock, offset) == 4,
+              "chunk_copy_kernel reads a ChunkCopyBlock as a uint2 (chunk, offset)");
 
 cudaLaunchConfig_t cluster_config(std::uint32_t grid_blocks, std::uint32_t cluster_blocks, cudaStream_t stream,
                                   cudaLaunchAttribute* attribute) {
@@ -382,12 +461,12 @@ cudaLaunchConfig_t cluster_config(std::uint32_t grid_blocks, std::uint32_t clust
   return config;
 }
 
-template <DigestKernelMode kMode>
+template <DigestKernelMode kMode, bool kDeferCopy = false>
 cudaError_t launch_mode(const DigestKernelArgs& args, std::uint32_t cluster_blocks, cudaStream_t stream) {
   cudaLaunchAttribute attribute[1] = {};
   const cudaLaunchConfig_t config =
       cluster_config(args.chunk_count * cluster_blocks, cluster_blocks, stream, attribute);
-  return cudaLaunchKernelEx(&config, digest_kernel<kMode>, args);
+  return cudaLaunchKernelEx(&config, digest_kernel<kMode, kDeferCopy>, args);
 }
 
 bool valid_cluster(std::uint32_t cluster_blocks) {
@@ -416,6 +495,9 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
   if (args.mode == DigestKernelMode::kCaptureChanged && args.exit_locations == 0) {
     return invalid_argument("digest_kernel kCaptureChanged without exit locations");
   }
+  if (args.defer_copy && args.mode != DigestKernelMode::kRestore) {
+    return invalid_argument("digest_kernel defers the copy of a restore only");
+  }
   cudaStream_t cuda_stream = stream;  // the same type as CUstream
   cudaError_t error = cudaSuccess;
   switch (args.mode) {
@@ -423,7 +505,8 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
       error = launch_mode<DigestKernelMode::kDigest>(args, cluster_blocks, cuda_stream);
       break;
     case DigestKernelMode::kRestore:
-      error = launch_mode<DigestKernelMode::kRestore>(args, cluster_blocks, cuda_stream);
+      error = args.defer_copy ? launch_mode<DigestKernelMode::kRestore, true>(args, cluster_blocks, cuda_stream)
+                              : launch_mode<DigestKernelMode::kRestore>(args, cluster_blocks, cuda_stream);
       break;
     case DigestKernelMode::kCaptureChanged:
       error = launch_mode<DigestKernelMode::kCaptureChanged>(args, cluster_blocks, cuda_stream);
@@ -433,6 +516,29 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
   return runtime_status(error, "cudaLaunchKernelEx(digest_kernel)");
 }
 
+Status launch_chunk_copy_kernel(const DigestKernelArgs& args, CUdeviceptr blocks, std::uint32_t block_count,
+                                CUstream stream) {
+  if (block_count == 0) return ok_status();
+  if (block_count > static_cast<std::uint32_t>(INT_MAX)) {
+    return invalid_argument("chunk_copy_kernel grid of " + std::to_string(block_count) + " blocks exceeds 2^31 - 1");
+  }
+  if (args.mode != DigestKernelMode::kRestore) return invalid_argument("chunk_copy_kernel copies for a restore only");
+  if (blocks == 0 || args.chunks == 0 || args.dirty == 0) {
+    return invalid_argument("chunk_copy_kernel without its blocks, chunk table or flags");
+  }
+  const bool by_digests = args.digests_in != 0;
+  if (by_digests && (args.reference == 0 || args.counters == 0 || args.state == 0)) {
+    return invalid_argument("chunk_copy_kernel with trusted digests but no reference digests or counters");
+  }
+  cudaStream_t cuda_stream = stream;  // the same type as CUstream
+  if (by_digests) {
+    chunk_copy_kernel<ChunkCopyDecision::kDigestsDiffer><<<block_count, kThreads, 0, cuda_stream>>>(args, blocks);
+  } else {
+    chunk_copy_kernel<ChunkCopyDecision::kDirtyFlag><<<block_count, kThreads, 0, cuda_stream>>>(args, blocks);
+  }
+  return runtime_status(cudaGetLastError(), "chunk_copy_kernel launch");
+}
+
 StatusOr<int> digest_kernel_max_active_clusters(std::uint32_t cluster_blocks) {
   if (!valid_cluster(cluster_blocks)) {
     return invalid_argument("digest_kernel cluster of " + std::to_string(cluster_blocks) + " blocks");
@@ -440,9 +546,9 @@ StatusOr<int> digest_kernel_max_active_clusters(std::uint32_t cluster_blocks) {
   cudaLaunchAttribute attribute[1] = {};
   const cudaLaunchConfig_t config = cluster_config(cluster_blocks, cluster_blocks, nullptr, attribute);
   int clusters = 0;
-  RR_RETURN_IF_ERROR(
-      runtime_status(cudaOccupancyMaxActiveClusters(&clusters, digest_kernel<DigestKernelMode::kRestore>, &config),
-                     "cudaOccupancyMaxActiveClusters(digest_kernel)"));
+  RR_RETURN_IF_ERROR(runtime_status(
+      cudaOccupancyMaxActiveClusters(&clusters, digest_kernel<DigestKernelMode::kRestore, false>, &config),
+      "cudaOccupancyMaxActiveClusters(digest_kernel)"));
   return clusters;
 }
 

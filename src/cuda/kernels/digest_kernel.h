@@ -23,6 +23,25 @@
 // moves the launch's totals into DigestCounters and zeroes the accumulators,
 // so consecutive launches need no memset between them.
 //
+// The in-order chunk copy (DigestCopyVariant::kWarpPerPieceInOrder): a second
+// kernel, chunk_copy_kernel, copies the chunks a restore moves with the copy
+// kernel's kWarpPerItemInOrder schedule (copy_kernel.h) instead of the
+// cluster's blocks: the chunks are cut into 4 KiB pieces, block b of the grid
+// takes the (up to) 8 consecutive pieces of one chunk that ChunkCopyBlock b
+// names, warp k piece k, with warp_copy.cuh's loop (eight 16-byte vectors per
+// lane in flight), and exits. No grid-stride: the hardware hands blocks out in
+// stream order as earlier ones retire, so the addresses in flight stay within
+// the resident blocks' 32 KiB each and the grid ends within one block of the
+// last piece. Each warp decides from its chunk's dirty flag (set by a
+// kRestore launch with defer_copy just before, which digests, compares, flags
+// and counts but copies nothing) or from trusted digests (digests_in !=
+// reference, no other launch; the chunk's first block then writes the flag
+// and counts, as a cluster does). A block whose chunk is not copied reads its
+// entry and its chunk's descriptors and exits. Two dependent loads precede a
+// piece's copy (its block's entry, then its chunk's descriptor and flag or
+// digests), one more than the copy kernel's. Source loads take the read-only
+// path, stores write back (the copy kernel's default).
+//
 // Users: DigestPlan (cuda/digest_plan.h). The kernel has internal linkage; the
 // library is built with hidden visibility, so it never collides with an
 // application's kernels.
@@ -45,8 +64,29 @@ enum class DigestKernelMode : std::uint8_t {
   kCaptureChanged,
 };
 
-/// Threads per block of the digest kernel.
+/// How a restore copies the chunks it moves (both copy exactly the same bytes;
+/// they differ only in speed).
+enum class DigestCopyVariant : std::uint8_t {
+  /// Each block of the chunk's cluster copies the slice it digested, four
+  /// 16-byte vectors per thread in flight, in the digest launch itself.
+  kClusterSlice,
+  /// A second launch, chunk_copy_kernel: one warp per 4 KiB piece, one block
+  /// per 8 consecutive pieces of a chunk, blocks in stream order (the copy
+  /// kernel's kWarpPerItemInOrder schedule).
+  kWarpPerPieceInOrder,
+};
+
+/// The variant's name in snake case, for tests and benchmarks.
+constexpr const char* copy_variant_name(DigestCopyVariant variant) {
+  return variant == DigestCopyVariant::kClusterSlice ? "cluster_slice" : "warp_per_piece_in_order";
+}
+
+/// Threads per block of the digest kernel (and of chunk_copy_kernel).
 inline constexpr int kDigestBlockThreads = 256;
+/// chunk_copy_kernel: bytes per piece (one warp's work) and per block.
+inline constexpr std::uint32_t kChunkCopyPieceBytes = 4096;
+inline constexpr std::uint32_t kChunkCopyBlockPieces = kDigestBlockThreads / 32;
+inline constexpr std::uint32_t kChunkCopyBlockBytes = kChunkCopyPieceBytes * kChunkCopyBlockPieces;
 /// Largest cluster (the portable cluster size on sm_90).
 inline constexpr std::uint32_t kMaxDigestClusterBlocks = 8;
 /// Exit-arena slots are multiples of this many bytes (so a slot starts
@@ -54,9 +94,9 @@ inline constexpr std::uint32_t kMaxDigestClusterBlocks = 8;
 inline constexpr std::uint64_t kExitSlotAlignment = 256;
 
 /// Totals of the last kRestore and kCaptureChanged launches (device memory,
-/// 64 bytes). A kRestore launch writes restored_* and digested_bytes; a
-/// kCaptureChanged launch writes captured_*, capture_overflow_chunks and
-/// digested_bytes.
+/// 64 bytes). A kRestore launch (or a chunk copy launch with digests_in)
+/// writes restored_* and digested_bytes; a kCaptureChanged launch writes captured_*,
+/// capture_overflow_chunks and digested_bytes.
 struct DigestCounters {
   std::uint64_t restored_bytes = 0;  // bytes copied snapshot -> application
   std::uint64_t restored_chunks = 0;
@@ -108,6 +148,11 @@ struct DigestKernelArgs {
   /// read first: chunks flagged 1 are copied without being digested.
   CUdeviceptr dirty = 0;
   bool copy_predicted = false;
+  /// kRestore only: decide, flag (dirty) and count the chunks to copy exactly
+  /// as without it, but copy none of them: launch_chunk_copy_kernel (without
+  /// digests_in) on the same stream does the copying. The clusters of
+  /// predicted chunks (copy_predicted) then only count.
+  bool defer_copy = false;
   /// kCaptureChanged: one uint64 per chunk, set to the exit-arena address of
   /// the chunk's copy, or 0 when the chunk did not change (or overflowed).
   CUdeviceptr exit_locations = 0;
@@ -128,6 +173,30 @@ struct DigestKernelArgs {
 /// above 2^31 - 1 blocks or a missing required buffer; kInternal naming the
 /// runtime error if the launch is rejected.
 Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_blocks, CUstream stream);
+
+/// Launches chunk_copy_kernel on `stream` (asynchronous; returns once
+/// queued) for the kRestore `args` (chunks, dirty, source_override; with
+/// digests_in also reference, counters and state): `block_count` blocks of
+/// kDigestBlockThreads threads, block b copying the up to
+/// kChunkCopyBlockPieces 4 KiB pieces at blocks[b].offset of chunk
+/// blocks[b].chunk, when that chunk is to be copied, from its source
+/// (source_override[c] when non-zero, else its snapshot address) to its
+/// application address. Chunk c is copied when
+///   - digests_in is set: digests_in[c] != reference[c] (trusted digests, no
+///     other launch); the launch also sets dirty[c] and publishes
+///     DigestCounters as a kRestore launch does (digested_bytes = 0);
+///   - else: dirty[c] != 0 (the flags a defer_copy launch just set); the
+///     launch writes nothing but the application's memory.
+/// `blocks`: block_count ChunkCopyBlocks (8 bytes each) from
+/// ChunkTable::copy_blocks(kChunkCopyBlockBytes) of the same chunks. A launch
+/// with block_count == 0 does nothing.
+/// Preconditions: those of launch_digest_kernel; no launch sharing the
+/// DigestCounterState runs concurrently.
+/// Errors: kInvalidArgument for a mode other than kRestore, a missing
+/// required buffer or more than 2^31 - 1 blocks; kInternal naming the runtime
+/// error if the launch is rejected.
+Status launch_chunk_copy_kernel(const DigestKernelArgs& args, CUdeviceptr blocks, std::uint32_t block_count,
+                                CUstream stream);
 
 /// Clusters of `cluster_blocks` blocks that fit on the current device at
 /// once (cudaOccupancyMaxActiveClusters), for reports.

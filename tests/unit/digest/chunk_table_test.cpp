@@ -172,6 +172,57 @@ TEST(ChunkTable, descriptors_without_a_snapshot_have_a_zero_snapshot_address) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(ChunkTable, copy_blocks_cut_every_chunk_in_order_and_never_straddle_two) {
+  // Chunks of 96 bytes, blocks of 32: a whole chunk is 3 blocks, a 33-byte
+  // tail 2 (the second 1 byte long), a 1-byte region 1, an empty region none.
+  const std::vector<MemoryRange> regions = {
+      MemoryRange(DevicePtr(kBase + 3), 96 + 33),
+      MemoryRange(DevicePtr(kBase + 1000), 0),
+      MemoryRange(DevicePtr(kBase + 2000), 1),
+      MemoryRange(DevicePtr(kBase + 3000), 32),
+  };
+  const ChunkTable table = build_or_die(regions, 96);
+  ASSERT_EQ(table.chunk_count(), 4u);
+  StatusOr<std::vector<ChunkCopyBlock>> blocks = table.copy_blocks(32);
+  ASSERT_TRUE(blocks.ok()) << blocks.status().to_string();
+  const std::vector<ChunkCopyBlock> expected = {{0, 0}, {0, 32}, {0, 64}, {1, 0}, {1, 32}, {2, 0}, {3, 0}};
+  EXPECT_EQ(*blocks, expected);
+}
+
+TEST(ChunkTable, copy_blocks_of_a_mebibyte_chunk_are_thirty_two_of_thirty_two_kibibytes) {
+  const ChunkTable table = build_or_die({MemoryRange(DevicePtr(kBase), 2 * kMiB + 5)});
+  StatusOr<std::vector<ChunkCopyBlock>> blocks = table.copy_blocks(32 * 1024);
+  ASSERT_TRUE(blocks.ok()) << blocks.status().to_string();
+  ASSERT_EQ(blocks->size(), 32u + 32u + 1u);
+  EXPECT_EQ((*blocks)[31], (ChunkCopyBlock{0, 31 * 32 * 1024}));
+  EXPECT_EQ((*blocks)[32], (ChunkCopyBlock{1, 0}));
+  EXPECT_EQ((*blocks)[64], (ChunkCopyBlock{2, 0}));
+  // One block as large as the chunk: one block per chunk.
+  StatusOr<std::vector<ChunkCopyBlock>> whole = table.copy_blocks(static_cast<std::uint32_t>(kMiB));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->size(), 3u);
+}
+
+TEST(ChunkTable, copy_blocks_of_no_chunks_are_none) {
+  StatusOr<std::vector<ChunkCopyBlock>> blocks = build_or_die({}).copy_blocks(32 * 1024);
+  ASSERT_TRUE(blocks.ok());
+  EXPECT_TRUE(blocks->empty());
+}
+
+TEST(ChunkTable, copy_blocks_reject_zero_or_unaligned_sizes_and_more_than_one_grid) {
+  const ChunkTable table = build_or_die({MemoryRange(DevicePtr(kBase), 1000)});
+  for (std::uint32_t bad : {0u, 8u, 100u}) {
+    StatusOr<std::vector<ChunkCopyBlock>> blocks = table.copy_blocks(bad);
+    ASSERT_FALSE(blocks.ok()) << bad;
+    EXPECT_EQ(blocks.status().code(), StatusCode::kInvalidArgument);
+  }
+  // 2^31 blocks of 16 bytes: 32 GiB of (never touched) address space.
+  const ChunkTable huge = build_or_die({MemoryRange(DevicePtr(kBase), std::uint64_t{1} << 35)}, kMaxDigestChunkBytes);
+  StatusOr<std::vector<ChunkCopyBlock>> too_many = huge.copy_blocks(16);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(too_many.status().code(), StatusCode::kOutOfRange);
+}
+
 TEST(ChunkTable, region_digests_combine_each_regions_chunk_digests_in_order) {
   const std::vector<MemoryRange> regions = {
       MemoryRange(DevicePtr(kBase), 70),
