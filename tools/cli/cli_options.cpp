@@ -218,6 +218,14 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
       }
     }
     std::string where = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
+    // "--set: At Most 1 required but received 2": an option that takes one
+    // value was given twice.
+    if (const std::size_t at = what.find(": At Most 1 required but received "); at != std::string::npos &&
+                                                                            what.starts_with("--")) {
+      const std::string name = what.substr(0, at);
+      const std::string times = one_line(what.substr(at + std::string(": At Most 1 required but received ").size()));
+      return invalid_argument(name + " was given " + times + " times; give it once (see '" + where + "')");
+    }
     return invalid_argument(one_line(e.what()) + "; see '" + where + "'");
   }
 

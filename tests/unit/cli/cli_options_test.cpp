@@ -117,6 +117,13 @@ TEST(CliOptions, no_range_selection_is_an_error_naming_the_options) {
             "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
 }
 
+TEST(CliOptions, a_one_value_option_given_twice_is_named_with_the_fix) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set", "basic", "--set", "full", "--", "./app"}),
+            "--set was given 2 times; give it once (see 'rangereplay profile --help')");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--skip", "1", "--skip", "2", "--", "./app"}),
+            "--skip was given 2 times; give it once (see 'rangereplay profile --help')");
+}
+
 TEST(CliOptions, range_options_after_the_application_are_named_in_the_error) {
   EXPECT_EQ(error_of({"profile", "/bin/ls", "--nvtx-include", "step/"}),
             "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B ('--nvtx-include' "
