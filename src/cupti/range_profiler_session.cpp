@@ -125,29 +125,7 @@ Status RangeProfilerSession::begin_range() {
   return ok_status();
 }
 
-Status RangeProfilerSession::start_pass(const std::string& range_name) {
-  CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-  p.pRangeProfilerObject = object_;
-  RR_CUPTI(cuptiRangeProfilerStart(&p));
-  in_pass_ = true;
-  if (mode_ == Mode::kWholeRange) {
-    CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-    push.pRangeProfilerObject = object_;
-    push.pRangeName = range_name.c_str();
-    if (CUptiResult r = cuptiRangeProfilerPushRange(&push); r != CUPTI_SUCCESS) {
-      // Leave no pass open behind a failed start.
-      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      stop.pRangeProfilerObject = object_;
-      cuptiRangeProfilerStop(&stop);
-      in_pass_ = false;
-      return cupti_status(r, "cuptiRangeProfilerPushRange", __FILE__, __LINE__);
-    }
-  }
-  return ok_status();
-}
-
-Status RangeProfilerSession::push_range(const std::string& range_name) {
-  if (!in_pass_ || mode_ != Mode::kUserRanges) return failed_precondition("push_range outside a user-ranges pass");
+Status RangeProfilerSession::push(const std::string& range_name) {
   CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
   push.pRangeProfilerObject = object_;
   push.pRangeName = range_name.c_str();
@@ -155,23 +133,44 @@ Status RangeProfilerSession::push_range(const std::string& range_name) {
   return ok_status();
 }
 
-Status RangeProfilerSession::pop_range() {
-  if (!in_pass_ || mode_ != Mode::kUserRanges) return failed_precondition("pop_range outside a user-ranges pass");
+Status RangeProfilerSession::pop() {
   CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
   pop.pRangeProfilerObject = object_;
   RR_CUPTI(cuptiRangeProfilerPopRange(&pop));
   return ok_status();
 }
 
+Status RangeProfilerSession::start_pass(const std::string& range_name) {
+  CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  p.pRangeProfilerObject = object_;
+  RR_CUPTI(cuptiRangeProfilerStart(&p));
+  in_pass_ = true;
+  if (mode_ == Mode::kWholeRange) {
+    if (Status pushed = push(range_name); !pushed.ok()) {
+      // Leave no pass open behind a failed start.
+      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      stop.pRangeProfilerObject = object_;
+      cuptiRangeProfilerStop(&stop);
+      in_pass_ = false;
+      return pushed;
+    }
+  }
+  return ok_status();
+}
+
+Status RangeProfilerSession::push_range(const std::string& range_name) {
+  if (!in_pass_ || mode_ != Mode::kUserRanges) return failed_precondition("push_range outside a user-ranges pass");
+  return push(range_name);
+}
+
+Status RangeProfilerSession::pop_range() {
+  if (!in_pass_ || mode_ != Mode::kUserRanges) return failed_precondition("pop_range outside a user-ranges pass");
+  return pop();
+}
+
 StatusOr<bool> RangeProfilerSession::end_pass() {
   // Stop is called even when the pop fails, so the pass is always closed.
-  Status popped = ok_status();
-  if (mode_ == Mode::kWholeRange) {
-    CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-    pop.pRangeProfilerObject = object_;
-    if (CUptiResult r = cuptiRangeProfilerPopRange(&pop); r != CUPTI_SUCCESS)
-      popped = cupti_status(r, "cuptiRangeProfilerPopRange", __FILE__, __LINE__);
-  }
+  const Status popped = mode_ == Mode::kWholeRange ? pop() : ok_status();
   CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   p.pRangeProfilerObject = object_;
   const CUptiResult stopped = cuptiRangeProfilerStop(&p);

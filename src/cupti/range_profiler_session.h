@@ -93,6 +93,10 @@ class RangeProfilerSession {
   std::vector<std::uint8_t> counter_data_;
   std::vector<std::uint8_t> counter_data_blank_;  // initialized image, copied at begin_range
   Status size_image(std::size_t max_ranges);
+  // One cuptiRangeProfilerPushRange / PopRange (whole-range passes and
+  // user-ranges mode alike).
+  Status push(const std::string& range_name);
+  Status pop();
   // Ranges of the image tried once more when an image of the asked size
   // cannot be initialized.
   static constexpr std::size_t kFallbackRanges = 2048;
