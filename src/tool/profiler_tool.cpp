@@ -256,16 +256,10 @@ void ProfilerTool::record_overlapping_range(const range::RangeEvent& event) {
   report::RangeRecord record;
   record.index = static_cast<std::uint32_t>(event.match_index);
   record.name = event.name;
-  record.declined = true;
-  record.decline_reason = std::string(decline_reason_name(DeclineReason::kOverlappingRange));
   const std::string inside = active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'"
                                      : std::string("another range");
-  record.decline_detail =
-      decline_report_detail(DeclineReason::kOverlappingRange,
-                            "began while " + inside + " was being recorded; its work belongs to that range");
-  if (!config_.quiet)
-    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s\n", record.index + 1, record.name.c_str(),
-                 record.decline_reason.c_str());
+  record_decline(record, DeclineReason::kOverlappingRange,
+                 "began while " + inside + " was being recorded; its work belongs to that range");
   report_.ranges.push_back(std::move(record));
 }
 

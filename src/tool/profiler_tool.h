@@ -147,12 +147,18 @@ class ProfilerTool {
   // writes each pending range's values into its report record. Flushed when
   // the image is full and at exit (finish()).
   bool standing_pass_eligible() const;
+  // The session mode --range-metrics asks for (a range may switch it for
+  // itself: graph ranges, the standing pass; it is set back after).
+  cupti::RangeProfilerSession::Mode configured_counter_mode() const;
   Status push_standing_range(ActiveRange& range);
   void flush_standing_pass(const char* why);
   void progress(const ActiveRange& range, std::size_t pass);
   /// Fills range.record's decline fields (and prints the decline) when the
   /// range is declined.
   void report_decline(ActiveRange& range);
+  /// Fills `record`'s decline fields (the reason's fix appended to `detail`)
+  /// and prints the decline unless --quiet.
+  void record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail);
 
   // Recording (recording.cpp).
   void record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* data);

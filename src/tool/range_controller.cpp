@@ -74,13 +74,16 @@ void ProfilerTool::decline(ActiveRange& range, DeclineReason reason, std::string
 
 void ProfilerTool::report_decline(ActiveRange& range) {
   const std::optional<DeclineReason> reason = range.eligibility.reason();
-  if (!reason) return;
-  range.record.declined = true;
-  range.record.decline_reason = std::string(decline_reason_name(*reason));
-  range.record.decline_detail = decline_report_detail(*reason, range.eligibility.detail());
+  if (reason) record_decline(range.record, *reason, range.eligibility.detail());
+}
+
+void ProfilerTool::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) {
+  record.declined = true;
+  record.decline_reason = std::string(decline_reason_name(reason));
+  record.decline_detail = decline_report_detail(reason, detail);
   if (!config_.quiet)
-    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", range.index + 1, range.name.c_str(),
-                 range.record.decline_reason.c_str(), range.eligibility.detail().c_str());
+    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", record.index + 1, record.name.c_str(),
+                 record.decline_reason.c_str(), detail.c_str());
 }
 
 Status ProfilerTool::ensure_counters(CUcontext ctx) {
@@ -100,8 +103,7 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   debug("range profiler enabled%s", "");
   RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
   debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
-  auto mode = config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
-                                                                 : cupti::RangeProfilerSession::Mode::kPerKernel;
+  const auto mode = configured_counter_mode();
   RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, 1, mode));
   debug("counter data image configured%s (%ld bytes)", "", static_cast<long>(session->counter_data_bytes()));
   RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
@@ -344,8 +346,8 @@ void ProfilerTool::end_range() {
     if (Status e = evaluate(*range); !e.ok()) decline(*range, DeclineReason::kCountersUnavailable, e.message());
   }
   if (range->whole_range_counters) {
-    // Back to the configured per-kernel mode for the next range.
-    session_->set_mode(cupti::RangeProfilerSession::Mode::kPerKernel).ignore();
+    // Back to the configured mode for the next range.
+    session_->set_mode(configured_counter_mode()).ignore();
   }
   report_decline(*range);
   if (range->program.skipped_device_to_host)
@@ -357,6 +359,11 @@ void ProfilerTool::end_range() {
   report_.ranges.push_back(std::move(range->record));
   if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range->standing_counter_range});
   if (standing_open_ && standing_pushed_ >= session_->max_ranges()) flush_standing_pass("its counter image is full");
+}
+
+cupti::RangeProfilerSession::Mode ProfilerTool::configured_counter_mode() const {
+  return config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
+                                                            : cupti::RangeProfilerSession::Mode::kPerKernel;
 }
 
 bool ProfilerTool::standing_pass_eligible() const {
@@ -396,7 +403,7 @@ void ProfilerTool::flush_standing_pass(const char* why) {
     if (v.ok()) values = std::move(v).value();
     s = v.status();
   }
-  session_->set_mode(cupti::RangeProfilerSession::Mode::kWholeRange).ignore();
+  session_->set_mode(configured_counter_mode()).ignore();
   debug("standing pass flushed: %s", std::string(why) + ": " + s.to_string());
   const double ms = ms_since(start);
   for (const StandingPending& p : standing_pending_) {
@@ -407,11 +414,10 @@ void ProfilerTool::flush_standing_pass(const char* why) {
       record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
                              std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
     } else {
-      record.declined = true;
-      record.decline_reason = std::string(decline_reason_name(DeclineReason::kCountersUnavailable));
-      record.decline_detail = s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
-                                           std::to_string(standing_pushed_) + " pushed"
-                                     : s.message();
+      record_decline(record, DeclineReason::kCountersUnavailable,
+                     s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
+                                  std::to_string(standing_pushed_) + " pushed"
+                            : s.message());
     }
   }
   standing_pending_.clear();
