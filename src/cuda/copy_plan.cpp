@@ -30,11 +30,11 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
   std::uint32_t slots = 0;
   for (std::size_t a = 0; a < arenas.size(); ++a) {
     const ArenaCopyList& arena = arenas[a];
-    bool has_bytes = false;
+    std::size_t spans = 0;  // non-empty ones
     for (std::size_t i = 0; i < arena.spans.size(); ++i) {
       const CopySpan& span = arena.spans[i];
       if (span.bytes == 0) continue;
-      has_bytes = true;
+      ++spans;
       if (span.arena_offset > arena.bytes || span.bytes > arena.bytes - span.arena_offset) {
         return out_of_range("arena " + std::to_string(a) + " span " + std::to_string(i) + " [" +
                             std::to_string(span.arena_offset) + ", +" + std::to_string(span.bytes) +
@@ -42,11 +42,9 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
       }
     }
     every_arena.push_back({static_cast<std::uint32_t>(a), arena.spans});
-    if (!has_bytes) continue;
+    if (spans == 0) continue;
     if (arena.base == 0) return invalid_argument("arena " + std::to_string(a) + " has spans but no base address");
 
-    std::size_t spans = 0;
-    for (const CopySpan& span : arena.spans) spans += span.bytes > 0 ? 1 : 0;
     const bool by_kernel = arena.kind == ArenaKind::kDevice || pinned_arena_by_kernel(options.pinned_method, spans);
     if (by_kernel) {
       if (slots == kMaxArenaSlots) {
