@@ -46,9 +46,7 @@ Status ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread
     }
     for (std::size_t index : ranges_pointed_into(launch->arg_bytes, mapped)) {
       const MemoryRange& r = mapped[index];
-      bool known = false;
-      for (const auto& g : active_->globals) known = known || g.address == r.start().address();
-      if (known) continue;
+      if (holds_global_state(r.start().address())) continue;
       if (r.size() > kMaxHostRegionBytes)
         return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) +
                                   " MiB passed to kernel " + launch->name + " is larger than the " +
@@ -62,12 +60,8 @@ Status ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread
       CUstream stream = reinterpret_cast<CUstream>(launch->stream);
       if (stream == nullptr && per_thread_stream) stream = CU_STREAM_PER_THREAD;
       RR_CU(cuStreamSynchronize(stream));
-      ActiveRange::GlobalState state;
-      state.address = r.start().address();
-      state.entry.resize(r.size());
-      RR_CU(cuMemcpyDtoH(state.entry.data(), state.address, state.entry.size()));
+      RR_RETURN_IF_ERROR(capture_global_state(r.start().address(), r.size()));
       active_->host_captured_bytes += r.size();
-      active_->globals.push_back(std::move(state));
     }
   }
   return ok_status();

@@ -66,16 +66,26 @@ Status ProfilerTool::track_module_globals_of(CUfunction f, const ModuleGlobals& 
   for (const CubinGlobal& g : module.globals) {
     RR_ASSIGN_OR_RETURN(auto where, global_address(f, g.name));
     if (where.first == 0 || where.second == 0) continue;  // not in the loaded module
-    bool known = false;
-    for (const auto& s : active_->globals) known = known || s.address == where.first;
-    if (known) continue;
-    ActiveRange::GlobalState state;
-    state.address = where.first;
-    state.entry.resize(where.second);
+    if (holds_global_state(where.first)) continue;
     // Synchronous: the launch that follows may change the variable.
-    RR_CU(cuMemcpyDtoH(state.entry.data(), where.first, where.second));
-    active_->globals.push_back(std::move(state));
+    RR_RETURN_IF_ERROR(capture_global_state(where.first, where.second));
   }
+  return ok_status();
+}
+
+bool ProfilerTool::holds_global_state(std::uint64_t address) const {
+  for (const auto& g : active_->globals) {
+    if (g.address == address) return true;
+  }
+  return false;
+}
+
+Status ProfilerTool::capture_global_state(std::uint64_t address, std::size_t bytes) {
+  ActiveRange::GlobalState state;
+  state.address = address;
+  state.entry.resize(bytes);
+  RR_CU(cuMemcpyDtoH(state.entry.data(), address, bytes));
+  active_->globals.push_back(std::move(state));
   return ok_status();
 }
 

@@ -216,6 +216,12 @@ class ProfilerTool {
   // is the per-thread default stream). Errors: the capture failed
   // (resource_exhausted for a buffer over the size the tool copies).
   Status scan_kernel_pointers(std::size_t first_new, bool per_thread_stream);
+  // Whether the active range already holds the state of the variable or
+  // buffer at `address` (ActiveRange::globals).
+  bool holds_global_state(std::uint64_t address) const;
+  // Copies `bytes` bytes at `address` (device-readable) into a new entry of
+  // the active range's globals: its entry state, restored before each replay.
+  Status capture_global_state(std::uint64_t address, std::size_t bytes);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
   bool counters_failed_ = false;
