@@ -72,11 +72,14 @@ struct DigestPlanOptions {
   /// kWarpPerPieceInOrder copies them in a second launch, chunk_copy_kernel,
   /// with the copy kernel's in-order warp-per-item schedule (kUseDigests: that
   /// launch alone, deciding from the digests), and uploads 8 bytes per 32 KiB
-  /// of the regions at creation. On the H200 (2026-11-29, digest_bench to
-  /// 4 GB) kClusterSlice's 100%-dirty restore (predicted, use-digests) is
-  /// about 1.2x the full-restore floor at 64-256 MB and 1.15x at 1-4 GB;
-  /// kWarpPerPieceInOrder is not yet measured (digest_bench's "ord" columns).
-  kernels::DigestCopyVariant copy_variant = kernels::DigestCopyVariant::kClusterSlice;
+  /// of the regions at creation. The default: on the H200 (2026-11-29,
+  /// digest_bench to 4 GB, 100% of chunks dirty, restore / full-restore
+  /// floor) it is 1.05-0.92x in kCopyPredicted mode and 0.99-0.89x in
+  /// kUseDigests from 64 MB to 4 GB, against kClusterSlice's 1.07-1.00x and
+  /// 1.10-1.00x; kClusterSlice is faster when few chunks change and every
+  /// chunk is digested (1% dirty, kDigestAll: 0.75-0.50x against 0.87-0.55x),
+  /// because it needs no second launch.
+  kernels::DigestCopyVariant copy_variant = kernels::DigestCopyVariant::kWarpPerPieceInOrder;
 };
 
 /// How restore() decides which chunks to copy.

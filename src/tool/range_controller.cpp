@@ -545,8 +545,15 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     if (plan != nullptr) {
       // Copies back only the chunks whose digest differs from the entry's,
       // recording the digests of the memory it found (the previous pass's
-      // result) and the restored bytes.
-      RR_RETURN_IF_ERROR(plan->restore(tool_stream_));
+      // result) and the restored bytes. Without --verify the chunks the
+      // previous pass changed (capture_changed's or the last restore's dirty
+      // flags) are copied without being digested first (a replay writes the
+      // chunks the application wrote): a range that rewrites its whole
+      // footprint then costs one copy, not a digest and a copy. Every other
+      // chunk is still digested, so a chunk changed only by this replay is
+      // found. --verify needs the digest of every chunk: kDigestAll.
+      RR_RETURN_IF_ERROR(plan->restore(tool_stream_, config_.verify ? ChunkRestoreMode::kDigestAll
+                                                                     : ChunkRestoreMode::kCopyPredicted));
     } else {
       RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
     }
