@@ -144,12 +144,19 @@ if os.access(gemm, os.X_OK):
         rows.append(("gemm plain, lazy vs eager loading", f"{loading['LAZY']:.2f} s vs {loading['EAGER']:.2f} s "
                      f"(+{loading['EAGER'] - loading['LAZY']:.2f} s at start-up under the launcher's default)"))
 
-# Tool loaded, no range matched: application slowdown.
-env_cmd = [cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--", stream, "--iterations", "20"]
-plain_s, _ = timed([stream, "--iterations", "20"])
-tool_s, _ = timed(env_cmd)
-raw["outside_ranges"] = {"plain_s": plain_s, "tool_s": tool_s}
-rows.append(("tool loaded, no range (20 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone ({plain_s:.2f} s vs {tool_s:.2f} s, incl. start-up)"))
+# Tool loaded, no range matched: application slowdown (target <= 2%).
+# Three runs each, alternating, 100 iterations (~4 s) so the tool's fixed
+# start-up (CUPTI subscription, injection) is measured as a difference and the
+# ratio is of medians (single runs spread by ~5% here).
+env_cmd = [cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--", stream, "--iterations", "100"]
+plain_runs, tool_runs = [], []
+for _ in range(3):
+    plain_runs.append(timed([stream, "--iterations", "100"])[0])
+    tool_runs.append(timed(env_cmd)[0])
+plain_s, tool_s = sorted(plain_runs)[1], sorted(tool_runs)[1]
+raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs}
+rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
+             f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms incl. start-up; target <= 1.02x)"))
 
 json.dump(raw, open(out_path, "w"), indent=2)
 print("\n".join(f"{a:<34} {b}" for a, b in rows))
