@@ -28,8 +28,8 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
      "the range freed tracked memory, so a replay would touch memory the application no longer owns",
      "free the memory after the range ends"},
     {DeclineReason::kModuleLoadInRange, "module_load_in_range",
-     "a module or library was loaded inside the range (often lazy loading on a kernel's first launch), so its globals "
-     "are not in the entry snapshot",
+     "a module with module-scope variables (or one whose variables could not be read) was loaded inside the range, "
+     "lazily on its first kernel launch or explicitly, so their range-entry values are not in the snapshot",
      "run one warm-up iteration before the profiled range, or set CUDA_MODULE_LOADING=EAGER"},
     {DeclineReason::kModuleUnloadInRange, "module_unload_in_range",
      "a module or library was unloaded inside the range, so a replay could not launch its kernels",

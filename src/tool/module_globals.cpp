@@ -4,6 +4,9 @@
 // core/cubin_symbols.h), their bytes are copied: no kernel of that module has
 // run in the range yet, so these are the range-entry values. The replay window
 // restores them before every replay and hands back their exit values at the end.
+// A module with variables loaded inside the range (lazily, inside the launch,
+// after this capture point) is not covered: that load declines the range
+// (module_load_in_range, see core/module_load_decision.h).
 #include <cupti.h>
 
 #include "cuda/cu_status.h"

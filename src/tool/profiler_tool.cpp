@@ -26,6 +26,7 @@
 #include <variant>
 
 #include "core/cubin_symbols.h"
+#include "core/module_load_decision.h"
 #include "cupti/cupti_status.h"
 #include "report/demangle.h"
 #include "report/report_json.h"
@@ -131,6 +132,16 @@ int device_of(CUcontext ctx) {
   CUcontext popped = nullptr;
   cuCtxPopCurrent(&popped);
   return ok ? static_cast<int>(device) : -1;
+}
+
+// The symbols of the module a MODULE_LOADED callback reports, read from its
+// cubin; an error when CUPTI gave no cubin or it cannot be read.
+StatusOr<CubinSymbols> module_symbols(const CUpti_ResourceData* data) {
+  if (data == nullptr || data->resourceDescriptor == nullptr) return invalid_argument("no module data");
+  const auto& module = *static_cast<const CUpti_ModuleResourceData*>(data->resourceDescriptor);
+  if (module.pCubin == nullptr || module.cubinSize == 0) return invalid_argument("no cubin");
+  return read_cubin_symbols(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(module.pCubin), module.cubinSize));
 }
 
 // Launch number of this thread's launch in flight whose API_EXIT ends a
@@ -629,30 +640,44 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
   std::lock_guard<std::mutex> lock(mutex_);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED && data != nullptr && data->resourceDescriptor != nullptr)
-    note_module_globals(*static_cast<const CUpti_ModuleResourceData*>(data->resourceDescriptor));
-  if (active_ && active_->profiled)
-    decline(*active_,
-            cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ? DeclineReason::kModuleLoadInRange
-                                                      : DeclineReason::kModuleUnloadInRange,
-            "a module was loaded or unloaded inside the range");
+  if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+    if (active_ && active_->profiled)
+      decline(*active_, DeclineReason::kModuleUnloadInRange, "a module was unloaded inside the range");
+    return;
+  }
+  const StatusOr<CubinSymbols> symbols = module_symbols(data);
+  if (symbols.ok()) note_module_globals(*symbols);
+  if (!active_ || !active_->profiled) return;
+  // Lazy loading loads a module at its first launch, often inside the range:
+  // harmless unless the module has variables whose entry state is unknown.
+  if (std::optional<std::string> why = module_load_decline(symbols)) {
+    decline(*active_, DeclineReason::kModuleLoadInRange, std::move(*why));
+    return;
+  }
+  note_module_load(*active_);
 }
 
-void ProfilerTool::note_module_globals(const CUpti_ModuleResourceData& module) {
-  if (module.pCubin == nullptr || module.cubinSize == 0) return;
-  auto symbols = read_cubin_symbols(
-      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(module.pCubin), module.cubinSize));
-  if (!symbols.ok() || symbols->writable_globals.empty()) return;  // unreadable: nothing known, nothing assumed
-  auto module_globals = std::make_shared<ModuleGlobals>();
-  module_globals->globals = symbols->writable_globals;
-  for (const CubinGlobal& g : symbols->writable_globals) {
-    if (module_globals->names.size() > 80) {
-      module_globals->names += ", ...";
-      break;
-    }
-    module_globals->names += (module_globals->names.empty() ? "" : ", ") + g.name;
+void ProfilerTool::note_module_load(ActiveRange& range) {
+  ++range.modules_loaded;
+  std::string note = range.modules_loaded == 1
+                         ? std::string("1 module loaded inside the range (lazy loading); it has no module-scope "
+                                       "variables")
+                         : std::to_string(range.modules_loaded) +
+                               " modules loaded inside the range (lazy loading); none has module-scope variables";
+  if (range.modules_loaded == 1) {
+    range.modules_loaded_note = range.record.notes.size();
+    range.record.notes.push_back(std::move(note));
+  } else {
+    range.record.notes[range.modules_loaded_note] = std::move(note);
   }
-  for (const std::string& k : symbols->kernels) kernels_with_globals_[k] = module_globals;
+}
+
+void ProfilerTool::note_module_globals(const CubinSymbols& symbols) {
+  if (symbols.writable_globals.empty()) return;
+  auto module_globals = std::make_shared<ModuleGlobals>();
+  module_globals->globals = symbols.writable_globals;
+  module_globals->names = global_names(symbols.writable_globals);
+  for (const std::string& k : symbols.kernels) kernels_with_globals_[k] = module_globals;
 }
 
 }  // namespace rangereplay::tool

@@ -4,7 +4,7 @@
 // kernel computes the same `x[i] = 3 x[i] + salt + i` as affine_kernel in
 // app_kernels.cuh, so the apps check it against host_affine.
 //
-//   const std::string ptx = ptx_affine_module("ptx_affine");
+//   const std::string ptx = ptx_affine_module("ptx_affine");  // or ("ptx_affine", /*last_salt_variable=*/true)
 //   CUmodule module; CHECK_CU(cuModuleLoadData(&module, ptx.c_str()));
 //   CUfunction f; CHECK_CU(cuModuleGetFunction(&f, module, "ptx_affine"));
 //   launch_ptx_affine(f, x, n, salt, /*stream=*/nullptr);
@@ -27,16 +27,21 @@ namespace rangereplay::example {
 // nvcc -ptx -arch=compute_75 of
 //   extern "C" __global__ void ptx_affine(unsigned* x, unsigned long long n, unsigned salt)
 //   { i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = x[i] * 3 + salt + (unsigned)i; }
-// with the PTX ISA lowered to 7.0 so any CUDA 11+ driver JIT-compiles it. The
-// module has no module-scope variables.
-inline std::string ptx_affine_module(const char* entry) {
+// with the PTX ISA lowered to 7.0 so any CUDA 11+ driver JIT-compiles it.
+// Without `last_salt_variable` the module has no module-scope variables. With
+// it, the module also defines a writable module-scope variable
+// `<entry>_last_salt` (.u32, zero at load) and every thread of the kernel
+// stores `salt` into it, as nvcc emits for a `__device__ unsigned
+// <entry>_last_salt;` written by `<entry>_last_salt = salt;`.
+inline std::string ptx_affine_module(const char* entry, bool last_salt_variable = false) {
+  const std::string variable = std::string(entry) + "_last_salt";
   return std::string(R"ptx(
 .version 7.0
 .target sm_75
 .address_size 64
 
-.visible .entry )ptx") +
-         entry + R"ptx((
+)ptx") + (last_salt_variable ? ".visible .global .align 4 .u32 " + variable + ";\n\n" : std::string()) +
+         ".visible .entry " + entry + R"ptx((
 	.param .u64 ptx_affine_param_0,
 	.param .u64 ptx_affine_param_1,
 	.param .u32 ptx_affine_param_2
@@ -49,7 +54,7 @@ inline std::string ptx_affine_module(const char* entry) {
 	ld.param.u64 	%rd2, [ptx_affine_param_0];
 	ld.param.u64 	%rd3, [ptx_affine_param_1];
 	ld.param.u32 	%r1, [ptx_affine_param_2];
-	mov.u32 	%r2, %ctaid.x;
+)ptx" + (last_salt_variable ? "\tst.global.u32 \t[" + variable + "], %r1;\n" : std::string()) + R"ptx(	mov.u32 	%r2, %ctaid.x;
 	mov.u32 	%r3, %ntid.x;
 	mul.wide.u32 	%rd4, %r2, %r3;
 	mov.u32 	%r4, %tid.x;

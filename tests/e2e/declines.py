@@ -55,6 +55,9 @@ CASES = [
     # One program per decline reason, each producing exactly that reason.
     case("app_alloc_in_range", "tests/apps/app_alloc_in_range", TWO, "allocation_in_range"),
     case("app_free_in_range", "tests/apps/app_free_in_range", TWO, "free_in_range"),
+    # Every case runs under CUDA's default (lazy) module loading: a module
+    # loaded inside a range declines only when it has __device__ variables.
+    # The PTX module loaded in this range has one.
     case("app_module_load_in_range", "tests/apps/app_module_load_in_range", TWO, "module_load_in_range"),
     case("app_module_unload_in_range", "tests/apps/app_module_unload_in_range", TWO, "module_unload_in_range"),
     # cuMemcpy between two pageable host buffers: no tracked address on either side.
@@ -85,7 +88,10 @@ CASES = [
     case("app_graph_destroyed_in_range", "tests/apps/app_graph_destroyed_in_range", TWO, "graph_destroyed_in_range"),
     # A kernel name shared by a module with a __device__ variable and one
     # without: the variable is not found in the second module, so there is
-    # nothing of it to snapshot, and the range replays.
+    # nothing of it to snapshot, and the range replays. (Its own module, the
+    # one with the variable, is loaded before the ranges under lazy loading
+    # too: cudaMemcpyToSymbol needs the variable's device address; so is
+    # globals's, the same way.)
     case("app_module_globals_in_range", "tests/apps/app_module_globals_in_range", TWO, REPLAYED),
     # Replayable programs.
     case("app_two_threads", "tests/apps/app_two_threads", TWO, REPLAYED),
@@ -181,7 +187,6 @@ def run_profiled(c, exe, report_path, tmp):
                    "quiet": False, "command": [exe] + c["args"]}, f)
     env = dict(os.environ, CUDA_INJECTION64_PATH=inject, NVTX_INJECTION64_PATH=cupti,
                RANGEREPLAY_CONFIG=config_path)
-    env.setdefault("CUDA_MODULE_LOADING", "EAGER")
     return run([exe] + c["args"], env=env)
 
 

@@ -204,10 +204,6 @@ int profile(const ProfileRequest& request) {
   std::map<std::string, std::string> overrides{{"CUDA_INJECTION64_PATH", *inject_lib},
                                                {"NVTX_INJECTION64_PATH", *cupti},
                                                {"RANGEREPLAY_CONFIG", config_path}};
-  // Lazy loading would load each module at its first launch, usually inside
-  // the first range, which then declines (module_load_in_range). Eager loading
-  // changes no result; a user's own CUDA_MODULE_LOADING wins.
-  if (!process_env("CUDA_MODULE_LOADING")) overrides["CUDA_MODULE_LOADING"] = "EAGER";
   spec.env = merge_environment(current_environment(), overrides);
   StatusOr<pid_t> pid = spawn_child(spec);
   if (!pid.ok()) return fail(pid.status(), exit_code_for(pid.status()));
