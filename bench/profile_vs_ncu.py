@@ -7,7 +7,7 @@ Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (bench/ncu_range.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
-    python3 bench/profile_vs_ncu.py <build-dir> <out.json>
+    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,single,whole,verify,loading,outside]
 """
 import json, os, subprocess, sys, tempfile, time
 
@@ -15,6 +15,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ncu_range import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
+# Optional third argument: a comma list of the row groups to run (full,
+# single, whole, verify, loading, outside); all when absent.
+only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
+def want(group):
+    return only is None or group in only
 cli = os.path.join(build, "tools/cli/rangereplay")
 stream = os.path.join(build, "examples/stream")
 rows, raw = [], {}
@@ -75,88 +80,103 @@ def case(name, app_args, set_name, extra=()):
                      f"+ restore {t['restore_ms']:.2f} + tool {t['other_ms']:.2f} "
                      f"(tool per replayed pass {t['other_ms'] / replays:.3f} ms; target <= 1 ms; --set {set_name} run)"))
 
-case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
+if want("full"):
+    case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
 x50 = ["--iterations", "50", "--bytes", "64MiB"]
-case("stream 64MB x50, --set single-pass", x50, "single-pass")
-# One value set per range, as ncu's range replay gives: one CUPTI pass stays
-# open across the ranges (the standing pass); then the same with it turned off
-# (one CUPTI start and stop per range), side by side.
-case("stream 64MB x50, single-pass, whole", x50, "single-pass", ["--range-metrics", "whole"])
-def insts(rep):
-    return [[m["value"] for m in r.get("range_metrics", []) if "inst_executed" in m["name"]] for r in rep["ranges"]]
-off_s, off_rep, off_err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"], env={"RANGEREPLAY_STANDING_PASS": "0"})
-on_s, on_rep, on_err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"])
-if on_rep is not None and off_rep is not None:
-    raw["standing_pass"] = {"on_s": on_s, "off_s": off_s}
-    rows.append(("  standing pass on vs off (x50)", f"{on_s:.2f} s vs {off_s:.2f} s: saves "
-                 f"{(off_s - on_s) / 50 * 1000:.1f} ms per range; values equal: "
-                 f"{insts(on_rep) == insts(off_rep) and bool(insts(on_rep))} (instruction counts of every range)"))
-else:
-    rows.append(("  standing pass on vs off (x50)", f"failed: {on_err or off_err}"))
+if want("single"):
+    case("stream 64MB x50, --set single-pass", x50, "single-pass")
+if want("whole"):
+    # One value set per range, as ncu's range replay gives: one CUPTI pass stays
+    # open across the ranges (the standing pass); then the same with it turned off
+    # (one CUPTI start and stop per range), side by side.
+    case("stream 64MB x50, single-pass, whole", x50, "single-pass", ["--range-metrics", "whole"])
+    def insts(rep):
+        return [[m["value"] for m in r.get("range_metrics", []) if "inst_executed" in m["name"]] for r in rep["ranges"]]
+    off_s, off_rep, off_err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"], env={"RANGEREPLAY_STANDING_PASS": "0"})
+    on_s, on_rep, on_err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"])
+    if on_rep is not None and off_rep is not None:
+        raw["standing_pass"] = {"on_s": on_s, "off_s": off_s}
+        rows.append(("  standing pass on vs off (x50)", f"{on_s:.2f} s vs {off_s:.2f} s: saves "
+                     f"{(off_s - on_s) / 50 * 1000:.1f} ms per range; values equal: "
+                     f"{insts(on_rep) == insts(off_rep) and bool(insts(on_rep))} (instruction counts of every range)"))
+    else:
+        rows.append(("  standing pass on vs off (x50)", f"failed: {on_err or off_err}"))
 
-# --verify on against off (issue 6: <= 1.05x): the replay windows of the same
-# ranges, a 3-metric list, differential restore (the default) in both runs.
-# Runs alternate off, on, off, on so drift between runs falls on both sides;
-# the ratio is of medians of the per-range windows (ranges 2 on), and the
-# stage sums show where any difference went (CUPTI's pass start/stop varies
-# from run to run; the tool's own verify cost is verify_ms).
-three = ["--metrics", "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"]
-stages = ("window_ms", "counters_ms", "kernels_ms", "restore_ms", "verify_ms", "other_ms")
-per_range = {"off": [], "on": []}
-sums = {"off": dict.fromkeys(stages, 0.0), "on": dict.fromkeys(stages, 0.0)}
-errors = []
-for label in ("off", "on", "off", "on"):
-    _, rep, err = profile(["--iterations", "8"], three + (["--verify"] if label == "on" else []))
-    if rep is None:
-        errors.append(f"{label}: {err}")
-        continue
-    for r in rep["ranges"][1:]:
-        if r["declined"]:
+if want("verify"):
+    # --verify on against off (issue 6: <= 1.05x): the replay windows of the same
+    # ranges, a 3-metric list, differential restore (the default) in both runs.
+    # Runs alternate off, on, off, on so drift between runs falls on both sides;
+    # the ratio is of medians of the per-range windows (ranges 2 on), and the
+    # stage sums show where any difference went (CUPTI's pass start/stop varies
+    # from run to run; the tool's own verify cost is verify_ms).
+    three = ["--metrics", "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+    stages = ("window_ms", "counters_ms", "kernels_ms", "restore_ms", "verify_ms", "other_ms")
+    per_range = {"off": [], "on": []}
+    sums = {"off": dict.fromkeys(stages, 0.0), "on": dict.fromkeys(stages, 0.0)}
+    errors = []
+    for label in ("off", "on", "off", "on"):
+        _, rep, err = profile(["--iterations", "8"], three + (["--verify"] if label == "on" else []))
+        if rep is None:
+            errors.append(f"{label}: {err}")
             continue
-        per_range[label].append(r["timings"]["window_ms"])
-        for k in stages:
-            sums[label][k] += r["timings"].get(k, 0.0)
-def median(v):
-    v = sorted(v)
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
-if per_range["off"] and per_range["on"] and not errors:
-    m_off, m_on = median(per_range["off"]), median(per_range["on"])
-    raw["verify_windows_ms"] = {"per_range": per_range, "stage_sums": sums}
-    n_off, n_on = len(per_range["off"]), len(per_range["on"])
-    split = " | ".join(f"{k[:-3]} {sums['on'][k] / n_on:.2f} vs {sums['off'][k] / n_off:.2f}" for k in stages[1:])
-    rows.append(("--verify on vs off (stream 256MB)", f"median window {m_on:.1f} ms vs {m_off:.1f} ms = {m_on / m_off:.3f}x "
-                 f"(target <= 1.05x; {n_on}+{n_off} ranges, 2 runs each, alternating)"))
-    rows.append(("  per range, on vs off (ms)", split))
-else:
-    rows.append(("--verify on vs off (stream 256MB)", f"failed: {'; '.join(errors) or per_range}"))
+        for r in rep["ranges"][1:]:
+            if r["declined"]:
+                continue
+            per_range[label].append(r["timings"]["window_ms"])
+            for k in stages:
+                sums[label][k] += r["timings"].get(k, 0.0)
+    def median(v):
+        v = sorted(v)
+        return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+    if per_range["off"] and per_range["on"] and not errors:
+        m_off, m_on = median(per_range["off"]), median(per_range["on"])
+        raw["verify_windows_ms"] = {"per_range": per_range, "stage_sums": sums}
+        n_off, n_on = len(per_range["off"]), len(per_range["on"])
+        split = " | ".join(f"{k[:-3]} {sums['on'][k] / n_on:.2f} vs {sums['off'][k] / n_off:.2f}" for k in stages[1:])
+        rows.append(("--verify on vs off (stream 256MB)", f"median window {m_on:.1f} ms vs {m_off:.1f} ms = {m_on / m_off:.3f}x "
+                     f"(target <= 1.05x; {n_on}+{n_off} ranges, 2 runs each, alternating)"))
+        rows.append(("  per range, on vs off (ms)", split))
+    else:
+        rows.append(("--verify on vs off (stream 256MB)", f"failed: {'; '.join(errors) or per_range}"))
 
-# Start-up cost a user pays by choosing CUDA_MODULE_LOADING=EAGER (the fix
-# module_load_in_range suggests; the launcher leaves the loading mode alone):
-# cuBLAS's gemm example, plain, lazy against eager loading.
-gemm = os.path.join(build, "examples/gemm")
-if os.access(gemm, os.X_OK):
-    loading = {}
-    for mode in ("LAZY", "EAGER"):
-        wall, p = timed([gemm, "--iterations", "2"], env={"CUDA_MODULE_LOADING": mode})
-        loading[mode] = wall if p.returncode == 0 else None
-    raw["gemm_module_loading_s"] = loading
-    if loading["LAZY"] and loading["EAGER"]:
-        rows.append(("gemm plain, lazy vs eager loading", f"{loading['LAZY']:.2f} s vs {loading['EAGER']:.2f} s "
-                     f"(+{loading['EAGER'] - loading['LAZY']:.2f} s at start-up when the user sets EAGER)"))
+if want("loading"):
+    # Start-up cost a user pays by choosing CUDA_MODULE_LOADING=EAGER (the fix
+    # module_load_in_range suggests; the launcher leaves the loading mode alone):
+    # cuBLAS's gemm example, plain, lazy against eager loading.
+    gemm = os.path.join(build, "examples/gemm")
+    if os.access(gemm, os.X_OK):
+        loading = {}
+        for mode in ("LAZY", "EAGER"):
+            wall, p = timed([gemm, "--iterations", "2"], env={"CUDA_MODULE_LOADING": mode})
+            loading[mode] = wall if p.returncode == 0 else None
+        raw["gemm_module_loading_s"] = loading
+        if loading["LAZY"] and loading["EAGER"]:
+            rows.append(("gemm plain, lazy vs eager loading", f"{loading['LAZY']:.2f} s vs {loading['EAGER']:.2f} s "
+                         f"(+{loading['EAGER'] - loading['LAZY']:.2f} s at start-up when the user sets EAGER)"))
 
-# Tool loaded, no range matched: application slowdown (target <= 2%).
-# Three runs each, alternating, 100 iterations (~4 s) so the tool's fixed
-# start-up (CUPTI subscription, injection) is measured as a difference and the
-# ratio is of medians (single runs spread by ~5% here).
-env_cmd = [cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--", stream, "--iterations", "100"]
-plain_runs, tool_runs = [], []
-for _ in range(3):
-    plain_runs.append(timed([stream, "--iterations", "100"])[0])
-    tool_runs.append(timed(env_cmd)[0])
-plain_s, tool_s = sorted(plain_runs)[1], sorted(tool_runs)[1]
-raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs}
-rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
-             f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms incl. start-up; target <= 1.02x)"))
+if want("outside"):
+    # Tool loaded, no range matched: application slowdown (target <= 2%).
+    # Three runs each, alternating, 100 iterations, so the ratio is of medians
+    # (single runs spread by ~5% here). The launcher's checks before it starts the
+    # application (report's launcher_ms: metric module, device probe, metric
+    # names) are split out: the application's own slowdown is the rest.
+    plain_runs, tool_runs, launcher_runs = [], [], []
+    for _ in range(3):
+        plain_runs.append(timed([stream, "--iterations", "100"])[0])
+        report = tempfile.mktemp(suffix=".json")
+        wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--output",
+                         report, "--", stream, "--iterations", "100"])
+        tool_runs.append(wall)
+        if p.returncode == 0 and os.path.exists(report):
+            launcher_runs.append(json.load(open(report)).get("launcher_ms", 0.0) / 1000)
+            os.remove(report)
+    plain_s, tool_s = sorted(plain_runs)[1], sorted(tool_runs)[1]
+    launcher_s = sorted(launcher_runs)[len(launcher_runs) // 2] if launcher_runs else 0.0
+    raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs, "launcher_s": launcher_runs}
+    rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
+                 f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms; target <= 1.02x)"))
+    rows.append(("  less the launcher's checks", f"{(tool_s - launcher_s) / plain_s:.3f}x (launcher checks {launcher_s * 1000:.0f} ms "
+                 f"before the application starts)"))
 
 json.dump(raw, open(out_path, "w"), indent=2)
 print("\n".join(f"{a:<34} {b}" for a, b in rows))

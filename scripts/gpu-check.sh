@@ -5,7 +5,7 @@
 #   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
 # .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
-# (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS.
+# (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups).
 # Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -73,7 +73,7 @@ if has bench; then
   done
 fi
 if has compare; then
-  timeout 420 python3 bench/profile_vs_ncu.py $build "$logs/profile_vs_ncu.json" >"$logs/profile_vs_ncu.txt" 2>&1
+  timeout 420 python3 bench/profile_vs_ncu.py $build "$logs/profile_vs_ncu.json" ${COMPARE_GROUPS:-} >"$logs/profile_vs_ncu.txt" 2>&1
   row "profile vs ncu" "rc=$?"
 fi
 if has workloads; then

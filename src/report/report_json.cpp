@@ -226,6 +226,7 @@ void to_json(json& j, const Report& v) {
            {"range_metrics", v.range_metrics},
            {"pass_count", v.pass_count},
            {"setup_ms", number(v.setup_ms)},
+           {"launcher_ms", number(v.launcher_ms)},
            {"verify", v.verify},
            {"ranges", v.ranges},
            {"errors", v.errors}};
@@ -339,6 +340,7 @@ void from_json(const json& j, Report& v) {
   field(j, "range_metrics", v.range_metrics);
   field(j, "pass_count", v.pass_count);
   field(j, "setup_ms", v.setup_ms);
+  field(j, "launcher_ms", v.launcher_ms);
   field(j, "verify", v.verify);
   field(j, "ranges", v.ranges);
   field(j, "errors", v.errors);

@@ -117,6 +117,7 @@ struct Report {
   std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
   std::uint32_t pass_count = 0;          // passes the metric list needs
   double setup_ms = 0;                   // counter configuration, once per process
+  double launcher_ms = 0;                // the launcher's checks before it started the application
   bool verify = false;                   // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;       // one-line errors that ended profiling early

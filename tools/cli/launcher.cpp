@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -130,6 +131,9 @@ int list_metrics() {
 }
 
 int profile(const ProfileRequest& request) {
+  // The checks below (metric module, device probe, metric names and passes)
+  // delay the application's start; the report carries their time.
+  const auto launcher_start = std::chrono::steady_clock::now();
   ProfileConfig config = request.config;
   const std::vector<std::string>& command = config.command;
 
@@ -205,6 +209,8 @@ int profile(const ProfileRequest& request) {
                                                {"NVTX_INJECTION64_PATH", *cupti},
                                                {"RANGEREPLAY_CONFIG", config_path}};
   spec.env = merge_environment(current_environment(), overrides);
+  const double launcher_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
   StatusOr<pid_t> pid = spawn_child(spec);
   if (!pid.ok()) return fail(pid.status(), exit_code_for(pid.status()));
   progress(request, "profiling " + join(command, " ") + " (pid " + std::to_string(*pid) + ")");
@@ -224,6 +230,7 @@ int profile(const ProfileRequest& request) {
     std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
     return exit_code;
   }
+  rep->launcher_ms = launcher_ms;
   std::cout << report_table(*rep) << std::flush;
   if (!request.output_pattern.empty()) {
     StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);

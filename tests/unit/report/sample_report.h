@@ -22,6 +22,7 @@ inline Report sample_report() {
   r.range_metrics = "kernel";
   r.pass_count = 3;
   r.setup_ms = 171.25;
+  r.launcher_ms = 98.5;
   r.verify = true;
 
   RangeRecord step;
