@@ -371,7 +371,9 @@ def speed_problems(name, speed, problems, rec):
         problems.append(f"{name}: ncu range replay rc={ncu['rc']}: {' | '.join(ncu['errors'])}")
 
 
-def run_workload(runner, name, cmd, sections, has_ncu):
+def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None):
+    """One workload's sections; progress(rec) after each, so a run cut short
+    keeps what it measured."""
     rec = {"name": name, "command": cmd}
     problems = []
     reason = unavailable_reason(runner, name, cmd)
@@ -400,6 +402,8 @@ def run_workload(runner, name, cmd, sections, has_ncu):
             rec["plain2_lines"] = result_lines(plain2["stdout"])
             problems.append(f"{name}: two plain runs differ (non-deterministic without the tool)")
 
+    progress(rec)
+
     # (b) transparency, full set (its report also feeds (d) and (e))
     full = None
     if {"b", "d", "e"} & sections:
@@ -426,6 +430,8 @@ def run_workload(runner, name, cmd, sections, has_ncu):
                     problems.append(f"{name}: range {r['index']} declined: {r.get('decline_reason')} "
                                     f"{r.get('decline_detail')}")
 
+    progress(rec)
+
     # (c) verify
     if "c" in sections:
         ver = runner.profile(name, cmd, ["--verify", "--metrics", VERIFY_METRICS], "verify")
@@ -444,12 +450,16 @@ def run_workload(runner, name, cmd, sections, has_ncu):
             if result_lines(ver["stdout"]) != lines:
                 problems.append(f"{name}: results differ under --verify")
 
+    progress(rec)
+
     # (d) fidelity: instructions against ncu kernel replay (twice), DRAM range sums against ncu range replay
     if "d" in sections and full and full["report"]:
         if not has_ncu:
             rec["fidelity_unavailable"] = "ncu not on PATH"
         else:
             fidelity(runner, name, cmd, full["report"], rec, problems)
+
+    progress(rec)
 
     # (e) speed against ncu range replay on the same ranges and metrics
     if "e" in sections and full and full["report"]:
@@ -637,7 +647,11 @@ def main():
     for name, cmd in workload_table(runner.build, only):
         t = time.time()
         print(f"[{time.time() - started:7.1f} s] {name}: {' '.join(cmd)}", flush=True)
-        rec, problems = run_workload(runner, name, cmd, sections, has_ncu)
+        def progress(partial):
+            doc["in_progress"] = partial
+            save()
+        rec, problems = run_workload(runner, name, cmd, sections, has_ncu, progress)
+        doc.pop("in_progress", None)
         rec["elapsed_s"] = time.time() - t
         doc["workloads"].append(rec)
         doc["problems"] += problems
