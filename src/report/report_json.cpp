@@ -75,6 +75,13 @@ void read_unsigned(const json& j, Unsigned& out) {
 }
 void read_value(const json& j, std::uint32_t& out) { read_unsigned(j, out); }
 void read_value(const json& j, std::uint64_t& out) { read_unsigned(j, out); }
+void read_value(const json& j, std::int64_t& out) {
+  if (!j.is_number_integer()) type_mismatch(j, "an integer");
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw JsonPathError("", fmt::format("{} does not fit in a signed 64-bit integer", j.get<std::uint64_t>()));
+  }
+  out = j.get<std::int64_t>();
+}
 
 void read_value(const json& j, double& out) {
   if (j.is_number()) {
@@ -166,6 +173,7 @@ void to_json(json& j, const KernelRecord& v) {
            {"block", v.block},
            {"shared_mem_bytes", v.shared_mem_bytes},
            {"stream_id", v.stream_id},
+           {"launch_index", v.launch_index},
            {"metrics", v.metrics}};
 }
 
@@ -263,6 +271,7 @@ void from_json(const json& j, KernelRecord& v) {
   field(j, "block", v.block);
   field(j, "shared_mem_bytes", v.shared_mem_bytes);
   field(j, "stream_id", v.stream_id);
+  optional_field(j, "launch_index", v.launch_index);
   field(j, "metrics", v.metrics);
 }
 

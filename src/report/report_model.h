@@ -34,6 +34,10 @@ struct KernelRecord {
   Dim3 grid, block;
   std::uint32_t shared_mem_bytes = 0;
   std::uint64_t stream_id = 0;    // cuStreamGetId of the launch stream; 0 when unknown
+  // The launch's number among the process's kernel launches (every thread, in
+  // call order, from 0): `ncu --launch-skip <n> --launch-count 1` profiles the
+  // same launch. -1 for a graph's kernel node (not a launch of its own).
+  std::int64_t launch_index = -1;
   std::vector<MetricValue> metrics;  // empty with whole-range metrics
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };

@@ -147,10 +147,14 @@ StatusOr<CubinSymbols> module_symbols(const CUpti_ResourceData* data) {
 // Launch number of this thread's launch in flight whose API_EXIT ends a
 // kernel window (set at its API_ENTER).
 thread_local std::optional<std::uint64_t> t_window_end_launch;
+// The number of the kernel launch this thread is making (kernel_launches_),
+// set at its API_ENTER, read when the launch is recorded.
+thread_local std::int64_t t_launch_index = -1;
 
 }  // namespace
 
 bool in_tool() { return t_in_tool; }
+std::int64_t current_launch_index() { return t_launch_index; }
 InToolScope::InToolScope() : previous_(t_in_tool) { t_in_tool = true; }
 InToolScope::~InToolScope() { t_in_tool = previous_; }
 
@@ -418,6 +422,7 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
     return;
   }
   if (data->callbackSite != CUPTI_API_ENTER) return;
+  t_launch_index = static_cast<std::int64_t>(kernel_launches_.fetch_add(1, std::memory_order_relaxed));
   if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(mutex_);
   // Driver calls made while holding mutex_ must not reach our own callbacks.

@@ -200,6 +200,9 @@ class ProfilerTool {
   std::unique_ptr<ActiveRange> active_;
   // Whether active_ is set; read without mutex_ to keep calls outside ranges cheap.
   std::atomic<bool> range_open_{false};
+  // Kernel launches of the process so far (every thread; the tool's own
+  // replays are not counted): KernelLaunchOp::launch_index.
+  std::atomic<std::uint64_t> kernel_launches_{0};
   // Kernels (mangled names) of loaded modules that have writable __device__
   // variables, with those variables' names; the snapshot does not cover them.
   struct ModuleGlobals {
@@ -269,6 +272,9 @@ class ProfilerTool {
 /// True while the current thread runs the tool's own CUDA work; callbacks
 /// return at once then, so replays are never recorded again.
 bool in_tool();
+/// The process-wide number of the kernel launch the current thread is
+/// making (KernelLaunchOp::launch_index); -1 before its first launch.
+std::int64_t current_launch_index();
 class InToolScope {
  public:
   InToolScope();

@@ -695,6 +695,7 @@ void ProfilerTool::record_kernels(ActiveRange& range, const std::vector<std::vec
     kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
     kr.block = {k.block[0], k.block[1], k.block[2]};
     kr.shared_mem_bytes = k.shared_mem_bytes;
+    kr.launch_index = k.launch_index;
     if (per_kernel && i < ranges.kernel_range.size() &&
         ranges.kernel_range[i] && *ranges.kernel_range[i] < values.size())
       kr.metrics = metric_values(values[*ranges.kernel_range[i]]);

@@ -98,6 +98,7 @@ Status copy_arguments(CUfunction f, void** kernel_params, void** extra, KernelLa
 void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   KernelLaunchOp op;
   op.name = data->symbolName ? data->symbolName : "";
+  op.launch_index = current_launch_index();
   Status s;
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:

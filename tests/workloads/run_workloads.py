@@ -86,11 +86,21 @@ class Runner:
             return r["wall_s"], r["report"], f"rc={r['rc']}: {r['stderr'].strip()[-300:]}"
         return profile
 
-    def ncu(self, cmd, extra):
+    def ncu(self, cmd, extra, nvtx=True):
         """`ncu --clock-control none --nvtx --nvtx-include step/ --csv
-        --print-units base <extra> --metrics FIDELITY_METRICS <cmd>`."""
-        return self.run(["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "step/", "--csv",
-                         "--print-units", "base"] + extra + ["--metrics", FIDELITY_METRICS] + cmd)
+        --print-units base <extra> --metrics FIDELITY_METRICS <cmd>`; without
+        the NVTX filter when nvtx is False (extra then selects launches)."""
+        select = ["--nvtx", "--nvtx-include", "step/"] if nvtx else []
+        return self.run(["ncu", "--clock-control", "none"] + select + ["--csv", "--print-units", "base"] + extra +
+                        ["--metrics", FIDELITY_METRICS] + cmd)
+
+    def profiler_whole_range(self, name, cmd):
+        """profiler_with_metrics with --range-metrics whole: one value set per
+        range, what ncu's range replay gives."""
+        def profile(names):
+            r = self.profile(name, cmd, ["--metrics", ",".join(names), "--range-metrics", "whole"], "filtered-whole")
+            return r["wall_s"], r["report"], f"rc={r['rc']}: {r['stderr'].strip()[-300:]}"
+        return profile
 
 
 def brief(r):
@@ -157,6 +167,21 @@ def report_kernels(report):
             vals = {m["name"]: m["value"] for m in k["metrics"]}
             kernels.append({"range": r["index"], "kernel": k["index"], "name": k.get("mangled_name", ""), **vals})
     return kernels
+
+
+def launch_window(report):
+    """(range index, first launch index, launch count) of the first replayed
+    range whose kernels all carry a process-wide launch_index, or None. A
+    range's launches are consecutive in the process (every thread's launch
+    while it is open belongs to it), so `ncu --launch-skip first --launch-count
+    count` profiles exactly its kernels, whichever thread launched them."""
+    for r in report["ranges"]:
+        if r.get("declined") or not r["kernels"]:
+            continue
+        idx = [k.get("launch_index", -1) for k in r["kernels"]]
+        if min(idx) >= 0:
+            return r["index"], min(idx), max(idx) - min(idx) + 1
+    return None
 
 
 def range_sums(report, metrics=FIDELITY_METRICS.split(",")):
@@ -319,6 +344,29 @@ def fidelity(runner, name, cmd, report, rec, problems):
             kernel_lists.append([])
         if r["rc"] != 0:
             problems.append(f"{name}: ncu kernel replay run {k + 1} rc={r['rc']}: {r['stderr'].strip()[-300:]}")
+    window = launch_window(report)
+    if all(kernel_lists) and len(ours) != len(kernel_lists[0]) and window is not None:
+        # ncu's NVTX filter is per thread: kernels another thread launched
+        # inside the range (PyTorch's autograd thread) are not in its list.
+        # Compare one range by its launch numbers instead.
+        index, first, count = window
+        in_range = [k for k in ours if k["range"] == index]
+        wruns = [runner.ncu(cmd, ["--launch-skip", str(first), "--launch-count", str(count)], nvtx=False)
+                 for _ in range(2)]
+        rec["ncu_kernel_replay_launch_window"] = [brief(r) for r in wruns]
+        try:
+            wlists = [parse_ncu_csv(r["stdout"], "kernel") if r["rc"] == 0 else [] for r in wruns]
+        except NcuCsvError as e:
+            wlists = [[], []]
+            problems.append(f"{name}: ncu kernel replay of launches {first}+{count}: {e}")
+        if all(wlists):
+            nvtx_check = kernel_check(ours, kernel_lists[0], kernel_lists[1])
+            rec["fidelity_nvtx"] = {k: v for k, v in nvtx_check.items() if k != "kernels"}
+            ours, kernel_lists = in_range, wlists
+            rec["fidelity_basis"] = (f"range {index}: launches {first}..{first + count - 1} (ncu --launch-skip "
+                                     f"{first} --launch-count {count}); ncu's NVTX filter saw "
+                                     f"{nvtx_check['kernels_ncu'][0]} "
+                                     f"kernels in all ranges, rangereplay {nvtx_check['kernels_rangereplay']}")
     if all(kernel_lists):
         check = kernel_check(ours, kernel_lists[0], kernel_lists[1])
         rec["fidelity"] = check
@@ -467,6 +515,17 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
         if has_ncu:
             speed.update(speed_against_ncu(cmd, full, runner.profiler_with_metrics(name, cmd), timeout=runner.timeout))
             speed_problems(name, speed, problems, rec)
+            # Like for like with ncu's range replay, which gives one value set
+            # per range: the same filtered list with --range-metrics whole.
+            if speed.get("filtered_metrics"):
+                kept = [m for m in full["report"]["metrics"] if m not in set(speed.get("dropped_names", []))]
+                wall, whole_rep, error = runner.profiler_whole_range(name, cmd)(kept)
+                if whole_rep is not None:
+                    speed["rangereplay_whole_s"] = wall
+                    if speed.get("ncu_s"):
+                        speed["ratio_whole"] = speed["ncu_s"] / wall
+                else:
+                    problems.append(f"{name}: --range-metrics whole with the filtered list failed: {error}")
         # Tool loaded, no range matched: slowdown of the whole application.
         idle = [runner.run([runner.cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set",
                             "single-pass", "--"] + cmd) for _ in range(2)]
@@ -571,7 +630,8 @@ def ratio_cell(sp):
 
 def summary(records, extra):
     header = ["workload", "deterministic", "transparent", "divergences", "inst equal (n/N, max dev)",
-              "dram range sum within 2%", "ncu metrics (dropped)", "rangereplay s", "ncu s", "ratio"]
+              "dram range sum within 2%", "ncu metrics (dropped)", "rangereplay s", "ncu s", "ratio",
+              "ratio whole"]
     blank = ["-"] * 6
     rows = []
     for rec in records:
@@ -582,22 +642,23 @@ def summary(records, extra):
         rows.append([rec["name"], yes_no(rec.get("deterministic")), yes_no(rec.get("transparent")),
                      "-" if rec.get("divergences") is None else str(rec["divergences"]),
                      inst_cell(rec), dram_cell(rec), metrics_cell(sp),
-                     fmt_s(sp.get("rangereplay_s")), ncu_cell(sp), ratio_cell(sp)])
+                     fmt_s(sp.get("rangereplay_s")), ncu_cell(sp), ratio_cell(sp),
+                     f"{sp['ratio_whole']:.2f}x" if sp.get("ratio_whole") else "-"])
     if extra:
         sp = extra.get("single_pass_x50", {})
         if sp:
             rows.append(["stream 64MiB x50 single-pass", "-", yes_no(sp.get("transparent")), "-", "-", "-",
-                         metrics_cell(sp), fmt_s(sp.get("rangereplay_s")), ncu_cell(sp), ratio_cell(sp)])
+                         metrics_cell(sp), fmt_s(sp.get("rangereplay_s")), ncu_cell(sp), ratio_cell(sp), "-"])
         nr = extra.get("no_range_x20")
         if nr:
             rows.append(["stream x20, tool loaded, no range"] + blank + [fmt_s(nr["tool_s"]),
-                         f"plain {nr['plain_s']:.2f}", f"{nr['slowdown']:.3f}x slower"])
+                         f"plain {nr['plain_s']:.2f}", f"{nr['slowdown']:.3f}x slower", "-"])
         for rec in records:
             s = rec.get("speed", {}).get("no_range_slowdown")
             if s is not None:
                 rows.append([f"{rec['name']}, tool loaded, no range"] + blank +
                             [fmt_s(rec["speed"].get("tool_no_range_s")), f"plain {rec['speed']['plain_s']:.2f}",
-                             f"{s:.3f}x slower"])
+                             f"{s:.3f}x slower", "-"])
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     line = lambda r: " | ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
     table = [line(header), "-+-".join("-" * w for w in widths)] + [line(r) for r in rows]

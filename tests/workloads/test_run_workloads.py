@@ -240,6 +240,19 @@ def test_summary_shows_the_new_columns():
     assert lines[-1].startswith("! the application exited with an error")
 
 
+
+def test_launch_window_takes_the_first_replayed_range_with_launch_numbers():
+    report = {"ranges": [
+        {"index": 0, "declined": True, "kernels": []},
+        {"index": 1, "declined": False, "kernels": [{"launch_index": 907}, {"launch_index": 905}, {"launch_index": 906}]},
+        {"index": 2, "declined": False, "kernels": [{"launch_index": 1400}]}]}
+    assert rw.launch_window(report) == (1, 905, 3)
+    graph_only = {"ranges": [{"index": 0, "declined": False, "kernels": [{"launch_index": -1}]}]}
+    assert rw.launch_window(graph_only) is None
+    old_report = {"ranges": [{"index": 0, "declined": False, "kernels": [{"index": 0}]}]}
+    assert rw.launch_window(old_report) is None
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]
     for t in tests:
@@ -251,3 +264,4 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -278,5 +278,15 @@ TEST_F(ReportJsonFile, report_file_picks_csv_by_extension) {
   EXPECT_EQ(*json, sample_report());
 }
 
+TEST(ReportJson, launch_index_round_trips_and_reads_as_minus_one_when_absent) {
+  nlohmann::json j = sample_report();
+  EXPECT_EQ(j["ranges"][0]["kernels"][0]["launch_index"], 12);
+  EXPECT_EQ(j["ranges"][0]["kernels"][1]["launch_index"], -1);  // a graph's kernel node
+  j["ranges"][0]["kernels"][0].erase("launch_index");
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->ranges[0].kernels[0].launch_index, -1);
+}
+
 }  // namespace
 }  // namespace rangereplay::report

@@ -42,6 +42,7 @@ inline Report sample_report() {
   scale.grid = {1024, 1, 1};
   scale.block = {256, 1, 1};
   scale.stream_id = 7;
+  scale.launch_index = 12;
   scale.metrics = {{"dram__bytes_read.sum", "byte", 6291488}, {"smsp__inst_executed.sum", "inst", 98304}};
   KernelRecord add;
   add.index = 1;
