@@ -134,6 +134,16 @@ int profile(const ProfileRequest& request) {
   // The checks below (metric module, device probe, metric names and passes)
   // delay the application's start; the report carries their time.
   const auto launcher_start = std::chrono::steady_clock::now();
+  // RANGEREPLAY_DEBUG: where the checks' time goes, step by step.
+  const bool debug = process_env("RANGEREPLAY_DEBUG").has_value();
+  auto step_start = launcher_start;
+  auto step_done = [&](const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    if (debug)
+      std::cerr << "rangereplay[debug] launcher: " << step << " "
+                << std::chrono::duration<double, std::milli>(now - step_start).count() << " ms" << std::endl;
+    step_start = now;
+  };
   ProfileConfig config = request.config;
   const std::vector<std::string>& command = config.command;
 
@@ -151,6 +161,7 @@ int profile(const ProfileRequest& request) {
   StatusOr<std::string> inject_lib = find_injection_library(*exe_dir, process_env);
   if (!inject_lib.ok()) return fail(inject_lib.status(), kExitFailure);
   MetricModule module = load_metric_module();
+  step_done("metric module loaded");
   StatusOr<std::vector<std::string>> selected = module.queries ? select_metrics(request, *module.queries)
                                                                : StatusOr<std::vector<std::string>>(module.load_error);
   // A mistyped set stops here; a module that cannot answer at all is
@@ -161,6 +172,7 @@ int profile(const ProfileRequest& request) {
 
   // 2. A device.
   StatusOr<int> devices = probe_cuda_devices();
+  step_done("device probe (cuInit)");
   if (!devices.ok()) {
     // Still check the names the user typed, against kOfflineChip, with a
     // module that needs no libcuda when the full one could not load.
@@ -189,6 +201,7 @@ int profile(const ProfileRequest& request) {
   } else {
     warn("cannot check metric names here (" + chip.status().message() + "); the profiled process checks them");
   }
+  step_done("chip name, metric names and passes");
   std::string loaded_cupti = module.queries->cupti_library_path();
   StatusOr<std::string> cupti = find_cupti_library(
       loaded_cupti.empty() ? std::nullopt : std::optional<std::string>(loaded_cupti), process_env("LD_LIBRARY_PATH"),
