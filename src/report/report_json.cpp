@@ -349,7 +349,7 @@ void from_json(const json& j, Report& v) {
   field(j, "range_metrics", v.range_metrics);
   field(j, "pass_count", v.pass_count);
   field(j, "setup_ms", v.setup_ms);
-  field(j, "launcher_ms", v.launcher_ms);
+  optional_field(j, "launcher_ms", v.launcher_ms);
   field(j, "verify", v.verify);
   field(j, "ranges", v.ranges);
   field(j, "errors", v.errors);

@@ -165,7 +165,8 @@ def report_kernels(report):
             continue
         for k in r["kernels"]:
             vals = {m["name"]: m["value"] for m in k["metrics"]}
-            kernels.append({"range": r["index"], "kernel": k["index"], "name": k.get("mangled_name", ""), **vals})
+            kernels.append({"range": r["index"], "kernel": k["index"], "name": k.get("mangled_name", ""),
+                            "launch_index": k.get("launch_index", -1), **vals})
     return kernels
 
 
@@ -350,7 +351,9 @@ def fidelity(runner, name, cmd, report, rec, problems):
         # inside the range (PyTorch's autograd thread) are not in its list.
         # Compare one range by its launch numbers instead.
         index, first, count = window
-        in_range = [k for k in ours if k["range"] == index]
+        # In launch order, as ncu numbers them: two threads' launches may be
+        # recorded in the other order (the number is taken before the lock).
+        in_range = sorted((k for k in ours if k["range"] == index), key=lambda k: k["launch_index"])
         wruns = [runner.ncu(cmd, ["--launch-skip", str(first), "--launch-count", str(count)], nvtx=False)
                  for _ in range(2)]
         rec["ncu_kernel_replay_launch_window"] = [brief(r) for r in wruns]
@@ -517,12 +520,13 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
             speed_problems(name, speed, problems, rec)
             # Like for like with ncu's range replay, which gives one value set
             # per range: the same filtered list with --range-metrics whole.
-            if speed.get("filtered_metrics"):
+            if speed.get("filtered_metrics") and "rangereplay_error" not in speed:
                 kept = [m for m in full["report"]["metrics"] if m not in set(speed.get("dropped_names", []))]
                 wall, whole_rep, error = runner.profiler_whole_range(name, cmd)(kept)
                 if whole_rep is not None:
                     speed["rangereplay_whole_s"] = wall
-                    if speed.get("ncu_s"):
+                    # Only against ncu's run of the same list (not its --set full fallback).
+                    if speed.get("ncu_s") and speed.get("like_for_like"):
                         speed["ratio_whole"] = speed["ncu_s"] / wall
                 else:
                     problems.append(f"{name}: --range-metrics whole with the filtered list failed: {error}")

@@ -253,6 +253,35 @@ def test_launch_window_takes_the_first_replayed_range_with_launch_numbers():
     assert rw.launch_window(old_report) is None
 
 
+
+def test_fidelity_launch_window_pairs_kernels_in_launch_order():
+    # Two threads' launches recorded out of launch order (a at 6 before b at 5):
+    # ncu's launch window lists b then a.
+    def csv(rows):
+        out = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
+        for i, (n, inst) in enumerate(rows):
+            out += [f'"{i}","{n}","smsp__inst_executed.sum","inst","{inst}"',
+                    f'"{i}","{n}","dram__bytes_read.sum","byte","1"']
+        return "\n".join(out)
+
+    class FakeRunner:
+        def ncu(self, cmd, extra, nvtx=True):
+            if "--replay-mode" in extra:
+                return {"rc": 1, "wall_s": 1.0, "stdout": "", "stderr": "no ranges"}
+            rows = [("a", 10)] if nvtx else [("b", 20), ("a", 10)]
+            return {"rc": 0, "wall_s": 1.0, "stdout": csv(rows), "stderr": ""}
+
+    def kernel(i, name, inst, launch):
+        return {"index": i, "mangled_name": name, "launch_index": launch,
+                "metrics": [{"name": "smsp__inst_executed.sum", "value": inst},
+                            {"name": "dram__bytes_read.sum", "value": 1}]}
+    report = {"ranges": [{"index": 0, "name": "step/0", "declined": False,
+                          "kernels": [kernel(0, "a", 10, 6), kernel(1, "b", 20, 5)]}]}
+    rec, problems = {}, []
+    rw.fidelity(FakeRunner(), "w", ["app"], report, rec, problems)
+    assert rec["fidelity_basis"].startswith("range 0: launches 5..6")
+    assert rec["inst_equal"] is True and rec["fidelity"]["equal"] == 2, rec["fidelity"]
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]
     for t in tests:

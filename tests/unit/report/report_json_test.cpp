@@ -288,5 +288,14 @@ TEST(ReportJson, launch_index_round_trips_and_reads_as_minus_one_when_absent) {
   EXPECT_EQ(back->ranges[0].kernels[0].launch_index, -1);
 }
 
+TEST(ReportJson, launcher_ms_reads_as_zero_when_absent_in_older_reports) {
+  nlohmann::json j = sample_report();
+  ASSERT_TRUE(j.contains("launcher_ms"));
+  j.erase("launcher_ms");
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->launcher_ms, 0.0);
+}
+
 }  // namespace
 }  // namespace rangereplay::report
