@@ -17,7 +17,11 @@ from ncu_range import speed_against_ncu  # noqa: E402
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,
 # single, whole, verify, loading, outside); all when absent.
+GROUPS = {"full", "single", "whole", "verify", "loading", "outside"}
 only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
+if only is not None and not only <= GROUPS:
+    sys.exit(f"profile_vs_ncu: unknown row group(s) {','.join(sorted(only - GROUPS))}; "
+             f"choose from {','.join(sorted(GROUPS))}")
 def want(group):
     return only is None or group in only
 cli = os.path.join(build, "tools/cli/rangereplay")
@@ -166,17 +170,20 @@ if want("outside"):
         report = tempfile.mktemp(suffix=".json")
         wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--output",
                          report, "--", stream, "--iterations", "100"])
-        tool_runs.append(wall)
         if p.returncode == 0 and os.path.exists(report):
+            tool_runs.append(wall)
             launcher_runs.append(json.load(open(report)).get("launcher_ms", 0.0) / 1000)
             os.remove(report)
-    plain_s, tool_s = sorted(plain_runs)[1], sorted(tool_runs)[1]
-    launcher_s = sorted(launcher_runs)[len(launcher_runs) // 2] if launcher_runs else 0.0
-    raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs, "launcher_s": launcher_runs}
-    rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
-                 f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms; target <= 1.02x)"))
-    rows.append(("  less the launcher's checks", f"{(tool_s - launcher_s) / plain_s:.3f}x (launcher checks {launcher_s * 1000:.0f} ms "
-                 f"before the application starts)"))
+    if not tool_runs:
+        rows.append(("tool loaded, no range (100 it.)", "failed: every run with the tool loaded failed"))
+    else:
+        plain_s, tool_s = sorted(plain_runs)[1], sorted(tool_runs)[len(tool_runs) // 2]
+        launcher_s = sorted(launcher_runs)[len(launcher_runs) // 2] if launcher_runs else 0.0
+        raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs, "launcher_s": launcher_runs}
+        rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
+                     f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms; target <= 1.02x)"))
+        rows.append(("  less the launcher's checks", f"{(tool_s - launcher_s) / plain_s:.3f}x (launcher checks {launcher_s * 1000:.0f} ms "
+                     f"before the application starts)"))
 
 json.dump(raw, open(out_path, "w"), indent=2)
 print("\n".join(f"{a:<34} {b}" for a, b in rows))

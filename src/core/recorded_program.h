@@ -29,7 +29,9 @@ struct KernelLaunchOp {
   std::uint64_t stream = 0;     // the application's CUstream (for the report)
   /// The launch's number among the process's kernel launches (cuLaunchKernel,
   /// cuLaunchKernelEx, cooperative; every host thread, in call order), from
-  /// 0: what `ncu --launch-skip` counts. -1 for a graph's kernel node.
+  /// 0: what `ncu --launch-skip` counts in a process without graph launches
+  /// (ncu also counts each kernel node of a launched graph; this does not).
+  /// -1 for a graph's kernel node.
   std::int64_t launch_index = -1;
   std::vector<std::uint8_t> arg_bytes;     // all arguments, packed at their offsets
   std::vector<std::uint32_t> arg_offsets;  // byte offset of each argument in arg_bytes

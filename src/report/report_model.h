@@ -36,7 +36,8 @@ struct KernelRecord {
   std::uint64_t stream_id = 0;    // cuStreamGetId of the launch stream; 0 when unknown
   // The launch's number among the process's kernel launches (every thread, in
   // call order, from 0): `ncu --launch-skip <n> --launch-count 1` profiles the
-  // same launch. -1 for a graph's kernel node (not a launch of its own).
+  // same launch when no graph was launched before it (ncu counts a graph's
+  // kernel nodes as launches, this does not). -1 for a graph's kernel node.
   std::int64_t launch_index = -1;
   std::vector<MetricValue> metrics;  // empty with whole-range metrics
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;

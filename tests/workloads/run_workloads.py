@@ -453,7 +453,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
             rec["plain2_lines"] = result_lines(plain2["stdout"])
             problems.append(f"{name}: two plain runs differ (non-deterministic without the tool)")
 
-    progress(rec)
+    progress({**rec, "problems_so_far": list(problems)})
 
     # (b) transparency, full set (its report also feeds (d) and (e))
     full = None
@@ -481,7 +481,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
                     problems.append(f"{name}: range {r['index']} declined: {r.get('decline_reason')} "
                                     f"{r.get('decline_detail')}")
 
-    progress(rec)
+    progress({**rec, "problems_so_far": list(problems)})
 
     # (c) verify
     if "c" in sections:
@@ -501,7 +501,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
             if result_lines(ver["stdout"]) != lines:
                 problems.append(f"{name}: results differ under --verify")
 
-    progress(rec)
+    progress({**rec, "problems_so_far": list(problems)})
 
     # (d) fidelity: instructions against ncu kernel replay (twice), DRAM range sums against ncu range replay
     if "d" in sections and full and full["report"]:
@@ -510,7 +510,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
         else:
             fidelity(runner, name, cmd, full["report"], rec, problems)
 
-    progress(rec)
+    progress({**rec, "problems_so_far": list(problems)})
 
     # (e) speed against ncu range replay on the same ranges and metrics
     if "e" in sections and full and full["report"]:
