@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "cli/application_path.h"
 #include "core/closest_names.h"
 #include "core/metric_sets.h"
 #include "core/range/kernel_windows.h"
@@ -269,6 +270,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (command.empty()) {
     return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");
   }
+  if (command.front().empty()) return invalid_argument(kEmptyApplicationName);  // `-- ""`
 
   // CLI11 stores `--metrics ""` as an empty string, which would read as "not
   // given" below; a value-taking option given with nothing in it is an error.
