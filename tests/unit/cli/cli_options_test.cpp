@@ -148,8 +148,70 @@ TEST(CliOptions, missing_application_is_an_error) {
 TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--bogus", "./app"}),
             "unknown option '--bogus'; see 'rangereplay profile --help'");
-  EXPECT_EQ(error_of({"profile", "--nvtx-include"}),
-            "--nvtx-include: 1 required EXPR missing; see 'rangereplay profile --help'");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include"}), "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
+}
+
+TEST(CliOptions, cli11_wording_is_replaced_by_one_line_with_the_fix) {
+  // A missing value (end of the options, or another option next).
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore"}), "--restore needs a value (full or differential)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "--", "./app"}),
+            "--restore needs a value (full or differential)");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "--", "./app"}),
+            "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
+  EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "--", "./app"}),
+            "--nvtx-exclude needs a value (an NVTX expression, e.g. warmup/)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "-o"}), "--output needs a value (a file name ending in .json or .csv)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set"}),
+            "--set needs a value (a set name; 'rangereplay --list-sets' lists them)");
+  // A flag given a value.
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--verify=maybe", "--", "./app"}),
+            "--verify takes no value; write --verify alone");
+  // The list commands take nothing.
+  EXPECT_EQ(error_of({"list-sets", "--verbose"}), "list-sets takes no options; write 'rangereplay list-sets'");
+  EXPECT_EQ(error_of({"list-sets", "memory"}), "list-sets takes no arguments; write 'rangereplay list-sets'");
+  EXPECT_EQ(error_of({"list-metrics", "--chip", "GH100"}),
+            "list-metrics takes no options; write 'rangereplay list-metrics'");
+  // An unknown option before any command.
+  EXPECT_EQ(error_of({"--bogus"}), "unknown option '--bogus'; see 'rangereplay --help'");
+}
+
+TEST(CliOptions, a_profile_option_without_profile_shows_the_command_with_it) {
+  EXPECT_EQ(error_of({"--nvtx-include", "step/", "--", "app"}),
+            "--nvtx-include is an option of `profile`: write 'rangereplay profile --nvtx-include step/ -- app'");
+  EXPECT_EQ(error_of({"--verify", "--kernel-range=0:4", "./app", "a b"}),
+            "--verify is an option of `profile`: write 'rangereplay profile --verify --kernel-range=0:4 ./app 'a b''");
+  EXPECT_EQ(error_of({"-o", "r.json", "--profiler-api", "--", "./app", "it's"}),
+            "-o is an option of `profile`: write 'rangereplay profile -o r.json --profiler-api -- ./app 'it'\\''s''");
+}
+
+TEST(CliOptions, metric_names_are_separated_by_commas) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum dram__bytes_write.sum", "--",
+                      "./app"}),
+            "--metrics: metric names are separated by commas, not spaces or ';': write "
+            "'dram__bytes_read.sum,dram__bytes_write.sum'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum;dram__bytes_write.sum", "--",
+                      "./app"}),
+            "--metrics: metric names are separated by commas, not spaces or ';': write "
+            "'dram__bytes_read.sum,dram__bytes_write.sum'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "a.sum; b.sum,c.sum  d.sum", "--", "./app"}),
+            "--metrics: metric names are separated by commas, not spaces or ';': write 'a.sum,b.sum,c.sum,d.sum'");
+  // Spaces around commas are fine.
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--metrics", " a.sum, b.sum ", "--", "./app"}).profile.metrics_csv,
+            " a.sum, b.sum ");
+}
+
+TEST(CliOptions, nvtx_options_take_one_expression_each_and_repeat) {
+  const std::string text = parse({"profile", "--help"}).text;
+  EXPECT_NE(text.find("--nvtx-include EXPR  "), std::string::npos) << text;
+  EXPECT_NE(text.find("--nvtx-exclude EXPR  "), std::string::npos) << text;
+  EXPECT_EQ(text.find("EXPR ..."), std::string::npos) << text;
+  CommandLine c = parse({"profile", "--nvtx-include", "A/", "--nvtx-include", "B/", "--nvtx-exclude", "C/",
+                         "--nvtx-exclude=D/", "--", "./app"});
+  EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"A/", "B/"}));
+  EXPECT_EQ(c.profile.config.nvtx_exclude, (std::vector<std::string>{"C/", "D/"}));
+  // The word after the expression is the application, not a second expression.
+  EXPECT_EQ(parse({"profile", "--nvtx-include", "A/", "./app"}).profile.config.command,
+            (std::vector<std::string>{"./app"}));
 }
 
 TEST(CliOptions, sizes_are_checked) {
@@ -264,28 +326,28 @@ TEST(CliOptions, nvtx_exclude_alone_names_the_missing_nvtx_include) {
 
 TEST(CliOptions, every_option_given_an_empty_value_is_an_error) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--metrics", "--metrics needs a value"},
-      {"--set", "--set needs a value"},
-      {"--snapshot-host-limit", "--snapshot-host-limit needs a value"},
-      {"--snapshot-device-limit", "--snapshot-device-limit needs a value"},
-      {"-o", "--output needs a value"},
-      {"--output", "--output needs a value"},
-      {"--range-list", "--range-list needs a value"},
-      {"--range-count", "--range-count needs a value"},
-      {"--skip", "--skip needs a value"},
-      {"--range-metrics", "--range-metrics needs a value"},
-      {"--restore", "--restore needs a value"},
+      {"--metrics", "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)"},
+      {"--set", "--set needs a value (a set name; 'rangereplay --list-sets' lists them)"},
+      {"--snapshot-host-limit", "--snapshot-host-limit needs a value (a size, e.g. 32GiB)"},
+      {"--snapshot-device-limit", "--snapshot-device-limit needs a value (a size, e.g. 8GiB)"},
+      {"-o", "--output needs a value (a file name ending in .json or .csv)"},
+      {"--output", "--output needs a value (a file name ending in .json or .csv)"},
+      {"--range-list", "--range-list needs a value (matched range numbers, e.g. 2,5-7)"},
+      {"--range-count", "--range-count needs a value (a whole number from 1)"},
+      {"--skip", "--skip needs a value (a whole number)"},
+      {"--range-metrics", "--range-metrics needs a value (kernel or whole)"},
+      {"--restore", "--restore needs a value (full or differential)"},
   };
   for (const auto& [option, message] : cases) {
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, "", "--", "./app"}), message) << option;
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, " ", "--", "./app"}), message) << option << " blank";
   }
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}), "--metrics needs a value");
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}), "--output needs a value");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}), "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}), "--output needs a value (a file name ending in .json or .csv)");
   // After "--" the words are the application's, never ours.
   EXPECT_EQ(parse({"profile", "--profiler-api", "--", "./app", "--metrics="}).profile.config.command,
             (std::vector<std::string>{"./app", "--metrics="}));
-  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}), "--kernel-range needs a value");
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}), "--kernel-range needs a value (launch windows A:B, e.g. 100:164)");
 }
 
 TEST(CliOptions, set_names_are_checked_before_the_gpu_is_asked) {
@@ -333,7 +395,9 @@ TEST(CliOptions, output_names_are_checked_before_launch) {
 
 TEST(CliOptions, empty_nvtx_expressions_are_rejected) {
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "", "--", "./app"}),
-            "--nvtx-include needs a non-empty expression, e.g. step/");
+            "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "A/", "--nvtx-exclude", " ", "--", "./app"}),
+            "--nvtx-exclude needs a value (an NVTX expression, e.g. warmup/)");
 }
 
 TEST(CliOptions, list_commands_have_flag_and_word_forms) {

@@ -204,22 +204,24 @@ TEST(NvtxExpressionParse, regex_errors_are_in_our_words_not_the_standard_library
                   "close each '(' with ')', or write \\( for a literal '('"},
       {"regex:a)/", "nvtx-include 'regex:a)/': regex: unbalanced parentheses in the range pattern 'a)' at column 7; "
                     "close each '(' with ')', or write \\( for a literal '('"},
-      {"regex:x/[a-", "nvtx-include 'regex:x/[a-': regex: unbalanced square brackets in the range pattern '[a-' at "
+      {"regex:x/[ab", "nvtx-include 'regex:x/[ab': regex: unbalanced square brackets in the range pattern '[ab' at "
                       "column 9; close each '[' with ']', or write \\[ for a literal '['"},
       {"regex:a{2", "nvtx-include 'regex:a{2': regex: unbalanced braces in the range pattern 'a{2' at column 7; "
                     "close each '{' with '}', or write \\{ for a literal '{'"},
-      {"regex:a{3,2}", "nvtx-include 'regex:a{3,2}': regex: invalid repeat count in {} in the range pattern 'a{3,2}' "
-                       "at column 7; write {N}, {N,} or {N,M} with N <= M"},
+      // "\\," is a plain ',' in regex mode (a bare ',' separates start/end names).
+      {"regex:a{3\\,2}/", "nvtx-include 'regex:a{3\\,2}/': regex: invalid repeat count in {} in the range pattern "
+                          "'a{3,2}' at column 7; write {N}, {N,} or {N,M} with N <= M"},
       {"regex:a{99999999999}", "nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too "
                                "complex in the range pattern 'a{99999999999}' at column 7; shorten it"},
-      {"regex:x/[z-a]", "nvtx-include 'regex:x/[z-a]': regex: invalid character range in the range pattern '[z-a]' "
-                        "at column 9; write ranges low to high, e.g. [a-z]"},
+      // A last ']' would be the top-of-stack anchor: the patterns go on after theirs.
+      {"regex:x/[z-a]b", "nvtx-include 'regex:x/[z-a]b': regex: invalid character range in the range pattern "
+                         "'[z-a]b' at column 9; write ranges low to high, e.g. [a-z]"},
       {"regex:\\c", "nvtx-include 'regex:\\c': regex: invalid escape in the range pattern '\\c' at column 7; "
                     "write \\\\ for a literal backslash"},
       {"regex:(a)\\2", "nvtx-include 'regex:(a)\\2': regex: back reference to a group that does not exist in the "
                        "range pattern '(a)\\2' at column 7; number groups from \\1 in order"},
-      {"regex:x/[[:foo:]]", "nvtx-include 'regex:x/[[:foo:]]': regex: unknown name in [[. .]] or [[: :]] in the "
-                            "range pattern '[[:foo:]]' at column 9; use a class such as [[:digit:]] or [[:alpha:]]"},
+      {"regex:x/[[:foo:]]b", "nvtx-include 'regex:x/[[:foo:]]b': regex: unknown name in [[. .]] or [[: :]] in the "
+                             "range pattern '[[:foo:]]b' at column 9; use a class such as [[:digit:]] or [[:alpha:]]"},
   };
   for (const auto& [text, message] : cases) {
     StatusOr<NvtxExpression> e = parse_nvtx_expression(text, "nvtx-include");
