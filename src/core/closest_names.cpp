@@ -12,6 +12,14 @@ namespace {
 // from rows i-1 and i-2 with non-negative increments, so once two consecutive
 // rows have a minimum above `bound`, every later row does too and the
 // distance exceeds `bound`.
+char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+template <bool kIgnoreCase>
+bool same(char x, char y) {
+  return kIgnoreCase ? fold(x) == fold(y) : x == y;
+}
+
+template <bool kIgnoreCase>
 std::size_t osa_distance(std::string_view a, std::string_view b, std::size_t bound) {
   if (a.size() < b.size()) std::swap(a, b);  // b is the shorter: rows are short
   const std::size_t n = b.size();
@@ -24,9 +32,11 @@ std::size_t osa_distance(std::string_view a, std::string_view b, std::size_t bou
     cur[0] = i;
     std::size_t row_min = cur[0];
     for (std::size_t j = 1; j <= n; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      const std::size_t cost = same<kIgnoreCase>(a[i - 1], b[j - 1]) ? 0 : 1;
       std::size_t v = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) v = std::min(v, before[j - 2] + 1);
+      if (i > 1 && j > 1 && same<kIgnoreCase>(a[i - 1], b[j - 2]) && same<kIgnoreCase>(a[i - 2], b[j - 1])) {
+        v = std::min(v, before[j - 2] + 1);
+      }
       cur[j] = v;
       row_min = std::min(row_min, v);
     }
@@ -38,18 +48,9 @@ std::size_t osa_distance(std::string_view a, std::string_view b, std::size_t bou
   return prev[n] > bound ? over : prev[n];
 }
 
-}  // namespace
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  return osa_distance(a, b, std::numeric_limits<std::size_t>::max());
-}
-
-std::size_t bounded_edit_distance(std::string_view a, std::string_view b, std::size_t bound) {
-  return osa_distance(a, b, bound);
-}
-
-std::vector<std::string> closest_names(std::string_view query, std::span<const std::string> candidates,
-                                       std::size_t count, std::size_t max_distance) {
+template <bool kIgnoreCase>
+std::vector<std::string> closest(std::string_view query, std::span<const std::string> candidates, std::size_t count,
+                                 std::size_t max_distance) {
   if (count == 0) return {};
   // (distance, candidate index), kept sorted; at most `count` entries.
   std::vector<std::pair<std::size_t, std::size_t>> best;
@@ -63,7 +64,7 @@ std::vector<std::string> closest_names(std::string_view query, std::span<const s
     if (best.size() == count && bound == 0) break;
     const std::size_t length_gap = c.size() > query.size() ? c.size() - query.size() : query.size() - c.size();
     if (length_gap > limit) continue;
-    const std::size_t d = bounded_edit_distance(query, c, limit);
+    const std::size_t d = osa_distance<kIgnoreCase>(query, c, limit);
     if (d > limit) continue;
     if (!seen.insert(std::string_view(c)).second) continue;
     auto at = std::upper_bound(best.begin(), best.end(), std::make_pair(d, i),
@@ -78,6 +79,26 @@ std::vector<std::string> closest_names(std::string_view query, std::span<const s
   out.reserve(best.size());
   for (const auto& [d, i] : best) out.push_back(candidates[i]);
   return out;
+}
+
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  return osa_distance<false>(a, b, std::numeric_limits<std::size_t>::max());
+}
+
+std::size_t bounded_edit_distance(std::string_view a, std::string_view b, std::size_t bound) {
+  return osa_distance<false>(a, b, bound);
+}
+
+std::vector<std::string> closest_names(std::string_view query, std::span<const std::string> candidates,
+                                       std::size_t count, std::size_t max_distance) {
+  return closest<false>(query, candidates, count, max_distance);
+}
+
+std::vector<std::string> closest_names_ignoring_case(std::string_view query, std::span<const std::string> candidates,
+                                                     std::size_t count, std::size_t max_distance) {
+  return closest<true>(query, candidates, count, max_distance);
 }
 
 std::size_t plausible_typo_distance(std::size_t length) { return std::max<std::size_t>(3, length / 3); }

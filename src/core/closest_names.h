@@ -41,6 +41,14 @@ std::vector<std::string> closest_names(std::string_view query, std::span<const s
                                        std::size_t count = 3,
                                        std::size_t max_distance = std::numeric_limits<std::size_t>::max());
 
+/// As closest_names, but ASCII letters compare equal regardless of case
+/// ("DRAM__BYTES_READ.SUM" is at distance 0 from "dram__bytes_read.sum");
+/// returns the candidates as spelled in `candidates`. For names the user may
+/// type in the wrong case (metric names are lower case).
+std::vector<std::string> closest_names_ignoring_case(std::string_view query, std::span<const std::string> candidates,
+                                                     std::size_t count = 3,
+                                                     std::size_t max_distance = std::numeric_limits<std::size_t>::max());
+
 /// A distance limit that keeps suggestions plausible for a typed name of
 /// `length` bytes: a third of its length, at least 3 (so short names still get
 /// suggestions for one or two typos, and long garbage gets none).

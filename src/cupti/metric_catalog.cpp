@@ -268,6 +268,14 @@ bool MetricCatalog::contains(const std::string& name) const {
 }
 
 Status MetricCatalog::unknown_name_error(const std::string& name) const {
+  // Metric names are lower case; "DRAM__BYTES_READ.SUM" is a valid name typed
+  // in capitals, not a typo to suggest near.
+  std::string lower = name;
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  if (lower != name && contains(lower)) {
+    return invalid_argument("unknown metric '" + name + "' for " + state_->chip_name +
+                            "; metric names are lower case: did you mean '" + lower + "'?");
+  }
   // A base metric without its suffix: show the usual suffixes of its kind.
   auto base = state_->bases.find(name);
   if (base != state_->bases.end()) {
@@ -292,16 +300,16 @@ Status MetricCatalog::unknown_name_error(const std::string& name) const {
     for (const auto& suffix : state_->suffix_lists[known->suffix_list]) {
       candidates.push_back(name.substr(0, suffix_at) + suffix);
     }
-    auto closest = closest_names(name, candidates, 3, limit);
-    if (closest.empty()) closest = closest_names(name, candidates, 3);
+    auto closest = closest_names_ignoring_case(name, candidates, 3, limit);
+    if (closest.empty()) closest = closest_names_ignoring_case(name, candidates, 3);
     return invalid_argument(message + "; '" + name.substr(0, suffix_at) + "' has no suffix '" +
                             name.substr(suffix_at) + "'; closest: " + join(closest, ", "));
   }
   const auto& all = list_metrics();
-  std::vector<std::string> closest = closest_names(name, all, 3, limit);
+  std::vector<std::string> closest = closest_names_ignoring_case(name, all, 3, limit);
   if (closest.empty()) {
     for (const auto& candidate : all) {
-      if (candidate.size() > name.size() && candidate.compare(0, name.size(), name) == 0) {
+      if (candidate.size() > lower.size() && candidate.compare(0, lower.size(), lower) == 0) {
         closest.push_back(candidate);
         if (closest.size() == 3) break;
       }

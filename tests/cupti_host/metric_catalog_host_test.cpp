@@ -159,6 +159,16 @@ TEST_F(Gh100Catalog, validate_offers_completions_of_a_prefix) {
             "sm__throughput.avg.pct_of_peak_sustained_elapsed, sm__throughput.max.pct_of_peak_sustained_active");
 }
 
+TEST_F(Gh100Catalog, validate_says_metric_names_are_lower_case) {
+  EXPECT_EQ(catalog().validate({"DRAM__BYTES_READ.SUM"}).message(),
+            "unknown metric 'DRAM__BYTES_READ.SUM' for GH100; metric names are lower case: did you mean "
+            "'dram__bytes_read.sum'?");
+  // Capitals and a typo: the suggestions ignore case.
+  EXPECT_EQ(catalog().validate({"DRAM__BYTE_READ.SUM"}).message(),
+            "unknown metric 'DRAM__BYTE_READ.SUM' for GH100; closest: dram__bytes_read.sum, dram__bytes_read.avg, "
+            "dram__bytes_read.max");
+}
+
 TEST_F(Gh100Catalog, validate_says_when_nothing_is_similar) {
   EXPECT_EQ(catalog().validate({"qqqqqqqqqqqqqqqqqqqqqqqq"}).message(),
             "unknown metric 'qqqqqqqqqqqqqqqqqqqqqqqq' for GH100; no similar names (list them with `rangereplay --list-metrics` on a GPU, or `metrics-probe --chip GH100 --list-all` without one)");

@@ -42,7 +42,7 @@ Status report(Probe p, const std::string& name, const std::string& shown) {
 }  // namespace
 
 StatusOr<std::string> resolve_application(const std::string& name, const std::optional<std::string>& path_env) {
-  if (name.empty()) return invalid_argument("no application given; put it after '--'");
+  if (name.empty()) return invalid_argument(kEmptyApplicationName);
   if (name.find('/') != std::string::npos) {
     Probe p = probe(name);
     if (p == Probe::kExecutable) return name;

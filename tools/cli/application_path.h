@@ -18,7 +18,12 @@ namespace rangereplay::cli {
 ///     not executable is skipped, and reported only when nothing else matches.
 /// Errors (one line naming the cause and the fix): not_found (no such file),
 /// permission_denied (exists but is not executable, or is a folder),
-/// invalid_argument (empty name). Thread-safe (reads the file system only).
+/// invalid_argument (empty name: kEmptyApplicationName). Thread-safe (reads
+/// the file system only).
+/// The error for `-- ""`: the name after '--' is empty.
+inline constexpr const char* kEmptyApplicationName =
+    "the application name is empty; write 'rangereplay profile [options] -- <app> [args]'";
+
 StatusOr<std::string> resolve_application(const std::string& name, const std::optional<std::string>& path_env);
 
 }  // namespace rangereplay::cli

@@ -7,9 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
+#include "cli/application_path.h"
 #include "core/closest_names.h"
 #include "core/metric_sets.h"
 #include "core/range/kernel_windows.h"
@@ -80,6 +82,78 @@ std::string top_footer() {
          "Exit codes: the application's own (128+N when signal N ended it); 2 for an option error;\n"
          "1 when the profiler cannot run (e.g. no CUDA device), or when --output could not be written\n"
          "after the run and the application exited 0 (the report is kept; its path is printed).";
+}
+
+// What each value-taking option of `profile` expects, for "--X needs a value
+// (...)": a missing value, "--X=" and an empty value all get this line.
+std::string value_hint(const std::string& option) {
+  static const std::pair<const char*, const char*> kHints[] = {
+      {"--nvtx-include", "an NVTX expression, e.g. step/"},
+      {"--nvtx-exclude", "an NVTX expression, e.g. warmup/"},
+      {"--kernel-range", "launch windows A:B, e.g. 100:164"},
+      {"--metrics", "metric names separated by commas, e.g. dram__bytes_read.sum"},
+      {"--set", "a set name; 'rangereplay --list-sets' lists them"},
+      {"--range-metrics", "kernel or whole"},
+      {"--range-count", "a whole number from 1"},
+      {"--skip", "a whole number"},
+      {"--range-list", "matched range numbers, e.g. 2,5-7"},
+      {"--output", "a file name ending in .json or .csv"},
+      {"--restore", "full or differential"},
+      {"--snapshot-device-limit", "a size, e.g. 8GiB"},
+      {"--snapshot-host-limit", "a size, e.g. 32GiB"},
+  };
+  for (const auto& [name, hint] : kHints) {
+    if (option == name) return option + " needs a value (" + hint + ")";
+  }
+  return option + " needs a value";
+}
+
+// A word as the user would type it in a shell: quoted when it holds
+// anything a shell would split or expand.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789-_./=:,@%+") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The option `word` names ("--x", "--x=v", "-o"), looked up in `app` only.
+const CLI::Option* option_named(const CLI::App& app, const std::string& word) {
+  if (word.size() < 2 || word[0] != '-') return nullptr;
+  const std::string name = word.substr(0, word.find('='));
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->check_name(name)) return opt;
+  }
+  return nullptr;
+}
+
+// `--metrics "a.sum b.sum"` or "a.sum;b.sum": the catalog would read one
+// name "a.sum b.sum" and say "'a' has no suffix '.sum b.sum'". Errors:
+// invalid_argument with the list rewritten with commas.
+Status check_metric_separators(const std::string& metrics) {
+  if (metrics.find_first_of(" \t;") == std::string::npos) return ok_status();
+  std::string fixed;
+  std::size_t start = 0;
+  while (start < metrics.size()) {
+    const std::size_t end = std::min(metrics.find_first_of(" \t;,", start), metrics.size());
+    if (end > start) fixed += (fixed.empty() ? "" : ",") + metrics.substr(start, end - start);
+    start = end + 1;
+  }
+  // Spaces next to commas only ("a.sum, b.sum") are trimmed later: fine.
+  if (metrics.find(';') == std::string::npos) {
+    bool inner_space = false;
+    std::size_t item_start = 0;
+    while (item_start <= metrics.size() && !inner_space) {
+      const std::size_t comma = std::min(metrics.find(',', item_start), metrics.size());
+      inner_space = trim(std::string_view(metrics).substr(item_start, comma - item_start)).find_first_of(" \t") !=
+                    std::string::npos;
+      item_start = comma + 1;
+    }
+    if (!inner_space) return ok_status();
+  }
+  return invalid_argument("--metrics: metric names are separated by commas, not spaces or ';': write '" + fixed + "'");
 }
 
 // The core parsers name the option without dashes ("nvtx-include '...': ...",
@@ -156,17 +230,24 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   bool profiler_api = false, verify = false, quiet = false;
   std::string kernel_range, metrics, set, range_metrics = "kernel", range_count, skip, range_list, output,
                                           restore = "differential", device_limit, host_limit;
-  profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (repeatable)")
+  // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
+  profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
       ->type_name("EXPR")
-      ->allow_extra_args(false);
-  profile->add_option("--nvtx-exclude", nvtx_exclude, "NVTX exclude expression (repeatable)")->type_name("EXPR")->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  profile->add_option("--nvtx-exclude", nvtx_exclude, "NVTX exclude expression (one per flag; repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   profile->add_flag("--profiler-api", profiler_api, "Ranges from cu(da)ProfilerStart/Stop");
   profile->add_option("--kernel-range", kernel_range,
                       "Ranges of kernel launches A:B[,C:D...] in the process (from 0, B exclusive)")
       ->type_name("A:B");
-  profile->add_option("--metrics", metrics, "Metric names, comma separated (Nsight Compute names)")
+  profile->add_option("--metrics", metrics, "Metric names separated by commas (Nsight Compute names); with --set, both lists")
       ->type_name("LIST");
-  profile->add_option("--set", set, "Named metric set (see --list-sets); default basic")->type_name("NAME");
+  profile->add_option("--set", set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")->type_name("NAME");
   profile->add_option("--range-metrics", range_metrics, "kernel (per kernel, default) or whole (one value per range)")
       ->type_name("kernel|whole");
   profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
@@ -197,27 +278,56 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     out.text = app.help("", CLI::AppFormatMode::All);
     return out;
   } catch (const CLI::ExtrasError& e) {
-    // A word CLI11 did not expect at the top level: most likely a mistyped command.
+    // Words CLI11 did not expect. Its own wording ("The following arguments
+    // were not expected: step/ --nvtx-include") names neither cause nor fix.
+    for (CLI::App* cmd : {list_metrics_cmd, list_sets_cmd}) {
+      if (!cmd->parsed()) continue;
+      const std::vector<std::string> extras = cmd->remaining();
+      const bool option = !extras.empty() && extras.front().starts_with("-");
+      return invalid_argument(cmd->get_name() + " takes no " + (option ? "options" : "arguments") +
+                              "; write 'rangereplay " + cmd->get_name() + "'");
+    }
     std::vector<std::string> extras = app.remaining();
-    if (!profile->parsed() && !extras.empty() && !extras.front().starts_with("-")) {
-      std::vector<std::string> close = closest_names(extras.front(), std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
-                                                     plausible_typo_distance(extras.front().size()));
-      return invalid_argument("unknown command '" + extras.front() + "'" +
+    if (!profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
+      // A word where the command goes: most likely a mistyped command.
+      std::vector<std::string> close = closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
+                                                     plausible_typo_distance(ours[1].size()));
+      return invalid_argument("unknown command '" + ours[1] + "'" +
                               (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
                               "; commands are profile, list-metrics and list-sets");
     }
-    return invalid_argument(one_line(e.what()) + "; see 'rangereplay --help'");
-  } catch (const CLI::ParseError& e) {
-    // "--metrics=" reaches CLI11 as a missing value ("--metrics: 1 required
-    // LIST missing"); it is the same mistake as --metrics "", same message.
-    const std::string what = e.what();
-    if (const std::size_t colon = what.find(':'); colon != std::string::npos && what.starts_with("--")) {
-      const std::string name = what.substr(0, colon);
-      for (const std::string& a : ours) {
-        if (a == name + "=") return invalid_argument(name + " needs a value");
+    if (!profile->parsed()) {
+      // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
+      for (std::size_t i = 1; i < ours.size(); ++i) {
+        if (option_named(app, ours[i]) != nullptr || option_named(*profile, ours[i]) == nullptr) continue;
+        std::string fixed = "rangereplay profile";
+        for (std::size_t j = 1; j < args.size(); ++j) fixed += " " + shell_word(args[j]);
+        return invalid_argument(ours[i].substr(0, ours[i].find('=')) + " is an option of `profile`: write '" + fixed +
+                                "'");
       }
     }
+    for (const std::string& x : extras) {
+      if (x.starts_with("-")) return invalid_argument("unknown option '" + x + "'; see 'rangereplay --help'");
+    }
+    return invalid_argument("unexpected '" + (extras.empty() ? std::string() : extras.front()) +
+                            "'; see 'rangereplay --help'");
+  } catch (const CLI::ParseError& e) {
+    const std::string what = e.what();
     std::string where = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
+    // "--verify=maybe" ("Could not convert: --verify = maybe"): a flag given a value.
+    for (std::size_t i = 1; i < ours.size(); ++i) {
+      const CLI::Option* opt = option_named(*profile, ours[i]);
+      if (opt == nullptr) opt = option_named(app, ours[i]);
+      if (opt != nullptr && opt->get_expected_max() == 0 && ours[i].find('=') != std::string::npos) {
+        return invalid_argument(opt->get_name() + " takes no value; write " + opt->get_name() + " alone");
+      }
+    }
+    // "--restore: 1 required full|differential missing" (no value before the
+    // next option or the end), and "--metrics=", which CLI11 reads the same way.
+    if (const std::size_t colon = what.find(':'); colon != std::string::npos && what.starts_with("--") &&
+                                                  what.ends_with(" missing") && what.find(" required ") != std::string::npos) {
+      return invalid_argument(value_hint(what.substr(0, colon)));
+    }
     // "--set: At Most 1 required but received 2": an option that takes one
     // value was given twice.
     if (const std::size_t at = what.find(": At Most 1 required but received "); at != std::string::npos &&
@@ -269,6 +379,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (command.empty()) {
     return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");
   }
+  if (command.front().empty()) return invalid_argument(kEmptyApplicationName);  // `-- ""`
 
   // CLI11 stores `--metrics ""` as an empty string, which would read as "not
   // given" below; a value-taking option given with nothing in it is an error.
@@ -278,7 +389,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     const std::string name = opt->get_name();
     if (name == "--nvtx-include" || name == "--nvtx-exclude") continue;
     for (const std::string& value : opt->results()) {
-      if (trim(value).empty()) return invalid_argument(name + " needs a value");
+      if (trim(value).empty()) return invalid_argument(value_hint(name));
     }
   }
 
@@ -286,11 +397,11 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   ProfileRequest& req = out.profile;
   ProfileConfig& c = req.config;
   for (const std::string& e : nvtx_include) {
-    if (trim(e).empty()) return invalid_argument("--nvtx-include needs a non-empty expression, e.g. step/");
+    if (trim(e).empty()) return invalid_argument(value_hint("--nvtx-include"));
     RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-include", e));
   }
   for (const std::string& e : nvtx_exclude) {
-    if (trim(e).empty()) return invalid_argument("--nvtx-exclude needs a non-empty expression, e.g. warmup/");
+    if (trim(e).empty()) return invalid_argument(value_hint("--nvtx-exclude"));
     RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-exclude", e));
   }
   c.nvtx_include = nvtx_include;
@@ -342,6 +453,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     for (const MetricSet& s : metric_sets()) known.push_back(s.name);
     if (!set.empty()) RR_RETURN_IF_ERROR(check_set_name(set, known));
   }
+  RR_RETURN_IF_ERROR(check_metric_separators(metrics));
   req.metrics_csv = metrics;
   req.set_name = set;
   if (range_metrics == "kernel") {

@@ -57,7 +57,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
 
 /// Checks --kernel-range windows "A:B[,C:D...]" (launch indices, B
 /// exclusive) with range::KernelWindows::parse. Errors: invalid_argument,
-/// one line naming the column ("--kernel-range '5': missing ':' at column 1; ...").
+/// one line naming the column ("--kernel-range '5': missing ':' at column 2; ...").
 Status check_kernel_range(const std::string& text);
 /// Checks a matched-range list "2,5-7" (indices and inclusive spans, from 0;
 /// "3-" runs to the end) with range::RangeSelector::parse_list. Errors:
@@ -66,7 +66,7 @@ Status check_range_list(const std::string& text);
 /// Checks one --nvtx-include/--nvtx-exclude expression (`option` is the flag
 /// as typed) with range::parse_nvtx_expression. Errors: invalid_argument,
 /// one line naming the column ("--nvtx-include 'A//B': empty range name at
-/// column 2; write A/B").
+/// column 3; write A/B").
 Status check_nvtx_expression(const std::string& option, const std::string& text);
 
 /// ok when `name` is one of `known_sets` (or `known_sets` is empty: nothing to

@@ -120,7 +120,7 @@ int list_sets() {
 int list_metrics() {
   MetricModule module = load_metric_module();
   StatusOr<int> devices = probe_cuda_devices();
-  if (!devices.ok()) return fail(devices.status(), kExitFailure);
+  if (!devices.ok()) return fail(list_metrics_no_device_error(devices.status()), kExitFailure);
   if (!module.queries) return fail(module.load_error, kExitFailure);
   StatusOr<std::string> chip = module.queries->chip_name(0);
   if (!chip.ok()) return fail(chip.status(), kExitFailure);
@@ -296,6 +296,11 @@ StatusOr<std::vector<std::string>> select_metrics(const ProfileRequest& request,
 
 int exit_code_after_unsaved_report(int application_exit_code) {
   return application_exit_code != 0 ? application_exit_code : kExitFailure;
+}
+
+Status list_metrics_no_device_error(const Status& no_device) {
+  return Status(no_device.code(), no_device.message() + "; without a GPU, `metrics-probe --chip " + kOfflineChip +
+                                      " --list-all` lists " + kOfflineChip + "'s names");
 }
 
 Status no_device_error(const ProfileRequest& request, MetricQueries* offline, const Status& no_device) {

@@ -53,6 +53,11 @@ int exit_code_after_unsaved_report(int application_exit_code);
 /// names could not be checked without a GPU" appended.
 Status no_device_error(const ProfileRequest& request, MetricQueries* offline, const Status& no_device);
 
+/// The error for --list-metrics when no CUDA device is found: `no_device`
+/// (same code) with a pointer to the offline list, one line: "...; without a
+/// GPU, `metrics-probe --chip GH100 --list-all` lists GH100's names".
+Status list_metrics_no_device_error(const Status& no_device);
+
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),
 /// kExitFailure otherwise.

@@ -42,7 +42,7 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
         }
         std::size_t close = pattern.find('}', i + 2);
         if (close == std::string::npos) {
-          return invalid_argument("output name '" + pattern + "': %q{ has no closing '}'");
+          return invalid_argument("output name '" + pattern + "': %q{ has no closing '}'; write %q{VAR}");
         }
         std::string name = pattern.substr(i + 2, close - (i + 2));
         if (name.empty()) {

@@ -17,7 +17,7 @@ StatusOr<KernelWindows> KernelWindows::parse(std::string_view text, std::string_
   auto fail = [&](std::size_t col, const std::string& problem, const std::string& hint) -> Status {
     if (error_column) *error_column = col;
     return invalid_argument(std::string(option) + " '" + std::string(text) + "': " + problem + " at column " +
-                            std::to_string(col) + "; " + hint);
+                            std::to_string(col + 1) + "; " + hint);  // 1-based for people
   };
   const std::string example = "write FIRST:END, launch indices from 0, END exclusive, e.g. 100:164";
   // Reads a number at pos; nullopt (and an error) when absent or too large.

@@ -42,8 +42,8 @@ struct KernelWindow {
 class KernelWindows {
  public:
   /// Parses "A:B[,C:D...]". Errors are kInvalidArgument with
-  /// "<option> '<text>': <problem> at column <c>; <hint>" (c 0-based, also
-  /// stored in `error_column` when given).
+  /// "<option> '<text>': <problem> at column <c>; <hint>" (c 1-based, as editors
+  /// count; `error_column`, when given, gets the 0-based offset c - 1).
   static StatusOr<KernelWindows> parse(std::string_view text, std::string_view option = "kernel-range",
                                        std::size_t* error_column = nullptr);
 

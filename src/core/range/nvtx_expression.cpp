@@ -29,6 +29,32 @@ struct ParseError {
 
 std::string quoted(char c) { return std::string("'") + c + "'"; }
 
+// Our wording for std::regex_error codes: the standard library's own text
+// ("Number of NFA states exceeds limit ... _GLIBCXX_REGEX_STATE_LIMIT") names
+// its internals, not the user's mistake. Returns {problem, hint}.
+std::pair<std::string, std::string> regex_problem(std::regex_constants::error_type code) {
+  namespace rc = std::regex_constants;
+  const std::string literal = ", or write \\";  // then "(": the hint reads \(
+  if (code == rc::error_paren) return {"unbalanced parentheses", "close each '(' with ')'" + literal + "( for a literal '('"};
+  if (code == rc::error_brack) return {"unbalanced square brackets", "close each '[' with ']'" + literal + "[ for a literal '['"};
+  if (code == rc::error_brace) return {"unbalanced braces", "close each '{' with '}'" + literal + "{ for a literal '{'"};
+  if (code == rc::error_badbrace) return {"invalid repeat count in {}", "write {N}, {N,} or {N,M} with N <= M"};
+  if (code == rc::error_badrepeat) {
+    return {"repeat '*', '+', '?' or '{' with nothing to repeat", "put it after a character" + literal + "* for a literal '*'"};
+  }
+  if (code == rc::error_complexity || code == rc::error_space || code == rc::error_stack) {
+    return {"repeat count too large or pattern too complex", "shorten it"};
+  }
+  if (code == rc::error_range) return {"invalid character range", "write ranges low to high, e.g. [a-z]"};
+  if (code == rc::error_escape) return {"invalid escape", "write \\\\ for a literal backslash"};
+  if (code == rc::error_backref) return {"back reference to a group that does not exist", "number groups from \\1 in order"};
+  // libstdc++ reports an unknown [[:class:]] as error_collate too.
+  if (code == rc::error_collate || code == rc::error_ctype) {
+    return {"unknown name in [[. .]] or [[: :]]", "use a class such as [[:digit:]] or [[:alpha:]]"};
+  }
+  return {"invalid pattern", "fix the pattern, or write \\c for a literal character c"};
+}
+
 class Parser {
  public:
   Parser(std::string_view text, std::string_view option) : text_(text), option_(option) {}
@@ -38,7 +64,7 @@ class Parser {
     if (!err) return std::move(expr_);
     if (error_column) *error_column = err->col;
     return invalid_argument(std::string(option_) + " '" + std::string(text_) + "': " + err->problem + " at column " +
-                            std::to_string(err->col) + "; " + err->hint);
+                            std::to_string(err->col + 1) + "; " + err->hint);
   }
 
  private:
@@ -252,9 +278,9 @@ class Parser {
       auto re = std::make_shared<const std::regex>(s, std::regex::ECMAScript | std::regex::optimize);
       return NameMatcher::pattern(std::move(s), std::move(re));
     } catch (const std::regex_error& e) {
-      matcher_error_ = ParseError{toks.front().col,
-                                  "invalid " + std::string(what) + " regular expression '" + s + "' (" + e.what() + ")",
-                                  "fix the pattern, or write \\c for a literal character c"};
+      auto [problem, hint] = regex_problem(e.code());
+      matcher_error_ = ParseError{toks.front().col, "regex: " + problem + " in the " + std::string(what) + " pattern '" + s + "'",
+                                  std::move(hint)};
       return std::nullopt;
     }
   }

@@ -28,9 +28,9 @@
 //
 // Stricter than ncu where ncu is ambiguous: an unescaped '[', ']', '*' or '+'
 // inside a plain range name, '*' or '+' as the first or last element, and an
-// empty name are errors, reported with the 0-based column in the text as
-// given, e.g.
-//   nvtx-include 'A//B': empty range name at column 2; write A/B
+// empty name are errors, reported with the 1-based column in the text as
+// given (editor convention), e.g.
+//   nvtx-include 'A//B': empty range name at column 3; write A/B
 //
 // Thread-safety: an NvtxExpression is immutable after parsing; matching is
 // const and safe from any thread.
@@ -109,8 +109,9 @@ struct NvtxExpression {
 
 /// Parses one expression. `option` names the flag in error messages
 /// ("nvtx-include"). On error returns kInvalidArgument with the one-line
-/// message "<option> '<text>': <problem> at column <c>; <hint>" and, when
-/// `error_column` is given, stores c (0-based, in `text`) there for a caret.
+/// message "<option> '<text>': <problem> at column <c>; <hint>" (c 1-based,
+/// as editors count) and, when `error_column` is given, stores the 0-based
+/// offset c - 1 (in `text`) there for a caret.
 StatusOr<NvtxExpression> parse_nvtx_expression(std::string_view text, std::string_view option = "nvtx-include",
                                                std::size_t* error_column = nullptr);
 

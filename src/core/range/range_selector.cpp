@@ -44,7 +44,7 @@ StatusOr<RangeSelector> RangeSelector::parse_list(std::string_view text, std::st
   auto fail = [&](std::size_t col, const std::string& problem, const std::string& hint) -> Status {
     if (error_column) *error_column = col;
     return invalid_argument(std::string(option) + " '" + std::string(text) + "': " + problem + " at column " +
-                            std::to_string(col) + "; " + hint);
+                            std::to_string(col + 1) + "; " + hint);  // 1-based for people
   };
   const std::string example = "write range numbers from 0 and spans, e.g. 2,5-7";
   auto without = [&](std::size_t col) {

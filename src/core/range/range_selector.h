@@ -41,8 +41,8 @@ class RangeSelector {
 
   /// Parses "2,5-7", "0", "3-": comma-separated numbers and inclusive spans,
   /// in any order (overlaps merge). Errors are kInvalidArgument with
-  /// "<option> '<text>': <problem> at column <c>; <hint>" (c 0-based, also
-  /// stored in `error_column` when given).
+  /// "<option> '<text>': <problem> at column <c>; <hint>" (c 1-based, as editors
+  /// count; `error_column`, when given, gets the 0-based offset c - 1).
   static StatusOr<RangeSelector> parse_list(std::string_view text, std::string_view option = "ranges",
                                             std::size_t* error_column = nullptr);
 

@@ -87,6 +87,8 @@ TEST(ApplicationPath, unset_path_uses_bin_and_usr_bin) {
 
 TEST(ApplicationPath, empty_name_is_an_error) {
   EXPECT_EQ(resolve_application("", std::nullopt).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(resolve_application("", std::nullopt).status().message(),
+            "the application name is empty; write 'rangereplay profile [options] -- <app> [args]'");
 }
 
 }  // namespace

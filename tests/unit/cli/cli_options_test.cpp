@@ -141,13 +141,77 @@ TEST(CliOptions, missing_application_is_an_error) {
             "no application given; write 'rangereplay profile [options] -- <app> [args]'");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--"}),
             "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--", ""}),
+            "the application name is empty; write 'rangereplay profile [options] -- <app> [args]'");
 }
 
 TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--bogus", "./app"}),
             "unknown option '--bogus'; see 'rangereplay profile --help'");
-  EXPECT_EQ(error_of({"profile", "--nvtx-include"}),
-            "--nvtx-include: 1 required EXPR missing; see 'rangereplay profile --help'");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include"}), "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
+}
+
+TEST(CliOptions, cli11_wording_is_replaced_by_one_line_with_the_fix) {
+  // A missing value (end of the options, or another option next).
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore"}), "--restore needs a value (full or differential)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "--", "./app"}),
+            "--restore needs a value (full or differential)");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "--", "./app"}),
+            "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
+  EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "--", "./app"}),
+            "--nvtx-exclude needs a value (an NVTX expression, e.g. warmup/)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "-o"}), "--output needs a value (a file name ending in .json or .csv)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set"}),
+            "--set needs a value (a set name; 'rangereplay --list-sets' lists them)");
+  // A flag given a value.
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--verify=maybe", "--", "./app"}),
+            "--verify takes no value; write --verify alone");
+  // The list commands take nothing.
+  EXPECT_EQ(error_of({"list-sets", "--verbose"}), "list-sets takes no options; write 'rangereplay list-sets'");
+  EXPECT_EQ(error_of({"list-sets", "memory"}), "list-sets takes no arguments; write 'rangereplay list-sets'");
+  EXPECT_EQ(error_of({"list-metrics", "--chip", "GH100"}),
+            "list-metrics takes no options; write 'rangereplay list-metrics'");
+  // An unknown option before any command.
+  EXPECT_EQ(error_of({"--bogus"}), "unknown option '--bogus'; see 'rangereplay --help'");
+}
+
+TEST(CliOptions, a_profile_option_without_profile_shows_the_command_with_it) {
+  EXPECT_EQ(error_of({"--nvtx-include", "step/", "--", "app"}),
+            "--nvtx-include is an option of `profile`: write 'rangereplay profile --nvtx-include step/ -- app'");
+  EXPECT_EQ(error_of({"--verify", "--kernel-range=0:4", "./app", "a b"}),
+            "--verify is an option of `profile`: write 'rangereplay profile --verify --kernel-range=0:4 ./app 'a b''");
+  EXPECT_EQ(error_of({"-o", "r.json", "--profiler-api", "--", "./app", "it's"}),
+            "-o is an option of `profile`: write 'rangereplay profile -o r.json --profiler-api -- ./app 'it'\\''s''");
+}
+
+TEST(CliOptions, metric_names_are_separated_by_commas) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum dram__bytes_write.sum", "--",
+                      "./app"}),
+            "--metrics: metric names are separated by commas, not spaces or ';': write "
+            "'dram__bytes_read.sum,dram__bytes_write.sum'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum;dram__bytes_write.sum", "--",
+                      "./app"}),
+            "--metrics: metric names are separated by commas, not spaces or ';': write "
+            "'dram__bytes_read.sum,dram__bytes_write.sum'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "a.sum; b.sum,c.sum  d.sum", "--", "./app"}),
+            "--metrics: metric names are separated by commas, not spaces or ';': write 'a.sum,b.sum,c.sum,d.sum'");
+  // Spaces around commas are fine.
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--metrics", " a.sum, b.sum ", "--", "./app"}).profile.metrics_csv,
+            " a.sum, b.sum ");
+}
+
+TEST(CliOptions, nvtx_options_take_one_expression_each_and_repeat) {
+  const std::string text = parse({"profile", "--help"}).text;
+  EXPECT_NE(text.find("--nvtx-include EXPR  "), std::string::npos) << text;
+  EXPECT_NE(text.find("--nvtx-exclude EXPR  "), std::string::npos) << text;
+  EXPECT_EQ(text.find("EXPR ..."), std::string::npos) << text;
+  CommandLine c = parse({"profile", "--nvtx-include", "A/", "--nvtx-include", "B/", "--nvtx-exclude", "C/",
+                         "--nvtx-exclude=D/", "--", "./app"});
+  EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"A/", "B/"}));
+  EXPECT_EQ(c.profile.config.nvtx_exclude, (std::vector<std::string>{"C/", "D/"}));
+  // The word after the expression is the application, not a second expression.
+  EXPECT_EQ(parse({"profile", "--nvtx-include", "A/", "./app"}).profile.config.command,
+            (std::vector<std::string>{"./app"}));
 }
 
 TEST(CliOptions, sizes_are_checked) {
@@ -178,11 +242,11 @@ TEST(CliOptions, range_list_is_checked_and_excludes_skip_and_count) {
   EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "0", "--", "./app"}).profile.config.range_list, "0");
   EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "3-", "--", "./app"}).profile.config.range_list, "3-");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "2,7-5", "--", "./app"}),
-            "--range-list '2,7-5': reversed span at column 2; write 5-7");
+            "--range-list '2,7-5': reversed span at column 3; write 5-7");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "2,,3", "--", "./app"}),
-            "--range-list '2,,3': empty item at column 2; write 2,3");
+            "--range-list '2,,3': empty item at column 3; write 2,3");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "a", "--", "./app"}),
-            "--range-list 'a': unexpected 'a' at column 0; write range numbers from 0 and spans, e.g. 2,5-7");
+            "--range-list 'a': unexpected 'a' at column 1; write range numbers from 0 and spans, e.g. 2,5-7");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "1", "--skip", "1", "--", "./app"}),
             "--range-list cannot be combined with --skip or --range-count; use one or the other");
 }
@@ -192,26 +256,26 @@ TEST(CliOptions, kernel_range_is_checked_with_the_column_of_the_error) {
   EXPECT_TRUE(check_kernel_range("100:164").ok());
   EXPECT_TRUE(check_kernel_range("0:10,100:164").ok());
   EXPECT_EQ(check_kernel_range("5").message(),
-            "--kernel-range '5': missing ':' at column 1; write FIRST:END, e.g. 5:6 for launch 5 alone");
+            "--kernel-range '5': missing ':' at column 2; write FIRST:END, e.g. 5:6 for launch 5 alone");
   EXPECT_EQ(check_kernel_range("7:7").message(),
-            "--kernel-range '7:7': end 7 is not after first 7 at column 2; END is exclusive: write 7:8 for one "
+            "--kernel-range '7:7': end 7 is not after first 7 at column 3; END is exclusive: write 7:8 for one "
             "launch");
   EXPECT_EQ(check_kernel_range("9:3").message(),
-            "--kernel-range '9:3': end 3 is not after first 9 at column 2; write 3:9");
+            "--kernel-range '9:3': end 3 is not after first 9 at column 3; write 3:9");
   EXPECT_EQ(check_kernel_range("a:3").message(),
-            "--kernel-range 'a:3': unexpected 'a' at column 0; write FIRST:END, launch indices from 0, END "
+            "--kernel-range 'a:3': unexpected 'a' at column 1; write FIRST:END, launch indices from 0, END "
             "exclusive, e.g. 100:164");
   EXPECT_EQ(check_kernel_range(":3").message(),
-            "--kernel-range ':3': unexpected ':' at column 0; write FIRST:END, launch indices from 0, END "
+            "--kernel-range ':3': unexpected ':' at column 1; write FIRST:END, launch indices from 0, END "
             "exclusive, e.g. 100:164");
   EXPECT_EQ(check_kernel_range("-1:3").message(),
-            "--kernel-range '-1:3': unexpected '-' at column 0; write FIRST:END, launch indices from 0, END "
+            "--kernel-range '-1:3': unexpected '-' at column 1; write FIRST:END, launch indices from 0, END "
             "exclusive, e.g. 100:164");
   EXPECT_EQ(check_kernel_range("10:20,5:8").message(),
-            "--kernel-range '10:20,5:8': window 5:8 overlaps or precedes 10:20 at column 6; list windows in "
+            "--kernel-range '10:20,5:8': window 5:8 overlaps or precedes 10:20 at column 7; list windows in "
             "ascending order without overlap");
   EXPECT_EQ(error_of({"profile", "--kernel-range", "3", "--", "./app"}),
-            "--kernel-range '3': missing ':' at column 1; write FIRST:END, e.g. 3:4 for launch 3 alone");
+            "--kernel-range '3': missing ':' at column 2; write FIRST:END, e.g. 3:4 for launch 3 alone");
 }
 
 TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
@@ -220,21 +284,24 @@ TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
   EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"regex:^train$/fwd", "A,B", "D@[A/*/B]"}));
   EXPECT_EQ(c.profile.config.nvtx_exclude, (std::vector<std::string>{"A/+/C"}));
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "A//B", "--", "./app"}),
-            "--nvtx-include 'A//B': empty range name at column 2; write A/B");
+            "--nvtx-include 'A//B': empty range name at column 3; write A/B");
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--nvtx-exclude", "layer[3]/", "--", "./app"}),
-            "--nvtx-exclude 'layer[3]/': unescaped '[' inside a range name at column 5; '[' marks the stack "
+            "--nvtx-exclude 'layer[3]/': unescaped '[' inside a range name at column 6; '[' marks the stack "
             "bottom only as the first character; write \\[ for a literal '['");
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "D1@A,D2@B", "--", "./app"}),
-            "--nvtx-include 'D1@A,D2@B': second domain '@' at column 7; an expression names one domain; use one "
+            "--nvtx-include 'D1@A,D2@B': second domain '@' at column 8; an expression names one domain; use one "
             "--nvtx-include per domain");
-  // The regex engine's own words vary by standard library; the column does not.
-  const std::string bad_regex = error_of({"profile", "--nvtx-include", "regex:x/(", "--", "./app"});
-  EXPECT_EQ(bad_regex.substr(0, 66), "--nvtx-include 'regex:x/(': invalid range regular expression '(' (");
-  EXPECT_NE(bad_regex.find(") at column 8; "), std::string::npos) << bad_regex;
+  // Our words for the regex engine's errors, not the standard library's.
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:x/(", "--", "./app"}),
+            "--nvtx-include 'regex:x/(': regex: unbalanced parentheses in the range pattern '(' at column 9; close "
+            "each '(' with ')', or write \\( for a literal '('");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:a{99999999999}", "--", "./app"}),
+            "--nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too complex in the "
+            "range pattern 'a{99999999999}' at column 7; shorten it");
   // The first malformed expression is reported, in the order given.
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "ok/", "--nvtx-include", "/A", "--nvtx-include", "A//", "--",
                       "./app"}),
-            "--nvtx-include '/A': empty range name at column 0; write A/");
+            "--nvtx-include '/A': empty range name at column 1; write A/");
 }
 
 TEST(CliOptions, one_range_source_per_run) {
@@ -259,28 +326,28 @@ TEST(CliOptions, nvtx_exclude_alone_names_the_missing_nvtx_include) {
 
 TEST(CliOptions, every_option_given_an_empty_value_is_an_error) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--metrics", "--metrics needs a value"},
-      {"--set", "--set needs a value"},
-      {"--snapshot-host-limit", "--snapshot-host-limit needs a value"},
-      {"--snapshot-device-limit", "--snapshot-device-limit needs a value"},
-      {"-o", "--output needs a value"},
-      {"--output", "--output needs a value"},
-      {"--range-list", "--range-list needs a value"},
-      {"--range-count", "--range-count needs a value"},
-      {"--skip", "--skip needs a value"},
-      {"--range-metrics", "--range-metrics needs a value"},
-      {"--restore", "--restore needs a value"},
+      {"--metrics", "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)"},
+      {"--set", "--set needs a value (a set name; 'rangereplay --list-sets' lists them)"},
+      {"--snapshot-host-limit", "--snapshot-host-limit needs a value (a size, e.g. 32GiB)"},
+      {"--snapshot-device-limit", "--snapshot-device-limit needs a value (a size, e.g. 8GiB)"},
+      {"-o", "--output needs a value (a file name ending in .json or .csv)"},
+      {"--output", "--output needs a value (a file name ending in .json or .csv)"},
+      {"--range-list", "--range-list needs a value (matched range numbers, e.g. 2,5-7)"},
+      {"--range-count", "--range-count needs a value (a whole number from 1)"},
+      {"--skip", "--skip needs a value (a whole number)"},
+      {"--range-metrics", "--range-metrics needs a value (kernel or whole)"},
+      {"--restore", "--restore needs a value (full or differential)"},
   };
   for (const auto& [option, message] : cases) {
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, "", "--", "./app"}), message) << option;
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, " ", "--", "./app"}), message) << option << " blank";
   }
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}), "--metrics needs a value");
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}), "--output needs a value");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}), "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}), "--output needs a value (a file name ending in .json or .csv)");
   // After "--" the words are the application's, never ours.
   EXPECT_EQ(parse({"profile", "--profiler-api", "--", "./app", "--metrics="}).profile.config.command,
             (std::vector<std::string>{"./app", "--metrics="}));
-  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}), "--kernel-range needs a value");
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}), "--kernel-range needs a value (launch windows A:B, e.g. 100:164)");
 }
 
 TEST(CliOptions, set_names_are_checked_before_the_gpu_is_asked) {
@@ -328,7 +395,9 @@ TEST(CliOptions, output_names_are_checked_before_launch) {
 
 TEST(CliOptions, empty_nvtx_expressions_are_rejected) {
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "", "--", "./app"}),
-            "--nvtx-include needs a non-empty expression, e.g. step/");
+            "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "A/", "--nvtx-exclude", " ", "--", "./app"}),
+            "--nvtx-exclude needs a value (an NVTX expression, e.g. warmup/)");
 }
 
 TEST(CliOptions, list_commands_have_flag_and_word_forms) {

@@ -143,6 +143,14 @@ TEST(NoDeviceError, names_that_cannot_be_checked_say_so) {
   EXPECT_EQ(exit_code_for(no_catalog), kExitFailure);
 }
 
+TEST(ListMetricsNoDeviceError, points_to_the_offline_list_on_one_line) {
+  const Status s = list_metrics_no_device_error(kNoDevice);
+  EXPECT_EQ(s.code(), kNoDevice.code());
+  EXPECT_EQ(s.message(), kNoDevice.message() +
+                             "; without a GPU, `metrics-probe --chip GH100 --list-all` lists GH100's names");
+  EXPECT_EQ(s.message().find('\n'), std::string::npos);
+}
+
 TEST(ExitCodeAfterUnsavedReport, is_never_zero_and_keeps_an_application_failure) {
   EXPECT_EQ(exit_code_after_unsaved_report(0), 1);
   EXPECT_EQ(exit_code_after_unsaved_report(3), 3);
@@ -176,7 +184,8 @@ TEST(RunLauncher, empty_values_exit_2) {
   auto [code, err] =
       run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "--metrics", "", "--", "/bin/true"});
   EXPECT_EQ(code, 2);
-  EXPECT_EQ(err, "rangereplay: --metrics needs a value\n");
+  EXPECT_EQ(err,
+            "rangereplay: --metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)\n");
 }
 
 TEST(RunLauncher, version_and_help_exit_0) {

@@ -62,7 +62,8 @@ TEST(OutputPath, bad_placeholders_are_rejected_with_the_fix) {
             "%h (host) or %% in --output");
   EXPECT_NE(error_of("out%").find("ends with a lone '%'"), std::string::npos);
   EXPECT_NE(error_of("%qRANK.json").find("needs a variable name in braces"), std::string::npos);
-  EXPECT_NE(error_of("%q{RANK.json").find("no closing '}'"), std::string::npos);
+  EXPECT_EQ(error_of("%q{RANK.json"), "output name '%q{RANK.json': %q{ has no closing '}'; write %q{VAR}");
+  EXPECT_EQ(error_of("/tmp/x_%q{.json"), "output name '/tmp/x_%q{.json': %q{ has no closing '}'; write %q{VAR}");
   EXPECT_NE(error_of("%q{}.json").find("names no variable"), std::string::npos);
   EXPECT_EQ(error_of("r%q{LOCAL_RANK}.json"),
             "output name 'r%q{LOCAL_RANK}.json' uses %q{LOCAL_RANK} but LOCAL_RANK is not set; set it or drop it "

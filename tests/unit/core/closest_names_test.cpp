@@ -120,5 +120,20 @@ TEST(PlausibleTypoDistance, is_a_third_of_the_length_and_at_least_three) {
   EXPECT_EQ(plausible_typo_distance(19), 6u);
 }
 
+TEST(ClosestNamesIgnoringCase, upper_case_typing_finds_the_lower_case_name) {
+  const std::vector<std::string> names = {"dram__bytes_read.sum", "dram__bytes_write.sum", "sm__cycles_elapsed.avg"};
+  // Case-sensitive, every letter differs: nothing plausible.
+  EXPECT_TRUE(closest_names("DRAM__BYTES_READ.SUM", names, 3, plausible_typo_distance(20)).empty());
+  EXPECT_EQ(closest_names_ignoring_case("DRAM__BYTES_READ.SUM", names, 3, plausible_typo_distance(20)),
+            (std::vector<std::string>{"dram__bytes_read.sum", "dram__bytes_write.sum"}));
+  EXPECT_EQ(closest_names_ignoring_case("Dram__Bytes_Raed.sum", names, 1, 1),
+            (std::vector<std::string>{"dram__bytes_read.sum"}));  // a transposition, case ignored
+  EXPECT_TRUE(closest_names_ignoring_case("", names, 3, 0).empty());
+  EXPECT_TRUE(closest_names_ignoring_case("X", names, 0).empty());
+  // Only ASCII letters fold: digits and punctuation compare as they are.
+  EXPECT_EQ(closest_names_ignoring_case("A_1", std::vector<std::string>{"a-1", "a_1"}, 1, 0),
+            (std::vector<std::string>{"a_1"}));
+}
+
 }  // namespace
 }  // namespace rangereplay

@@ -64,34 +64,34 @@ struct BadWindow {
 TEST(KernelWindows, malformed_windows_name_the_problem_and_its_column) {
   const BadWindow cases[] = {
       {"", 0,
-       "kernel-range '': missing first launch index at column 0; write FIRST:END, launch indices from 0, END "
+       "kernel-range '': missing first launch index at column 1; write FIRST:END, launch indices from 0, END "
        "exclusive, e.g. 100:164"},
-      {"100", 3, "kernel-range '100': missing ':' at column 3; write FIRST:END, e.g. 100:101 for launch 100 alone"},
+      {"100", 3, "kernel-range '100': missing ':' at column 4; write FIRST:END, e.g. 100:101 for launch 100 alone"},
       {"100:", 4,
-       "kernel-range '100:': missing end launch index at column 4; write FIRST:END, launch indices from 0, END "
+       "kernel-range '100:': missing end launch index at column 5; write FIRST:END, launch indices from 0, END "
        "exclusive, e.g. 100:164"},
-      {"164:100", 4, "kernel-range '164:100': end 100 is not after first 164 at column 4; write 100:164"},
+      {"164:100", 4, "kernel-range '164:100': end 100 is not after first 164 at column 5; write 100:164"},
       {"100:100", 4,
-       "kernel-range '100:100': end 100 is not after first 100 at column 4; END is exclusive: write 100:101 for "
+       "kernel-range '100:100': end 100 is not after first 100 at column 5; END is exclusive: write 100:101 for "
        "one launch"},
       {"10:20,15:30", 6,
-       "kernel-range '10:20,15:30': window 15:30 overlaps or precedes 10:20 at column 6; list windows in "
+       "kernel-range '10:20,15:30': window 15:30 overlaps or precedes 10:20 at column 7; list windows in "
        "ascending order without overlap"},
       {"10:20,0:5", 6,
-       "kernel-range '10:20,0:5': window 0:5 overlaps or precedes 10:20 at column 6; list windows in ascending "
+       "kernel-range '10:20,0:5': window 0:5 overlaps or precedes 10:20 at column 7; list windows in ascending "
        "order without overlap"},
-      {"1:2,", 4, "kernel-range '1:2,': empty window at column 4; write 1:2"},
+      {"1:2,", 4, "kernel-range '1:2,': empty window at column 5; write 1:2"},
       {"1:2;3:4", 3,
-       "kernel-range '1:2;3:4': unexpected ';' at column 3; write FIRST:END, launch indices from 0, END "
+       "kernel-range '1:2;3:4': unexpected ';' at column 4; write FIRST:END, launch indices from 0, END "
        "exclusive, e.g. 100:164"},
       {"a:3", 0,
-       "kernel-range 'a:3': unexpected 'a' at column 0; write FIRST:END, launch indices from 0, END exclusive, "
+       "kernel-range 'a:3': unexpected 'a' at column 1; write FIRST:END, launch indices from 0, END exclusive, "
        "e.g. 100:164"},
       {"1-3", 1,
-       "kernel-range '1-3': unexpected '-' at column 1; write FIRST:END, launch indices from 0, END exclusive, "
+       "kernel-range '1-3': unexpected '-' at column 2; write FIRST:END, launch indices from 0, END exclusive, "
        "e.g. 100:164"},
       {"1:99999999999999999999", 2,
-       "kernel-range '1:99999999999999999999': number too large at column 2; write FIRST:END, launch indices "
+       "kernel-range '1:99999999999999999999': number too large at column 3; write FIRST:END, launch indices "
        "from 0, END exclusive, e.g. 100:164"},
   };
   for (const BadWindow& c : cases) {

@@ -193,7 +193,7 @@ TEST(NvtxFilter, parse_rejects_excludes_without_includes_and_forwards_parse_erro
   EXPECT_EQ(f.status().message(), "no nvtx-include expression given");
   f = NvtxFilter::parse(std::vector<std::string>{"step/"}, std::vector<std::string>{"A//B"});
   ASSERT_FALSE(f.ok());
-  EXPECT_EQ(f.status().message(), "nvtx-exclude 'A//B': empty range name at column 2; write A/B");
+  EXPECT_EQ(f.status().message(), "nvtx-exclude 'A//B': empty range name at column 3; write A/B");
 }
 
 TEST(NvtxFilter, reports_which_range_kinds_it_includes) {

@@ -82,21 +82,21 @@ struct BadList {
 
 TEST(RangeSelector, malformed_lists_name_the_problem_and_its_column) {
   const BadList cases[] = {
-      {"", 0, "ranges '': empty list at column 0; write range numbers from 0 and spans, e.g. 2,5-7"},
-      {"2,,5", 2, "ranges '2,,5': empty item at column 2; write 2,5"},
-      {"2,", 2, "ranges '2,': empty item at column 2; write 2"},
-      {",2", 0, "ranges ',2': empty item at column 0; write 2"},
-      {"7-5", 0, "ranges '7-5': reversed span at column 0; write 5-7"},
-      {"1,7-5", 2, "ranges '1,7-5': reversed span at column 2; write 5-7"},
-      {"2,a", 2, "ranges '2,a': unexpected 'a' at column 2; write range numbers from 0 and spans, e.g. 2,5-7"},
-      {"2-x", 2, "ranges '2-x': unexpected 'x' at column 2; write range numbers from 0 and spans, e.g. 2,5-7"},
-      {"2 ,3", 1, "ranges '2 ,3': unexpected ' ' at column 1; write range numbers from 0 and spans, e.g. 2,5-7"},
-      {"-3", 0, "ranges '-3': unexpected '-' at column 0; write range numbers from 0 and spans, e.g. 2,5-7"},
+      {"", 0, "ranges '': empty list at column 1; write range numbers from 0 and spans, e.g. 2,5-7"},
+      {"2,,5", 2, "ranges '2,,5': empty item at column 3; write 2,5"},
+      {"2,", 2, "ranges '2,': empty item at column 3; write 2"},
+      {",2", 0, "ranges ',2': empty item at column 1; write 2"},
+      {"7-5", 0, "ranges '7-5': reversed span at column 1; write 5-7"},
+      {"1,7-5", 2, "ranges '1,7-5': reversed span at column 3; write 5-7"},
+      {"2,a", 2, "ranges '2,a': unexpected 'a' at column 3; write range numbers from 0 and spans, e.g. 2,5-7"},
+      {"2-x", 2, "ranges '2-x': unexpected 'x' at column 3; write range numbers from 0 and spans, e.g. 2,5-7"},
+      {"2 ,3", 1, "ranges '2 ,3': unexpected ' ' at column 2; write range numbers from 0 and spans, e.g. 2,5-7"},
+      {"-3", 0, "ranges '-3': unexpected '-' at column 1; write range numbers from 0 and spans, e.g. 2,5-7"},
       {"1,18446744073709551616", 2,
-       "ranges '1,18446744073709551616': number too large at column 2; write range numbers from 0 and spans, "
+       "ranges '1,18446744073709551616': number too large at column 3; write range numbers from 0 and spans, "
        "e.g. 2,5-7"},
       {"1-99999999999999999999", 2,
-       "ranges '1-99999999999999999999': number too large at column 2; write range numbers from 0 and spans, "
+       "ranges '1-99999999999999999999': number too large at column 3; write range numbers from 0 and spans, "
        "e.g. 2,5-7"},
   };
   for (const BadList& c : cases) {
