@@ -218,10 +218,7 @@ int profile(const ProfileRequest& request) {
   ChildSpec spec;
   spec.path = *app;
   spec.argv = command;
-  std::map<std::string, std::string> overrides{{"CUDA_INJECTION64_PATH", *inject_lib},
-                                               {"NVTX_INJECTION64_PATH", *cupti},
-                                               {"RANGEREPLAY_CONFIG", config_path}};
-  spec.env = merge_environment(current_environment(), overrides);
+  spec.env = merge_environment(current_environment(), application_environment(*inject_lib, *cupti, config_path));
   const double launcher_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
   StatusOr<pid_t> pid = spawn_child(spec);
@@ -266,6 +263,14 @@ int profile(const ProfileRequest& request) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> application_environment(const std::string& injection_library,
+                                                           const std::string& cupti_library,
+                                                           const std::string& config_path) {
+  return {{"CUDA_INJECTION64_PATH", injection_library},
+          {"NVTX_INJECTION64_PATH", cupti_library},
+          {"RANGEREPLAY_CONFIG", config_path}};
+}
 
 int exit_code_for(const Status& status) {
   switch (status.code()) {

@@ -14,6 +14,7 @@
 //      printed) and the exit code is exit_code_after_unsaved_report's.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,16 @@ Status no_device_error(const ProfileRequest& request, MetricQueries* offline, co
 /// (same code) with a pointer to the offline list, one line: "...; without a
 /// GPU, `metrics-probe --chip GH100 --list-all` lists GH100's names".
 Status list_metrics_no_device_error(const Status& no_device);
+
+/// The variables the launcher sets in the application's environment, on top
+/// of the user's own: the injection library, NVTX routed to `cupti_library`,
+/// and the configuration file. Nothing else: in particular the user's
+/// CUDA_MODULE_LOADING is left alone (forcing EAGER cost cuBLAS's gemm example
+/// 1.85 s at start-up on the H200; a lazily loaded module declines a range only
+/// when it has writable variables).
+std::map<std::string, std::string> application_environment(const std::string& injection_library,
+                                                           const std::string& cupti_library,
+                                                           const std::string& config_path);
 
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),

@@ -193,5 +193,15 @@ TEST(RunLauncher, version_and_help_exit_0) {
   EXPECT_EQ(run_launcher({"rangereplay", "--help"}), 0);
 }
 
+TEST(ApplicationEnvironment, sets_the_injection_nvtx_and_config_variables_and_nothing_else) {
+  const std::map<std::string, std::string> env =
+      application_environment("/opt/rr/librangereplay_inject.so", "/usr/local/cuda/lib64/libcupti.so.13", "/tmp/c.json");
+  const std::map<std::string, std::string> expected{{"CUDA_INJECTION64_PATH", "/opt/rr/librangereplay_inject.so"},
+                                                    {"NVTX_INJECTION64_PATH", "/usr/local/cuda/lib64/libcupti.so.13"},
+                                                    {"RANGEREPLAY_CONFIG", "/tmp/c.json"}};
+  EXPECT_EQ(env, expected);
+  EXPECT_EQ(env.count("CUDA_MODULE_LOADING"), 0u) << "the user's module loading mode is left alone";
+}
+
 }  // namespace
 }  // namespace rangereplay::cli
