@@ -659,22 +659,7 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
     decline(*active_, DeclineReason::kModuleLoadInRange, std::move(*why));
     return;
   }
-  note_module_load(*active_);
-}
-
-void ProfilerTool::note_module_load(ActiveRange& range) {
-  ++range.modules_loaded;
-  std::string note = range.modules_loaded == 1
-                         ? std::string("1 module loaded inside the range (lazy loading); it has no module-scope "
-                                       "variables")
-                         : std::to_string(range.modules_loaded) +
-                               " modules loaded inside the range (lazy loading); none has module-scope variables";
-  if (range.modules_loaded == 1) {
-    range.modules_loaded_note = range.record.notes.size();
-    range.record.notes.push_back(std::move(note));
-  } else {
-    range.record.notes[range.modules_loaded_note] = std::move(note);
-  }
+  ++active_->modules_loaded;  // reported in a note when the range ends
 }
 
 void ProfilerTool::note_module_globals(const CubinSymbols& symbols) {

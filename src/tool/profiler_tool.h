@@ -105,10 +105,8 @@ class ProfilerTool {
     // Device memory of other devices at range entry, sorted: out of the
     // snapshot; a kernel passed a pointer into it declines multiple_devices.
     std::vector<MemoryRange> other_device_memory;
-    // Modules without variables loaded inside the range (lazy loading), and
-    // the index in record.notes of the note that counts them.
+    // Modules without variables loaded inside the range (lazy loading).
     std::uint32_t modules_loaded = 0;
-    std::size_t modules_loaded_note = 0;
     report::RangeRecord record;
     std::chrono::steady_clock::time_point window_start;
   };
@@ -212,8 +210,6 @@ class ProfilerTool {
   std::unordered_map<std::string, std::shared_ptr<const ModuleGlobals>> kernels_with_globals_;
   // Adds a module's kernels to kernels_with_globals_ when it has writable variables.
   void note_module_globals(const CubinSymbols& symbols);
-  // Counts a module without variables loaded inside `range` in one report note.
-  void note_module_load(ActiveRange& range);
   // Adds the launched kernel's module variables to the range's snapshot
   // (module_globals.cpp); an error means the range must decline.
   Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);

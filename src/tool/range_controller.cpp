@@ -353,6 +353,12 @@ void ProfilerTool::end_range() {
   if (range->program.skipped_device_to_host)
     range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
                                   " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
+  if (range->modules_loaded == 1) {
+    range->record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
+  } else if (range->modules_loaded > 1) {
+    range->record.notes.push_back(std::to_string(range->modules_loaded) +
+                                  " modules loaded inside the range (lazy loading); none has module-scope variables");
+  }
   t.window_ms = ms_since(range->window_start);
   t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
   const bool pending = range->standing_counter_range && !range->eligibility.declined();
