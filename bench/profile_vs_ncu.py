@@ -34,11 +34,16 @@ def timed(cmd, timeout=300, env=None):
                        env=None if env is None else {**os.environ, **env})
     return time.perf_counter() - t, p
 
-def profile(app_args, selection, env=None):
-    """`rangereplay profile <selection>`: (wall_s, report or None, error text)."""
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+def profile(app_args, selection, env=None, nvtx_include="step/"):
+    """`rangereplay profile --nvtx-include <nvtx_include> <selection>`:
+    (wall_s, report or None, error text)."""
     report = tempfile.mktemp(suffix=".json")
-    wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "step/"] + selection + ["--output", report, "--",
-                    stream] + app_args, env=env)
+    wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", nvtx_include] + selection + ["--output", report,
+                    "--", stream] + app_args, env=env)
     if p.returncode != 0 or not os.path.exists(report):
         return wall, None, f"rc={p.returncode}: {p.stderr[-200:]}"
     with open(report) as f:
@@ -129,9 +134,6 @@ if want("verify"):
             per_range[label].append(r["timings"]["window_ms"])
             for k in stages:
                 sums[label][k] += r["timings"].get(k, 0.0)
-    def median(v):
-        v = sorted(v)
-        return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
     if per_range["off"] and per_range["on"] and not errors:
         m_off, m_on = median(per_range["off"]), median(per_range["on"])
         raw["verify_windows_ms"] = {"per_range": per_range, "stage_sums": sums}
@@ -167,18 +169,14 @@ if want("outside"):
     plain_runs, tool_runs, launcher_runs = [], [], []
     for _ in range(3):
         plain_runs.append(timed([stream, "--iterations", "100"])[0])
-        report = tempfile.mktemp(suffix=".json")
-        wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "no_such_range/", "--set", "single-pass", "--output",
-                         report, "--", stream, "--iterations", "100"])
-        if p.returncode == 0 and os.path.exists(report):
+        wall, rep, _ = profile(["--iterations", "100"], ["--set", "single-pass"], nvtx_include="no_such_range/")
+        if rep is not None:
             tool_runs.append(wall)
-            launcher_runs.append(json.load(open(report)).get("launcher_ms", 0.0) / 1000)
-            os.remove(report)
+            launcher_runs.append(rep.get("launcher_ms", 0.0) / 1000)
     if not tool_runs:
         rows.append(("tool loaded, no range (100 it.)", "failed: every run with the tool loaded failed"))
     else:
-        plain_s, tool_s = sorted(plain_runs)[1], sorted(tool_runs)[len(tool_runs) // 2]
-        launcher_s = sorted(launcher_runs)[len(launcher_runs) // 2] if launcher_runs else 0.0
+        plain_s, tool_s, launcher_s = median(plain_runs), median(tool_runs), median(launcher_runs)
         raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs, "launcher_s": launcher_runs}
         rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
                      f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms; target <= 1.02x)"))

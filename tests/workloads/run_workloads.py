@@ -39,7 +39,7 @@ import argparse, csv, io, json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
-from ncu_range import speed_against_ncu  # noqa: E402
+from ncu_range import range_replay_metrics, speed_against_ncu  # noqa: E402
 VERIFY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
 FIDELITY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum"
 SKIP_CODE = 77
@@ -78,11 +78,13 @@ class Runner:
         r["report"] = json.load(open(report)) if r["rc"] == 0 and os.path.exists(report) else None
         return r
 
-    def profiler_with_metrics(self, name, cmd):
+    def profiler_with_metrics(self, name, cmd, extra=(), tag="filtered"):
         """speed_against_ncu's profile_with_metrics for this workload: runs
-        `profile --metrics <names>` and returns (wall_s, report or None, error)."""
+        `profile --metrics <names> <extra>` and returns (wall_s, report or
+        None, error). extra ["--range-metrics", "whole"] gives one value set per
+        range, what ncu's range replay gives."""
         def profile(names):
-            r = self.profile(name, cmd, ["--metrics", ",".join(names)], "filtered")
+            r = self.profile(name, cmd, ["--metrics", ",".join(names)] + list(extra), tag)
             return r["wall_s"], r["report"], f"rc={r['rc']}: {r['stderr'].strip()[-300:]}"
         return profile
 
@@ -93,14 +95,6 @@ class Runner:
         select = ["--nvtx", "--nvtx-include", "step/"] if nvtx else []
         return self.run(["ncu", "--clock-control", "none"] + select + ["--csv", "--print-units", "base"] + extra +
                         ["--metrics", FIDELITY_METRICS] + cmd)
-
-    def profiler_whole_range(self, name, cmd):
-        """profiler_with_metrics with --range-metrics whole: one value set per
-        range, what ncu's range replay gives."""
-        def profile(names):
-            r = self.profile(name, cmd, ["--metrics", ",".join(names), "--range-metrics", "whole"], "filtered-whole")
-            return r["wall_s"], r["report"], f"rc={r['rc']}: {r['stderr'].strip()[-300:]}"
-        return profile
 
 
 def brief(r):
@@ -327,6 +321,23 @@ def unavailable_reason(runner, name, cmd):
     return None
 
 
+def ncu_kernel_runs(runner, name, cmd, extra, nvtx, what, problems):
+    """Two ncu kernel-replay runs (Runner.ncu(cmd, extra, nvtx)): (brief of
+    each run, kernel list of each: parse_ncu_csv, [] for a run that failed
+    or printed no table). Each failure is added to problems, named `what`."""
+    runs = [runner.ncu(cmd, extra, nvtx) for _ in range(2)]
+    lists = []
+    for k, r in enumerate(runs):
+        try:
+            lists.append(parse_ncu_csv(r["stdout"], "kernel") if r["rc"] == 0 else [])
+        except NcuCsvError as e:
+            problems.append(f"{name}: {what} run {k + 1}: {e}")
+            lists.append([])
+        if r["rc"] != 0:
+            problems.append(f"{name}: {what} run {k + 1} rc={r['rc']}: {r['stderr'].strip()[-300:]}")
+    return [brief(r) for r in runs], lists
+
+
 def fidelity(runner, name, cmd, report, rec, problems):
     """Section (d) on the report of (b): instruction counts kernel by kernel
     against two ncu kernel-replay runs (kernel_check), DRAM bytes read range by
@@ -334,17 +345,8 @@ def fidelity(runner, name, cmd, report, rec, problems):
     with --cache-control none is kept as information (rangereplay flushes no
     cache at range entry; ncu flushes by default)."""
     ours = report_kernels(report)
-    runs = [runner.ncu(cmd, []) for _ in range(2)]
-    rec["ncu_kernel_replay"] = [brief(r) for r in runs]
-    kernel_lists = []
-    for k, r in enumerate(runs):
-        try:
-            kernel_lists.append(parse_ncu_csv(r["stdout"], "kernel") if r["rc"] == 0 else None)
-        except NcuCsvError as e:
-            problems.append(f"{name}: ncu kernel replay run {k + 1}: {e}")
-            kernel_lists.append([])
-        if r["rc"] != 0:
-            problems.append(f"{name}: ncu kernel replay run {k + 1} rc={r['rc']}: {r['stderr'].strip()[-300:]}")
+    rec["ncu_kernel_replay"], kernel_lists = ncu_kernel_runs(runner, name, cmd, [], True, "ncu kernel replay",
+                                                             problems)
     window = launch_window(report)
     if all(kernel_lists) and len(ours) != len(kernel_lists[0]) and window is not None:
         # ncu's NVTX filter is per thread: kernels another thread launched
@@ -354,14 +356,9 @@ def fidelity(runner, name, cmd, report, rec, problems):
         # In launch order, as ncu numbers them: two threads' launches may be
         # recorded in the other order (the number is taken before the lock).
         in_range = sorted((k for k in ours if k["range"] == index), key=lambda k: k["launch_index"])
-        wruns = [runner.ncu(cmd, ["--launch-skip", str(first), "--launch-count", str(count)], nvtx=False)
-                 for _ in range(2)]
-        rec["ncu_kernel_replay_launch_window"] = [brief(r) for r in wruns]
-        try:
-            wlists = [parse_ncu_csv(r["stdout"], "kernel") if r["rc"] == 0 else [] for r in wruns]
-        except NcuCsvError as e:
-            wlists = [[], []]
-            problems.append(f"{name}: ncu kernel replay of launches {first}+{count}: {e}")
+        rec["ncu_kernel_replay_launch_window"], wlists = ncu_kernel_runs(
+            runner, name, cmd, ["--launch-skip", str(first), "--launch-count", str(count)], False,
+            f"ncu kernel replay of launches {first}+{count}", problems)
         if all(wlists):
             nvtx_check = kernel_check(ours, kernel_lists[0], kernel_lists[1])
             rec["fidelity_nvtx"] = {k: v for k, v in nvtx_check.items() if k != "kernels"}
@@ -427,6 +424,9 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
     keeps what it measured."""
     rec = {"name": name, "command": cmd}
     problems = []
+
+    def checkpoint():
+        progress({**rec, "problems_so_far": list(problems)})
     reason = unavailable_reason(runner, name, cmd)
     if reason:
         rec["unavailable"] = reason
@@ -453,7 +453,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
             rec["plain2_lines"] = result_lines(plain2["stdout"])
             problems.append(f"{name}: two plain runs differ (non-deterministic without the tool)")
 
-    progress({**rec, "problems_so_far": list(problems)})
+    checkpoint()
 
     # (b) transparency, full set (its report also feeds (d) and (e))
     full = None
@@ -481,7 +481,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
                     problems.append(f"{name}: range {r['index']} declined: {r.get('decline_reason')} "
                                     f"{r.get('decline_detail')}")
 
-    progress({**rec, "problems_so_far": list(problems)})
+    checkpoint()
 
     # (c) verify
     if "c" in sections:
@@ -501,7 +501,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
             if result_lines(ver["stdout"]) != lines:
                 problems.append(f"{name}: results differ under --verify")
 
-    progress({**rec, "problems_so_far": list(problems)})
+    checkpoint()
 
     # (d) fidelity: instructions against ncu kernel replay (twice), DRAM range sums against ncu range replay
     if "d" in sections and full and full["report"]:
@@ -510,7 +510,7 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
         else:
             fidelity(runner, name, cmd, full["report"], rec, problems)
 
-    progress({**rec, "problems_so_far": list(problems)})
+    checkpoint()
 
     # (e) speed against ncu range replay on the same ranges and metrics
     if "e" in sections and full and full["report"]:
@@ -521,8 +521,9 @@ def run_workload(runner, name, cmd, sections, has_ncu, progress=lambda rec: None
             # Like for like with ncu's range replay, which gives one value set
             # per range: the same filtered list with --range-metrics whole.
             if speed.get("filtered_metrics") and "rangereplay_error" not in speed:
-                kept = [m for m in full["report"]["metrics"] if m not in set(speed.get("dropped_names", []))]
-                wall, whole_rep, error = runner.profiler_whole_range(name, cmd)(kept)
+                kept, _ = range_replay_metrics(full["report"]["metrics"])
+                wall, whole_rep, error = runner.profiler_with_metrics(name, cmd, ["--range-metrics", "whole"],
+                                                                      "filtered-whole")(kept)
                 if whole_rep is not None:
                     speed["rangereplay_whole_s"] = wall
                     # Only against ncu's run of the same list (not its --set full fallback).
