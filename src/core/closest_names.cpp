@@ -5,6 +5,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/ascii.h"
+
 namespace rangereplay {
 namespace {
 
@@ -12,11 +14,9 @@ namespace {
 // from rows i-1 and i-2 with non-negative increments, so once two consecutive
 // rows have a minimum above `bound`, every later row does too and the
 // distance exceeds `bound`.
-char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 template <bool kIgnoreCase>
 bool same(char x, char y) {
-  return kIgnoreCase ? fold(x) == fold(y) : x == y;
+  return kIgnoreCase ? ascii_lower(x) == ascii_lower(y) : x == y;
 }
 
 template <bool kIgnoreCase>

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "core/ascii.h"
 #include "core/closest_names.h"
 #include "cupti/cupti_params.h"
 #include "cupti/cupti_status.h"
@@ -270,8 +271,7 @@ bool MetricCatalog::contains(const std::string& name) const {
 Status MetricCatalog::unknown_name_error(const std::string& name) const {
   // Metric names are lower case; "DRAM__BYTES_READ.SUM" is a valid name typed
   // in capitals, not a typo to suggest near.
-  std::string lower = name;
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  const std::string lower = ascii_lower(name);
   if (lower != name && contains(lower)) {
     return invalid_argument("unknown metric '" + name + "' for " + state_->chip_name +
                             "; metric names are lower case: did you mean '" + lower + "'?");

@@ -1,14 +1,13 @@
 // Atomic report-file output and whole-file input (report_file.h).
 #include "report/report_file.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <unistd.h>
 
+#include "core/ascii.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"
 
@@ -46,9 +45,7 @@ Status write_whole(const std::filesystem::path& path, std::string_view content,
 }
 
 bool has_csv_extension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".csv";
+  return ascii_lower(path.extension().string()) == ".csv";
 }
 
 }  // namespace

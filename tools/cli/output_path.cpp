@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+
+#include "core/ascii.h"
 
 namespace rangereplay::cli {
 
@@ -66,15 +66,11 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 }
 
 StatusOr<OutputFormat> output_format_of(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string name = ascii_lower(std::filesystem::path(path).filename().string());
   if (name == ".json" || name == ".csv")
     return invalid_argument("output '" + path + "' has no file name before '" + name +
                             "'; name the file, e.g. report" + name);
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string ext = ascii_lower(std::filesystem::path(path).extension().string());
   if (ext == ".json") return OutputFormat::kJson;
   if (ext == ".csv") return OutputFormat::kCsv;
   return invalid_argument("output '" + path + "' must end in .json or .csv (the extension picks the format)");

@@ -2,8 +2,9 @@
 #include "core/storage/byte_size.h"
 
 #include <array>
-#include <cctype>
 #include <string>
+
+#include "core/ascii.h"
 
 namespace rangereplay::storage {
 namespace {
@@ -72,8 +73,7 @@ StatusOr<std::uint64_t> parse_byte_size(std::string_view text) {
   }
   while (!rest.empty() && is_space(rest.front())) rest.remove_prefix(1);
 
-  std::string unit_name;
-  for (char c : rest) unit_name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string unit_name = ascii_lower(rest);
   for (const Unit& unit : kUnits) {
     if (unit_name != unit.name) continue;
     const Uint128 bytes = whole * unit.bytes + Uint128{fraction} * unit.bytes / fraction_scale;
