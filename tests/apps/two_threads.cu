@@ -7,15 +7,13 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "app_kernels.cuh"
 #include "example_common.h"
+#include "host_worker.h"
 
 namespace rangereplay::example {
 namespace {
@@ -25,63 +23,16 @@ constexpr char kUsage[] =
     "  --iterations N  number of NVTX ranges `step` (default 2); in each, a second\n"
     "                  host thread launches the middle of three kernels\n";
 
-// The worker launches one affine kernel each time it is asked to, and says
-// when the launch has been submitted.
-class Worker {
- public:
-  explicit Worker(uint32_t* x) : x_(x), thread_([this] { loop(); }) {}
-  ~Worker() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
-
-  // Blocks until the worker has submitted its launch with `salt`.
-  void launch_and_wait(uint32_t salt) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    salt_ = salt;
-    requested_ = true;
-    wake_.notify_all();
-    wake_.wait(lock, [this] { return !requested_; });
-  }
-
- private:
-  void loop() {
-    CHECK_CUDA(cudaSetDevice(0));
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      wake_.wait(lock, [this] { return requested_ || stop_; });
-      if (stop_) return;
-      launch_affine(x_, kAppElements, salt_, /*stream=*/0);
-      requested_ = false;
-      wake_.notify_all();
-    }
-  }
-
-  uint32_t* x_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool requested_ = false;
-  bool stop_ = false;
-  uint32_t salt_ = 0;
-  std::thread thread_;  // last: starts after the members it reads are built
-};
-
 int run(int iterations) {
   init_device();
   std::vector<uint32_t> expected = random_words(kAppElements, 0xa9900001);
   uint32_t* x = upload(expected);
   {
-    Worker worker(x);
+    HostWorker worker;
     for (int iteration = 0; iteration < iterations; ++iteration) {
       nvtxRangePushA("step");
       launch_affine(x, kAppElements, 1, /*stream=*/0);
-      worker.launch_and_wait(2);
+      worker.run_and_wait([x] { launch_affine(x, kAppElements, 2, /*stream=*/0); });
       launch_affine(x, kAppElements, 3, /*stream=*/0);
       nvtxRangePop();
       CHECK_CUDA(cudaDeviceSynchronize());
