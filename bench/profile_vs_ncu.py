@@ -9,7 +9,7 @@ rangereplay runs once more with that list when anything was dropped.
 
     python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,single,whole,verify,loading,outside]
 """
-import json, os, subprocess, sys, tempfile, time
+import json, os, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ncu_range import speed_against_ncu  # noqa: E402
@@ -162,26 +162,65 @@ if want("loading"):
 
 if want("outside"):
     # Tool loaded, no range matched: application slowdown (target <= 2%).
-    # Three runs each, alternating, 100 iterations, so the ratio is of medians
-    # (single runs spread by ~5% here). The launcher's checks before it starts the
-    # application (report's launcher_ms: metric module, device probe, metric
-    # names) are split out: the application's own slowdown is the rest.
-    plain_runs, tool_runs, launcher_runs = [], [], []
-    for _ in range(3):
-        plain_runs.append(timed([stream, "--iterations", "100"])[0])
+    # Five runs of each variant, alternating, 100 iterations, so ratios are of
+    # medians (single runs spread by ~5% here). The variants take the tool's
+    # fixed cost apart: the injection library loaded by CUDA but not configured
+    # (it stops at once: library and CUPTI loading), configured directly with
+    # no launcher (CUPTI subscription, callbacks, report at exit), and the
+    # whole `rangereplay profile` (adds the launcher, whose delay of the
+    # application's start the report gives as launcher_ms).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+    from e2e_common import injection_environment  # noqa: E402
+    app = [stream, "--iterations", "100"]
+    folder = tempfile.mkdtemp(prefix="rr_outside_")
+    direct_report = os.path.join(folder, "report.json")
+    try:
+        direct_env = injection_environment(build, {"nvtx_include": ["no_such_range/"], "metrics": [
+            "smsp__inst_executed.sum"], "report_path": direct_report, "quiet": True, "command": app}, folder)
+        loaded_env = {k: v for k, v in direct_env.items() if k != "RANGEREPLAY_CONFIG"}
+    except RuntimeError as e:
+        direct_env = loaded_env = None
+        rows.append(("injection without the launcher", f"not run: {e}"))
+    runs = {"plain": [], "loaded": [], "direct": [], "tool": [], "launcher": [], "gate": []}
+    for _ in range(5):
+        runs["plain"].append(timed(app)[0])
+        if direct_env is not None:
+            wall, p = timed(app, env=loaded_env)
+            if p.returncode == 0:
+                runs["loaded"].append(wall)
+            wall, p = timed(app, env=direct_env)
+            if p.returncode == 0 and os.path.exists(direct_report):
+                runs["direct"].append(wall)
         wall, rep, _ = profile(["--iterations", "100"], ["--set", "single-pass"], nvtx_include="no_such_range/")
         if rep is not None:
-            tool_runs.append(wall)
-            launcher_runs.append(rep.get("launcher_ms", 0.0) / 1000)
-    if not tool_runs:
-        rows.append(("tool loaded, no range (100 it.)", "failed: every run with the tool loaded failed"))
-    else:
-        plain_s, tool_s, launcher_s = median(plain_runs), median(tool_runs), median(launcher_runs)
-        raw["outside_ranges"] = {"plain_s": plain_runs, "tool_s": tool_runs, "launcher_s": launcher_runs}
-        rows.append(("tool loaded, no range (100 it.)", f"{tool_s / plain_s:.3f}x wall of the app alone (medians of 3: {plain_s:.2f} s "
-                     f"vs {tool_s:.2f} s, +{(tool_s - plain_s) * 1000:.0f} ms; target <= 1.02x)"))
-        rows.append(("  less the launcher's checks", f"{(tool_s - launcher_s) / plain_s:.3f}x (launcher checks {launcher_s * 1000:.0f} ms "
-                     f"before the application starts)"))
+            runs["tool"].append(wall)
+            runs["launcher"].append(rep.get("launcher_ms", 0.0) / 1000)
+            runs["gate"].append(rep.get("gate_wait_ms", 0.0) / 1000)
+    raw["outside_ranges"] = runs
+    plain_s = median(runs["plain"])
+    def ratio_row(label, key, what):
+        if not runs[key]:
+            rows.append((label, "failed: every run failed"))
+            return None
+        s = median(runs[key])
+        rows.append((label, f"{s / plain_s:.3f}x wall of the app alone (medians of 5: {plain_s:.3f} s vs {s:.3f} s, "
+                            f"+{(s - plain_s) * 1000:.0f} ms; {what})"))
+        return s
+    ratio_row("injection loaded, not configured", "loaded", "library and CUPTI loading")
+    ratio_row("injection configured, no launcher", "direct", "CUPTI callbacks and the report, no range")
+    tool_s = ratio_row("tool loaded, no range (100 it.)", "tool", "rangereplay profile; target <= 1.02x")
+    if tool_s is not None:
+        launcher_s, gate_s = median(runs["launcher"]), median(runs["gate"])
+        rows.append(("  less the launcher's delay", f"{(tool_s - launcher_s) / plain_s:.3f}x (the launcher delayed the "
+                     f"application's start by {launcher_s * 1000:.0f} ms, {gate_s * 1000:.0f} ms of it at its first "
+                     f"cuInit waiting for the checks)"))
+    if direct_env is not None:
+        # Where the injection's own time goes (RANGEREPLAY_DEBUG lines).
+        _, p = timed(app, env={**direct_env, "RANGEREPLAY_DEBUG": "1"})
+        for line in p.stderr.splitlines():
+            if line.startswith("rangereplay[debug]"):
+                rows.append(("  " + line.split("]", 1)[0] + "]", line.split("]", 1)[1].strip()))
+    shutil.rmtree(folder, ignore_errors=True)
 
 json.dump(raw, open(out_path, "w"), indent=2)
 print("\n".join(f"{a:<34} {b}" for a, b in rows))

@@ -23,12 +23,11 @@ replay_failed, collective_in_range).
 import ctypes
 import json
 import os
-import re
 import sys
 import tempfile
 from collections import Counter
 
-from e2e_common import checksums, run, tail
+from e2e_common import checksums, injection_environment, run, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -142,35 +141,6 @@ def gpu_count():
     return sum(1 for line in out.splitlines() if line.startswith("GPU ")) if rc == 0 else 0
 
 
-def injection_libraries():
-    """(injection library, CUPTI library) as the launcher would pick them, or
-    raises RuntimeError naming what is missing. The injection library is
-    looked up like library_lookup.cpp does ($RANGEREPLAY_INJECT_LIB, then the
-    build's src/); CUPTI is the one the injection library links (ldd), else the
-    launcher's default folders."""
-    candidates = [os.environ.get("RANGEREPLAY_INJECT_LIB", ""),
-                  os.path.join(BUILD, "src", "librangereplay_inject.so"),
-                  os.path.join(BUILD, "lib", "librangereplay_inject.so")]
-    inject = next((c for c in candidates if c and os.path.isfile(c)), None)
-    if inject is None:
-        raise RuntimeError("librangereplay_inject.so not found (looked in " +
-                           ", ".join(c for c in candidates if c) + "); build target rangereplay_inject")
-    cupti = None
-    rc, out, _ = run(["ldd", inject])
-    if rc == 0:
-        m = re.search(r"libcupti\.so[^\s]*\s+=>\s+(\S+)", out)
-        if m and os.path.isfile(m.group(1)):
-            cupti = m.group(1)
-    if cupti is None:
-        dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
-        dirs += ["/usr/local/cuda/lib64", "/usr/local/cuda/extras/CUPTI/lib64", "/usr/lib/x86_64-linux-gnu"]
-        cupti = next((os.path.join(d, n) for d in dirs for n in ("libcupti.so", "libcupti.so.13")
-                      if os.path.isfile(os.path.join(d, n))), None)
-    if cupti is None:
-        raise RuntimeError("libcupti.so not found (ldd of the injection library, LD_LIBRARY_PATH, /usr/local/cuda)")
-    return inject, cupti
-
-
 def run_profiled(c, exe, report_path, tmp):
     """Runs case `c` under the tool; returns (rc, stdout, stderr)."""
     if c["injection_metrics"] is None:
@@ -180,14 +150,9 @@ def run_profiled(c, exe, report_path, tmp):
         return run(cmd)
     # What the launcher hands the injection (launcher.cpp), with a metric list
     # it would have refused.
-    inject, cupti = injection_libraries()
-    config_path = os.path.join(tmp, "config.json")
-    with open(config_path, "w") as f:
-        json.dump({"nvtx_include": ["step/"], "metrics": c["injection_metrics"], "report_path": report_path,
-                   "quiet": False, "command": [exe] + c["args"]}, f)
-    env = dict(os.environ, CUDA_INJECTION64_PATH=inject, NVTX_INJECTION64_PATH=cupti,
-               RANGEREPLAY_CONFIG=config_path)
-    return run([exe] + c["args"], env=env)
+    config = {"nvtx_include": ["step/"], "metrics": c["injection_metrics"], "report_path": report_path,
+              "quiet": False, "command": [exe] + c["args"]}
+    return run([exe] + c["args"], env=injection_environment(BUILD, config, tmp))
 
 
 def check(c, gpus, rows, failures):
