@@ -147,5 +147,17 @@ TEST(PackKernelArguments, a_pointer_after_a_small_parameter_is_found_by_the_poin
   EXPECT_EQ(ranges_pointed_into(op.arg_bytes, pinned), (std::vector<std::size_t>{1}));
 }
 
+TEST(KernelLaunchOp, forgetting_arguments_empties_them_and_says_why) {
+  std::uint64_t word = 0x1234;
+  void* params[] = {&word};
+  KernelLaunchOp op;
+  ASSERT_TRUE(pack_kernel_arguments(KernelParamLayout{{0}, {8}, 8}, params, nullptr, &op).ok());
+  op.forget_arguments("device-updatable");
+  EXPECT_EQ(op.arguments_unknown, "device-updatable");
+  EXPECT_TRUE(op.arg_bytes.empty());
+  EXPECT_TRUE(op.arg_offsets.empty());
+  EXPECT_TRUE(op.arg_sizes.empty());
+}
+
 }  // namespace
 }  // namespace rangereplay
