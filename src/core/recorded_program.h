@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -18,7 +19,8 @@ namespace rangereplay {
 
 enum class LaunchApi : std::uint8_t { kLaunchKernel, kLaunchKernelEx, kCooperative };
 
-/// One kernel launch with its argument bytes copied at launch time.
+/// One kernel launch with its argument bytes copied at launch time; or one
+/// kernel node of a graph, with the arguments its executable graph holds.
 struct KernelLaunchOp {
   LaunchApi api = LaunchApi::kLaunchKernel;
   std::uint64_t function = 0;   // CUfunction
@@ -36,6 +38,18 @@ struct KernelLaunchOp {
   std::vector<std::uint8_t> arg_bytes;     // all arguments, packed at their offsets
   std::vector<std::uint32_t> arg_offsets;  // byte offset of each argument in arg_bytes
   std::vector<std::uint32_t> arg_sizes;    // byte size of each argument
+  /// Graph kernel nodes only: non-empty when the tool cannot know the node's
+  /// arguments when the graph runs (a device-updatable node, whose arguments
+  /// kernels may change; a parameter layout the driver did not report), and
+  /// why. The argument fields are then empty and not scanned for pointers.
+  std::string arguments_unknown;
+  /// Sets arguments_unknown to `why` (non-empty) and empties the argument fields.
+  void forget_arguments(std::string why) {
+    arguments_unknown = std::move(why);
+    arg_bytes.clear();
+    arg_offsets.clear();
+    arg_sizes.clear();
+  }
   /// Launch attributes of cuLaunchKernelEx as raw CUlaunchAttribute bytes.
   std::vector<std::uint8_t> attributes;
   std::uint32_t attribute_count = 0;
@@ -69,9 +83,11 @@ struct CopyFromHostOp {
 struct GraphLaunchOp {
   std::uint64_t exec = 0;    // CUgraphExec
   std::uint64_t stream = 0;  // the application's CUstream (for the report)
-  /// The graph's kernel nodes, child graphs flattened, in the driver's node
-  /// order (cuGraphGetNodes), for the report: name, grid, block, shared
-  /// memory; no arguments. Shared by every launch of the same exec.
+  /// The graph's kernel nodes, child graphs flattened, in a topological
+  /// order of the graph (cuda/graph_inspector.h): name, grid, block, shared
+  /// memory for the report, and the argument bytes the exec holds, for the
+  /// pointer scan (a replay relaunches the exec, not these). Shared by every
+  /// launch of the same exec.
   std::shared_ptr<const std::vector<KernelLaunchOp>> kernels;
 };
 

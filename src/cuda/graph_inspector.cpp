@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "cuda/cu_status.h"
+#include "cuda/kernel_arguments.h"
 
 namespace rangereplay {
 
@@ -72,6 +73,7 @@ struct Walker {
           CUDA_KERNEL_NODE_PARAMS p{};
           RR_CU(cuGraphKernelNodeGetParams(node, &p));
           RR_ASSIGN_OR_RETURN(KernelLaunchOp k, kernel_of_node_params(p));
+          if (std::string risk = device_update_risk(node); !risk.empty()) k.forget_arguments(std::move(risk));
           out->kernels.push_back(std::move(k));
           out->kernel_nodes.push_back(top_level ? reinterpret_cast<std::uint64_t>(node) : 0);
           break;
@@ -179,7 +181,23 @@ StatusOr<KernelLaunchOp> kernel_of_node_params(const CUDA_KERNEL_NODE_PARAMS& p)
   k.grid[0] = p.gridDimX; k.grid[1] = p.gridDimY; k.grid[2] = p.gridDimZ;
   k.block[0] = p.blockDimX; k.block[1] = p.blockDimY; k.block[2] = p.blockDimZ;
   k.shared_mem_bytes = p.sharedMemBytes;
+  // The layout is the function's: a CUkernel handle is accepted in its place
+  // (kernel_param_layout tries it as one).
+  const CUfunction f = p.func != nullptr ? p.func : reinterpret_cast<CUfunction>(p.kern);
+  if (Status s = copy_kernel_arguments(f, p.kernelParams, p.extra, &k); !s.ok())
+    k.forget_arguments("its arguments could not be read: " + s.message());
   return k;
+}
+
+std::string device_update_risk(CUgraphNode node) {
+  CUkernelNodeAttrValue value{};
+  const CUresult r = cuGraphKernelNodeGetAttribute(node, CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, &value);
+  if (r != CUDA_SUCCESS)
+    return "whether kernels may update its arguments could not be read: " +
+           cu_status(r, "cuGraphKernelNodeGetAttribute", __FILE__, __LINE__).message();
+  if (value.deviceUpdatableKernelNode.deviceUpdatable != 0)
+    return "it is a device-updatable kernel node: kernels may change its arguments";
+  return "";
 }
 
 StatusOr<GraphSummary> inspect_graph(CUgraph graph) {

@@ -5,14 +5,20 @@
 // What an exec runs is read from its source graph when it is instantiated
 // (the exec is a copy of the graph at that moment; the application may
 // destroy the graph right after), re-read when cuGraphExecUpdate gives it a
-// new graph, and patched for cuGraphExecKernelNodeSetParams. Other changes to
-// an exec's nodes mark its summary unknown, so a later launch in a range
-// declines instead of trusting it. Inside a range, destroying or changing an
-// exec the range launched declines the range: the replay would launch a
-// different graph, or none.
+// new graph, and patched when a kernel node's parameters are set
+// (cuGraphExecKernelNodeSetParams, cuGraphExecNodeSetParams for a kernel
+// node), arguments included, so the pointer scan (host_regions.cpp) reads the
+// arguments the exec runs with. Other changes to an exec's nodes mark its
+// summary unknown, so a later launch in a range declines instead of trusting
+// it; a device-updatable kernel node's arguments are unknown from the start
+// (kernels may change them), and that node is left out of the scan. Inside a
+// range, destroying or changing an exec the range launched declines the
+// range: the replay would launch a different graph, or none.
 #include <cupti.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "cuda/graph_inspector.h"
 #include "report/demangle.h"
@@ -57,6 +63,56 @@ std::pair<CUgraphExec, CUgraph> instantiated(CUpti_CallbackId cbid, const void* 
   }
 }
 
+// The fields every kernel node parameter struct version has (v1 lacks kern and ctx).
+template <class Params>
+CUDA_KERNEL_NODE_PARAMS common_kernel_fields(const Params& v) {
+  CUDA_KERNEL_NODE_PARAMS k{};
+  k.func = v.func;
+  k.gridDimX = v.gridDimX; k.gridDimY = v.gridDimY; k.gridDimZ = v.gridDimZ;
+  k.blockDimX = v.blockDimX; k.blockDimY = v.blockDimY; k.blockDimZ = v.blockDimZ;
+  k.sharedMemBytes = v.sharedMemBytes;
+  k.kernelParams = v.kernelParams;
+  k.extra = v.extra;
+  return k;
+}
+
+// The node and new parameters of a call that sets one kernel node's
+// parameters in an executable graph: cuGraphExecKernelNodeSetParams (v1
+// struct: no CUkernel), its _v2, and cuGraphExecNodeSetParams for a kernel
+// node (CUDA_KERNEL_NODE_PARAMS_v3, the same fields). nullopt for other
+// calls, other node types, and null parameters (the call fails).
+std::optional<std::pair<CUgraphNode, CUDA_KERNEL_NODE_PARAMS>> kernel_node_change(CUpti_CallbackId cbid,
+                                                                                   const void* params) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams: {
+      const auto* p = static_cast<const cuGraphExecKernelNodeSetParams_params*>(params);
+      if (p->nodeParams == nullptr) return std::nullopt;
+      return std::make_pair(p->hNode, common_kernel_fields(*p->nodeParams));
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2: {
+      const auto* p = static_cast<const cuGraphExecKernelNodeSetParams_v2_params*>(params);
+      if (p->nodeParams == nullptr) return std::nullopt;
+      return std::make_pair(p->hNode, *p->nodeParams);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams: {
+      const auto* p = static_cast<const cuGraphExecNodeSetParams_params*>(params);
+      if (p->nodeParams == nullptr || p->nodeParams->type != CU_GRAPH_NODE_TYPE_KERNEL) return std::nullopt;
+      const CUDA_KERNEL_NODE_PARAMS_v3& v3 = p->nodeParams->kernel;
+      CUDA_KERNEL_NODE_PARAMS k = common_kernel_fields(v3);
+      k.kern = v3.kern;
+      k.ctx = v3.ctx;
+      return std::make_pair(p->hNode, k);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+bool sets_kernel_node_params(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2;
+}
+
 }  // namespace
 
 ProfilerTool::GraphExecInfo ProfilerTool::summarize_graph(CUgraph graph, const char* call) {
@@ -91,8 +147,18 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
   const bool update = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate ||
                       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2;
   if (!enter) {
-    // Only an update's exit matters: the exec now runs the new graph.
-    if (!update || !succeeded) return;
+    // An update or a kernel node's new parameters take effect once the call
+    // has succeeded: follow them then (a failed call leaves the exec as it was).
+    if (!succeeded) return;
+    if (!update) {
+      const auto change = kernel_node_change(cbid, data->functionParams);
+      if (!change) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      // Driver calls made while holding mutex_ must not reach our own callbacks.
+      InToolScope scope;
+      follow_kernel_node(exec, change->first, change->second, data->functionName);
+      return;
+    }
     const CUgraph graph = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate
                               ? static_cast<const cuGraphExecUpdate_params*>(data->functionParams)->hGraph
                               : static_cast<const cuGraphExecUpdate_v2_params*>(data->functionParams)->hGraph;
@@ -127,49 +193,42 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2:
       return;  // re-read at the exit, if it succeeds
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2: {
-      // Follow the node's new kernel, grid and block (the report names them).
-      CUgraphNode node = nullptr;
-      CUDA_KERNEL_NODE_PARAMS params{};
-      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams) {
-        const auto* p = static_cast<const cuGraphExecKernelNodeSetParams_params*>(data->functionParams);
-        node = p->hNode;
-        if (p->nodeParams == nullptr) return;
-        params.func = p->nodeParams->func;
-        params.gridDimX = p->nodeParams->gridDimX; params.gridDimY = p->nodeParams->gridDimY;
-        params.gridDimZ = p->nodeParams->gridDimZ;
-        params.blockDimX = p->nodeParams->blockDimX; params.blockDimY = p->nodeParams->blockDimY;
-        params.blockDimZ = p->nodeParams->blockDimZ;
-        params.sharedMemBytes = p->nodeParams->sharedMemBytes;
-      } else {
-        const auto* p = static_cast<const cuGraphExecKernelNodeSetParams_v2_params*>(data->functionParams);
-        node = p->hNode;
-        if (p->nodeParams == nullptr) return;
-        params = *p->nodeParams;
-      }
-      GraphExecInfo& info = it->second;
-      if (!info.unknown.empty() || !info.kernels) return;
-      const auto key = reinterpret_cast<std::uint64_t>(node);
-      auto pos = std::find(info.kernel_nodes.begin(), info.kernel_nodes.end(), key);
-      auto kernel = kernel_of_node_params(params);
-      if (key == 0 || pos == info.kernel_nodes.end() || !kernel.ok()) {
-        info.unknown = std::string(data->functionName) + " changed a kernel node the tool could not follow";
-        return;
-      }
-      // Copy on write: earlier ranges' recorded ops keep the old list.
-      auto kernels = std::make_shared<std::vector<KernelLaunchOp>>(*info.kernels);
-      (*kernels)[static_cast<std::size_t>(pos - info.kernel_nodes.begin())] = std::move(kernel).value();
-      info.kernels = std::move(kernels);
-      return;
-    }
     default:
+      // A kernel node's new parameters: followed at the exit, if it succeeds.
+      if (sets_kernel_node_params(cbid) || kernel_node_change(cbid, data->functionParams)) return;
       // Memcpy/memset/host/child/event/semaphore/batch-memop/generic node
       // changes and cuGraphNodeSetEnabled: the node list no longer describes
       // the exec.
       it->second.unknown = std::string(data->functionName) + " changed the executable graph after instantiation";
       return;
   }
+}
+
+void ProfilerTool::follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params,
+                                      const char* call) {
+  auto it = graph_execs_.find(exec);
+  if (it == graph_execs_.end()) return;
+  GraphExecInfo& info = it->second;
+  if (!info.unknown.empty() || !info.kernels) return;
+  const auto key = reinterpret_cast<std::uint64_t>(node);
+  auto pos = std::find(info.kernel_nodes.begin(), info.kernel_nodes.end(), key);
+  // The node's new kernel, grid, block and arguments (read from the call's
+  // parameters, valid until it returns).
+  auto kernel = kernel_of_node_params(params);
+  if (key == 0 || pos == info.kernel_nodes.end() || !kernel.ok()) {
+    info.unknown = std::string(call) + " changed a kernel node the tool could not follow";
+    return;
+  }
+  const auto index = static_cast<std::size_t>(pos - info.kernel_nodes.begin());
+  // A device-updatable node stays one (it cannot opt out), and its source
+  // graph may be gone: the entry read at instantiation says so.
+  const KernelLaunchOp& before = (*info.kernels)[index];
+  if (kernel->arguments_unknown.empty() && !before.arguments_unknown.empty())
+    kernel->forget_arguments(before.arguments_unknown);
+  // Copy on write: earlier ranges' recorded ops keep the old list.
+  auto kernels = std::make_shared<std::vector<KernelLaunchOp>>(*info.kernels);
+  (*kernels)[index] = std::move(kernel).value();
+  info.kernels = std::move(kernels);
 }
 
 void ProfilerTool::record_graph_launch(const CUpti_CallbackData* data) {

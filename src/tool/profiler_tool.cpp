@@ -587,14 +587,9 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
         }
       }
       record_launch(cbid, data);
-      if (Status h = scan_kernel_pointers(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-                                                         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-                                                         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz);
-          !h.ok())
-        decline(*active_,
-                h.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit
-                                                           : DeclineReason::kReplayFailed,
-                "pinned host memory passed to a kernel could not be captured: " + h.message());
+      scan_kernel_pointers(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz);
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
@@ -604,6 +599,7 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
       // cudaGraphLaunch reaches this driver callback too.
       record_graph_launch(data);
+      scan_kernel_pointers(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
       decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " inside the range");

@@ -184,6 +184,11 @@ class ProfilerTool {
   /// graphs, in or out of ranges (any callback site; takes mutex_).
   void on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void record_graph_launch(const CUpti_CallbackData* data);
+  /// Patches graph_execs_[exec]'s entry for kernel node `node` (of its
+  /// source graph) to `params` (name, grid, block, arguments), after `call`
+  /// set them; a node it cannot follow marks the entry unknown. Caller holds
+  /// mutex_ and InToolScope.
+  void follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params, const char* call);
   /// What an exec instantiated (or updated) from `graph` runs; `call` names
   /// the API in `unknown` when the graph cannot be read. Needs InToolScope.
   static GraphExecInfo summarize_graph(CUgraph graph, const char* call);
@@ -216,12 +221,19 @@ class ProfilerTool {
   // The same for a kernel run by function handle `f` (a CUfunction or CUkernel).
   Status track_module_globals_of(CUfunction f, const ModuleGlobals& module);
   // Scans the arguments of the kernels recorded from op index `first_new` on
-  // (host_regions.cpp): a pointer into another device's memory declines
-  // multiple_devices; a pinned host buffer is captured at its first use in
-  // the range. `per_thread_stream`: the launch was a _ptsz variant (stream 0
-  // is the per-thread default stream). Errors: the capture failed
-  // (resource_exhausted for a buffer over the size the tool copies).
-  Status scan_kernel_pointers(std::size_t first_new, bool per_thread_stream);
+  // (host_regions.cpp): direct launches, and the kernel nodes of graph
+  // launches whose arguments are known. A pointer into another device's
+  // memory declines multiple_devices; a pinned host buffer is captured at its
+  // first use in the range. `per_thread_stream`: the launch was a _ptsz
+  // variant (stream 0 is the per-thread default stream). A capture that
+  // fails declines the range: snapshot_does_not_fit for a buffer over the
+  // size the tool copies, replay_failed otherwise.
+  void scan_kernel_pointers(std::size_t first_new, bool per_thread_stream);
+  // One kernel's part of scan_kernel_pointers; `stream` is its launch's.
+  // `what` names it in decline details ("kernel", "graph kernel"). Errors:
+  // the capture failed (resource_exhausted for a buffer over the size the
+  // tool copies).
+  Status scan_arguments(const KernelLaunchOp& kernel, CUstream stream, const char* what);
   // Whether the active range already holds the state of the variable or
   // buffer at `address` (ActiveRange::globals).
   bool holds_global_state(std::uint64_t address) const;

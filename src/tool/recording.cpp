@@ -4,10 +4,9 @@
 // cupti.h brings the driver API parameter structs (generated_cuda_meta.h).
 #include <cupti.h>
 
-#include <cstring>
-
 #include "core/unrecorded_work.h"
 #include "cuda/cu_status.h"
+#include "cuda/kernel_arguments.h"
 #include "tool/profiler_tool.h"
 
 namespace rangereplay::tool {
@@ -23,74 +22,6 @@ namespace {
 std::uint64_t allocating_device_bits() {
   CUdevice device = 0;
   return cuCtxGetDevice(&device) == CUDA_SUCCESS ? device_bit(static_cast<int>(device)) : kAllDevices;
-}
-
-struct ParamLayout {
-  std::vector<std::uint32_t> offsets, sizes;
-  std::uint32_t total = 0;
-};
-
-// Argument layout of a kernel, from cuFuncGetParamInfo (or cuKernelGetParamInfo
-// when the handle is a CUkernel). Cached per function; caller holds the tool lock.
-StatusOr<ParamLayout> param_layout(CUfunction f) {
-  static std::unordered_map<CUfunction, ParamLayout> cache;
-  if (auto it = cache.find(f); it != cache.end()) return it->second;
-  ParamLayout layout;
-  bool as_kernel = false;
-  for (std::size_t i = 0;; ++i) {
-    std::size_t offset = 0, size = 0;
-    CUresult r = as_kernel ? cuKernelGetParamInfo(reinterpret_cast<CUkernel>(f), i, &offset, &size)
-                           : cuFuncGetParamInfo(f, i, &offset, &size);
-    if (r != CUDA_SUCCESS && i == 0 && !as_kernel) {
-      // Try the handle as a CUkernel before concluding anything.
-      as_kernel = true;
-      r = cuKernelGetParamInfo(reinterpret_cast<CUkernel>(f), i, &offset, &size);
-      if (r == CUDA_ERROR_INVALID_VALUE) break;  // a kernel without parameters
-      if (r != CUDA_SUCCESS) {
-        // Neither handle kind: a kernel without parameters also reports
-        // INVALID_VALUE from cuFuncGetParamInfo at index 0.
-        CUresult first = cuFuncGetParamInfo(f, 0, &offset, &size);
-        if (first == CUDA_ERROR_INVALID_VALUE) break;
-        return cu_status(first, "cuFuncGetParamInfo", __FILE__, __LINE__);
-      }
-    } else if (r == CUDA_ERROR_INVALID_VALUE) {
-      break;  // past the last parameter
-    } else if (r != CUDA_SUCCESS) {
-      return cu_status(r, as_kernel ? "cuKernelGetParamInfo" : "cuFuncGetParamInfo", __FILE__, __LINE__);
-    }
-    layout.offsets.push_back(static_cast<std::uint32_t>(offset));
-    layout.sizes.push_back(static_cast<std::uint32_t>(size));
-    layout.total = std::max(layout.total, static_cast<std::uint32_t>(offset + size));
-  }
-  cache.emplace(f, layout);
-  return layout;
-}
-
-// Copies the launch's arguments, from kernelParams or the packed `extra` buffer.
-Status copy_arguments(CUfunction f, void** kernel_params, void** extra, KernelLaunchOp* op) {
-  RR_ASSIGN_OR_RETURN(ParamLayout layout, param_layout(f));
-  op->arg_offsets = layout.offsets;
-  op->arg_sizes = layout.sizes;
-  op->arg_bytes.assign(layout.total, 0);
-  if (kernel_params != nullptr) {
-    for (std::size_t i = 0; i < layout.offsets.size(); ++i)
-      std::memcpy(op->arg_bytes.data() + layout.offsets[i], kernel_params[i], layout.sizes[i]);
-    return ok_status();
-  }
-  if (extra != nullptr) {
-    void* buffer = nullptr;
-    std::size_t size = 0;
-    for (std::size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
-      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) size = *static_cast<std::size_t*>(extra[i + 1]);
-    }
-    if (buffer == nullptr) return invalid_argument("launch 'extra' without CU_LAUNCH_PARAM_BUFFER_POINTER");
-    op->arg_bytes.assign(static_cast<std::uint8_t*>(buffer), static_cast<std::uint8_t*>(buffer) + size);
-    if (op->arg_bytes.size() < layout.total) op->arg_bytes.resize(layout.total, 0);
-    return ok_status();
-  }
-  if (!layout.offsets.empty()) return invalid_argument("kernel launch without arguments for a kernel that takes some");
-  return ok_status();
 }
 
 }  // namespace
@@ -110,7 +41,7 @@ void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData
       op.block[0] = p->blockDimX; op.block[1] = p->blockDimY; op.block[2] = p->blockDimZ;
       op.shared_mem_bytes = p->sharedMemBytes;
       op.stream = reinterpret_cast<std::uint64_t>(p->hStream);
-      s = copy_arguments(p->f, p->kernelParams, p->extra, &op);
+      s = copy_kernel_arguments(p->f, p->kernelParams, p->extra, &op);
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
@@ -122,7 +53,7 @@ void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData
       op.block[0] = p->blockDimX; op.block[1] = p->blockDimY; op.block[2] = p->blockDimZ;
       op.shared_mem_bytes = p->sharedMemBytes;
       op.stream = reinterpret_cast<std::uint64_t>(p->hStream);
-      s = copy_arguments(p->f, p->kernelParams, nullptr, &op);
+      s = copy_kernel_arguments(p->f, p->kernelParams, nullptr, &op);
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
@@ -140,7 +71,7 @@ void ProfilerTool::record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData
         op.attributes.assign(bytes, bytes + sizeof(CUlaunchAttribute) * c->numAttrs);
         op.attribute_count = c->numAttrs;
       }
-      s = copy_arguments(p->f, p->kernelParams, p->extra, &op);
+      s = copy_kernel_arguments(p->f, p->kernelParams, p->extra, &op);
       break;
     }
     default:

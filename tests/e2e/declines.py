@@ -103,6 +103,10 @@ CASES = [
     case("app_vmm_in_range", "tests/apps/app_vmm_in_range", TWO, REPLAYED),
     case("app_vmm_map_in_range", "tests/apps/app_vmm_map_in_range", TWO, "allocation_in_range"),
     case("app_mapped_host", "tests/apps/app_mapped_host", TWO, REPLAYED),
+    # The same through a CUDA graph: its kernel nodes' arguments (read at
+    # instantiation, re-read after cudaGraphExecKernelNodeSetParams) point at
+    # the pinned buffers, captured at the graph launch and restored.
+    case("app_graph_mapped_host", "tests/apps/app_graph_mapped_host", TWO, REPLAYED),
     case("multistream", "examples/multistream", TWO + ["--elements", "1048576"], REPLAYED),
     case("atomics", "examples/atomics", TWO + ["--elements", "4194304"], REPLAYED),
     # The goal of issue 7: graph launches replay as one unit

@@ -1,6 +1,7 @@
 // Graph launches on a GPU: inspect_graph reads a captured graph's nodes in
-// launch order (kernel names, grids, memcpy and memset spans), flattens child
-// graphs, reports host nodes (which classify_graph_nodes declines), and the
+// launch order (kernel names, grids, arguments, memcpy and memset spans),
+// flattens child graphs, marks device-updatable kernel nodes' arguments
+// unknown, reports host nodes (which classify_graph_nodes declines), and the
 // Replayer re-launches an executable graph as one op.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -8,11 +9,14 @@
 
 #include "gpu/gpu_stream_test.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/graph_nodes.h"
+#include "core/memory_range.h"
+#include "core/pointer_scan.h"
 #include "core/recorded_program.h"
 #include "cuda/graph_inspector.h"
 #include "cuda/replayer.h"
@@ -146,6 +150,105 @@ TEST_F(GraphInspectorTest, a_host_node_is_reported_and_declined) {
   EXPECT_EQ(summary->nodes[1].type_name, "CU_GRAPH_NODE_TYPE_HOST");
   EXPECT_EQ(classify_graph_nodes(summary->nodes, [](std::uint64_t, std::uint64_t) { return true; }).reason,
             DeclineReason::kHostFunctionInRange);
+}
+
+// The word at `offset` of a kernel's packed arguments.
+template <class T>
+T argument_at(const KernelLaunchOp& k, std::size_t offset) {
+  T value{};
+  if (offset + sizeof(T) <= k.arg_bytes.size()) std::memcpy(&value, k.arg_bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+TEST_F(GraphInspectorTest, kernel_nodes_carry_their_arguments_at_the_function_layout) {
+  ASSERT_CUDART(cudaMalloc(&a_, kN * sizeof(unsigned)));
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(stream_);
+  ASSERT_CUDART(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  graph_fill_kernel<<<8, 128, 0, s>>>(a_, kN, 7);
+  graph_increment_kernel<<<4, 256, 0, s>>>(a_ + 5, kN - 5);
+  ASSERT_CUDART(cudaStreamEndCapture(s, &graph_));
+
+  auto summary = inspect_graph(reinterpret_cast<CUgraph>(graph_));
+  ASSERT_OK(summary.status());
+  ASSERT_EQ(summary->kernels.size(), 2u);
+  // graph_fill_kernel(unsigned* out, unsigned n, unsigned value)
+  const KernelLaunchOp& fill = summary->kernels[0];
+  EXPECT_TRUE(fill.arguments_unknown.empty()) << fill.arguments_unknown;
+  EXPECT_EQ(fill.arg_offsets, (std::vector<std::uint32_t>{0, 8, 12}));
+  EXPECT_EQ(fill.arg_sizes, (std::vector<std::uint32_t>{8, 4, 4}));
+  ASSERT_EQ(fill.arg_bytes.size(), 16u);
+  EXPECT_EQ(argument_at<std::uint64_t>(fill, 0), reinterpret_cast<std::uint64_t>(a_));
+  EXPECT_EQ(argument_at<unsigned>(fill, 8), kN);
+  EXPECT_EQ(argument_at<unsigned>(fill, 12), 7u);
+  // graph_increment_kernel(unsigned* data, unsigned n)
+  const KernelLaunchOp& increment = summary->kernels[1];
+  EXPECT_TRUE(increment.arguments_unknown.empty()) << increment.arguments_unknown;
+  EXPECT_EQ(increment.arg_offsets, (std::vector<std::uint32_t>{0, 8}));
+  ASSERT_EQ(increment.arg_bytes.size(), 12u);
+  EXPECT_EQ(argument_at<std::uint64_t>(increment, 0), reinterpret_cast<std::uint64_t>(a_ + 5));
+  EXPECT_EQ(argument_at<unsigned>(increment, 8), kN - 5);
+  // What the pointer scan does with them at a graph launch.
+  const std::vector<MemoryRange> buffers = {
+      MemoryRange(DevicePtr(reinterpret_cast<std::uint64_t>(a_)), kN * sizeof(unsigned))};
+  EXPECT_EQ(ranges_pointed_into(increment.arg_bytes, buffers), (std::vector<std::size_t>{0}));
+}
+
+TEST_F(GraphInspectorTest, a_device_updatable_kernel_node_has_unknown_arguments) {
+  ASSERT_CUDART(cudaMalloc(&a_, kN * sizeof(unsigned)));
+  ASSERT_CUDART(cudaGraphCreate(&graph_, 0));
+  unsigned* data = a_;
+  unsigned n = kN;
+  void* args[] = {&data, &n};
+  cudaKernelNodeParams p{};
+  p.func = reinterpret_cast<void*>(graph_increment_kernel);
+  p.gridDim = dim3(4);
+  p.blockDim = dim3(256);
+  p.kernelParams = args;
+  cudaGraphNode_t updatable = nullptr, plain = nullptr;
+  ASSERT_CUDART(cudaGraphAddKernelNode(&updatable, graph_, nullptr, 0, &p));
+  ASSERT_CUDART(cudaGraphAddKernelNode(&plain, graph_, &updatable, 1, &p));
+  cudaLaunchAttributeValue value{};
+  value.deviceUpdatableKernelNode.deviceUpdatable = 1;
+  const cudaError_t set = cudaGraphKernelNodeSetAttribute(updatable, cudaLaunchAttributeDeviceUpdatableKernelNode, &value);
+  if (set == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    GTEST_SKIP() << "device-updatable kernel nodes are not supported here";
+  }
+  ASSERT_EQ(set, cudaSuccess) << cudaGetErrorString(set);
+
+  auto summary = inspect_graph(reinterpret_cast<CUgraph>(graph_));
+  ASSERT_OK(summary.status());
+  ASSERT_EQ(summary->kernels.size(), 2u);
+  EXPECT_NE(summary->kernels[0].arguments_unknown.find("device-updatable"), std::string::npos)
+      << summary->kernels[0].arguments_unknown;
+  EXPECT_TRUE(summary->kernels[0].arg_bytes.empty());
+  EXPECT_TRUE(summary->kernels[1].arguments_unknown.empty()) << summary->kernels[1].arguments_unknown;
+  EXPECT_EQ(argument_at<std::uint64_t>(summary->kernels[1], 0), reinterpret_cast<std::uint64_t>(a_));
+}
+
+TEST_F(GraphInspectorTest, kernel_of_node_params_reads_the_arguments_a_set_params_call_passes) {
+  // What the tool reads at the exit of cuGraphExecKernelNodeSetParams.
+  CUfunction f = nullptr;
+  ASSERT_CUDART(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&f),
+                                    reinterpret_cast<const void*>(graph_fill_kernel)));
+  auto* out = reinterpret_cast<unsigned*>(0x7f0012345000ULL);
+  unsigned n = 33, value = 9;
+  void* args[] = {&out, &n, &value};
+  CUDA_KERNEL_NODE_PARAMS p{};
+  p.func = f;
+  p.gridDimX = 2; p.gridDimY = 1; p.gridDimZ = 1;
+  p.blockDimX = 64; p.blockDimY = 1; p.blockDimZ = 1;
+  p.kernelParams = args;
+  auto k = kernel_of_node_params(p);
+  ASSERT_OK(k.status());
+  EXPECT_NE(k->name.find("graph_fill_kernel"), std::string::npos) << k->name;
+  EXPECT_EQ(k->grid[0], 2u);
+  EXPECT_EQ(k->block[0], 64u);
+  EXPECT_TRUE(k->arguments_unknown.empty()) << k->arguments_unknown;
+  ASSERT_EQ(k->arg_bytes.size(), 16u);
+  EXPECT_EQ(argument_at<std::uint64_t>(*k, 0), 0x7f0012345000ULL);
+  EXPECT_EQ(argument_at<unsigned>(*k, 8), 33u);
+  EXPECT_EQ(argument_at<unsigned>(*k, 12), 9u);
 }
 
 TEST_F(GraphInspectorTest, the_replayer_relaunches_an_executable_graph) {
