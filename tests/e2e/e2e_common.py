@@ -24,3 +24,13 @@ def run(cmd, timeout=TIMEOUT_S, env=None):
 def tail(text, n=400):
     """The last `n` characters of `text` on one line."""
     return text.strip().replace("\n", " | ")[-n:]
+
+
+def summarize(failures):
+    """Prints the failures (or "ok") and returns the script's exit code."""
+    if failures:
+        print(f"\n{len(failures)} failure(s):")
+        print("\n".join("  " + f for f in failures))
+        return 1
+    print("\nok")
+    return 0
