@@ -168,7 +168,9 @@ if want("outside"):
     # (it stops at once: library and CUPTI loading), configured directly with
     # no launcher (CUPTI subscription, callbacks, report at exit), and the
     # whole `rangereplay profile` (adds the launcher, whose delay of the
-    # application's start the report gives as launcher_ms).
+    # application's start the report gives as launcher_ms: its checks before
+    # the start plus gate_wait_ms, the application's wait at its first cuInit
+    # for the device checks the launcher runs while it starts).
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
     from e2e_common import injection_environment  # noqa: E402
     app = [stream, "--iterations", "100"]

@@ -235,6 +235,7 @@ void to_json(json& j, const Report& v) {
            {"pass_count", v.pass_count},
            {"setup_ms", number(v.setup_ms)},
            {"launcher_ms", number(v.launcher_ms)},
+           {"gate_wait_ms", number(v.gate_wait_ms)},
            {"verify", v.verify},
            {"ranges", v.ranges},
            {"errors", v.errors}};
@@ -350,6 +351,7 @@ void from_json(const json& j, Report& v) {
   field(j, "pass_count", v.pass_count);
   field(j, "setup_ms", v.setup_ms);
   optional_field(j, "launcher_ms", v.launcher_ms);
+  optional_field(j, "gate_wait_ms", v.gate_wait_ms);
   field(j, "verify", v.verify);
   field(j, "ranges", v.ranges);
   field(j, "errors", v.errors);

@@ -122,7 +122,10 @@ struct Report {
   std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
   std::uint32_t pass_count = 0;          // passes the metric list needs
   double setup_ms = 0;                   // counter configuration, once per process
-  double launcher_ms = 0;                // the launcher's checks before it started the application
+  double launcher_ms = 0;                // how long the launcher delayed the application's start: its checks
+                                         // before the start plus gate_wait_ms (set by the launcher)
+  double gate_wait_ms = 0;               // the application's wait at the launcher gate (its device checks),
+                                         // inside its first cuInit; 0 when there was no gate
   bool verify = false;                   // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;       // one-line errors that ended profiling early

@@ -17,6 +17,7 @@
 #include <limits.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include <variant>
 
 #include "core/cubin_symbols.h"
+#include "core/launcher_gate.h"
 #include "core/module_load_decision.h"
 #include "cupti/cupti_status.h"
 #include "report/demangle.h"
@@ -182,13 +184,32 @@ void point_nvtx_at_loaded_cupti() {
   char named_real[PATH_MAX];
   if (named != nullptr && realpath(named, named_real) != nullptr && std::strcmp(named_real, loaded) == 0) return;
   setenv("NVTX_INJECTION64_PATH", loaded, 1);
-  if (std::getenv("RANGEREPLAY_DEBUG") != nullptr)
+  if (debug_enabled())
     std::fprintf(stderr, "rangereplay[debug] NVTX_INJECTION64_PATH set to the CUPTI in use: %s\n", loaded);
 }
 
 }  // namespace
 
 Status ProfilerTool::initialize() {
+  // First the launcher gate: the launcher runs its device checks while the
+  // application starts, and this wait ends when they pass (or the launcher
+  // ends); when they fail the launcher kills the process here, before its
+  // CUDA does anything. The wait counts in the launcher's launcher_ms.
+  const bool debug = debug_enabled();
+  const GateWait gate = pass_launcher_gate();
+  report_.gate_wait_ms = gate.wait_ms;
+  if (debug)
+    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s, waited %.3f ms\n",
+                 gate_outcome_name(gate.outcome), gate.wait_ms);
+  const auto start = std::chrono::steady_clock::now();
+  Status s = configure_and_subscribe();
+  if (debug)
+    std::fprintf(stderr, "rangereplay[debug] injection: config read, CUPTI subscribe, domains enabled %.3f ms\n",
+                 ms_since(start));
+  return s;
+}
+
+Status ProfilerTool::configure_and_subscribe() {
   const char* path = std::getenv("RANGEREPLAY_CONFIG");
   if (path == nullptr) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
   RR_ASSIGN_OR_RETURN(config_, read_profile_config(path));
@@ -246,8 +267,11 @@ void ProfilerTool::finish() {
       flush_standing_pass("the process exited after its CUDA context was destroyed");
     }
   }
+  const auto write_start = std::chrono::steady_clock::now();
   if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
+  if (debug_enabled())
+    std::fprintf(stderr, "rangereplay[debug] injection: report written %.3f ms\n", ms_since(write_start));
 }
 
 void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx) {

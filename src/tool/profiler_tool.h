@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -42,11 +43,21 @@
 
 namespace rangereplay::tool {
 
+/// RANGEREPLAY_DEBUG is set: the tool traces where its time goes on stderr.
+inline bool debug_enabled() { return std::getenv("RANGEREPLAY_DEBUG") != nullptr; }
+
+/// Milliseconds from `start` to now (steady clock).
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 class ProfilerTool {
  public:
   static ProfilerTool& instance();
 
-  /// Reads the configuration ($RANGEREPLAY_CONFIG) and subscribes to CUPTI.
+  /// Waits at the launcher gate ($RANGEREPLAY_GATE, core/launcher_gate.h;
+  /// the wait goes into the report's gate_wait_ms), then reads the
+  /// configuration ($RANGEREPLAY_CONFIG) and subscribes to CUPTI.
   Status initialize();
   /// Writes the report (at process exit).
   void finish();
@@ -56,6 +67,10 @@ class ProfilerTool {
   void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data);
 
  private:
+  /// initialize() after the gate: configuration, range trigger, CUPTI
+  /// subscription and domains.
+  Status configure_and_subscribe();
+
   struct ActiveRange {
     std::uint32_t index = 0;     // matched-range number (RangeEvent::match_index)
     std::string name;

@@ -21,9 +21,6 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 // Kernels per range the counter data image holds when a one-pass range's
 // kernel count is not known yet: as many as fit in kCounterImageBudgetBytes,
 // at most 2048; RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it. (The image
@@ -56,7 +53,7 @@ bool corrupt_restores_for_tests() {
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
 // the milliseconds since the previous one (where the time goes).
 void debug(const char* fmt, const std::string& a = "", long b = 0) {
-  static const bool on = std::getenv("RANGEREPLAY_DEBUG") != nullptr;
+  static const bool on = debug_enabled();
   if (!on) return;
   static Clock::time_point last = Clock::now();
   const double since = ms_since(last);

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from collections import Counter
 
-from e2e_common import checksums, injection_environment, run, tail
+from e2e_common import checksums, injection_environment, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -236,12 +236,7 @@ def main():
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(4)]
     for r in [header] + rows:
         print("  ".join(str(col).ljust(w) for col, w in zip(r, widths)).rstrip())
-    if failures:
-        print(f"\n{len(failures)} failure(s):")
-        print("\n".join("  " + f for f in failures))
-        return 1
-    print("\nok")
-    return 0
+    return summarize(failures)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,13 @@ def injection_environment(build, config, folder):
         json.dump(config, f)
     return dict(os.environ, CUDA_INJECTION64_PATH=inject, NVTX_INJECTION64_PATH=cupti,
                 RANGEREPLAY_CONFIG=config_path)
+
+
+def summarize(failures):
+    """Prints the failures (or "ok") and returns the script's exit code."""
+    if failures:
+        print(f"\n{len(failures)} failure(s):")
+        print("\n".join("  " + f for f in failures))
+        return 1
+    print("\nok")
+    return 0

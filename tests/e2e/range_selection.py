@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 
-from e2e_common import checksums, run, tail
+from e2e_common import checksums, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -98,12 +98,7 @@ def main():
         kernels = check(label, selection, app_options, expected, reference, failures)
         if reference is None and kernels and len(kernels) == KERNELS_PER_STEP:
             reference = kernels  # a step's kernels, in order, from the first NVTX case
-    if failures:
-        print(f"\n{len(failures)} failure(s):")
-        print("\n".join("  " + f for f in failures))
-        return 1
-    print("\nok")
-    return 0
+    return summarize(failures)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,7 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec) {
   std::vector<char*> envp = c_strings(env_strings);
   std::vector<char*> sh_argv = c_strings(sh_strings);
   const char* path = spec.path.c_str();
+  const std::vector<int>& inherited = spec.inherited_fds;
 
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -123,6 +124,7 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec) {
     for (std::size_t i = 0; i < kForwarded.size(); ++i) ::sigaction(kForwarded[i], &g_previous[i], nullptr);
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::close(pipe_fds[0]);
+    for (int fd : inherited) ::fcntl(fd, F_SETFD, 0);
     ::execve(path, argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve("/bin/sh", sh_argv.data(), envp.data());
     int err = errno;
@@ -167,6 +169,12 @@ StatusOr<int> wait_child(pid_t pid) {
   remove_forwarding();
   if (r < 0) return internal_error(std::string("waitpid failed: ") + std::strerror(err));
   return status;
+}
+
+void kill_child(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  StatusOr<int> ignored = wait_child(pid);  // reaps and removes forwarding; SIGKILL cannot be caught
+  (void)ignored;
 }
 
 int exit_code_from_wait_status(int wait_status) {

@@ -26,6 +26,9 @@ struct ChildSpec {
   std::string path;                // file to execute (from resolve_application)
   std::vector<std::string> argv;   // argv[0] is the name as the user typed it
   std::vector<std::string> env;    // complete environment, "NAME=value" entries
+  // Close-on-exec descriptors the application inherits all the same (the
+  // flag is cleared in the child only, between fork and exec).
+  std::vector<int> inherited_fds;
 };
 
 /// `base` ("NAME=value" entries, e.g. from environ) with `overrides` applied:
@@ -50,6 +53,10 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec);
 /// process group are not sent twice). Removes forwarding afterwards. Returns
 /// the raw wait status. Errors: internal when waitpid fails.
 StatusOr<int> wait_child(pid_t pid);
+
+/// Ends `pid` (started by spawn_child) with SIGKILL, reaps it and removes
+/// signal forwarding: for a child started before a check that then failed.
+void kill_child(pid_t pid);
 
 /// The launcher's exit code for a child's wait status: the child's exit code,
 /// or 128 + signal number when a signal ended it (as shells report it).

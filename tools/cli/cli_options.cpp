@@ -8,10 +8,10 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 
 #include "cli/application_path.h"
+#include "core/ascii.h"
 #include "core/closest_names.h"
 #include "core/metric_sets.h"
 #include "core/range/kernel_windows.h"
@@ -37,18 +37,9 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// Strict unsigned decimal (no sign, no spaces) that fits in T.
-template <typename T>
-bool parse_unsigned(std::string_view text, T& out) {
-  if (text.empty()) return false;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && ptr == end;
-}
-
 StatusOr<std::uint32_t> parse_count(const std::string& option, const std::string& text, std::uint32_t minimum) {
   std::uint32_t value = 0;
-  if (!parse_unsigned(text, value)) {
+  if (!parse_unsigned_decimal(text, value)) {
     return invalid_argument(option + " '" + text + "' is not a whole number from " + std::to_string(minimum) +
                             " to 4294967295");
   }

@@ -17,14 +17,21 @@ Status no_device(const std::string& why) {
   return unavailable("no CUDA device found (" + why + "); the profiler needs an NVIDIA GPU");
 }
 
-}  // namespace
-
-StatusOr<int> probe_cuda_devices() {
+StatusOr<void*> open_libcuda() {
   void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (lib == nullptr) {
     const char* err = ::dlerror();
     return no_device(std::string("cuInit: libcuda.so.1 cannot be loaded: ") + (err ? err : "unknown error"));
   }
+  return lib;
+}
+
+}  // namespace
+
+Status load_libcuda() { return open_libcuda().status(); }
+
+StatusOr<int> probe_cuda_devices() {
+  RR_ASSIGN_OR_RETURN(void* lib, open_libcuda());
   auto cu_init = reinterpret_cast<CuInitFn>(::dlsym(lib, "cuInit"));
   auto cu_count = reinterpret_cast<CuDeviceGetCountFn>(::dlsym(lib, "cuDeviceGetCount"));
   auto cu_error_name = reinterpret_cast<CuGetErrorNameFn>(::dlsym(lib, "cuGetErrorName"));

@@ -16,6 +16,7 @@
 #include "cli/child_process.h"
 #include "core/closest_names.h"
 #include "cli/gpu_probe.h"
+#include "core/launcher_gate.h"
 #include "core/metric_sets.h"
 #include "cli/library_lookup.h"
 #include "cli/output_path.h"
@@ -130,22 +131,108 @@ int list_metrics() {
   return 0;
 }
 
-int profile(const ProfileRequest& request) {
-  // The checks below (metric module, device probe, metric names and passes)
-  // delay the application's start; the report carries their time.
-  const auto launcher_start = std::chrono::steady_clock::now();
-  // RANGEREPLAY_DEBUG: where the checks' time goes, step by step.
-  const bool debug = process_env("RANGEREPLAY_DEBUG").has_value();
-  auto step_start = launcher_start;
-  auto step_done = [&](const char* step) {
+// RANGEREPLAY_DEBUG: where the launcher's time goes, step by step.
+class DebugSteps {
+ public:
+  explicit DebugSteps(std::chrono::steady_clock::time_point start)
+      : debug_(process_env("RANGEREPLAY_DEBUG").has_value()), step_start_(start) {}
+  void done(const char* step) {
     const auto now = std::chrono::steady_clock::now();
-    if (debug)
+    if (debug_)
       std::cerr << "rangereplay[debug] launcher: " << step << " "
-                << std::chrono::duration<double, std::milli>(now - step_start).count() << " ms" << std::endl;
-    step_start = now;
-  };
+                << std::chrono::duration<double, std::milli>(now - step_start_).count() << " ms" << std::endl;
+    step_start_ = now;
+  }
+
+ private:
+  bool debug_;
+  std::chrono::steady_clock::time_point step_start_;
+};
+
+// The checks that need the device: a device (cuInit), then the metric names
+// on its chip and their passes. Prints the error, warnings and the passes
+// progress line; returns the exit code when profiling must stop, nullopt to
+// go on. `selected` is select_metrics' result (its usage errors were already
+// reported); its other errors are reported after the device check, which
+// explains most of them.
+std::optional<int> check_device(const ProfileRequest& request, const MetricModule& module,
+                                const StatusOr<std::vector<std::string>>& selected, DebugSteps& steps) {
+  StatusOr<int> devices = probe_cuda_devices();
+  steps.done("device probe (cuInit)");
+  if (!devices.ok()) {
+    // Still check the names the user typed, against kOfflineChip, with a
+    // module that needs no libcuda when the full one could not load.
+    MetricModule host;
+    if (!module.queries && !request.metrics_csv.empty()) host = load_metric_module(kHostMetricsModuleName);
+    MetricQueries* offline = module.queries ? module.queries.get() : host.queries.get();
+    Status why = no_device_error(request, offline, devices.status());
+    return fail(why, exit_code_for(why));
+  }
+  if (!selected.ok()) return fail(selected.status(), exit_code_for(selected.status()));
+  const std::vector<std::string>& metrics = *selected;
+
+  // Metric names on this chip. Only a wrong name stops here; if the catalog
+  // itself cannot answer, the profiled process reports the problem.
+  if (StatusOr<std::string> chip = module.queries->chip_name(0); chip.ok()) {
+    Status valid = module.queries->validate(*chip, metrics);
+    if (!valid.ok()) {
+      if (valid.code() == StatusCode::kInvalidArgument || valid.code() == StatusCode::kNotFound) {
+        return fail(valid, kExitUsage);
+      }
+      warn("cannot check metric names here (" + valid.message() + "); the profiled process checks them");
+    } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, metrics); passes.ok()) {
+      progress(request, std::to_string(metrics.size()) + " metrics on " + *chip + ": " + std::to_string(*passes) +
+                            " passes per range");
+    }
+  } else {
+    warn("cannot check metric names here (" + chip.status().message() + "); the profiled process checks them");
+  }
+  steps.done("chip name, metric names and passes");
+  return std::nullopt;
+}
+
+// What starting the application needs that no device check does: the
+// configuration file in its folder, the gate, the child's command line and
+// environment.
+struct Launch {
+  std::unique_ptr<TempFolder> temp;
+  std::string report_path;
+  LauncherGate gate;
+  ChildSpec spec;
+};
+
+// Errors: CUPTI library not found, temporary folder, configuration file or
+// pipe (all exit kExitFailure).
+StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::string> metrics, const std::string& app,
+                                const std::string& inject_lib, MetricQueries& queries) {
+  std::string loaded_cupti = queries.cupti_library_path();
+  RR_ASSIGN_OR_RETURN(std::string cupti, find_cupti_library(loaded_cupti.empty()
+                                                                ? std::nullopt
+                                                                : std::optional<std::string>(loaded_cupti),
+                                                            process_env("LD_LIBRARY_PATH"), default_cupti_dirs()));
+  RR_ASSIGN_OR_RETURN(std::unique_ptr<TempFolder> temp, TempFolder::create());
+  const std::string config_path = temp->path() + "/config.json";
   ProfileConfig config = request.config;
-  const std::vector<std::string>& command = config.command;
+  config.metrics = std::move(metrics);
+  config.report_path = temp->path() + "/report.json";
+  RR_RETURN_IF_ERROR(write_profile_config(config, config_path));
+  RR_ASSIGN_OR_RETURN(LauncherGate gate, LauncherGate::create());
+  ChildSpec spec;
+  spec.path = app;
+  spec.argv = config.command;
+  spec.env = merge_environment(current_environment(),
+                               application_environment(inject_lib, cupti, config_path, gate.variable_value()));
+  spec.inherited_fds = {gate.read_fd()};
+  return Launch{std::move(temp), config.report_path, std::move(gate), std::move(spec)};
+}
+
+int profile(const ProfileRequest& request) {
+  // The checks before the spawn delay the application's start, and so does
+  // its wait at the gate while the device checks run (the report's
+  // gate_wait_ms): launcher_ms is the sum.
+  const auto launcher_start = std::chrono::steady_clock::now();
+  DebugSteps steps(launcher_start);
+  const std::vector<std::string>& command = request.config.command;
 
   // 1. What the user typed.
   StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
@@ -161,7 +248,7 @@ int profile(const ProfileRequest& request) {
   StatusOr<std::string> inject_lib = find_injection_library(*exe_dir, process_env);
   if (!inject_lib.ok()) return fail(inject_lib.status(), kExitFailure);
   MetricModule module = load_metric_module();
-  step_done("metric module loaded");
+  steps.done("metric module loaded");
   StatusOr<std::vector<std::string>> selected = module.queries ? select_metrics(request, *module.queries)
                                                                : StatusOr<std::vector<std::string>>(module.load_error);
   // A mistyped set stops here; a module that cannot answer at all is
@@ -170,77 +257,52 @@ int profile(const ProfileRequest& request) {
     return fail(selected.status(), kExitUsage);
   }
 
-  // 2. A device.
-  StatusOr<int> devices = probe_cuda_devices();
-  step_done("device probe (cuInit)");
-  if (!devices.ok()) {
-    // Still check the names the user typed, against kOfflineChip, with a
-    // module that needs no libcuda when the full one could not load.
-    MetricModule host;
-    if (!module.queries && !request.metrics_csv.empty()) host = load_metric_module(kHostMetricsModuleName);
-    MetricQueries* offline = module.queries ? module.queries.get() : host.queries.get();
-    Status why = no_device_error(request, offline, devices.status());
-    return fail(why, exit_code_for(why));
+  // 2. Everything but the device checks: libcuda loadable, the CUPTI library,
+  // the configuration, the gate.
+  const Status libcuda = load_libcuda();
+  StatusOr<Launch> launch = libcuda.ok() && selected.ok()
+                                ? prepare_launch(request, *selected, *app, *inject_lib, *module.queries)
+                                : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
+  steps.done("libcuda, CUPTI library, configuration");
+  if (!launch.ok()) {
+    // Profiling cannot start: the device checks run first, as their errors
+    // (no device, a wrong metric name) are the ones to report.
+    if (std::optional<int> stop = check_device(request, module, selected, steps)) return *stop;
+    return fail(launch.status(), kExitFailure);
   }
-  if (!selected.ok()) return fail(selected.status(), exit_code_for(selected.status()));
-  const std::vector<std::string> metrics = std::move(selected).value();
 
-  // 3. Metric names on this chip. Only a wrong name stops here; if the
-  // catalog itself cannot answer, the profiled process reports the problem.
-  if (StatusOr<std::string> chip = module.queries->chip_name(0); chip.ok()) {
-    Status valid = module.queries->validate(*chip, metrics);
-    if (!valid.ok()) {
-      if (valid.code() == StatusCode::kInvalidArgument || valid.code() == StatusCode::kNotFound) {
-        return fail(valid, kExitUsage);
-      }
-      warn("cannot check metric names here (" + valid.message() + "); the profiled process checks them");
-    } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, metrics); passes.ok()) {
-      progress(request, std::to_string(metrics.size()) + " metrics on " + *chip + ": " + std::to_string(*passes) +
-                            " passes per range");
-    }
-  } else {
-    warn("cannot check metric names here (" + chip.status().message() + "); the profiled process checks them");
-  }
-  step_done("chip name, metric names and passes");
-  std::string loaded_cupti = module.queries->cupti_library_path();
-  StatusOr<std::string> cupti = find_cupti_library(
-      loaded_cupti.empty() ? std::nullopt : std::optional<std::string>(loaded_cupti), process_env("LD_LIBRARY_PATH"),
-      default_cupti_dirs());
-  if (!cupti.ok()) return fail(cupti.status(), kExitFailure);
-
-  // 4. Configuration and environment, then the application.
-  StatusOr<std::unique_ptr<TempFolder>> temp = TempFolder::create();
-  if (!temp.ok()) return fail(temp.status(), kExitFailure);
-  const std::string config_path = ((*temp)->path() + "/config.json");
-  config.metrics = metrics;
-  config.report_path = (*temp)->path() + "/report.json";
-  if (Status s = write_profile_config(config, config_path); !s.ok()) return fail(s, kExitFailure);
-  ChildSpec spec;
-  spec.path = *app;
-  spec.argv = command;
-  spec.env = merge_environment(current_environment(), application_environment(*inject_lib, *cupti, config_path));
-  const double launcher_ms =
+  // 3. The application starts and waits at the gate (inside its first cuInit)
+  // while the device checks run here.
+  const double pre_spawn_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
-  StatusOr<pid_t> pid = spawn_child(spec);
-  if (!pid.ok()) return fail(pid.status(), exit_code_for(pid.status()));
+  StatusOr<pid_t> pid = spawn_child(launch->spec);
+  launch->gate.close_read_end();
+  steps.done("application started");
+  std::optional<int> stop = check_device(request, module, selected, steps);
+  if (!pid.ok()) return stop ? *stop : fail(pid.status(), exit_code_for(pid.status()));
+  if (stop) {
+    kill_child(*pid);  // still at the gate, unless it has not reached CUDA yet
+    return *stop;
+  }
+  launch->gate.open();
   progress(request, "profiling " + join(command, " ") + " (pid " + std::to_string(*pid) + ")");
 
-  // 5. Wait, report, pass the exit code through.
+  // 4. Wait, report, pass the exit code through.
   StatusOr<int> wait_status = wait_child(*pid);
   if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
   const int exit_code = exit_code_from_wait_status(*wait_status);
   std::error_code ec;
-  if (!fs::exists(config.report_path, ec)) {
+  if (!fs::exists(launch->report_path, ec)) {
     std::cerr << "rangereplay: no report: '" << command.front() << "' ended (exit code " << exit_code
               << ") before the profiler wrote one; it never initialized CUDA, or it crashed" << std::endl;
     return exit_code;
   }
-  StatusOr<report::Report> rep = load_report(config.report_path);
+  StatusOr<report::Report> rep = load_report(launch->report_path);
   if (!rep.ok()) {
     std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
     return exit_code;
   }
-  rep->launcher_ms = launcher_ms;
+  rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms;
   std::cout << report_table(*rep) << std::flush;
   if (!request.output_pattern.empty()) {
     StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);
@@ -248,10 +310,10 @@ int profile(const ProfileRequest& request) {
     if (!saved.ok()) {
       // Checked before the run, yet it failed (disk full, folder removed...):
       // keep the report in the temporary folder and say where.
-      (*temp)->keep();
-      std::string kept = config.report_path;
+      launch->temp->keep();
+      std::string kept = launch->report_path;
       if (request.output_format == OutputFormat::kCsv) {
-        const std::string csv = (*temp)->path() + "/report.csv";
+        const std::string csv = launch->temp->path() + "/report.csv";
         if (save_report(*rep, csv, OutputFormat::kCsv).ok()) kept = csv;
       }
       std::cerr << "rangereplay: report not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
@@ -266,10 +328,12 @@ int profile(const ProfileRequest& request) {
 
 std::map<std::string, std::string> application_environment(const std::string& injection_library,
                                                            const std::string& cupti_library,
-                                                           const std::string& config_path) {
+                                                           const std::string& config_path,
+                                                           const std::string& gate) {
   return {{"CUDA_INJECTION64_PATH", injection_library},
           {"NVTX_INJECTION64_PATH", cupti_library},
-          {"RANGEREPLAY_CONFIG", config_path}};
+          {"RANGEREPLAY_CONFIG", config_path},
+          {kLauncherGateVariable, gate}};
 }
 
 int exit_code_for(const Status& status) {

@@ -3,15 +3,24 @@
 //   1. option checks (cli_options.h, including --set names), the application
 //      path, --output writable (check_output_writable), the metric list
 //                                              -> exit 2 on a user error
-//   2. a CUDA device is present                -> exit 1 when not; --metrics
+//   2. libcuda.so.1 loadable, the CUPTI library, configuration file, the gate
+//      (core/launcher_gate.h), injection environment. When one of these
+//      fails, steps 4-5 run first and their error, if any, is the one reported
+//      (the order of checks of a launcher that started nothing early).
+//   3. start the application: it runs its host-side start-up and waits at the
+//      gate inside its first cuInit, while here
+//   4. a CUDA device is present                -> exit 1 when not; --metrics
 //      names are still checked against kOfflineChip first (exit 2 when one
 //      is unknown), see no_device_error
-//   3. metric names valid on the device's chip  -> exit 2 with closest names
-//   4. configuration file, injection environment, start the application
-//   5. wait, pass the application's exit code through (128+N for signal N),
+//   5. metric names valid on the device's chip  -> exit 2 with closest names
+//      A failure in 4-5 kills the application (SIGKILL) before its CUDA
+//      starts; success opens the gate.
+//   6. wait, pass the application's exit code through (128+N for signal N),
 //      print the report table, write --output. If --output cannot be written
 //      after all, the report stays in the temporary folder (its path is
 //      printed) and the exit code is exit_code_after_unsaved_report's.
+// The report's launcher_ms is the time before the start (1-3) plus the time
+// the application waited at the gate (the report's gate_wait_ms).
 #pragma once
 
 #include <map>
@@ -24,7 +33,8 @@
 
 namespace rangereplay::cli {
 
-/// Exit code for an option or input error (checked before the application runs).
+/// Exit code for an option or input error (checked before the application
+/// runs, or before its CUDA starts: see the order above).
 inline constexpr int kExitUsage = 2;
 /// Exit code when the profiler cannot run (no device, missing library).
 inline constexpr int kExitFailure = 1;
@@ -61,13 +71,15 @@ Status list_metrics_no_device_error(const Status& no_device);
 
 /// The variables the launcher sets in the application's environment, on top
 /// of the user's own: the injection library, NVTX routed to `cupti_library`,
-/// and the configuration file. Nothing else: in particular the user's
+/// the configuration file, and the gate (RANGEREPLAY_GATE, `gate` from
+/// LauncherGate::variable_value). Nothing else: in particular the user's
 /// CUDA_MODULE_LOADING is left alone (forcing EAGER cost cuBLAS's gemm example
 /// 1.85 s at start-up on the H200; a lazily loaded module declines a range only
 /// when it has writable variables).
 std::map<std::string, std::string> application_environment(const std::string& injection_library,
                                                            const std::string& cupti_library,
-                                                           const std::string& config_path);
+                                                           const std::string& config_path,
+                                                           const std::string& gate);
 
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),

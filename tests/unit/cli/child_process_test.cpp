@@ -7,11 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <thread>
 
+#include "core/launcher_gate.h"
 #include "temp_tree.h"
 
 namespace rangereplay::cli {
@@ -128,6 +130,64 @@ TEST(ChildProcess, forwarding_is_removed_after_the_child_ends) {
   EXPECT_EQ(now.sa_handler, SIG_DFL);
   ASSERT_EQ(::sigaction(SIGINT, nullptr, &now), 0);
   EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+// A child that reads `fd` (its stdin redirected from it) to end of file,
+// then exits 7; 3 when it does not have `fd`.
+ChildSpec reads_to_end_of_file(int fd) {
+  return {"/bin/sh", {"sh", "-c", "cat <&" + std::to_string(fd) + " >/dev/null || exit 3; exit 7"},
+          current_environment()};
+}
+
+TEST(ChildProcess, an_inherited_gate_holds_the_child_until_it_opens) {
+  StatusOr<LauncherGate> gate = LauncherGate::create();
+  ASSERT_TRUE(gate.ok()) << gate.status().to_string();
+  ChildSpec spec = reads_to_end_of_file(gate->read_fd());
+  spec.inherited_fds = {gate->read_fd()};
+  StatusOr<pid_t> pid = spawn_child(spec);
+  ASSERT_TRUE(pid.ok()) << pid.status().to_string();
+  gate->close_read_end();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int raw = 0;
+  EXPECT_EQ(::waitpid(*pid, &raw, WNOHANG), 0) << "the child must still wait at the gate";
+  gate->open();
+  StatusOr<int> status = wait_child(*pid);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(exit_code_from_wait_status(*status), 7);
+}
+
+TEST(ChildProcess, a_gate_not_listed_as_inherited_is_closed_on_exec) {
+  StatusOr<LauncherGate> gate = LauncherGate::create();
+  ASSERT_TRUE(gate.ok());
+  StatusOr<pid_t> pid = spawn_child(reads_to_end_of_file(gate->read_fd()));
+  ASSERT_TRUE(pid.ok());
+  StatusOr<int> status = wait_child(*pid);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(exit_code_from_wait_status(*status), 3);
+}
+
+TEST(ChildProcess, kill_child_ends_and_reaps_a_running_child_and_removes_forwarding) {
+  ChildSpec spec{"/bin/sh", {"sh", "-c", "exec sleep 30"}, current_environment()};
+  StatusOr<pid_t> pid = spawn_child(spec);
+  ASSERT_TRUE(pid.ok());
+  const auto start = std::chrono::steady_clock::now();
+  kill_child(*pid);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(::waitpid(*pid, nullptr, WNOHANG), -1) << "already reaped";
+  EXPECT_EQ(errno, ECHILD);
+  struct sigaction now {};
+  ASSERT_EQ(::sigaction(SIGTERM, nullptr, &now), 0);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+TEST(ChildProcess, kill_child_reaps_a_child_that_already_ended) {
+  ChildSpec spec{"/bin/sh", {"sh", "-c", "exit 0"}, current_environment()};
+  StatusOr<pid_t> pid = spawn_child(spec);
+  ASSERT_TRUE(pid.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill_child(*pid);
+  EXPECT_EQ(::waitpid(*pid, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
 }
 
 TEST(MergeEnvironment, overrides_replace_in_place_and_the_rest_are_appended) {

@@ -4,10 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
+
+#include "cli/gpu_probe.h"
+#include "temp_tree.h"
 
 namespace rangereplay::cli {
 namespace {
+
+using testing::TempTree;
 
 class FakeMetricQueries final : public MetricQueries {
  public:
@@ -188,17 +196,41 @@ TEST(RunLauncher, empty_values_exit_2) {
             "rangereplay: --metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)\n");
 }
 
+TEST(RunLauncher, a_launcher_that_cannot_profile_never_starts_the_application) {
+  // The unit-test binary's folder has no metric module; without libcuda (a
+  // CPU machine) the device probe fails first. Either way profiling cannot
+  // start, and the application must not have run at all.
+  TempTree t;
+  const std::string marker = t.path("started");
+  ASSERT_EQ(::setenv("RANGEREPLAY_INJECT_LIB", "/bin/sh", 1), 0);  // any file
+  auto [code, err] = run_capturing_stderr(
+      {"rangereplay", "profile", "--profiler-api", "--metrics", "dram__bytes_read.sum", "--", "/bin/sh", "-c",
+       ": > '" + marker + "'"});
+  ::unsetenv("RANGEREPLAY_INJECT_LIB");
+  EXPECT_NE(code, 0) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::filesystem::exists(marker)) << err;
+  if (!load_libcuda().ok()) {
+    EXPECT_EQ(code, kExitFailure);
+    EXPECT_EQ(err.rfind("rangereplay: no CUDA device found (cuInit: libcuda.so.1 cannot be loaded: ", 0), 0u) << err;
+    EXPECT_TRUE(err.ends_with("); the profiler needs an NVIDIA GPU; the --metrics names could not be checked without a "
+                              "GPU\n"))
+        << err;
+  }
+}
+
 TEST(RunLauncher, version_and_help_exit_0) {
   EXPECT_EQ(run_launcher({"rangereplay", "--version"}), 0);
   EXPECT_EQ(run_launcher({"rangereplay", "--help"}), 0);
 }
 
-TEST(ApplicationEnvironment, sets_the_injection_nvtx_and_config_variables_and_nothing_else) {
-  const std::map<std::string, std::string> env =
-      application_environment("/opt/rr/librangereplay_inject.so", "/usr/local/cuda/lib64/libcupti.so.13", "/tmp/c.json");
+TEST(ApplicationEnvironment, sets_the_injection_nvtx_config_and_gate_variables_and_nothing_else) {
+  const std::map<std::string, std::string> env = application_environment(
+      "/opt/rr/librangereplay_inject.so", "/usr/local/cuda/lib64/libcupti.so.13", "/tmp/c.json", "5:123456");
   const std::map<std::string, std::string> expected{{"CUDA_INJECTION64_PATH", "/opt/rr/librangereplay_inject.so"},
                                                     {"NVTX_INJECTION64_PATH", "/usr/local/cuda/lib64/libcupti.so.13"},
-                                                    {"RANGEREPLAY_CONFIG", "/tmp/c.json"}};
+                                                    {"RANGEREPLAY_CONFIG", "/tmp/c.json"},
+                                                    {"RANGEREPLAY_GATE", "5:123456"}};
   EXPECT_EQ(env, expected);
   EXPECT_EQ(env.count("CUDA_MODULE_LOADING"), 0u) << "the user's module loading mode is left alone";
 }

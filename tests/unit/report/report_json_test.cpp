@@ -288,13 +288,16 @@ TEST(ReportJson, launch_index_round_trips_and_reads_as_minus_one_when_absent) {
   EXPECT_EQ(back->ranges[0].kernels[0].launch_index, -1);
 }
 
-TEST(ReportJson, launcher_ms_reads_as_zero_when_absent_in_older_reports) {
+TEST(ReportJson, launcher_ms_and_gate_wait_ms_read_as_zero_when_absent_in_older_reports) {
   nlohmann::json j = sample_report();
-  ASSERT_TRUE(j.contains("launcher_ms"));
+  EXPECT_EQ(j["launcher_ms"], 98.5);
+  EXPECT_EQ(j["gate_wait_ms"], 61.25);
   j.erase("launcher_ms");
+  j.erase("gate_wait_ms");
   StatusOr<Report> back = parse_report_json(j.dump());
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->launcher_ms, 0.0);
+  EXPECT_EQ(back->gate_wait_ms, 0.0);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ inline Report sample_report() {
   r.pass_count = 3;
   r.setup_ms = 171.25;
   r.launcher_ms = 98.5;
+  r.gate_wait_ms = 61.25;
   r.verify = true;
 
   RangeRecord step;

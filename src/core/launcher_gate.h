@@ -1,0 +1,110 @@
+// The launcher gate: lets `rangereplay profile` start the application before
+// its slow device checks (cuInit, chip name, metric names: 250-450 ms on an
+// H200) have finished, and still stop it before its CUDA does anything when a
+// check fails.
+//
+// The launcher creates a pipe, passes the read end to the application (the
+// one inherited descriptor) and names it in RANGEREPLAY_GATE="<fd>:<inode>".
+// The injection library, inside the application's first cuInit, blocks in
+// read() on that descriptor until end of file: the launcher closes its write
+// end when the checks pass (every reader proceeds), or kills the application
+// when they fail. The write end is close-on-exec and lives in the launcher
+// only, so if the launcher dies the application proceeds: it never hangs.
+//
+//   Launcher:                                  Application (injection):
+//     RR_ASSIGN_OR_RETURN(LauncherGate g,        GateWait w = pass_launcher_gate();
+//                         LauncherGate::create());   // blocks until g.open()
+//     env[kLauncherGateVariable] = g.variable_value();
+//     spawn with g.read_fd() inherited; g.close_read_end();
+//     checks ok ? g.open() : kill the application
+//
+// A process that has the variable but not the descriptor (a grandchild whose
+// parent closed it, the number reused by another file) must not read it: the
+// descriptor is used only when fstat shows a FIFO with the named inode.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace rangereplay {
+
+/// The environment variable naming the gate: "<fd>:<st_ino of the pipe>".
+inline constexpr const char* kLauncherGateVariable = "RANGEREPLAY_GATE";
+
+/// A parsed RANGEREPLAY_GATE value.
+struct LauncherGateId {
+  int fd = -1;
+  std::uint64_t inode = 0;
+  friend bool operator==(const LauncherGateId&, const LauncherGateId&) = default;
+};
+
+/// Parses "<fd>:<inode>" (decimal, fd >= 0, nothing else). Errors:
+/// invalid_argument naming the value. Thread-safe (pure).
+StatusOr<LauncherGateId> parse_launcher_gate(std::string_view value);
+
+/// The launcher's side: owns both ends of the pipe (both close-on-exec; the
+/// child clears the flag on the read end between fork and exec). Closes
+/// what is still open when destroyed. Not thread-safe; movable, not copyable.
+class LauncherGate {
+ public:
+  /// Creates the pipe. Errors: resource_exhausted with strerror (pipe2 or
+  /// fstat failed).
+  static StatusOr<LauncherGate> create();
+
+  LauncherGate(LauncherGate&& other) noexcept;
+  LauncherGate& operator=(LauncherGate&& other) noexcept;
+  LauncherGate(const LauncherGate&) = delete;
+  LauncherGate& operator=(const LauncherGate&) = delete;
+  ~LauncherGate();
+
+  /// The read end, for the child to inherit; -1 after close_read_end().
+  int read_fd() const { return read_fd_; }
+  /// The value of kLauncherGateVariable for the child, e.g. "5:123456".
+  std::string variable_value() const;
+  /// The launcher's copy of the read end is not needed once the child runs.
+  void close_read_end();
+  /// Closes the write end: every process waiting at the gate reads end of
+  /// file and proceeds. Idempotent.
+  void open();
+
+ private:
+  LauncherGate(int read_fd, int write_fd, std::uint64_t inode) : read_fd_(read_fd), write_fd_(write_fd), inode_(inode) {}
+  int read_fd_ = -1;
+  int write_fd_ = -1;
+  std::uint64_t inode_ = 0;
+};
+
+/// How passing the gate went.
+enum class GateOutcome {
+  kNoGate,       // no (or an empty) RANGEREPLAY_GATE: nothing to wait for
+  kOpened,       // waited until end of file (the launcher's checks passed, or it died)
+  kNotThisPipe,  // the fd is closed, not a FIFO, or another inode: not read, not closed
+  kMalformed,    // the variable's value does not parse: nothing read
+  kReadError,    // read() failed (not EINTR): proceeds at once; the fd was closed
+};
+
+/// Short English name of an outcome ("opened", "not this pipe", ...).
+const char* gate_outcome_name(GateOutcome outcome);
+
+struct GateWait {
+  GateOutcome outcome = GateOutcome::kNoGate;
+  double wait_ms = 0;  // time blocked in read(), ms; 0 unless kOpened or kReadError
+};
+
+/// Waits at the gate `value` names (`value` may be nullptr: kNoGate). With a
+/// valid gate it blocks in read() until end of file (data read is ignored,
+/// EINTR retried) and then closes the descriptor. Never throws, never fails:
+/// every problem means "proceed". Thread-safe for distinct descriptors.
+GateWait wait_at_launcher_gate(const char* value) noexcept;
+
+/// wait_at_launcher_gate on the process's RANGEREPLAY_GATE, which is then
+/// removed from the environment (so processes the application starts later
+/// do not look for a descriptor they lack). Call it once, from the thread
+/// that initializes the tool; unsetenv is not thread-safe against other
+/// threads reading the environment.
+GateWait pass_launcher_gate() noexcept;
+
+}  // namespace rangereplay

@@ -1,0 +1,140 @@
+"""The launcher gate on examples/stream (see launcher_gate.sh).
+
+Each case runs `rangereplay profile` with RANGEREPLAY_DEBUG=1 and checks the
+exit code, the checksums against a plain run, the launcher's and the
+injection's debug lines, and (when a report is written) its launcher_ms and
+gate_wait_ms.
+"""
+import json
+import os
+import sys
+import tempfile
+
+from e2e_common import checksums, run, summarize, tail
+
+BUILD = sys.argv[1]
+CLI = os.path.join(BUILD, "tools/cli/rangereplay")
+STREAM = os.path.join(BUILD, "examples/stream")
+APP = [STREAM, "--iterations", "2", "--bytes", "64MiB"]
+SELECTION = ["--nvtx-include", "step/", "--set", "single-pass"]
+DEBUG_ENV = dict(os.environ, RANGEREPLAY_DEBUG="1")
+LAUNCHER_STEPS = ["metric module loaded", "libcuda, CUPTI library, configuration", "application started",
+                  "device probe (cuInit)", "chip name, metric names and passes"]
+# The application, through python: the gate's descriptor number reused by
+# /dev/null (a process that has RANGEREPLAY_GATE but not the pipe), then stream.
+REUSED_FD = [sys.executable, "-c",
+             "import os, sys\n"
+             "fd = int(os.environ['RANGEREPLAY_GATE'].split(':')[0])\n"
+             "os.close(fd)\n"
+             "null = os.open('/dev/null', os.O_RDONLY)\n"
+             "os.dup2(null, fd)\n"
+             "os.execv(sys.argv[1], sys.argv[1:])\n"] + APP
+
+
+def debug_lines(err, prefix):
+    return [line[len(prefix):] for line in err.splitlines() if line.startswith(prefix)]
+
+
+def launcher_steps(err):
+    """The launcher's debug step names, in order (the trailing 'N ms' cut)."""
+    return [line.rsplit(" ", 2)[0] for line in debug_lines(err, "rangereplay[debug] launcher: ")]
+
+
+def profile(options, app, report_path=None):
+    out_args = ["--output", report_path] if report_path else []
+    return run([CLI, "profile"] + options + out_args + ["--"] + app, env=DEBUG_ENV)
+
+
+def read_report(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def temp_report_path():
+    fd, path = tempfile.mkstemp(prefix="rr_gate_", suffix=".json")
+    os.close(fd)
+    os.unlink(path)
+    return path
+
+
+def check_opened(plain_out, problems):
+    """Checks pass: the application waits at the gate, then runs profiled."""
+    path = temp_report_path()
+    rc, out, err = profile(SELECTION, APP, path)
+    report = read_report(path)
+    if rc != 0:
+        problems.append(f"exit code {rc}: {tail(err)}")
+    if checksums(out) != checksums(plain_out):
+        problems.append(f"checksums differ (plain {checksums(plain_out)}, profiled {checksums(out)})")
+    if launcher_steps(err) != LAUNCHER_STEPS:
+        problems.append(f"launcher debug steps {launcher_steps(err)}, expected {LAUNCHER_STEPS}")
+    injection = debug_lines(err, "rangereplay[debug] injection: ")
+    expected = ["launcher gate opened, waited ", "config read, CUPTI subscribe, domains enabled ", "report written "]
+    if [next((line for line in injection if line.startswith(e)), None) is not None for e in expected] != [True] * 3:
+        problems.append(f"injection debug lines {injection}, expected lines starting with {expected}")
+    if report is None:
+        problems.append(f"no report: {tail(err)}")
+        return
+    gate_ms, launcher_ms = report.get("gate_wait_ms"), report.get("launcher_ms")
+    if not isinstance(gate_ms, (int, float)) or gate_ms < 0:
+        problems.append(f"gate_wait_ms {gate_ms!r}")
+    elif not isinstance(launcher_ms, (int, float)) or launcher_ms < gate_ms or launcher_ms <= 0:
+        problems.append(f"launcher_ms {launcher_ms!r} is not the time before the start plus gate_wait_ms {gate_ms}")
+    print(f"    launcher_ms {launcher_ms}, gate_wait_ms {gate_ms}")
+
+
+def check_wrong_metric(plain_out, problems):
+    """A wrong name found by the device checks: killed at the gate, exit 2."""
+    rc, out, err = profile(["--nvtx-include", "step/", "--metrics", "dram__bytes_reed.sum"], APP)
+    if rc != 2:
+        problems.append(f"exit code {rc}, expected 2: {tail(err)}")
+    errors = [line for line in err.splitlines() if line.startswith("rangereplay: ")]
+    if len(errors) != 1 or not errors[0].startswith("rangereplay: unknown metric 'dram__bytes_reed.sum'") \
+            or "dram__bytes_read.sum" not in errors[0]:
+        problems.append(f"error lines {errors}, expected one naming the unknown metric and the closest names")
+    if checksums(out):
+        problems.append(f"the application ran past its cuInit: {checksums(out)}")
+    if debug_lines(err, "rangereplay[debug] injection: launcher gate"):
+        problems.append("the application passed the gate: " + tail(err))
+
+
+def check_reused_fd(plain_out, problems):
+    """A process with the variable but another file at the number proceeds."""
+    rc, out, err = profile(SELECTION, REUSED_FD)
+    if rc != 0:
+        problems.append(f"exit code {rc}: {tail(err)}")
+    if checksums(out) != checksums(plain_out):
+        problems.append(f"checksums differ (plain {checksums(plain_out)}, profiled {checksums(out)})")
+    gate = debug_lines(err, "rangereplay[debug] injection: launcher gate ")
+    if len(gate) != 1 or not gate[0].startswith("not this pipe, waited 0.000 ms"):
+        problems.append(f"injection gate lines {gate}, expected one 'not this pipe, waited 0.000 ms'")
+
+
+def main():
+    for path in (CLI, STREAM):
+        if not os.access(path, os.X_OK):
+            print(f"error: {path} is missing; build it first")
+            return 1
+    plain_rc, plain_out, plain_err = run(APP)
+    if plain_rc != 0 or not checksums(plain_out):
+        print(f"error: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
+        return 1
+    failures = []
+    for label, check in (("gate opens after the checks", check_opened),
+                         ("wrong metric kills at the gate", check_wrong_metric),
+                         ("reused descriptor number is not read", check_reused_fd)):
+        problems = []
+        check(plain_out, problems)
+        print(f"{label}: {'ok' if not problems else 'FAILED'}")
+        failures.extend(f"{label}: {p}" for p in problems)
+    return summarize(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
