@@ -94,39 +94,62 @@ const char* gate_outcome_name(GateOutcome outcome) {
   return "unknown";
 }
 
-GateWait wait_at_launcher_gate(const char* value) noexcept {
-  if (value == nullptr || *value == '\0') return {GateOutcome::kNoGate, 0};
+HeldLauncherGate HeldLauncherGate::take(const char* value) noexcept {
+  if (value == nullptr || *value == '\0') return {};
   LauncherGateId id;
   try {
     StatusOr<LauncherGateId> parsed = parse_launcher_gate(value);
-    if (!parsed.ok()) return {GateOutcome::kMalformed, 0};
+    if (!parsed.ok()) return HeldLauncherGate(GateOutcome::kMalformed, -1);
     id = *parsed;
   } catch (...) {  // std::bad_alloc building the message
-    return {GateOutcome::kMalformed, 0};
+    return HeldLauncherGate(GateOutcome::kMalformed, -1);
   }
   struct stat st {};
   if (::fstat(id.fd, &st) != 0 || !S_ISFIFO(st.st_mode) || static_cast<std::uint64_t>(st.st_ino) != id.inode) {
-    return {GateOutcome::kNotThisPipe, 0};
+    return HeldLauncherGate(GateOutcome::kNotThisPipe, -1);
   }
+  const int flags = ::fcntl(id.fd, F_GETFD);
+  if (flags >= 0) ::fcntl(id.fd, F_SETFD, flags | FD_CLOEXEC);
+  return HeldLauncherGate(GateOutcome::kOpened, id.fd);
+}
+
+HeldLauncherGate::HeldLauncherGate(HeldLauncherGate&& other) noexcept
+    : outcome_(other.outcome_), fd_(std::exchange(other.fd_, -1)) {}
+
+HeldLauncherGate& HeldLauncherGate::operator=(HeldLauncherGate&& other) noexcept {
+  if (this != &other) {
+    close_fd(fd_);
+    outcome_ = other.outcome_;
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+HeldLauncherGate::~HeldLauncherGate() { close_fd(fd_); }
+
+GateWait HeldLauncherGate::wait() noexcept {
+  if (fd_ < 0) return {outcome_, 0};
   const auto start = std::chrono::steady_clock::now();
-  GateOutcome outcome = GateOutcome::kOpened;
+  outcome_ = GateOutcome::kOpened;
   char buf[64];
   for (;;) {
-    const ssize_t n = ::read(id.fd, buf, sizeof buf);
+    const ssize_t n = ::read(fd_, buf, sizeof buf);
     if (n == 0) break;                         // end of file: every write end is closed
     if (n > 0 || errno == EINTR) continue;     // the launcher writes nothing; data is ignored
-    outcome = GateOutcome::kReadError;
+    outcome_ = GateOutcome::kReadError;
     break;
   }
   const double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ::close(id.fd);
-  return {outcome, waited};
+  close_fd(fd_);
+  return {outcome_, waited};
 }
 
-GateWait pass_launcher_gate() noexcept {
-  const GateWait wait = wait_at_launcher_gate(std::getenv(kLauncherGateVariable));
+GateWait wait_at_launcher_gate(const char* value) noexcept { return HeldLauncherGate::take(value).wait(); }
+
+HeldLauncherGate take_launcher_gate() noexcept {
+  HeldLauncherGate gate = HeldLauncherGate::take(std::getenv(kLauncherGateVariable));
   ::unsetenv(kLauncherGateVariable);
-  return wait;
+  return gate;
 }
 
 }  // namespace rangereplay

@@ -1,22 +1,24 @@
 // The launcher gate: lets `rangereplay profile` start the application before
-// its slow device checks (cuInit, chip name, metric names: 250-450 ms on an
-// H200) have finished, and still stop it before its CUDA does anything when a
-// check fails.
+// its slow device checks (cuInit, chip name, metric names: 220-450 ms on an
+// H200) have finished, and still stop it before its first range is profiled
+// when a check fails.
 //
 // The launcher creates a pipe, passes the read end to the application (the
 // one inherited descriptor) and names it in RANGEREPLAY_GATE="<fd>:<inode>".
-// The injection library, inside the application's first cuInit, blocks in
-// read() on that descriptor until end of file: the launcher closes its write
-// end when the checks pass (every reader proceeds), or kills the application
-// when they fail. The write end is close-on-exec and lives in the launcher
-// only, so if the launcher dies the application proceeds: it never hangs.
+// The injection library takes the gate when it initializes (inside the
+// application's first cuInit, without waiting) and waits at it only where it
+// first needs the checks' verdict: when the first range begins. There it
+// blocks in read() until end of file: the launcher closes its write end when
+// the checks pass (every reader proceeds), or kills the application when they
+// fail. The write end is close-on-exec and lives in the launcher only, so if
+// the launcher dies the application proceeds: it never hangs.
 //
 //   Launcher:                                  Application (injection):
-//     RR_ASSIGN_OR_RETURN(LauncherGate g,        GateWait w = pass_launcher_gate();
-//                         LauncherGate::create());   // blocks until g.open()
+//     RR_ASSIGN_OR_RETURN(LauncherGate g,        HeldLauncherGate held = take_launcher_gate();
+//                         LauncherGate::create());   ... the application runs ...
 //     env[kLauncherGateVariable] = g.variable_value();
 //     spawn with g.read_fd() inherited; g.close_read_end();
-//     checks ok ? g.open() : kill the application
+//     checks ok ? g.open() : kill the application     GateWait w = held.wait();  // first range
 //
 // A process that has the variable but not the descriptor (a grandchild whose
 // parent closed it, the number reused by another file) must not read it: the
@@ -94,17 +96,49 @@ struct GateWait {
   double wait_ms = 0;  // time blocked in read(), ms; 0 unless kOpened or kReadError
 };
 
-/// Waits at the gate `value` names (`value` may be nullptr: kNoGate). With a
-/// valid gate it blocks in read() until end of file (data read is ignored,
-/// EINTR retried) and then closes the descriptor. Never throws, never fails:
-/// every problem means "proceed". Thread-safe for distinct descriptors.
+/// The application's side: a gate taken from RANGEREPLAY_GATE and verified,
+/// waited at later. Closes a descriptor it still holds when destroyed. Not
+/// thread-safe (the tool calls it under its own lock); movable, not copyable.
+class HeldLauncherGate {
+ public:
+  /// No gate (outcome kNoGate): wait() returns at once.
+  HeldLauncherGate() = default;
+  /// Verifies the gate `value` names (`value` may be nullptr: kNoGate) without
+  /// reading it: the descriptor is kept only when fstat shows a FIFO with the
+  /// named inode, and is made close-on-exec (programs the application starts
+  /// do not inherit it). Never throws.
+  static HeldLauncherGate take(const char* value) noexcept;
+
+  HeldLauncherGate(HeldLauncherGate&& other) noexcept;
+  HeldLauncherGate& operator=(HeldLauncherGate&& other) noexcept;
+  HeldLauncherGate(const HeldLauncherGate&) = delete;
+  HeldLauncherGate& operator=(const HeldLauncherGate&) = delete;
+  ~HeldLauncherGate();
+
+  /// True while a verified descriptor is held and not yet waited at.
+  bool held() const { return fd_ >= 0; }
+
+  /// The first call on a held gate blocks in read() until end of file (data
+  /// read is ignored, EINTR retried), closes the descriptor and returns
+  /// kOpened (or kReadError: proceed) with the time blocked. Every other call
+  /// returns the outcome of taking or of the first wait, with wait_ms 0.
+  /// Never throws, never fails: every problem means "proceed".
+  GateWait wait() noexcept;
+
+ private:
+  HeldLauncherGate(GateOutcome outcome, int fd) : outcome_(outcome), fd_(fd) {}
+  GateOutcome outcome_ = GateOutcome::kNoGate;
+  int fd_ = -1;
+};
+
+/// HeldLauncherGate::take(value) followed by wait(): blocks at once.
 GateWait wait_at_launcher_gate(const char* value) noexcept;
 
-/// wait_at_launcher_gate on the process's RANGEREPLAY_GATE, which is then
+/// HeldLauncherGate::take on the process's RANGEREPLAY_GATE, which is then
 /// removed from the environment (so processes the application starts later
 /// do not look for a descriptor they lack). Call it once, from the thread
 /// that initializes the tool; unsetenv is not thread-safe against other
 /// threads reading the environment.
-GateWait pass_launcher_gate() noexcept;
+HeldLauncherGate take_launcher_gate() noexcept;
 
 }  // namespace rangereplay

@@ -125,7 +125,7 @@ struct Report {
   double launcher_ms = 0;                // how long the launcher delayed the application's start: its checks
                                          // before the start plus gate_wait_ms (set by the launcher)
   double gate_wait_ms = 0;               // the application's wait at the launcher gate (its device checks),
-                                         // inside its first cuInit; 0 when there was no gate
+                                         // when its first range began; 0 when there was no gate or no wait
   bool verify = false;                   // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;       // one-line errors that ended profiling early

@@ -191,22 +191,31 @@ void point_nvtx_at_loaded_cupti() {
 }  // namespace
 
 Status ProfilerTool::initialize() {
-  // First the launcher gate: the launcher runs its device checks while the
-  // application starts, and this wait ends when they pass (or the launcher
-  // ends); when they fail the launcher kills the process here, before its
-  // CUDA does anything. The wait counts in the launcher's launcher_ms.
+  // The launcher gate is taken now and waited at when the first range
+  // begins: the application starts while the launcher runs its device checks
+  // (cuInit, metric names), and a failed check kills it before any range is
+  // profiled. The wait, if any, counts in the launcher's launcher_ms.
   const bool debug = debug_enabled();
-  const GateWait gate = pass_launcher_gate();
-  report_.gate_wait_ms = gate.wait_ms;
+  gate_ = take_launcher_gate();
   if (debug)
-    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s, waited %.3f ms\n",
-                 gate_outcome_name(gate.outcome), gate.wait_ms);
+    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s\n",
+                 gate_.held() ? "taken, waited at when the first range begins"
+                              : gate_outcome_name(gate_.wait().outcome));
   const auto start = std::chrono::steady_clock::now();
   Status s = configure_and_subscribe();
   if (debug)
     std::fprintf(stderr, "rangereplay[debug] injection: config read, CUPTI subscribe, domains enabled %.3f ms\n",
                  ms_since(start));
   return s;
+}
+
+void ProfilerTool::pass_gate() {
+  if (!gate_.held()) return;
+  const GateWait wait = gate_.wait();
+  report_.gate_wait_ms = wait.wait_ms;
+  if (debug_enabled())
+    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s, waited %.3f ms\n",
+                 gate_outcome_name(wait.outcome), wait.wait_ms);
 }
 
 Status ProfilerTool::configure_and_subscribe() {

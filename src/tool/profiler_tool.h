@@ -30,6 +30,7 @@
 #include "core/cubin_symbols.h"
 #include "core/decline_reason.h"
 #include "core/graph_nodes.h"
+#include "core/launcher_gate.h"
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
 #include "core/recorded_program.h"
@@ -55,8 +56,8 @@ class ProfilerTool {
  public:
   static ProfilerTool& instance();
 
-  /// Waits at the launcher gate ($RANGEREPLAY_GATE, core/launcher_gate.h;
-  /// the wait goes into the report's gate_wait_ms), then reads the
+  /// Takes the launcher gate ($RANGEREPLAY_GATE, core/launcher_gate.h)
+  /// without waiting (begin_range waits at it, once), then reads the
   /// configuration ($RANGEREPLAY_CONFIG) and subscribes to CUPTI.
   Status initialize();
   /// Writes the report (at process exit).
@@ -67,9 +68,14 @@ class ProfilerTool {
   void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data);
 
  private:
-  /// initialize() after the gate: configuration, range trigger, CUPTI
+  /// initialize() after taking the gate: configuration, range trigger, CUPTI
   /// subscription and domains.
   Status configure_and_subscribe();
+  /// Waits at the launcher gate if it is still held (the first range's
+  /// begin_range): until the launcher's checks pass, or the launcher kills
+  /// the process. Records the wait in the report's gate_wait_ms. Caller holds
+  /// mutex_ (or is the only thread).
+  void pass_gate();
 
   struct ActiveRange {
     std::uint32_t index = 0;     // matched-range number (RangeEvent::match_index)
@@ -289,6 +295,10 @@ class ProfilerTool {
   std::unique_ptr<SnapshotStorage> snapshot_storage_;
 
   report::Report report_;
+  // The launcher's gate, taken at initialize(); the first range waits at it
+  // (the launcher's device checks must have passed before a range is
+  // profiled). Guarded by mutex_ after initialize().
+  HeldLauncherGate gate_;
   std::atomic<bool> finished_{false};
 };
 

@@ -141,6 +141,8 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // Which matches are profiled (--skip/--range-count/--range-list) was
   // decided by the trigger's RangeSelector: every kBegin is profiled.
   const std::string& name = event.name;
+  // No range is profiled before the launcher's checks pass.
+  pass_gate();
   debug("begin range '%s' (match %ld)", name, static_cast<long>(event.match_index));
 
   InToolScope guard;

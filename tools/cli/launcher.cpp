@@ -271,8 +271,8 @@ int profile(const ProfileRequest& request) {
     return fail(launch.status(), kExitFailure);
   }
 
-  // 3. The application starts and waits at the gate (inside its first cuInit)
-  // while the device checks run here.
+  // 3. The application starts while the device checks run here; it waits at
+  // the gate only if its first range begins before they end.
   const double pre_spawn_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
   StatusOr<pid_t> pid = spawn_child(launch->spec);

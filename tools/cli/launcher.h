@@ -7,14 +7,14 @@
 //      (core/launcher_gate.h), injection environment. When one of these
 //      fails, steps 4-5 run first and their error, if any, is the one reported
 //      (the order of checks of a launcher that started nothing early).
-//   3. start the application: it runs its host-side start-up and waits at the
-//      gate inside its first cuInit, while here
+//   3. start the application: it runs, and waits at the gate only when its
+//      first range begins before these end, while here
 //   4. a CUDA device is present                -> exit 1 when not; --metrics
 //      names are still checked against kOfflineChip first (exit 2 when one
 //      is unknown), see no_device_error
 //   5. metric names valid on the device's chip  -> exit 2 with closest names
-//      A failure in 4-5 kills the application (SIGKILL) before its CUDA
-//      starts; success opens the gate.
+//      A failure in 4-5 kills the application (SIGKILL) before its first
+//      range is profiled; success opens the gate.
 //   6. wait, pass the application's exit code through (128+N for signal N),
 //      print the report table, write --output. If --output cannot be written
 //      after all, the report stays in the temporary folder (its path is
@@ -34,7 +34,7 @@
 namespace rangereplay::cli {
 
 /// Exit code for an option or input error (checked before the application
-/// runs, or before its CUDA starts: see the order above).
+/// runs, or before its first range is profiled: see the order above).
 inline constexpr int kExitUsage = 2;
 /// Exit code when the profiler cannot run (no device, missing library).
 inline constexpr int kExitFailure = 1;

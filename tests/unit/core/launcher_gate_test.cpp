@@ -182,20 +182,47 @@ TEST(WaitAtLauncherGate, a_read_error_proceeds_and_closes_the_descriptor) {
   ::close(fds[0]);
 }
 
-TEST(PassLauncherGate, waits_then_removes_the_variable) {
+TEST(TakeLauncherGate, takes_without_waiting_then_waits_until_the_gate_opens) {
   StatusOr<LauncherGate> gate = LauncherGate::create();
   ASSERT_TRUE(gate.ok());
   const int fd = child_copy_of_read_end(*gate);
   ASSERT_EQ(::setenv(kLauncherGateVariable, gate_value(fd, inode_of(fd)).c_str(), 1), 0);
-  gate->open();
-  EXPECT_EQ(pass_launcher_gate().outcome, GateOutcome::kOpened);
+  HeldLauncherGate held = take_launcher_gate();  // the gate is still shut: this must not block
+  EXPECT_TRUE(held.held());
   EXPECT_EQ(std::getenv(kLauncherGateVariable), nullptr);
-  EXPECT_EQ(pass_launcher_gate().outcome, GateOutcome::kNoGate);
+  EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);  // programs the application starts do not inherit it
+  std::thread opener = open_later(*gate, 100ms);
+  const GateWait wait = held.wait();
+  opener.join();
+  EXPECT_EQ(wait.outcome, GateOutcome::kOpened);
+  EXPECT_GE(wait.wait_ms, 90.0);
+  EXPECT_FALSE(held.held());
+  EXPECT_FALSE(is_open(fd));
+  const GateWait again = held.wait();  // a second wait returns at once
+  EXPECT_EQ(again.outcome, GateOutcome::kOpened);
+  EXPECT_EQ(again.wait_ms, 0.0);
+  EXPECT_EQ(take_launcher_gate().wait().outcome, GateOutcome::kNoGate);
 }
 
-TEST(PassLauncherGate, removes_a_variable_it_could_not_use) {
+TEST(TakeLauncherGate, a_held_gate_never_waited_at_is_closed_when_dropped) {
+  StatusOr<LauncherGate> gate = LauncherGate::create();
+  ASSERT_TRUE(gate.ok());
+  const int fd = child_copy_of_read_end(*gate);
+  {
+    HeldLauncherGate held = HeldLauncherGate::take(gate_value(fd, inode_of(fd)).c_str());
+    EXPECT_TRUE(held.held());
+    HeldLauncherGate moved = std::move(held);
+    EXPECT_FALSE(held.held());
+    EXPECT_TRUE(moved.held());
+  }
+  EXPECT_FALSE(is_open(fd));
+}
+
+TEST(TakeLauncherGate, removes_a_variable_it_could_not_use) {
   ASSERT_EQ(::setenv(kLauncherGateVariable, "not a gate", 1), 0);
-  EXPECT_EQ(pass_launcher_gate().outcome, GateOutcome::kMalformed);
+  HeldLauncherGate held = take_launcher_gate();
+  EXPECT_FALSE(held.held());
+  EXPECT_EQ(held.wait().outcome, GateOutcome::kMalformed);
   EXPECT_EQ(std::getenv(kLauncherGateVariable), nullptr);
 }
 
