@@ -48,16 +48,32 @@ StatusOr<KernelParamLayout> read_param_layout(CUfunction f) {
   return layout;
 }
 
+// The layouts read so far, by handle, under their own lock.
+struct LayoutCache {
+  std::mutex mutex;
+  std::unordered_map<CUfunction, KernelParamLayout> layouts;
+};
+
+LayoutCache& layout_cache() {
+  static LayoutCache cache;
+  return cache;
+}
+
 }  // namespace
 
 StatusOr<KernelParamLayout> kernel_param_layout(CUfunction f) {
-  static std::mutex mutex;
-  static std::unordered_map<CUfunction, KernelParamLayout> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(f); it != cache.end()) return it->second;
+  LayoutCache& cache = layout_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  if (auto it = cache.layouts.find(f); it != cache.layouts.end()) return it->second;
   RR_ASSIGN_OR_RETURN(KernelParamLayout layout, read_param_layout(f));
-  cache.emplace(f, layout);
+  cache.layouts.emplace(f, layout);
   return layout;
+}
+
+void forget_kernel_param_layouts() {
+  LayoutCache& cache = layout_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.layouts.clear();
 }
 
 Status copy_kernel_arguments(CUfunction f, void* const* kernel_params, void* const* extra, KernelLaunchOp* op) {

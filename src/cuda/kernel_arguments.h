@@ -21,10 +21,16 @@
 namespace rangereplay {
 
 /// The parameter layout of `f`, a CUfunction or a CUkernel handle (cast to
-/// CUfunction), read once per handle and cached for the process. A kernel
+/// CUfunction), read once per handle and cached until the next
+/// forget_kernel_param_layouts(). A kernel
 /// without parameters has an empty layout. Errors: the driver's, through
 /// cu_status, when neither call accepts the handle.
 StatusOr<KernelParamLayout> kernel_param_layout(CUfunction f);
+
+/// Empties the layout cache: call it when a module or library is unloaded,
+/// since a later load may reuse a function handle's address for a function
+/// with another layout. Thread-safe.
+void forget_kernel_param_layouts();
 
 /// Copies the arguments of a launch of `f` (kernelParams, or the packed
 /// `extra` buffer, as cuLaunchKernel takes them) into op's arg_bytes,

@@ -29,6 +29,7 @@
 #include "core/cubin_symbols.h"
 #include "core/launcher_gate.h"
 #include "core/module_load_decision.h"
+#include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/demangle.h"
 #include "report/report_json.h"
@@ -675,6 +676,8 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+    // Its functions' handles may come back for other functions.
+    forget_kernel_param_layouts();
     if (active_ && active_->profiled)
       decline(*active_, DeclineReason::kModuleUnloadInRange, "a module was unloaded inside the range");
     return;
