@@ -281,7 +281,7 @@ int profile(const ProfileRequest& request) {
   std::optional<int> stop = check_device(request, module, selected, steps);
   if (!pid.ok()) return stop ? *stop : fail(pid.status(), exit_code_for(pid.status()));
   if (stop) {
-    kill_child(*pid);  // still at the gate, unless it has not reached CUDA yet
+    kill_child(*pid);  // before its first range is profiled: at the gate, or before it
     return *stop;
   }
   launch->gate.open();
