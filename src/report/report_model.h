@@ -122,8 +122,8 @@ struct Report {
   std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
   std::uint32_t pass_count = 0;          // passes the metric list needs
   double setup_ms = 0;                   // counter configuration, once per process
-  double launcher_ms = 0;                // how long the launcher delayed the application's start: its checks
-                                         // before the start plus gate_wait_ms (set by the launcher)
+  double launcher_ms = 0;                // how long the launcher held the application up: its checks before
+                                         // the start plus gate_wait_ms (set by the launcher)
   double gate_wait_ms = 0;               // the application's wait at the launcher gate (its device checks),
                                          // when its first range began; 0 when there was no gate or no wait
   bool verify = false;                   // --verify: pass records carry divergences

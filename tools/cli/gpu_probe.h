@@ -10,18 +10,23 @@
 
 namespace rangereplay::cli {
 
-/// Loads libcuda.so.1 only (dlopen: no driver initialization; a refcount
-/// increment when the metric module already brought it in). The launcher
-/// checks this before starting the application, probe_cuda_devices after.
-/// Errors: unavailable, the message probe_cuda_devices gives for a missing
-/// library ("no CUDA device found (cuInit: libcuda.so.1 cannot be loaded:
-/// <dlerror>); the profiler needs an NVIDIA GPU"). Thread-safe.
+/// Loads libcuda.so.1 (dlopen: no driver initialization; a refcount
+/// increment when the metric module already brought it in) and asks it
+/// cuDriverGetVersion, which needs no cuInit, to tell the CUDA toolkit's stub
+/// library from the driver. The launcher checks this before starting the
+/// application, probe_cuda_devices after. Errors: unavailable, one line each:
+///   "the NVIDIA driver's libcuda.so.1 cannot be loaded (<dlerror>); the profiler needs an NVIDIA GPU and its
+///    driver: install the driver, or add the folder holding libcuda.so.1 to LD_LIBRARY_PATH"
+///   "libcuda.so.1 (<path>) is the CUDA toolkit's stub library, not the NVIDIA driver; remove the stubs folder
+///    from LD_LIBRARY_PATH (the profiler needs an NVIDIA GPU and its driver)"
+/// Thread-safe.
 Status load_libcuda();
 
-/// Loads libcuda.so.1, calls cuInit(0) and cuDeviceGetCount. Returns the
-/// number of devices (>= 1). Errors: unavailable, with the one-line message
+/// load_libcuda, then cuInit(0) and cuDeviceGetCount. Returns the number of
+/// devices (>= 1). Errors: load_libcuda's, or unavailable with the one-line
+/// message
 ///   "no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE); the profiler needs an NVIDIA GPU"
-/// (the parenthesis names the failing step: libcuda.so.1 not loadable, cuInit's
+/// (the parenthesis names the failing step: cuInit's or cuDeviceGetCount's
 /// error name, or zero devices). Thread-safe after the first call.
 StatusOr<int> probe_cuda_devices();
 

@@ -212,9 +212,16 @@ TEST(RunLauncher, a_launcher_that_cannot_profile_never_starts_the_application) {
   EXPECT_FALSE(std::filesystem::exists(marker)) << err;
   if (!load_libcuda().ok()) {
     EXPECT_EQ(code, kExitFailure);
-    EXPECT_EQ(err.rfind("rangereplay: no CUDA device found (cuInit: libcuda.so.1 cannot be loaded: ", 0), 0u) << err;
-    EXPECT_TRUE(err.ends_with("); the profiler needs an NVIDIA GPU; the --metrics names could not be checked without a "
-                              "GPU\n"))
+    const bool stub = err.find("is the CUDA toolkit's stub library") != std::string::npos;
+    EXPECT_EQ(err.rfind(stub ? "rangereplay: libcuda.so.1 (" : "rangereplay: the NVIDIA driver's libcuda.so.1 cannot be "
+                                                                "loaded (",
+                        0),
+              0u)
+        << err;
+    EXPECT_TRUE(err.ends_with(stub ? "remove the stubs folder from LD_LIBRARY_PATH (the profiler needs an NVIDIA GPU and "
+                                     "its driver); the --metrics names could not be checked without a GPU\n"
+                                   : "install the driver, or add the folder holding libcuda.so.1 to LD_LIBRARY_PATH; "
+                                     "the --metrics names could not be checked without a GPU\n"))
         << err;
   }
 }
