@@ -370,6 +370,22 @@ TEST(CheckSetName, known_names_pass_and_unknown_ones_get_up_to_three_closest) {
             "unknown set 'memroy' (closest: memory); 'rangereplay --list-sets' lists the sets");
 }
 
+TEST(CheckSetName, a_name_typed_in_capitals_gets_its_lower_case_spelling) {
+  const std::vector<std::string> sets = {"basic", "single-pass", "full"};
+  EXPECT_EQ(check_set_name("FULL", sets).message(), "unknown set 'FULL'; set names are lower case: did you mean 'full'?");
+  EXPECT_EQ(check_set_name("Single-Pass", sets).message(),
+            "unknown set 'Single-Pass'; set names are lower case: did you mean 'single-pass'?");
+  EXPECT_EQ(check_set_name("FULL", sets).code(), StatusCode::kInvalidArgument);
+  // A typo in capitals gets the closest names, ignoring case.
+  EXPECT_EQ(check_set_name("FULLL", sets).message(),
+            "unknown set 'FULLL' (closest: full); 'rangereplay --list-sets' lists the sets");
+}
+
+TEST(CliOptions, set_full_typed_in_capitals_is_refused_with_full_suggested) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set", "FULL", "--", "./app"}),
+            "unknown set 'FULL'; set names are lower case: did you mean 'full'?");
+}
+
 TEST(CliOptions, help_keeps_a_gap_between_every_option_and_its_description) {
   const std::string text = parse({"profile", "--help"}).text;
   EXPECT_NE(text.find("--restore full|differential  "), std::string::npos) << text;
