@@ -295,6 +295,10 @@ TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:x/(", "--", "./app"}),
             "--nvtx-include 'regex:x/(': regex: unbalanced parentheses in the range pattern '(' at column 9; close "
             "each '(' with ')', or write \\( for a literal '('");
+  // Start/end names have no wildcards: in regex mode a lone '*' is a regex.
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:*", "--", "./app"}),
+            "--nvtx-include 'regex:*': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the range pattern "
+            "'*' at column 7; put it after a character, or write \\* for a literal '*'");
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:a{99999999999}", "--", "./app"}),
             "--nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too complex in the "
             "range pattern 'a{99999999999}' at column 7; shorten it");
