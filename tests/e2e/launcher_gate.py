@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 from e2e_common import checksums, run, summarize, tail
 
@@ -107,6 +108,21 @@ def check_wrong_metric(plain_out, problems):
         problems.append("the application passed the gate: " + tail(err))
 
 
+def check_tree_killed(plain_out, problems):
+    """A wrong name kills the application's whole tree: a wrapper's
+    background child (a shell here; torchrun's workers alike) does not
+    outlive it."""
+    with tempfile.TemporaryDirectory(prefix="rr_gate_tree_") as folder:
+        marker = os.path.join(folder, "ran")
+        app = ["bash", "-c", f"(sleep 1; touch '{marker}') & wait"]
+        rc, out, err = profile(["--nvtx-include", "step/", "--metrics", "dram__bytes_reed.sum"], app)
+        if rc != 2:
+            problems.append(f"exit code {rc}, expected 2: {tail(err)}")
+        time.sleep(1.5)
+        if os.path.exists(marker):
+            problems.append("the wrapper's background child ran on after the kill")
+
+
 def check_reused_fd(plain_out, problems):
     """A process with the variable but another file at the number proceeds."""
     rc, out, err = profile(SELECTION, REUSED_FD)
@@ -131,6 +147,7 @@ def main():
     failures = []
     for label, check in (("gate opens after the checks", check_opened),
                          ("wrong metric kills at the gate", check_wrong_metric),
+                         ("wrong metric kills the whole process tree", check_tree_killed),
                          ("reused descriptor number is not read", check_reused_fd)):
         problems = []
         check(plain_out, problems)

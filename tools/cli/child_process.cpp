@@ -171,10 +171,10 @@ StatusOr<int> wait_child(pid_t pid) {
   return status;
 }
 
-void kill_child(pid_t pid) {
-  ::kill(pid, SIGKILL);
-  StatusOr<int> ignored = wait_child(pid);  // reaps and removes forwarding; SIGKILL cannot be caught
-  (void)ignored;
+TreeKill kill_child(pid_t pid) {
+  TreeKill killed = kill_process_tree(pid);  // reaps `pid`: SIGKILL cannot be caught
+  remove_forwarding();
+  return killed;
 }
 
 int exit_code_from_wait_status(int wait_status) {

@@ -7,6 +7,9 @@
 //   RR_ASSIGN_OR_RETURN(int wait_status, wait_child(pid));
 //   return exit_code_from_wait_status(wait_status);
 //
+// or, when a check fails while it runs, kill_child(pid): the application's
+// whole tree ends, not only the direct child.
+//
 // Thread-safety: one child at a time per process (the forwarding handler
 // reads one global pid). Not async-signal-unsafe between fork and exec: all
 // memory the child needs is prepared before fork.
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/process_tree.h"
 #include "core/status.h"
 
 namespace rangereplay::cli {
@@ -54,9 +58,14 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec);
 /// the raw wait status. Errors: internal when waitpid fails.
 StatusOr<int> wait_child(pid_t pid);
 
-/// Ends `pid` (started by spawn_child) with SIGKILL, reaps it and removes
-/// signal forwarding: for a child started before a check that then failed.
-void kill_child(pid_t pid);
+/// Ends `pid` (started by spawn_child) and its whole process tree with
+/// SIGKILL (kill_process_tree in process_tree.h: with a ChildSubreaper active
+/// since before spawn_child, also the processes of the tree whose parents
+/// already ended), reaps the launcher's children and removes signal
+/// forwarding: for a child started before a check that then failed. The
+/// application keeps its process group throughout. Returns what the kill did;
+/// its `left` counts processes still ending when it gave up.
+TreeKill kill_child(pid_t pid);
 
 /// The launcher's exit code for a child's wait status: the child's exit code,
 /// or 128 + signal number when a signal ended it (as shells report it).

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "cli/application_path.h"
+#include "cli/cli11_errors.h"
 #include "core/ascii.h"
 #include "core/closest_names.h"
 #include "core/metric_sets.h"
@@ -27,15 +28,6 @@ namespace rangereplay::cli {
 namespace {
 
 constexpr const char* kNoRange = "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B";
-
-// CLI11 messages may span lines; ours are one line.
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
 
 StatusOr<std::uint32_t> parse_count(const std::string& option, const std::string& text, std::uint32_t minimum) {
   std::uint32_t value = 0;
@@ -110,16 +102,6 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
-// The option `word` names ("--x", "--x=v", "-o"), looked up in `app` only.
-const CLI::Option* option_named(const CLI::App& app, const std::string& word) {
-  if (word.size() < 2 || word[0] != '-') return nullptr;
-  const std::string name = word.substr(0, word.find('='));
-  for (const CLI::Option* opt : app.get_options()) {
-    if (opt->check_name(name)) return opt;
-  }
-  return nullptr;
-}
-
 // `--metrics "a.sum b.sum"` or "a.sum;b.sum": the catalog would read one
 // name "a.sum b.sum" and say "'a' has no suffix '.sum b.sum'". Errors:
 // invalid_argument with the list rewritten with commas.
@@ -163,7 +145,14 @@ Status check_set_name(const std::string& name, std::span<const std::string> know
   for (const std::string& k : known_sets) {
     if (k == name) return ok_status();
   }
-  std::vector<std::string> close = closest_names(name, known_sets, 3, plausible_typo_distance(name.size()));
+  // "FULL": a known name typed in capitals, not a typo to list near others.
+  for (const std::string& k : known_sets) {
+    if (ascii_lower(k) == ascii_lower(name) && k == ascii_lower(k)) {
+      return invalid_argument("unknown set '" + name + "'; set names are lower case: did you mean '" + k + "'?");
+    }
+  }
+  std::vector<std::string> close =
+      closest_names_ignoring_case(name, known_sets, 3, plausible_typo_distance(name.size()));
   std::string listed;
   for (const std::string& c : close) listed += (listed.empty() ? "" : ", ") + c;
   return invalid_argument("unknown set '" + name + "'" + (close.empty() ? "" : " (closest: " + listed + ")") +
@@ -269,8 +258,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     out.text = app.help("", CLI::AppFormatMode::All);
     return out;
   } catch (const CLI::ExtrasError& e) {
-    // Words CLI11 did not expect. Its own wording ("The following arguments
-    // were not expected: step/ --nvtx-include") names neither cause nor fix.
+    // Words CLI11 did not expect: what they most likely are, then (as for
+    // every other parse error) cli11_error_line's line.
     for (CLI::App* cmd : {list_metrics_cmd, list_sets_cmd}) {
       if (!cmd->parsed()) continue;
       const std::vector<std::string> extras = cmd->remaining();
@@ -278,7 +267,6 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
       return invalid_argument(cmd->get_name() + " takes no " + (option ? "options" : "arguments") +
                               "; write 'rangereplay " + cmd->get_name() + "'");
     }
-    std::vector<std::string> extras = app.remaining();
     if (!profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
       // A word where the command goes: most likely a mistyped command.
       std::vector<std::string> close = closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
@@ -297,37 +285,10 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
                                 "'");
       }
     }
-    for (const std::string& x : extras) {
-      if (x.starts_with("-")) return invalid_argument("unknown option '" + x + "'; see 'rangereplay --help'");
-    }
-    return invalid_argument("unexpected '" + (extras.empty() ? std::string() : extras.front()) +
-                            "'; see 'rangereplay --help'");
+    return invalid_argument(cli11_error_line(e, {&app}, ours, "rangereplay --help"));
   } catch (const CLI::ParseError& e) {
-    const std::string what = e.what();
-    std::string where = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
-    // "--verify=maybe" ("Could not convert: --verify = maybe"): a flag given a value.
-    for (std::size_t i = 1; i < ours.size(); ++i) {
-      const CLI::Option* opt = option_named(*profile, ours[i]);
-      if (opt == nullptr) opt = option_named(app, ours[i]);
-      if (opt != nullptr && opt->get_expected_max() == 0 && ours[i].find('=') != std::string::npos) {
-        return invalid_argument(opt->get_name() + " takes no value; write " + opt->get_name() + " alone");
-      }
-    }
-    // "--restore: 1 required full|differential missing" (no value before the
-    // next option or the end), and "--metrics=", which CLI11 reads the same way.
-    if (const std::size_t colon = what.find(':'); colon != std::string::npos && what.starts_with("--") &&
-                                                  what.ends_with(" missing") && what.find(" required ") != std::string::npos) {
-      return invalid_argument(value_hint(what.substr(0, colon)));
-    }
-    // "--set: At Most 1 required but received 2": an option that takes one
-    // value was given twice.
-    if (const std::size_t at = what.find(": At Most 1 required but received "); at != std::string::npos &&
-                                                                            what.starts_with("--")) {
-      const std::string name = what.substr(0, at);
-      const std::string times = one_line(what.substr(at + std::string(": At Most 1 required but received ").size()));
-      return invalid_argument(name + " was given " + times + " times; give it once (see '" + where + "')");
-    }
-    return invalid_argument(one_line(e.what()) + "; see '" + where + "'");
+    const std::string help = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
+    return invalid_argument(cli11_error_line(e, {profile, &app}, ours, help, value_hint));
   }
 
   CommandLine out;

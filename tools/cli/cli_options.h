@@ -72,7 +72,9 @@ Status check_nvtx_expression(const std::string& option, const std::string& text)
 /// ok when `name` is one of `known_sets` (or `known_sets` is empty: nothing to
 /// compare against). Errors: invalid_argument, one line with up to three
 /// closest names: "unknown set 'fulll' (closest: full); 'rangereplay
-/// --list-sets' lists the sets". parse_command_line checks --set against
+/// --list-sets' lists the sets", or for a lower-case name typed in another
+/// case "unknown set 'FULL'; set names are lower case: did you mean 'full'?".
+/// parse_command_line checks --set against
 /// metric_sets() (src/core/metric_sets.h) with it. Thread-safe.
 Status check_set_name(const std::string& name, std::span<const std::string> known_sets);
 

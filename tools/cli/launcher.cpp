@@ -20,6 +20,7 @@
 #include "core/metric_sets.h"
 #include "cli/library_lookup.h"
 #include "cli/output_path.h"
+#include "cli/process_tree.h"
 #include "cli/report_output.h"
 
 namespace rangereplay::cli {
@@ -275,15 +276,30 @@ int profile(const ProfileRequest& request) {
   // the gate only if its first range begins before they end.
   const double pre_spawn_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
+  // Until the checks pass, a process of the application's tree whose parent
+  // ends is re-parented to the launcher, not init, so a failed check ends it
+  // too. Only until then: during the run, orphans go to init as without the
+  // launcher, not to a launcher that waits for its one child only (an orphan
+  // adopted during the checks and still running then ends as a zombie of the
+  // launcher, reaped when the launcher exits).
+  ChildSubreaper adopt_orphans;
   StatusOr<pid_t> pid = spawn_child(launch->spec);
   launch->gate.close_read_end();
   steps.done("application started");
   std::optional<int> stop = check_device(request, module, selected, steps);
   if (!pid.ok()) return stop ? *stop : fail(pid.status(), exit_code_for(pid.status()));
   if (stop) {
-    kill_child(*pid);  // before its first range is profiled: at the gate, or before it
+    // Before its first range is profiled (at the gate, or before it): the
+    // whole tree, with the process group left as it is.
+    const TreeKill killed = kill_child(*pid);
+    if (killed.left > 0) {
+      warn(std::to_string(killed.left) + " processes started by '" + command.front() +
+           "' were still ending after SIGKILL when the launcher stopped waiting for them");
+    }
     return *stop;
   }
+  adopt_orphans.release();
+  reap_ended_children_except(*pid);  // orphans adopted during the checks that have ended
   launch->gate.open();
   progress(request, "profiling " + join(command, " ") + " (pid " + std::to_string(*pid) + ")");
 

@@ -13,8 +13,10 @@
 //      names are still checked against kOfflineChip first (exit 2 when one
 //      is unknown), see no_device_error
 //   5. metric names valid on the device's chip  -> exit 2 with closest names
-//      A failure in 4-5 kills the application (SIGKILL) before its first
-//      range is profiled; success opens the gate.
+//      A failure in 4-5 kills the application's whole process tree
+//      (SIGKILL; the launcher is child subreaper from 3 until here, so orphans
+//      of the tree are found too) before its first range is profiled;
+//      success opens the gate.
 //   6. wait, pass the application's exit code through (128+N for signal N),
 //      print the report table, write --output. If --output cannot be written
 //      after all, the report stays in the temporary folder (its path is

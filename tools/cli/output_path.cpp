@@ -99,6 +99,11 @@ Status check_output_writable(const std::string& pattern, const std::string& host
     return not_found("output folder '" + folder.string() + "' does not exist; create it first");
   }
   if (pattern.find("%p") == std::string::npos) {
+    if (fs::is_directory(path, ec)) {
+      const std::string ext = fs::path(path).extension().string();
+      return invalid_argument("output '" + path + "' is a folder; give --output a file name, e.g. '" +
+                              (fs::path(path) / ("report" + ext)).string() + "'");
+    }
     // The final path: create it (and remove it again), or open an existing
     // report for appending, which neither truncates nor writes it.
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -8,16 +8,17 @@
 //   metrics-probe --chip GH100 --list                  # base metrics: kind, unit, description
 //   metrics-probe --chip GH100 --list-all              # every full name, one per line
 //
-// Exit status: 0 on success, 1 when a metric or set is unknown or cannot be
-// scheduled (the message names it), 2 for bad command-line usage.
-#include <CLI/CLI.hpp>
-
+// Exit status: 0 on success, 2 for bad command-line usage (no argument: the
+// usage on stderr) or an unknown metric, set or chip, 1 when the catalog
+// cannot answer (the message names the cause).
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "core/metric_sets.h"
 #include "cupti/metric_catalog.h"
+#include "metrics-probe/probe_options.h"
 
 namespace rr = rangereplay;
 
@@ -33,22 +34,10 @@ int fail(const rr::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Ask CUPTI's profiler host API about a chip's metrics (no GPU needed)"};
-  std::string chip = "GH100";
-  std::string metrics_csv;
-  std::string set_name;
-  bool list = false;
-  bool list_all = false;
-  bool sets = false;
-  bool each = false;
-  app.add_option("--chip", chip, "chip name as CUPTI spells it (GH100 = H100/H200)")->capture_default_str();
-  app.add_option("--metrics", metrics_csv, "comma-separated metric names");
-  app.add_option("--set", set_name, "a built-in metric set");
-  app.add_flag("--list", list, "list base metrics with kind, unit and description");
-  app.add_flag("--list-all", list_all, "list every full metric name (base + suffix), one per line");
-  app.add_flag("--sets", sets, "list the built-in sets with metric and pass counts");
-  app.add_flag("--each", each, "with --metrics/--set: also the pass count of each metric alone");
-  CLI11_PARSE(app, argc, argv);
+  const rr::probe::ProbeCommandLine command_line =
+      rr::probe::parse_probe_options(std::vector<std::string>(argv, argv + argc), std::cout, std::cerr);
+  if (command_line.exit_code) return *command_line.exit_code;
+  const auto& [chip, metrics_csv, set_name, list, list_all, sets, each] = command_line.options;
 
   auto catalog = rr::cupti::MetricCatalog::create(chip);
   if (!catalog.ok()) return fail(catalog.status());

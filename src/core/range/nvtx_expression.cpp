@@ -29,19 +29,53 @@ struct ParseError {
 
 std::string quoted(char c) { return std::string("'") + c + "'"; }
 
+// The first repeat character ('*', '+', '?', '{') of an ECMAScript `pattern`
+// with nothing before it to repeat: at the start, or right after '(' or '|'
+// ("(?" opens a group, so '?' there is not one); bracket expressions skipped.
+std::optional<char> dangling_repeat(std::string_view pattern) {
+  bool in_class = false;
+  char previous = 0;  // the last unescaped character outside a class; 0 at the start
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+      previous = 'a';  // an escaped character is something to repeat
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      previous = 'a';
+      continue;
+    }
+    const bool nothing_before = previous == 0 || previous == '|' || (previous == '(' && c != '?');
+    if (nothing_before && std::string_view("*+?{").find(c) != std::string_view::npos) return c;
+    previous = c;
+  }
+  return std::nullopt;
+}
+
 // Our wording for std::regex_error codes: the standard library's own text
 // ("Number of NFA states exceeds limit ... _GLIBCXX_REGEX_STATE_LIMIT") names
-// its internals, not the user's mistake. Returns {problem, hint}.
-std::pair<std::string, std::string> regex_problem(std::regex_constants::error_type code) {
+// its internals, not the user's mistake. Returns {problem, hint}. libstdc++
+// reports a repeat with nothing to repeat ("*", "a|+") as error_paren:
+// `pattern` tells it from a parenthesis left open.
+std::pair<std::string, std::string> regex_problem(std::regex_constants::error_type code, std::string_view pattern) {
   namespace rc = std::regex_constants;
   const std::string literal = ", or write \\";  // then "(": the hint reads \(
+  const std::optional<char> dangling = dangling_repeat(pattern);
+  if (code == rc::error_badrepeat || (code == rc::error_paren && dangling)) {
+    const char c = dangling.value_or('*');
+    return {"repeat '*', '+', '?' or '{' with nothing to repeat",
+            "put it after a character" + literal + c + " for a literal " + quoted(c)};
+  }
   if (code == rc::error_paren) return {"unbalanced parentheses", "close each '(' with ')'" + literal + "( for a literal '('"};
   if (code == rc::error_brack) return {"unbalanced square brackets", "close each '[' with ']'" + literal + "[ for a literal '['"};
   if (code == rc::error_brace) return {"unbalanced braces", "close each '{' with '}'" + literal + "{ for a literal '{'"};
   if (code == rc::error_badbrace) return {"invalid repeat count in {}", "write {N}, {N,} or {N,M} with N <= M"};
-  if (code == rc::error_badrepeat) {
-    return {"repeat '*', '+', '?' or '{' with nothing to repeat", "put it after a character" + literal + "* for a literal '*'"};
-  }
   if (code == rc::error_complexity || code == rc::error_space || code == rc::error_stack) {
     return {"repeat count too large or pattern too complex", "shorten it"};
   }
@@ -204,7 +238,11 @@ class Parser {
     }
     for (std::size_t i = 0; i < elements.size(); ++i) {
       const std::vector<Tok>& et = elements[i].toks;
-      if (et.size() == 1 && (is_plain(et[0], '*') || is_plain(et[0], '+'))) {
+      // A lone '*' or '+' is a wildcard element, except among regex
+      // start/end names, which have no wildcards: there it is a regex (and
+      // reported as one: nothing to repeat).
+      const bool wildcard_possible = !(regex_ && expr_.kind == NvtxRangeKind::kStartEnd);
+      if (wildcard_possible && et.size() == 1 && (is_plain(et[0], '*') || is_plain(et[0], '+'))) {
         const char w = et[0].c;
         if (expr_.kind == NvtxRangeKind::kStartEnd) {
           return ParseError{et[0].col, "wildcard " + quoted(w) + " in a start/end expression",
@@ -278,7 +316,7 @@ class Parser {
       auto re = std::make_shared<const std::regex>(s, std::regex::ECMAScript | std::regex::optimize);
       return NameMatcher::pattern(std::move(s), std::move(re));
     } catch (const std::regex_error& e) {
-      auto [problem, hint] = regex_problem(e.code());
+      auto [problem, hint] = regex_problem(e.code(), s);
       matcher_error_ = ParseError{toks.front().col, "regex: " + problem + " in the " + std::string(what) + " pattern '" + s + "'",
                                   std::move(hint)};
       return std::nullopt;

@@ -295,6 +295,10 @@ TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:x/(", "--", "./app"}),
             "--nvtx-include 'regex:x/(': regex: unbalanced parentheses in the range pattern '(' at column 9; close "
             "each '(' with ')', or write \\( for a literal '('");
+  // Start/end names have no wildcards: in regex mode a lone '*' is a regex.
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:*", "--", "./app"}),
+            "--nvtx-include 'regex:*': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the range pattern "
+            "'*' at column 7; put it after a character, or write \\* for a literal '*'");
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "regex:a{99999999999}", "--", "./app"}),
             "--nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too complex in the "
             "range pattern 'a{99999999999}' at column 7; shorten it");
@@ -368,6 +372,22 @@ TEST(CheckSetName, known_names_pass_and_unknown_ones_get_up_to_three_closest) {
   EXPECT_EQ(s.message(), "unknown set 'ful' (closest: full); 'rangereplay --list-sets' lists the sets");
   EXPECT_EQ(check_set_name("memroy", sets).message(),
             "unknown set 'memroy' (closest: memory); 'rangereplay --list-sets' lists the sets");
+}
+
+TEST(CheckSetName, a_name_typed_in_capitals_gets_its_lower_case_spelling) {
+  const std::vector<std::string> sets = {"basic", "single-pass", "full"};
+  EXPECT_EQ(check_set_name("FULL", sets).message(), "unknown set 'FULL'; set names are lower case: did you mean 'full'?");
+  EXPECT_EQ(check_set_name("Single-Pass", sets).message(),
+            "unknown set 'Single-Pass'; set names are lower case: did you mean 'single-pass'?");
+  EXPECT_EQ(check_set_name("FULL", sets).code(), StatusCode::kInvalidArgument);
+  // A typo in capitals gets the closest names, ignoring case.
+  EXPECT_EQ(check_set_name("FULLL", sets).message(),
+            "unknown set 'FULLL' (closest: full); 'rangereplay --list-sets' lists the sets");
+}
+
+TEST(CliOptions, set_full_typed_in_capitals_is_refused_with_full_suggested) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set", "FULL", "--", "./app"}),
+            "unknown set 'FULL'; set names are lower case: did you mean 'full'?");
 }
 
 TEST(CliOptions, help_keeps_a_gap_between_every_option_and_its_description) {

@@ -116,12 +116,20 @@ TEST(CheckOutputWritable, an_unwritable_path_is_reported_with_the_reason) {
   EXPECT_TRUE(s.code() == StatusCode::kNotFound || s.code() == StatusCode::kPermissionDenied) << s.to_string();
   EXPECT_EQ(s.message().rfind("output '/proc/x.json' cannot be ", 0), 0u) << s.message();
   EXPECT_TRUE(s.message().ends_with("; give --output a path in a writable folder")) << s.message();
+}
+
+TEST(CheckOutputWritable, an_existing_folder_is_named_as_a_folder_with_a_file_name_to_give) {
   testing::TempTree t;
   t.folder("dir.json");
   Status dir = writable(t.path("dir.json"));
-  EXPECT_EQ(dir.code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ(dir.message(), "output '" + t.path("dir.json") +
-                               "' cannot be written: Is a directory; give --output a path in a writable folder");
+  EXPECT_EQ(dir.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(dir.message(), "output '" + t.path("dir.json") + "' is a folder; give --output a file name, e.g. '" +
+                               t.path("dir.json/report.json") + "'");
+  t.folder("Runs.CSV");
+  EXPECT_EQ(writable(t.path("Runs.CSV")).message(), "output '" + t.path("Runs.CSV") +
+                                                         "' is a folder; give --output a file name, e.g. '" +
+                                                         t.path("Runs.CSV/report.CSV") + "'");
+  EXPECT_TRUE(std::filesystem::is_directory(t.path("dir.json")));
 }
 
 TEST(CheckOutputWritable, a_missing_folder_is_named) {

@@ -222,6 +222,17 @@ TEST(NvtxExpressionParse, regex_errors_are_in_our_words_not_the_standard_library
                        "range pattern '(a)\\2' at column 7; number groups from \\1 in order"},
       {"regex:x/[[:foo:]]b", "nvtx-include 'regex:x/[[:foo:]]b': regex: unknown name in [[. .]] or [[: :]] in the "
                              "range pattern '[[:foo:]]b' at column 9; use a class such as [[:digit:]] or [[:alpha:]]"},
+      // Start/end names have no wildcards: a lone '*' or '+' there is a regex.
+      {"regex:*", "nvtx-include 'regex:*': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the range "
+                  "pattern '*' at column 7; put it after a character, or write \\* for a literal '*'"},
+      {"regex:A,+", "nvtx-include 'regex:A,+': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the "
+                    "range pattern '+' at column 9; put it after a character, or write \\+ for a literal '+'"},
+      // libstdc++ reports these as error_paren, yet no parenthesis is open.
+      {"regex:a|?", "nvtx-include 'regex:a|?': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the "
+                    "range pattern 'a|?' at column 7; put it after a character, or write \\? for a literal '?'"},
+      {"regex:x/[(*]|(?:y)(", "nvtx-include 'regex:x/[(*]|(?:y)(': regex: unbalanced parentheses in the range "
+                              "pattern '[(*]|(?:y)(' at column 9; close each '(' with ')', or write \\( for a "
+                              "literal '('"},
   };
   for (const auto& [text, message] : cases) {
     StatusOr<NvtxExpression> e = parse_nvtx_expression(text, "nvtx-include");

@@ -1,0 +1,62 @@
+// metrics-probe's command line, header-only so that main.cpp and the unit
+// tests (tests/unit/cli/probe_options_test.cpp) parse with the same options.
+// Parse errors are one line, "metrics-probe: <cause>; <fix>", exit 2, from
+// the launcher's CLI11 error handling (cli/cli11_errors.h); no argument at all
+// prints the usage on stderr and exits 2, as `rangereplay` alone does.
+//
+// Thread-safety: parse_probe_options writes only to the given streams.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli11_errors.h"
+
+namespace rangereplay::probe {
+
+struct ProbeOptions {
+  std::string chip = "GH100";
+  std::string metrics_csv;
+  std::string set_name;
+  bool list = false;
+  bool list_all = false;
+  bool sets = false;
+  bool each = false;
+};
+
+struct ProbeCommandLine {
+  ProbeOptions options;
+  std::optional<int> exit_code;  // set: stop with this code (help, usage error)
+};
+
+/// Parses `words` (words[0] is the program name). --help prints the help on
+/// `out` (exit code 0); no argument prints it on `err`, and a parse error or
+/// a command line that asks for nothing (no --list, --list-all, --sets,
+/// --metrics or --set) one line on `err` (exit code 2).
+inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& words, std::ostream& out,
+                                            std::ostream& err) {
+  ProbeCommandLine cl;
+  ProbeOptions& o = cl.options;
+  CLI::App app{"Ask CUPTI's profiler host API about a chip's metrics (no GPU needed)", "metrics-probe"};
+  app.add_option("--chip", o.chip, "chip name as CUPTI spells it (GH100 = H100/H200)")->capture_default_str();
+  app.add_option("--metrics", o.metrics_csv, "comma-separated metric names");
+  app.add_option("--set", o.set_name, "a built-in metric set");
+  app.add_flag("--list", o.list, "list base metrics with kind, unit and description");
+  app.add_flag("--list-all", o.list_all, "list every full metric name (base + suffix), one per line");
+  app.add_flag("--sets", o.sets, "list the built-in sets with metric and pass counts");
+  app.add_flag("--each", o.each, "with --metrics/--set: also the pass count of each metric alone");
+  cl.exit_code = cli::parse_or_exit(app, words, "metrics-probe", out, err);
+  if (!cl.exit_code && !o.list && !o.list_all && !o.sets && o.metrics_csv.empty() && o.set_name.empty()) {
+    err << "metrics-probe: nothing to show; give --list, --list-all, --sets, --metrics LIST or --set NAME (see "
+           "'metrics-probe --help')"
+        << std::endl;
+    cl.exit_code = cli::kExitUsageError;
+  }
+  return cl;
+}
+
+}  // namespace rangereplay::probe
