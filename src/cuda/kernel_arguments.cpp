@@ -54,9 +54,13 @@ struct LayoutCache {
   std::unordered_map<CUfunction, KernelParamLayout> layouts;
 };
 
+// Never destroyed: the driver unloads modules during the process's exit,
+// after static destructors may have run, and each unload empties the cache
+// (forget_kernel_param_layouts from the tool's resource callback). A
+// destroyed cache there corrupted the heap (seen on the H200 at 736f78b).
 LayoutCache& layout_cache() {
-  static LayoutCache cache;
-  return cache;
+  static LayoutCache* cache = new LayoutCache;
+  return *cache;
 }
 
 }  // namespace
