@@ -44,6 +44,19 @@ StatusOr<LauncherGate> LauncherGate::create() {
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return resource_exhausted(std::string("cannot create a pipe: ") + std::strerror(errno));
   }
+  // A launcher started with stdin, stdout or stderr closed gets 0-2 from
+  // pipe2: the application would then take the gate for a standard stream.
+  for (int& fd : fds) {
+    if (fd > 2) continue;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    const int err = errno;
+    ::close(fd);
+    fd = moved;
+    if (moved < 0) {
+      for (int other : fds) if (other > 2) ::close(other);
+      return resource_exhausted(std::string("cannot move a pipe off the standard streams: ") + std::strerror(err));
+    }
+  }
   struct stat st {};
   if (::fstat(fds[0], &st) != 0) {
     const int err = errno;
@@ -110,17 +123,20 @@ HeldLauncherGate HeldLauncherGate::take(const char* value) noexcept {
   }
   const int flags = ::fcntl(id.fd, F_GETFD);
   if (flags >= 0) ::fcntl(id.fd, F_SETFD, flags | FD_CLOEXEC);
-  return HeldLauncherGate(GateOutcome::kOpened, id.fd);
+  return HeldLauncherGate(GateOutcome::kOpened, id.fd, static_cast<std::uint64_t>(st.st_ino),
+                          static_cast<std::uint64_t>(st.st_dev));
 }
 
 HeldLauncherGate::HeldLauncherGate(HeldLauncherGate&& other) noexcept
-    : outcome_(other.outcome_), fd_(std::exchange(other.fd_, -1)) {}
+    : outcome_(other.outcome_), fd_(std::exchange(other.fd_, -1)), inode_(other.inode_), device_(other.device_) {}
 
 HeldLauncherGate& HeldLauncherGate::operator=(HeldLauncherGate&& other) noexcept {
   if (this != &other) {
     close_fd(fd_);
     outcome_ = other.outcome_;
     fd_ = std::exchange(other.fd_, -1);
+    inode_ = other.inode_;
+    device_ = other.device_;
   }
   return *this;
 }
@@ -129,6 +145,15 @@ HeldLauncherGate::~HeldLauncherGate() { close_fd(fd_); }
 
 GateWait HeldLauncherGate::wait() noexcept {
   if (fd_ < 0) return {outcome_, 0};
+  // The application may have closed the number since take() and reused it
+  // for a file of its own: then it is not read, and not closed, here.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISFIFO(st.st_mode) || static_cast<std::uint64_t>(st.st_ino) != inode_ ||
+      static_cast<std::uint64_t>(st.st_dev) != device_) {
+    fd_ = -1;
+    outcome_ = GateOutcome::kNotThisPipe;
+    return {outcome_, 0};
+  }
   const auto start = std::chrono::steady_clock::now();
   outcome_ = GateOutcome::kOpened;
   char buf[64];
@@ -146,10 +171,6 @@ GateWait HeldLauncherGate::wait() noexcept {
 
 GateWait wait_at_launcher_gate(const char* value) noexcept { return HeldLauncherGate::take(value).wait(); }
 
-HeldLauncherGate take_launcher_gate() noexcept {
-  HeldLauncherGate gate = HeldLauncherGate::take(std::getenv(kLauncherGateVariable));
-  ::unsetenv(kLauncherGateVariable);
-  return gate;
-}
+HeldLauncherGate take_launcher_gate() noexcept { return HeldLauncherGate::take(std::getenv(kLauncherGateVariable)); }
 
 }  // namespace rangereplay

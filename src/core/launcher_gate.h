@@ -118,27 +118,32 @@ class HeldLauncherGate {
   /// True while a verified descriptor is held and not yet waited at.
   bool held() const { return fd_ >= 0; }
 
-  /// The first call on a held gate blocks in read() until end of file (data
-  /// read is ignored, EINTR retried), closes the descriptor and returns
-  /// kOpened (or kReadError: proceed) with the time blocked. Every other call
+  /// The first call on a held gate checks the descriptor again (the same
+  /// FIFO as at take(), else kNotThisPipe: not read, not closed), blocks in
+  /// read() until end of file (data read is ignored, EINTR retried), closes
+  /// the descriptor and returns kOpened (or kReadError: proceed) with the
+  /// time blocked. Every other call
   /// returns the outcome of taking or of the first wait, with wait_ms 0.
   /// Never throws, never fails: every problem means "proceed".
   GateWait wait() noexcept;
 
  private:
-  HeldLauncherGate(GateOutcome outcome, int fd) : outcome_(outcome), fd_(fd) {}
+  HeldLauncherGate(GateOutcome outcome, int fd, std::uint64_t inode = 0, std::uint64_t device = 0)
+      : outcome_(outcome), fd_(fd), inode_(inode), device_(device) {}
   GateOutcome outcome_ = GateOutcome::kNoGate;
   int fd_ = -1;
+  std::uint64_t inode_ = 0;   // the pipe's st_ino and st_dev at take(), checked again by wait()
+  std::uint64_t device_ = 0;
 };
 
 /// HeldLauncherGate::take(value) followed by wait(): blocks at once.
 GateWait wait_at_launcher_gate(const char* value) noexcept;
 
-/// HeldLauncherGate::take on the process's RANGEREPLAY_GATE, which is then
-/// removed from the environment (so processes the application starts later
-/// do not look for a descriptor they lack). Call it once, from the thread
-/// that initializes the tool; unsetenv is not thread-safe against other
-/// threads reading the environment.
+/// HeldLauncherGate::take on the process's RANGEREPLAY_GATE. The variable
+/// stays (unsetenv would race with the application's threads reading the
+/// environment); programs the application starts inherit it without the
+/// descriptor, which take() made close-on-exec, so their check fails and
+/// they do not wait. Thread-safe as getenv.
 HeldLauncherGate take_launcher_gate() noexcept;
 
 }  // namespace rangereplay

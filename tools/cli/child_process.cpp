@@ -172,6 +172,9 @@ StatusOr<int> wait_child(pid_t pid) {
 }
 
 TreeKill kill_child(pid_t pid) {
+  // Signals that arrive during the kill are not forwarded: the pid may be
+  // reaped, and reused, before the kill returns.
+  g_child_pid = 0;
   TreeKill killed = kill_process_tree(pid);  // reaps `pid`: SIGKILL cannot be caught
   remove_forwarding();
   return killed;

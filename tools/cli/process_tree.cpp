@@ -147,6 +147,10 @@ TreeKill kill_process_tree(pid_t root, int max_rounds) {
     for (pid_t pid : descendants_of(::getpid(), read_parent_links())) {
       if (::kill(pid, SIGKILL) == 0) ++result.signalled;
     }
+    // The root by its pid too, whatever the scan saw (no /proc, another pid
+    // namespace's /proc, no descriptors left): an unreaped child's pid cannot
+    // have been reused, and the blocking wait below must not wait forever.
+    if (!root_reaped && ::kill(root, SIGKILL) == 0) ++result.signalled;
     children_left = reap_ended(root, root_reaped, result.reaped);
     if (!children_left || result.rounds >= max_rounds) break;
     std::this_thread::sleep_for(pause);

@@ -189,7 +189,7 @@ TEST(TakeLauncherGate, takes_without_waiting_then_waits_until_the_gate_opens) {
   ASSERT_EQ(::setenv(kLauncherGateVariable, gate_value(fd, inode_of(fd)).c_str(), 1), 0);
   HeldLauncherGate held = take_launcher_gate();  // the gate is still shut: this must not block
   EXPECT_TRUE(held.held());
-  EXPECT_EQ(std::getenv(kLauncherGateVariable), nullptr);
+  EXPECT_NE(std::getenv(kLauncherGateVariable), nullptr);  // left alone: unsetenv would race with other threads
   EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);  // programs the application starts do not inherit it
   std::thread opener = open_later(*gate, 100ms);
   const GateWait wait = held.wait();
@@ -201,7 +201,43 @@ TEST(TakeLauncherGate, takes_without_waiting_then_waits_until_the_gate_opens) {
   const GateWait again = held.wait();  // a second wait returns at once
   EXPECT_EQ(again.outcome, GateOutcome::kOpened);
   EXPECT_EQ(again.wait_ms, 0.0);
-  EXPECT_EQ(take_launcher_gate().wait().outcome, GateOutcome::kNoGate);
+  // The variable outlives the descriptor: a later taker finds no pipe there.
+  EXPECT_EQ(take_launcher_gate().wait().outcome, GateOutcome::kNotThisPipe);
+  ::unsetenv(kLauncherGateVariable);
+}
+
+TEST(TakeLauncherGate, a_number_reused_between_take_and_wait_is_neither_read_nor_closed) {
+  StatusOr<LauncherGate> gate = LauncherGate::create();
+  ASSERT_TRUE(gate.ok());
+  const int fd = child_copy_of_read_end(*gate);
+  HeldLauncherGate held = HeldLauncherGate::take(gate_value(fd, inode_of(fd)).c_str());
+  ASSERT_TRUE(held.held());
+  // The application closes the number and opens a file of its own on it.
+  ::close(fd);
+  const int null = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(null, 0);
+  if (null != fd) {  // open() usually takes the lowest free number: fd itself
+    ASSERT_EQ(::dup2(null, fd), fd);
+    ::close(null);
+  }
+  const GateWait wait = held.wait();  // the gate is still shut: reading the pipe would block
+  EXPECT_EQ(wait.outcome, GateOutcome::kNotThisPipe);
+  EXPECT_EQ(wait.wait_ms, 0.0);
+  EXPECT_TRUE(is_open(fd));  // the application's file stays open
+  ::close(fd);
+}
+
+TEST(LauncherGate, never_uses_the_standard_stream_numbers) {
+  const int saved = ::dup(0);
+  ASSERT_GE(saved, 0);
+  ::close(0);  // a launcher started with stdin closed: pipe2 would return 0
+  StatusOr<LauncherGate> gate = LauncherGate::create();
+  const int read_fd = gate.ok() ? gate->read_fd() : -1;
+  ASSERT_EQ(::dup2(saved, 0), 0);
+  ::close(saved);
+  ASSERT_TRUE(gate.ok()) << gate.status().message();
+  EXPECT_GT(read_fd, 2);
+  EXPECT_NE(::fcntl(read_fd, F_GETFD) & FD_CLOEXEC, 0);
 }
 
 TEST(TakeLauncherGate, a_held_gate_never_waited_at_is_closed_when_dropped) {
@@ -218,12 +254,12 @@ TEST(TakeLauncherGate, a_held_gate_never_waited_at_is_closed_when_dropped) {
   EXPECT_FALSE(is_open(fd));
 }
 
-TEST(TakeLauncherGate, removes_a_variable_it_could_not_use) {
+TEST(TakeLauncherGate, a_malformed_variable_is_not_used) {
   ASSERT_EQ(::setenv(kLauncherGateVariable, "not a gate", 1), 0);
   HeldLauncherGate held = take_launcher_gate();
   EXPECT_FALSE(held.held());
   EXPECT_EQ(held.wait().outcome, GateOutcome::kMalformed);
-  EXPECT_EQ(std::getenv(kLauncherGateVariable), nullptr);
+  ::unsetenv(kLauncherGateVariable);
 }
 
 TEST(GateOutcomeName, names_every_outcome) {
