@@ -108,6 +108,14 @@ TEST(FindMetricSet, far_name_lists_the_sets_without_a_guess) {
 
 TEST(FindMetricSet, is_case_sensitive) { EXPECT_FALSE(find_metric_set("Full").ok()); }
 
+TEST(FindMetricSet, a_name_in_capitals_is_told_that_set_names_are_lower_case) {
+  auto found = find_metric_set("FULL");
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(),
+            "unknown metric set 'FULL'; set names are lower case: did you mean 'full'? known sets: single-pass, basic, "
+            "memory, compute, detailed, full");
+}
+
 TEST(SplitMetricCsv, trims_and_skips_empty_items) {
   EXPECT_TRUE(split_metric_csv("").empty());
   EXPECT_TRUE(split_metric_csv(" , ,").empty());
