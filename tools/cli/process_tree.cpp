@@ -2,7 +2,6 @@
 #include "cli/process_tree.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -17,27 +16,10 @@
 #include <thread>
 
 #include "core/ascii.h"
+#include "report/report_file.h"
 
 namespace rangereplay::cli {
 namespace {
-
-// The whole of a small file (a stat line is well under 1 KiB), or nullopt.
-std::optional<std::string> read_small_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string text;
-  char buf[1024];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      if (n < 0) return std::nullopt;
-      return text;
-    }
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-}
 
 std::optional<pid_t> parse_pid(std::string_view text) {
   std::uint64_t value = 0;
@@ -80,8 +62,8 @@ std::map<pid_t, pid_t> read_parent_links(const std::string& proc_root) {
   while (const dirent* entry = ::readdir(dir)) {
     std::optional<pid_t> pid = parse_pid(entry->d_name);
     if (!pid) continue;
-    std::optional<std::string> stat = read_small_file(proc_root + "/" + entry->d_name + "/stat");
-    if (!stat) continue;  // ended meanwhile
+    StatusOr<std::string> stat = report::read_text_file(proc_root + "/" + entry->d_name + "/stat");
+    if (!stat.ok()) continue;  // ended meanwhile
     if (std::optional<pid_t> parent = parent_in_proc_stat(*stat)) parents[*pid] = *parent;
   }
   ::closedir(dir);
