@@ -101,6 +101,13 @@ std::vector<std::string> closest_names_ignoring_case(std::string_view query, std
   return closest<true>(query, candidates, count, max_distance);
 }
 
+std::optional<std::string> lower_case_match(std::string_view query, std::span<const std::string> candidates) {
+  if (std::find(candidates.begin(), candidates.end(), query) != candidates.end()) return std::nullopt;
+  std::string lower = ascii_lower(query);
+  if (std::find(candidates.begin(), candidates.end(), lower) == candidates.end()) return std::nullopt;
+  return lower;
+}
+
 std::size_t plausible_typo_distance(std::size_t length) { return std::max<std::size_t>(3, length / 3); }
 
 }  // namespace rangereplay

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,12 @@ std::vector<std::string> closest_names(std::string_view query, std::span<const s
 std::vector<std::string> closest_names_ignoring_case(std::string_view query, std::span<const std::string> candidates,
                                                      std::size_t count = 3,
                                                      std::size_t max_distance = std::numeric_limits<std::size_t>::max());
+
+/// The lower-case spelling of `query` when `query` is not itself one of
+/// `candidates` but that spelling is ("FULL" -> "full"): a known lower-case
+/// name typed in capitals, to be told so rather than offered near names.
+/// nullopt otherwise. Pure.
+std::optional<std::string> lower_case_match(std::string_view query, std::span<const std::string> candidates);
 
 /// A distance limit that keeps suggestions plausible for a typed name of
 /// `length` bytes: a third of its length, at least 3 (so short names still get

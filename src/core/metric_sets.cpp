@@ -16,7 +16,6 @@
 #include <initializer_list>
 #include <unordered_set>
 
-#include "core/ascii.h"
 #include "core/closest_names.h"
 
 namespace rangereplay {
@@ -519,14 +518,10 @@ StatusOr<const MetricSet*> find_metric_set(std::string_view name) {
   }
   std::string message = "unknown metric set '" + std::string(name) + "'";
   // "FULL": a known name typed in capitals, not a typo.
-  const std::string lower = ascii_lower(name);
-  const auto same_but_case = std::find(names.begin(), names.end(), lower);
-  const auto closest = same_but_case != names.end()
-                           ? std::vector<std::string>{}
-                           : closest_names(name, names, 1, plausible_typo_distance(name.size()));
-  if (same_but_case != names.end()) {
-    message += "; set names are lower case: did you mean '" + lower + "'?";
+  if (const std::optional<std::string> lower = lower_case_match(name, names)) {
+    message += "; set names are lower case: did you mean '" + *lower + "'?";
   } else {
+    const auto closest = closest_names(name, names, 1, plausible_typo_distance(name.size()));
     message += closest.empty() ? ";" : "; did you mean '" + closest.front() + "'?";
   }
   message += " known sets:";

@@ -146,11 +146,8 @@ Status check_set_name(const std::string& name, std::span<const std::string> know
     if (k == name) return ok_status();
   }
   // "FULL": a known name typed in capitals, not a typo to list near others.
-  for (const std::string& k : known_sets) {
-    if (ascii_lower(k) == ascii_lower(name) && k == ascii_lower(k)) {
-      return invalid_argument("unknown set '" + name + "'; set names are lower case: did you mean '" + k + "'?");
-    }
-  }
+  if (const std::optional<std::string> lower = lower_case_match(name, known_sets))
+    return invalid_argument("unknown set '" + name + "'; set names are lower case: did you mean '" + *lower + "'?");
   std::vector<std::string> close =
       closest_names_ignoring_case(name, known_sets, 3, plausible_typo_distance(name.size()));
   std::string listed;

@@ -135,5 +135,20 @@ TEST(ClosestNamesIgnoringCase, upper_case_typing_finds_the_lower_case_name) {
             (std::vector<std::string>{"a_1"}));
 }
 
+TEST(LowerCaseMatch, a_known_name_typed_in_capitals_gives_its_lower_case_spelling) {
+  const std::vector<std::string> sets{"single-pass", "full"};
+  EXPECT_EQ(lower_case_match("FULL", sets), std::optional<std::string>("full"));
+  EXPECT_EQ(lower_case_match("Single-Pass", sets), std::optional<std::string>("single-pass"));
+}
+
+TEST(LowerCaseMatch, a_known_name_an_unknown_name_and_no_candidates_give_nothing) {
+  const std::vector<std::string> sets{"single-pass", "full", "Mixed"};
+  EXPECT_EQ(lower_case_match("full", sets), std::nullopt);   // already known
+  EXPECT_EQ(lower_case_match("Mixed", sets), std::nullopt);  // known as typed
+  EXPECT_EQ(lower_case_match("MIXED", sets), std::nullopt);  // its lower case is not a candidate
+  EXPECT_EQ(lower_case_match("FUL", sets), std::nullopt);
+  EXPECT_EQ(lower_case_match("FULL", {}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rangereplay
