@@ -40,7 +40,8 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
     {DeclineReason::kStreamCaptureActive, "stream_capture_active",
      "a stream was being captured into a CUDA graph during the range, so its work did not execute and cannot be "
      "measured",
-     "put the range around the graph's launch, not around its capture"},
+     "begin and end the range while no stream capture is open: put it around the graph's launch, not around its "
+     "capture"},
     {DeclineReason::kHostFunctionInRange, "host_function_in_range",
      "the range enqueued a host function (cuLaunchHostFunc), which cannot be re-run without repeating its host side "
      "effects",
@@ -73,8 +74,9 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
      "a requested metric is not known on this GPU, so no counter configuration could be built",
      "check the metric names for this chip (ncu --query-metrics lists them)"},
     {DeclineReason::kReplayFailed, "replay_failed",
-     "a driver error occurred during a replay pass; the application's range-exit memory was restored",
-     "rerun with fewer metrics, and report the error in the detail if it repeats"},
+     "a driver error occurred while the tool drained, snapshotted or replayed the range; the application's "
+     "range-exit memory was restored",
+     "the application ran on unchanged; rerun with RANGEREPLAY_DEBUG=1 and report the error in the detail"},
     {DeclineReason::kOverlappingRange, "overlapping_range",
      "the range began while another range was being recorded (for example on another thread); ranges cannot overlap",
      "make the expression match only one of the overlapping ranges, or pick instances with --skip/--range-count"},

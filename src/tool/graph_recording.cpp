@@ -135,10 +135,12 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
     if (!succeeded) return;
     auto [exec, graph] = instantiated(cbid, data->functionParams);
     if (exec == nullptr || graph == nullptr) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    // Driver calls made while holding mutex_ must not reach our own callbacks.
+    // The graph is read before the lock is taken: no driver call is made
+    // while holding it here.
     InToolScope scope;
-    graph_execs_[exec] = summarize_graph(graph, data->functionName);
+    GraphExecInfo info = summarize_graph(graph, data->functionName);
+    ToolLock lock = lock_tool(data->functionName);
+    graph_execs_[exec] = std::move(info);
     return;
   }
 
@@ -153,7 +155,7 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
     if (!update) {
       const auto change = kernel_node_change(cbid, data->functionParams);
       if (!change) return;
-      std::lock_guard<std::mutex> lock(mutex_);
+      ToolLock lock = lock_tool(data->functionName);
       // Driver calls made while holding mutex_ must not reach our own callbacks.
       InToolScope scope;
       follow_kernel_node(exec, change->first, change->second, data->functionName);
@@ -162,14 +164,14 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
     const CUgraph graph = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate
                               ? static_cast<const cuGraphExecUpdate_params*>(data->functionParams)->hGraph
                               : static_cast<const cuGraphExecUpdate_v2_params*>(data->functionParams)->hGraph;
-    std::lock_guard<std::mutex> lock(mutex_);
-    // Driver calls made while holding mutex_ must not reach our own callbacks.
     InToolScope scope;
-    graph_execs_[exec] = summarize_graph(graph, data->functionName);
+    GraphExecInfo info = summarize_graph(graph, data->functionName);
+    ToolLock lock = lock_tool(data->functionName);
+    graph_execs_[exec] = std::move(info);
     return;
   }
 
-  std::lock_guard<std::mutex> lock(mutex_);
+  ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (active_ && active_->profiled && !active_->eligibility.declined()) {

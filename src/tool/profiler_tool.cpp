@@ -71,13 +71,7 @@ void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Callba
   }
 }
 
-// A small number per application thread, for range selection (NVTX stacks
-// are per thread).
-std::uint64_t thread_number() {
-  static std::atomic<std::uint64_t> next{1};
-  thread_local const std::uint64_t number = next.fetch_add(1, std::memory_order_relaxed);
-  return number;
-}
+std::uint64_t thread_number() { return tool_thread_number(); }
 
 // UTF-8 of a wide NVTX string (UTF-32 on Linux); invalid code points become '?'.
 std::string utf8(const wchar_t* w) {
@@ -155,6 +149,12 @@ thread_local std::optional<std::uint64_t> t_window_end_launch;
 thread_local std::int64_t t_launch_index = -1;
 
 }  // namespace
+
+std::uint64_t tool_thread_number() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t number = next.fetch_add(1, std::memory_order_relaxed);
+  return number;
+}
 
 bool in_tool() { return t_in_tool; }
 std::int64_t current_launch_index() { return t_launch_index; }
@@ -251,7 +251,7 @@ Status ProfilerTool::configure_and_subscribe() {
 
 void ProfilerTool::finish() {
   if (finished_.exchange(true) || !enabled_) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (active_) {
@@ -314,7 +314,7 @@ void ProfilerTool::record_overlapping_range(const range::RangeEvent& event) {
 
 void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   if (!trigger_.listens_to_nvtx()) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  ToolLock lock = lock_tool("NVTX");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   on_nvtx_locked(cbid, data);
@@ -448,7 +448,7 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
     if (!t_window_end_launch) return;
     const std::uint64_t index = *t_window_end_launch;
     t_window_end_launch.reset();
-    std::lock_guard<std::mutex> lock(mutex_);
+    ToolLock lock = lock_tool(data->functionName);
     // Driver calls made while holding mutex_ must not reach our own callbacks.
     InToolScope scope;
     // The window's last launch has been submitted: the range may end.
@@ -456,9 +456,16 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
     return;
   }
   if (data->callbackSite != CUPTI_API_ENTER) return;
+  if (captures_.open_captures() > 0 && captures_.is_capturing(launch_stream_key(cbid, data))) {
+    // Captured into a graph: it does not execute now, so it is no kernel
+    // launch of the process (a kernel window does not count it) and no work
+    // of a range (a range open now was declined when the capture began).
+    t_launch_index = -1;
+    return;
+  }
   t_launch_index = static_cast<std::int64_t>(kernel_launches_.fetch_add(1, std::memory_order_relaxed));
   if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed)) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (trigger_.counts_launches()) {
@@ -495,6 +502,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     on_launch_site(cbid, data);
     return;
   }
+  if (on_capture_api(cbid, data)) return;
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
@@ -525,7 +533,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         // inventory changes under the same lock as the range check, so a
         // range cannot begin between them (a snapshot of a region being
         // freed, or missing one being allocated).
-        std::lock_guard<std::mutex> lock(mutex_);
+        ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
         if (active_ && (data->callbackSite == CUPTI_API_ENTER || !is_free(cbid)))
@@ -561,7 +569,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
       if (data->callbackSite == CUPTI_API_EXIT && trigger_.listens_to_profiler_api()) {
-        std::lock_guard<std::mutex> lock(mutex_);
+        ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
         if (auto event = trigger_.on_profiler_start(thread_number())) on_range_event(*event, data->context);
@@ -569,7 +577,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStop:
       if (data->callbackSite == CUPTI_API_ENTER && trigger_.listens_to_profiler_api()) {
-        std::lock_guard<std::mutex> lock(mutex_);
+        ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
         if (auto event = trigger_.on_profiler_stop(thread_number())) on_range_event(*event, data->context);
@@ -579,7 +587,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       break;
   }
   if (data->callbackSite != CUPTI_API_ENTER || !range_open_.load(std::memory_order_relaxed)) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (!active_ || !active_->profiled) return;
@@ -638,14 +646,6 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
       decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " inside the range");
       return;
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
-      decline(*active_, DeclineReason::kStreamCaptureActive, std::string(data->functionName) + " inside the range");
-      return;
     default:
       record_memory_op(cbid, data);
       break;
@@ -672,7 +672,7 @@ void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  ToolLock lock = lock_tool("module load/unload");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {

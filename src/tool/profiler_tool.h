@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/allocation_inventory.h"
+#include "core/capture_state.h"
 #include "core/cubin_symbols.h"
 #include "core/decline_reason.h"
 #include "core/graph_nodes.h"
@@ -41,11 +42,16 @@
 #include "report/report_model.h"
 #include "tool/metric_evaluator.h"
 #include "tool/range_trigger.h"
+#include "tool/tool_mutex.h"
 
 namespace rangereplay::tool {
 
 /// RANGEREPLAY_DEBUG is set: the tool traces where its time goes on stderr.
 inline bool debug_enabled() { return std::getenv("RANGEREPLAY_DEBUG") != nullptr; }
+
+/// A small number for the calling application thread (1, 2, ... in the order
+/// threads first reach the tool): range selection, capture modes, debug lines.
+std::uint64_t tool_thread_number();
 
 /// Milliseconds from `start` to now (steady clock).
 inline double ms_since(std::chrono::steady_clock::time_point start) {
@@ -126,6 +132,9 @@ class ProfilerTool {
     // Device memory of other devices at range entry, sorted: out of the
     // snapshot; a kernel passed a pointer into it declines multiple_devices.
     std::vector<MemoryRange> other_device_memory;
+    // Its counters were stopped early (close_range_counters): a capture began
+    // inside it.
+    bool counters_closed = false;
     // Modules without variables loaded inside the range (lazy loading).
     std::uint32_t modules_loaded = 0;
     report::RangeRecord record;
@@ -183,6 +192,29 @@ class ProfilerTool {
   /// and prints the decline unless --quiet.
   void record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail);
 
+  // Stream capture (capture_tracking.cpp). on_capture_api updates captures_
+  // from a capture begin/end, a thread's mode exchange, an event record, a
+  // stream wait or a stream's destruction (no tool lock taken); it returns
+  // true for the capture calls themselves, which need nothing else.
+  bool on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // The capture key of a kernel launch's stream (stream_key), 0 for others.
+  static std::uint64_t launch_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // A capture begin call is about to run while a range is open: the range
+  // is declined (its work from now on would not execute) and, before the
+  // capture exists, its counters are stopped (takes mutex_).
+  void capture_begins_in_range(const char* call);
+  // Stops the counters a declined range left running (its pass 0, or its
+  // counter range of the standing pass), so that its end needs no CUPTI or
+  // synchronizing call. Caller holds mutex_ and InToolScope.
+  void close_range_counters(ActiveRange& range);
+  // At a range's begin with no capture open: stops counters and frees GPU
+  // buffers that ranges ending during a capture left (counters_left_running_,
+  // parked_). Caller holds mutex_ and InToolScope.
+  void release_left_over_state();
+  // A range ended while a capture was open and its counters could not be
+  // stopped then (mutex_).
+  bool counters_left_running_ = false;
+
   // Recording (recording.cpp).
   void record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
@@ -218,10 +250,20 @@ class ProfilerTool {
 
   ProfileConfig config_;
   bool enabled_ = false;
+  // Stream captures open in the process (its own leaf lock).
+  CaptureState captures_;
   AllocationInventory inventory_;
-  std::mutex mutex_;
+  // The tool's lock (tool_mutex.h); lock_tool takes it for the calling
+  // thread in API `call`. Lock order: mutex_, then the inventory's lock,
+  // then captures_' (docs/architecture.md, "Locks").
+  ToolMutex mutex_;
+  ToolLock lock_tool(const char* call) { return ToolLock(mutex_, tool_thread_number(), call, debug_enabled_); }
+  const bool debug_enabled_ = debug_enabled();
   RangeTrigger trigger_;
   std::unique_ptr<ActiveRange> active_;
+  // Declined ranges whose snapshot or digest plan could not be freed when
+  // they ended (a capture was open: freeing is a call it forbids).
+  std::vector<std::unique_ptr<ActiveRange>> parked_;
   // Whether active_ is set; read without mutex_ to keep calls outside ranges cheap.
   std::atomic<bool> range_open_{false};
   // Kernel launches of the process so far (every thread; the tool's own

@@ -93,14 +93,19 @@ Status ProfilerTool::ensure_counters(CUcontext ctx) {
   debug("configuring counters%s (%ld metrics)", "", static_cast<long>(config_.metrics.size()));
   CUdevice device = 0;
   RR_CU(cuCtxGetDevice(&device));
+  mutex_.set_stage("configuring counters: chip name");
   RR_ASSIGN_OR_RETURN(std::string chip, cupti::chip_name_of_device(static_cast<int>(device)));
   debug("chip %s", chip);
+  mutex_.set_stage("configuring counters: range profiler enable");
   RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
+  mutex_.set_stage("configuring counters: counter availability");
   RR_ASSIGN_OR_RETURN(auto availability, cupti::counter_availability_image(ctx));
   debug("range profiler enabled%s", "");
+  mutex_.set_stage("configuring counters: config image");
   RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
   debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
   const auto mode = configured_counter_mode();
+  mutex_.set_stage("configuring counters: counter data image");
   RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, 1, mode));
   debug("counter data image configured%s (%ld bytes)", "", static_cast<long>(session->counter_data_bytes()));
   RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
@@ -142,6 +147,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // decided by the trigger's RangeSelector: every kBegin is profiled.
   const std::string& name = event.name;
   // No range is profiled before the launcher's checks pass.
+  mutex_.set_stage("range begin: waiting at the launcher gate");
   pass_gate();
   debug("begin range '%s' (match %ld)", name, static_cast<long>(event.match_index));
 
@@ -156,7 +162,13 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   range->record.index = range->index;
   range->record.name = name;
 
-  if (session_ && session_->context() != ctx) {
+  if (captures_.open_captures() > 0) {
+    // The drain, the snapshot and the counter set-up would each make a call
+    // that an open capture forbids, and invalidate the application's graph.
+    // The range runs as the application's own, untouched.
+    decline(*range, DeclineReason::kStreamCaptureActive,
+            captures_.describe_open() + " when the range began; the tool made no call that could invalidate it");
+  } else if (session_ && session_->context() != ctx) {
     // Only this range: later ranges in the profiled context still run.
     decline(*range, DeclineReason::kMultipleContexts,
             "range in a second context; only the first profiled context is supported");
@@ -177,10 +189,12 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
     active_ = std::move(range);
     return;
   }
+  release_left_over_state();
 
   // Drain the application's earlier work so the snapshot sees settled memory.
   const auto begin_start = Clock::now();
   auto sync_start = begin_start;
+  mutex_.set_stage("range begin: draining the context (cuCtxSynchronize)");
   if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok()) {
     decline(*range, DeclineReason::kReplayFailed, s.message());
     active_ = std::move(range);
@@ -190,6 +204,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   debug("drained%s", "");
 
   if (pass_count_ > 1) {
+    mutex_.set_stage("range begin: capturing the entry snapshot");
     auto capture_start = Clock::now();
     std::vector<MemoryRange> regions;
     {
@@ -248,6 +263,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // pass 0 counts, with the image sized from the last range of this name.
   range->counting_pass0 = !(pass_count_ > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
   Status s = ok_status();
+  mutex_.set_stage("range begin: starting pass 0");
   if (range->counting_pass0 && standing_pass_eligible()) {
     auto c = Clock::now();
     s = push_standing_range(*range);
@@ -272,6 +288,43 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   active_ = std::move(range);
 }
 
+void ProfilerTool::capture_begins_in_range(const char* call) {
+  ToolLock lock = lock_tool(call);
+  InToolScope scope;
+  if (!active_ || !active_->profiled || active_->counters_closed) return;
+  decline(*active_, DeclineReason::kStreamCaptureActive,
+          std::string(call) + " inside the range: captured work does not execute");
+  close_range_counters(*active_);
+}
+
+void ProfilerTool::close_range_counters(ActiveRange& range) {
+  // The capture has not begun yet: these calls are still allowed.
+  range.counters_closed = true;
+  debug("counters of declined range '%s' closed before a stream capture", range.name);
+  if (range.standing_counter_range) {
+    session_->pop_range().ignore();
+    range.standing_counter_range.reset();
+  } else if (session_ && session_->in_pass()) {
+    session_->end_pass().status().ignore();
+  }
+  range.program.ops.clear();
+  range.restore_plan.reset();
+  range.snapshot.reset();
+}
+
+void ProfilerTool::release_left_over_state() {
+  // Called when a range begins with no capture open.
+  if (counters_left_running_) {
+    counters_left_running_ = false;
+    if (standing_open_) {
+      flush_standing_pass("a range ended while a stream capture was open");
+    } else if (session_ && session_->in_pass()) {
+      session_->end_pass().status().ignore();
+    }
+  }
+  parked_.clear();
+}
+
 void ProfilerTool::end_range() {
   if (!active_) return;
   InToolScope guard;
@@ -280,9 +333,31 @@ void ProfilerTool::end_range() {
   range->window_start = Clock::now();
   auto& t = range->record.timings;
 
+  if (!range->profiled || range->counters_closed || captures_.open_captures() > 0) {
+    // Nothing of the tool's runs on the GPU for this range: it was declined
+    // when it began (nothing was recorded or started), or a capture began
+    // inside it (its counters were closed then) or is open now (a drain would
+    // invalidate it). Its end makes no CUDA or CUPTI call.
+    if (range->profiled && !range->counters_closed) {
+      decline(*range, DeclineReason::kStreamCaptureActive,
+              captures_.describe_open() + " when the range ended; the tool made no call that could invalidate it");
+      // Its counters and GPU buffers stay as they are until no capture is
+      // open: the next range's begin stops and frees them.
+      counters_left_running_ = true;
+    }
+    range->eligibility.finish();
+    range->record.passes = 1;
+    report_decline(*range);
+    t.window_ms = ms_since(range->window_start);
+    report_.ranges.push_back(std::move(range->record));
+    if (range->snapshot || range->restore_plan) parked_.push_back(std::move(range));
+    return;
+  }
   auto sync_start = Clock::now();
+  mutex_.set_stage("range end: draining the context (cuCtxSynchronize)");
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   t.sync_ms += ms_since(sync_start);
+  mutex_.set_stage("range end: stopping pass 0");
   bool all_submitted = false;
   const std::size_t kernel_count = range->program.kernels().size();
   if (range->profiled && range->standing_counter_range) {
@@ -336,6 +411,7 @@ void ProfilerTool::end_range() {
   range->eligibility.finish();  // no kernel in range
 
   range->record.passes = 1;
+  mutex_.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
     if (Status w = replay_window(*range); !w.ok()) decline(*range, DeclineReason::kReplayFailed, w.message());
   }
@@ -348,6 +424,7 @@ void ProfilerTool::end_range() {
     // Back to the configured mode for the next range.
     session_->set_mode(configured_counter_mode()).ignore();
   }
+  mutex_.set_stage("range end: report");
   report_decline(*range);
   if (range->program.skipped_device_to_host)
     range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
@@ -399,6 +476,7 @@ Status ProfilerTool::push_standing_range(ActiveRange& range) {
 void ProfilerTool::flush_standing_pass(const char* why) {
   if (!standing_open_) return;
   standing_open_ = false;
+  mutex_.set_stage("flushing the standing pass");
   auto start = Clock::now();
   std::vector<std::vector<double>> values;
   Status s = session_->end_pass().status();
