@@ -67,9 +67,14 @@ LayoutCache& layout_cache() {
 
 StatusOr<KernelParamLayout> kernel_param_layout(CUfunction f) {
   LayoutCache& cache = layout_cache();
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  if (auto it = cache.layouts.find(f); it != cache.layouts.end()) return it->second;
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (auto it = cache.layouts.find(f); it != cache.layouts.end()) return it->second;
+  }
+  // Read without the lock: forget_kernel_param_layouts runs in the driver's
+  // module-unload callback, with driver locks held that this read may need.
   RR_ASSIGN_OR_RETURN(KernelParamLayout layout, read_param_layout(f));
+  std::lock_guard<std::mutex> lock(cache.mutex);
   cache.layouts.emplace(f, layout);
   return layout;
 }

@@ -258,12 +258,12 @@ void ProfilerTool::record_graph_launch(const CUpti_CallbackData* data) {
   }
   if (info.kernels) {
     for (const KernelLaunchOp& k : *info.kernels) {
-      auto globals = kernels_with_globals_.find(k.name);
-      if (globals == kernels_with_globals_.end()) continue;
-      if (Status g = track_module_globals_of(reinterpret_cast<CUfunction>(k.function), *globals->second); !g.ok()) {
+      auto globals = modules_.globals_of(k.name);
+      if (!globals) continue;
+      if (Status g = track_module_globals_of(reinterpret_cast<CUfunction>(k.function), *globals); !g.ok()) {
         decline(*active_, DeclineReason::kModuleGlobalsInRange,
                 "graph kernel " + report::demangle(k.name) + " is in a module with __device__ variables (" +
-                    globals->second->names + ") that could not be snapshotted: " + g.message());
+                    globals->names + ") that could not be snapshotted: " + g.message());
         return;
       }
     }

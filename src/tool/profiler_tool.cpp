@@ -621,11 +621,11 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
       if (data->symbolName != nullptr) {
-        if (auto it = kernels_with_globals_.find(data->symbolName); it != kernels_with_globals_.end()) {
-          if (Status g = track_module_globals(cbid, data, *it->second); !g.ok())
+        if (auto globals = modules_.globals_of(data->symbolName)) {
+          if (Status g = track_module_globals(cbid, data, *globals); !g.ok())
             decline(*active_, DeclineReason::kModuleGlobalsInRange,
                     "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
-                        it->second->names + ") that could not be snapshotted: " + g.message());
+                        globals->names + ") that could not be snapshotted: " + g.message());
         }
       }
       record_launch(cbid, data);
@@ -672,34 +672,18 @@ void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
-  ToolLock lock = lock_tool("module load/unload");
-  // Driver calls made while holding mutex_ must not reach our own callbacks.
-  InToolScope scope;
+  // The driver holds its own locks during these callbacks: no tool lock is
+  // waited for here (core/module_registry.h), only the registry's leaf lock.
+  const bool in_range = module_window_.load(std::memory_order_acquire);
   if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
     // Its functions' handles may come back for other functions.
     forget_kernel_param_layouts();
-    if (active_ && active_->profiled)
-      decline(*active_, DeclineReason::kModuleUnloadInRange, "a module was unloaded inside the range");
+    modules_.unloading(in_range);
     return;
   }
-  const StatusOr<CubinSymbols> symbols = module_symbols(data);
-  if (symbols.ok()) note_module_globals(*symbols);
-  if (!active_ || !active_->profiled) return;
   // Lazy loading loads a module at its first launch, often inside the range:
   // harmless unless the module has variables whose entry state is unknown.
-  if (std::optional<std::string> why = module_load_decline(symbols)) {
-    decline(*active_, DeclineReason::kModuleLoadInRange, std::move(*why));
-    return;
-  }
-  ++active_->modules_loaded;  // reported in a note when the range ends
-}
-
-void ProfilerTool::note_module_globals(const CubinSymbols& symbols) {
-  if (symbols.writable_globals.empty()) return;
-  auto module_globals = std::make_shared<ModuleGlobals>();
-  module_globals->globals = symbols.writable_globals;
-  module_globals->names = global_names(symbols.writable_globals);
-  for (const std::string& k : symbols.kernels) kernels_with_globals_[k] = module_globals;
+  modules_.loaded(module_symbols(data), in_range);
 }
 
 }  // namespace rangereplay::tool

@@ -32,6 +32,7 @@
 #include "core/decline_reason.h"
 #include "core/graph_nodes.h"
 #include "core/launcher_gate.h"
+#include "core/module_registry.h"
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
 #include "core/recorded_program.h"
@@ -269,15 +270,16 @@ class ProfilerTool {
   // Kernel launches of the process so far (every thread; the tool's own
   // replays are not counted): KernelLaunchOp::launch_index.
   std::atomic<std::uint64_t> kernel_launches_{0};
-  // Kernels (mangled names) of loaded modules that have writable __device__
-  // variables, with those variables' names; the snapshot does not cover them.
-  struct ModuleGlobals {
-    std::vector<CubinGlobal> globals;  // writable __device__ variables
-    std::string names;                 // for decline details
-  };
-  std::unordered_map<std::string, std::shared_ptr<const ModuleGlobals>> kernels_with_globals_;
-  // Adds a module's kernels to kernels_with_globals_ when it has writable variables.
-  void note_module_globals(const CubinSymbols& symbols);
+  // Loaded modules' writable __device__ variables and the module loads and
+  // unloads of the open range (core/module_registry.h: filled by resource
+  // callbacks, which must not wait for mutex_).
+  ModuleRegistry modules_;
+  // Set from a range's begin to its end (mutex_ held to change it): module
+  // callbacks read it to tell loads inside the range.
+  std::atomic<bool> module_window_{false};
+  // Applies the module events of the range's time to it (declines, the
+  // modules_loaded note). Caller holds mutex_.
+  void apply_module_events(ActiveRange& range);
   // Adds the launched kernel's module variables to the range's snapshot
   // (module_globals.cpp); an error means the range must decline.
   Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);

@@ -150,6 +150,9 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   mutex_.set_stage("range begin: waiting at the launcher gate");
   pass_gate();
   debug("begin range '%s' (match %ld)", name, static_cast<long>(event.match_index));
+  // Module loads from now until the range ends are its own.
+  modules_.take_range_events();
+  module_window_.store(true, std::memory_order_release);
 
   InToolScope guard;
   auto range = std::make_unique<ActiveRange>();
@@ -325,10 +328,27 @@ void ProfilerTool::release_left_over_state() {
   parked_.clear();
 }
 
+void ProfilerTool::apply_module_events(ActiveRange& range) {
+  for (ModuleEvent& e : modules_.take_range_events()) {
+    if (!range.profiled) continue;
+    switch (e.kind) {
+      case ModuleEvent::Kind::kLoaded: ++range.modules_loaded; break;
+      case ModuleEvent::Kind::kLoadDeclines:
+        decline(range, DeclineReason::kModuleLoadInRange, std::move(e.detail));
+        break;
+      case ModuleEvent::Kind::kUnloaded:
+        decline(range, DeclineReason::kModuleUnloadInRange, std::move(e.detail));
+        break;
+    }
+  }
+}
+
 void ProfilerTool::end_range() {
   if (!active_) return;
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
+  module_window_.store(false, std::memory_order_release);
+  apply_module_events(*range);
   debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
   auto& t = range->record.timings;
