@@ -2,9 +2,13 @@
 import json
 import os
 import re
+import signal
 import subprocess
 
 TIMEOUT_S = 120
+# How long the output of a killed command is still read (a process outside its
+# process group may keep the pipes open).
+_DRAIN_S = 10
 
 
 def checksums(text):
@@ -12,16 +16,90 @@ def checksums(text):
     return [line for line in text.splitlines() if line.startswith("checksum ")]
 
 
+def last_stage(err):
+    """The last progress or debug line of the tool in `err` (`rangereplay: range 1 'x': pass 2/9`,
+    `rangereplay[debug] ...`), or a sentence saying there is none."""
+    lines = [line.strip() for line in (err or "").splitlines() if line.startswith("rangereplay")]
+    return lines[-1] if lines else "no rangereplay line on stderr"
+
+
+def _text(data):
+    if isinstance(data, bytes):
+        return data.decode(errors="replace")
+    return data or ""
+
+
+def _descendants(pid):
+    """Process ids whose parent chain leads to `pid`, read from /proc (empty where it cannot be read)."""
+    children = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 1 and fields[1].isdigit():
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(p):
+    """SIGKILLs the process group of `p` (started with start_new_session) and any descendant that left it."""
+    escaped = _descendants(p.pid)
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pid in escaped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def run(cmd, timeout=TIMEOUT_S, env=None):
     """(returncode, stdout, stderr); returncode None on timeout. `env`: the
-    child's whole environment (None: this process's)."""
+    child's whole environment (None: this process's).
+
+    The command runs in a session (and process group) of its own. When it runs
+    past `timeout` seconds, the whole group (the launcher, the application and
+    whatever they started) is killed, and stderr gets a last line
+    `(timed out after N s; last stage: <line>)` naming the last progress line of
+    the tool (last_stage), which tells where it hung."""
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env, start_new_session=True)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        return None, out, err + f"\n(timed out after {timeout} s)"
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        kill_tree(p)
+        try:
+            out, err = p.communicate(timeout=_DRAIN_S)
+        except subprocess.TimeoutExpired as e:
+            out, err = _text(e.stdout), _text(e.stderr)
+            for pipe in (p.stdout, p.stderr):
+                pipe.close()
+            p.wait()
+        out, err = _text(out), _text(err)
+        return None, out, err + f"\n(timed out after {timeout} s; last stage: {last_stage(err)})"
+    except BaseException:
+        # Interrupted (Ctrl-C reaches this process only: the command has its own session).
+        kill_tree(p)
+        p.wait()
+        raise
 
 
 def tail(text, n=400):
