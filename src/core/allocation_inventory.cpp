@@ -111,6 +111,17 @@ std::uint64_t AllocationInventory::unmap(MemoryRange span) {
   return removed;
 }
 
+bool AllocationInventory::set_host_attached(DevicePtr p, bool host) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  auto it = by_start_.upper_bound(p.address());
+  if (it == by_start_.begin()) return false;
+  --it;
+  Allocation& a = it->second;
+  if (a.kind != AllocationKind::kManaged || !a.range.contains(p)) return false;
+  a.host_attached = host;
+  return true;
+}
+
 std::uint64_t AllocationInventory::set_access(MemoryRange span, int device, bool writable) {
   std::lock_guard<std::mutex> guard(mutex_);
   if (span.empty()) return 0;

@@ -68,6 +68,10 @@ struct Allocation {
   // classic APIs are writable wherever they are accessible: kAllDevices.
   // kVirtual spans start at kNoDevices and gain bits through cuMemSetAccess.
   std::uint64_t writable_devices = kAllDevices;
+  // kManaged: attached to the host (allocated with CU_MEM_ATTACH_HOST, or
+  // last attached with cuStreamAttachMemAsync(..., CU_MEM_ATTACH_HOST)), so
+  // host threads may be writing it at any time; false for other kinds.
+  bool host_attached = false;
 
   /// Whether kernels on device ordinal `device` may write it, so a range on
   /// that device must snapshot it (and the snapshot can read and restore it).
@@ -100,6 +104,10 @@ class AllocationInventory {
   /// Adjacent kVirtual spans of the same origin and access coalesce into one.
   /// Returns the virtual bytes whose access was set.
   std::uint64_t set_access(MemoryRange span, int device, bool writable);
+  /// cuStreamAttachMemAsync: the kManaged allocation containing `p` is now
+  /// attached to the host (`host` true) or to a stream or every stream.
+  /// Returns false when no managed allocation contains `p`.
+  bool set_host_attached(DevicePtr p, bool host);
   /// The allocation containing `p`, if any.
   std::optional<Allocation> find_containing(DevicePtr p) const;
   /// All allocations, sorted by start address.

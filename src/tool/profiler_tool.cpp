@@ -567,6 +567,17 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       // Executable-graph lifecycle, tracked in and out of ranges (graph_recording.cpp).
       on_graph_exec_api(cbid, data);
       return;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync_ptsz:
+      // Managed memory attached to the host is memory host threads use: a
+      // range captures it only when one of its kernels is passed it (the
+      // inventory's own lock; no tool lock is waited for).
+      if (data->callbackSite == CUPTI_API_EXIT && data->functionReturnValue != nullptr &&
+          *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS) {
+        const auto* p = static_cast<const cuStreamAttachMemAsync_params*>(data->functionParams);
+        inventory_.set_host_attached(DevicePtr(p->dptr), p->flags == CU_MEM_ATTACH_HOST);
+      }
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
       if (data->callbackSite == CUPTI_API_EXIT && trigger_.listens_to_profiler_api()) {
         ToolLock lock = lock_tool(data->functionName);

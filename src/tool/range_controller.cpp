@@ -221,8 +221,10 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
             range->other_device_memory.push_back(a.range);
           continue;
         }
-        // Pinned host memory: captured at its first use by a kernel instead.
-        if (a.kind == AllocationKind::kMappedHost) {
+        // Pinned host memory, and managed memory attached to the host: host
+        // threads may write it while the replay window runs, so it is
+        // captured at its first use by a kernel instead (host_regions.cpp).
+        if (a.kind == AllocationKind::kMappedHost || (a.kind == AllocationKind::kManaged && a.host_attached)) {
           range->host_mapped.push_back(a.range);
           continue;
         }

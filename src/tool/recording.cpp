@@ -353,7 +353,9 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
       if (enter) return;
       const auto* p = static_cast<const cuMemAllocManaged_params*>(data->functionParams);
       if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS) return;
-      inventory_.add({MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kManaged, "cuMemAllocManaged", 0});
+      Allocation a{MemoryRange(DevicePtr(*p->dptr), p->bytesize), AllocationKind::kManaged, "cuMemAllocManaged", 0};
+      a.host_attached = (p->flags & CU_MEM_ATTACH_HOST) != 0;
+      inventory_.add(std::move(a));
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:

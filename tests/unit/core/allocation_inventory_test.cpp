@@ -26,6 +26,20 @@ TEST(AllocationInventory, regions_come_back_sorted_with_serials_in_allocation_or
   EXPECT_EQ(inv.footprint_bytes(), 48u);
 }
 
+TEST(AllocationInventory, managed_memory_attaches_to_the_host_and_back) {
+  AllocationInventory inv;
+  inv.add({MemoryRange(DevicePtr(0x1000), 0x100), AllocationKind::kManaged, "cuMemAllocManaged", 0});
+  inv.add(dev(0x2000, 0x100));
+  EXPECT_TRUE(inv.set_host_attached(DevicePtr(0x1080), true));  // any address inside it
+  EXPECT_TRUE(inv.find_containing(DevicePtr(0x1000))->host_attached);
+  EXPECT_FALSE(inv.set_host_attached(DevicePtr(0x2000), true));  // not managed
+  EXPECT_FALSE(inv.find_containing(DevicePtr(0x2000))->host_attached);
+  EXPECT_FALSE(inv.set_host_attached(DevicePtr(0x1100), true));  // past its end
+  EXPECT_FALSE(inv.set_host_attached(DevicePtr(0x800), true));   // before every allocation
+  EXPECT_TRUE(inv.set_host_attached(DevicePtr(0x1000), false));  // to a stream again
+  EXPECT_FALSE(inv.regions()[0].host_attached);
+}
+
 TEST(AllocationInventory, remove_forgets_only_the_named_start) {
   AllocationInventory inv;
   inv.add(dev(0x1000, 32));
