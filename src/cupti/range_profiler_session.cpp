@@ -126,9 +126,19 @@ Status RangeProfilerSession::begin_range() {
 }
 
 Status RangeProfilerSession::push(const std::string& range_name) {
+  // The name only labels the counter range (values are read by position):
+  // letters, digits, '_', '#' and '.' are kept, anything else becomes '_'
+  // (a kernel window's name, "kernels 6:9", was refused with
+  // CUPTI_ERROR_INVALID_PARAMETER on the H200).
+  std::string name = range_name.empty() ? std::string("range") : range_name;
+  for (char& c : name) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                       c == '#' || c == '.';
+    if (!plain) c = '_';
+  }
   CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
   push.pRangeProfilerObject = object_;
-  push.pRangeName = range_name.c_str();
+  push.pRangeName = name.c_str();
   RR_CUPTI(cuptiRangeProfilerPushRange(&push));
   return ok_status();
 }
