@@ -2,11 +2,13 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile corpus
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
 # .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
-# (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups).
-# Without stages, every stage runs. Requires .deps/debs (scripts/gpu-deps.sh download).
+# (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups),
+# CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3).
+# Without stages, the default list runs (build test examples bench compare; workloads, profile and corpus only when
+# named). Requires .deps/debs (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=${1:?usage: scripts/gpu-check.sh <log-dir> [stage...]}
@@ -84,6 +86,17 @@ if has examples && [[ -x scripts/run-examples.sh ]]; then
   scripts/run-examples.sh $build >"$logs/examples.log" 2>&1
   row "examples twice" "$(tail -1 "$logs/examples.log")"
 fi
+if has corpus; then
+  # cuda-samples programs plain and under the tool (tests/corpus): built here
+  # by `run_corpus.py prepare` into .corpus and carried over. --budget keeps
+  # the call inside its timeout (programs left are reported as skipped).
+  timeout 480 python3 tests/corpus/run_corpus.py run --build $build --corpus .corpus --logs "$logs/corpus" \
+    --timeout 30 --budget 420 --repeat-hang-test "${CORPUS_HANG_REPEAT:-3}" ${CORPUS_ARGS:-} >"$logs/corpus.log" 2>&1
+  rc=$?
+  unchanged=$(grep -c ' yes ' "$logs/corpus/corpus.txt" 2>/dev/null)
+  row "corpus (cuda-samples)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') (${unchanged:-0} programs unchanged)"
+  [[ -f "$logs/corpus/corpus.txt" ]] || tail -3 "$logs/corpus.log"
+fi
 if has profile; then
   timeout 300 $build/tools/cli/rangereplay profile --nvtx-include step/ --set full --output "$logs/profile-stream.json" \
     -- $build/examples/stream >"$logs/profile-stream.txt" 2>&1
@@ -94,4 +107,5 @@ echo; echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
 [[ -f "$logs/profile_vs_ncu.txt" ]] && { echo "--- profile_vs_ncu"; cat "$logs/profile_vs_ncu.txt"; }
 [[ -f "$logs/workloads.txt" ]] && { echo "--- workloads"; tail -15 "$logs/workloads.txt"; }
+[[ -f "$logs/corpus/corpus.txt" ]] && { echo "--- corpus"; tail -45 "$logs/corpus/corpus.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
