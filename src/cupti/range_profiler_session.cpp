@@ -105,7 +105,22 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
   return ok_status();
 }
 
+Status RangeProfilerSession::reenable() {
+  CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  off.pRangeProfilerObject = object_;
+  RR_CUPTI(cuptiRangeProfilerDisable(&off));
+  object_ = nullptr;
+  CUpti_RangeProfiler_Enable_Params on{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  on.ctx = ctx_;
+  RR_CUPTI(cuptiRangeProfilerEnable(&on));
+  object_ = on.pRangeProfilerObject;
+  // The counter data image belongs to the object that initialized it.
+  return size_image(std::max<std::size_t>(max_ranges_, 1));
+}
+
 Status RangeProfilerSession::begin_range() {
+  const CUpti_ProfilerRange range = mode_ == Mode::kPerKernel ? CUPTI_AutoRange : CUPTI_UserRange;
+  if (configured_range_ && *configured_range_ != range) RR_RETURN_IF_ERROR(reenable());
   counter_data_ = counter_data_blank_;
   CUpti_RangeProfiler_SetConfig_Params p{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   p.pRangeProfilerObject = object_;
@@ -113,7 +128,7 @@ Status RangeProfilerSession::begin_range() {
   p.pConfig = config_image_.data();
   p.counterDataImageSize = counter_data_.size();
   p.pCounterDataImage = counter_data_.data();
-  p.range = mode_ == Mode::kPerKernel ? CUPTI_AutoRange : CUPTI_UserRange;
+  p.range = range;
   p.replayMode = CUPTI_UserReplay;
   p.maxRangesPerPass = max_ranges_;
   p.numNestingLevels = 1;
@@ -121,6 +136,7 @@ Status RangeProfilerSession::begin_range() {
   p.passIndex = 0;
   p.targetNestingLevel = 1;
   RR_CUPTI(cuptiRangeProfilerSetConfig(&p));
+  configured_range_ = range;
   pass_index_ = 0;
   return ok_status();
 }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "core/status.h"
@@ -106,6 +107,12 @@ class RangeProfilerSession {
   Mode mode_ = Mode::kPerKernel;
   std::size_t pass_index_ = 0;
   bool in_pass_ = false;
+  // The range type of the object's last cuptiRangeProfilerSetConfig: after
+  // auto ranges, the same object refused a user range (push failed with
+  // CUPTI_ERROR_INVALID_PARAMETER, H200), so begin_range makes a new object
+  // when the type changes (re-enable).
+  std::optional<CUpti_ProfilerRange> configured_range_;
+  Status reenable();
 };
 
 }  // namespace rangereplay::cupti
