@@ -94,8 +94,6 @@ StatusOr<CubinSymbols> read_cubin_symbols(std::span<const std::uint8_t> image) {
       if (type != kSttObject && type != kSttFunc) continue;
       std::string_view name, in_section;
       if (!r.string_at(strings.offset, strings.size, name_index, &name)) return malformed("symbol name out of bounds");
-      // Device printf: calls resolve to an undefined function vprintf.
-      if (type == kSttFunc && section_index == 0 && name == "vprintf") result.calls_printf = true;
       if (!section_name(section_index, &in_section)) continue;  // undefined or special section
       if (type == kSttFunc && in_section.starts_with(".text.")) {
         result.kernels.emplace_back(name);

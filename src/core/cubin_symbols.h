@@ -7,8 +7,7 @@
 //
 // Writable globals are STT_OBJECT symbols of non-zero size in the sections
 // `.nv.global` (zero-initialised) and `.nv.global.init`; kernels are STT_FUNC
-// symbols in `.text.<name>` sections; device printf is an undefined STT_FUNC
-// symbol `vprintf` (what nvcc emits for printf). Source: the ELF64 specification and the
+// symbols in `.text.<name>` sections. Source: the ELF64 specification and the
 // section names nvcc emits (cuobjdump -elf). Pure function; thread-safe.
 #pragma once
 
@@ -29,9 +28,6 @@ struct CubinGlobal {
 struct CubinSymbols {
   std::vector<std::string> kernels;          // mangled names, in symbol-table order
   std::vector<CubinGlobal> writable_globals; // in symbol-table order
-  // The module calls device printf (an undefined STT_FUNC symbol `vprintf`):
-  // its kernels may print, and a replay would print again.
-  bool calls_printf = false;
 };
 
 /// Errors: kInvalidArgument when `image` is not a well-formed little-endian

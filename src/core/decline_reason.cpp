@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 23> kReasons = {{
+constexpr std::array<ReasonInfo, 22> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -94,10 +94,6 @@ constexpr std::array<ReasonInfo, 23> kReasons = {{
      "the range launched a kernel whose module has writable module-scope __device__ variables that the tool could "
      "not locate to snapshot, so replays would change them",
      "keep kernels that update __device__ variables out of the range, or pass that state as a cudaMalloc'd buffer"},
-    {DeclineReason::kDevicePrintfInRange, "device_printf_in_range",
-     "the range launched a kernel from a module that calls device printf, so every replay would print its lines "
-     "again into the application's output",
-     "keep printing kernels out of the profiled range, or build the profiled kernels without printf"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

@@ -58,7 +58,6 @@ enum class DeclineReason : std::uint8_t {
   kGraphDestroyedInRange,  // graph_destroyed_in_range
   kCollectiveInRange,      // collective_in_range
   kModuleGlobalsInRange,   // module_globals_in_range
-  kDevicePrintfInRange,    // device_printf_in_range
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

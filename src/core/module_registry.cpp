@@ -17,8 +17,6 @@ void ModuleRegistry::loaded(const StatusOr<CubinSymbols>& symbols, bool in_range
   std::lock_guard<std::mutex> lock(mutex_);
   if (module)
     for (const std::string& k : symbols->kernels) kernels_with_globals_[k] = module;
-  if (symbols.ok() && symbols->calls_printf)
-    for (const std::string& k : symbols->kernels) printing_kernels_[k] = true;
   if (!in_range) return;
   if (why) {
     events_.push_back({ModuleEvent::Kind::kLoadDeclines, std::move(*why)});
@@ -37,11 +35,6 @@ std::shared_ptr<const ModuleGlobals> ModuleRegistry::globals_of(const std::strin
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_with_globals_.find(mangled_name);
   return it == kernels_with_globals_.end() ? nullptr : it->second;
-}
-
-bool ModuleRegistry::prints(const std::string& mangled_name) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return printing_kernels_.contains(mangled_name);
 }
 
 std::vector<ModuleEvent> ModuleRegistry::take_range_events() {

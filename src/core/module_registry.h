@@ -56,8 +56,6 @@ class ModuleRegistry {
   void loaded(const StatusOr<CubinSymbols>& symbols, bool in_range);
   /// A module is being unloaded; `in_range`: the open range gets kUnloaded.
   void unloading(bool in_range);
-  /// Whether the module kernel `mangled_name` is in calls device printf.
-  bool prints(const std::string& mangled_name) const;
   /// The variables of the module kernel `mangled_name` is in, or null when
   /// its module has none (or was never seen).
   std::shared_ptr<const ModuleGlobals> globals_of(const std::string& mangled_name) const;
@@ -68,7 +66,6 @@ class ModuleRegistry {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleGlobals>> kernels_with_globals_;
   std::vector<ModuleEvent> events_;
-  std::unordered_map<std::string, bool> printing_kernels_;  // kernels of modules that call printf
 };
 
 }  // namespace rangereplay

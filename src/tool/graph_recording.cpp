@@ -258,11 +258,6 @@ void ProfilerTool::record_graph_launch(const CUpti_CallbackData* data) {
   }
   if (info.kernels) {
     for (const KernelLaunchOp& k : *info.kernels) {
-      if (modules_.prints(k.name)) {
-        decline(*active_, DeclineReason::kDevicePrintfInRange,
-                "graph kernel " + report::demangle(k.name) + " is in a module that calls printf");
-        return;
-      }
       auto globals = modules_.globals_of(k.name);
       if (!globals) continue;
       if (Status g = track_module_globals_of(reinterpret_cast<CUfunction>(k.function), *globals); !g.ok()) {

@@ -631,11 +631,6 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      if (data->symbolName != nullptr && modules_.prints(data->symbolName)) {
-        decline(*active_, DeclineReason::kDevicePrintfInRange,
-                "kernel " + report::demangle(data->symbolName) + " is in a module that calls printf");
-        return;
-      }
       if (data->symbolName != nullptr) {
         if (auto globals = modules_.globals_of(data->symbolName)) {
           if (Status g = track_module_globals(cbid, data, *globals); !g.ok())

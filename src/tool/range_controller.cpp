@@ -331,17 +331,6 @@ void ProfilerTool::release_left_over_state() {
 }
 
 void ProfilerTool::apply_module_events(ActiveRange& range) {
-  // A module loaded lazily at its kernel's first launch is known only after
-  // that launch's entry: its kernels are checked for printf here too.
-  if (range.profiled && !range.eligibility.declined()) {
-    for (const KernelLaunchOp* k : range.program.kernels()) {
-      if (modules_.prints(k->name)) {
-        decline(range, DeclineReason::kDevicePrintfInRange,
-                "kernel " + report::demangle(k->name) + " is in a module that calls printf");
-        break;
-      }
-    }
-  }
   for (ModuleEvent& e : modules_.take_range_events()) {
     if (!range.profiled) continue;
     switch (e.kind) {

@@ -63,7 +63,6 @@ CASES = [
     case("app_unsupported_api_in_range", "tests/apps/app_unsupported_api_in_range", TWO, "unsupported_api"),
     case("app_stream_capture_in_range", "tests/apps/app_stream_capture_in_range", TWO, "stream_capture_active"),
     case("app_host_func_in_range", "tests/apps/app_host_func_in_range", TWO, "host_function_in_range"),
-    case("app_printf_in_range", "tests/apps/app_printf_in_range", TWO, "device_printf_in_range"),
     # 65537 kernel launches per range: one past kMaxRecordedOperations.
     case("app_too_many_operations", "tests/apps/app_too_many_operations", TWO, "too_many_operations"),
     # 17 x 64 MiB host-to-device copies per range: past kMaxCapturedHostBytes (1 GiB).
