@@ -77,6 +77,11 @@ void CaptureState::forget_stream(std::uint64_t stream) {
   if (it != captures_.end()) end_capture(it->id);
 }
 
+void CaptureState::forget_event(std::uint64_t event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.erase(event);
+}
+
 void CaptureState::set_thread_mode(std::uint64_t thread, CaptureMode mode) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (mode == CaptureMode::kGlobal) {
@@ -111,9 +116,13 @@ bool CaptureState::forbids_unsafe_calls(std::uint64_t thread) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = thread_modes_.find(thread);
   const CaptureMode own = it == thread_modes_.end() ? CaptureMode::kGlobal : it->second;
+  if (own == CaptureMode::kRelaxed) return false;
   for (const Capture& c : captures_) {
-    if (c.mode == CaptureMode::kGlobal && own != CaptureMode::kRelaxed) return true;
-    if (c.mode == CaptureMode::kThreadLocal && c.thread == thread && own != CaptureMode::kRelaxed) return true;
+    // The thread's own capture, unless it was begun relaxed.
+    if (c.thread == thread && c.mode != CaptureMode::kRelaxed) return true;
+    // Another thread's global capture, unless this thread ignores others
+    // (thread-local mode).
+    if (c.thread != thread && c.mode == CaptureMode::kGlobal && own == CaptureMode::kGlobal) return true;
   }
   return false;
 }

@@ -73,6 +73,9 @@ class CaptureState {
   /// The stream was destroyed (its key may be reused): it leaves any capture
   /// it joined; a capture it is the origin of is ended.
   void forget_stream(std::uint64_t stream);
+  /// The event was destroyed (its key may be reused): it belongs to no
+  /// capture any more.
+  void forget_event(std::uint64_t event);
   /// The thread's capture mode was exchanged to `mode`
   /// (cuThreadExchangeStreamCaptureMode); threads start in global mode.
   void set_thread_mode(std::uint64_t thread, CaptureMode mode);
@@ -80,11 +83,21 @@ class CaptureState {
 
   /// Captures open now (lock-free).
   std::size_t open_captures() const { return open_.load(std::memory_order_acquire); }
+  /// A begin call is entering (enter_begin, at its entry callback) or has
+  /// returned (leave_begin, at its exit callback, after begin() when it
+  /// succeeded). beginning() counts the begin calls in flight, whose capture
+  /// may exist already. Sequentially consistent, for the handshake with a
+  /// range that is beginning (ProfilerTool::begin_range).
+  void enter_begin() { beginning_.fetch_add(1, std::memory_order_seq_cst); }
+  void leave_begin() { beginning_.fetch_sub(1, std::memory_order_seq_cst); }
+  std::size_t beginning() const { return beginning_.load(std::memory_order_seq_cst); }
   /// Whether work submitted to `stream` is being captured (origin or joined).
   bool is_capturing(std::uint64_t stream) const;
   /// Whether a potentially unsafe call made on `thread` would be refused by
-  /// an open capture, and invalidate it: a global capture and `thread` not in
-  /// relaxed mode, or a thread-local capture of `thread` itself.
+  /// an open capture, and invalidate it, by the rules of
+  /// cuThreadExchangeStreamCaptureMode: never when the thread is in relaxed
+  /// mode; when it has a capture of its own not begun relaxed; and, in global
+  /// mode only, when another thread has a global-mode capture.
   bool forbids_unsafe_calls(std::uint64_t thread) const;
   /// One line on the open captures for a decline detail, e.g. "a stream
   /// capture is open (cuStreamBeginCapture_v2 on thread 3, global mode)";
@@ -105,6 +118,7 @@ class CaptureState {
 
   mutable std::mutex mutex_;
   std::atomic<std::size_t> open_{0};
+  std::atomic<std::size_t> beginning_{0};
   std::uint64_t next_id_ = 1;
   std::vector<Capture> captures_;                             // open ones
   std::unordered_map<std::uint64_t, std::uint64_t> joined_;   // stream -> capture id (not origins)

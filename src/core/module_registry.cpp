@@ -26,6 +26,7 @@ void ModuleRegistry::loaded(const StatusOr<CubinSymbols>& symbols, bool in_range
 }
 
 void ModuleRegistry::unloading(bool in_range) {
+  unloads_.fetch_add(1, std::memory_order_acq_rel);
   if (!in_range) return;
   std::lock_guard<std::mutex> lock(mutex_);
   events_.push_back({ModuleEvent::Kind::kUnloaded, "a module was unloaded inside the range"});

@@ -18,6 +18,7 @@
 // Thread-safety: every member function may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -59,11 +60,16 @@ class ModuleRegistry {
   /// The variables of the module kernel `mangled_name` is in, or null when
   /// its module has none (or was never seen).
   std::shared_ptr<const ModuleGlobals> globals_of(const std::string& mangled_name) const;
+  /// Module unloads so far in the process (in ranges or not): a replay
+  /// window compares it before each pass, since an unload no longer waits
+  /// for the window to end.
+  std::uint64_t unloads() const { return unloads_.load(std::memory_order_acquire); }
   /// The events since the last call, in order; the registry keeps none.
   std::vector<ModuleEvent> take_range_events();
 
  private:
   mutable std::mutex mutex_;
+  std::atomic<std::uint64_t> unloads_{0};
   std::unordered_map<std::string, std::shared_ptr<const ModuleGlobals>> kernels_with_globals_;
   std::vector<ModuleEvent> events_;
 };

@@ -52,6 +52,9 @@ StatusOr<KernelParamLayout> read_param_layout(CUfunction f) {
 struct LayoutCache {
   std::mutex mutex;
   std::unordered_map<CUfunction, KernelParamLayout> layouts;
+  // Counts forget_kernel_param_layouts calls: a layout read while a module
+  // was being unloaded is not cached (its handle may name another function).
+  std::uint64_t generation = 0;
 };
 
 // Never destroyed: the driver unloads modules during the process's exit,
@@ -67,15 +70,17 @@ LayoutCache& layout_cache() {
 
 StatusOr<KernelParamLayout> kernel_param_layout(CUfunction f) {
   LayoutCache& cache = layout_cache();
+  std::uint64_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     if (auto it = cache.layouts.find(f); it != cache.layouts.end()) return it->second;
+    generation = cache.generation;
   }
   // Read without the lock: forget_kernel_param_layouts runs in the driver's
   // module-unload callback, with driver locks held that this read may need.
   RR_ASSIGN_OR_RETURN(KernelParamLayout layout, read_param_layout(f));
   std::lock_guard<std::mutex> lock(cache.mutex);
-  cache.layouts.emplace(f, layout);
+  if (cache.generation == generation) cache.layouts.emplace(f, layout);
   return layout;
 }
 
@@ -83,6 +88,7 @@ void forget_kernel_param_layouts() {
   LayoutCache& cache = layout_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.layouts.clear();
+  ++cache.generation;
 }
 
 Status copy_kernel_arguments(CUfunction f, void* const* kernel_params, void* const* extra, KernelLaunchOp* op) {

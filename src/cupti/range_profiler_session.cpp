@@ -106,10 +106,15 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
 }
 
 Status RangeProfilerSession::reenable() {
-  CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-  off.pRangeProfilerObject = object_;
-  RR_CUPTI(cuptiRangeProfilerDisable(&off));
-  object_ = nullptr;
+  // The configuration is the new object's to set: forget the old one's
+  // range type whatever happens below.
+  configured_range_.reset();
+  if (object_ != nullptr) {
+    CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    off.pRangeProfilerObject = object_;
+    RR_CUPTI(cuptiRangeProfilerDisable(&off));
+    object_ = nullptr;
+  }
   CUpti_RangeProfiler_Enable_Params on{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   on.ctx = ctx_;
   RR_CUPTI(cuptiRangeProfilerEnable(&on));
@@ -120,6 +125,8 @@ Status RangeProfilerSession::reenable() {
 
 Status RangeProfilerSession::begin_range() {
   const CUpti_ProfilerRange range = mode_ == Mode::kPerKernel ? CUPTI_AutoRange : CUPTI_UserRange;
+  // No object: a re-enable failed; every later range fails the same way.
+  if (object_ == nullptr) return unavailable("the range profiler could not be enabled again for a new range type");
   if (configured_range_ && *configured_range_ != range) RR_RETURN_IF_ERROR(reenable());
   counter_data_ = counter_data_blank_;
   CUpti_RangeProfiler_SetConfig_Params p{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};

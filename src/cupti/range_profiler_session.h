@@ -68,6 +68,10 @@ class RangeProfilerSession {
   std::size_t bytes_per_range() const { return bytes_per_range_; }
   std::size_t max_ranges() const { return max_ranges_; }
   /// Re-initializes the counter data image and sets the configuration at pass 0.
+  /// When the range type changes (per-kernel auto ranges to user ranges or
+  /// back) it first replaces the CUPTI range profiler object (disable,
+  /// enable) and re-initializes the image for it. Errors: CUPTI failures;
+  /// after a failed replacement, kUnavailable for every later call.
   Status begin_range();
   Status start_pass(const std::string& range_name);
   /// User-ranges mode, inside a pass: opens / closes one counter range

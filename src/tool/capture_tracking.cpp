@@ -47,6 +47,24 @@ std::uint64_t ProfilerTool::launch_stream_key(CUpti_CallbackId cbid, const CUpti
   return stream_key(handle(stream), ptsz, tool_thread_number());
 }
 
+std::uint64_t ProfilerTool::allocation_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  const void* p = data->functionParams;
+  CUstream stream = nullptr;
+  bool ptsz = false;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: ptsz = true; [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync: stream = static_cast<const cuMemAllocAsync_params*>(p)->hStream; break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: ptsz = true; [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+      stream = static_cast<const cuMemAllocFromPoolAsync_params*>(p)->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: ptsz = true; [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync: stream = static_cast<const cuMemFreeAsync_params*>(p)->hStream; break;
+    default: return 0;
+  }
+  return stream_key(handle(stream), ptsz, tool_thread_number());
+}
+
 bool ProfilerTool::on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const void* p = data->functionParams;
   const bool exit = data->callbackSite == CUPTI_API_EXIT;
@@ -55,14 +73,24 @@ bool ProfilerTool::on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackDat
   // A capture is open once its begin call returned success.
   const auto begun = [&](CUstream s, bool ptsz, int mode) {
     if (!exit) {
-      // Before the capture begins: a range being recorded is declined and
-      // its counters closed while calls that a capture forbids are still safe.
-      if (range_open_.load(std::memory_order_relaxed)) capture_begins_in_range(data->functionName);
+      // Before the capture begins. The handshake with begin_range: this
+      // begin is counted first, then the range flags are read; a range
+      // begin sets its flag first, then reads the count (both sequentially
+      // consistent), so at least one side sees the other. A range that is
+      // open or beginning is declined here and its counters closed while
+      // calls that a capture forbids are still safe.
+      captures_.enter_begin();
+      if (range_open_.load(std::memory_order_seq_cst) || range_beginning_.load(std::memory_order_seq_cst))
+        capture_begins_in_range(data->functionName);
       return;
     }
+    // The capture (if it began) is registered before this begin stops
+    // counting as in flight.
+    if (returned_success(data))
+      captures_.begin(key(s, ptsz), thread, capture_mode_from_value(mode).value_or(CaptureMode::kGlobal),
+                      data->functionName);
+    captures_.leave_begin();
     if (!returned_success(data)) return;
-    captures_.begin(key(s, ptsz), thread, capture_mode_from_value(mode).value_or(CaptureMode::kGlobal),
-                    data->functionName);
     if (debug_enabled())
       std::fprintf(stderr, "rangereplay[debug] thread %llu: %s opened a stream capture (%zu open)\n",
                    static_cast<unsigned long long>(thread), data->functionName, captures_.open_captures());
@@ -153,6 +181,11 @@ bool ProfilerTool::on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackDat
                            handle(w->hEvent));
       return false;
     }
+    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
+      if (captures_.open_captures() == 0) return false;
+      captures_.forget_event(handle(static_cast<const cuEventDestroy_v2_params*>(p)->hEvent));
+      return false;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2:
       if (captures_.open_captures() == 0) return false;

@@ -287,6 +287,7 @@ void ProfilerTool::finish() {
 void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx) {
   switch (event.kind) {
     case range::RangeEventKind::kBegin:
+      range_beginning_.store(true, std::memory_order_seq_cst);
       begin_range(event, ctx);
       break;
     case range::RangeEventKind::kEnd:
@@ -298,7 +299,8 @@ void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx)
     case range::RangeEventKind::kSkipped:
       break;
   }
-  range_open_.store(active_ != nullptr, std::memory_order_relaxed);
+  range_open_.store(active_ != nullptr, std::memory_order_seq_cst);
+  range_beginning_.store(false, std::memory_order_seq_cst);
 }
 
 void ProfilerTool::record_overlapping_range(const range::RangeEvent& event) {
@@ -529,6 +531,10 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
       {
+        // A stream-ordered allocation or free captured into a graph is a
+        // memory node: it allocates or frees nothing now, and its address is
+        // mapped only while the graph runs.
+        if (captures_.open_captures() > 0 && captures_.is_capturing(allocation_stream_key(cbid, data))) return;
         // Waits here while a replay window runs in another thread. The
         // inventory changes under the same lock as the range check, so a
         // range cannot begin between them (a snapshot of a region being

@@ -136,6 +136,9 @@ class ProfilerTool {
     // Its counters were stopped early (close_range_counters): a capture began
     // inside it.
     bool counters_closed = false;
+    // ModuleRegistry::unloads() when the range ended: a replay pass is not
+    // submitted once another thread has unloaded a module since.
+    std::uint64_t unloads_at_end = 0;
     // Modules without variables loaded inside the range (lazy loading).
     std::uint32_t modules_loaded = 0;
     report::RangeRecord record;
@@ -200,6 +203,9 @@ class ProfilerTool {
   bool on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   // The capture key of a kernel launch's stream (stream_key), 0 for others.
   static std::uint64_t launch_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // The same for a stream-ordered allocation or free (cuMemAllocAsync,
+  // cuMemAllocFromPoolAsync, cuMemFreeAsync), 0 for other calls.
+  static std::uint64_t allocation_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   // A capture begin call is about to run while a range is open: the range
   // is declined (its work from now on would not execute) and, before the
   // capture exists, its counters are stopped (takes mutex_).
@@ -267,6 +273,9 @@ class ProfilerTool {
   std::vector<std::unique_ptr<ActiveRange>> parked_;
   // Whether active_ is set; read without mutex_ to keep calls outside ranges cheap.
   std::atomic<bool> range_open_{false};
+  // From the start of begin_range until range_open_ is set (or the begin
+  // declined): the capture-begin handshake (capture_tracking.cpp).
+  std::atomic<bool> range_beginning_{false};
   // Kernel launches of the process so far (every thread; the tool's own
   // replays are not counted): KernelLaunchOp::launch_index.
   std::atomic<std::uint64_t> kernel_launches_{0};

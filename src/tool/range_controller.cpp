@@ -165,12 +165,15 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   range->record.index = range->index;
   range->record.name = name;
 
-  if (captures_.open_captures() > 0) {
+  if (captures_.open_captures() > 0 || captures_.beginning() > 0) {
     // The drain, the snapshot and the counter set-up would each make a call
     // that an open capture forbids, and invalidate the application's graph.
-    // The range runs as the application's own, untouched.
+    // The range runs as the application's own, untouched. (range_beginning_
+    // was set before this read: see the handshake in capture_tracking.cpp.)
+    const std::string open = captures_.describe_open();
     decline(*range, DeclineReason::kStreamCaptureActive,
-            captures_.describe_open() + " when the range began; the tool made no call that could invalidate it");
+            (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
+                " when the range began; the tool made no call a capture forbids");
   } else if (session_ && session_->context() != ctx) {
     // Only this range: later ranges in the profiled context still run.
     decline(*range, DeclineReason::kMultipleContexts,
@@ -303,9 +306,12 @@ void ProfilerTool::capture_begins_in_range(const char* call) {
 }
 
 void ProfilerTool::close_range_counters(ActiveRange& range) {
-  // The capture has not begun yet: these calls are still allowed.
+  // The capture has not begun yet: these calls are still allowed. They run
+  // on the thread beginning the capture, with the range's context made
+  // current for them.
   range.counters_closed = true;
   debug("counters of declined range '%s' closed before a stream capture", range.name);
+  const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (range.standing_counter_range) {
     session_->pop_range().ignore();
     range.standing_counter_range.reset();
@@ -315,6 +321,10 @@ void ProfilerTool::close_range_counters(ActiveRange& range) {
   range.program.ops.clear();
   range.restore_plan.reset();
   range.snapshot.reset();
+  if (pushed) {
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+  }
 }
 
 void ProfilerTool::release_left_over_state() {
@@ -350,6 +360,7 @@ void ProfilerTool::end_range() {
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
   module_window_.store(false, std::memory_order_release);
+  range->unloads_at_end = modules_.unloads();
   apply_module_events(*range);
   debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
@@ -372,7 +383,9 @@ void ProfilerTool::end_range() {
     report_decline(*range);
     t.window_ms = ms_since(range->window_start);
     report_.ranges.push_back(std::move(range->record));
-    if (range->snapshot || range->restore_plan) parked_.push_back(std::move(range));
+    // Freeing is a call a capture forbids: with one open, the buffers wait
+    // for the next range's begin; otherwise they go with the range now.
+    if ((range->snapshot || range->restore_plan) && captures_.open_captures() > 0) parked_.push_back(std::move(range));
     return;
   }
   auto sync_start = Clock::now();
@@ -435,7 +448,11 @@ void ProfilerTool::end_range() {
   range->record.passes = 1;
   mutex_.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
-    if (Status w = replay_window(*range); !w.ok()) decline(*range, DeclineReason::kReplayFailed, w.message());
+    if (Status w = replay_window(*range); !w.ok())
+      decline(*range,
+              modules_.unloads() != range->unloads_at_end ? DeclineReason::kModuleUnloadInRange
+                                                          : DeclineReason::kReplayFailed,
+              w.message());
   }
   if (!range->eligibility.declined() && range->standing_counter_range) {
     record_kernels(*range, {});  // the values come when the standing pass is flushed
@@ -693,6 +710,9 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
     RR_RETURN_IF_ERROR(session_->start_pass(range.name));
     t.counters_ms += ms_since(c);
     RR_CU(cuEventRecord(ev[3], tool_stream_));
+    if (modules_.unloads() != range.unloads_at_end)
+      return failed_precondition("a module was unloaded by another thread while the range was being replayed; its "
+                                 "kernels cannot be launched again");
     auto submit_start = Clock::now();
     RR_RETURN_IF_ERROR(replayer.submit(tool_stream_));
     t.replay_submit_ms += ms_since(submit_start);

@@ -63,6 +63,15 @@ TEST(CaptureState, EventRecordedOutsideACaptureJoinsNothing) {
   EXPECT_FALSE(c.is_capturing(kStreamB));
 }
 
+TEST(CaptureState, DestroyedEventJoinsNothing) {
+  CaptureState c;
+  c.begin(kStreamA, kMain, CaptureMode::kGlobal, "x");
+  c.record_event(kEvent, kStreamA);
+  c.forget_event(kEvent);  // destroyed; a new event may get its handle
+  c.wait_event(kStreamB, kEvent);
+  EXPECT_FALSE(c.is_capturing(kStreamB));
+}
+
 TEST(CaptureState, DestroyedStreamLeavesItsCapture) {
   CaptureState c;
   c.begin(kStreamA, kMain, CaptureMode::kGlobal, "x");
@@ -113,6 +122,28 @@ TEST(CaptureState, ThreadLocalCaptureForbidsUnsafeCallsOnItsThreadOnly) {
   EXPECT_FALSE(c.forbids_unsafe_calls(kWorker));
   c.set_thread_mode(kMain, CaptureMode::kRelaxed);
   EXPECT_FALSE(c.forbids_unsafe_calls(kMain));
+}
+
+TEST(CaptureState, ThreadInThreadLocalModeIgnoresOtherThreadsGlobalCaptures) {
+  CaptureState c;
+  c.begin(kStreamA, kMain, CaptureMode::kGlobal, "x");
+  c.set_thread_mode(kWorker, CaptureMode::kThreadLocal);
+  EXPECT_FALSE(c.forbids_unsafe_calls(kWorker));
+  c.begin(kStreamB, kWorker, CaptureMode::kGlobal, "y");  // its own capture counts
+  EXPECT_TRUE(c.forbids_unsafe_calls(kWorker));
+}
+
+TEST(CaptureState, BeginCallsInFlightAreCounted) {
+  CaptureState c;
+  EXPECT_EQ(c.beginning(), 0u);
+  c.enter_begin();
+  c.enter_begin();
+  EXPECT_EQ(c.beginning(), 2u);
+  c.begin(kStreamA, kMain, CaptureMode::kGlobal, "x");  // the first one succeeded
+  c.leave_begin();
+  c.leave_begin();                                       // the second one failed
+  EXPECT_EQ(c.beginning(), 0u);
+  EXPECT_EQ(c.open_captures(), 1u);
 }
 
 TEST(CaptureState, RelaxedCaptureForbidsNoThreadsUnsafeCalls) {

@@ -42,6 +42,7 @@ TEST(ModuleRegistry, LoadsAndUnloadsInARangeBecomeItsEventsOnce) {
   r.loaded(invalid_argument("no cubin"), true);
   r.unloading(true);
   r.unloading(false);
+  EXPECT_EQ(r.unloads(), 2u);  // every unload counts, in a range or not
   const auto events = r.take_range_events();
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].kind, ModuleEvent::Kind::kLoaded);
