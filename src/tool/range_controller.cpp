@@ -649,12 +649,17 @@ Status ProfilerTool::replay_window(ActiveRange& range) {
 
   // ev[0]..ev[1]: the restore; ev[3]..ev[2]: the replayed work, from after
   // CUPTI's pass start (the stream idles while the host starts the pass).
-  CUevent ev[4];
-  for (auto& e : ev) RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
+  // The guard owns every event created so far, so a failed creation leaks
+  // none of the earlier ones.
+  CUevent ev[4] = {nullptr, nullptr, nullptr, nullptr};
   struct EventGuard {
     CUevent* ev;
-    ~EventGuard() { for (int i = 0; i < 4; ++i) cuEventDestroy(ev[i]); }
+    ~EventGuard() {
+      for (int i = 0; i < 4; ++i)
+        if (ev[i] != nullptr) cuEventDestroy(ev[i]);
+    }
   } event_guard{ev};
+  for (auto& e : ev) RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
 
   bool all_submitted = false;
   std::size_t pass = 1;
