@@ -1,12 +1,12 @@
 // Copy-engine benchmark: capture and restore by CopyPlan against the copy
 // floor (one cudaMemcpyAsync device-to-device of the same bytes) and against
 // CUPTI's checkpoint API on the same allocations, for the footprints and
-// region counts of PERFORMANCE.md; plus the pinned host tier by both methods.
-// The "blk" and "wpi" columns time the copy kernel's kBlockPerItemRun (the
-// digest kernel's copy loop on the same work stream) and kWarpPerItem (the
-// in-order loop with one resident wave, the default until the H200 measured
-// kWarpPerItemInOrder faster, 2026-11-29) variants beside the default,
-// CopyPlanOptions{}.variant.
+// region counts of the performance targets; plus the pinned host tier by both
+// methods. The "blk" and "wpi" columns time the copy kernel's kBlockPerItemRun
+// (the digest kernel's copy loop on the same work stream) and kWarpPerItem
+// (the same copy loop in one resident wave, slower than kWarpPerItemInOrder)
+// variants beside the default, CopyPlanOptions{}.variant (figures in
+// docs/performance.md).
 //
 //   copy_bench [out.json] [--max-bytes 256M] [--piece-bytes 4096] [--no-checkpoint]
 //

@@ -1,8 +1,8 @@
 // Digest benchmark: GPU digest throughput (bytes read per second) and
 // differential restore with 0%, 1%, 10% and 100% of chunks dirty, against the
 // full-restore floor (one cudaMemcpyAsync device-to-device of the footprint),
-// for the footprints of PERFORMANCE.md (64 MB, 256 MB, 1 GB, 4 GB; one region,
-// 1 MiB chunks).
+// for the footprints of the performance targets (64 MB, 256 MB, 1 GB, 4 GB;
+// one region, 1 MiB chunks).
 //
 //   digest_bench [out.json] [--max-bytes 4G] [--chunk-bytes 1M]
 //

@@ -1,7 +1,7 @@
 """Whole-profile wall time of rangereplay against Nsight Compute's range replay
-on the same ranges and metrics, measured side by side in one run (PERFORMANCE.md
-targets: >= 2.5x faster with a 30+ pass list, >= 20x with a one-pass list over
-50+ ranges), plus the stage timings of one replay window.
+on the same ranges and metrics, measured side by side in one run (targets:
+>= 2.5x faster with a 30+ pass list, >= 20x with a one-pass list over 50+
+ranges), plus the stage timings of one replay window.
 
 Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (bench/ncu_range.py, range_replay_metrics()) is given to both tools;
@@ -112,7 +112,7 @@ if want("whole"):
         rows.append(("  standing pass on vs off (x50)", f"failed: {on_err or off_err}"))
 
 if want("verify"):
-    # --verify on against off (issue 6: <= 1.05x): the replay windows of the same
+    # --verify on against off (target <= 1.05x): the replay windows of the same
     # ranges, a 3-metric list, differential restore (the default) in both runs.
     # Runs alternate off, on, off, on so drift between runs falls on both sides;
     # the ratio is of medians of the per-range windows (ranges 2 on), and the

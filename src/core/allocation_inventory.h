@@ -1,5 +1,5 @@
 // AllocationInventory: every device-visible allocation the application owns,
-// as the driver API reported it (MISSION.md point 4). The snapshot covers
+// as the driver API reported it. The snapshot covers
 // exactly these regions.
 //
 //   inventory.add({MemoryRange(ptr, bytes), AllocationKind::kDevice, "cuMemAlloc"});

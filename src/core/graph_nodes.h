@@ -1,6 +1,6 @@
 // What the recorder knows about an executable CUDA graph, and whether a range
-// that launches it can be replayed soundly (MISSION.md point 3: graph
-// launches are replayed as one unit while the executable graph exists).
+// that launches it can be replayed soundly (graph launches are replayed as
+// one unit while the executable graph exists).
 //
 // The tool inspects a graph once, when it is instantiated (src/cuda/
 // graph_inspector.h turns driver nodes into GraphNode values, child graphs

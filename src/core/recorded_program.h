@@ -1,5 +1,5 @@
 // RecordedProgram: the GPU work of one range, in submission order, as the
-// tool recorded it during pass 0 (MISSION.md point 3). Replays re-submit it.
+// tool recorded it during pass 0. Replays re-submit it.
 //
 // Pure data: driver handles are kept as opaque 64-bit values so this type is
 // testable without CUDA; src/cuda/replayer.h turns them back into handles.

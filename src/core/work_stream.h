@@ -5,9 +5,9 @@
 // item covers at most one fixed-size piece (`piece_bytes`, 4 KiB by default) of
 // exactly one region; a region's tail gives one partial item; items never
 // straddle regions. So every warp of the kernel gets the same amount of work
-// per item and no thread ever searches for its region (MISSION.md point 7; the
-// seed's "compact 16-byte work stream" commit; CUB's DeviceMemcpy::Batched
-// solves the same problem with a search, which this layout avoids).
+// per item and no thread ever searches for its region (CUB's
+// DeviceMemcpy::Batched solves the same problem with a search, which this
+// layout avoids).
 //
 //   std::vector<CopySpan> spans = {{DevicePtr(a), 0, 5000}, {DevicePtr(b), 5120, 1}};
 //   ArenaSpans arena{/*arena=*/0, spans};

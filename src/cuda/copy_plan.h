@@ -17,8 +17,9 @@
 //   RR_RETURN_IF_ERROR(plan.capture(stream));   // at range entry
 //   RR_RETURN_IF_ERROR(plan.restore(stream));   // before each replayed pass
 //
-// Source followed: the seed's batched restore kernel with device-resident
-// descriptors (../shared/seeds/000_*.txt) and CUB's DeviceMemcpy::Batched.
+// Source followed: CUB's DeviceMemcpy::Batched (many buffers copied by one
+// kernel launch); here the copy descriptors are a device-resident work stream
+// uploaded once per plan, so no launch reads them from host memory.
 // Thread-safety: a plan is not safe for concurrent capture/restore calls; the
 // caller serializes its passes (as the replay window does).
 #pragma once
@@ -61,11 +62,11 @@ enum class PinnedCopyMethod : std::uint8_t {
 };
 
 /// Spans of one pinned arena above which kAuto copies it with the mapped
-/// kernel. Measured on the H200 (copy_bench, 2026-11-29, 64 MB): 1 and 64
-/// spans, the copy engines 1.22 / 1.26 ms against the kernel's 1.29 / 1.35 ms
-/// (restore); 4096 spans, the copy engines 1.59 / 3.63 ms (capture / restore)
-/// against 1.29 / 1.32 ms. The threshold is the batch size (kMaxCopyEngineBatch):
-/// past it the engines need several batch calls.
+/// kernel. In copy_bench (64 MB) the copy engines restore faster with few
+/// spans (1 and 64), and the mapped kernel both captures and restores faster
+/// with many (4096; figures in docs/performance.md). The threshold is the
+/// batch size (kMaxCopyEngineBatch): past it the engines need several batch
+/// calls.
 inline constexpr std::size_t kAutoKernelAboveSpans = 1024;
 
 /// Whether a pinned arena with `spans` non-empty spans is copied by the
@@ -92,9 +93,9 @@ struct CopyPlanOptions {
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
   /// Which copy loop the kernel runs (cuda/kernels/copy_kernel.h). The
-  /// default is kWarpPerItemInOrder: on the H200 (2026-11-29, copy_bench to
-  /// 4 GB) its restore is 1.02-1.05x the copy floor from 64 MB up, against
-  /// 1.06-1.085x for kWarpPerItem and 1.12-1.23x for kBlockPerItemRun.
+  /// default is kWarpPerItemInOrder: in copy_bench (64 MB to 4 GB) its
+  /// restore is the closest of the three to the copy floor, ahead of
+  /// kWarpPerItem and kBlockPerItemRun (figures in docs/performance.md).
   kernels::CopyKernelVariant variant = kernels::CopyKernelVariant::kWarpPerItemInOrder;
 };
 

@@ -72,13 +72,12 @@ struct DigestPlanOptions {
   /// kWarpPerPieceInOrder copies them in a second launch, chunk_copy_kernel,
   /// with the copy kernel's in-order warp-per-item schedule (kUseDigests: that
   /// launch alone, deciding from the digests), and uploads 8 bytes per 32 KiB
-  /// of the regions at creation. The default: on the H200 (2026-11-29,
-  /// digest_bench to 4 GB, 100% of chunks dirty, restore / full-restore
-  /// floor) it is 1.05-0.92x in kCopyPredicted mode and 0.99-0.89x in
-  /// kUseDigests from 64 MB to 4 GB, against kClusterSlice's 1.07-1.00x and
-  /// 1.10-1.00x; kClusterSlice is faster when few chunks change and every
-  /// chunk is digested (1% dirty, kDigestAll: 0.75-0.50x against 0.87-0.55x),
-  /// because it needs no second launch.
+  /// of the regions at creation. The default: in digest_bench (64 MB to
+  /// 4 GB, 100% of chunks dirty, restore against the full-restore floor) it
+  /// is faster than kClusterSlice in both kCopyPredicted and kUseDigests
+  /// modes; kClusterSlice is faster when few chunks change and every chunk is
+  /// digested (1% dirty, kDigestAll), because it needs no second launch
+  /// (figures in docs/performance.md).
   kernels::DigestCopyVariant copy_variant = kernels::DigestCopyVariant::kWarpPerPieceInOrder;
 };
 

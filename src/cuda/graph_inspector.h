@@ -1,6 +1,6 @@
 // GraphInspector: reads a CUDA graph's nodes through the driver, once, when
-// the application instantiates it (MISSION.md point 3: graph launches are
-// replayed as a unit, and the report names the kernels they ran).
+// the application instantiates it (graph launches are replayed as a unit,
+// and the report names the kernels they ran).
 //
 //   RR_ASSIGN_OR_RETURN(GraphSummary s, inspect_graph(graph));
 //   GraphVerdict v = classify_graph_nodes(s.nodes, tracked);   // core/graph_nodes.h

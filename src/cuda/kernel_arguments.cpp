@@ -60,7 +60,7 @@ struct LayoutCache {
 // Never destroyed: the driver unloads modules during the process's exit,
 // after static destructors may have run, and each unload empties the cache
 // (forget_kernel_param_layouts from the tool's resource callback). A
-// destroyed cache there corrupted the heap (seen on the H200 at 736f78b).
+// destroyed cache there corrupted the heap (seen on the H200).
 LayoutCache& layout_cache() {
   static LayoutCache* cache = new LayoutCache;
   return *cache;

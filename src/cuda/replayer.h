@@ -1,5 +1,5 @@
 // Replayer: re-submits a RecordedProgram on the tool's own stream, in
-// recorded order (MISSION.md point 3). All work goes to one stream, which is a
+// recorded order. All work goes to one stream, which is a
 // valid order for any multi-stream recording because the program is in host
 // submission order.
 //

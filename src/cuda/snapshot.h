@@ -1,7 +1,5 @@
 // Snapshot: a range's snapshot states (entry and exit) placed by the storage
-// planner and copied by the batched copy engine (MISSION.md points 6-7;
-// issues 4 and 5). It replaces the one-arena, one-copy-per-region snapshot
-// the main job started with.
+// planner and copied by the batched copy engine.
 //
 //   SnapshotStorage storage(options, ctx);            // once per process: the tier chain
 //   ...

@@ -1,6 +1,6 @@
 // The snapshot planner's backings on a real GPU: where a storage tier's arena
 // memory comes from (the BackingAllocator concept of
-// core/storage/backing_allocator.h; MISSION.md point 6).
+// core/storage/backing_allocator.h).
 //
 //   CuDeviceBacking  device memory (cuMemAlloc). Budget from cuMemGetInfo:
 //                    device_tier_budget({largest = total, total, free}, retained).

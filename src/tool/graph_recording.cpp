@@ -1,4 +1,4 @@
-// CUDA graphs in ranges (MISSION.md point 3; issue 7): a graph launch is one
+// CUDA graphs in ranges: a graph launch is one
 // recorded op, replayed with cuGraphLaunch on the tool's stream while the
 // application's executable graph exists.
 //

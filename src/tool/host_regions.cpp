@@ -1,4 +1,4 @@
-// Device-mapped pinned host memory in a range (MISSION.md point 4). It is not
+// Device-mapped pinned host memory in a range. It is not
 // in the entry snapshot: host threads (a data loader's pin-memory thread, say)
 // may write such buffers while a replay window runs, and restoring them would
 // overwrite that; most pinned buffers are only copy sources or targets, which

@@ -1,4 +1,4 @@
-// Module-scope __device__ variables in a range (MISSION.md point 4). The
+// Module-scope __device__ variables in a range. The
 // allocation inventory cannot see them, so at the first launch of a kernel
 // whose module has writable variables (known from the module's cubin, see
 // core/cubin_symbols.h), their bytes are copied: no kernel of that module has

@@ -2,7 +2,7 @@
 // CUPTI callbacks (driver API, NVTX, resource), keeps the allocation
 // inventory, decides where ranges begin and end, records pass 0, runs the
 // replay window at range end and fills the report, written as JSON when the
-// process exits (MISSION.md points 1-10; docs/architecture.md).
+// process exits (docs/architecture.md).
 //
 // One instance per process (instance()). Callbacks may come from any
 // application thread: `mutex_` guards range state and recording; the

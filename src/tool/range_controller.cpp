@@ -1,6 +1,6 @@
 // Range lifecycle: begin (drain, snapshot, start pass 0), end (replay window:
 // restore, re-submit, counter passes, restore exit state), evaluation.
-// MISSION.md points 7-8; docs/architecture.md.
+// The data flow is in docs/architecture.md.
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 

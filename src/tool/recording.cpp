@@ -1,6 +1,6 @@
 // Recording pass 0: kernel launches with their argument bytes copied at
 // launch time, memsets, copies; allocation tracking; and the observations
-// that make a range ineligible for replay (MISSION.md points 3-5).
+// that make a range ineligible for replay.
 // cupti.h brings the driver API parameter structs (generated_cuda_meta.h).
 #include <cupti.h>
 

@@ -2,7 +2,7 @@
 // digested on the GPU (src/cuda/digest_plan.h) and compared with the
 // application's own range-exit state. A differing region is a divergence:
 // reported with its allocation, never fatal (floating-point atomics
-// legitimately reorder). MISSION.md point 9.
+// legitimately reorder).
 //
 // With differential restore (the default) the restore plan's own digests are
 // compared (range_controller.cpp: its exit digests from capture_changed, and

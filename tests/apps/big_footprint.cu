@@ -1,7 +1,8 @@
-// big_footprint: a program whose snapshot cannot stay on the device (issue 4,
-// "Done when"). Three buffers of 2 GiB (6 GiB in all) are rewritten by an NVTX
-// range `step` per iteration: every kernel reads and modifies all of them, so a
-// replay that restored any byte wrongly changes the final checksums.
+// big_footprint: a program whose snapshot cannot stay on the device (for
+// tests/e2e/snapshot_spill.sh). Three buffers of 2 GiB (6 GiB in all) are
+// rewritten by an NVTX range `step` per iteration: every kernel reads and
+// modifies all of them, so a replay that restored any byte wrongly changes the
+// final checksums.
 //
 //   --fill-device-except BYTES  after allocating its buffers, occupies device
 //                               memory until only BYTES are free, so a

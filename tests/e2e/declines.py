@@ -109,7 +109,7 @@ CASES = [
     case("app_graph_mapped_host", "tests/apps/app_graph_mapped_host", TWO, REPLAYED),
     case("multistream", "examples/multistream", TWO + ["--elements", "1048576"], REPLAYED),
     case("atomics", "examples/atomics", TWO + ["--elements", "4194304"], REPLAYED),
-    # The goal of issue 7: graph launches replay as one unit
+    # Graph launches replay as one unit
     # (src/tool/graph_recording.cpp); globals replays once its module's
     # __device__ variables are found and restored (src/tool/module_globals.cpp).
     case("graph", "examples/graph", TWO + ["--bytes", "64MiB"], REPLAYED),

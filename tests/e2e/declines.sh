@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of declines and replays (issue 7): every tests/apps
+# GPU end-to-end test of declines and replays: every tests/apps
 # program whose range holds an unsupported situation is declined with exactly
 # its DeclineReason while its own output stays correct, and every program or
 # example whose range is replayable is replayed with checksums equal to a run

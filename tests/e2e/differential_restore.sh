@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of differential restore (issue 6): every example and
+# GPU end-to-end test of differential restore: every example and
 # app_unchanged_range, run under the default (--restore differential) and
 # under --restore full, gives checksums equal to a run without the tool; full
 # restores the whole footprint every pass, differential at most that, and a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of the main job (issue 3): on examples/stream and
+# GPU end-to-end test of the main job: on examples/stream and
 # examples/gemm, `rangereplay profile --set full` prints values for every
 # kernel of every range, the application's checksums equal a run without the
 # tool, and per kernel smsp__inst_executed.sum equals ncu's kernel-replay value

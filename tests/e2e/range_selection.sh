@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of range selection (issue 7) on examples/stream with 4
+# GPU end-to-end test of range selection on examples/stream with 4
 # iterations: --skip/--range-count and --range-list over NVTX ranges,
 # --profiler-api, a --kernel-range window, and an NVTX domain expression. Each
 # run's ranges (count, indices, names, kernels) are checked, and its checksums

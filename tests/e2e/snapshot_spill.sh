@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of snapshot spilling (issue 4, "Done when"): with device
+# GPU end-to-end test of snapshot spilling: with device
 # memory filled so that only 3 GiB stay free, a 6 GiB footprint's snapshot
 # cannot stay on the device. The ranges must still replay with the
 # application's checksums equal to a run without the tool, the report must

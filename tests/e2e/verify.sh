@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of --verify (issue 6): integer workloads replay without
+# GPU end-to-end test of --verify: integer workloads replay without
 # divergence; floating-point atomics may diverge and are reported, not fatal;
 # checksums stay equal to a plain run. Exit 77 (skipped) without a GPU.
 #   tests/e2e/verify.sh <build-dir>

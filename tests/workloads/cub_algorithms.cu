@@ -1,6 +1,6 @@
 // cub_algorithms.cu: a workload built from CUB device algorithms shipped with
 // the CUDA toolkit (code nobody on this project wrote), for the workload suite
-// of issue 8 (tests/workloads/run_workloads.py). Each step, inside the NVTX
+// (tests/workloads/run_workloads.py). Each step, inside the NVTX
 // push/pop range `step`, restores the input keys and values, radix-sorts them
 // as pairs with a cub::DoubleBuffer (the sort leaves its result in either
 // buffer, chosen by CUB), sums the input keys with DeviceReduce::Sum and

@@ -1,4 +1,4 @@
-"""run_workloads.py: the workload suite of issue 8 on a GPU machine.
+"""run_workloads.py: the real-workload suite on a GPU machine.
 
 For each workload (examples/stream, examples/gemm, workload_cub, PyTorch
 transformer train and infer) it measures

@@ -1,4 +1,4 @@
-"""torch_transformer.py: a PyTorch workload for the suite of issue 8
+"""torch_transformer.py: a PyTorch workload for the real-workload suite
 (tests/workloads/run_workloads.py): a small transformer language model whose
 training step (forward, loss, backward on autograd's thread, AdamW step) or
 inference step runs inside the NVTX push/pop range `step`, exercising the CUDA

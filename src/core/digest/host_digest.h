@@ -18,8 +18,9 @@
 //   std::uint64_t d = host_digest(bytes, size);                 // best engine
 //   std::span<unsigned char> buf = host_digest_scratch(size);   // e.g. for a readback
 //
-// Source followed: the seed's host divergence check (CRC32 lanes, grow-only
-// thread-local scratch), ../shared/seeds/000_*.txt.
+// Approach: hardware CRC-32C in interleaved independent lanes, combined into
+// one value, with grow-only thread-local scratch for readbacks (no per-call
+// allocation or zero-fill).
 // Thread-safety: pure functions; host_digest_scratch() is per thread.
 #pragma once
 

@@ -3,10 +3,8 @@
 // An admission policy sees only the bytes still wanted and the bytes the
 // tier's suballocator can still hand out in one piece, and answers with a
 // count in [0, min(request, available)]; 0 declines. It knows nothing about
-// offsets or the backing, so a tier's policy can be swapped on its own
-// (seed commit 5: "Admission: how much of a request the tier takes, given only
-// what is available"). Policies are small values; admit() is const and
-// thread-safe.
+// offsets or the backing, so a tier's policy can be swapped on its own.
+// Policies are small values; admit() is const and thread-safe.
 #pragma once
 
 #include <cassert>

@@ -9,7 +9,7 @@
 // (admission.h, bump_suballocator.h, backing_allocator.h). The arena adds
 // what is the same for every tier: the user's limit, retain mode (one
 // high-water arena kept across ranges, reused when big enough, else freed
-// before the larger one is allocated) and commit/rollback. Seed commits 4-5.
+// before the larger one is allocated) and commit/rollback.
 // Move-constructible (the moved-from arena holds nothing); not thread-safe.
 #pragma once
 

@@ -3,7 +3,7 @@
 // A suballocator hands out offsets inside one arena of a given capacity
 // during planning; after planning, used() is the size the backing must
 // allocate. The bump suballocator places pieces one after another at aligned
-// offsets and commits one backing of exactly the bytes used (seed commit 5).
+// offsets and commits one backing of exactly the bytes used.
 // Not thread-safe: one planner drives it.
 #pragma once
 

@@ -8,7 +8,7 @@
 // the plan (resource_exhausted naming the region and the shortfall).
 // plan_and_commit: budgets once, then plan; commit every tier that received
 // bytes, in chain order; if one fails, roll back the committed ones in
-// reverse order, disable the failed tier and plan again (seed commits 4-5).
+// reverse order, disable the failed tier and plan again.
 // Not thread-safe: the caller serializes calls on a chain.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Snapshot storage: where the bytes of a range's snapshot live (MISSION.md
-// point 6; the seed's commits 3-5). Include this one header.
+// Snapshot storage: where the bytes of a range's snapshot live. Include this
+// one header.
 //
 //   using DeviceTier = Arena<PrefixChunking, BumpSuballocator, DeviceBacking>;
 //   using PinnedTier = Arena<WholeRegion, BumpSuballocator, PinnedBacking>;

@@ -1,7 +1,7 @@
 // Tier budgets: how many snapshot bytes each tier may hold, as pure functions.
 //
 // Backings gather the numbers (cuMemGetInfo, /proc/meminfo) and call these
-// once per plan; the formulas are the seed's (commit 5):
+// once per plan; the formulas are:
 //   device = min(largest allocation, half of device memory,
 //                retained + 95% of (free - reserve))
 // where reserve is device memory left for others: CUPTI's counter buffers and

@@ -70,9 +70,9 @@ enum class CopyDirection : std::uint8_t {
 /// Which copy loop consumes the work stream (both copy every item exactly as
 /// split_piece() says; they differ only in speed).
 enum class CopyKernelVariant : std::uint8_t {
-  kWarpPerItem,         // one warp per item, eight vectors per lane in flight, one resident wave (the default)
+  kWarpPerItem,         // one warp per item, eight vectors per lane in flight, one resident wave
   kBlockPerItemRun,     // the digest kernel's copy loop: a block per run of items, four vectors per thread
-  kWarpPerItemInOrder,  // kWarpPerItem's copy loop, grid over the whole stream: items go out in stream order
+  kWarpPerItemInOrder,  // kWarpPerItem's copy loop, grid over the whole stream, items in stream order (the default)
 };
 
 /// Threads per block of the copy kernel.
