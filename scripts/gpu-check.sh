@@ -11,8 +11,12 @@
 # named). Requires .deps/debs (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-logs=${1:?usage: scripts/gpu-check.sh <log-dir> [stage...]}
+usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile corpus)"
+if [[ $# -lt 1 || $1 == -h || $1 == --help || $1 == -* ]]; then echo "$usage" >&2; exit 2; fi
+logs=$1
 shift
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 ||
+  echo "gpu-check: no NVIDIA GPU found (nvidia-smi -L failed); the GPU stages will fail or skip" >&2
 mkdir -p "$logs"
 stages=${*:-build test examples bench compare}
 summary=()

@@ -255,6 +255,9 @@ def git(path, *args, check=True):
 def samples_kind(path):
     """'bare' (a bare git repository), 'checkout' (a folder holding Common/
     and Samples/) or raises CorpusError."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CorpusError(f"--samples {path}: is a file, not a folder; give the folder of a cuda-samples checkout "
+                          f"(or a bare clone)")
     if not os.path.isdir(path):
         raise CorpusError(f"--samples {path}: no such folder; clone the samples first: "
                           f"git clone https://github.com/NVIDIA/cuda-samples {path}")
