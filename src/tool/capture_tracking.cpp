@@ -18,14 +18,9 @@ std::uint64_t handle(CUevent e) { return reinterpret_cast<std::uint64_t>(e); }
 // flight (read at the call's entry, applied at its exit).
 thread_local int t_exchanged_capture_mode = 0;
 
-bool returned_success(const CUpti_CallbackData* data) {
-  return data->functionReturnValue != nullptr &&
-         *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
-}
-
 }  // namespace
 
-std::uint64_t ProfilerTool::launch_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+std::uint64_t ProfilerTool::call_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const void* p = data->functionParams;
   CUstream stream = nullptr;
   bool ptsz = false;
@@ -42,16 +37,6 @@ std::uint64_t ProfilerTool::launch_stream_key(CUpti_CallbackId cbid, const CUpti
       stream = c != nullptr ? c->hStream : nullptr;
       break;
     }
-    default: return 0;
-  }
-  return stream_key(handle(stream), ptsz, tool_thread_number());
-}
-
-std::uint64_t ProfilerTool::allocation_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  const void* p = data->functionParams;
-  CUstream stream = nullptr;
-  bool ptsz = false;
-  switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: ptsz = true; [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync: stream = static_cast<const cuMemAllocAsync_params*>(p)->hStream; break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: ptsz = true; [[fallthrough]];
@@ -86,11 +71,11 @@ bool ProfilerTool::on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackDat
     }
     // The capture (if it began) is registered before this begin stops
     // counting as in flight.
-    if (returned_success(data))
+    if (call_succeeded(data))
       captures_.begin(key(s, ptsz), thread, capture_mode_from_value(mode).value_or(CaptureMode::kGlobal),
                       data->functionName);
     captures_.leave_begin();
-    if (!returned_success(data)) return;
+    if (!call_succeeded(data)) return;
     if (debug_enabled())
       std::fprintf(stderr, "rangereplay[debug] thread %llu: %s opened a stream capture (%zu open)\n",
                    static_cast<unsigned long long>(thread), data->functionName, captures_.open_captures());
@@ -144,7 +129,7 @@ bool ProfilerTool::on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackDat
       if (m->mode == nullptr) return true;
       if (!exit) {
         t_exchanged_capture_mode = static_cast<int>(*m->mode);
-      } else if (returned_success(data)) {
+      } else if (call_succeeded(data)) {
         captures_.set_thread_mode(thread,
                                   capture_mode_from_value(t_exchanged_capture_mode).value_or(CaptureMode::kGlobal));
       }
@@ -156,7 +141,7 @@ bool ProfilerTool::on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackDat
   // Events and waits: bookkeeping only while a capture is open (or was: an
   // event recorded in a capture keeps its membership until re-recorded), and
   // still handled by the range recorder afterwards (return false).
-  if (!exit || !returned_success(data)) return false;
+  if (!exit || !call_succeeded(data)) return false;
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz: {

@@ -129,8 +129,7 @@ ProfilerTool::GraphExecInfo ProfilerTool::summarize_graph(CUgraph graph, const c
 
 void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
-  const bool succeeded = !enter && data->functionReturnValue != nullptr &&
-                         *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
+  const bool succeeded = call_succeeded(data);
   if (is_instantiate(cbid)) {
     if (!succeeded) return;
     auto [exec, graph] = instantiated(cbid, data->functionParams);

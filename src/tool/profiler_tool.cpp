@@ -28,7 +28,6 @@
 
 #include "core/cubin_symbols.h"
 #include "core/launcher_gate.h"
-#include "core/module_load_decision.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/demangle.h"
@@ -70,8 +69,6 @@ void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Callba
     stop_tool("unknown exception");
   }
 }
-
-std::uint64_t thread_number() { return tool_thread_number(); }
 
 // UTF-8 of a wide NVTX string (UTF-32 on Linux); invalid code points become '?'.
 std::string utf8(const wchar_t* w) {
@@ -323,7 +320,7 @@ void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
 }
 
 void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
-  const std::uint64_t thread = thread_number();
+  const std::uint64_t thread = tool_thread_number();
   const void* params = data->functionParams;
   // A domain created before the tool subscribed has no known name: it gets
   // one no expression can name, so its ranges never match by accident.
@@ -454,11 +451,11 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
     // Driver calls made while holding mutex_ must not reach our own callbacks.
     InToolScope scope;
     // The window's last launch has been submitted: the range may end.
-    if (auto event = trigger_.after_launch(thread_number(), index)) on_range_event(*event, data->context);
+    if (auto event = trigger_.after_launch(tool_thread_number(), index)) on_range_event(*event, data->context);
     return;
   }
   if (data->callbackSite != CUPTI_API_ENTER) return;
-  if (captures_.open_captures() > 0 && captures_.is_capturing(launch_stream_key(cbid, data))) {
+  if (captures_.open_captures() > 0 && captures_.is_capturing(call_stream_key(cbid, data))) {
     // Captured into a graph: it does not execute now, so it is no kernel
     // launch of the process (a kernel window does not count it) and no work
     // of a range (a range open now was declined when the capture began).
@@ -473,7 +470,7 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
   if (trigger_.counts_launches()) {
     // Numbering, beginning and recording happen under one lock, so a window
     // holds exactly the launches numbered into it.
-    RangeTrigger::Launch launch = trigger_.on_launch(thread_number());
+    RangeTrigger::Launch launch = trigger_.on_launch(tool_thread_number());
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }
@@ -534,7 +531,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         // A stream-ordered allocation or free captured into a graph is a
         // memory node: it allocates or frees nothing now, and its address is
         // mapped only while the graph runs.
-        if (captures_.open_captures() > 0 && captures_.is_capturing(allocation_stream_key(cbid, data))) return;
+        if (captures_.open_captures() > 0 && captures_.is_capturing(call_stream_key(cbid, data))) return;
         // Waits here while a replay window runs in another thread. The
         // inventory changes under the same lock as the range check, so a
         // range cannot begin between them (a snapshot of a region being
@@ -578,8 +575,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       // Managed memory attached to the host is memory host threads use: a
       // range captures it only when one of its kernels is passed it (the
       // inventory's own lock; no tool lock is waited for).
-      if (data->callbackSite == CUPTI_API_EXIT && data->functionReturnValue != nullptr &&
-          *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS) {
+      if (call_succeeded(data)) {
         const auto* p = static_cast<const cuStreamAttachMemAsync_params*>(data->functionParams);
         inventory_.set_host_attached(DevicePtr(p->dptr), p->flags == CU_MEM_ATTACH_HOST);
       }
@@ -589,7 +585,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
-        if (auto event = trigger_.on_profiler_start(thread_number())) on_range_event(*event, data->context);
+        if (auto event = trigger_.on_profiler_start(tool_thread_number())) on_range_event(*event, data->context);
       }
       return;
     case CUPTI_DRIVER_TRACE_CBID_cuProfilerStop:
@@ -597,7 +593,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
-        if (auto event = trigger_.on_profiler_stop(thread_number())) on_range_event(*event, data->context);
+        if (auto event = trigger_.on_profiler_stop(tool_thread_number())) on_range_event(*event, data->context);
       }
       return;
     default:

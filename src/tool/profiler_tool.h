@@ -54,6 +54,13 @@ inline bool debug_enabled() { return std::getenv("RANGEREPLAY_DEBUG") != nullptr
 /// threads first reach the tool): range selection, capture modes, debug lines.
 std::uint64_t tool_thread_number();
 
+/// Whether the driver call a CUPTI exit callback reports returned
+/// CUDA_SUCCESS (false at an entry callback, where there is no result yet).
+inline bool call_succeeded(const CUpti_CallbackData* data) {
+  return data->callbackSite == CUPTI_API_EXIT && data->functionReturnValue != nullptr &&
+         *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
+}
+
 /// Milliseconds from `start` to now (steady clock).
 inline double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -201,11 +208,10 @@ class ProfilerTool {
   // stream wait or a stream's destruction (no tool lock taken); it returns
   // true for the capture calls themselves, which need nothing else.
   bool on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  // The capture key of a kernel launch's stream (stream_key), 0 for others.
-  static std::uint64_t launch_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  // The same for a stream-ordered allocation or free (cuMemAllocAsync,
-  // cuMemAllocFromPoolAsync, cuMemFreeAsync), 0 for other calls.
-  static std::uint64_t allocation_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // The capture key (stream_key) of the stream a kernel launch or a
+  // stream-ordered allocation or free (cuMemAllocAsync,
+  // cuMemAllocFromPoolAsync, cuMemFreeAsync) goes to; 0 for other calls.
+  static std::uint64_t call_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   // A capture begin call is about to run while a range is open: the range
   // is declined (its work from now on would not execute) and, before the
   // capture exists, its counters are stopped (takes mutex_).

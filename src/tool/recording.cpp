@@ -220,10 +220,6 @@ void ProfilerTool::record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackD
 
 namespace {
 
-bool succeeded(const CUpti_CallbackData* data) {
-  return *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
-}
-
 // The device address of pinned host memory at `host`, or nullopt when no
 // device can reach it. Under unified addressing every cuMemHostAlloc /
 // cuMemAllocHost allocation is mapped, at the host address except for
@@ -259,7 +255,7 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
       // Mapped, not yet accessible: writable by no device until cuMemSetAccess.
-      if (enter || !succeeded(data)) return;
+      if (enter || !call_succeeded(data)) return;
       const auto* p = static_cast<const cuMemMap_params*>(data->functionParams);
       Allocation a{MemoryRange(DevicePtr(p->ptr), p->size), AllocationKind::kVirtual, "cuMemMap", 0};
       a.writable_devices = kNoDevices;
@@ -267,7 +263,7 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess: {
-      if (enter || !succeeded(data)) return;
+      if (enter || !call_succeeded(data)) return;
       const auto* p = static_cast<const cuMemSetAccess_params*>(data->functionParams);
       for (std::size_t i = 0; p->desc != nullptr && i < p->count; ++i) {
         const CUmemAccessDesc& d = p->desc[i];
@@ -288,26 +284,26 @@ void ProfilerTool::track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackD
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
-      if (enter || !succeeded(data)) return;
+      if (enter || !call_succeeded(data)) return;
       const auto* p = static_cast<const cuMemHostAlloc_params*>(data->functionParams);
       track_mapped_host(*p->pp, p->bytesize, "cuMemHostAlloc");
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2: {
-      if (enter || !succeeded(data)) return;
+      if (enter || !call_succeeded(data)) return;
       const auto* p = static_cast<const cuMemAllocHost_v2_params*>(data->functionParams);
       track_mapped_host(*p->pp, p->bytesize, "cuMemAllocHost_v2");
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost: {
-      if (enter || !succeeded(data)) return;
+      if (enter || !call_succeeded(data)) return;
       const auto* p = static_cast<const cuMemAllocHost_params*>(data->functionParams);
       track_mapped_host(*p->pp, p->bytesize, "cuMemAllocHost");
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister:
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2: {
-      if (enter || !succeeded(data)) return;
+      if (enter || !call_succeeded(data)) return;
       // Both versions pass (p, bytesize, Flags).
       const auto* p = static_cast<const cuMemHostRegister_v2_params*>(data->functionParams);
       // Read-only registrations cannot be written by kernels (and a restore
