@@ -6,18 +6,32 @@
 
 namespace rangereplay {
 
-void ModuleRegistry::loaded(const StatusOr<CubinSymbols>& symbols, bool in_range) {
+void ModuleRegistry::open_range_window() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.clear();
+  window_open_ = true;
+}
+
+std::vector<ModuleEvent> ModuleRegistry::close_range_window() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  window_open_ = false;
+  std::vector<ModuleEvent> out;
+  out.swap(events_);
+  return out;
+}
+
+void ModuleRegistry::loaded(const StatusOr<CubinSymbols>& symbols) {
   std::shared_ptr<ModuleGlobals> module;
   if (symbols.ok() && !symbols->writable_globals.empty()) {
     module = std::make_shared<ModuleGlobals>();
     module->globals = symbols->writable_globals;
     module->names = global_names(symbols->writable_globals);
   }
-  std::optional<std::string> why = in_range ? module_load_decline(symbols) : std::nullopt;
+  std::optional<std::string> why = module_load_decline(symbols);
   std::lock_guard<std::mutex> lock(mutex_);
   if (module)
     for (const std::string& k : symbols->kernels) kernels_with_globals_[k] = module;
-  if (!in_range) return;
+  if (!window_open_) return;
   if (why) {
     events_.push_back({ModuleEvent::Kind::kLoadDeclines, std::move(*why)});
   } else {
@@ -25,10 +39,10 @@ void ModuleRegistry::loaded(const StatusOr<CubinSymbols>& symbols, bool in_range
   }
 }
 
-void ModuleRegistry::unloading(bool in_range) {
+void ModuleRegistry::unloading() {
   unloads_.fetch_add(1, std::memory_order_acq_rel);
-  if (!in_range) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!window_open_) return;
   events_.push_back({ModuleEvent::Kind::kUnloaded, "a module was unloaded inside the range"});
 }
 
@@ -36,13 +50,6 @@ std::shared_ptr<const ModuleGlobals> ModuleRegistry::globals_of(const std::strin
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_with_globals_.find(mangled_name);
   return it == kernels_with_globals_.end() ? nullptr : it->second;
-}
-
-std::vector<ModuleEvent> ModuleRegistry::take_range_events() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<ModuleEvent> out;
-  out.swap(events_);
-  return out;
 }
 
 }  // namespace rangereplay

@@ -11,9 +11,10 @@
 // lock, which is never held across a call outside this class, and leave what
 // concerns the range being recorded as events for its owner to apply.
 //
-//   registry.loaded(symbols, /*in_range=*/true);            // resource callback
+//   registry.open_range_window();                             // range begin
+//   registry.loaded(symbols);                                 // resource callback
 //   auto globals = registry.globals_of("_Z6kernelPi");        // a launch in the range
-//   for (const ModuleEvent& e : registry.take_range_events()) ...   // range end
+//   for (const ModuleEvent& e : registry.close_range_window()) ...   // range end
 //
 // Thread-safety: every member function may be called from any thread.
 #pragma once
@@ -50,13 +51,18 @@ struct ModuleEvent {
 
 class ModuleRegistry {
  public:
+  /// A range's window opens (its begin) and closes (its end): the loads and
+  /// unloads in between are its events, handed over once by
+  /// close_range_window (in order); events of earlier windows are dropped.
+  void open_range_window();
+  std::vector<ModuleEvent> close_range_window();
   /// A module was loaded; `symbols` as read_cubin_symbols read its cubin (an
   /// error: none, or unreadable). Its kernels with writable variables are
-  /// noted; `in_range`: a range is open, and gets a kLoaded or kLoadDeclines
+  /// noted; while a range's window is open it gets a kLoaded or kLoadDeclines
   /// event (module_load_decline).
-  void loaded(const StatusOr<CubinSymbols>& symbols, bool in_range);
-  /// A module is being unloaded; `in_range`: the open range gets kUnloaded.
-  void unloading(bool in_range);
+  void loaded(const StatusOr<CubinSymbols>& symbols);
+  /// A module is being unloaded; while a window is open it gets kUnloaded.
+  void unloading();
   /// The variables of the module kernel `mangled_name` is in, or null when
   /// its module has none (or was never seen).
   std::shared_ptr<const ModuleGlobals> globals_of(const std::string& mangled_name) const;
@@ -64,14 +70,13 @@ class ModuleRegistry {
   /// window compares it before each pass, since an unload no longer waits
   /// for the window to end.
   std::uint64_t unloads() const { return unloads_.load(std::memory_order_acquire); }
-  /// The events since the last call, in order; the registry keeps none.
-  std::vector<ModuleEvent> take_range_events();
 
  private:
   mutable std::mutex mutex_;
   std::atomic<std::uint64_t> unloads_{0};
   std::unordered_map<std::string, std::shared_ptr<const ModuleGlobals>> kernels_with_globals_;
-  std::vector<ModuleEvent> events_;
+  bool window_open_ = false;
+  std::vector<ModuleEvent> events_;  // of the open window
 };
 
 }  // namespace rangereplay

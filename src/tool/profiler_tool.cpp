@@ -687,16 +687,15 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
   // The driver holds its own locks during these callbacks: no tool lock is
   // waited for here (core/module_registry.h), only the registry's leaf lock.
-  const bool in_range = module_window_.load(std::memory_order_acquire);
   if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
     // Its functions' handles may come back for other functions.
     forget_kernel_param_layouts();
-    modules_.unloading(in_range);
+    modules_.unloading();
     return;
   }
   // Lazy loading loads a module at its first launch, often inside the range:
   // harmless unless the module has variables whose entry state is unknown.
-  modules_.loaded(module_symbols(data), in_range);
+  modules_.loaded(module_symbols(data));
 }
 
 }  // namespace rangereplay::tool

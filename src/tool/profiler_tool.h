@@ -289,12 +289,9 @@ class ProfilerTool {
   // unloads of the open range (core/module_registry.h: filled by resource
   // callbacks, which must not wait for mutex_).
   ModuleRegistry modules_;
-  // Set from a range's begin to its end (mutex_ held to change it): module
-  // callbacks read it to tell loads inside the range.
-  std::atomic<bool> module_window_{false};
-  // Applies the module events of the range's time to it (declines, the
+  // Applies the module events of the range's window to it (declines, the
   // modules_loaded note). Caller holds mutex_.
-  void apply_module_events(ActiveRange& range);
+  void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
   // Adds the launched kernel's module variables to the range's snapshot
   // (module_globals.cpp); an error means the range must decline.
   Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);

@@ -151,8 +151,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   pass_gate();
   debug("begin range '%s' (match %ld)", name, static_cast<long>(event.match_index));
   // Module loads from now until the range ends are its own.
-  modules_.take_range_events();
-  module_window_.store(true, std::memory_order_release);
+  modules_.open_range_window();
 
   InToolScope guard;
   auto range = std::make_unique<ActiveRange>();
@@ -340,8 +339,8 @@ void ProfilerTool::release_left_over_state() {
   parked_.clear();
 }
 
-void ProfilerTool::apply_module_events(ActiveRange& range) {
-  for (ModuleEvent& e : modules_.take_range_events()) {
+void ProfilerTool::apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events) {
+  for (ModuleEvent& e : events) {
     if (!range.profiled) continue;
     switch (e.kind) {
       case ModuleEvent::Kind::kLoaded: ++range.modules_loaded; break;
@@ -359,9 +358,9 @@ void ProfilerTool::end_range() {
   if (!active_) return;
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
-  module_window_.store(false, std::memory_order_release);
+  std::vector<ModuleEvent> module_events = modules_.close_range_window();
   range->unloads_at_end = modules_.unloads();
-  apply_module_events(*range);
+  apply_module_events(*range, std::move(module_events));
   debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
   auto& t = range->record.timings;
