@@ -199,6 +199,10 @@ class ProfilerTool {
   /// Fills range.record's decline fields (and prints the decline) when the
   /// range is declined.
   void report_decline(ActiveRange& range);
+  /// At a range's end: its decline, its notes (skipped copies, modules
+  /// loaded), the window's times; moves its record into the report (and
+  /// into standing_pending_ when its values come with the standing pass).
+  void report_range(ActiveRange& range);
   /// Fills `record`'s decline fields (the reason's fix appended to `detail`)
   /// and prints the decline unless --quiet.
   void record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail);

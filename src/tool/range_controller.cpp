@@ -379,9 +379,7 @@ void ProfilerTool::end_range() {
     }
     range->eligibility.finish();
     range->record.passes = 1;
-    report_decline(*range);
-    t.window_ms = ms_since(range->window_start);
-    report_.ranges.push_back(std::move(range->record));
+    report_range(*range);
     // Freeing is a call a capture forbids: with one open, the buffers wait
     // for the next range's begin; otherwise they go with the range now.
     if ((range->snapshot || range->restore_plan) && captures_.open_captures() > 0) parked_.push_back(std::move(range));
@@ -463,22 +461,27 @@ void ProfilerTool::end_range() {
     session_->set_mode(configured_counter_mode()).ignore();
   }
   mutex_.set_stage("range end: report");
-  report_decline(*range);
-  if (range->program.skipped_device_to_host)
-    range->record.notes.push_back(std::to_string(range->program.skipped_device_to_host) +
-                                  " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
-  if (range->modules_loaded == 1) {
-    range->record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
-  } else if (range->modules_loaded > 1) {
-    range->record.notes.push_back(std::to_string(range->modules_loaded) +
-                                  " modules loaded inside the range (lazy loading); none has module-scope variables");
-  }
-  t.window_ms = ms_since(range->window_start);
-  t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
-  const bool pending = range->standing_counter_range && !range->eligibility.declined();
-  report_.ranges.push_back(std::move(range->record));
-  if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range->standing_counter_range});
+  report_range(*range);
   if (standing_open_ && standing_pushed_ >= session_->max_ranges()) flush_standing_pass("its counter image is full");
+}
+
+void ProfilerTool::report_range(ActiveRange& range) {
+  report_decline(range);
+  if (range.program.skipped_device_to_host)
+    range.record.notes.push_back(std::to_string(range.program.skipped_device_to_host) +
+                                 " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
+  if (range.modules_loaded == 1) {
+    range.record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
+  } else if (range.modules_loaded > 1) {
+    range.record.notes.push_back(std::to_string(range.modules_loaded) +
+                                 " modules loaded inside the range (lazy loading); none has module-scope variables");
+  }
+  auto& t = range.record.timings;
+  t.window_ms = ms_since(range.window_start);
+  t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
+  const bool pending = range.standing_counter_range && !range.eligibility.declined();
+  report_.ranges.push_back(std::move(range.record));
+  if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range.standing_counter_range});
 }
 
 cupti::RangeProfilerSession::Mode ProfilerTool::configured_counter_mode() const {
