@@ -2,8 +2,8 @@
 // and the report, which knows who holds it and what the holder is doing, so
 // that RANGEREPLAY_DEBUG=1 can say which thread waits for what.
 //
-// A BasicLockable (std::lock_guard<ToolMutex> works). lock() first tries
-// without waiting; with debugging on, a thread that has to wait prints one
+// Taken through ToolLock (lock_for, unlock). lock_for first tries without
+// waiting; with debugging on, a thread that has to wait prints one
 // line naming itself, the call it is in, the holder and the holder's stage,
 // and repeats it every 5 s while it still waits (a hang shows its cycle).
 // The stage is a string literal the holder sets (set_stage) before each step
@@ -50,7 +50,6 @@ class ToolMutex {
     holder_call_.store(call ? call : "?", std::memory_order_relaxed);
     stage_.store("in a callback", std::memory_order_relaxed);
   }
-  void lock() { lock_for(0, "?", false); }
   void unlock() {
     holder_.store(0, std::memory_order_relaxed);
     stage_.store("released", std::memory_order_relaxed);
