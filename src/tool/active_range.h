@@ -1,0 +1,87 @@
+// ActiveRange: everything the tool holds about the range that is open (or
+// was just ended and is being replayed): its identity, its decline decision,
+// the recorded program, the entry and exit states and the report record it
+// fills. Owned by ProfilerTool (one at a time) and guarded by its mutex_.
+#pragma once
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/allocation_inventory.h"
+#include "core/decline_reason.h"
+#include "core/memory_range.h"
+#include "core/range/range_event.h"
+#include "core/recorded_program.h"
+#include "cuda/digest_plan.h"
+#include "cuda/snapshot.h"
+#include "report/report_model.h"
+
+namespace rangereplay::tool {
+
+struct ActiveRange {
+  std::uint32_t index = 0;     // matched-range number (RangeEvent::match_index)
+  std::string name;
+  range::RangeSource source = range::RangeSource::kNvtxPushPop;
+  CUcontext ctx = nullptr;
+  int device = -1;             // ordinal of ctx's device; -1 when unknown
+  bool profiled = false;       // the range is recorded (pass 0 runs under the tool)
+  // Pass 0 is a counter pass. Per-kernel multi-pass ranges leave it
+  // uncounted: the counter image is then sized to the kernels pass 0
+  // recorded and every counter pass is a replay.
+  bool counting_pass0 = false;
+  // Counters for the whole range (one user range per pass) although
+  // per-kernel values were asked for: per-kernel multi-pass ranges with a
+  // graph launch (CUPTI's auto ranges failed on replayed graph launches).
+  bool whole_range_counters = false;
+  // One-pass whole-range metrics: the range is counter range number
+  // `standing_counter_range` of the standing pass (user ranges pushed and
+  // popped inside one CUPTI pass left open across ranges); its values are
+  // decoded when that pass is flushed (flush_standing_pass).
+  std::optional<std::size_t> standing_counter_range;
+  Eligibility eligibility;     // the decline decision (first reason wins)
+  RecordedProgram program;
+  std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
+  // Differential restore (--restore differential, the default): a digest
+  // plan over the snapshot's entry pieces with the entry digests, built at
+  // range entry; absent with --restore full or when it could not be built.
+  // Declared after `snapshot`, so it is destroyed first.
+  std::optional<DigestPlan> restore_plan;
+  std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report
+  // Per region of the --verify digests (restore_plan's, or exit_digests()'s),
+  // its index in `allocations`.
+  std::vector<std::uint32_t> digest_allocations;
+  std::vector<std::uint64_t> exit_chunk_digests;  // --verify with --restore full: range-exit state, per chunk
+  // Module-scope __device__ variables used by the range's kernels: their
+  // bytes at range entry (captured at the first launch of their module) and
+  // at range exit, restored like the snapshot's regions.
+  struct GlobalState {
+    std::uint64_t address = 0;
+    std::vector<std::uint8_t> entry, exit;
+  };
+  std::vector<GlobalState> globals;
+  // Device-mapped pinned host memory at range entry, sorted, kept out of
+  // the snapshot; one a kernel is passed a pointer into is captured then
+  // and restored like the globals (host_regions.cpp).
+  std::vector<MemoryRange> host_mapped;
+  std::uint64_t host_captured_bytes = 0;
+  // Device memory of other devices at range entry, sorted: out of the
+  // snapshot; a kernel passed a pointer into it declines multiple_devices.
+  std::vector<MemoryRange> other_device_memory;
+  // Its counters were stopped early (close_range_counters): a capture began
+  // inside it.
+  bool counters_closed = false;
+  // ModuleRegistry::unloads() when the range ended: a replay pass is not
+  // submitted once another thread has unloaded a module since.
+  std::uint64_t unloads_at_end = 0;
+  // Modules without variables loaded inside the range (lazy loading).
+  std::uint32_t modules_loaded = 0;
+  report::RangeRecord record;
+  std::chrono::steady_clock::time_point window_start;
+};
+
+}  // namespace rangereplay::tool
