@@ -44,7 +44,7 @@ CLEAN = {
     "tools/cli/launcher.cpp": '#include "cli/launcher.h"\n#include "report/report_model.h"\n#include "core/status.h"\n',
     "tools/cli/metric_queries.cpp": '#include <cupti.h>\n#include "cupti/session.h"\n#include "cli/launcher.h"\n',
     "tests/unit/cli/launcher_test.cpp": ('#include <gtest/gtest.h>\n#include "cli/launcher.h"\n'
-                                         '#include "temp_tree.h"\n#include "unit/storage/fake.h"\n'),
+                                         '#include "temp_tree.h"\n#include "unit/core/storage/fake.h"\n'),
     "tests/unit/cli/temp_tree.h": "#include <string>\n",
     "docs/not_checked.cpp": '#include "tool/profiler_tool.h"\n',
     "src/core/notes.txt": '#include "tool/profiler_tool.h"\n',
