@@ -4,15 +4,15 @@ on the same ranges and metrics, measured side by side in one run (targets:
 ranges), plus the stage timings of one replay window.
 
 Like for like: the set's list minus the metrics ncu's range replay cannot
-collect (bench/ncu_range.py, range_replay_metrics()) is given to both tools;
+collect (tests/ncu/ncu_compare.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
     python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,single,whole,verify,loading,outside]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ncu_range import speed_against_ncu  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ncu"))
+from ncu_compare import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,

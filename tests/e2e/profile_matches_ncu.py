@@ -1,12 +1,15 @@
 """Checks rangereplay's main job against a plain run and against ncu (see the .sh)."""
-import csv, io, json, os, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
+
+from e2e_common import checksums
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ncu"))
+from ncu_compare import (DRAM, FIDELITY_METRICS, INST, NcuCsvError, kernel_values,  # noqa: E402
+                         ncu_csv_command, parse_ncu_csv, range_sums, report_kernels, within_pct)
 
 build = sys.argv[1]
 cli = os.path.join(build, "tools/cli/rangereplay")
 failures = []
-
-def checksums(text):
-    return [l for l in text.splitlines() if l.startswith("checksum ")]
 
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
@@ -30,7 +33,6 @@ def check(app, args, full_set="full"):
     ranges = report["ranges"]
     if not ranges:
         failures.append(f"{app}: no range profiled")
-    ours = []
     for r in ranges:
         if r.get("declined"):
             failures.append(f"{app}: range {r['index']} declined: {r.get('decline_reason')} {r.get('decline_detail')}")
@@ -38,31 +40,30 @@ def check(app, args, full_set="full"):
         if r["passes"] < 30:
             failures.append(f"{app}: range {r['index']} ran {r['passes']} passes; the full set needs 30+")
         for k in r["kernels"]:
-            vals = {m["name"]: m["value"] for m in k["metrics"]}
+            vals = kernel_values(k)
             if len(vals) != len(report["metrics"]):
                 failures.append(f"{app}: range {r['index']} kernel {k['index']} has {len(vals)} of {len(report['metrics'])} metrics")
-            ours.append((k["mangled_name"], vals))
+    ours = report_kernels(report)
     # ncu kernel replay on the same kernels.
-    rc, ncu_out, err = run(["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "step/", "--csv",
-                            "--print-units", "base", "--metrics", "smsp__inst_executed.sum,dram__bytes_read.sum",
-                            exe] + args)
+    rc, ncu_out, err = run(ncu_csv_command([exe] + args, FIDELITY_METRICS))
     if rc != 0:
         failures.append(f"{app}: ncu rc={rc}: {err.strip()[-300:]}")
         return
-    rows = list(csv.DictReader(io.StringIO(ncu_out[ncu_out.find('"ID"'):])))
-    by_id = {}
-    for row in rows:
-        by_id.setdefault(int(row["ID"]), {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-    theirs = [by_id[i] for i in sorted(by_id)]
+    try:
+        theirs = parse_ncu_csv(ncu_out, "kernel")
+    except NcuCsvError as e:
+        failures.append(f"{app}: {e}")
+        return
     if len(theirs) != len(ours):
         failures.append(f"{app}: ncu profiled {len(theirs)} kernels, rangereplay {len(ours)}")
-    for i, ((name, mine), ref) in enumerate(zip(ours, theirs)):
-        a, b = mine.get("smsp__inst_executed.sum"), ref.get("smsp__inst_executed.sum")
+    for i, (mine, ref) in enumerate(zip(ours, theirs)):
+        name = mine["name"]
+        a, b = mine.get(INST), ref.get(INST)
         if a != b:
-            failures.append(f"{app}: kernel {i} {name[:40]} smsp__inst_executed.sum {a} != ncu {b}")
-        a, b = mine.get("dram__bytes_read.sum"), ref.get("dram__bytes_read.sum")
-        if a is None or b is None or (b > 0 and abs(a - b) / b > 0.02) or (b == 0 and a > 4096):
-            failures.append(f"{app}: kernel {i} {name[:40]} dram__bytes_read.sum {a} vs ncu {b} (>2%)")
+            failures.append(f"{app}: kernel {i} {name[:40]} {INST} {a} != ncu {b}")
+        a, b = mine.get(DRAM), ref.get(DRAM)
+        if not within_pct(a, b):
+            failures.append(f"{app}: kernel {i} {name[:40]} {DRAM} {a} vs ncu {b} (>2%)")
     print(f"{app}: {len(ours)} kernels compared with ncu")
     # One-pass list, --range-metrics whole: the ranges share one CUPTI pass
     # left open across them (the standing pass). Each range's instruction
@@ -73,10 +74,8 @@ def check(app, args, full_set="full"):
         failures.append(f"{app}: whole-range one-pass profile rc={rc} or checksums differ: {err.strip()[-300:]}")
         return
     whole = json.load(open(out))["ranges"]
-    per_range = [sum(k_vals.get("smsp__inst_executed.sum", 0) for k_vals in
-                     ({m["name"]: m["value"] for m in k["metrics"]} for k in r["kernels"])) for r in ranges]
-    got = [next((m["value"] for m in r.get("range_metrics", []) if m["name"] == "smsp__inst_executed.sum"), None)
-           for r in whole]
+    per_range = [s[INST] for s in range_sums(report, [INST])]
+    got = [s[INST] for s in range_sums({"ranges": whole}, [INST])]
     if got != per_range:
         failures.append(f"{app}: standing-pass instruction counts per range {got} != sums of per-kernel values {per_range}"
                         f"; notes {[r.get('notes') for r in whole]}; declines {[r.get('decline_detail') for r in whole]}")

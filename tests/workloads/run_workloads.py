@@ -20,7 +20,7 @@ transformer train and infer) it measures
         information only;
   (e) speed: wall time of rangereplay against `ncu --replay-mode range` on the
       same ranges and the same metrics: (b)'s list less the metrics ncu's range
-      replay cannot collect (bench/ncu_range.py), rangereplay run once more
+      replay cannot collect (tests/ncu/ncu_compare.py), rangereplay run once more
       with that list; plus stream 64 MiB x 50 ranges with --set single-pass,
       and the slowdown with the tool loaded but no range matched.
 Prints one summary table last and writes every raw number to
@@ -35,13 +35,14 @@ Exit status: 0 when every run that could run met its checks, 1 otherwise; a
 workload that cannot run (binary or PyTorch missing, no GPU) is reported as
 `unavailable` with the reason, never counted as passed.
 """
-import argparse, csv, io, json, os, shutil, subprocess, sys, time
+import argparse, json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
-from ncu_range import range_replay_metrics, speed_against_ncu  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "ncu"))
+from ncu_compare import (FIDELITY_METRICS, NcuCsvError, dram_range_check, kernel_check,  # noqa: E402
+                         ncu_csv_command, ncu_ranges, parse_ncu_csv, range_replay_metrics, range_sums,
+                         report_kernels, speed_against_ncu)
 VERIFY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
-FIDELITY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum"
 SKIP_CODE = 77
 
 
@@ -92,76 +93,12 @@ class Runner:
         """`ncu --clock-control none --nvtx --nvtx-include step/ --csv
         --print-units base <extra> --metrics FIDELITY_METRICS <cmd>`; without
         the NVTX filter when nvtx is False (extra then selects launches)."""
-        select = ["--nvtx", "--nvtx-include", "step/"] if nvtx else []
-        return self.run(["ncu", "--clock-control", "none"] + select + ["--csv", "--print-units", "base"] + extra +
-                        ["--metrics", FIDELITY_METRICS] + cmd)
+        return self.run(ncu_csv_command(cmd, FIDELITY_METRICS, extra, "step/" if nvtx else None))
 
 
 def brief(r):
     """The part of a run result kept in workloads.json."""
     return {"rc": r["rc"], "wall_s": r["wall_s"], "stderr_tail": r["stderr"].strip()[-600:]}
-
-
-class NcuCsvError(ValueError):
-    """ncu's output holds no usable `--csv` table (the message says what is missing)."""
-
-
-NAME_COLUMNS = ("Kernel Name", "Range Name", "Name")
-
-
-def parse_ncu_csv(stdout, what="kernel"):
-    """Results of `ncu --csv --print-units base` (the default details page:
-    one row per result and metric, columns "ID", "Process ID", ..., "Kernel
-    Name", ..., "Metric Name", "Metric Unit", "Metric Value"), in ID order, each
-    {"id", "name", <metric>: float}. In range replay a result is a range and
-    its "Kernel Name" holds the range's name ("Range Name" or "Name" are
-    accepted too). Lines before the header (the application's own output,
-    ==PROF== lines) and rows whose ID or value is not a number (==WARNING==
-    lines after the table, "n/a") are skipped; thousands separators are
-    removed. Raises NcuCsvError when there is no header, the header lacks
-    "ID" / "Metric Name" / "Metric Value", or no row has a value; `what`
-    ("kernel" or "range") names the results in the message."""
-    start = stdout.find('"ID"')
-    if start < 0:
-        errors = [l.strip() for l in stdout.splitlines() if l.startswith("==ERROR==")][:2]
-        raise NcuCsvError(f"ncu {what} CSV: no header row starting \"ID\" in its output"
-                          + (f" ({' | '.join(errors)})" if errors else ""))
-    reader = csv.DictReader(io.StringIO(stdout[start:]))
-    missing = [c for c in ("ID", "Metric Name", "Metric Value") if c not in (reader.fieldnames or [])]
-    if missing:
-        raise NcuCsvError(f"ncu {what} CSV: header lacks {', '.join(missing)}; header: {reader.fieldnames}")
-    name_col = next((c for c in NAME_COLUMNS if c in reader.fieldnames), None)
-    by_id = {}
-    for row in reader:
-        try:
-            rid = int(row["ID"])
-            value = float((row["Metric Value"] or "").replace(",", ""))
-        except (ValueError, TypeError):
-            continue
-        entry = by_id.setdefault(rid, {"id": rid, "name": row.get(name_col, "") if name_col else ""})
-        entry[row["Metric Name"]] = value
-    if not by_id:
-        raise NcuCsvError(f"ncu {what} CSV: a header but no {what} row with a numeric ID and value")
-    return [by_id[i] for i in sorted(by_id)]
-
-
-def ncu_ranges(stdout):
-    """Per-range {"id", "name" (the range's name), metric: value} in ID order
-    from `ncu --replay-mode range --nvtx ... --csv --print-units base`. Raises
-    NcuCsvError (see parse_ncu_csv)."""
-    return parse_ncu_csv(stdout, "range")
-
-
-def report_kernels(report):
-    kernels = []
-    for r in report["ranges"]:
-        if r.get("declined"):
-            continue
-        for k in r["kernels"]:
-            vals = {m["name"]: m["value"] for m in k["metrics"]}
-            kernels.append({"range": r["index"], "kernel": k["index"], "name": k.get("mangled_name", ""),
-                            "launch_index": k.get("launch_index", -1), **vals})
-    return kernels
 
 
 def launch_window(report):
@@ -177,121 +114,6 @@ def launch_window(report):
         if min(idx) >= 0:
             return r["index"], min(idx), max(idx) - min(idx) + 1
     return None
-
-
-def range_sums(report, metrics=FIDELITY_METRICS.split(",")):
-    """Per range of a rangereplay report, in index order: {"index", "name",
-    "declined", "kernels", <metric>: value} where value is the sum of the
-    kernels' values (None when the range was declined or a kernel lacks the
-    metric). A report made with --range-metrics whole gives the range's own
-    value instead."""
-    out = []
-    for r in sorted(report["ranges"], key=lambda r: r["index"]):
-        row = {"index": r["index"], "name": r.get("name", ""), "declined": bool(r.get("declined")),
-               "kernels": len(r.get("kernels", []))}
-        whole = {m["name"]: m["value"] for m in r.get("range_metrics") or []}
-        for name in metrics:
-            if row["declined"]:
-                row[name] = None
-            elif name in whole:
-                row[name] = whole[name]
-            else:
-                values = [next((m["value"] for m in k["metrics"] if m["name"] == name), None) for k in r["kernels"]]
-                row[name] = sum(values) if values and None not in values else None
-        out.append(row)
-    return out
-
-
-def relative_deviation(ours, ref):
-    """|ours - ref| / ref (ref 0: the absolute difference)."""
-    return abs(ours - ref) / ref if ref else abs(ours - ref)
-
-
-def within_pct(ours, ref, pct=0.02, zero_slack=4096.0):
-    """ours within pct of ref; for ref 0, ours <= zero_slack (bytes). False when
-    either is None."""
-    if ours is None or ref is None:
-        return False
-    return relative_deviation(ours, ref) <= pct if ref > 0 else ours <= zero_slack
-
-
-def within_spread(ours, a, b):
-    """ours within [min(a, b) - spread, max(a, b) + spread], spread = |a - b|:
-    ncu's two runs a and b widened by their own difference. Equal runs (a
-    deterministic kernel) leave only ours == a. False when any is None."""
-    if ours is None or a is None or b is None:
-        return False
-    spread = abs(a - b)
-    return min(a, b) - spread <= ours <= max(a, b) + spread
-
-
-INST, DRAM = FIDELITY_METRICS.split(",")
-
-
-def kernel_check(ours, run1, run2):
-    """Kernel-by-kernel (in order) instruction check of rangereplay's kernels
-    (report_kernels) against two ncu kernel-replay runs (parse_ncu_csv). A
-    kernel is nondeterministic when ncu's two runs differ for it; it passes
-    when within_spread(ours, run1, run2), so a deterministic kernel must be
-    equal. "equal" counts kernels equal to one of ncu's runs; "max_rel_dev"
-    is the largest deviation from the nearer run. DRAM bytes against kernel
-    replay (which flushes caches before each kernel, range replay does not)
-    are kept per kernel as information only. ok: same kernel count in all
-    three lists, at least one kernel, every kernel passes."""
-    n = min(len(ours), len(run1), len(run2))
-    pairs, equal, outside, nondet, max_dev = [], 0, 0, 0, 0.0
-    for i in range(n):
-        mine, a_row, b_row = ours[i], run1[i], run2[i]
-        x, a, b = mine.get(INST), a_row.get(INST), b_row.get(INST)
-        c, d = mine.get(DRAM), a_row.get(DRAM)
-        is_equal = x is not None and x in (a, b)
-        passes = within_spread(x, a, b)
-        dev = min(relative_deviation(x, r) for r in (a, b) if r is not None) \
-            if x is not None and (a is not None or b is not None) else None
-        equal += is_equal
-        outside += not passes
-        nondet += a is not None and b is not None and a != b
-        max_dev = max(max_dev, dev) if dev is not None else max_dev
-        pairs.append({"i": i, "name": mine.get("name", "")[:120], "ncu_name": a_row.get("name", "")[:120],
-                      "inst": x, "ncu_inst": a, "ncu_inst_run2": b,
-                      "nondeterministic": a is not None and b is not None and a != b,
-                      "inst_equal": is_equal, "inst_rel_dev": dev, "inst_ok": passes,
-                      "dram": c, "ncu_dram": d, "ncu_dram_run2": b_row.get(DRAM),
-                      "dram_within_2pct_of_kernel_replay": within_pct(c, d)})
-    counts_equal = len(ours) == len(run1) == len(run2)
-    return {"kernels_rangereplay": len(ours), "kernels_ncu": [len(run1), len(run2)], "compared": n,
-            "equal": equal, "max_rel_dev": max_dev, "nondeterministic": nondet, "outside_ncu_spread": outside,
-            "dram_within_2pct_of_kernel_replay": sum(p["dram_within_2pct_of_kernel_replay"] for p in pairs),
-            "ok": counts_equal and n > 0 and outside == 0, "kernels": pairs}
-
-
-def dram_range_check(sums, theirs):
-    """Each range's sum of per-kernel DRAM bytes read (range_sums) against
-    ncu's range-replay value for the same range (ncu_ranges; paired in order:
-    ncu's result i is the report's range index i), within 2%. Instruction sums
-    are kept beside it as information. Declined ranges are not compared. ok:
-    as many ranges as ncu, at least one compared, all within 2%."""
-    rows, within, max_dev = [], 0, 0.0
-    compared = 0
-    for mine, ref in zip(sums, theirs):
-        if mine["declined"]:
-            rows.append({"index": mine["index"], "declined": True})
-            continue
-        compared += 1
-        c, d = mine.get(DRAM), ref.get(DRAM)
-        ok = within_pct(c, d)
-        within += ok
-        dev = relative_deviation(c, d) if c is not None and d is not None else None
-        max_dev = max(max_dev, dev) if dev is not None else max_dev
-        x, y = mine.get(INST), ref.get(INST)
-        rows.append({"index": mine["index"], "name": mine["name"], "ncu_name": ref.get("name", ""),
-                     "kernels": mine["kernels"], "dram": c, "ncu_dram": d, "dram_rel_dev": dev,
-                     "dram_within_2pct": ok, "inst": x, "ncu_inst": y,
-                     "inst_rel_dev": relative_deviation(x, y) if x is not None and y is not None else None})
-    not_declined = sum(not m["declined"] for m in sums)
-    return {"ranges_rangereplay": len(sums), "ranges_ncu": len(theirs), "compared": compared, "within_2pct": within,
-            "max_rel_dev": max_dev, "ranges": rows,
-            "ok": len(sums) == len(theirs) and compared > 0 and within == compared == not_declined}
 
 
 def workload_table(build, only):

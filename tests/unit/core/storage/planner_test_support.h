@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/storage/snapshot_storage.h"
-#include "unit/storage/fake_backing.h"
+#include "unit/core/storage/fake_backing.h"
 
 namespace rangereplay::storage::testing {
 

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "unit/storage/planner_test_support.h"
+#include "unit/core/storage/planner_test_support.h"
 
 namespace rangereplay::storage::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "unit/storage/planner_test_support.h"
+#include "unit/core/storage/planner_test_support.h"
 
 namespace rangereplay::storage::testing {
 namespace {
