@@ -29,6 +29,7 @@
 #include "core/allocation_inventory.h"
 #include "core/capture_state.h"
 #include "core/cubin_symbols.h"
+#include "core/decline.h"
 #include "core/decline_reason.h"
 #include "core/graph_nodes.h"
 #include "core/launcher_gate.h"
@@ -102,7 +103,11 @@ class ProfilerTool {
   void begin_range(const range::RangeEvent& event, CUcontext ctx);
   void end_range();
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
-  Status ensure_counters(CUcontext ctx);
+  // Sets up the counters once per process (configure_counters); a range in
+  // another context than the first profiled one, or a failing set-up, is a
+  // decline, with the reason the failing step established.
+  std::optional<Decline> ensure_counters(CUcontext ctx);
+  Status configure_counters(CUcontext ctx);
   Status replay_window(ActiveRange& range);
   // Builds range.restore_plan over the entry snapshot just captured and
   // digests the entry state; on failure leaves it empty (full restore) with
@@ -263,9 +268,8 @@ class ProfilerTool {
   Status capture_global_state(std::uint64_t address, std::size_t bytes);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
-  bool counters_failed_ = false;
-  std::string counters_error_;
-  DeclineReason counters_reason_ = DeclineReason::kCountersUnavailable;
+  // The counter set-up failed once: every later range declines the same way.
+  std::optional<Decline> counters_failed_;
   // NVTX domain and registered-string names, by handle (mutex_).
   std::unordered_map<const void*, std::string> nvtx_domains_;
   std::unordered_map<const void*, std::string> nvtx_strings_;

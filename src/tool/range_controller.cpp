@@ -83,12 +83,20 @@ void ProfilerTool::record_decline(report::RangeRecord& record, DeclineReason rea
                  record.decline_reason.c_str(), detail.c_str());
 }
 
-Status ProfilerTool::ensure_counters(CUcontext ctx) {
+std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
   if (session_) {
     if (session_->context() != ctx)
-      return failed_precondition("range in a second context; only one context per process is profiled");
-    return ok_status();
+      return Decline{DeclineReason::kMultipleContexts,
+                     "range in a second context; only one context per process is profiled"};
+    return std::nullopt;
   }
+  // A failing step names its reason where the fact is known (CUPTI's
+  // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
+  if (Status s = configure_counters(ctx); !s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
+  return std::nullopt;
+}
+
+Status ProfilerTool::configure_counters(CUcontext ctx) {
   auto start = Clock::now();
   debug("configuring counters%s (%ld metrics)", "", static_cast<long>(config_.metrics.size()));
   CUdevice device = 0;
@@ -178,17 +186,12 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
     decline(*range, DeclineReason::kMultipleContexts,
             "range in a second context; only the first profiled context is supported");
   } else if (counters_failed_) {
-    decline(*range, counters_reason_, counters_error_);
-  } else if (Status s = ensure_counters(ctx); !s.ok()) {
-    counters_failed_ = true;
-    counters_reason_ = s.code() == StatusCode::kPermissionDenied    ? DeclineReason::kCountersNotPermitted
-                       : s.code() == StatusCode::kInvalidArgument    ? DeclineReason::kUnknownMetric
-                       : s.code() == StatusCode::kFailedPrecondition ? DeclineReason::kMultipleContexts
-                                                                     : DeclineReason::kCountersUnavailable;
-    counters_error_ = s.message();
-    report_.errors.push_back(s.message());
-    if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
-    decline(*range, counters_reason_, counters_error_);
+    decline(*range, counters_failed_->reason, counters_failed_->detail);
+  } else if (std::optional<Decline> failed = ensure_counters(ctx)) {
+    counters_failed_ = std::move(failed);
+    report_.errors.push_back(counters_failed_->detail);
+    if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
+    decline(*range, counters_failed_->reason, counters_failed_->detail);
   }
   if (range->eligibility.declined()) {
     active_ = std::move(range);
