@@ -108,22 +108,14 @@ class ProfilerTool {
   // decline, with the reason the failing step established.
   std::optional<Decline> ensure_counters(CUcontext ctx);
   Status configure_counters(CUcontext ctx);
-  Status replay_window(ActiveRange& range);
+  // The replayed passes (tool/replay_window.h) over the range's restore
+  // strategy, with --verify as its observer; nullopt when every pass ran, or
+  // the range's decline. The exit state is restored either way.
+  std::optional<Decline> replay_window(ActiveRange& range);
   // Builds range.restore_plan over the entry snapshot just captured and
   // digests the entry state; on failure leaves it empty (full restore) with
   // a note in the range's record.
   void plan_differential_restore(ActiveRange& range);
-  // --verify (verify.cpp): digests of the range-exit state, then of the state
-  // after each replay, compared per region. With differential restore the
-  // restore plan serves (its exit digests, and the digests each restore
-  // found); with --restore full a digest-only plan over the allocations.
-  StatusOr<DigestPlan> exit_digests(ActiveRange& range);
-  Status compare_with_exit(ActiveRange& range, DigestPlan& plan, report::PassRecord& pass);
-  // Appends to `pass` one divergence per allocation with a chunk whose digest
-  // differs between `found` and `exit` (one digest per chunk of `table`,
-  // whose regions map to allocations by range.digest_allocations).
-  void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
-                          std::span<const std::uint64_t> exit, report::PassRecord& pass);
   Status evaluate(ActiveRange& range);
   // Kernel records of the range's recorded kernels, with their counter
   // values where `values` (one row per counter range) has them.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string_view>
 
 #include "cuda/cu_status.h"
@@ -16,6 +17,9 @@
 #include "cupti/device_counters.h"
 #include "report/demangle.h"
 #include "tool/profiler_tool.h"
+#include "tool/replay_window.h"
+#include "tool/restore_strategy.h"
+#include "tool/verify.h"
 
 namespace rangereplay::tool {
 
@@ -41,13 +45,6 @@ SnapshotOptions snapshot_options(const ProfileConfig& config) {
   options.host_limit_bytes = config.snapshot_host_limit;
   options.copy.pinned_method = PinnedCopyMethod::kAuto;
   return options;
-}
-
-// RANGEREPLAY_TEST_CORRUPT_RESTORES=1 (tests only) overwrites the first 16
-// bytes of every snapshot region after each entry restore.
-bool corrupt_restores_for_tests() {
-  static const bool on = std::getenv("RANGEREPLAY_TEST_CORRUPT_RESTORES") != nullptr;
-  return on;
 }
 
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
@@ -448,11 +445,8 @@ void ProfilerTool::end_range() {
   range->record.passes = 1;
   mutex_.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
-    if (Status w = replay_window(*range); !w.ok())
-      decline(*range,
-              modules_.unloads() != range->unloads_at_end ? DeclineReason::kModuleUnloadInRange
-                                                          : DeclineReason::kReplayFailed,
-              w.message());
+    if (std::optional<Decline> failed = replay_window(*range))
+      decline(*range, failed->reason, std::move(failed->detail));
   }
   if (!range->eligibility.declined() && range->standing_counter_range) {
     record_kernels(*range, {});  // the values come when the standing pass is flushed
@@ -575,218 +569,56 @@ void ProfilerTool::plan_differential_restore(ActiveRange& range) {
   range.digest_allocations = std::move(allocations);
 }
 
-Status ProfilerTool::replay_window(ActiveRange& range) {
-  auto& t = range.record.timings;
-  if (!range.snapshot) return internal_error("multi-pass range without a snapshot");
+namespace {
+// The counter session's passes as the replay window drives them.
+class SessionPasses final : public CounterPasses {
+ public:
+  explicit SessionPasses(cupti::RangeProfilerSession& session) : session_(session) {}
+  Status start_pass(const std::string& range_name) override { return session_.start_pass(range_name); }
+  StatusOr<bool> end_pass() override { return session_.end_pass(); }
+  bool in_pass() const override { return session_.in_pass(); }
+
+ private:
+  cupti::RangeProfilerSession& session_;
+};
+}  // namespace
+
+std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
+  const std::function<bool()> module_unloaded = [this, &range] { return modules_.unloads() != range.unloads_at_end; };
+  if (!range.snapshot) return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = inventory_.lock();
-  RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
+  StatusOr<Replayer> replayer = Replayer::create(range.program);
+  if (!replayer.ok()) return replay_window_decline(replayer.status(), module_unloaded);
 
   // With differential restore, one digest plan serves the whole window: the
   // exit capture, every entry restore, --verify and the exit hand-back.
-  DigestPlan* const plan = range.restore_plan ? &*range.restore_plan : nullptr;
-  const bool verify_with_plan = plan != nullptr && config_.verify;
-
-  // The application's own range-exit state, restored at the end of the window.
-  // Differential: capture_changed digests every chunk (the exit digests) and
-  // copies only the chunks that differ from the entry digests into one span
-  // of the exit state's storage; restore_exit later takes a changed chunk
-  // from there and an unchanged one from the entry snapshot (same bytes).
-  // That is sound only when every changed chunk got a slot: the Snapshot
-  // plans the exit state at full size, but capture_changed needs one
-  // contiguous arena, and the exit state may be split over two tiers or its
-  // slots (256-byte multiples) may not fit. On any overflow the full exit
-  // capture overwrites that storage and the exit is restored in full.
-  auto capture_start = Clock::now();
-  bool exit_differential = false;
-  if (plan != nullptr) {
-    const std::optional<storage::ArenaSpan> exit_arena =
-        range.snapshot->exclusive_span(SnapshotState::kExit, kernels::kExitSlotAlignment);
-    RR_RETURN_IF_ERROR(plan->capture_changed(tool_stream_, exit_arena ? exit_arena->address : 0,
-                                             exit_arena ? exit_arena->bytes : 0));
-    RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
-    RR_CU(cuStreamSynchronize(tool_stream_));
-    const auto& captured = plan->host_counters();
-    exit_differential = captured.capture_overflow_chunks == 0;
-    if (!exit_differential)
-      range.record.notes.push_back(std::to_string(captured.capture_overflow_chunks) +
-                                   " changed chunks did not fit the exit state's arena span; the exit state was "
-                                   "captured and restored in full");
-  }
-  if (!exit_differential) RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
-  RR_CU(cuStreamSynchronize(tool_stream_));
-  RR_RETURN_IF_ERROR(capture_globals_exit(range));
-  t.capture_ms += ms_since(capture_start);
-  // From here on, any early return must still hand the application its own
-  // range-exit state (and leave no counter pass open).
-  struct ExitStateGuard {
-    ProfilerTool* tool;
-    Snapshot* snapshot;
-    DigestPlan* exit_plan;  // non-null: the exit state is in the plan (capture_changed)
-    ActiveRange* range;
-    bool armed = true;
-    ~ExitStateGuard() {
-      if (!armed) return;
-      if (tool->session_->in_pass()) tool->session_->end_pass().status().ignore();
-      if (exit_plan != nullptr) {
-        exit_plan->restore_exit(tool->tool_stream_).ignore();
-      } else {
-        snapshot->restore(SnapshotState::kExit, tool->tool_stream_).ignore();
-      }
-      tool->restore_globals(*range, /*exit_state=*/true).ignore();
-      cuStreamSynchronize(tool->tool_stream_);
-    }
-  } exit_state_guard{this, &*range.snapshot, exit_differential ? plan : nullptr, &range};
-
-  // --verify with --restore full: the application's own range-exit digests,
-  // before any replay, from a digest-only plan. (Differential restore has
-  // them already: the plan's exit digests.)
-  std::optional<DigestPlan> verifier;
-  if (config_.verify && plan == nullptr) {
-    auto verify_start = Clock::now();
-    if (auto digests = exit_digests(range); digests.ok()) {
-      verifier.emplace(std::move(digests).value());
-    } else {
-      range.record.notes.push_back("--verify unavailable for this range: " + digests.status().message());
-    }
-    t.verify_ms += ms_since(verify_start);
-  }
-
-  // ev[0]..ev[1]: the restore; ev[3]..ev[2]: the replayed work, from after
-  // CUPTI's pass start (the stream idles while the host starts the pass).
-  // The guard owns every event created so far, so a failed creation leaks
-  // none of the earlier ones.
-  CUevent ev[4] = {nullptr, nullptr, nullptr, nullptr};
-  struct EventGuard {
-    CUevent* ev;
-    ~EventGuard() {
-      for (int i = 0; i < 4; ++i)
-        if (ev[i] != nullptr) cuEventDestroy(ev[i]);
-    }
-  } event_guard{ev};
-  for (auto& e : ev) RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
-
-  bool all_submitted = false;
-  std::size_t pass = 1;
-  const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
-  while (!all_submitted) {
-    if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
-    progress(range, pass + 1);
-    debug("replay pass %s%ld", "", static_cast<long>(pass));
-    RR_CU(cuEventRecord(ev[0], tool_stream_));
-    if (plan != nullptr) {
-      // Copies back only the chunks whose digest differs from the entry's,
-      // recording the digests of the memory it found (the previous pass's
-      // result) and the restored bytes. Without --verify the chunks the
-      // previous pass changed (capture_changed's or the last restore's dirty
-      // flags) are copied without being digested first (a replay writes the
-      // chunks the application wrote): a range that rewrites its whole
-      // footprint then costs one copy, not a digest and a copy. Every other
-      // chunk is still digested, so a chunk changed only by this replay is
-      // found. --verify needs the digest of every chunk: kDigestAll.
-      RR_RETURN_IF_ERROR(plan->restore(tool_stream_, config_.verify ? ChunkRestoreMode::kDigestAll
-                                                                     : ChunkRestoreMode::kCopyPredicted));
-    } else {
-      RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
-    }
-    RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/false));
-    if (corrupt_restores_for_tests()) {
-      // Test-only (tests/e2e/verify.py): a restore that left bytes wrong, so
-      // --verify must report divergence and the exit hand-back must still
-      // give the application its own bytes.
-      for (const auto& a : range.allocations)
-        RR_CU(cuMemsetD8Async(a.range.start().address(), 0xA5, std::min<std::uint64_t>(a.range.size(), 16),
-                              tool_stream_));
-    }
-    RR_CU(cuEventRecord(ev[1], tool_stream_));
-    // The plan's counters and digests to the host, after the timed restore.
-    if (plan != nullptr) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
-    // The restore is ordered before the replayed work by the stream itself,
-    // but the restore kernel must finish before the counters start, or its
-    // traffic would be counted with the first replayed kernel.
-    RR_CU(cuStreamSynchronize(tool_stream_));
-    std::uint64_t restored_bytes = range.snapshot->bytes();
-    if (plan != nullptr) {
-      restored_bytes = plan->host_counters().restored_bytes;
-      // The memory this restore found is the previous replay's result.
-      if (verify_with_plan && !range.record.pass_records.empty()) {
-        auto verify_start = Clock::now();
-        record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
-                           range.record.pass_records.back());
-        t.verify_ms += ms_since(verify_start);
-      }
-    }
-    auto c = Clock::now();
-    RR_RETURN_IF_ERROR(session_->start_pass(range.name));
-    t.counters_ms += ms_since(c);
-    RR_CU(cuEventRecord(ev[3], tool_stream_));
-    if (modules_.unloads() != range.unloads_at_end)
-      return failed_precondition("a module was unloaded by another thread while the range was being replayed; its "
-                                 "kernels cannot be launched again");
-    auto submit_start = Clock::now();
-    RR_RETURN_IF_ERROR(replayer.submit(tool_stream_));
-    t.replay_submit_ms += ms_since(submit_start);
-    RR_CU(cuEventRecord(ev[2], tool_stream_));
-    RR_CU(cuEventSynchronize(ev[2]));
-    c = Clock::now();
-    RR_ASSIGN_OR_RETURN(all_submitted, session_->end_pass());
-    t.counters_ms += ms_since(c);
-    float restore_ms = 0, kernels_ms = 0;
-    RR_CU(cuEventElapsedTime(&restore_ms, ev[0], ev[1]));
-    RR_CU(cuEventElapsedTime(&kernels_ms, ev[3], ev[2]));
-    t.restore_ms += restore_ms;
-    t.kernels_ms += kernels_ms;
-    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
-    if (verifier) {
-      auto verify_start = Clock::now();
-      RR_RETURN_IF_ERROR(compare_with_exit(range, *verifier, range.record.pass_records.back()));
-      t.verify_ms += ms_since(verify_start);
-    }
-    ++pass;
-  }
-  range.record.passes = static_cast<std::uint32_t>(pass);
-  if (range.host_captured_bytes > 0)
-    range.record.notes.push_back(std::to_string(range.host_captured_bytes) +
-                                 " bytes of pinned host memory passed to kernels were restored with the snapshot");
-  if (!range.counting_pass0)
-    range.record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
-                                 std::to_string(range.program.kernels().size()) + " kernels); all " +
-                                 std::to_string(pass - 1) + " counter passes were replays");
-
-  // The last replay's result, for --verify, when the exit restore below will
-  // not digest it (restore_exit does).
-  if (verify_with_plan && !exit_differential) {
-    auto verify_start = Clock::now();
-    RR_RETURN_IF_ERROR(plan->digest(tool_stream_));
-    RR_CU(cuStreamSynchronize(tool_stream_));
-    record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
-                       range.record.pass_records.back());
-    t.verify_ms += ms_since(verify_start);
-  }
-
-  // The guard stays armed until the hand-back has completed: if a step here
-  // fails, it restores the exit state again (best effort, every step).
-  auto restore_start = Clock::now();
-  if (exit_differential) {
-    // Digests every chunk against the exit digests and copies back only the
-    // ones that differ: the application's memory ends byte-identical to its
-    // own range exit.
-    RR_RETURN_IF_ERROR(plan->restore_exit(tool_stream_));
-    if (verify_with_plan) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
+  RangeGlobals globals{[this, &range] { return capture_globals_exit(range); },
+                       [this, &range](bool exit_state) { return restore_globals(range, exit_state); }};
+  std::unique_ptr<RestoreStrategy> restore;
+  std::unique_ptr<ReplayObserver> verifier;
+  if (range.restore_plan) {
+    auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
+                                                              tool_stream_, config_.verify, range.record);
+    if (config_.verify) verifier = differential_restore_verifier(range, *differential, tool_stream_);
+    restore = std::move(differential);
   } else {
-    RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
+    restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_);
+    if (config_.verify) verifier = full_restore_verifier(range, tool_stream_);
   }
-  RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/true));
-  RR_CU(cuStreamSynchronize(tool_stream_));
-  exit_state_guard.armed = false;
-  t.restore_ms += ms_since(restore_start);
-  if (verify_with_plan && exit_differential) {
-    auto verify_start = Clock::now();
-    record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
-                       range.record.pass_records.back());
-    t.verify_ms += ms_since(verify_start);
-  }
-  return ok_status();
+  restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
+
+  SessionPasses counters(*session_);
+  ReplayerResubmission resubmission(*replayer, tool_stream_);
+  EventReplayStream stream(tool_stream_);
+  ReplayWindow window(ReplayWindowParts{*restore, counters, resubmission, stream, verifier.get(), module_unloaded,
+                                        [this, &range](std::size_t pass) {
+                                          progress(range, pass + 1);
+                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                                        }},
+                      pass_count_);
+  const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
+  return window.run(range.name, notes, range.record);
 }
 
 Status ProfilerTool::evaluate(ActiveRange& range) {
