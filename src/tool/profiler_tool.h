@@ -44,6 +44,7 @@
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/metric_evaluator.h"
+#include "tool/range_report.h"
 #include "tool/range_trigger.h"
 #include "tool/tool_mutex.h"
 
@@ -118,9 +119,12 @@ class ProfilerTool {
   void plan_differential_restore(ActiveRange& range);
   Status evaluate(ActiveRange& range);
   // Kernel records of the range's recorded kernels, with their counter
-  // values where `values` (one row per counter range) has them.
+  // values where `values` (one row per counter range) has them
+  // (tool/range_report.h).
   void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
-  std::vector<report::MetricValue> metric_values(const std::vector<double>& values) const;
+  MetricColumns metric_columns() const;
+  // The range records' decline fields, notes and times (tool/range_report.h).
+  RangeReporter reporter() const { return RangeReporter(config_.quiet); }
   // The standing pass (one-pass metric lists with --range-metrics whole):
   // opens it at the first range (set config, one CUPTI start) and pushes
   // the range's counter range; flush ends the pass (one stop), decodes and

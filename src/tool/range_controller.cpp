@@ -15,8 +15,8 @@
 #include "cuda/replayer.h"
 #include "cupti/cupti_status.h"
 #include "cupti/device_counters.h"
-#include "report/demangle.h"
 #include "tool/profiler_tool.h"
+#include "tool/range_report.h"
 #include "tool/replay_window.h"
 #include "tool/restore_strategy.h"
 #include "tool/verify.h"
@@ -66,18 +66,10 @@ void ProfilerTool::decline(ActiveRange& range, DeclineReason reason, std::string
   range.eligibility.decline(reason, std::move(detail));  // the first decline reason wins
 }
 
-void ProfilerTool::report_decline(ActiveRange& range) {
-  const std::optional<DeclineReason> reason = range.eligibility.reason();
-  if (reason) record_decline(range.record, *reason, range.eligibility.detail());
-}
+void ProfilerTool::report_decline(ActiveRange& range) { reporter().report_decline(range.record, range.eligibility); }
 
 void ProfilerTool::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) {
-  record.declined = true;
-  record.decline_reason = std::string(decline_reason_name(reason));
-  record.decline_detail = decline_report_detail(reason, detail);
-  if (!config_.quiet)
-    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", record.index + 1, record.name.c_str(),
-                 record.decline_reason.c_str(), detail.c_str());
+  reporter().record_decline(record, reason, detail);
 }
 
 std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
@@ -463,19 +455,8 @@ void ProfilerTool::end_range() {
 }
 
 void ProfilerTool::report_range(ActiveRange& range) {
-  report_decline(range);
-  if (range.program.skipped_device_to_host)
-    range.record.notes.push_back(std::to_string(range.program.skipped_device_to_host) +
-                                 " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
-  if (range.modules_loaded == 1) {
-    range.record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
-  } else if (range.modules_loaded > 1) {
-    range.record.notes.push_back(std::to_string(range.modules_loaded) +
-                                 " modules loaded inside the range (lazy loading); none has module-scope variables");
-  }
-  auto& t = range.record.timings;
-  t.window_ms = ms_since(range.window_start);
-  t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
+  reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
+                           range.modules_loaded, ms_since(range.window_start));
   const bool pending = range.standing_counter_range && !range.eligibility.declined();
   report_.ranges.push_back(std::move(range.record));
   if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range.standing_counter_range});
@@ -531,7 +512,7 @@ void ProfilerTool::flush_standing_pass(const char* why) {
     report::RangeRecord& record = report_.ranges[p.record_index];
     record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());
     if (s.ok() && p.counter_range < values.size()) {
-      record.range_metrics = metric_values(values[p.counter_range]);
+      record.range_metrics = metric_values(metric_columns(), values[p.counter_range]);
       record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
                              std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
     } else {
@@ -585,7 +566,8 @@ class SessionPasses final : public CounterPasses {
 
 std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return modules_.unloads() != range.unloads_at_end; };
-  if (!range.snapshot) return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
+  if (!range.snapshot)
+    return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = inventory_.lock();
   StatusOr<Replayer> replayer = Replayer::create(range.program);
@@ -631,60 +613,11 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
   return ok_status();
 }
 
-std::vector<report::MetricValue> ProfilerTool::metric_values(const std::vector<double>& v) const {
-  const auto& names = evaluator_->metrics();
-  const auto& units = evaluator_->units();
-  std::vector<report::MetricValue> out;
-  for (std::size_t m = 0; m < names.size() && m < v.size(); ++m) out.push_back({names[m], units[m], v[m]});
-  return out;
-}
+MetricColumns ProfilerTool::metric_columns() const { return {evaluator_->metrics(), evaluator_->units()}; }
 
 void ProfilerTool::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
-  // Plain launches and graph kernel nodes, with the counter range of each
-  // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
-  // range or one per kernel node; core/graph_nodes.h).
   const bool per_kernel = config_.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
-  const auto kernels = range.program.kernels();
-  const CounterRangeMap ranges = map_counter_ranges(range.program.launch_units(), values.size());
-  std::vector<std::uint64_t> streams;  // launch stream of each kernel
-  for (const auto& op : range.program.ops) {
-    if (const auto* k = std::get_if<KernelLaunchOp>(&op)) streams.push_back(k->stream);
-    if (const auto* g = std::get_if<GraphLaunchOp>(&op); g != nullptr && g->kernels)
-      streams.insert(streams.end(), g->kernels->size(), g->stream);
-  }
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const KernelLaunchOp& k = *kernels[i];
-    report::KernelRecord kr;
-    kr.index = static_cast<std::uint32_t>(i);
-    kr.mangled_name = k.name;
-    kr.name = report::demangle(k.name);
-    kr.stream_id = i < streams.size() ? streams[i] : k.stream;
-    kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
-    kr.block = {k.block[0], k.block[1], k.block[2]};
-    kr.shared_mem_bytes = k.shared_mem_bytes;
-    kr.launch_index = k.launch_index;
-    if (per_kernel && i < ranges.kernel_range.size() &&
-        ranges.kernel_range[i] && *ranges.kernel_range[i] < values.size())
-      kr.metrics = metric_values(values[*ranges.kernel_range[i]]);
-    range.record.kernels.push_back(std::move(kr));
-  }
-  if (!per_kernel && !values.empty()) range.record.range_metrics = metric_values(values[0]);
-  if (per_kernel) {
-    if (ranges.layout == CounterRangeLayout::kMismatch) {
-      range.record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
-                                   std::to_string(kernels.size()) + " recorded kernels");
-    } else if (ranges.layout == CounterRangeLayout::kPerLaunch) {
-      // Each graph launch was measured as one counter range: its kernels get
-      // no per-kernel values; the launch's values are listed here.
-      for (std::size_t g = 0; g < ranges.graph_range.size(); ++g) {
-        if (!ranges.graph_range[g] || *ranges.graph_range[g] >= values.size()) continue;
-        std::string note = "graph launch " + std::to_string(g + 1) + " was measured as one counter range:";
-        for (const auto& m : metric_values(values[*ranges.graph_range[g]]))
-          note += " " + m.name + "=" + std::to_string(m.value);
-        range.record.notes.push_back(std::move(note));
-      }
-    }
-  }
+  tool::record_kernels(range.record, range.program, per_kernel, metric_columns(), values);
 }
 
 }  // namespace rangereplay::tool
