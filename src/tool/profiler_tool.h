@@ -43,6 +43,7 @@
 #include "cupti/range_profiler_session.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/counter_session.h"
 #include "tool/metric_evaluator.h"
 #include "tool/range_report.h"
 #include "tool/range_trigger.h"
@@ -104,11 +105,13 @@ class ProfilerTool {
   void begin_range(const range::RangeEvent& event, CUcontext ctx);
   void end_range();
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
-  // Sets up the counters once per process (configure_counters); a range in
-  // another context than the first profiled one, or a failing set-up, is a
-  // decline, with the reason the failing step established.
+  // Sets up the counters once per process (counters_, tool/cupti_counters.h)
+  // and the tool's stream; a range in another context than the first
+  // profiled one, or a failing set-up, is a decline, with the reason the
+  // failing step established.
   std::optional<Decline> ensure_counters(CUcontext ctx);
-  Status configure_counters(CUcontext ctx);
+  // Passes the metric list needs (0 before the counter set-up).
+  std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
   // The replayed passes (tool/replay_window.h) over the range's restore
   // strategy, with --verify as its observer; nullopt when every pass ran, or
   // the range's decline. The exit state is restored either way.
@@ -125,15 +128,10 @@ class ProfilerTool {
   MetricColumns metric_columns() const;
   // The range records' decline fields, notes and times (tool/range_report.h).
   RangeReporter reporter() const { return RangeReporter(config_.quiet); }
-  // The standing pass (one-pass metric lists with --range-metrics whole):
-  // opens it at the first range (set config, one CUPTI start) and pushes
-  // the range's counter range; flush ends the pass (one stop), decodes and
+  // The standing pass (tool/counter_session.h): pushes the range's counter
+  // range into it (opening it at the first range); flush ends the pass and
   // writes each pending range's values into its report record. Flushed when
   // the image is full and at exit (finish()).
-  bool standing_pass_eligible() const;
-  // The session mode --range-metrics asks for (a range may switch it for
-  // itself: graph ranges, the standing pass; it is set back after).
-  cupti::RangeProfilerSession::Mode configured_counter_mode() const;
   Status push_standing_range(ActiveRange& range);
   void flush_standing_pass(const char* why);
   void progress(const ActiveRange& range, std::size_t pass);
@@ -270,26 +268,10 @@ class ProfilerTool {
   std::unordered_map<const void*, std::string> nvtx_domains_;
   std::unordered_map<const void*, std::string> nvtx_strings_;
 
-  // Counter configuration, once per process (ensure_counters).
-  std::unique_ptr<cupti::RangeProfilerSession> session_;
-  std::unique_ptr<MetricEvaluator> evaluator_;
-  std::uint32_t pass_count_ = 0;
-  // Kernels per range name, from the last profiled range of that name: the
-  // counter image for a one-pass range is sized from it.
-  std::unordered_map<std::string, std::size_t> kernels_by_range_name_;
-  // The standing pass: open, counter ranges pushed so far, and the report
-  // records (index in report_.ranges) waiting for their counter range.
-  bool standing_open_ = false;
-  std::size_t standing_pushed_ = 0;
-  struct StandingPending {
-    std::size_t record_index;
-    std::size_t counter_range;
-  };
-  std::vector<StandingPending> standing_pending_;
-  // Counter ranges one standing pass holds (its image: ~6.6 KB per metric
-  // and range on GH100).
-  static constexpr std::size_t kStandingRanges = 256;
-  std::size_t counter_ranges_for(const std::string& range_name) const;
+  // The counters, set up once per process (ensure_counters): passes, image
+  // sizing, the standing pass; and the context they were set up in.
+  std::unique_ptr<CounterSession> counters_;
+  CUcontext counters_context_ = nullptr;
   CUstream tool_stream_ = nullptr;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;

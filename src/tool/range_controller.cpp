@@ -15,6 +15,8 @@
 #include "cuda/replayer.h"
 #include "cupti/cupti_status.h"
 #include "cupti/device_counters.h"
+#include "tool/counter_session.h"
+#include "tool/cupti_counters.h"
 #include "tool/profiler_tool.h"
 #include "tool/range_report.h"
 #include "tool/replay_window.h"
@@ -25,16 +27,22 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-// Kernels per range the counter data image holds when a one-pass range's
-// kernel count is not known yet: as many as fit in kCounterImageBudgetBytes,
-// at most 2048; RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it. (The image
-// costs ~9 KB per metric and kernel on GH100, and is copied at every range.)
-constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
-std::size_t default_counter_ranges(std::size_t bytes_per_range) {
+// RANGEREPLAY_MAX_KERNELS_PER_RANGE: the counter ranges a one-pass range's
+// image holds when its kernel count is not known yet, in place of the image
+// budget (CounterSession::kCounterImageBudgetBytes); 0 when unset.
+std::size_t max_kernels_per_range() {
   const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
   long n = v ? std::strtol(v, nullptr, 10) : 0;
-  if (n > 0) return static_cast<std::size_t>(n);
-  return std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(bytes_per_range, 1), 1, 2048);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+// RANGEREPLAY_STANDING_PASS=0 turns the standing pass off.
+bool standing_pass_enabled() {
+  static const bool off = [] {
+    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
+    return v != nullptr && std::string_view(v) == "0";
+  }();
+  return !off;
 }
 
 // The snapshot tiers as the user capped them (0 = no cap); a pinned arena
@@ -73,68 +81,48 @@ void ProfilerTool::record_decline(report::RangeRecord& record, DeclineReason rea
 }
 
 std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
-  if (session_) {
-    if (session_->context() != ctx)
+  if (counters_) {
+    if (counters_context_ != ctx)
       return Decline{DeclineReason::kMultipleContexts,
                      "range in a second context; only one context per process is profiled"};
     return std::nullopt;
   }
+  auto start = Clock::now();
+  CounterSessionOptions options;
+  options.whole_range_metrics = config_.range_metrics == RangeMetrics::kWholeRange;
+  options.standing_pass = standing_pass_enabled();
+  options.max_kernels_per_range = max_kernels_per_range();
+  const CounterSetupHooks hooks{[this](const char* stage) { mutex_.set_stage(stage); },
+                                [](const std::string& line) { debug("%s", line); }};
   // A failing step names its reason where the fact is known (CUPTI's
   // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  if (Status s = configure_counters(ctx); !s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
-  return std::nullopt;
-}
-
-Status ProfilerTool::configure_counters(CUcontext ctx) {
-  auto start = Clock::now();
-  debug("configuring counters%s (%ld metrics)", "", static_cast<long>(config_.metrics.size()));
-  CUdevice device = 0;
-  RR_CU(cuCtxGetDevice(&device));
-  mutex_.set_stage("configuring counters: chip name");
-  RR_ASSIGN_OR_RETURN(std::string chip, cupti::chip_name_of_device(static_cast<int>(device)));
-  debug("chip %s", chip);
-  mutex_.set_stage("configuring counters: range profiler enable");
-  RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
-  mutex_.set_stage("configuring counters: counter availability");
-  RR_ASSIGN_OR_RETURN(auto availability, cupti::counter_availability_image(ctx));
-  debug("range profiler enabled%s", "");
-  mutex_.set_stage("configuring counters: config image");
-  RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
-  debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
-  const auto mode = configured_counter_mode();
-  mutex_.set_stage("configuring counters: counter data image");
-  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, 1, mode));
-  debug("counter data image configured%s (%ld bytes)", "", static_cast<long>(session->counter_data_bytes()));
-  RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
-  session_ = std::move(session);
-  pass_count_ = evaluator_->pass_count();
-  report_.chip_name = chip;
-  report_.pass_count = pass_count_;
+  StatusOr<CounterSetup> setup = set_up_counters(ctx, config_.metrics, options, hooks);
+  Status s = setup.status();
+  const auto create_stream = [this]() -> Status {
+    RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
+    return ok_status();
+  };
+  if (s.ok()) s = create_stream();
+  if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
+  counters_ = std::move(setup->session);
+  counters_context_ = ctx;
+  report_.chip_name = setup->chip;
+  report_.pass_count = counters_->pass_count();
   report_.setup_ms = ms_since(start);
   char name[256] = {};
-  if (cuDeviceGetName(name, sizeof name, device) == CUDA_SUCCESS)
+  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS)
     report_.device_name = name;
   int driver = 0;
   if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
     report_.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
-  return ok_status();
-}
-
-std::size_t ProfilerTool::counter_ranges_for(const std::string& range_name) const {
-  const std::size_t fallback = default_counter_ranges(session_->bytes_per_range());
-  auto it = kernels_by_range_name_.find(range_name);
-  if (it == kernels_by_range_name_.end()) return fallback;
-  // A quarter more than last time, within the budget, never below last time
-  // (but never above the largest image).
-  return std::min(session_->most_ranges(),
-                  std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
+  return std::nullopt;
 }
 
 void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
   if (config_.quiet) return;
   std::string total = config_.range_count ? "/" + std::to_string(config_.range_count) : "";
   // A range whose pass 0 only records runs one pass more than CUPTI needs.
-  const std::uint32_t passes = pass_count_ + (range.counting_pass0 ? 0 : 1);
+  const std::uint32_t passes = pass_count() + (range.counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
                range.name.c_str(), pass, passes);
 }
@@ -170,7 +158,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
     decline(*range, DeclineReason::kStreamCaptureActive,
             (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
                 " when the range began; the tool made no call a capture forbids");
-  } else if (session_ && session_->context() != ctx) {
+  } else if (counters_ && counters_context_ != ctx) {
     // Only this range: later ranges in the profiled context still run.
     decline(*range, DeclineReason::kMultipleContexts,
             "range in a second context; only the first profiled context is supported");
@@ -200,7 +188,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   range->record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  if (pass_count_ > 1) {
+  if (pass_count() > 1) {
     mutex_.set_stage("range begin: capturing the entry snapshot");
     auto capture_start = Clock::now();
     std::vector<MemoryRange> regions;
@@ -260,20 +248,20 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
   // its kernels at range end and every counter pass is replayed. Otherwise
   // pass 0 counts, with the image sized from the last range of this name.
-  range->counting_pass0 = !(pass_count_ > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
+  range->counting_pass0 = !(pass_count() > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
   Status s = ok_status();
   mutex_.set_stage("range begin: starting pass 0");
-  if (range->counting_pass0 && standing_pass_eligible()) {
+  if (range->counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
     s = push_standing_range(*range);
     debug("standing pass: range pushed: %s", s.to_string());
     range->record.timings.counters_ms += ms_since(c);
   } else if (range->counting_pass0) {
     auto c = Clock::now();
-    s = session_->resize(counter_ranges_for(name));
-    if (s.ok()) s = session_->begin_range();
+    s = counters_->backend().resize(counters_->counter_ranges_for(name));
+    if (s.ok()) s = counters_->backend().begin_range();
     debug("set config: %s", s.to_string());
-    if (s.ok()) s = session_->start_pass(name);
+    if (s.ok()) s = counters_->start_pass(name);
     debug("pass 0 started: %s", s.to_string());
     range->record.timings.counters_ms += ms_since(c);
   }
@@ -304,10 +292,10 @@ void ProfilerTool::close_range_counters(ActiveRange& range) {
   debug("counters of declined range '%s' closed before a stream capture", range.name);
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (range.standing_counter_range) {
-    session_->pop_range().ignore();
+    counters_->backend().pop_range().ignore();
     range.standing_counter_range.reset();
-  } else if (session_ && session_->in_pass()) {
-    session_->end_pass().status().ignore();
+  } else if (counters_ && counters_->in_pass()) {
+    counters_->end_pass().status().ignore();
   }
   range.program.ops.clear();
   range.restore_plan.reset();
@@ -322,10 +310,10 @@ void ProfilerTool::release_left_over_state() {
   // Called when a range begins with no capture open.
   if (counters_left_running_) {
     counters_left_running_ = false;
-    if (standing_open_) {
+    if (counters_ && counters_->standing_open()) {
       flush_standing_pass("a range ended while a stream capture was open");
-    } else if (session_ && session_->in_pass()) {
-      session_->end_pass().status().ignore();
+    } else if (counters_ && counters_->in_pass()) {
+      counters_->end_pass().status().ignore();
     }
   }
   parked_.clear();
@@ -387,14 +375,14 @@ void ProfilerTool::end_range() {
   if (range->profiled && range->standing_counter_range) {
     // The standing pass stays open: close this range's counter range only.
     auto c = Clock::now();
-    Status popped = session_->pop_range();
+    Status popped = counters_->backend().pop_range();
     t.counters_ms += ms_since(c);
     debug("standing pass: range popped: %s", popped.to_string());
     if (!popped.ok()) decline(*range, DeclineReason::kCountersUnavailable, popped.message());
     all_submitted = true;
   } else if (range->profiled && range->counting_pass0) {
     auto c = Clock::now();
-    auto done = session_->end_pass();
+    auto done = counters_->end_pass();
     t.counters_ms += ms_since(c);
     debug("pass 0 stopped%s", "");
     if (!done.ok()) {
@@ -402,9 +390,9 @@ void ProfilerTool::end_range() {
     } else {
       all_submitted = *done;
     }
-    if (kernel_count > session_->max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
+    if (kernel_count > counters_->backend().max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
       range->record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
-                                    std::to_string(session_->max_ranges()) +
+                                    std::to_string(counters_->backend().max_ranges()) +
                                     " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
   } else if (range->profiled && s.ok() && kernel_count > 0 && !range->eligibility.declined()) {
     // Pass 0 only recorded: size the image to its kernels, then set the
@@ -416,21 +404,21 @@ void ProfilerTool::end_range() {
     range->whole_range_counters = !range->program.graph_execs().empty();
     Status configured = ok_status();
     if (range->whole_range_counters) {
-      configured = session_->set_mode(cupti::RangeProfilerSession::Mode::kWholeRange);
+      configured = counters_->backend().set_mode(CounterMode::kWholeRange);
       range->record.notes.push_back(
           "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
           "ranges fail on replayed graph launches)");
     }
-    if (configured.ok()) configured = session_->resize(kernel_count);
+    if (configured.ok()) configured = counters_->backend().resize(kernel_count);
     if (configured.code() == StatusCode::kResourceExhausted)
       configured = resource_exhausted(configured.message() +
                                       "; narrow the range, collect fewer metrics, or use --range-metrics whole");
-    if (configured.ok()) configured = session_->begin_range();
+    if (configured.ok()) configured = counters_->backend().begin_range();
     t.counters_ms += ms_since(c);
     debug("set config%s for %ld kernels", "", static_cast<long>(kernel_count));
     if (!configured.ok()) decline(*range, DeclineReason::kCountersUnavailable, configured.message());
   }
-  if (range->profiled && !range->eligibility.declined()) kernels_by_range_name_[range->name] = kernel_count;
+  if (range->profiled && !range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
 
@@ -447,11 +435,11 @@ void ProfilerTool::end_range() {
   }
   if (range->whole_range_counters) {
     // Back to the configured mode for the next range.
-    session_->set_mode(configured_counter_mode()).ignore();
+    counters_->backend().set_mode(counters_->configured_mode()).ignore();
   }
   mutex_.set_stage("range end: report");
   report_range(*range);
-  if (standing_open_ && standing_pushed_ >= session_->max_ranges()) flush_standing_pass("its counter image is full");
+  if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
 }
 
 void ProfilerTool::report_range(ActiveRange& range) {
@@ -459,71 +447,19 @@ void ProfilerTool::report_range(ActiveRange& range) {
                            range.modules_loaded, ms_since(range.window_start));
   const bool pending = range.standing_counter_range && !range.eligibility.declined();
   report_.ranges.push_back(std::move(range.record));
-  if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range.standing_counter_range});
-}
-
-cupti::RangeProfilerSession::Mode ProfilerTool::configured_counter_mode() const {
-  return config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
-                                                            : cupti::RangeProfilerSession::Mode::kPerKernel;
-}
-
-bool ProfilerTool::standing_pass_eligible() const {
-  static const bool off = [] {
-    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
-    return v != nullptr && std::string_view(v) == "0";
-  }();
-  return !off && pass_count_ == 1 && config_.range_metrics == RangeMetrics::kWholeRange;
+  if (pending) counters_->add_standing_pending(report_.ranges.size() - 1, *range.standing_counter_range);
 }
 
 Status ProfilerTool::push_standing_range(ActiveRange& range) {
-  if (!standing_open_) {
-    RR_RETURN_IF_ERROR(session_->set_mode(cupti::RangeProfilerSession::Mode::kUserRanges));
-    RR_RETURN_IF_ERROR(session_->resize(std::min(kStandingRanges, session_->most_ranges())));
-    RR_RETURN_IF_ERROR(session_->begin_range());
-    RR_RETURN_IF_ERROR(session_->start_pass(range.name));
-    standing_open_ = true;
-    standing_pushed_ = 0;
-    debug("standing pass opened%s for %ld ranges", "", static_cast<long>(session_->max_ranges()));
-  }
-  // CUPTI merges user ranges of one name into one counter range (seen on the
-  // H200: two `step` ranges gave one range with their sum): each gets its own.
-  RR_RETURN_IF_ERROR(session_->push_range(range.name + "#" + std::to_string(standing_pushed_)));
-  range.standing_counter_range = standing_pushed_++;
+  RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->push_standing_range(range.name));
+  range.standing_counter_range = counter_range;
   return ok_status();
 }
 
 void ProfilerTool::flush_standing_pass(const char* why) {
-  if (!standing_open_) return;
-  standing_open_ = false;
+  if (!counters_ || !counters_->standing_open()) return;
   mutex_.set_stage("flushing the standing pass");
-  auto start = Clock::now();
-  std::vector<std::vector<double>> values;
-  Status s = session_->end_pass().status();
-  if (s.ok()) s = session_->decode().status();
-  if (s.ok()) {
-    auto v = evaluator_->evaluate(session_->counter_data());
-    if (v.ok()) values = std::move(v).value();
-    s = v.status();
-  }
-  session_->set_mode(configured_counter_mode()).ignore();
-  debug("standing pass flushed: %s", std::string(why) + ": " + s.to_string());
-  const double ms = ms_since(start);
-  for (const StandingPending& p : standing_pending_) {
-    report::RangeRecord& record = report_.ranges[p.record_index];
-    record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());
-    if (s.ok() && p.counter_range < values.size()) {
-      record.range_metrics = metric_values(metric_columns(), values[p.counter_range]);
-      record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
-                             std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
-    } else {
-      record_decline(record, DeclineReason::kCountersUnavailable,
-                     s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
-                                  std::to_string(standing_pushed_) + " pushed"
-                            : s.message());
-    }
-  }
-  standing_pending_.clear();
-  standing_pushed_ = 0;
+  counters_->flush_standing_pass(why, report_.ranges, reporter());
 }
 
 void ProfilerTool::plan_differential_restore(ActiveRange& range) {
@@ -549,20 +485,6 @@ void ProfilerTool::plan_differential_restore(ActiveRange& range) {
   range.restore_plan.emplace(std::move(plan).value());
   range.digest_allocations = std::move(allocations);
 }
-
-namespace {
-// The counter session's passes as the replay window drives them.
-class SessionPasses final : public CounterPasses {
- public:
-  explicit SessionPasses(cupti::RangeProfilerSession& session) : session_(session) {}
-  Status start_pass(const std::string& range_name) override { return session_.start_pass(range_name); }
-  StatusOr<bool> end_pass() override { return session_.end_pass(); }
-  bool in_pass() const override { return session_.in_pass(); }
-
- private:
-  cupti::RangeProfilerSession& session_;
-};
-}  // namespace
 
 std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return modules_.unloads() != range.unloads_at_end; };
@@ -590,30 +512,29 @@ std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
   }
   restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
 
-  SessionPasses counters(*session_);
   ReplayerResubmission resubmission(*replayer, tool_stream_);
   EventReplayStream stream(tool_stream_);
-  ReplayWindow window(ReplayWindowParts{*restore, counters, resubmission, stream, verifier.get(), module_unloaded,
+  ReplayWindow window(ReplayWindowParts{*restore, *counters_, resubmission, stream, verifier.get(), module_unloaded,
                                         [this, &range](std::size_t pass) {
                                           progress(range, pass + 1);
                                           debug("replay pass %s%ld", "", static_cast<long>(pass));
                                         }},
-                      pass_count_);
+                      pass_count());
   const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
   return window.run(range.name, notes, range.record);
 }
 
 Status ProfilerTool::evaluate(ActiveRange& range) {
   auto start = Clock::now();
-  RR_ASSIGN_OR_RETURN(std::size_t dropped, session_->decode());
-  RR_ASSIGN_OR_RETURN(auto values, evaluator_->evaluate(session_->counter_data()));
+  RR_ASSIGN_OR_RETURN(std::size_t dropped, counters_->backend().decode());
+  RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
   range.record.timings.decode_ms += ms_since(start);
   record_kernels(range, values);
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
   return ok_status();
 }
 
-MetricColumns ProfilerTool::metric_columns() const { return {evaluator_->metrics(), evaluator_->units()}; }
+MetricColumns ProfilerTool::metric_columns() const { return counters_->columns(); }
 
 void ProfilerTool::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
   const bool per_kernel = config_.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
