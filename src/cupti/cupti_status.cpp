@@ -13,8 +13,9 @@ Status cupti_status(CUptiResult result, const char* call, const char* file, int 
   switch (result) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
       return permission_denied(
-          "GPU performance counters are restricted to admin users by the driver; run as root or set "
-          "NVreg_RestrictProfilingToAdminUsers=0 (" + where + ")")
+                 "GPU performance counters are restricted to admin users by the driver; run as root or set "
+                 "NVreg_RestrictProfilingToAdminUsers=0 (" +
+                 where + ")")
           .with_decline_reason(DeclineReason::kCountersNotPermitted);
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_NOT_COMPATIBLE:

@@ -9,7 +9,10 @@ namespace rangereplay::tool {
 CounterSession::CounterSession(std::unique_ptr<CounterBackend> backend, std::vector<std::string> names,
                                std::vector<std::string> units, const CounterSessionOptions& options,
                                std::function<void(const std::string&)> debug)
-    : backend_(std::move(backend)), names_(std::move(names)), units_(std::move(units)), options_(options),
+    : backend_(std::move(backend)),
+      names_(std::move(names)),
+      units_(std::move(units)),
+      options_(options),
       debug_(std::move(debug)) {}
 
 std::size_t CounterSession::counter_ranges_for(const std::string& range_name) const {
@@ -18,14 +21,13 @@ std::size_t CounterSession::counter_ranges_for(const std::string& range_name) co
   const std::size_t fallback =
       options_.max_kernels_per_range > 0
           ? options_.max_kernels_per_range
-          : std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(backend_->bytes_per_range(), 1),
-                                    1, 2048);
+          : std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(backend_->bytes_per_range(), 1), 1,
+                                    2048);
   auto it = kernels_by_range_name_.find(range_name);
   if (it == kernels_by_range_name_.end()) return fallback;
   // A quarter more than last time, within the budget, never below last time
   // (but never above the largest image).
-  return std::min(backend_->most_ranges(),
-                  std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
+  return std::min(backend_->most_ranges(), std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
 }
 
 bool CounterSession::standing_pass_eligible() const {
@@ -63,8 +65,7 @@ void CounterSession::flush_standing_pass(const char* why, std::vector<report::Ra
   }
   backend_->set_mode(configured_mode()).ignore();
   if (debug_) debug_("standing pass flushed: " + std::string(why) + ": " + s.to_string());
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (const StandingPending& p : standing_pending_) {
     report::RangeRecord& record = records[p.record_index];
     record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());

@@ -69,9 +69,9 @@ class CounterBackend {
 };
 
 struct CounterSessionOptions {
-  std::uint32_t pass_count = 0;     // passes the metric list needs
-  bool whole_range_metrics = false;  // --range-metrics whole (else per kernel)
-  bool standing_pass = true;         // RANGEREPLAY_STANDING_PASS is not 0
+  std::uint32_t pass_count = 0;           // passes the metric list needs
+  bool whole_range_metrics = false;       // --range-metrics whole (else per kernel)
+  bool standing_pass = true;              // RANGEREPLAY_STANDING_PASS is not 0
   std::size_t max_kernels_per_range = 0;  // RANGEREPLAY_MAX_KERNELS_PER_RANGE; 0: the image budget decides
 };
 
@@ -101,7 +101,9 @@ class CounterSession final : public CounterPasses {
   /// Counter ranges the image of a one-pass range named `range_name` holds.
   std::size_t counter_ranges_for(const std::string& range_name) const;
   /// The kernels the last profiled range named `range_name` recorded.
-  void remember_kernels(const std::string& range_name, std::size_t kernels) { kernels_by_range_name_[range_name] = kernels; }
+  void remember_kernels(const std::string& range_name, std::size_t kernels) {
+    kernels_by_range_name_[range_name] = kernels;
+  }
 
   // CounterPasses: the backend's passes (the replay window's).
   Status start_pass(const std::string& range_name) override { return backend_->start_pass(range_name); }

@@ -8,9 +8,12 @@ namespace rangereplay::tool {
 
 cupti::RangeProfilerSession::Mode session_mode(CounterMode mode) {
   switch (mode) {
-    case CounterMode::kPerKernel: return cupti::RangeProfilerSession::Mode::kPerKernel;
-    case CounterMode::kWholeRange: return cupti::RangeProfilerSession::Mode::kWholeRange;
-    case CounterMode::kUserRanges: return cupti::RangeProfilerSession::Mode::kUserRanges;
+    case CounterMode::kPerKernel:
+      return cupti::RangeProfilerSession::Mode::kPerKernel;
+    case CounterMode::kWholeRange:
+      return cupti::RangeProfilerSession::Mode::kWholeRange;
+    case CounterMode::kUserRanges:
+      return cupti::RangeProfilerSession::Mode::kUserRanges;
   }
   return cupti::RangeProfilerSession::Mode::kPerKernel;
 }
@@ -47,9 +50,9 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
   debug("counter data image configured (" + std::to_string(session->counter_data_bytes()) + " bytes)");
   std::vector<std::string> names = evaluator->metrics();
   std::vector<std::string> units = evaluator->units();
-  setup.session = std::make_unique<CounterSession>(
-      std::make_unique<CuptiCounterBackend>(std::move(session), std::move(evaluator)), std::move(names),
-      std::move(units), options, hooks.debug);
+  setup.session =
+      std::make_unique<CounterSession>(std::make_unique<CuptiCounterBackend>(std::move(session), std::move(evaluator)),
+                                       std::move(names), std::move(units), options, hooks.debug);
   return setup;
 }
 

@@ -110,8 +110,7 @@ std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
   report_.pass_count = counters_->pass_count();
   report_.setup_ms = ms_since(start);
   char name[256] = {};
-  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS)
-    report_.device_name = name;
+  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS) report_.device_name = name;
   int driver = 0;
   if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
     report_.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
@@ -443,8 +442,8 @@ void ProfilerTool::end_range() {
 }
 
 void ProfilerTool::report_range(ActiveRange& range) {
-  reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
-                           range.modules_loaded, ms_since(range.window_start));
+  reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                           ms_since(range.window_start));
   const bool pending = range.standing_counter_range && !range.eligibility.declined();
   report_.ranges.push_back(std::move(range.record));
   if (pending) counters_->add_standing_pending(report_.ranges.size() - 1, *range.standing_counter_range);

@@ -64,8 +64,7 @@ void record_kernels(report::RangeRecord& record, const RecordedProgram& program,
   }
 }
 
-void RangeReporter::record_decline(report::RangeRecord& record, DeclineReason reason,
-                                   const std::string& detail) const {
+void RangeReporter::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) const {
   record.declined = true;
   record.decline_reason = std::string(decline_reason_name(reason));
   record.decline_detail = decline_report_detail(reason, detail);
@@ -84,8 +83,9 @@ void RangeReporter::finish_record(report::RangeRecord& record, const Eligibility
                                   double window_ms) const {
   report_decline(record, eligibility);
   if (skipped_device_to_host)
-    record.notes.push_back(std::to_string(skipped_device_to_host) +
-                           " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
+    record.notes.push_back(
+        std::to_string(skipped_device_to_host) +
+        " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
   if (modules_loaded == 1) {
     record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
   } else if (modules_loaded > 1) {

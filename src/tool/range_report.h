@@ -56,8 +56,8 @@ class RangeReporter {
   /// At a range's end: its decline, its notes (device-to-host copies not
   /// replayed, modules loaded inside it), the window's time (`window_ms`)
   /// and the tool's own part of it (other_ms).
-  void finish_record(report::RangeRecord& record, const Eligibility& eligibility,
-                     std::uint32_t skipped_device_to_host, std::uint32_t modules_loaded, double window_ms) const;
+  void finish_record(report::RangeRecord& record, const Eligibility& eligibility, std::uint32_t skipped_device_to_host,
+                     std::uint32_t modules_loaded, double window_ms) const;
 
  private:
   bool quiet_;

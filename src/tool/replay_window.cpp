@@ -61,8 +61,7 @@ std::optional<Decline> ReplayWindow::run(const std::string& range_name, const Re
   return replay_window_decline(s, parts_.module_unloaded);
 }
 
-Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes& notes,
-                                report::RangeRecord& record) {
+Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record) {
   report::StageTimings& t = record.timings;
   RestoreStrategy& restore = parts_.restore;
   CounterPasses& counters = parts_.counters;
@@ -94,15 +93,15 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
     // counted with the first replayed kernel.
     RR_RETURN_IF_ERROR(stream.synchronize());
     const std::uint64_t restored_bytes = restore.restored_bytes();
-    if (observer != nullptr)
-      observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
+    if (observer != nullptr) observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
     auto c = Clock::now();
     RR_RETURN_IF_ERROR(counters.start_pass(range_name));
     t.counters_ms += ms_between(c);
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
     if (parts_.module_unloaded && parts_.module_unloaded())
-      return failed_precondition("a module was unloaded by another thread while the range was being replayed; its "
-                                 "kernels cannot be launched again");
+      return failed_precondition(
+          "a module was unloaded by another thread while the range was being replayed; its "
+          "kernels cannot be launched again");
     auto submit_start = Clock::now();
     RR_RETURN_IF_ERROR(parts_.resubmission.submit());
     t.replay_submit_ms += ms_between(submit_start);

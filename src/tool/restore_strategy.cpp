@@ -130,8 +130,7 @@ class CorruptingRestore final : public RestoreStrategy {
 }  // namespace
 
 std::unique_ptr<RestoreStrategy> corrupt_restores_for_tests(std::unique_ptr<RestoreStrategy> inner,
-                                                            std::span<const Allocation> allocations,
-                                                            CUstream stream) {
+                                                            std::span<const Allocation> allocations, CUstream stream) {
   static const bool on = std::getenv("RANGEREPLAY_TEST_CORRUPT_RESTORES") != nullptr;
   if (!on) return inner;
   return std::make_unique<CorruptingRestore>(std::move(inner), allocations, stream);

@@ -35,8 +35,8 @@ namespace rangereplay::tool {
 /// The range's module variables and captured pinned host buffers, kept
 /// beside the snapshot (module_globals.cpp).
 struct RangeGlobals {
-  std::function<Status()> capture_exit;             // their bytes at range exit (synchronous)
-  std::function<Status(bool exit_state)> restore;   // queues the entry (false) or exit (true) bytes
+  std::function<Status()> capture_exit;            // their bytes at range exit (synchronous)
+  std::function<Status(bool exit_state)> restore;  // queues the entry (false) or exit (true) bytes
 };
 
 class FullRestore final : public RestoreStrategy {
@@ -63,7 +63,11 @@ class DifferentialRestore final : public RestoreStrategy {
   /// the exit hand-back's digests are read back.
   DifferentialRestore(Snapshot& snapshot, DigestPlan& plan, RangeGlobals globals, CUstream stream, bool digest_all,
                       report::RangeRecord& record)
-      : snapshot_(snapshot), plan_(plan), globals_(std::move(globals)), stream_(stream), digest_all_(digest_all),
+      : snapshot_(snapshot),
+        plan_(plan),
+        globals_(std::move(globals)),
+        stream_(stream),
+        digest_all_(digest_all),
         record_(record) {}
   Status capture_exit() override;
   Status restore_entry() override;

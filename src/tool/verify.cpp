@@ -33,9 +33,9 @@ void record_divergences(const ActiveRange& range, const ChunkTable& table, std::
     if (index >= range.allocations.size() || last == index) continue;
     last = index;
     const Allocation& a = range.allocations[index];
-    pass.divergences.push_back({a.range.start().address(), a.range.size(),
-                                std::string(a.origin) + " #" + std::to_string(a.serial) + " (" +
-                                    allocation_kind_name(a.kind) + ")"});
+    pass.divergences.push_back(
+        {a.range.start().address(), a.range.size(),
+         std::string(a.origin) + " #" + std::to_string(a.serial) + " (" + allocation_kind_name(a.kind) + ")"});
   }
 }
 

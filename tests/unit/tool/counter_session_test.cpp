@@ -188,7 +188,8 @@ TEST(CounterSession, a_flush_writes_each_pending_records_values) {
   EXPECT_EQ(records[1].range_metrics, (std::vector<report::MetricValue>{{"sm__cycles_elapsed.avg", "cycle", 10}}));
   EXPECT_EQ(records[2].range_metrics, (std::vector<report::MetricValue>{{"sm__cycles_elapsed.avg", "cycle", 20}}));
   EXPECT_EQ(records[2].notes,
-            (std::vector<std::string>{"one-pass metrics collected in a CUPTI pass left open across 2 ranges (flushed: at exit)"}));
+            (std::vector<std::string>{
+                "one-pass metrics collected in a CUPTI pass left open across 2 ranges (flushed: at exit)"}));
   EXPECT_FALSE(records[1].declined);
   // A flush with none open does nothing; the next push opens a new pass
   // whose counter ranges count from 0 again.

@@ -72,8 +72,9 @@ TEST(RangeReporter, finishing_a_record_adds_its_notes_and_the_tools_own_time) {
   r.timings.counters_ms = 2;
   r.timings.kernels_ms = 3;
   r.timings.restore_ms = 1;
-  RangeReporter(/*quiet=*/true).finish_record(r, Eligibility{}, /*skipped_device_to_host=*/4, /*modules_loaded=*/1,
-                                              /*window_ms=*/10);
+  RangeReporter(/*quiet=*/true)
+      .finish_record(r, Eligibility{}, /*skipped_device_to_host=*/4, /*modules_loaded=*/1,
+                     /*window_ms=*/10);
   EXPECT_EQ(r.notes, (std::vector<std::string>{
                          "4 device-to-host copies (or writes into pinned host memory) were not re-executed in replays",
                          "1 module loaded inside the range (lazy loading); it has no module-scope variables"}));
@@ -84,8 +85,9 @@ TEST(RangeReporter, finishing_a_record_adds_its_notes_and_the_tools_own_time) {
   report::RangeRecord s = named_record();
   s.timings.kernels_ms = 20;  // device time beyond the host window: other_ms is not negative
   RangeReporter(/*quiet=*/true).finish_record(s, Eligibility{}, 0, /*modules_loaded=*/3, 10);
-  EXPECT_EQ(s.notes, (std::vector<std::string>{
-                         "3 modules loaded inside the range (lazy loading); none has module-scope variables"}));
+  EXPECT_EQ(
+      s.notes,
+      (std::vector<std::string>{"3 modules loaded inside the range (lazy loading); none has module-scope variables"}));
   EXPECT_DOUBLE_EQ(s.timings.other_ms, 0);
 }
 
@@ -118,8 +120,8 @@ TEST(RecordKernels, per_kernel_values_go_to_each_kernel) {
   EXPECT_EQ(r.kernels[0].grid, (report::Dim3{64, 1, 1}));
   EXPECT_EQ(r.kernels[0].block, (report::Dim3{256, 1, 1}));
   EXPECT_EQ(r.kernels[0].shared_mem_bytes, 1024u);
-  EXPECT_EQ(r.kernels[0].metrics,
-            (std::vector<report::MetricValue>{{"dram__bytes_read.sum", "byte", 1}, {"gpu__time_duration.sum", "nanosecond", 2}}));
+  EXPECT_EQ(r.kernels[0].metrics, (std::vector<report::MetricValue>{{"dram__bytes_read.sum", "byte", 1},
+                                                                    {"gpu__time_duration.sum", "nanosecond", 2}}));
   EXPECT_EQ(r.kernels[1].metrics[1].value, 4);
   EXPECT_EQ(r.kernels[1].index, 1u);
   EXPECT_TRUE(r.range_metrics.empty());
@@ -133,8 +135,8 @@ TEST(RecordKernels, whole_range_values_go_to_the_range) {
   record_kernels(r, p, /*per_kernel=*/false, kColumns, {{5, 6}});
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_TRUE(r.kernels[0].metrics.empty());
-  EXPECT_EQ(r.range_metrics,
-            (std::vector<report::MetricValue>{{"dram__bytes_read.sum", "byte", 5}, {"gpu__time_duration.sum", "nanosecond", 6}}));
+  EXPECT_EQ(r.range_metrics, (std::vector<report::MetricValue>{{"dram__bytes_read.sum", "byte", 5},
+                                                               {"gpu__time_duration.sum", "nanosecond", 6}}));
 }
 
 TEST(RecordKernels, a_count_mismatch_is_noted) {

@@ -116,10 +116,14 @@ class FakeStream final : public ReplayStream {
  private:
   static std::string name(Event e) {
     switch (e) {
-      case Event::kRestoreBegin: return "restore_begin";
-      case Event::kRestoreEnd: return "restore_end";
-      case Event::kWorkBegin: return "work_begin";
-      case Event::kWorkEnd: return "work_end";
+      case Event::kRestoreBegin:
+        return "restore_begin";
+      case Event::kRestoreEnd:
+        return "restore_end";
+      case Event::kWorkBegin:
+        return "work_begin";
+      case Event::kWorkEnd:
+        return "work_end";
     }
     return "?";
   }
@@ -153,8 +157,12 @@ class FakeObserver final : public ReplayObserver {
 
 struct Fixture {
   explicit Fixture(int passes, bool with_verify = false)
-      : restore(log, failure), counters(log, failure, passes), resubmission(log, failure), stream(log, failure),
-        observer(log), verify(with_verify) {}
+      : restore(log, failure),
+        counters(log, failure, passes),
+        resubmission(log, failure),
+        stream(log, failure),
+        observer(log),
+        verify(with_verify) {}
   std::optional<Decline> run(std::uint32_t pass_count, ReplayNotes notes = {}) {
     ReplayWindow window(ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
                                           [this] { return unloaded; },
@@ -174,9 +182,9 @@ struct Fixture {
   report::RangeRecord record;
 };
 
-const Log kOnePass = {"pass 1",        "record restore_begin", "restore_entry", "record restore_end",
-                      "read_back",     "synchronize",          "start_pass step", "record work_begin",
-                      "submit",        "record work_end",      "wait work_end",   "end_pass"};
+const Log kOnePass = {"pass 1",    "record restore_begin", "restore_entry",   "record restore_end",
+                      "read_back", "synchronize",          "start_pass step", "record work_begin",
+                      "submit",    "record work_end",      "wait work_end",   "end_pass"};
 
 Log concat(std::initializer_list<Log> parts) {
   Log out;
@@ -192,10 +200,10 @@ Log renumbered(Log pass, std::size_t n) {
 TEST(ReplayWindow, runs_one_pass_per_call_until_the_session_has_every_pass) {
   Fixture f(/*passes=*/3);
   EXPECT_EQ(f.run(3), std::nullopt);
-  EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"},
-                           kOnePass,
-                           renumbered(kOnePass, 2),
-                           {"restore_exit", "release_events"}}));
+  EXPECT_EQ(
+      f.log,
+      concat(
+          {{"capture_exit", "create_events"}, kOnePass, renumbered(kOnePass, 2), {"restore_exit", "release_events"}}));
   // Pass 0 and two replays.
   EXPECT_EQ(f.record.passes, 3u);
   ASSERT_EQ(f.record.pass_records.size(), 2u);
@@ -228,10 +236,11 @@ TEST(ReplayWindow, a_restore_failing_mid_window_still_hands_back_the_exit_state)
   EXPECT_EQ(declined->detail, "restore_entry failed");
   // The second restore failed outside a counter pass: no end_pass, the
   // events released, then the exit state restored.
-  EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"},
-                           kOnePass,
-                           {"pass 2", "record restore_begin", "restore_entry", "release_events",
-                            "restore_exit_after_failure"}}));
+  EXPECT_EQ(
+      f.log,
+      concat({{"capture_exit", "create_events"},
+              kOnePass,
+              {"pass 2", "record restore_begin", "restore_entry", "release_events", "restore_exit_after_failure"}}));
   EXPECT_EQ(f.record.pass_records.size(), 1u);
 }
 
