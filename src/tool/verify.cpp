@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda/cu_status.h"
+#include "tool/divergences.h"
 
 namespace rangereplay::tool {
 
@@ -18,25 +19,9 @@ double ms_between(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Appends to `pass` one divergence per allocation with a chunk whose digest
-// differs between `found` and `exit` (one digest per chunk of `table`,
-// whose regions map to allocations by range.digest_allocations).
 void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
                         std::span<const std::uint64_t> exit, report::PassRecord& pass) {
-  if (found.size() != table.chunk_count() || exit.size() != table.chunk_count()) return;
-  // Regions come in ascending order and the pieces of one allocation are
-  // consecutive regions, so each divergent allocation is reported once.
-  std::optional<std::uint32_t> last;
-  for (std::uint32_t r : table.differing_regions(found, exit)) {
-    if (r >= range.digest_allocations.size()) continue;
-    const std::uint32_t index = range.digest_allocations[r];
-    if (index >= range.allocations.size() || last == index) continue;
-    last = index;
-    const Allocation& a = range.allocations[index];
-    pass.divergences.push_back(
-        {a.range.start().address(), a.range.size(),
-         std::string(a.origin) + " #" + std::to_string(a.serial) + " (" + allocation_kind_name(a.kind) + ")"});
-  }
+  tool::record_divergences(range.allocations, range.digest_allocations, table, found, exit, pass);
 }
 
 class FullRestoreVerifier final : public ReplayObserver {
