@@ -140,7 +140,8 @@ class ProfilerTool {
   void report_decline(ActiveRange& range);
   /// At a range's end: its decline, its notes (skipped copies, modules
   /// loaded), the window's times; moves its record into the report (and
-  /// into standing_pending_ when its values come with the standing pass).
+  /// makes it a pending record of the standing pass when its values come
+  /// with that pass).
   void report_range(ActiveRange& range);
   /// Fills `record`'s decline fields (the reason's fix appended to `detail`)
   /// and prints the decline unless --quiet.
