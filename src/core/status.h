@@ -9,7 +9,12 @@
 //   RR_RETURN_IF_ERROR(restore(snap));
 //
 // A Status carries a code and a one-line message naming the cause (and, from
-// the CUDA/CUPTI wrappers, the failing call and file:line).
+// the CUDA/CUPTI wrappers, the failing call and file:line). A failure that
+// establishes why a range cannot be profiled carries that DeclineReason too,
+// attached where the fact is known (with_decline_reason), so the tool never
+// guesses a reason from the code:
+//
+//   return invalid_argument("unknown metric 'x'").with_decline_reason(DeclineReason::kUnknownMetric);
 // Thread-safety: values; no shared state.
 #pragma once
 
@@ -18,6 +23,8 @@
 #include <string>
 #include <utility>
 #include <variant>
+
+#include "core/decline_reason.h"
 
 namespace rangereplay {
 
@@ -52,9 +59,19 @@ class [[nodiscard]] Status {
   /// Marks a status as deliberately ignored.
   void ignore() const {}
 
+  /// The decline this failure establishes for the range it happens in, set
+  /// where the fact is known; nullopt when it names none (ok statuses never do).
+  std::optional<DeclineReason> decline_reason() const { return decline_reason_; }
+  /// This status, carrying `reason` (ignored on an ok status).
+  Status with_decline_reason(DeclineReason reason) && {
+    if (!ok()) decline_reason_ = reason;
+    return std::move(*this);
+  }
+
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::optional<DeclineReason> decline_reason_;
 };
 
 inline Status ok_status() { return Status(); }

@@ -13,14 +13,16 @@ Status cupti_status(CUptiResult result, const char* call, const char* file, int 
   switch (result) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
       return permission_denied(
-          "GPU performance counters are restricted to admin users by the driver; run as root or set "
-          "NVreg_RestrictProfilingToAdminUsers=0 (" + where + ")");
+                 "GPU performance counters are restricted to admin users by the driver; run as root or set "
+                 "NVreg_RestrictProfilingToAdminUsers=0 (" +
+                 where + ")")
+          .with_decline_reason(DeclineReason::kCountersNotPermitted);
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_NOT_COMPATIBLE:
     case CUPTI_ERROR_HARDWARE_BUSY:
       return unavailable(std::move(where));
     case CUPTI_ERROR_INVALID_METRIC_NAME:
-      return invalid_argument(std::move(where));
+      return invalid_argument(std::move(where)).with_decline_reason(DeclineReason::kUnknownMetric);
     case CUPTI_ERROR_OUT_OF_MEMORY:
       return resource_exhausted(std::move(where));
     default:

@@ -1,7 +1,9 @@
 // CUptiResult -> Status. Every CUPTI call goes through RR_CUPTI so a failure
 // names the call, CUPTI's error string and file:line.
 // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES becomes kPermissionDenied with the fix
-// (the driver's profiling restriction, NVreg_RestrictProfilingToAdminUsers).
+// (the driver's profiling restriction, NVreg_RestrictProfilingToAdminUsers),
+// carrying DeclineReason::kCountersNotPermitted; CUPTI_ERROR_INVALID_METRIC_NAME
+// becomes kInvalidArgument carrying kUnknownMetric.
 // Thread-safety: stateless.
 #pragma once
 

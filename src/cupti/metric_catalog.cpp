@@ -73,7 +73,10 @@ class HostObject {
       std::string chips;
       auto supported = supported_chips_locked();
       if (supported.ok()) chips = "; supported chips: " + join(*supported, ", ");
-      return invalid_argument("CUPTI's profiler host API does not know chip '" + chip_name + "'" + chips);
+      // None of the metric list can be looked up on this chip: an unknown
+      // metric for the range that asked for it.
+      return invalid_argument("CUPTI's profiler host API does not know chip '" + chip_name + "'" + chips)
+          .with_decline_reason(DeclineReason::kUnknownMetric);
     }
     RR_CUPTI(result);
     object_ = params.pHostObject;
@@ -320,9 +323,9 @@ Status MetricCatalog::unknown_name_error(const std::string& name) const {
 }
 
 Status MetricCatalog::validate(const std::vector<std::string>& names) const {
-  if (names.empty()) return invalid_argument("no metrics requested");
+  if (names.empty()) return invalid_argument("no metrics requested").with_decline_reason(DeclineReason::kUnknownMetric);
   for (const auto& name : names) {
-    if (!contains(name)) return unknown_name_error(name);
+    if (!contains(name)) return unknown_name_error(name).with_decline_reason(DeclineReason::kUnknownMetric);
   }
   return ok_status();
 }
@@ -382,7 +385,8 @@ StatusOr<std::vector<uint8_t>> MetricCatalog::config_image(const std::vector<std
       bad == 1 ? "metric '" + culprit + "' cannot be collected on " + state_->chip_name
                : "metric '" + culprit + "' cannot be collected in one configuration with the " +
                      std::to_string(bad - 1) + " metric(s) listed before it";
-  return invalid_argument(why + " (" + image.status().message() + ")");
+  return invalid_argument(why + " (" + image.status().message() + ")")
+      .with_decline_reason(DeclineReason::kUnknownMetric);
 }
 
 StatusOr<uint32_t> MetricCatalog::pass_count(const std::vector<std::string>& names) const {
@@ -424,7 +428,9 @@ StatusOr<std::vector<std::string>> supported_chips() {
 }
 
 StatusOr<uint32_t> pass_count_of_config_image(const std::vector<uint8_t>& config_image) {
-  if (config_image.empty()) return invalid_argument("empty config image");
+  // A metric list that built no configuration.
+  if (config_image.empty())
+    return invalid_argument("empty config image").with_decline_reason(DeclineReason::kUnknownMetric);
   // GetNumOfPasses takes a non-const pointer but only reads the image.
   std::vector<uint8_t> copy = config_image;
   std::lock_guard lock(host_api_mutex());

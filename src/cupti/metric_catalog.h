@@ -63,7 +63,8 @@ class MetricCatalog {
   /// counter_availability_image(CUcontext); empty means "all counters of the
   /// chip".
   /// Errors: kInvalidArgument for an unknown chip name (listing the supported
-  /// chips); kInternal for other CUPTI failures.
+  /// chips; carries DeclineReason::kUnknownMetric); kInternal for other CUPTI
+  /// failures.
   static StatusOr<MetricCatalog> create(const std::string& chip_name,
                                        const std::vector<uint8_t>& counter_availability_image = {});
 
@@ -100,7 +101,8 @@ class MetricCatalog {
   /// kInvalidArgument for the first bad name, e.g.
   ///   "unknown metric 'dram__byte_read.sum' for GH100; closest: dram__bytes_read.sum, ..."
   ///   "metric 'dram__bytes_read' needs a rollup suffix, e.g. dram__bytes_read.sum, ..."
-  /// An empty list is kInvalidArgument ("no metrics requested").
+  /// An empty list is kInvalidArgument ("no metrics requested"). Every error
+  /// carries DeclineReason::kUnknownMetric.
   Status validate(const std::vector<std::string>& names) const;
 
   /// Description, hardware unit and dimension of a base or full name.
@@ -120,7 +122,8 @@ class MetricCatalog {
   /// `names` (validated first). Built on a fresh host object, so calls do not
   /// accumulate metrics. Errors: kInvalidArgument for unknown names or for a
   /// combination CUPTI cannot schedule together, naming the first metric that
-  /// breaks it (found by bisection over prefixes of `names`).
+  /// breaks it (found by bisection over prefixes of `names`), each carrying
+  /// DeclineReason::kUnknownMetric.
   StatusOr<std::vector<uint8_t>> config_image(const std::vector<std::string>& names) const;
 
   /// Passes needed to collect `names` (config_image + its pass count).
@@ -147,7 +150,7 @@ class MetricCatalog {
 StatusOr<std::vector<std::string>> supported_chips();
 
 /// Passes a configuration image needs (cuptiProfilerHostGetNumOfPasses).
-/// Errors: kInvalidArgument for an empty image.
+/// Errors: kInvalidArgument for an empty image (carries DeclineReason::kUnknownMetric).
 StatusOr<uint32_t> pass_count_of_config_image(const std::vector<uint8_t>& config_image);
 
 }  // namespace rangereplay::cupti

@@ -261,11 +261,11 @@ void ProfilerTool::finish() {
     report_decline(*range);
     report_.ranges.push_back(std::move(range->record));
   }
-  if (standing_open_) {
+  if (counters_ && counters_->standing_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a
     // decode, with the context made current (when it still exists).
     unsigned version = 0;
-    CUcontext ctx = session_->context();
+    CUcontext ctx = counters_context_;
     if (cuCtxGetApiVersion(ctx, &version) == CUDA_SUCCESS && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
       flush_standing_pass("the process exited");
       CUcontext popped = nullptr;

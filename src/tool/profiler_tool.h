@@ -29,6 +29,7 @@
 #include "core/allocation_inventory.h"
 #include "core/capture_state.h"
 #include "core/cubin_symbols.h"
+#include "core/decline.h"
 #include "core/decline_reason.h"
 #include "core/graph_nodes.h"
 #include "core/launcher_gate.h"
@@ -42,7 +43,9 @@
 #include "cupti/range_profiler_session.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/counter_session.h"
 #include "tool/metric_evaluator.h"
+#include "tool/range_report.h"
 #include "tool/range_trigger.h"
 #include "tool/tool_mutex.h"
 
@@ -102,37 +105,33 @@ class ProfilerTool {
   void begin_range(const range::RangeEvent& event, CUcontext ctx);
   void end_range();
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
-  Status ensure_counters(CUcontext ctx);
-  Status replay_window(ActiveRange& range);
+  // Sets up the counters once per process (counters_, tool/cupti_counters.h)
+  // and the tool's stream; a range in another context than the first
+  // profiled one, or a failing set-up, is a decline, with the reason the
+  // failing step established.
+  std::optional<Decline> ensure_counters(CUcontext ctx);
+  // Passes the metric list needs (0 before the counter set-up).
+  std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
+  // The replayed passes (tool/replay_window.h) over the range's restore
+  // strategy, with --verify as its observer; nullopt when every pass ran, or
+  // the range's decline. The exit state is restored either way.
+  std::optional<Decline> replay_window(ActiveRange& range);
   // Builds range.restore_plan over the entry snapshot just captured and
   // digests the entry state; on failure leaves it empty (full restore) with
   // a note in the range's record.
   void plan_differential_restore(ActiveRange& range);
-  // --verify (verify.cpp): digests of the range-exit state, then of the state
-  // after each replay, compared per region. With differential restore the
-  // restore plan serves (its exit digests, and the digests each restore
-  // found); with --restore full a digest-only plan over the allocations.
-  StatusOr<DigestPlan> exit_digests(ActiveRange& range);
-  Status compare_with_exit(ActiveRange& range, DigestPlan& plan, report::PassRecord& pass);
-  // Appends to `pass` one divergence per allocation with a chunk whose digest
-  // differs between `found` and `exit` (one digest per chunk of `table`,
-  // whose regions map to allocations by range.digest_allocations).
-  void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
-                          std::span<const std::uint64_t> exit, report::PassRecord& pass);
   Status evaluate(ActiveRange& range);
   // Kernel records of the range's recorded kernels, with their counter
-  // values where `values` (one row per counter range) has them.
+  // values where `values` (one row per counter range) has them
+  // (tool/range_report.h).
   void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
-  std::vector<report::MetricValue> metric_values(const std::vector<double>& values) const;
-  // The standing pass (one-pass metric lists with --range-metrics whole):
-  // opens it at the first range (set config, one CUPTI start) and pushes
-  // the range's counter range; flush ends the pass (one stop), decodes and
+  MetricColumns metric_columns() const;
+  // The range records' decline fields, notes and times (tool/range_report.h).
+  RangeReporter reporter() const { return RangeReporter(config_.quiet); }
+  // The standing pass (tool/counter_session.h): pushes the range's counter
+  // range into it (opening it at the first range); flush ends the pass and
   // writes each pending range's values into its report record. Flushed when
   // the image is full and at exit (finish()).
-  bool standing_pass_eligible() const;
-  // The session mode --range-metrics asks for (a range may switch it for
-  // itself: graph ranges, the standing pass; it is set back after).
-  cupti::RangeProfilerSession::Mode configured_counter_mode() const;
   Status push_standing_range(ActiveRange& range);
   void flush_standing_pass(const char* why);
   void progress(const ActiveRange& range, std::size_t pass);
@@ -141,7 +140,8 @@ class ProfilerTool {
   void report_decline(ActiveRange& range);
   /// At a range's end: its decline, its notes (skipped copies, modules
   /// loaded), the window's times; moves its record into the report (and
-  /// into standing_pending_ when its values come with the standing pass).
+  /// makes it a pending record of the standing pass when its values come
+  /// with that pass).
   void report_range(ActiveRange& range);
   /// Fills `record`'s decline fields (the reason's fix appended to `detail`)
   /// and prints the decline unless --quiet.
@@ -263,33 +263,16 @@ class ProfilerTool {
   Status capture_global_state(std::uint64_t address, std::size_t bytes);
   Status capture_globals_exit(ActiveRange& range);
   Status restore_globals(const ActiveRange& range, bool exit_state);
-  bool counters_failed_ = false;
-  std::string counters_error_;
-  DeclineReason counters_reason_ = DeclineReason::kCountersUnavailable;
+  // The counter set-up failed once: every later range declines the same way.
+  std::optional<Decline> counters_failed_;
   // NVTX domain and registered-string names, by handle (mutex_).
   std::unordered_map<const void*, std::string> nvtx_domains_;
   std::unordered_map<const void*, std::string> nvtx_strings_;
 
-  // Counter configuration, once per process (ensure_counters).
-  std::unique_ptr<cupti::RangeProfilerSession> session_;
-  std::unique_ptr<MetricEvaluator> evaluator_;
-  std::uint32_t pass_count_ = 0;
-  // Kernels per range name, from the last profiled range of that name: the
-  // counter image for a one-pass range is sized from it.
-  std::unordered_map<std::string, std::size_t> kernels_by_range_name_;
-  // The standing pass: open, counter ranges pushed so far, and the report
-  // records (index in report_.ranges) waiting for their counter range.
-  bool standing_open_ = false;
-  std::size_t standing_pushed_ = 0;
-  struct StandingPending {
-    std::size_t record_index;
-    std::size_t counter_range;
-  };
-  std::vector<StandingPending> standing_pending_;
-  // Counter ranges one standing pass holds (its image: ~6.6 KB per metric
-  // and range on GH100).
-  static constexpr std::size_t kStandingRanges = 256;
-  std::size_t counter_ranges_for(const std::string& range_name) const;
+  // The counters, set up once per process (ensure_counters): passes, image
+  // sizing, the standing pass; and the context they were set up in.
+  std::unique_ptr<CounterSession> counters_;
+  CUcontext counters_context_ = nullptr;
   CUstream tool_stream_ = nullptr;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string_view>
 
 #include "cuda/cu_status.h"
@@ -14,23 +15,34 @@
 #include "cuda/replayer.h"
 #include "cupti/cupti_status.h"
 #include "cupti/device_counters.h"
-#include "report/demangle.h"
+#include "tool/counter_session.h"
+#include "tool/cupti_counters.h"
 #include "tool/profiler_tool.h"
+#include "tool/range_report.h"
+#include "tool/replay_window.h"
+#include "tool/restore_strategy.h"
+#include "tool/verify.h"
 
 namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-// Kernels per range the counter data image holds when a one-pass range's
-// kernel count is not known yet: as many as fit in kCounterImageBudgetBytes,
-// at most 2048; RANGEREPLAY_MAX_KERNELS_PER_RANGE overrides it. (The image
-// costs ~9 KB per metric and kernel on GH100, and is copied at every range.)
-constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
-std::size_t default_counter_ranges(std::size_t bytes_per_range) {
+// RANGEREPLAY_MAX_KERNELS_PER_RANGE: the counter ranges a one-pass range's
+// image holds when its kernel count is not known yet, in place of the image
+// budget (CounterSession::kCounterImageBudgetBytes); 0 when unset.
+std::size_t max_kernels_per_range() {
   const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
   long n = v ? std::strtol(v, nullptr, 10) : 0;
-  if (n > 0) return static_cast<std::size_t>(n);
-  return std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(bytes_per_range, 1), 1, 2048);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+// RANGEREPLAY_STANDING_PASS=0 turns the standing pass off.
+bool standing_pass_enabled() {
+  static const bool off = [] {
+    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
+    return v != nullptr && std::string_view(v) == "0";
+  }();
+  return !off;
 }
 
 // The snapshot tiers as the user capped them (0 = no cap); a pinned arena
@@ -41,13 +53,6 @@ SnapshotOptions snapshot_options(const ProfileConfig& config) {
   options.host_limit_bytes = config.snapshot_host_limit;
   options.copy.pinned_method = PinnedCopyMethod::kAuto;
   return options;
-}
-
-// RANGEREPLAY_TEST_CORRUPT_RESTORES=1 (tests only) overwrites the first 16
-// bytes of every snapshot region after each entry restore.
-bool corrupt_restores_for_tests() {
-  static const bool on = std::getenv("RANGEREPLAY_TEST_CORRUPT_RESTORES") != nullptr;
-  return on;
 }
 
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
@@ -69,75 +74,54 @@ void ProfilerTool::decline(ActiveRange& range, DeclineReason reason, std::string
   range.eligibility.decline(reason, std::move(detail));  // the first decline reason wins
 }
 
-void ProfilerTool::report_decline(ActiveRange& range) {
-  const std::optional<DeclineReason> reason = range.eligibility.reason();
-  if (reason) record_decline(range.record, *reason, range.eligibility.detail());
-}
+void ProfilerTool::report_decline(ActiveRange& range) { reporter().report_decline(range.record, range.eligibility); }
 
 void ProfilerTool::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) {
-  record.declined = true;
-  record.decline_reason = std::string(decline_reason_name(reason));
-  record.decline_detail = decline_report_detail(reason, detail);
-  if (!config_.quiet)
-    std::fprintf(stderr, "rangereplay: range %u '%s' declined: %s (%s)\n", record.index + 1, record.name.c_str(),
-                 record.decline_reason.c_str(), detail.c_str());
+  reporter().record_decline(record, reason, detail);
 }
 
-Status ProfilerTool::ensure_counters(CUcontext ctx) {
-  if (session_) {
-    if (session_->context() != ctx)
-      return failed_precondition("range in a second context; only one context per process is profiled");
-    return ok_status();
+std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
+  if (counters_) {
+    if (counters_context_ != ctx)
+      return Decline{DeclineReason::kMultipleContexts,
+                     "range in a second context; only one context per process is profiled"};
+    return std::nullopt;
   }
   auto start = Clock::now();
-  debug("configuring counters%s (%ld metrics)", "", static_cast<long>(config_.metrics.size()));
-  CUdevice device = 0;
-  RR_CU(cuCtxGetDevice(&device));
-  mutex_.set_stage("configuring counters: chip name");
-  RR_ASSIGN_OR_RETURN(std::string chip, cupti::chip_name_of_device(static_cast<int>(device)));
-  debug("chip %s", chip);
-  mutex_.set_stage("configuring counters: range profiler enable");
-  RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
-  mutex_.set_stage("configuring counters: counter availability");
-  RR_ASSIGN_OR_RETURN(auto availability, cupti::counter_availability_image(ctx));
-  debug("range profiler enabled%s", "");
-  mutex_.set_stage("configuring counters: config image");
-  RR_ASSIGN_OR_RETURN(evaluator_, MetricEvaluator::create(chip, availability, config_.metrics));
-  debug("config image built%s, %ld passes", "", static_cast<long>(evaluator_->pass_count()));
-  const auto mode = configured_counter_mode();
-  mutex_.set_stage("configuring counters: counter data image");
-  RR_RETURN_IF_ERROR(session->configure(evaluator_->config_image(), config_.metrics, 1, mode));
-  debug("counter data image configured%s (%ld bytes)", "", static_cast<long>(session->counter_data_bytes()));
-  RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
-  session_ = std::move(session);
-  pass_count_ = evaluator_->pass_count();
-  report_.chip_name = chip;
-  report_.pass_count = pass_count_;
+  CounterSessionOptions options;
+  options.whole_range_metrics = config_.range_metrics == RangeMetrics::kWholeRange;
+  options.standing_pass = standing_pass_enabled();
+  options.max_kernels_per_range = max_kernels_per_range();
+  const CounterSetupHooks hooks{[this](const char* stage) { mutex_.set_stage(stage); },
+                                [](const std::string& line) { debug("%s", line); }};
+  // A failing step names its reason where the fact is known (CUPTI's
+  // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
+  StatusOr<CounterSetup> setup = set_up_counters(ctx, config_.metrics, options, hooks);
+  Status s = setup.status();
+  const auto create_stream = [this]() -> Status {
+    RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
+    return ok_status();
+  };
+  if (s.ok()) s = create_stream();
+  if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
+  counters_ = std::move(setup->session);
+  counters_context_ = ctx;
+  report_.chip_name = setup->chip;
+  report_.pass_count = counters_->pass_count();
   report_.setup_ms = ms_since(start);
   char name[256] = {};
-  if (cuDeviceGetName(name, sizeof name, device) == CUDA_SUCCESS)
-    report_.device_name = name;
+  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS) report_.device_name = name;
   int driver = 0;
   if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
     report_.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
-  return ok_status();
-}
-
-std::size_t ProfilerTool::counter_ranges_for(const std::string& range_name) const {
-  const std::size_t fallback = default_counter_ranges(session_->bytes_per_range());
-  auto it = kernels_by_range_name_.find(range_name);
-  if (it == kernels_by_range_name_.end()) return fallback;
-  // A quarter more than last time, within the budget, never below last time
-  // (but never above the largest image).
-  return std::min(session_->most_ranges(),
-                  std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
+  return std::nullopt;
 }
 
 void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
   if (config_.quiet) return;
   std::string total = config_.range_count ? "/" + std::to_string(config_.range_count) : "";
   // A range whose pass 0 only records runs one pass more than CUPTI needs.
-  const std::uint32_t passes = pass_count_ + (range.counting_pass0 ? 0 : 1);
+  const std::uint32_t passes = pass_count() + (range.counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
                range.name.c_str(), pass, passes);
 }
@@ -173,22 +157,17 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
     decline(*range, DeclineReason::kStreamCaptureActive,
             (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
                 " when the range began; the tool made no call a capture forbids");
-  } else if (session_ && session_->context() != ctx) {
+  } else if (counters_ && counters_context_ != ctx) {
     // Only this range: later ranges in the profiled context still run.
     decline(*range, DeclineReason::kMultipleContexts,
             "range in a second context; only the first profiled context is supported");
   } else if (counters_failed_) {
-    decline(*range, counters_reason_, counters_error_);
-  } else if (Status s = ensure_counters(ctx); !s.ok()) {
-    counters_failed_ = true;
-    counters_reason_ = s.code() == StatusCode::kPermissionDenied    ? DeclineReason::kCountersNotPermitted
-                       : s.code() == StatusCode::kInvalidArgument    ? DeclineReason::kUnknownMetric
-                       : s.code() == StatusCode::kFailedPrecondition ? DeclineReason::kMultipleContexts
-                                                                     : DeclineReason::kCountersUnavailable;
-    counters_error_ = s.message();
-    report_.errors.push_back(s.message());
-    if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
-    decline(*range, counters_reason_, counters_error_);
+    decline(*range, counters_failed_->reason, counters_failed_->detail);
+  } else if (std::optional<Decline> failed = ensure_counters(ctx)) {
+    counters_failed_ = std::move(failed);
+    report_.errors.push_back(counters_failed_->detail);
+    if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
+    decline(*range, counters_failed_->reason, counters_failed_->detail);
   }
   if (range->eligibility.declined()) {
     active_ = std::move(range);
@@ -208,7 +187,7 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   range->record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  if (pass_count_ > 1) {
+  if (pass_count() > 1) {
     mutex_.set_stage("range begin: capturing the entry snapshot");
     auto capture_start = Clock::now();
     std::vector<MemoryRange> regions;
@@ -268,20 +247,20 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
   // its kernels at range end and every counter pass is replayed. Otherwise
   // pass 0 counts, with the image sized from the last range of this name.
-  range->counting_pass0 = !(pass_count_ > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
+  range->counting_pass0 = !(pass_count() > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
   Status s = ok_status();
   mutex_.set_stage("range begin: starting pass 0");
-  if (range->counting_pass0 && standing_pass_eligible()) {
+  if (range->counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
     s = push_standing_range(*range);
     debug("standing pass: range pushed: %s", s.to_string());
     range->record.timings.counters_ms += ms_since(c);
   } else if (range->counting_pass0) {
     auto c = Clock::now();
-    s = session_->resize(counter_ranges_for(name));
-    if (s.ok()) s = session_->begin_range();
+    s = counters_->backend().resize(counters_->counter_ranges_for(name));
+    if (s.ok()) s = counters_->backend().begin_range();
     debug("set config: %s", s.to_string());
-    if (s.ok()) s = session_->start_pass(name);
+    if (s.ok()) s = counters_->start_pass(name);
     debug("pass 0 started: %s", s.to_string());
     range->record.timings.counters_ms += ms_since(c);
   }
@@ -312,10 +291,10 @@ void ProfilerTool::close_range_counters(ActiveRange& range) {
   debug("counters of declined range '%s' closed before a stream capture", range.name);
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (range.standing_counter_range) {
-    session_->pop_range().ignore();
+    counters_->backend().pop_range().ignore();
     range.standing_counter_range.reset();
-  } else if (session_ && session_->in_pass()) {
-    session_->end_pass().status().ignore();
+  } else if (counters_ && counters_->in_pass()) {
+    counters_->end_pass().status().ignore();
   }
   range.program.ops.clear();
   range.restore_plan.reset();
@@ -330,10 +309,10 @@ void ProfilerTool::release_left_over_state() {
   // Called when a range begins with no capture open.
   if (counters_left_running_) {
     counters_left_running_ = false;
-    if (standing_open_) {
+    if (counters_ && counters_->standing_open()) {
       flush_standing_pass("a range ended while a stream capture was open");
-    } else if (session_ && session_->in_pass()) {
-      session_->end_pass().status().ignore();
+    } else if (counters_ && counters_->in_pass()) {
+      counters_->end_pass().status().ignore();
     }
   }
   parked_.clear();
@@ -395,14 +374,14 @@ void ProfilerTool::end_range() {
   if (range->profiled && range->standing_counter_range) {
     // The standing pass stays open: close this range's counter range only.
     auto c = Clock::now();
-    Status popped = session_->pop_range();
+    Status popped = counters_->backend().pop_range();
     t.counters_ms += ms_since(c);
     debug("standing pass: range popped: %s", popped.to_string());
     if (!popped.ok()) decline(*range, DeclineReason::kCountersUnavailable, popped.message());
     all_submitted = true;
   } else if (range->profiled && range->counting_pass0) {
     auto c = Clock::now();
-    auto done = session_->end_pass();
+    auto done = counters_->end_pass();
     t.counters_ms += ms_since(c);
     debug("pass 0 stopped%s", "");
     if (!done.ok()) {
@@ -410,9 +389,9 @@ void ProfilerTool::end_range() {
     } else {
       all_submitted = *done;
     }
-    if (kernel_count > session_->max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
+    if (kernel_count > counters_->backend().max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
       range->record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
-                                    std::to_string(session_->max_ranges()) +
+                                    std::to_string(counters_->backend().max_ranges()) +
                                     " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
   } else if (range->profiled && s.ok() && kernel_count > 0 && !range->eligibility.declined()) {
     // Pass 0 only recorded: size the image to its kernels, then set the
@@ -424,32 +403,29 @@ void ProfilerTool::end_range() {
     range->whole_range_counters = !range->program.graph_execs().empty();
     Status configured = ok_status();
     if (range->whole_range_counters) {
-      configured = session_->set_mode(cupti::RangeProfilerSession::Mode::kWholeRange);
+      configured = counters_->backend().set_mode(CounterMode::kWholeRange);
       range->record.notes.push_back(
           "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
           "ranges fail on replayed graph launches)");
     }
-    if (configured.ok()) configured = session_->resize(kernel_count);
+    if (configured.ok()) configured = counters_->backend().resize(kernel_count);
     if (configured.code() == StatusCode::kResourceExhausted)
       configured = resource_exhausted(configured.message() +
                                       "; narrow the range, collect fewer metrics, or use --range-metrics whole");
-    if (configured.ok()) configured = session_->begin_range();
+    if (configured.ok()) configured = counters_->backend().begin_range();
     t.counters_ms += ms_since(c);
     debug("set config%s for %ld kernels", "", static_cast<long>(kernel_count));
     if (!configured.ok()) decline(*range, DeclineReason::kCountersUnavailable, configured.message());
   }
-  if (range->profiled && !range->eligibility.declined()) kernels_by_range_name_[range->name] = kernel_count;
+  if (range->profiled && !range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
 
   range->record.passes = 1;
   mutex_.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
-    if (Status w = replay_window(*range); !w.ok())
-      decline(*range,
-              modules_.unloads() != range->unloads_at_end ? DeclineReason::kModuleUnloadInRange
-                                                          : DeclineReason::kReplayFailed,
-              w.message());
+    if (std::optional<Decline> failed = replay_window(*range))
+      decline(*range, failed->reason, std::move(failed->detail));
   }
   if (!range->eligibility.declined() && range->standing_counter_range) {
     record_kernels(*range, {});  // the values come when the standing pass is flushed
@@ -458,94 +434,31 @@ void ProfilerTool::end_range() {
   }
   if (range->whole_range_counters) {
     // Back to the configured mode for the next range.
-    session_->set_mode(configured_counter_mode()).ignore();
+    counters_->backend().set_mode(counters_->configured_mode()).ignore();
   }
   mutex_.set_stage("range end: report");
   report_range(*range);
-  if (standing_open_ && standing_pushed_ >= session_->max_ranges()) flush_standing_pass("its counter image is full");
+  if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
 }
 
 void ProfilerTool::report_range(ActiveRange& range) {
-  report_decline(range);
-  if (range.program.skipped_device_to_host)
-    range.record.notes.push_back(std::to_string(range.program.skipped_device_to_host) +
-                                 " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
-  if (range.modules_loaded == 1) {
-    range.record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
-  } else if (range.modules_loaded > 1) {
-    range.record.notes.push_back(std::to_string(range.modules_loaded) +
-                                 " modules loaded inside the range (lazy loading); none has module-scope variables");
-  }
-  auto& t = range.record.timings;
-  t.window_ms = ms_since(range.window_start);
-  t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
+  reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                           ms_since(range.window_start));
   const bool pending = range.standing_counter_range && !range.eligibility.declined();
   report_.ranges.push_back(std::move(range.record));
-  if (pending) standing_pending_.push_back({report_.ranges.size() - 1, *range.standing_counter_range});
-}
-
-cupti::RangeProfilerSession::Mode ProfilerTool::configured_counter_mode() const {
-  return config_.range_metrics == RangeMetrics::kWholeRange ? cupti::RangeProfilerSession::Mode::kWholeRange
-                                                            : cupti::RangeProfilerSession::Mode::kPerKernel;
-}
-
-bool ProfilerTool::standing_pass_eligible() const {
-  static const bool off = [] {
-    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
-    return v != nullptr && std::string_view(v) == "0";
-  }();
-  return !off && pass_count_ == 1 && config_.range_metrics == RangeMetrics::kWholeRange;
+  if (pending) counters_->add_standing_pending(report_.ranges.size() - 1, *range.standing_counter_range);
 }
 
 Status ProfilerTool::push_standing_range(ActiveRange& range) {
-  if (!standing_open_) {
-    RR_RETURN_IF_ERROR(session_->set_mode(cupti::RangeProfilerSession::Mode::kUserRanges));
-    RR_RETURN_IF_ERROR(session_->resize(std::min(kStandingRanges, session_->most_ranges())));
-    RR_RETURN_IF_ERROR(session_->begin_range());
-    RR_RETURN_IF_ERROR(session_->start_pass(range.name));
-    standing_open_ = true;
-    standing_pushed_ = 0;
-    debug("standing pass opened%s for %ld ranges", "", static_cast<long>(session_->max_ranges()));
-  }
-  // CUPTI merges user ranges of one name into one counter range (seen on the
-  // H200: two `step` ranges gave one range with their sum): each gets its own.
-  RR_RETURN_IF_ERROR(session_->push_range(range.name + "#" + std::to_string(standing_pushed_)));
-  range.standing_counter_range = standing_pushed_++;
+  RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->push_standing_range(range.name));
+  range.standing_counter_range = counter_range;
   return ok_status();
 }
 
 void ProfilerTool::flush_standing_pass(const char* why) {
-  if (!standing_open_) return;
-  standing_open_ = false;
+  if (!counters_ || !counters_->standing_open()) return;
   mutex_.set_stage("flushing the standing pass");
-  auto start = Clock::now();
-  std::vector<std::vector<double>> values;
-  Status s = session_->end_pass().status();
-  if (s.ok()) s = session_->decode().status();
-  if (s.ok()) {
-    auto v = evaluator_->evaluate(session_->counter_data());
-    if (v.ok()) values = std::move(v).value();
-    s = v.status();
-  }
-  session_->set_mode(configured_counter_mode()).ignore();
-  debug("standing pass flushed: %s", std::string(why) + ": " + s.to_string());
-  const double ms = ms_since(start);
-  for (const StandingPending& p : standing_pending_) {
-    report::RangeRecord& record = report_.ranges[p.record_index];
-    record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());
-    if (s.ok() && p.counter_range < values.size()) {
-      record.range_metrics = metric_values(values[p.counter_range]);
-      record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
-                             std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
-    } else {
-      record_decline(record, DeclineReason::kCountersUnavailable,
-                     s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
-                                  std::to_string(standing_pushed_) + " pushed"
-                            : s.message());
-    }
-  }
-  standing_pending_.clear();
-  standing_pushed_ = 0;
+  counters_->flush_standing_pass(why, report_.ranges, reporter());
 }
 
 void ProfilerTool::plan_differential_restore(ActiveRange& range) {
@@ -572,284 +485,59 @@ void ProfilerTool::plan_differential_restore(ActiveRange& range) {
   range.digest_allocations = std::move(allocations);
 }
 
-Status ProfilerTool::replay_window(ActiveRange& range) {
-  auto& t = range.record.timings;
-  if (!range.snapshot) return internal_error("multi-pass range without a snapshot");
+std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
+  const std::function<bool()> module_unloaded = [this, &range] { return modules_.unloads() != range.unloads_at_end; };
+  if (!range.snapshot)
+    return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = inventory_.lock();
-  RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
+  StatusOr<Replayer> replayer = Replayer::create(range.program);
+  if (!replayer.ok()) return replay_window_decline(replayer.status(), module_unloaded);
 
   // With differential restore, one digest plan serves the whole window: the
   // exit capture, every entry restore, --verify and the exit hand-back.
-  DigestPlan* const plan = range.restore_plan ? &*range.restore_plan : nullptr;
-  const bool verify_with_plan = plan != nullptr && config_.verify;
-
-  // The application's own range-exit state, restored at the end of the window.
-  // Differential: capture_changed digests every chunk (the exit digests) and
-  // copies only the chunks that differ from the entry digests into one span
-  // of the exit state's storage; restore_exit later takes a changed chunk
-  // from there and an unchanged one from the entry snapshot (same bytes).
-  // That is sound only when every changed chunk got a slot: the Snapshot
-  // plans the exit state at full size, but capture_changed needs one
-  // contiguous arena, and the exit state may be split over two tiers or its
-  // slots (256-byte multiples) may not fit. On any overflow the full exit
-  // capture overwrites that storage and the exit is restored in full.
-  auto capture_start = Clock::now();
-  bool exit_differential = false;
-  if (plan != nullptr) {
-    const std::optional<storage::ArenaSpan> exit_arena =
-        range.snapshot->exclusive_span(SnapshotState::kExit, kernels::kExitSlotAlignment);
-    RR_RETURN_IF_ERROR(plan->capture_changed(tool_stream_, exit_arena ? exit_arena->address : 0,
-                                             exit_arena ? exit_arena->bytes : 0));
-    RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
-    RR_CU(cuStreamSynchronize(tool_stream_));
-    const auto& captured = plan->host_counters();
-    exit_differential = captured.capture_overflow_chunks == 0;
-    if (!exit_differential)
-      range.record.notes.push_back(std::to_string(captured.capture_overflow_chunks) +
-                                   " changed chunks did not fit the exit state's arena span; the exit state was "
-                                   "captured and restored in full");
-  }
-  if (!exit_differential) RR_RETURN_IF_ERROR(range.snapshot->capture(SnapshotState::kExit, tool_stream_));
-  RR_CU(cuStreamSynchronize(tool_stream_));
-  RR_RETURN_IF_ERROR(capture_globals_exit(range));
-  t.capture_ms += ms_since(capture_start);
-  // From here on, any early return must still hand the application its own
-  // range-exit state (and leave no counter pass open).
-  struct ExitStateGuard {
-    ProfilerTool* tool;
-    Snapshot* snapshot;
-    DigestPlan* exit_plan;  // non-null: the exit state is in the plan (capture_changed)
-    ActiveRange* range;
-    bool armed = true;
-    ~ExitStateGuard() {
-      if (!armed) return;
-      if (tool->session_->in_pass()) tool->session_->end_pass().status().ignore();
-      if (exit_plan != nullptr) {
-        exit_plan->restore_exit(tool->tool_stream_).ignore();
-      } else {
-        snapshot->restore(SnapshotState::kExit, tool->tool_stream_).ignore();
-      }
-      tool->restore_globals(*range, /*exit_state=*/true).ignore();
-      cuStreamSynchronize(tool->tool_stream_);
-    }
-  } exit_state_guard{this, &*range.snapshot, exit_differential ? plan : nullptr, &range};
-
-  // --verify with --restore full: the application's own range-exit digests,
-  // before any replay, from a digest-only plan. (Differential restore has
-  // them already: the plan's exit digests.)
-  std::optional<DigestPlan> verifier;
-  if (config_.verify && plan == nullptr) {
-    auto verify_start = Clock::now();
-    if (auto digests = exit_digests(range); digests.ok()) {
-      verifier.emplace(std::move(digests).value());
-    } else {
-      range.record.notes.push_back("--verify unavailable for this range: " + digests.status().message());
-    }
-    t.verify_ms += ms_since(verify_start);
-  }
-
-  // ev[0]..ev[1]: the restore; ev[3]..ev[2]: the replayed work, from after
-  // CUPTI's pass start (the stream idles while the host starts the pass).
-  // The guard owns every event created so far, so a failed creation leaks
-  // none of the earlier ones.
-  CUevent ev[4] = {nullptr, nullptr, nullptr, nullptr};
-  struct EventGuard {
-    CUevent* ev;
-    ~EventGuard() {
-      for (int i = 0; i < 4; ++i)
-        if (ev[i] != nullptr) cuEventDestroy(ev[i]);
-    }
-  } event_guard{ev};
-  for (auto& e : ev) RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
-
-  bool all_submitted = false;
-  std::size_t pass = 1;
-  const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
-  while (!all_submitted) {
-    if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
-    progress(range, pass + 1);
-    debug("replay pass %s%ld", "", static_cast<long>(pass));
-    RR_CU(cuEventRecord(ev[0], tool_stream_));
-    if (plan != nullptr) {
-      // Copies back only the chunks whose digest differs from the entry's,
-      // recording the digests of the memory it found (the previous pass's
-      // result) and the restored bytes. Without --verify the chunks the
-      // previous pass changed (capture_changed's or the last restore's dirty
-      // flags) are copied without being digested first (a replay writes the
-      // chunks the application wrote): a range that rewrites its whole
-      // footprint then costs one copy, not a digest and a copy. Every other
-      // chunk is still digested, so a chunk changed only by this replay is
-      // found. --verify needs the digest of every chunk: kDigestAll.
-      RR_RETURN_IF_ERROR(plan->restore(tool_stream_, config_.verify ? ChunkRestoreMode::kDigestAll
-                                                                     : ChunkRestoreMode::kCopyPredicted));
-    } else {
-      RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kEntry, tool_stream_));
-    }
-    RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/false));
-    if (corrupt_restores_for_tests()) {
-      // Test-only (tests/e2e/verify.py): a restore that left bytes wrong, so
-      // --verify must report divergence and the exit hand-back must still
-      // give the application its own bytes.
-      for (const auto& a : range.allocations)
-        RR_CU(cuMemsetD8Async(a.range.start().address(), 0xA5, std::min<std::uint64_t>(a.range.size(), 16),
-                              tool_stream_));
-    }
-    RR_CU(cuEventRecord(ev[1], tool_stream_));
-    // The plan's counters and digests to the host, after the timed restore.
-    if (plan != nullptr) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
-    // The restore is ordered before the replayed work by the stream itself,
-    // but the restore kernel must finish before the counters start, or its
-    // traffic would be counted with the first replayed kernel.
-    RR_CU(cuStreamSynchronize(tool_stream_));
-    std::uint64_t restored_bytes = range.snapshot->bytes();
-    if (plan != nullptr) {
-      restored_bytes = plan->host_counters().restored_bytes;
-      // The memory this restore found is the previous replay's result.
-      if (verify_with_plan && !range.record.pass_records.empty()) {
-        auto verify_start = Clock::now();
-        record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
-                           range.record.pass_records.back());
-        t.verify_ms += ms_since(verify_start);
-      }
-    }
-    auto c = Clock::now();
-    RR_RETURN_IF_ERROR(session_->start_pass(range.name));
-    t.counters_ms += ms_since(c);
-    RR_CU(cuEventRecord(ev[3], tool_stream_));
-    if (modules_.unloads() != range.unloads_at_end)
-      return failed_precondition("a module was unloaded by another thread while the range was being replayed; its "
-                                 "kernels cannot be launched again");
-    auto submit_start = Clock::now();
-    RR_RETURN_IF_ERROR(replayer.submit(tool_stream_));
-    t.replay_submit_ms += ms_since(submit_start);
-    RR_CU(cuEventRecord(ev[2], tool_stream_));
-    RR_CU(cuEventSynchronize(ev[2]));
-    c = Clock::now();
-    RR_ASSIGN_OR_RETURN(all_submitted, session_->end_pass());
-    t.counters_ms += ms_since(c);
-    float restore_ms = 0, kernels_ms = 0;
-    RR_CU(cuEventElapsedTime(&restore_ms, ev[0], ev[1]));
-    RR_CU(cuEventElapsedTime(&kernels_ms, ev[3], ev[2]));
-    t.restore_ms += restore_ms;
-    t.kernels_ms += kernels_ms;
-    range.record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
-    if (verifier) {
-      auto verify_start = Clock::now();
-      RR_RETURN_IF_ERROR(compare_with_exit(range, *verifier, range.record.pass_records.back()));
-      t.verify_ms += ms_since(verify_start);
-    }
-    ++pass;
-  }
-  range.record.passes = static_cast<std::uint32_t>(pass);
-  if (range.host_captured_bytes > 0)
-    range.record.notes.push_back(std::to_string(range.host_captured_bytes) +
-                                 " bytes of pinned host memory passed to kernels were restored with the snapshot");
-  if (!range.counting_pass0)
-    range.record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
-                                 std::to_string(range.program.kernels().size()) + " kernels); all " +
-                                 std::to_string(pass - 1) + " counter passes were replays");
-
-  // The last replay's result, for --verify, when the exit restore below will
-  // not digest it (restore_exit does).
-  if (verify_with_plan && !exit_differential) {
-    auto verify_start = Clock::now();
-    RR_RETURN_IF_ERROR(plan->digest(tool_stream_));
-    RR_CU(cuStreamSynchronize(tool_stream_));
-    record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
-                       range.record.pass_records.back());
-    t.verify_ms += ms_since(verify_start);
-  }
-
-  // The guard stays armed until the hand-back has completed: if a step here
-  // fails, it restores the exit state again (best effort, every step).
-  auto restore_start = Clock::now();
-  if (exit_differential) {
-    // Digests every chunk against the exit digests and copies back only the
-    // ones that differ: the application's memory ends byte-identical to its
-    // own range exit.
-    RR_RETURN_IF_ERROR(plan->restore_exit(tool_stream_));
-    if (verify_with_plan) RR_RETURN_IF_ERROR(plan->read_back(tool_stream_));
+  RangeGlobals globals{[this, &range] { return capture_globals_exit(range); },
+                       [this, &range](bool exit_state) { return restore_globals(range, exit_state); }};
+  std::unique_ptr<RestoreStrategy> restore;
+  std::unique_ptr<ReplayObserver> verifier;
+  if (range.restore_plan) {
+    auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
+                                                              tool_stream_, config_.verify, range.record);
+    if (config_.verify) verifier = differential_restore_verifier(range, *differential, tool_stream_);
+    restore = std::move(differential);
   } else {
-    RR_RETURN_IF_ERROR(range.snapshot->restore(SnapshotState::kExit, tool_stream_));
+    restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_);
+    if (config_.verify) verifier = full_restore_verifier(range, tool_stream_);
   }
-  RR_RETURN_IF_ERROR(restore_globals(range, /*exit_state=*/true));
-  RR_CU(cuStreamSynchronize(tool_stream_));
-  exit_state_guard.armed = false;
-  t.restore_ms += ms_since(restore_start);
-  if (verify_with_plan && exit_differential) {
-    auto verify_start = Clock::now();
-    record_divergences(range, plan->table(), plan->host_digests(), plan->host_exit_digests(),
-                       range.record.pass_records.back());
-    t.verify_ms += ms_since(verify_start);
-  }
-  return ok_status();
+  restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
+
+  ReplayerResubmission resubmission(*replayer, tool_stream_);
+  EventReplayStream stream(tool_stream_);
+  ReplayWindow window(ReplayWindowParts{*restore, *counters_, resubmission, stream, verifier.get(), module_unloaded,
+                                        [this, &range](std::size_t pass) {
+                                          progress(range, pass + 1);
+                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                                        }},
+                      pass_count());
+  const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
+  return window.run(range.name, notes, range.record);
 }
 
 Status ProfilerTool::evaluate(ActiveRange& range) {
   auto start = Clock::now();
-  RR_ASSIGN_OR_RETURN(std::size_t dropped, session_->decode());
-  RR_ASSIGN_OR_RETURN(auto values, evaluator_->evaluate(session_->counter_data()));
+  RR_ASSIGN_OR_RETURN(std::size_t dropped, counters_->backend().decode());
+  RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
   range.record.timings.decode_ms += ms_since(start);
   record_kernels(range, values);
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
   return ok_status();
 }
 
-std::vector<report::MetricValue> ProfilerTool::metric_values(const std::vector<double>& v) const {
-  const auto& names = evaluator_->metrics();
-  const auto& units = evaluator_->units();
-  std::vector<report::MetricValue> out;
-  for (std::size_t m = 0; m < names.size() && m < v.size(); ++m) out.push_back({names[m], units[m], v[m]});
-  return out;
-}
+MetricColumns ProfilerTool::metric_columns() const { return counters_->columns(); }
 
 void ProfilerTool::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
-  // Plain launches and graph kernel nodes, with the counter range of each
-  // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
-  // range or one per kernel node; core/graph_nodes.h).
   const bool per_kernel = config_.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
-  const auto kernels = range.program.kernels();
-  const CounterRangeMap ranges = map_counter_ranges(range.program.launch_units(), values.size());
-  std::vector<std::uint64_t> streams;  // launch stream of each kernel
-  for (const auto& op : range.program.ops) {
-    if (const auto* k = std::get_if<KernelLaunchOp>(&op)) streams.push_back(k->stream);
-    if (const auto* g = std::get_if<GraphLaunchOp>(&op); g != nullptr && g->kernels)
-      streams.insert(streams.end(), g->kernels->size(), g->stream);
-  }
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const KernelLaunchOp& k = *kernels[i];
-    report::KernelRecord kr;
-    kr.index = static_cast<std::uint32_t>(i);
-    kr.mangled_name = k.name;
-    kr.name = report::demangle(k.name);
-    kr.stream_id = i < streams.size() ? streams[i] : k.stream;
-    kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
-    kr.block = {k.block[0], k.block[1], k.block[2]};
-    kr.shared_mem_bytes = k.shared_mem_bytes;
-    kr.launch_index = k.launch_index;
-    if (per_kernel && i < ranges.kernel_range.size() &&
-        ranges.kernel_range[i] && *ranges.kernel_range[i] < values.size())
-      kr.metrics = metric_values(values[*ranges.kernel_range[i]]);
-    range.record.kernels.push_back(std::move(kr));
-  }
-  if (!per_kernel && !values.empty()) range.record.range_metrics = metric_values(values[0]);
-  if (per_kernel) {
-    if (ranges.layout == CounterRangeLayout::kMismatch) {
-      range.record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
-                                   std::to_string(kernels.size()) + " recorded kernels");
-    } else if (ranges.layout == CounterRangeLayout::kPerLaunch) {
-      // Each graph launch was measured as one counter range: its kernels get
-      // no per-kernel values; the launch's values are listed here.
-      for (std::size_t g = 0; g < ranges.graph_range.size(); ++g) {
-        if (!ranges.graph_range[g] || *ranges.graph_range[g] >= values.size()) continue;
-        std::string note = "graph launch " + std::to_string(g + 1) + " was measured as one counter range:";
-        for (const auto& m : metric_values(values[*ranges.graph_range[g]]))
-          note += " " + m.name + "=" + std::to_string(m.value);
-        range.record.notes.push_back(std::move(note));
-      }
-    }
-  }
+  tool::record_kernels(range.record, range.program, per_kernel, metric_columns(), values);
 }
 
 }  // namespace rangereplay::tool

@@ -1,65 +1,131 @@
-// --verify: after every replay, the state of every snapshot region is
-// digested on the GPU (src/cuda/digest_plan.h) and compared with the
-// application's own range-exit state. A differing region is a divergence:
-// reported with its allocation, never fatal (floating-point atomics
-// legitimately reorder).
-//
-// With differential restore (the default) the restore plan's own digests are
-// compared (range_controller.cpp: its exit digests from capture_changed, and
-// the digests each restore found, which describe the state the previous pass
-// left), so verifying reads nothing extra. With --restore full, a digest-only
-// plan over the allocations is digested after each pass (below).
-#include <algorithm>
+// --verify (see verify.h).
+#include "tool/verify.h"
+
+#include <chrono>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cuda/cu_status.h"
-#include "tool/profiler_tool.h"
+#include "tool/divergences.h"
 
 namespace rangereplay::tool {
 
-StatusOr<DigestPlan> ProfilerTool::exit_digests(ActiveRange& range) {
-  // Only the application's regions are digested; the plan never restores, so
-  // each region's "snapshot" address is the region itself.
-  std::vector<DigestRegion> regions;
-  regions.reserve(range.allocations.size());
-  range.digest_allocations.clear();
-  for (const Allocation& a : range.allocations) {
-    range.digest_allocations.push_back(static_cast<std::uint32_t>(regions.size()));
-    regions.push_back({a.range, a.range.start()});
-  }
-  RR_ASSIGN_OR_RETURN(DigestPlan plan, DigestPlan::create(regions, DigestPlanOptions{}, tool_stream_));
-  RR_RETURN_IF_ERROR(plan.digest(tool_stream_));
-  RR_CU(cuStreamSynchronize(tool_stream_));
-  range.exit_chunk_digests.assign(plan.host_digests().begin(), plan.host_digests().end());
-  return plan;
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-Status ProfilerTool::compare_with_exit(ActiveRange& range, DigestPlan& plan, report::PassRecord& pass) {
-  RR_RETURN_IF_ERROR(plan.digest(tool_stream_));
-  RR_CU(cuStreamSynchronize(tool_stream_));
-  record_divergences(range, plan.table(), plan.host_digests(), range.exit_chunk_digests, pass);
-  return ok_status();
+void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
+                        std::span<const std::uint64_t> exit, report::PassRecord& pass) {
+  tool::record_divergences(range.allocations, range.digest_allocations, table, found, exit, pass);
 }
 
-void ProfilerTool::record_divergences(const ActiveRange& range, const ChunkTable& table,
-                                      std::span<const std::uint64_t> found, std::span<const std::uint64_t> exit,
-                                      report::PassRecord& pass) {
-  if (found.size() != table.chunk_count() || exit.size() != table.chunk_count()) return;
-  // Regions come in ascending order and the pieces of one allocation are
-  // consecutive regions, so each divergent allocation is reported once.
-  std::optional<std::uint32_t> last;
-  for (std::uint32_t r : table.differing_regions(found, exit)) {
-    if (r >= range.digest_allocations.size()) continue;
-    const std::uint32_t index = range.digest_allocations[r];
-    if (index >= range.allocations.size() || last == index) continue;
-    last = index;
-    const Allocation& a = range.allocations[index];
-    pass.divergences.push_back({a.range.start().address(), a.range.size(),
-                                std::string(a.origin) + " #" + std::to_string(a.serial) + " (" +
-                                    allocation_kind_name(a.kind) + ")"});
+class FullRestoreVerifier final : public ReplayObserver {
+ public:
+  FullRestoreVerifier(ActiveRange& range, CUstream stream) : range_(range), stream_(stream) {}
+
+  // The application's own range-exit digests, before any replay, from a
+  // digest-only plan.
+  void begin(report::RangeRecord& record) override {
+    auto verify_start = Clock::now();
+    if (auto digests = exit_digests(); digests.ok()) {
+      plan_.emplace(std::move(digests).value());
+    } else {
+      record.notes.push_back("--verify unavailable for this range: " + digests.status().message());
+    }
+    record.timings.verify_ms += ms_between(verify_start);
   }
+  void restored(report::PassRecord*, report::StageTimings&) override {}
+  Status replayed(report::PassRecord& pass, report::StageTimings& t) override {
+    if (!plan_) return ok_status();
+    auto verify_start = Clock::now();
+    RR_RETURN_IF_ERROR(plan_->digest(stream_));
+    RR_CU(cuStreamSynchronize(stream_));
+    record_divergences(range_, plan_->table(), plan_->host_digests(), range_.exit_chunk_digests, pass);
+    t.verify_ms += ms_between(verify_start);
+    return ok_status();
+  }
+  Status before_exit_restore(report::PassRecord&, report::StageTimings&) override { return ok_status(); }
+  void exit_restored(report::PassRecord&, report::StageTimings&) override {}
+
+ private:
+  StatusOr<DigestPlan> exit_digests() {
+    // Only the application's regions are digested; the plan never restores,
+    // so each region's "snapshot" address is the region itself.
+    std::vector<DigestRegion> regions;
+    regions.reserve(range_.allocations.size());
+    range_.digest_allocations.clear();
+    for (const Allocation& a : range_.allocations) {
+      range_.digest_allocations.push_back(static_cast<std::uint32_t>(regions.size()));
+      regions.push_back({a.range, a.range.start()});
+    }
+    RR_ASSIGN_OR_RETURN(DigestPlan plan, DigestPlan::create(regions, DigestPlanOptions{}, stream_));
+    RR_RETURN_IF_ERROR(plan.digest(stream_));
+    RR_CU(cuStreamSynchronize(stream_));
+    range_.exit_chunk_digests.assign(plan.host_digests().begin(), plan.host_digests().end());
+    return plan;
+  }
+
+  ActiveRange& range_;
+  CUstream stream_;
+  std::optional<DigestPlan> plan_;
+};
+
+class DifferentialRestoreVerifier final : public ReplayObserver {
+ public:
+  DifferentialRestoreVerifier(const ActiveRange& range, DifferentialRestore& restore, CUstream stream)
+      : range_(range), restore_(restore), stream_(stream) {}
+
+  void begin(report::RangeRecord&) override {}
+  // The memory this restore found is the previous replay's result.
+  void restored(report::PassRecord* previous, report::StageTimings& t) override {
+    if (previous == nullptr) return;
+    auto verify_start = Clock::now();
+    record(*previous);
+    t.verify_ms += ms_between(verify_start);
+  }
+  Status replayed(report::PassRecord&, report::StageTimings&) override { return ok_status(); }
+  // The last replay's result, when the exit restore will not digest it
+  // (restore_exit does).
+  Status before_exit_restore(report::PassRecord& last, report::StageTimings& t) override {
+    if (restore_.exit_differential()) return ok_status();
+    auto verify_start = Clock::now();
+    RR_RETURN_IF_ERROR(restore_.plan().digest(stream_));
+    RR_CU(cuStreamSynchronize(stream_));
+    record(last);
+    t.verify_ms += ms_between(verify_start);
+    return ok_status();
+  }
+  void exit_restored(report::PassRecord& last, report::StageTimings& t) override {
+    if (!restore_.exit_differential()) return;
+    auto verify_start = Clock::now();
+    record(last);
+    t.verify_ms += ms_between(verify_start);
+  }
+
+ private:
+  void record(report::PassRecord& pass) {
+    DigestPlan& plan = restore_.plan();
+    record_divergences(range_, plan.table(), plan.host_digests(), plan.host_exit_digests(), pass);
+  }
+  const ActiveRange& range_;
+  DifferentialRestore& restore_;
+  CUstream stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<ReplayObserver> full_restore_verifier(ActiveRange& range, CUstream stream) {
+  return std::make_unique<FullRestoreVerifier>(range, stream);
+}
+
+std::unique_ptr<ReplayObserver> differential_restore_verifier(const ActiveRange& range, DifferentialRestore& restore,
+                                                              CUstream stream) {
+  return std::make_unique<DifferentialRestoreVerifier>(range, restore, stream);
 }
 
 }  // namespace rangereplay::tool

@@ -44,6 +44,7 @@ TEST(MetricCatalogCreate, unknown_chip_lists_the_supported_chips) {
   auto created = MetricCatalog::create("XX999");
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(created.status().decline_reason(), DeclineReason::kUnknownMetric);
   const std::string m = created.status().message();
   EXPECT_EQ(m.rfind("CUPTI's profiler host API does not know chip 'XX999'; supported chips: ", 0), 0u) << m;
   EXPECT_NE(m.find("GH100"), std::string::npos) << m;
@@ -124,11 +125,15 @@ TEST_F(Gh100Catalog, validate_rejects_an_empty_list) {
   Status s = catalog().validate({});
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "no metrics requested");
+  EXPECT_EQ(s.decline_reason(), DeclineReason::kUnknownMetric);
 }
 
 TEST_F(Gh100Catalog, validate_suggests_the_closest_names_for_a_typo) {
   Status s = catalog().validate({"dram__bytes_read.sum", "dram__byte_read.sum"});
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  // The range that asked for it declines unknown_metric, set here where the
+  // name is found unknown.
+  EXPECT_EQ(s.decline_reason(), DeclineReason::kUnknownMetric);
   EXPECT_EQ(s.message(),
             "unknown metric 'dram__byte_read.sum' for GH100; closest: dram__bytes_read.sum, "
             "dram__bytes_read.avg, dram__bytes_read.max");

@@ -1,0 +1,87 @@
+// The counter session's CUDA-free decisions (see counter_session.h).
+#include "tool/counter_session.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace rangereplay::tool {
+
+CounterSession::CounterSession(std::unique_ptr<CounterBackend> backend, std::vector<std::string> names,
+                               std::vector<std::string> units, const CounterSessionOptions& options,
+                               std::function<void(const std::string&)> debug)
+    : backend_(std::move(backend)),
+      names_(std::move(names)),
+      units_(std::move(units)),
+      options_(options),
+      debug_(std::move(debug)) {}
+
+std::size_t CounterSession::counter_ranges_for(const std::string& range_name) const {
+  // Kernels per range the image holds when the range's kernel count is not
+  // known yet: as many as fit in kCounterImageBudgetBytes, at most 2048.
+  const std::size_t fallback =
+      options_.max_kernels_per_range > 0
+          ? options_.max_kernels_per_range
+          : std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(backend_->bytes_per_range(), 1), 1,
+                                    2048);
+  auto it = kernels_by_range_name_.find(range_name);
+  if (it == kernels_by_range_name_.end()) return fallback;
+  // A quarter more than last time, within the budget, never below last time
+  // (but never above the largest image).
+  return std::min(backend_->most_ranges(), std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
+}
+
+bool CounterSession::standing_pass_eligible() const {
+  return options_.standing_pass && options_.pass_count == 1 && options_.whole_range_metrics;
+}
+
+StatusOr<std::size_t> CounterSession::push_standing_range(const std::string& range_name) {
+  if (!standing_open_) {
+    RR_RETURN_IF_ERROR(backend_->set_mode(CounterMode::kUserRanges));
+    RR_RETURN_IF_ERROR(backend_->resize(std::min(kStandingRanges, backend_->most_ranges())));
+    RR_RETURN_IF_ERROR(backend_->begin_range());
+    RR_RETURN_IF_ERROR(backend_->start_pass(range_name));
+    standing_open_ = true;
+    standing_pushed_ = 0;
+    if (debug_) debug_("standing pass opened for " + std::to_string(backend_->max_ranges()) + " ranges");
+  }
+  // CUPTI merges user ranges of one name into one counter range (seen on the
+  // H200: two `step` ranges gave one range with their sum): each gets its own.
+  RR_RETURN_IF_ERROR(backend_->push_range(range_name + "#" + std::to_string(standing_pushed_)));
+  return standing_pushed_++;
+}
+
+void CounterSession::flush_standing_pass(const char* why, std::vector<report::RangeRecord>& records,
+                                         const RangeReporter& reporter) {
+  if (!standing_open_) return;
+  standing_open_ = false;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::vector<double>> values;
+  Status s = backend_->end_pass().status();
+  if (s.ok()) s = backend_->decode().status();
+  if (s.ok()) {
+    auto v = backend_->evaluate();
+    if (v.ok()) values = std::move(v).value();
+    s = v.status();
+  }
+  backend_->set_mode(configured_mode()).ignore();
+  if (debug_) debug_("standing pass flushed: " + std::string(why) + ": " + s.to_string());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (const StandingPending& p : standing_pending_) {
+    report::RangeRecord& record = records[p.record_index];
+    record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());
+    if (s.ok() && p.counter_range < values.size()) {
+      record.range_metrics = metric_values(columns(), values[p.counter_range]);
+      record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
+                             std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
+    } else {
+      reporter.record_decline(record, DeclineReason::kCountersUnavailable,
+                              s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
+                                           std::to_string(standing_pushed_) + " pushed"
+                                     : s.message());
+    }
+  }
+  standing_pending_.clear();
+  standing_pushed_ = 0;
+}
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,154 @@
+// CounterSession: the process's hardware counters as the ranges use them,
+// set up once (tool/cupti_counters.h) over a CounterBackend (the Range
+// Profiler session and the metric evaluator): the passes the metric list
+// needs, the counter image sized per range, and the standing pass.
+//
+// Image sizing: a one-pass range's image holds as many counter ranges as its
+// name's last profiled range had kernels, a quarter more (plus 8), within the
+// budget (kCounterImageBudgetBytes, at most 2048 ranges, or the
+// max_kernels_per_range override), never fewer than last time, never more
+// than the largest image; a name not seen yet gets the budget.
+//
+// The standing pass (one-pass metric lists with --range-metrics whole): the
+// first range opens one CUPTI pass in user-ranges mode (set the mode, size
+// the image to kStandingRanges, begin, start) and every range pushes and pops
+// its own counter range (`name#k`: CUPTI merges user ranges of one name) in
+// it; the ranges' report records wait (pending) until the pass is flushed:
+// when its image is full (standing_full()), at a range begin after a capture,
+// and at exit. A flush ends the pass (one CUPTI stop), decodes, and writes
+// each pending record's values, or declines it counters_unavailable.
+//
+// CUDA-free (tests/unit/tool/counter_session_test.cpp with a fake backend).
+// Thread-safety: the range's thread only (the tool's lock).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/status.h"
+#include "report/report_model.h"
+#include "tool/range_report.h"
+#include "tool/replay_window.h"
+
+namespace rangereplay::tool {
+
+/// How counter ranges are made (cupti::RangeProfilerSession::Mode).
+enum class CounterMode { kPerKernel, kWholeRange, kUserRanges };
+
+/// The mode --range-metrics asks for: whole-range metrics, or per kernel.
+inline CounterMode configured_counter_mode(bool whole_range_metrics) {
+  return whole_range_metrics ? CounterMode::kWholeRange : CounterMode::kPerKernel;
+}
+
+/// The calls a CounterSession makes: cupti::RangeProfilerSession's, and the
+/// evaluation of its decoded counter data (MetricEvaluator).
+class CounterBackend {
+ public:
+  virtual ~CounterBackend() = default;
+  virtual Status set_mode(CounterMode mode) = 0;
+  virtual Status resize(std::size_t max_ranges) = 0;
+  virtual Status begin_range() = 0;
+  virtual Status start_pass(const std::string& range_name) = 0;
+  virtual StatusOr<bool> end_pass() = 0;
+  virtual Status push_range(const std::string& range_name) = 0;
+  virtual Status pop_range() = 0;
+  /// Returns the counter ranges CUPTI dropped.
+  virtual StatusOr<std::size_t> decode() = 0;
+  /// Values of the decoded counter data: one row per counter range, one
+  /// value per metric (MetricColumns order).
+  virtual StatusOr<std::vector<std::vector<double>>> evaluate() const = 0;
+  virtual bool in_pass() const = 0;
+  virtual std::size_t max_ranges() const = 0;
+  virtual std::size_t most_ranges() const = 0;
+  virtual std::size_t bytes_per_range() const = 0;
+};
+
+struct CounterSessionOptions {
+  std::uint32_t pass_count = 0;           // passes the metric list needs
+  bool whole_range_metrics = false;       // --range-metrics whole (else per kernel)
+  bool standing_pass = true;              // RANGEREPLAY_STANDING_PASS is not 0
+  std::size_t max_kernels_per_range = 0;  // RANGEREPLAY_MAX_KERNELS_PER_RANGE; 0: the image budget decides
+};
+
+class CounterSession final : public CounterPasses {
+ public:
+  /// Counter ranges one standing pass holds (its image: ~6.6 KB per metric
+  /// and range on GH100).
+  static constexpr std::size_t kStandingRanges = 256;
+  /// What the counter image of a range not seen yet may cost, in bytes (~9 KB
+  /// per metric and kernel on GH100, copied at every range).
+  static constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
+
+  /// `names` and `units`: the metric list's, in the order of each row of
+  /// values. `debug`: one line per standing-pass event (may be empty).
+  CounterSession(std::unique_ptr<CounterBackend> backend, std::vector<std::string> names,
+                 std::vector<std::string> units, const CounterSessionOptions& options,
+                 std::function<void(const std::string&)> debug = {});
+
+  std::uint32_t pass_count() const { return options_.pass_count; }
+  MetricColumns columns() const { return {names_, units_}; }
+  /// The mode --range-metrics asks for (a range may switch it for itself:
+  /// graph ranges, the standing pass; it is set back after).
+  CounterMode configured_mode() const { return configured_counter_mode(options_.whole_range_metrics); }
+  CounterBackend& backend() { return *backend_; }
+  const CounterBackend& backend() const { return *backend_; }
+
+  /// Counter ranges the image of a one-pass range named `range_name` holds.
+  std::size_t counter_ranges_for(const std::string& range_name) const;
+  /// The kernels the last profiled range named `range_name` recorded.
+  void remember_kernels(const std::string& range_name, std::size_t kernels) {
+    kernels_by_range_name_[range_name] = kernels;
+  }
+
+  // CounterPasses: the backend's passes (the replay window's).
+  Status start_pass(const std::string& range_name) override { return backend_->start_pass(range_name); }
+  StatusOr<bool> end_pass() override { return backend_->end_pass(); }
+  bool in_pass() const override { return backend_->in_pass(); }
+
+  /// Whether a counting range goes into the standing pass: a one-pass
+  /// metric list, whole-range metrics, the standing pass not turned off.
+  bool standing_pass_eligible() const;
+  /// Opens the standing pass if it is not open, then pushes the range's own
+  /// counter range; returns its index in the pass. Errors: the backend's
+  /// (the pass stays closed when opening it failed).
+  StatusOr<std::size_t> push_standing_range(const std::string& range_name);
+  bool standing_open() const { return standing_open_; }
+  /// The open standing pass has as many counter ranges as its image holds.
+  bool standing_full() const { return standing_open_ && standing_pushed_ >= backend_->max_ranges(); }
+  /// The report record `record_index` (in the report's ranges) waits for the
+  /// values of counter range `counter_range` of the open standing pass.
+  void add_standing_pending(std::size_t record_index, std::size_t counter_range) {
+    standing_pending_.push_back({record_index, counter_range});
+  }
+  std::size_t standing_pending() const { return standing_pending_.size(); }
+  /// Ends the standing pass (nothing when none is open) and writes each
+  /// pending record of `records` (the report's ranges): its range metrics and
+  /// a note naming `why`, or a counters_unavailable decline through
+  /// `reporter`. The flush's time is shared among their decode_ms. The mode
+  /// is set back to configured_mode().
+  void flush_standing_pass(const char* why, std::vector<report::RangeRecord>& records, const RangeReporter& reporter);
+
+ private:
+  std::unique_ptr<CounterBackend> backend_;
+  std::vector<std::string> names_, units_;
+  CounterSessionOptions options_;
+  std::function<void(const std::string&)> debug_;
+  // Kernels per range name, from the last profiled range of that name.
+  std::unordered_map<std::string, std::size_t> kernels_by_range_name_;
+  // The standing pass: open, counter ranges pushed so far, and the report
+  // records (index in the report's ranges) waiting for their counter range.
+  bool standing_open_ = false;
+  std::size_t standing_pushed_ = 0;
+  struct StandingPending {
+    std::size_t record_index;
+    std::size_t counter_range;
+  };
+  std::vector<StandingPending> standing_pending_;
+};
+
+}  // namespace rangereplay::tool

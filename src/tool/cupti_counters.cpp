@@ -1,0 +1,59 @@
+// The counter session's CUPTI side (see cupti_counters.h).
+#include "tool/cupti_counters.h"
+
+#include "cuda/cu_status.h"
+#include "cupti/device_counters.h"
+
+namespace rangereplay::tool {
+
+cupti::RangeProfilerSession::Mode session_mode(CounterMode mode) {
+  switch (mode) {
+    case CounterMode::kPerKernel:
+      return cupti::RangeProfilerSession::Mode::kPerKernel;
+    case CounterMode::kWholeRange:
+      return cupti::RangeProfilerSession::Mode::kWholeRange;
+    case CounterMode::kUserRanges:
+      return cupti::RangeProfilerSession::Mode::kUserRanges;
+  }
+  return cupti::RangeProfilerSession::Mode::kPerKernel;
+}
+
+StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
+                                       CounterSessionOptions options, const CounterSetupHooks& hooks) {
+  const auto stage = [&](const char* s) {
+    if (hooks.stage) hooks.stage(s);
+  };
+  const auto debug = [&](const std::string& line) {
+    if (hooks.debug) hooks.debug(line);
+  };
+  debug("configuring counters (" + std::to_string(metrics.size()) + " metrics)");
+  CounterSetup setup;
+  CUdevice device = 0;
+  RR_CU(cuCtxGetDevice(&device));
+  setup.device = device;
+  stage("configuring counters: chip name");
+  RR_ASSIGN_OR_RETURN(setup.chip, cupti::chip_name_of_device(static_cast<int>(setup.device)));
+  debug("chip " + setup.chip);
+  stage("configuring counters: range profiler enable");
+  RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
+  stage("configuring counters: counter availability");
+  RR_ASSIGN_OR_RETURN(auto availability, cupti::counter_availability_image(ctx));
+  debug("range profiler enabled");
+  stage("configuring counters: config image");
+  RR_ASSIGN_OR_RETURN(std::unique_ptr<MetricEvaluator> evaluator,
+                      MetricEvaluator::create(setup.chip, availability, metrics));
+  debug("config image built, " + std::to_string(evaluator->pass_count()) + " passes");
+  options.pass_count = evaluator->pass_count();
+  const CounterMode mode = configured_counter_mode(options.whole_range_metrics);
+  stage("configuring counters: counter data image");
+  RR_RETURN_IF_ERROR(session->configure(evaluator->config_image(), metrics, 1, session_mode(mode)));
+  debug("counter data image configured (" + std::to_string(session->counter_data_bytes()) + " bytes)");
+  std::vector<std::string> names = evaluator->metrics();
+  std::vector<std::string> units = evaluator->units();
+  setup.session =
+      std::make_unique<CounterSession>(std::make_unique<CuptiCounterBackend>(std::move(session), std::move(evaluator)),
+                                       std::move(names), std::move(units), options, hooks.debug);
+  return setup;
+}
+
+}  // namespace rangereplay::tool

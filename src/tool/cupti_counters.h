@@ -1,0 +1,71 @@
+// The counter session's CUPTI side (tool/counter_session.h): its backend over
+// cupti::RangeProfilerSession and the MetricEvaluator, and the once-per-process
+// set-up (chip, Range Profiler enable, counter availability, config image,
+// counter data image).
+//
+// Thread-safety: the range's thread only (the tool's lock).
+#pragma once
+
+#include <cuda.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "cupti/range_profiler_session.h"
+#include "tool/counter_session.h"
+#include "tool/metric_evaluator.h"
+
+namespace rangereplay::tool {
+
+/// The session's mode for a CounterMode.
+cupti::RangeProfilerSession::Mode session_mode(CounterMode mode);
+
+class CuptiCounterBackend final : public CounterBackend {
+ public:
+  CuptiCounterBackend(std::unique_ptr<cupti::RangeProfilerSession> session, std::unique_ptr<MetricEvaluator> evaluator)
+      : session_(std::move(session)), evaluator_(std::move(evaluator)) {}
+  Status set_mode(CounterMode mode) override { return session_->set_mode(session_mode(mode)); }
+  Status resize(std::size_t max_ranges) override { return session_->resize(max_ranges); }
+  Status begin_range() override { return session_->begin_range(); }
+  Status start_pass(const std::string& range_name) override { return session_->start_pass(range_name); }
+  StatusOr<bool> end_pass() override { return session_->end_pass(); }
+  Status push_range(const std::string& range_name) override { return session_->push_range(range_name); }
+  Status pop_range() override { return session_->pop_range(); }
+  StatusOr<std::size_t> decode() override { return session_->decode(); }
+  StatusOr<std::vector<std::vector<double>>> evaluate() const override {
+    return evaluator_->evaluate(session_->counter_data());
+  }
+  bool in_pass() const override { return session_->in_pass(); }
+  std::size_t max_ranges() const override { return session_->max_ranges(); }
+  std::size_t most_ranges() const override { return session_->most_ranges(); }
+  std::size_t bytes_per_range() const override { return session_->bytes_per_range(); }
+
+ private:
+  std::unique_ptr<cupti::RangeProfilerSession> session_;
+  std::unique_ptr<MetricEvaluator> evaluator_;
+};
+
+/// Where the set-up is (the tool lock's stage names) and what it found
+/// (debug lines); either may be empty.
+struct CounterSetupHooks {
+  std::function<void(const char* stage)> stage;
+  std::function<void(const std::string& line)> debug;
+};
+
+struct CounterSetup {
+  std::unique_ptr<CounterSession> session;
+  std::string chip;
+  CUdevice device = 0;
+};
+
+/// Sets the counters up in `ctx` (current) for `metrics`; `options`'
+/// pass_count is the metric list's. Errors carry the decline they establish
+/// where it is known (cupti_status.h, metric_catalog.h): insufficient
+/// privileges, unknown metrics.
+StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
+                                       CounterSessionOptions options, const CounterSetupHooks& hooks);
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,100 @@
+// A range's report record (see range_report.h).
+#include "tool/range_report.h"
+
+#include <algorithm>
+#include <variant>
+
+#include "core/graph_nodes.h"
+#include "report/demangle.h"
+
+namespace rangereplay::tool {
+
+std::vector<report::MetricValue> metric_values(const MetricColumns& columns, std::span<const double> v) {
+  std::vector<report::MetricValue> out;
+  for (std::size_t m = 0; m < columns.names.size() && m < v.size(); ++m)
+    out.push_back({columns.names[m], m < columns.units.size() ? columns.units[m] : std::string(), v[m]});
+  return out;
+}
+
+void record_kernels(report::RangeRecord& record, const RecordedProgram& program, bool per_kernel,
+                    const MetricColumns& columns, const std::vector<std::vector<double>>& values) {
+  // Plain launches and graph kernel nodes, with the counter range of each
+  // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
+  // range or one per kernel node; core/graph_nodes.h).
+  const auto kernels = program.kernels();
+  const CounterRangeMap ranges = map_counter_ranges(program.launch_units(), values.size());
+  std::vector<std::uint64_t> streams;  // launch stream of each kernel
+  for (const auto& op : program.ops) {
+    if (const auto* k = std::get_if<KernelLaunchOp>(&op)) streams.push_back(k->stream);
+    if (const auto* g = std::get_if<GraphLaunchOp>(&op); g != nullptr && g->kernels)
+      streams.insert(streams.end(), g->kernels->size(), g->stream);
+  }
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelLaunchOp& k = *kernels[i];
+    report::KernelRecord kr;
+    kr.index = static_cast<std::uint32_t>(i);
+    kr.mangled_name = k.name;
+    kr.name = report::demangle(k.name);
+    kr.stream_id = i < streams.size() ? streams[i] : k.stream;
+    kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
+    kr.block = {k.block[0], k.block[1], k.block[2]};
+    kr.shared_mem_bytes = k.shared_mem_bytes;
+    kr.launch_index = k.launch_index;
+    if (per_kernel && i < ranges.kernel_range.size() && ranges.kernel_range[i] &&
+        *ranges.kernel_range[i] < values.size())
+      kr.metrics = metric_values(columns, values[*ranges.kernel_range[i]]);
+    record.kernels.push_back(std::move(kr));
+  }
+  if (!per_kernel && !values.empty()) record.range_metrics = metric_values(columns, values[0]);
+  if (per_kernel) {
+    if (ranges.layout == CounterRangeLayout::kMismatch) {
+      record.notes.push_back("CUPTI returned " + std::to_string(values.size()) + " kernel ranges for " +
+                             std::to_string(kernels.size()) + " recorded kernels");
+    } else if (ranges.layout == CounterRangeLayout::kPerLaunch) {
+      // Each graph launch was measured as one counter range: its kernels get
+      // no per-kernel values; the launch's values are listed here.
+      for (std::size_t g = 0; g < ranges.graph_range.size(); ++g) {
+        if (!ranges.graph_range[g] || *ranges.graph_range[g] >= values.size()) continue;
+        std::string note = "graph launch " + std::to_string(g + 1) + " was measured as one counter range:";
+        for (const auto& m : metric_values(columns, values[*ranges.graph_range[g]]))
+          note += " " + m.name + "=" + std::to_string(m.value);
+        record.notes.push_back(std::move(note));
+      }
+    }
+  }
+}
+
+void RangeReporter::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) const {
+  record.declined = true;
+  record.decline_reason = std::string(decline_reason_name(reason));
+  record.decline_detail = decline_report_detail(reason, detail);
+  if (!quiet_)
+    std::fprintf(out_, "rangereplay: range %u '%s' declined: %s (%s)\n", record.index + 1, record.name.c_str(),
+                 record.decline_reason.c_str(), detail.c_str());
+}
+
+void RangeReporter::report_decline(report::RangeRecord& record, const Eligibility& eligibility) const {
+  const std::optional<DeclineReason> reason = eligibility.reason();
+  if (reason) record_decline(record, *reason, eligibility.detail());
+}
+
+void RangeReporter::finish_record(report::RangeRecord& record, const Eligibility& eligibility,
+                                  std::uint32_t skipped_device_to_host, std::uint32_t modules_loaded,
+                                  double window_ms) const {
+  report_decline(record, eligibility);
+  if (skipped_device_to_host)
+    record.notes.push_back(
+        std::to_string(skipped_device_to_host) +
+        " device-to-host copies (or writes into pinned host memory) were not re-executed in replays");
+  if (modules_loaded == 1) {
+    record.notes.push_back("1 module loaded inside the range (lazy loading); it has no module-scope variables");
+  } else if (modules_loaded > 1) {
+    record.notes.push_back(std::to_string(modules_loaded) +
+                           " modules loaded inside the range (lazy loading); none has module-scope variables");
+  }
+  auto& t = record.timings;
+  t.window_ms = window_ms;
+  t.other_ms = std::max(0.0, t.window_ms - t.counters_ms - t.kernels_ms - t.restore_ms);
+}
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,67 @@
+// RangeReporter: a range's record in the report (report::RangeRecord) as the
+// range ends: its decline fields (and the decline line on stderr), its notes,
+// its window times, its kernels and their counter values.
+//
+//   RangeReporter reporter(config.quiet);
+//   reporter.record_decline(record, DeclineReason::kOverlappingRange, "began while ...");
+//   reporter.finish_record(record, eligibility, program.skipped_device_to_host, modules_loaded, window_ms);
+//   record_kernels(record, program, per_kernel, columns, values);
+//
+// CUDA-free (tests/unit/tool/range_report_test.cpp). Thread-safety: values
+// and the caller's records; callers serialize (the tool's lock).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/decline_reason.h"
+#include "core/recorded_program.h"
+#include "report/report_model.h"
+
+namespace rangereplay::tool {
+
+/// The metric list's names and units, in the order of each row of values
+/// (MetricEvaluator::metrics() and units()).
+struct MetricColumns {
+  std::span<const std::string> names;
+  std::span<const std::string> units;
+};
+
+/// One MetricValue per metric of `columns` that `values` has (the shorter of
+/// the two).
+std::vector<report::MetricValue> metric_values(const MetricColumns& columns, std::span<const double> values);
+
+/// Appends `record`'s kernel records for `program`'s recorded kernels (plain
+/// launches and graph kernel nodes, with their launch streams), with their
+/// counter values where `values` (one row per counter range) has them:
+/// `per_kernel`, each kernel's counter range (map_counter_ranges), with notes
+/// when CUPTI's ranges do not match the kernels or a graph launch was one
+/// range; otherwise values[0] as the range's metrics.
+void record_kernels(report::RangeRecord& record, const RecordedProgram& program, bool per_kernel,
+                    const MetricColumns& columns, const std::vector<std::vector<double>>& values);
+
+class RangeReporter {
+ public:
+  /// `quiet`: no decline lines; `out`: where they go (stderr in the tool).
+  explicit RangeReporter(bool quiet, std::FILE* out = stderr) : quiet_(quiet), out_(out) {}
+
+  /// Fills `record`'s decline fields (the reason's fix appended to
+  /// `detail`) and prints the decline unless quiet.
+  void record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) const;
+  /// record_decline with `eligibility`'s reason and detail, when it declined.
+  void report_decline(report::RangeRecord& record, const Eligibility& eligibility) const;
+  /// At a range's end: its decline, its notes (device-to-host copies not
+  /// replayed, modules loaded inside it), the window's time (`window_ms`)
+  /// and the tool's own part of it (other_ms).
+  void finish_record(report::RangeRecord& record, const Eligibility& eligibility, std::uint32_t skipped_device_to_host,
+                     std::uint32_t modules_loaded, double window_ms) const;
+
+ private:
+  bool quiet_;
+  std::FILE* out_;
+};
+
+}  // namespace rangereplay::tool

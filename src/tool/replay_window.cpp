@@ -1,0 +1,143 @@
+// The replay window's pass loop (see replay_window.h).
+#include "tool/replay_window.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace rangereplay::tool {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// From the exit capture on, the application gets its own exit state back
+// whatever step fails: an open counter pass is ended, then the exit state is
+// restored (best effort). Disarmed once the window's own hand-back completed.
+class ExitStateGuard {
+ public:
+  ExitStateGuard(CounterPasses& counters, RestoreStrategy& restore) : counters_(counters), restore_(restore) {}
+  ExitStateGuard(const ExitStateGuard&) = delete;
+  ExitStateGuard& operator=(const ExitStateGuard&) = delete;
+  ~ExitStateGuard() {
+    if (!armed_) return;
+    if (counters_.in_pass()) counters_.end_pass().status().ignore();
+    restore_.restore_exit_after_failure();
+  }
+  void disarm() { armed_ = false; }
+
+ private:
+  CounterPasses& counters_;
+  RestoreStrategy& restore_;
+  bool armed_ = true;
+};
+
+// The pass timing events, released when the window ends (before the exit
+// guard restores anything on a failure).
+class PassEvents {
+ public:
+  explicit PassEvents(ReplayStream& stream) : stream_(stream) {}
+  PassEvents(const PassEvents&) = delete;
+  PassEvents& operator=(const PassEvents&) = delete;
+  ~PassEvents() { stream_.release_events(); }
+
+ private:
+  ReplayStream& stream_;
+};
+}  // namespace
+
+Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded) {
+  const bool unloaded = module_unloaded && module_unloaded();
+  return Decline{unloaded ? DeclineReason::kModuleUnloadInRange : DeclineReason::kReplayFailed, failure.message()};
+}
+
+std::optional<Decline> ReplayWindow::run(const std::string& range_name, const ReplayNotes& notes,
+                                         report::RangeRecord& record) {
+  // The exit guard has run by the time run_passes returns.
+  Status s = run_passes(range_name, notes, record);
+  if (s.ok()) return std::nullopt;
+  return replay_window_decline(s, parts_.module_unloaded);
+}
+
+Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record) {
+  report::StageTimings& t = record.timings;
+  RestoreStrategy& restore = parts_.restore;
+  CounterPasses& counters = parts_.counters;
+  ReplayStream& stream = parts_.stream;
+  ReplayObserver* const observer = parts_.observer;
+
+  auto capture_start = Clock::now();
+  RR_RETURN_IF_ERROR(restore.capture_exit());
+  t.capture_ms += ms_between(capture_start);
+  ExitStateGuard exit_state_guard(counters, restore);
+
+  if (observer != nullptr) observer->begin(record);
+
+  PassEvents events(stream);
+  RR_RETURN_IF_ERROR(stream.create_events());
+
+  bool all_submitted = false;
+  std::size_t pass = 1;
+  const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
+  while (!all_submitted) {
+    if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
+    if (parts_.pass_begins) parts_.pass_begins(pass);
+    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreBegin));
+    RR_RETURN_IF_ERROR(restore.restore_entry());
+    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreEnd));
+    RR_RETURN_IF_ERROR(restore.read_back());
+    // The restore is ordered before the replayed work by the stream itself,
+    // but it must finish before the counters start, or its traffic would be
+    // counted with the first replayed kernel.
+    RR_RETURN_IF_ERROR(stream.synchronize());
+    const std::uint64_t restored_bytes = restore.restored_bytes();
+    if (observer != nullptr) observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
+    auto c = Clock::now();
+    RR_RETURN_IF_ERROR(counters.start_pass(range_name));
+    t.counters_ms += ms_between(c);
+    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
+    if (parts_.module_unloaded && parts_.module_unloaded())
+      return failed_precondition(
+          "a module was unloaded by another thread while the range was being replayed; its "
+          "kernels cannot be launched again");
+    auto submit_start = Clock::now();
+    RR_RETURN_IF_ERROR(parts_.resubmission.submit());
+    t.replay_submit_ms += ms_between(submit_start);
+    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkEnd));
+    RR_RETURN_IF_ERROR(stream.wait(ReplayStream::Event::kWorkEnd));
+    c = Clock::now();
+    RR_ASSIGN_OR_RETURN(all_submitted, counters.end_pass());
+    t.counters_ms += ms_between(c);
+    RR_ASSIGN_OR_RETURN(const float restore_ms,
+                        stream.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
+    RR_ASSIGN_OR_RETURN(const float kernels_ms,
+                        stream.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
+    t.restore_ms += restore_ms;
+    t.kernels_ms += kernels_ms;
+    record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
+    if (observer != nullptr) RR_RETURN_IF_ERROR(observer->replayed(record.pass_records.back(), t));
+    ++pass;
+  }
+  record.passes = static_cast<std::uint32_t>(pass);
+  if (notes.host_captured_bytes > 0)
+    record.notes.push_back(std::to_string(notes.host_captured_bytes) +
+                           " bytes of pinned host memory passed to kernels were restored with the snapshot");
+  if (!notes.counting_pass0)
+    record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
+                           std::to_string(notes.recorded_kernels) + " kernels); all " + std::to_string(pass - 1) +
+                           " counter passes were replays");
+
+  if (observer != nullptr) RR_RETURN_IF_ERROR(observer->before_exit_restore(record.pass_records.back(), t));
+  // The guard stays armed until the hand-back has completed: if a step here
+  // fails, it restores the exit state again (best effort, every step).
+  auto restore_start = Clock::now();
+  RR_RETURN_IF_ERROR(restore.restore_exit());
+  exit_state_guard.disarm();
+  t.restore_ms += ms_between(restore_start);
+  if (observer != nullptr) observer->exit_restored(record.pass_records.back(), t);
+  return ok_status();
+}
+
+}  // namespace rangereplay::tool

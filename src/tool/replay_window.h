@@ -1,0 +1,169 @@
+// ReplayWindow: the replayed passes of one range, after pass 0: the exit
+// state captured once, then one pass per call until the counter session has
+// every pass it needs, then the application's own exit state handed back.
+//
+//   capture_exit                                        (RestoreStrategy)
+//   verify.begin
+//   for each replayed pass:
+//     restore entry -> read back -> sync                (RestoreStrategy, ReplayStream)
+//     verify.restored(previous pass)
+//     start pass -> re-submit -> end pass               (CounterPasses, Resubmission)
+//     verify.replayed(this pass)
+//   verify.before_exit_restore -> restore exit -> verify.exit_restored
+//
+// The GPU work sits behind small interfaces so that the order of the calls,
+// the exit-state hand-back and the decline of a failed window are decided
+// here, testable on the CPU with fakes (tests/unit/tool/replay_window_test.cpp):
+// RestoreStrategy (full restore from the snapshot, differential restore
+// through the digest plan: tool/restore_strategy.h), CounterPasses (the
+// counter session's passes), Resubmission (the Replayer on the tool's
+// stream), ReplayStream (the tool's stream: pass timing events and waits) and
+// an optional ReplayObserver (--verify: tool/verify.h).
+//
+// Whatever step fails, the exit state is restored before run() returns (an
+// open counter pass is ended first); the failure becomes the range's decline:
+// module_unload_in_range when another thread unloaded a module since the
+// range ended, replay_failed otherwise.
+//
+// Thread-safety: one window at a time, on the range's thread (the caller
+// holds the tool's lock and the inventory's).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/decline.h"
+#include "core/status.h"
+#include "report/report_model.h"
+
+namespace rangereplay::tool {
+
+/// How the window brings memory back: before each replay to the range's
+/// entry state, at the end to the application's own exit state. Module
+/// variables and captured pinned host buffers are part of each state.
+class RestoreStrategy {
+ public:
+  virtual ~RestoreStrategy() = default;
+  /// Captures the application's range-exit state, once, before the first
+  /// replay; returns with the stream synchronized.
+  virtual Status capture_exit() = 0;
+  /// Queues the restore of the entry state (asynchronous; timed by the
+  /// window's restore events).
+  virtual Status restore_entry() = 0;
+  /// After the timed restore, before the window waits for it: results the
+  /// host reads once the stream has passed here (the plan's counters and
+  /// digests). Nothing for a full restore.
+  virtual Status read_back() = 0;
+  /// Bytes the last restore_entry() copied (after the stream passed read_back()).
+  virtual std::uint64_t restored_bytes() const = 0;
+  /// The application's exit state back in place, with the stream synchronized
+  /// (the window's end).
+  virtual Status restore_exit() = 0;
+  /// The same after a failed step: best effort, every step tried, errors
+  /// ignored, the stream synchronized.
+  virtual void restore_exit_after_failure() = 0;
+};
+
+/// The counter passes of the range (cupti::RangeProfilerSession's).
+class CounterPasses {
+ public:
+  virtual ~CounterPasses() = default;
+  virtual Status start_pass(const std::string& range_name) = 0;
+  /// True when the session has every pass it needs.
+  virtual StatusOr<bool> end_pass() = 0;
+  virtual bool in_pass() const = 0;
+};
+
+/// Re-submits the range's recorded work (one replay).
+class Resubmission {
+ public:
+  virtual ~Resubmission() = default;
+  virtual Status submit() = 0;
+};
+
+/// The tool's stream as the window uses it: four timing events per pass
+/// (restore begin and end; replayed work begin and end, recorded after the
+/// counter pass starts), host waits.
+class ReplayStream {
+ public:
+  enum class Event { kRestoreBegin, kRestoreEnd, kWorkBegin, kWorkEnd };
+  virtual ~ReplayStream() = default;
+  /// Creates the events (the window releases them at its end, release_events()).
+  virtual Status create_events() = 0;
+  virtual void release_events() = 0;
+  virtual Status record(Event event) = 0;
+  /// Waits until `event` has completed.
+  virtual Status wait(Event event) = 0;
+  /// Waits until the stream is idle.
+  virtual Status synchronize() = 0;
+  /// Device milliseconds from `from` to `to` (both completed).
+  virtual StatusOr<float> elapsed_ms(Event from, Event to) = 0;
+};
+
+/// Sees the window's memory states (--verify). Each hook adds its own time
+/// to the timings' verify_ms; an error it returns fails the window.
+class ReplayObserver {
+ public:
+  virtual ~ReplayObserver() = default;
+  /// After the exit capture, before the first replay.
+  virtual void begin(report::RangeRecord& record) = 0;
+  /// After each entry restore, synchronized; `previous` is the record of the
+  /// replay whose result the restore found (null before the first replay).
+  virtual void restored(report::PassRecord* previous, report::StageTimings& t) = 0;
+  /// After each replay, its counter pass ended.
+  virtual Status replayed(report::PassRecord& pass, report::StageTimings& t) = 0;
+  /// After the last replay, before the exit state is restored.
+  virtual Status before_exit_restore(report::PassRecord& last, report::StageTimings& t) = 0;
+  /// After the exit state was restored.
+  virtual void exit_restored(report::PassRecord& last, report::StageTimings& t) = 0;
+};
+
+/// What the window writes into the range's notes after its passes.
+struct ReplayNotes {
+  std::uint64_t host_captured_bytes = 0;  // pinned host buffers restored with the snapshot
+  bool counting_pass0 = true;             // false: pass 0 only recorded (sized the image)
+  std::size_t recorded_kernels = 0;       // kernels pass 0 recorded
+};
+
+struct ReplayWindowParts {
+  RestoreStrategy& restore;
+  CounterPasses& counters;
+  Resubmission& resubmission;
+  ReplayStream& stream;
+  ReplayObserver* observer = nullptr;  // --verify; null without
+  // Whether another thread has unloaded a module since the range ended (its
+  // kernels cannot be launched again).
+  std::function<bool()> module_unloaded;
+  // Called as replayed pass `pass` (1-based, pass 0 being the application's)
+  // begins: progress lines.
+  std::function<void(std::size_t pass)> pass_begins;
+};
+
+/// The decline of a window that failed with `failure` (run()'s, and the
+/// caller's for the steps before it): module_unload_in_range when
+/// `module_unloaded` says another thread unloaded a module since the range
+/// ended, replay_failed otherwise; the detail is the failure's message.
+Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded);
+
+class ReplayWindow {
+ public:
+  /// `pass_count`: the passes the metric list needs (CUPTI may ask for a few
+  /// more; more than 4 x pass_count + 8 fails the window).
+  ReplayWindow(ReplayWindowParts parts, std::uint32_t pass_count) : parts_(std::move(parts)), pass_count_(pass_count) {}
+
+  /// Runs the window for the range named `range_name`, filling `record`
+  /// (pass_records, passes, notes, timings). nullopt when every pass ran and
+  /// the exit state is back; otherwise the range's decline (the exit state
+  /// is back too).
+  std::optional<Decline> run(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record);
+
+ private:
+  Status run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record);
+  ReplayWindowParts parts_;
+  std::uint32_t pass_count_;
+};
+
+}  // namespace rangereplay::tool

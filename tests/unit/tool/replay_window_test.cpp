@@ -1,0 +1,342 @@
+// ReplayWindow with fakes: the order of the window's steps, one pass per
+// call until the counter session has every pass, the exit-state hand-back
+// after any failing step, the decline of a failed window, and the verify
+// observer's view of every pass.
+#include "tool/replay_window.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace rangereplay::tool {
+namespace {
+
+using Log = std::vector<std::string>;
+
+// Fails the step named `fail_at` the `fail_on`-th time it runs (1-based).
+struct Failure {
+  std::string fail_at;
+  int fail_on = 1;
+  int seen = 0;
+  Status check(const std::string& step) {
+    if (step != fail_at || ++seen != fail_on) return ok_status();
+    return internal_error(step + " failed");
+  }
+};
+
+class FakeRestore final : public RestoreStrategy {
+ public:
+  FakeRestore(Log& log, Failure& failure) : log_(log), failure_(failure) {}
+  Status capture_exit() override { return step("capture_exit"); }
+  Status restore_entry() override {
+    ++restores_;
+    return step("restore_entry");
+  }
+  Status read_back() override { return step("read_back"); }
+  std::uint64_t restored_bytes() const override { return 100 * restores_; }
+  Status restore_exit() override { return step("restore_exit"); }
+  void restore_exit_after_failure() override { log_.push_back("restore_exit_after_failure"); }
+
+ private:
+  Status step(const std::string& name) {
+    log_.push_back(name);
+    return failure_.check(name);
+  }
+  Log& log_;
+  Failure& failure_;
+  std::uint64_t restores_ = 0;
+};
+
+// A counter session that needs `passes` passes; the first was pass 0 (the
+// application's), so every end_pass of the window counts one more.
+class FakeCounters final : public CounterPasses {
+ public:
+  FakeCounters(Log& log, Failure& failure, int passes) : log_(log), failure_(failure), passes_(passes) {}
+  Status start_pass(const std::string& range_name) override {
+    log_.push_back("start_pass " + range_name);
+    RR_RETURN_IF_ERROR(failure_.check("start_pass"));
+    in_pass_ = true;
+    return ok_status();
+  }
+  StatusOr<bool> end_pass() override {
+    log_.push_back("end_pass");
+    in_pass_ = false;
+    RR_RETURN_IF_ERROR(failure_.check("end_pass"));
+    return ++ended_ + 1 >= passes_;
+  }
+  bool in_pass() const override { return in_pass_; }
+
+ private:
+  Log& log_;
+  Failure& failure_;
+  int passes_;
+  int ended_ = 0;
+  bool in_pass_ = false;
+};
+
+class FakeResubmission final : public Resubmission {
+ public:
+  FakeResubmission(Log& log, Failure& failure) : log_(log), failure_(failure) {}
+  Status submit() override {
+    log_.push_back("submit");
+    return failure_.check("submit");
+  }
+
+ private:
+  Log& log_;
+  Failure& failure_;
+};
+
+class FakeStream final : public ReplayStream {
+ public:
+  FakeStream(Log& log, Failure& failure) : log_(log), failure_(failure) {}
+  Status create_events() override {
+    log_.push_back("create_events");
+    return failure_.check("create_events");
+  }
+  void release_events() override { log_.push_back("release_events"); }
+  Status record(Event e) override {
+    log_.push_back("record " + name(e));
+    return ok_status();
+  }
+  Status wait(Event e) override {
+    log_.push_back("wait " + name(e));
+    return ok_status();
+  }
+  Status synchronize() override {
+    log_.push_back("synchronize");
+    return ok_status();
+  }
+  StatusOr<float> elapsed_ms(Event from, Event) override {
+    return from == Event::kRestoreBegin ? 1.5f : 2.25f;  // restore, replayed work
+  }
+
+ private:
+  static std::string name(Event e) {
+    switch (e) {
+      case Event::kRestoreBegin:
+        return "restore_begin";
+      case Event::kRestoreEnd:
+        return "restore_end";
+      case Event::kWorkBegin:
+        return "work_begin";
+      case Event::kWorkEnd:
+        return "work_end";
+    }
+    return "?";
+  }
+  Log& log_;
+  Failure& failure_;
+};
+
+class FakeObserver final : public ReplayObserver {
+ public:
+  explicit FakeObserver(Log& log) : log_(log) {}
+  void begin(report::RangeRecord&) override { log_.push_back("verify begin"); }
+  void restored(report::PassRecord* previous, report::StageTimings&) override {
+    log_.push_back("verify restored " + (previous ? std::to_string(previous->pass) : std::string("none")));
+  }
+  Status replayed(report::PassRecord& pass, report::StageTimings&) override {
+    log_.push_back("verify replayed " + std::to_string(pass.pass));
+    pass.divergences.push_back({pass.pass, 16, "fake"});
+    return ok_status();
+  }
+  Status before_exit_restore(report::PassRecord& last, report::StageTimings&) override {
+    log_.push_back("verify before_exit_restore " + std::to_string(last.pass));
+    return ok_status();
+  }
+  void exit_restored(report::PassRecord& last, report::StageTimings&) override {
+    log_.push_back("verify exit_restored " + std::to_string(last.pass));
+  }
+
+ private:
+  Log& log_;
+};
+
+struct Fixture {
+  explicit Fixture(int passes, bool with_verify = false)
+      : restore(log, failure),
+        counters(log, failure, passes),
+        resubmission(log, failure),
+        stream(log, failure),
+        observer(log),
+        verify(with_verify) {}
+  std::optional<Decline> run(std::uint32_t pass_count, ReplayNotes notes = {}) {
+    ReplayWindow window(ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
+                                          [this] { return unloaded; },
+                                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); }},
+                        pass_count);
+    return window.run("step", notes, record);
+  }
+  Log log;
+  Failure failure;
+  FakeRestore restore;
+  FakeCounters counters;
+  FakeResubmission resubmission;
+  FakeStream stream;
+  FakeObserver observer;
+  bool verify;
+  bool unloaded = false;
+  report::RangeRecord record;
+};
+
+const Log kOnePass = {"pass 1",    "record restore_begin", "restore_entry",   "record restore_end",
+                      "read_back", "synchronize",          "start_pass step", "record work_begin",
+                      "submit",    "record work_end",      "wait work_end",   "end_pass"};
+
+Log concat(std::initializer_list<Log> parts) {
+  Log out;
+  for (const Log& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+Log renumbered(Log pass, std::size_t n) {
+  pass.front() = "pass " + std::to_string(n);
+  return pass;
+}
+
+TEST(ReplayWindow, runs_one_pass_per_call_until_the_session_has_every_pass) {
+  Fixture f(/*passes=*/3);
+  EXPECT_EQ(f.run(3), std::nullopt);
+  EXPECT_EQ(
+      f.log,
+      concat(
+          {{"capture_exit", "create_events"}, kOnePass, renumbered(kOnePass, 2), {"restore_exit", "release_events"}}));
+  // Pass 0 and two replays.
+  EXPECT_EQ(f.record.passes, 3u);
+  ASSERT_EQ(f.record.pass_records.size(), 2u);
+  EXPECT_EQ(f.record.pass_records[0].pass, 1u);
+  EXPECT_EQ(f.record.pass_records[0].restored_bytes, 100u);
+  EXPECT_EQ(f.record.pass_records[1].pass, 2u);
+  EXPECT_EQ(f.record.pass_records[1].restored_bytes, 200u);
+  // Device times of the restore and of the replayed work, summed per pass.
+  EXPECT_DOUBLE_EQ(f.record.timings.kernels_ms, 4.5);
+  EXPECT_GE(f.record.timings.restore_ms, 3.0);
+  EXPECT_TRUE(f.record.notes.empty());
+}
+
+TEST(ReplayWindow, notes_name_the_restored_host_bytes_and_an_uncounted_pass_0) {
+  Fixture f(/*passes=*/3);
+  EXPECT_EQ(f.run(2, ReplayNotes{4096, /*counting_pass0=*/false, /*recorded_kernels=*/7}), std::nullopt);
+  EXPECT_EQ(f.record.notes,
+            (std::vector<std::string>{
+                "4096 bytes of pinned host memory passed to kernels were restored with the snapshot",
+                "pass 0 ran without counters (it sized the counter data to its 7 kernels); all 2 counter passes "
+                "were replays"}));
+}
+
+TEST(ReplayWindow, a_restore_failing_mid_window_still_hands_back_the_exit_state) {
+  Fixture f(/*passes=*/4);
+  f.failure = {"restore_entry", 2};
+  const std::optional<Decline> declined = f.run(4);
+  ASSERT_TRUE(declined.has_value());
+  EXPECT_EQ(declined->reason, DeclineReason::kReplayFailed);
+  EXPECT_EQ(declined->detail, "restore_entry failed");
+  // The second restore failed outside a counter pass: no end_pass, the
+  // events released, then the exit state restored.
+  EXPECT_EQ(
+      f.log,
+      concat({{"capture_exit", "create_events"},
+              kOnePass,
+              {"pass 2", "record restore_begin", "restore_entry", "release_events", "restore_exit_after_failure"}}));
+  EXPECT_EQ(f.record.pass_records.size(), 1u);
+}
+
+TEST(ReplayWindow, a_failure_inside_a_counter_pass_ends_it_before_the_exit_state_is_restored) {
+  Fixture f(/*passes=*/2);
+  f.failure = {"submit", 1};
+  const std::optional<Decline> declined = f.run(2);
+  ASSERT_TRUE(declined.has_value());
+  EXPECT_EQ(declined->reason, DeclineReason::kReplayFailed);
+  EXPECT_EQ(declined->detail, "submit failed");
+  const Log tail(f.log.end() - 4, f.log.end());
+  EXPECT_EQ(tail, (Log{"submit", "release_events", "end_pass", "restore_exit_after_failure"}));
+}
+
+TEST(ReplayWindow, a_failed_exit_capture_restores_nothing) {
+  // Before the exit state exists there is nothing to hand back.
+  Fixture f(/*passes=*/2);
+  f.failure = {"capture_exit", 1};
+  const std::optional<Decline> declined = f.run(2);
+  ASSERT_TRUE(declined.has_value());
+  EXPECT_EQ(declined->reason, DeclineReason::kReplayFailed);
+  EXPECT_EQ(f.log, (Log{"capture_exit"}));
+}
+
+TEST(ReplayWindow, a_failed_exit_restore_is_tried_again) {
+  Fixture f(/*passes=*/2);
+  f.failure = {"restore_exit", 1};
+  ASSERT_TRUE(f.run(2).has_value());
+  const Log tail(f.log.end() - 3, f.log.end());
+  EXPECT_EQ(tail, (Log{"restore_exit", "release_events", "restore_exit_after_failure"}));
+}
+
+TEST(ReplayWindow, a_module_unload_between_passes_stops_the_window) {
+  Fixture f(/*passes=*/4);
+  // Another thread unloads a module while the first replay runs.
+  f.failure = {"never"};
+  struct UnloadOnSubmit final : Resubmission {
+    Fixture* f;
+    Status submit() override {
+      f->log.push_back("submit");
+      f->unloaded = true;
+      return ok_status();
+    }
+  } unload_on_submit;
+  unload_on_submit.f = &f;
+  ReplayWindow window(ReplayWindowParts{f.restore, f.counters, unload_on_submit, f.stream, nullptr,
+                                        [&f] { return f.unloaded; }, nullptr},
+                      4);
+  const std::optional<Decline> declined = window.run("step", {}, f.record);
+  ASSERT_TRUE(declined.has_value());
+  EXPECT_EQ(declined->reason, DeclineReason::kModuleUnloadInRange);
+  EXPECT_EQ(declined->detail,
+            "a module was unloaded by another thread while the range was being replayed; its kernels cannot be "
+            "launched again");
+  // The second pass started its counters, found the unload before any
+  // launch, ended the pass and handed the exit state back.
+  const Log tail(f.log.end() - 6, f.log.end());
+  EXPECT_EQ(tail, (Log{"synchronize", "start_pass step", "record work_begin", "release_events", "end_pass",
+                       "restore_exit_after_failure"}));
+  EXPECT_EQ(std::count(f.log.begin(), f.log.end(), "submit"), 1);
+}
+
+TEST(ReplayWindow, the_decline_of_a_failure_before_the_window_names_an_unload) {
+  EXPECT_EQ(replay_window_decline(internal_error("x"), [] { return true; }).reason,
+            DeclineReason::kModuleUnloadInRange);
+  EXPECT_EQ(replay_window_decline(internal_error("x"), [] { return false; }).reason, DeclineReason::kReplayFailed);
+  EXPECT_EQ(replay_window_decline(internal_error("x"), nullptr).detail, "x");
+}
+
+TEST(ReplayWindow, the_verify_observer_sees_every_pass) {
+  Fixture f(/*passes=*/3, /*verify=*/true);
+  EXPECT_EQ(f.run(3), std::nullopt);
+  Log verify;
+  for (const std::string& line : f.log)
+    if (line.rfind("verify ", 0) == 0) verify.push_back(line);
+  EXPECT_EQ(verify, (Log{"verify begin", "verify restored none", "verify replayed 1", "verify restored 1",
+                         "verify replayed 2", "verify before_exit_restore 2", "verify exit_restored 2"}));
+  // Its hooks come after the exit capture, after each synchronized restore
+  // and around the exit restore.
+  EXPECT_EQ(f.log[1], "verify begin");
+  const auto before_exit = std::find(f.log.begin(), f.log.end(), "verify before_exit_restore 2");
+  ASSERT_NE(before_exit, f.log.end());
+  EXPECT_EQ(*(before_exit + 1), "restore_exit");
+  ASSERT_EQ(f.record.pass_records.size(), 2u);
+  EXPECT_EQ(f.record.pass_records[1].divergences.size(), 1u);
+}
+
+TEST(ReplayWindow, a_session_asking_for_too_many_passes_fails_the_window) {
+  // A session that never reports every pass: at most 4 x 1 + 8 passes.
+  Fixture f(/*passes=*/1000);
+  const std::optional<Decline> declined = f.run(1);
+  ASSERT_TRUE(declined.has_value());
+  EXPECT_EQ(declined->detail, "CUPTI asked for more passes than the metric list needs");
+  EXPECT_EQ(f.record.pass_records.size(), 11u);
+  EXPECT_EQ(f.log.back(), "restore_exit_after_failure");
+}
+
+}  // namespace
+}  // namespace rangereplay::tool
