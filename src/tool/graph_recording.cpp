@@ -174,7 +174,7 @@ void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_Cal
   op.exec = reinterpret_cast<std::uint64_t>(params.graph.exec);
   op.stream = reinterpret_cast<std::uint64_t>(params.stream);
   op.kernels = info.kernels;
-  active_->program.ops.emplace_back(std::move(op));
+  range_recorder().record_graph_launch(std::move(op));
 }
 
 }  // namespace rangereplay::tool

@@ -23,13 +23,11 @@
 #include <cstring>
 #include <exception>
 #include <optional>
-#include <variant>
 
 #include "core/cubin_symbols.h"
 #include "core/launcher_gate.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
-#include "report/demangle.h"
 #include "report/report_json.h"
 
 namespace rangereplay::tool {
@@ -556,9 +554,13 @@ void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackDat
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  // A free declines at its entry (the memory is still there at its exit).
-  if (active_ && call.reason && (data->callbackSite == CUPTI_API_ENTER || call.kind != CallKind::kFree))
-    decline(*active_, *call.reason, std::string(data->functionName) + " inside the range");
+  if (active_) {
+    DriverCallEvent event;
+    event.call = &call;
+    event.name = data->functionName;
+    event.entry = data->callbackSite == CUPTI_API_ENTER;
+    range_recorder().observe_memory_api(event);
+  }
   track_allocation(call, params, data);
 }
 
@@ -590,61 +592,23 @@ void ProfilerTool::observe_in_range(const DriverCall* call, const CUpti_Callback
     return;
   }
   const std::size_t first_new = active_->program.ops.size();
-  if (call != nullptr && call->in_range == InRange::kRecord) {
-    record_call(*call, data);
-  } else if (auto left_out = unrecorded_call_decline(call, data->functionName ? data->functionName : "")) {
-    // Anything else that writes device memory or enqueues work would be
-    // left out of every replay: decline, naming the call. A row's own
-    // decline (a host function, a multi-device launch) keeps what the
-    // range recorded so far.
-    decline(*active_, left_out->reason, std::move(left_out->detail));
-    if (call != nullptr) return;
+  RangeRecorder recorder = range_recorder();
+  const CallParams params = call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
+  if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
+    // cudaGraphLaunch reaches this driver callback too.
+    record_graph_launch(params, data);
+  } else {
+    DriverCallEvent event;
+    event.call = call;
+    event.name = data->functionName != nullptr ? data->functionName : "";
+    event.memory = params.memory;
+    if (call != nullptr && call->kind == CallKind::kKernelLaunch) prepare_launch(params, data, event);
+    if (!recorder.record(event)) return;
   }
-  observe_new_operations(first_new, data->context != nullptr ? data->context : active_->ctx);
-}
-
-void ProfilerTool::record_call(const DriverCall& call, const CUpti_CallbackData* data) {
-  const std::size_t first_new = active_->program.ops.size();
-  const CallParams params = call.decode != nullptr ? call.decode(data->functionParams) : CallParams{};
-  switch (call.kind) {
-    case CallKind::kKernelLaunch:
-      if (data->symbolName != nullptr) {
-        if (auto globals = modules_.globals_of(data->symbolName)) {
-          if (Status g = track_module_globals(params.launch.function, *globals); !g.ok())
-            decline(*active_, DeclineReason::kModuleGlobalsInRange,
-                    "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
-                        globals->names + ") that could not be snapshotted: " + g.message());
-        }
-      }
-      record_launch(params.launch, params.stream, data);
-      scan_kernel_pointers(first_new, call.per_thread_stream());
-      return;
-    case CallKind::kGraphLaunch:
-      // cudaGraphLaunch reaches this driver callback too.
-      record_graph_launch(params, data);
-      scan_kernel_pointers(first_new, call.per_thread_stream());
-      return;
-    default:
-      record_memory_op(call.kind, params.memory, data);
-      return;
-  }
-}
-
-void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
-  auto& ops = active_->program.ops;
-  for (std::size_t i = first; i < ops.size(); ++i) {
-    const auto* graph = std::get_if<GraphLaunchOp>(&ops[i]);
-    const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]) ||
-                        (graph != nullptr && graph->kernels && !graph->kernels->empty());
-    active_->eligibility.observe_operation(reinterpret_cast<std::uint64_t>(ctx), active_->device, kernel);
-    if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i]))
-      active_->eligibility.observe_captured_host_bytes(h2d->data.size());
-  }
-  if (active_->eligibility.declined()) {
-    // Over a cap (or a second context): free what was recorded, it will not be replayed.
-    ops.clear();
-    ops.shrink_to_fit();
-  }
+  if (call != nullptr && (call->kind == CallKind::kKernelLaunch || call->kind == CallKind::kGraphLaunch))
+    scan_kernel_pointers(first_new, call->per_thread_stream());
+  const CUcontext ctx = data->context != nullptr ? data->context : active_->ctx;
+  recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), active_->device);
 }
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {

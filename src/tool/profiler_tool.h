@@ -43,6 +43,7 @@
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/driver_calls.h"
+#include "tool/range_recorder.h"
 #include "tool/metric_evaluator.h"
 #include "tool/range_trigger.h"
 #include "tool/tool_mutex.h"
@@ -173,16 +174,19 @@ class ProfilerTool {
   // stopped then (mutex_).
   bool counters_left_running_ = false;
 
-  // Recording (profiler_tool.cpp routes, recording.cpp records). A call
+  // Recording (profiler_tool.cpp routes to the range recorder,
+  // tool/range_recorder.h; recording.cpp does its CUDA-facing parts). A call
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
   void observe_in_range(const DriverCall* call, const CUpti_CallbackData* data);
-  // A kRecord row's call inside a profiled range.
-  void record_call(const DriverCall& call, const CUpti_CallbackData* data);
-  void record_launch(const LaunchParams& launch, CUstream stream, const CUpti_CallbackData* data);
-  void record_memory_op(CallKind kind, const MemoryOpParams& params, const CUpti_CallbackData* data);
-  void observe_new_operations(std::size_t first, CUcontext ctx);
+  // The recorder over the active range's program and eligibility. Caller
+  // holds mutex_.
+  RangeRecorder range_recorder();
+  // A kernel launch's event for the recorder: captures the kernel's module
+  // variables (declining when they cannot be), then copies its arguments.
+  // Caller holds mutex_ and InToolScope.
+  void prepare_launch(const CallParams& params, const CUpti_CallbackData* data, DriverCallEvent& event);
   // An allocation or free row's call, in or out of ranges: declines an open
   // range and updates the inventory (takes mutex_).
   void on_memory_api(const DriverCall& call, const CUpti_CallbackData* data);

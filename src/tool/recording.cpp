@@ -6,6 +6,7 @@
 
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
+#include "report/demangle.h"
 #include "tool/profiler_tool.h"
 
 namespace rangereplay::tool {
@@ -25,8 +26,23 @@ std::uint64_t allocating_device_bits() {
 
 }  // namespace
 
-void ProfilerTool::record_launch(const LaunchParams& launch, CUstream stream, const CUpti_CallbackData* data) {
-  KernelLaunchOp op;
+RangeRecorder ProfilerTool::range_recorder() {
+  return RangeRecorder(active_->program, active_->eligibility, inventory_);
+}
+
+void ProfilerTool::prepare_launch(const CallParams& params, const CUpti_CallbackData* data, DriverCallEvent& event) {
+  const LaunchParams& launch = params.launch;
+  // The launched kernel's module variables are captured before the launch
+  // is recorded (the range declines when they cannot be).
+  if (data->symbolName != nullptr) {
+    if (auto globals = modules_.globals_of(data->symbolName)) {
+      if (Status g = track_module_globals(launch.function, *globals); !g.ok())
+        decline(*active_, DeclineReason::kModuleGlobalsInRange,
+                "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
+                    globals->names + ") that could not be snapshotted: " + g.message());
+    }
+  }
+  KernelLaunchOp& op = event.kernel;
   op.name = data->symbolName ? data->symbolName : "";
   op.launch_index = current_launch_index();
   op.api = launch.api;
@@ -36,76 +52,14 @@ void ProfilerTool::record_launch(const LaunchParams& launch, CUstream stream, co
     op.block[i] = launch.block[i];
   }
   op.shared_mem_bytes = launch.shared_mem_bytes;
-  op.stream = reinterpret_cast<std::uint64_t>(stream);
+  op.stream = reinterpret_cast<std::uint64_t>(params.stream);
   if (launch.attribute_count) {
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(launch.attributes);
     op.attributes.assign(bytes, bytes + sizeof(CUlaunchAttribute) * launch.attribute_count);
     op.attribute_count = launch.attribute_count;
   }
-  if (Status s = copy_kernel_arguments(launch.function, launch.kernel_params, launch.extra, &op); !s.ok()) {
-    decline(*active_, DeclineReason::kUnsupportedApi,
-            "cannot copy the arguments of kernel " + op.name + ": " + s.message());
-    return;
-  }
-  active_->program.ops.emplace_back(std::move(op));
-}
-
-void ProfilerTool::record_memory_op(CallKind kind, const MemoryOpParams& p, const CUpti_CallbackData* data) {
-  auto& ops = active_->program.ops;
-  // Writes into tracked pinned host memory are host-visible results, like a
-  // device-to-host copy: not re-executed (host threads may be using the buffer
-  // while the window runs); a kernel later given the buffer captures it then.
-  const auto in_pinned = [&](std::uint64_t address) {
-    const std::optional<Allocation> a = inventory_.find_containing(DevicePtr(address));
-    return a.has_value() && a->kind == AllocationKind::kMappedHost;
-  };
-  switch (kind) {
-    case CallKind::kMemset:
-      if (in_pinned(p.dst)) {
-        ++active_->program.skipped_device_to_host;
-        return;
-      }
-      ops.emplace_back(MemsetOp{p.dst, p.value, p.element_bytes, p.count});
-      return;
-    case CallKind::kCopyDeviceToDevice:
-      ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes});
-      return;
-    case CallKind::kCopyHostToDevice: {
-      const auto* src = static_cast<const std::uint8_t*>(p.src_host);
-      ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(src, src + p.bytes)});
-      return;
-    }
-    case CallKind::kCopyDeviceToHost:
-      ++active_->program.skipped_device_to_host;
-      return;
-    case CallKind::kCopyUnified: {
-      // Unified addressing: the direction follows from which side is tracked.
-      // A tracked pinned host buffer as the source is host data all the same:
-      // its bytes are captured now, as the copy read them (the host may refill
-      // it later in the range, and replays restore it to its entry state).
-      const std::optional<Allocation> dst_region = inventory_.find_containing(DevicePtr(p.dst));
-      const std::optional<Allocation> src_region = inventory_.find_containing(DevicePtr(p.src));
-      const bool dst_pinned = dst_region.has_value() && dst_region->kind == AllocationKind::kMappedHost;
-      const bool dst_dev = dst_region.has_value() && !dst_pinned;
-      const bool src_dev = src_region.has_value() && src_region->kind != AllocationKind::kMappedHost;
-      if (dst_pinned) {
-        ++active_->program.skipped_device_to_host;  // into host memory: see in_pinned above
-      } else if (dst_dev && src_dev) {
-        ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes});
-      } else if (dst_dev) {
-        const auto* h = reinterpret_cast<const std::uint8_t*>(p.src);
-        ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(h, h + p.bytes)});
-      } else if (src_dev) {
-        ++active_->program.skipped_device_to_host;
-      } else {
-        decline(*active_, DeclineReason::kUnsupportedApi,
-                std::string(data->functionName) + " between untracked addresses");
-      }
-      return;
-    }
-    default:
-      return;
-  }
+  // The argument bytes, by the kernel's parameter layout (cuda/kernel_arguments.h).
+  event.arguments = copy_kernel_arguments(launch.function, launch.kernel_params, launch.extra, &op);
 }
 
 namespace {
