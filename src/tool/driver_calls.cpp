@@ -377,6 +377,8 @@ using S = Sites;
 using E = MemoryEffect;
 using D = DeclineReason;
 constexpr std::optional<DeclineReason> kNoDecline = std::nullopt;
+constexpr std::string_view k2DMemset =
+    "the tool records 1D memsets only, so a replay would leave this 2D memset out";
 
 // Each macro pastes and stringizes `api` itself: cuda.h defines many API
 // names as macros of their newest version (cuMemAllocHost is
@@ -399,6 +401,10 @@ constexpr std::optional<DeclineReason> kNoDecline = std::nullopt;
 #define RR_CAPTURE_BEGIN(api, decode)                                                                           \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive, \
           S::kBoth, E::kNone, decode)
+// Left out of the recording, declining with `reason`; `why` goes into the
+// decline's detail.
+#define RR_LEFT_OUT(api, kind, reason, why) \
+  DriverCall { CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kDecline, reason, S::kNone, E::kNone, nullptr, why }
 // Executable-graph bookkeeping; inside a range, a change of an exec it
 // launched declines.
 #define RR_EXEC(api, kind, reason, outside, decode) \
@@ -549,6 +555,21 @@ constexpr DriverCall kRows[] = {
     RR_EXEC(cuGraphExecNodeSetParams, K::kGraphExecNodeParams, D::kUnsupportedApi, S::kBoth, node_params),
     RR_CAPTURE_BEGIN(cuStreamBeginCaptureToGraph, capture_begin<cuStreamBeginCaptureToGraph_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCaptureToGraph_ptsz, capture_begin<cuStreamBeginCaptureToGraph_ptsz_params>),
+    // 2D memsets: a recorded memset is one contiguous span (MemsetOp), and
+    // replaying one as row-by-row 1D memsets would run other GPU work than
+    // the application's.
+    RR_LEFT_OUT(cuMemsetD2D8_v2, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D16_v2, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D32_v2, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D8_v2_ptds, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D16_v2_ptds, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D32_v2_ptds, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D8Async, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D16Async, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D32Async, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D8Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D16Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
+    RR_LEFT_OUT(cuMemsetD2D32Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_ROW(cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, S::kExit, E::kNone,
            attach_memory),
     RR_ROW(cuStreamAttachMemAsync_ptsz, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, S::kExit, E::kNone,
@@ -556,6 +577,7 @@ constexpr DriverCall kRows[] = {
 };
 
 #undef RR_EXEC
+#undef RR_LEFT_OUT
 #undef RR_CAPTURE_BEGIN
 #undef RR_CAPTURE
 #undef RR_TRACK

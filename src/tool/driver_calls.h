@@ -37,7 +37,7 @@ enum class CallKind : std::uint8_t {
   kGraphLaunch,          // cuGraphLaunch: one recorded op
   kHostFunction,         // cuLaunchHostFunc
   kMultiDeviceLaunch,    // cuLaunchCooperativeKernelMultiDevice
-  kMemset,               // 1D cuMemsetD8/D16/D32: a MemsetOp
+  kMemset,               // cuMemsetD8/D16/D32: a MemsetOp; the 2D cuMemsetD2D* decline
   kCopyDeviceToDevice,   // a CopyDeviceOp
   kCopyHostToDevice,     // a CopyFromHostOp, its source bytes captured
   kCopyDeviceToHost,     // not re-executed (counted as skipped)

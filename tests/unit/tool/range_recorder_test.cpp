@@ -186,6 +186,16 @@ TEST_F(RangeRecorderTest, host_function_declines_by_its_row_and_keeps_the_record
   EXPECT_EQ(program.ops.size(), 1u);
 }
 
+TEST_F(RangeRecorderTest, two_dimensional_memset_declines_by_its_row) {
+  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2_ptds);
+  EXPECT_FALSE(submit(e));
+  EXPECT_TRUE(program.ops.empty());
+  EXPECT_EQ(eligibility.reason(), DeclineReason::kUnsupportedApi);
+  EXPECT_EQ(eligibility.detail(),
+            "cuMemsetD2D8_v2 inside the range: the tool records 1D memsets only, so a replay would leave this 2D "
+            "memset out");
+}
+
 TEST_F(RangeRecorderTest, allocation_inside_the_range_declines_allocation_in_range) {
   DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz);
   e.entry = false;  // an allocation declines at either site
