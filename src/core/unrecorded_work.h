@@ -5,17 +5,17 @@
 // application's own execution. The range declines unsupported_api instead,
 // naming the call.
 //
-// The recorder handles (src/tool/recording.cpp, profiler_tool.cpp): kernel
-// launches (cuLaunchKernel, cuLaunchKernelEx, cooperative, _ptsz), graph
-// launches, cuMemsetD8/D16/D32 (sync and async), cuMemcpyDtoD, cuMemcpyHtoD,
-// cuMemcpyDtoH and cuMemcpy/cuMemcpyAsync (sync and async, _ptds/_ptsz). The
-// rest of the cuMemcpy* and cuMemset* families (2D and 3D copies and sets,
-// peer copies, CUDA arrays, batched copies), stream memory operations
-// (cuStreamWaitValue*, cuStreamWriteValue*, cuStreamBatchMemOp*), the legacy
-// launches (cuLaunch, cuLaunchGrid, cuLaunchGridAsync) and cuMemDiscard* are
-// not recorded. Event records, stream waits, prefetches and memory advice do
-// not change device memory: the replay runs in submission order on one
-// stream, which keeps every order the events expressed.
+// The calls the tool knows are the rows of its table of intercepted driver
+// calls (src/tool/driver_calls.h), recorded, tracked or declined there; this
+// classifier answers for the calls without a row, by family: the cuMemcpy*
+// and cuMemset* families (2D and 3D copies and sets, peer copies, CUDA
+// arrays, batched copies), stream memory operations (cuStreamWaitValue*,
+// cuStreamWriteValue*, cuStreamBatchMemOp*), the legacy launches (cuLaunch,
+// cuLaunchGrid, cuLaunchGridAsync) and cuMemDiscard*, so that a new API of
+// one of these families declines too. Event records, stream waits,
+// prefetches and memory advice do not change device memory: the replay runs
+// in submission order on one stream, which keeps every order the events
+// expressed.
 //
 // Thread-safety: pure function.
 #pragma once
@@ -27,8 +27,8 @@ namespace rangereplay {
 /// True when `function_name` (a driver API name as CUPTI reports it, e.g.
 /// "cuMemcpy2DAsync_v2") enqueues GPU work or writes device memory and is not
 /// one of the calls the recorder handles (see the file comment). Names are
-/// matched by family prefix; a recorded call must be dispatched before this is
-/// asked (the recorder's switch handles them first).
+/// matched by family prefix; a call with a row in the tool's table is
+/// answered by its row, never by this.
 bool is_unrecorded_gpu_work(std::string_view function_name);
 
 }  // namespace rangereplay

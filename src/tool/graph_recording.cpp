@@ -26,95 +26,6 @@
 
 namespace rangereplay::tool {
 
-namespace {
-
-bool is_instantiate(CUpti_CallbackId cbid) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The new exec and source graph of a successful instantiation (API exit):
-// every instantiate parameter struct starts {CUgraphExec*, CUgraph, ...}.
-template <class Params>
-std::pair<CUgraphExec, CUgraph> exec_and_graph(const void* params) {
-  const auto* p = static_cast<const Params*>(params);
-  return {p->phGraphExec != nullptr ? *p->phGraphExec : nullptr, p->hGraph};
-}
-
-std::pair<CUgraphExec, CUgraph> instantiated(CUpti_CallbackId cbid, const void* params) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate: return exec_and_graph<cuGraphInstantiate_params>(params);
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2: return exec_and_graph<cuGraphInstantiate_v2_params>(params);
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
-      return exec_and_graph<cuGraphInstantiateWithFlags_params>(params);
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
-      return exec_and_graph<cuGraphInstantiateWithParams_params>(params);
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
-      return exec_and_graph<cuGraphInstantiateWithParams_ptsz_params>(params);
-    default: return {nullptr, nullptr};
-  }
-}
-
-// The fields every kernel node parameter struct version has (v1 lacks kern and ctx).
-template <class Params>
-CUDA_KERNEL_NODE_PARAMS common_kernel_fields(const Params& v) {
-  CUDA_KERNEL_NODE_PARAMS k{};
-  k.func = v.func;
-  k.gridDimX = v.gridDimX; k.gridDimY = v.gridDimY; k.gridDimZ = v.gridDimZ;
-  k.blockDimX = v.blockDimX; k.blockDimY = v.blockDimY; k.blockDimZ = v.blockDimZ;
-  k.sharedMemBytes = v.sharedMemBytes;
-  k.kernelParams = v.kernelParams;
-  k.extra = v.extra;
-  return k;
-}
-
-// The node and new parameters of a call that sets one kernel node's
-// parameters in an executable graph: cuGraphExecKernelNodeSetParams (v1
-// struct: no CUkernel), its _v2, and cuGraphExecNodeSetParams for a kernel
-// node (CUDA_KERNEL_NODE_PARAMS_v3, the same fields). nullopt for other
-// calls, other node types, and null parameters (the call fails).
-std::optional<std::pair<CUgraphNode, CUDA_KERNEL_NODE_PARAMS>> kernel_node_change(CUpti_CallbackId cbid,
-                                                                                   const void* params) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams: {
-      const auto* p = static_cast<const cuGraphExecKernelNodeSetParams_params*>(params);
-      if (p->nodeParams == nullptr) return std::nullopt;
-      return std::make_pair(p->hNode, common_kernel_fields(*p->nodeParams));
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2: {
-      const auto* p = static_cast<const cuGraphExecKernelNodeSetParams_v2_params*>(params);
-      if (p->nodeParams == nullptr) return std::nullopt;
-      return std::make_pair(p->hNode, *p->nodeParams);
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams: {
-      const auto* p = static_cast<const cuGraphExecNodeSetParams_params*>(params);
-      if (p->nodeParams == nullptr || p->nodeParams->type != CU_GRAPH_NODE_TYPE_KERNEL) return std::nullopt;
-      const CUDA_KERNEL_NODE_PARAMS_v3& v3 = p->nodeParams->kernel;
-      CUDA_KERNEL_NODE_PARAMS k = common_kernel_fields(v3);
-      k.kern = v3.kern;
-      k.ctx = v3.ctx;
-      return std::make_pair(p->hNode, k);
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-bool sets_kernel_node_params(CUpti_CallbackId cbid) {
-  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams ||
-         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2;
-}
-
-}  // namespace
-
 ProfilerTool::GraphExecInfo ProfilerTool::summarize_graph(CUgraph graph, const char* call) {
   GraphExecInfo info;
   if (auto summary = inspect_graph(graph); summary.ok()) {
@@ -127,44 +38,40 @@ ProfilerTool::GraphExecInfo ProfilerTool::summarize_graph(CUgraph graph, const c
   return info;
 }
 
-void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
   const bool succeeded = call_succeeded(data);
-  if (is_instantiate(cbid)) {
+  if (call.kind == CallKind::kGraphInstantiate) {
     if (!succeeded) return;
-    auto [exec, graph] = instantiated(cbid, data->functionParams);
-    if (exec == nullptr || graph == nullptr) return;
+    const GraphExecParams p = call.decode(data->functionParams).graph;
+    const CUgraphExec exec = p.exec_out != nullptr ? *p.exec_out : nullptr;
+    if (exec == nullptr || p.graph == nullptr) return;
     // The graph is read before the lock is taken: no driver call is made
     // while holding it here.
     InToolScope scope;
-    GraphExecInfo info = summarize_graph(graph, data->functionName);
+    GraphExecInfo info = summarize_graph(p.graph, data->functionName);
     ToolLock lock = lock_tool(data->functionName);
     graph_execs_[exec] = std::move(info);
     return;
   }
 
-  // Every other call routed here takes the exec as its first parameter.
-  const CUgraphExec exec = *static_cast<const CUgraphExec*>(data->functionParams);
-  const bool update = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate ||
-                      cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2;
+  const GraphExecParams p = call.decode(data->functionParams).graph;
+  const CUgraphExec exec = p.exec;
+  const bool update = call.kind == CallKind::kGraphExecUpdate;
   if (!enter) {
     // An update or a kernel node's new parameters take effect once the call
     // has succeeded: follow them then (a failed call leaves the exec as it was).
     if (!succeeded) return;
     if (!update) {
-      const auto change = kernel_node_change(cbid, data->functionParams);
-      if (!change) return;
+      if (!p.kernel_node) return;
       ToolLock lock = lock_tool(data->functionName);
       // Driver calls made while holding mutex_ must not reach our own callbacks.
       InToolScope scope;
-      follow_kernel_node(exec, change->first, change->second, data->functionName);
+      follow_kernel_node(exec, p.node, *p.kernel_node, data->functionName);
       return;
     }
-    const CUgraph graph = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate
-                              ? static_cast<const cuGraphExecUpdate_params*>(data->functionParams)->hGraph
-                              : static_cast<const cuGraphExecUpdate_v2_params*>(data->functionParams)->hGraph;
     InToolScope scope;
-    GraphExecInfo info = summarize_graph(graph, data->functionName);
+    GraphExecInfo info = summarize_graph(p.graph, data->functionName);
     ToolLock lock = lock_tool(data->functionName);
     graph_execs_[exec] = std::move(info);
     return;
@@ -173,30 +80,28 @@ void ProfilerTool::on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_Callback
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (active_ && active_->profiled && !active_->eligibility.declined()) {
+  if (active_ && active_->profiled && !active_->eligibility.declined() && call.reason) {
     const auto launched = active_->program.graph_execs();
     if (std::find(launched.begin(), launched.end(), reinterpret_cast<std::uint64_t>(exec)) != launched.end()) {
-      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
-        decline(*active_, DeclineReason::kGraphDestroyedInRange,
-                "cuGraphExecDestroy of an executable graph launched in the range");
-      } else {
-        decline(*active_, DeclineReason::kUnsupportedApi,
-                std::string(data->functionName) + " on an executable graph launched in the range");
-      }
+      decline(*active_, *call.reason,
+              call.kind == CallKind::kGraphExecDestroy
+                  ? std::string("cuGraphExecDestroy of an executable graph launched in the range")
+                  : std::string(data->functionName) + " on an executable graph launched in the range");
     }
   }
   auto it = graph_execs_.find(exec);
   if (it == graph_execs_.end()) return;
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy:
+  switch (call.kind) {
+    case CallKind::kGraphExecDestroy:
       graph_execs_.erase(it);
       return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2:
+    case CallKind::kGraphExecUpdate:
       return;  // re-read at the exit, if it succeeds
+    case CallKind::kGraphExecKernelNodeParams:
+      return;  // a kernel node's new parameters: followed at the exit, if it succeeds
     default:
-      // A kernel node's new parameters: followed at the exit, if it succeeds.
-      if (sets_kernel_node_params(cbid) || kernel_node_change(cbid, data->functionParams)) return;
+      // The same for cuGraphExecNodeSetParams on a kernel node.
+      if (p.kernel_node) return;
       // Memcpy/memset/host/child/event/semaphore/batch-memop/generic node
       // changes and cuGraphNodeSetEnabled: the node list no longer describes
       // the exec.
@@ -232,10 +137,8 @@ void ProfilerTool::follow_kernel_node(CUgraphExec exec, CUgraphNode node, const 
   info.kernels = std::move(kernels);
 }
 
-void ProfilerTool::record_graph_launch(const CUpti_CallbackData* data) {
-  // cuGraphLaunch_params and cuGraphLaunch_ptsz_params: {exec, stream}.
-  const auto* p = static_cast<const cuGraphLaunch_params*>(data->functionParams);
-  auto it = graph_execs_.find(p->hGraph);
+void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_CallbackData* data) {
+  auto it = graph_execs_.find(params.graph.exec);
   if (it == graph_execs_.end()) {
     decline(*active_, DeclineReason::kUnsupportedApi,
             std::string(data->functionName) + " of an executable graph whose instantiation the tool did not see");
@@ -268,10 +171,10 @@ void ProfilerTool::record_graph_launch(const CUpti_CallbackData* data) {
     }
   }
   GraphLaunchOp op;
-  op.exec = reinterpret_cast<std::uint64_t>(p->hGraph);
-  op.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+  op.exec = reinterpret_cast<std::uint64_t>(params.graph.exec);
+  op.stream = reinterpret_cast<std::uint64_t>(params.stream);
   op.kernels = info.kernels;
-  active_->program.ops.emplace_back(std::move(op));
+  range_recorder().record_graph_launch(std::move(op));
 }
 
 }  // namespace rangereplay::tool

@@ -16,22 +16,6 @@ namespace rangereplay::tool {
 
 namespace {
 
-CUfunction launched_function(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      return static_cast<const cuLaunchKernel_params*>(data->functionParams)->f;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      return static_cast<const cuLaunchKernelEx_params*>(data->functionParams)->f;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      return static_cast<const cuLaunchCooperativeKernel_params*>(data->functionParams)->f;
-    default:
-      return nullptr;
-  }
-}
-
 // Device address and size of variable `name` of the module (or library) that
 // defines `f`, which may be a CUfunction or, from the runtime, a CUkernel.
 // {0, 0} when the loaded module has no such variable (CUDA_ERROR_NOT_FOUND):
@@ -58,9 +42,7 @@ StatusOr<std::pair<CUdeviceptr, std::size_t>> global_address(CUfunction f, const
 
 }  // namespace
 
-Status ProfilerTool::track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data,
-                                          const ModuleGlobals& module) {
-  CUfunction f = launched_function(cbid, data);
+Status ProfilerTool::track_module_globals(CUfunction f, const ModuleGlobals& module) {
   if (f == nullptr) return internal_error("no function handle in the launch");
   return track_module_globals_of(f, module);
 }

@@ -9,7 +9,6 @@
 // registered strings, thread numbers) and acts on the RangeEvents it returns.
 #include "tool/profiler_tool.h"
 
-#include <cupti_driver_cbid.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -24,13 +23,11 @@
 #include <cstring>
 #include <exception>
 #include <optional>
-#include <variant>
 
 #include "core/cubin_symbols.h"
 #include "core/launcher_gate.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
-#include "report/demangle.h"
 #include "report/report_json.h"
 
 namespace rangereplay::tool {
@@ -101,20 +98,6 @@ std::string utf8(const wchar_t* w) {
 struct DomainCreateWParams {
   const wchar_t* name;
 };
-
-bool is_kernel_launch(CUpti_CallbackId cbid) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Ordinal of `ctx`'s device, or -1 when it cannot be read. Pushes the
 // context for cuCtxGetDevice (cuCtxGetDevice_v2 needs a CUDA 12.8+ driver).
@@ -442,7 +425,7 @@ void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* d
   on_range_event(*event, ctx);
 }
 
-void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackData* data) {
   if (data->callbackSite == CUPTI_API_EXIT) {
     if (!t_window_end_launch) return;
     const std::uint64_t index = *t_window_end_launch;
@@ -455,7 +438,7 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
     return;
   }
   if (data->callbackSite != CUPTI_API_ENTER) return;
-  if (captures_.open_captures() > 0 && captures_.is_capturing(call_stream_key(cbid, data))) {
+  if (captures_.open_captures() > 0 && captures_.is_capturing(capture_key(call, call.decode(data->functionParams)))) {
     // Captured into a graph: it does not execute now, so it is no kernel
     // launch of the process (a kernel window does not count it) and no work
     // of a range (a range open now was declined when the capture began).
@@ -474,140 +457,123 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }
-  if (active_ && active_->profiled) observe_in_range(cbid, data);
+  if (active_ && active_->profiled) observe_in_range(&call, data);
 }
-
-namespace {
-// Calls that release memory the inventory tracks (free_in_range inside a
-// range); the other allocation-tracking calls make memory accessible
-// (allocation_in_range).
-bool is_free(CUpti_CallbackId cbid) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
-      return true;
-    default:
-      return false;
-  }
-}
-}  // namespace
 
 void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  if (is_kernel_launch(cbid)) {
-    on_launch_site(cbid, data);
+  // The call's row (driver_calls.h) says where it goes; a call without one
+  // only matters inside a range.
+  const DriverCall* call = find_driver_call(cbid);
+  if (call != nullptr && call->kind == CallKind::kKernelLaunch) {
+    on_launch_site(*call, data);
     return;
   }
-  if (on_capture_api(cbid, data)) return;
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-    // Virtual memory: a mapping is memory once cuMemSetAccess makes it
-    // accessible; cuMemCreate/cuMemRelease/cuMemAddressReserve/Free alone
-    // change no accessible memory and are neither tracked nor declined.
-    case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
-    // Pinned host memory, device-mapped (all of it under unified addressing).
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
-      {
-        // A stream-ordered allocation or free captured into a graph is a
-        // memory node: it allocates or frees nothing now, and its address is
-        // mapped only while the graph runs.
-        if (captures_.open_captures() > 0 && captures_.is_capturing(call_stream_key(cbid, data))) return;
-        // Waits here while a replay window runs in another thread. The
-        // inventory changes under the same lock as the range check, so a
-        // range cannot begin between them (a snapshot of a region being
-        // freed, or missing one being allocated).
-        ToolLock lock = lock_tool(data->functionName);
-        // Driver calls made while holding mutex_ must not reach our own callbacks.
-        InToolScope scope;
-        if (active_ && (data->callbackSite == CUPTI_API_ENTER || !is_free(cbid)))
-          decline(*active_,
-                  is_free(cbid) ? DeclineReason::kFreeInRange : DeclineReason::kAllocationInRange,
-                  std::string(data->functionName) + " inside the range");
-        track_allocation(cbid, data);
-      }
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventRecordNodeSetEvent:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventWaitNodeSetEvent:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresSignalNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresWaitNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecBatchMemOpNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetEnabled:
+  // Threads are numbered in the order their first call other than a launch
+  // reaches the tool (tool_thread_number): range selection and capture modes
+  // name threads by these numbers.
+  static_cast<void>(tool_thread_number());
+  if (call == nullptr) {
+    observe_if_in_range(nullptr, data);
+    return;
+  }
+  switch (call->kind) {
+    case CallKind::kCaptureBegin:
+    case CallKind::kCaptureEnd:
+    case CallKind::kCaptureModeExchange:
+    case CallKind::kEventRecord:
+    case CallKind::kStreamWaitEvent:
+    case CallKind::kEventDestroy:
+    case CallKind::kStreamDestroy:
+      on_capture_api(*call, data);
+      break;
+    case CallKind::kAllocation:
+    case CallKind::kFree:
+      on_memory_api(*call, data);
+      break;
+    case CallKind::kGraphInstantiate:
+    case CallKind::kGraphExecUpdate:
+    case CallKind::kGraphExecDestroy:
+    case CallKind::kGraphExecKernelNodeParams:
+    case CallKind::kGraphExecNodeParams:
+    case CallKind::kGraphExecChange:
       // Executable-graph lifecycle, tracked in and out of ranges (graph_recording.cpp).
-      on_graph_exec_api(cbid, data);
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync_ptsz:
+      on_graph_exec_api(*call, data);
+      break;
+    case CallKind::kStreamAttachMemory:
       // Managed memory attached to the host is memory host threads use: a
       // range captures it only when one of its kernels is passed it (the
       // inventory's own lock; no tool lock is waited for).
       if (call_succeeded(data)) {
-        const auto* p = static_cast<const cuStreamAttachMemAsync_params*>(data->functionParams);
-        inventory_.set_host_attached(DevicePtr(p->dptr), p->flags == CU_MEM_ATTACH_HOST);
+        const AllocationParams p = call->decode(data->functionParams).allocation;
+        inventory_.set_host_attached(DevicePtr(p.address), p.flags == CU_MEM_ATTACH_HOST);
       }
       break;
-    case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
+    case CallKind::kProfilerStart:
       if (data->callbackSite == CUPTI_API_EXIT && trigger_.listens_to_profiler_api()) {
         ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
         if (auto event = trigger_.on_profiler_start(tool_thread_number())) on_range_event(*event, data->context);
       }
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuProfilerStop:
+      break;
+    case CallKind::kProfilerStop:
       if (data->callbackSite == CUPTI_API_ENTER && trigger_.listens_to_profiler_api()) {
         ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
         if (auto event = trigger_.on_profiler_stop(tool_thread_number())) on_range_event(*event, data->context);
       }
-      return;
+      break;
     default:
+      // Graph launches, host functions, memsets and copies: the recorder's.
       break;
   }
+  switch (call->in_range) {
+    case InRange::kRecord:
+    case InRange::kDecline:
+    case InRange::kPassThrough:
+      observe_if_in_range(call, data);
+      return;
+    case InRange::kTrackAndDecline:
+    case InRange::kDeclineIfLaunched:
+    case InRange::kTrackOnly:
+      return;  // handled above, in and out of ranges
+  }
+}
+
+void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackData* data) {
+  const CallParams params = call.decode(data->functionParams);
+  // A stream-ordered allocation or free captured into a graph is a memory
+  // node: it allocates or frees nothing now, and its address is mapped only
+  // while the graph runs.
+  if (captures_.open_captures() > 0 && captures_.is_capturing(capture_key(call, params))) return;
+  // Waits here while a replay window runs in another thread. The inventory
+  // changes under the same lock as the range check, so a range cannot begin
+  // between them (a snapshot of a region being freed, or missing one being
+  // allocated).
+  ToolLock lock = lock_tool(data->functionName);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
+  if (active_) {
+    DriverCallEvent event;
+    event.call = &call;
+    event.name = data->functionName;
+    event.entry = data->callbackSite == CUPTI_API_ENTER;
+    range_recorder().observe_memory_api(event);
+  }
+  track_allocation(call, params, data);
+}
+
+void ProfilerTool::observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data) {
   if (data->callbackSite != CUPTI_API_ENTER || !range_open_.load(std::memory_order_relaxed)) return;
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
   if (!active_ || !active_->profiled) return;
-  observe_in_range(cbid, data);
+  observe_in_range(call, data);
 }
 
-void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+void ProfilerTool::observe_in_range(const DriverCall* call, const CUpti_CallbackData* data) {
   // A declined range is not replayed: recording more would only cost memory.
   if (active_->eligibility.declined()) return;
   if (active_->ctx != nullptr && data->context != nullptr && data->context != active_->ctx) {
@@ -626,61 +592,23 @@ void ProfilerTool::observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackD
     return;
   }
   const std::size_t first_new = active_->program.ops.size();
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      if (data->symbolName != nullptr) {
-        if (auto globals = modules_.globals_of(data->symbolName)) {
-          if (Status g = track_module_globals(cbid, data, *globals); !g.ok())
-            decline(*active_, DeclineReason::kModuleGlobalsInRange,
-                    "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
-                        globals->names + ") that could not be snapshotted: " + g.message());
-        }
-      }
-      record_launch(cbid, data);
-      scan_kernel_pointers(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-                                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-                                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz);
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
-      decline(*active_, DeclineReason::kHostFunctionInRange, "cuLaunchHostFunc inside the range");
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-      // cudaGraphLaunch reaches this driver callback too.
-      record_graph_launch(data);
-      scan_kernel_pointers(first_new, cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
-      decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " inside the range");
-      return;
-    default:
-      record_memory_op(cbid, data);
-      break;
+  RangeRecorder recorder = range_recorder();
+  const CallParams params = call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
+  if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
+    // cudaGraphLaunch reaches this driver callback too.
+    record_graph_launch(params, data);
+  } else {
+    DriverCallEvent event;
+    event.call = call;
+    event.name = data->functionName != nullptr ? data->functionName : "";
+    event.memory = params.memory;
+    if (call != nullptr && call->kind == CallKind::kKernelLaunch) prepare_launch(params, data, event);
+    if (!recorder.record(event)) return;
   }
-  observe_new_operations(first_new, data->context != nullptr ? data->context : active_->ctx);
-}
-
-void ProfilerTool::observe_new_operations(std::size_t first, CUcontext ctx) {
-  auto& ops = active_->program.ops;
-  for (std::size_t i = first; i < ops.size(); ++i) {
-    const auto* graph = std::get_if<GraphLaunchOp>(&ops[i]);
-    const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]) ||
-                        (graph != nullptr && graph->kernels && !graph->kernels->empty());
-    active_->eligibility.observe_operation(reinterpret_cast<std::uint64_t>(ctx), active_->device, kernel);
-    if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i]))
-      active_->eligibility.observe_captured_host_bytes(h2d->data.size());
-  }
-  if (active_->eligibility.declined()) {
-    // Over a cap (or a second context): free what was recorded, it will not be replayed.
-    ops.clear();
-    ops.shrink_to_fit();
-  }
+  if (call != nullptr && (call->kind == CallKind::kKernelLaunch || call->kind == CallKind::kGraphLaunch))
+    scan_kernel_pointers(first_new, call->per_thread_stream());
+  const CUcontext ctx = data->context != nullptr ? data->context : active_->ctx;
+  recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), active_->device);
 }
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {

@@ -44,6 +44,8 @@
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/counter_session.h"
+#include "tool/driver_calls.h"
+#include "tool/range_recorder.h"
 #include "tool/metric_evaluator.h"
 #include "tool/range_report.h"
 #include "tool/range_trigger.h"
@@ -97,7 +99,7 @@ class ProfilerTool {
 
   // Range selection (profiler_tool.cpp): acts on what the trigger decided.
   void on_range_event(const range::RangeEvent& event, CUcontext ctx);
-  void on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void on_launch_site(const DriverCall& call, const CUpti_CallbackData* data);
   void on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
   void record_overlapping_range(const range::RangeEvent& event);
 
@@ -149,13 +151,13 @@ class ProfilerTool {
 
   // Stream capture (capture_tracking.cpp). on_capture_api updates captures_
   // from a capture begin/end, a thread's mode exchange, an event record, a
-  // stream wait or a stream's destruction (no tool lock taken); it returns
-  // true for the capture calls themselves, which need nothing else.
-  bool on_capture_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  // The capture key (stream_key) of the stream a kernel launch or a
-  // stream-ordered allocation or free (cuMemAllocAsync,
-  // cuMemAllocFromPoolAsync, cuMemFreeAsync) goes to; 0 for other calls.
-  static std::uint64_t call_stream_key(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // stream wait or a stream's destruction (a row of kind kCapture*, kEvent*,
+  // kStreamWaitEvent or kStreamDestroy; no tool lock taken but at a capture
+  // begin inside a range).
+  void on_capture_api(const DriverCall& call, const CUpti_CallbackData* data);
+  // The capture key (stream_key) of the stream `params` (decoded by `call`'s
+  // row) names; 0 for a call submitted to no stream.
+  static std::uint64_t capture_key(const DriverCall& call, const CallParams& params);
   // A capture begin call is about to run while a range is open: the range
   // is declined (its work from now on would not execute) and, before the
   // capture exists, its counters are stopped (takes mutex_).
@@ -172,12 +174,23 @@ class ProfilerTool {
   // stopped then (mutex_).
   bool counters_left_running_ = false;
 
-  // Recording (recording.cpp).
-  void record_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  void record_memory_op(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  void observe_in_range(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  void observe_new_operations(std::size_t first, CUcontext ctx);
-  void track_allocation(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // Recording (profiler_tool.cpp routes to the range recorder,
+  // tool/range_recorder.h; recording.cpp does its CUDA-facing parts). A call
+  // without a row (`call` null) is observed inside a range like one that is
+  // passed through, and declines when its name is a family of GPU work.
+  void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
+  void observe_in_range(const DriverCall* call, const CUpti_CallbackData* data);
+  // The recorder over the active range's program and eligibility. Caller
+  // holds mutex_.
+  RangeRecorder range_recorder();
+  // A kernel launch's event for the recorder: captures the kernel's module
+  // variables (declining when they cannot be), then copies its arguments.
+  // Caller holds mutex_ and InToolScope.
+  void prepare_launch(const CallParams& params, const CUpti_CallbackData* data, DriverCallEvent& event);
+  // An allocation or free row's call, in or out of ranges: declines an open
+  // range and updates the inventory (takes mutex_).
+  void on_memory_api(const DriverCall& call, const CUpti_CallbackData* data);
+  void track_allocation(const DriverCall& call, const CallParams& params, const CUpti_CallbackData* data);
   // Adds pinned host memory at `host` (`bytes` long) to the inventory at its
   // device address, when a device can reach it.
   void track_mapped_host(void* host, std::uint64_t bytes, const char* origin);
@@ -192,8 +205,8 @@ class ProfilerTool {
   };
   /// Instantiation, update, parameter changes and destruction of executable
   /// graphs, in or out of ranges (any callback site; takes mutex_).
-  void on_graph_exec_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  void record_graph_launch(const CUpti_CallbackData* data);
+  void on_graph_exec_api(const DriverCall& call, const CUpti_CallbackData* data);
+  void record_graph_launch(const CallParams& params, const CUpti_CallbackData* data);
   /// Patches graph_execs_[exec]'s entry for kernel node `node` (of its
   /// source graph) to `params` (name, grid, block, arguments), after `call`
   /// set them; a node it cannot follow marks the entry unknown. Caller holds
@@ -238,7 +251,8 @@ class ProfilerTool {
   void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
   // Adds the launched kernel's module variables to the range's snapshot
   // (module_globals.cpp); an error means the range must decline.
-  Status track_module_globals(CUpti_CallbackId cbid, const CUpti_CallbackData* data, const ModuleGlobals& module);
+  // `f`: the launch's function handle (an error when null).
+  Status track_module_globals(CUfunction f, const ModuleGlobals& module);
   // The same for a kernel run by function handle `f` (a CUfunction or CUkernel).
   Status track_module_globals_of(CUfunction f, const ModuleGlobals& module);
   // Scans the arguments of the kernels recorded from op index `first_new` on

@@ -1,0 +1,123 @@
+// RangeRecorder (range_recorder.h): pass 0's recorded operations and the
+// declines of the calls it leaves out.
+#include "tool/range_recorder.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace rangereplay::tool {
+
+bool RangeRecorder::in_pinned(std::uint64_t address) const {
+  const std::optional<Allocation> a = inventory_.find_containing(DevicePtr(address));
+  return a.has_value() && a->kind == AllocationKind::kMappedHost;
+}
+
+bool RangeRecorder::record(const DriverCallEvent& event) {
+  if (event.capturing) return true;
+  const DriverCall* call = event.call;
+  if (call == nullptr || call->in_range != InRange::kRecord) {
+    // Anything else that writes device memory or enqueues work would be
+    // left out of every replay: decline, naming the call. A row's own
+    // decline (a host function, a multi-device launch) keeps what the range
+    // recorded so far.
+    if (auto left_out = unrecorded_call_decline(call, event.name)) {
+      eligibility_.decline(left_out->reason, std::move(left_out->detail));
+      if (call != nullptr) return false;
+    }
+    return true;
+  }
+  if (call->kind == CallKind::kKernelLaunch) {
+    if (!event.arguments.ok()) {
+      eligibility_.decline(DeclineReason::kUnsupportedApi, "cannot copy the arguments of kernel " + event.kernel.name +
+                                                               ": " + event.arguments.message());
+      return true;
+    }
+    program_.ops.emplace_back(event.kernel);
+    return true;
+  }
+  record_memory_op(call->kind, event.memory, event.name);
+  return true;
+}
+
+void RangeRecorder::record_graph_launch(GraphLaunchOp op) { program_.ops.emplace_back(std::move(op)); }
+
+void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std::string_view name) {
+  auto& ops = program_.ops;
+  // Writes into tracked pinned host memory are host-visible results, like a
+  // device-to-host copy: not re-executed (host threads may be using the buffer
+  // while the window runs); a kernel later given the buffer captures it then.
+  switch (kind) {
+    case CallKind::kMemset:
+      if (in_pinned(p.dst)) {
+        ++program_.skipped_device_to_host;
+        return;
+      }
+      ops.emplace_back(MemsetOp{p.dst, p.value, p.element_bytes, p.count});
+      return;
+    case CallKind::kCopyDeviceToDevice:
+      ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes});
+      return;
+    case CallKind::kCopyHostToDevice: {
+      const auto* src = static_cast<const std::uint8_t*>(p.src_host);
+      ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(src, src + p.bytes)});
+      return;
+    }
+    case CallKind::kCopyDeviceToHost:
+      ++program_.skipped_device_to_host;
+      return;
+    case CallKind::kCopyUnified: {
+      // Unified addressing: the direction follows from which side is tracked.
+      // A tracked pinned host buffer as the source is host data all the same:
+      // its bytes are captured now, as the copy read them (the host may refill
+      // it later in the range, and replays restore it to its entry state).
+      const std::optional<Allocation> dst_region = inventory_.find_containing(DevicePtr(p.dst));
+      const std::optional<Allocation> src_region = inventory_.find_containing(DevicePtr(p.src));
+      const bool dst_pinned = dst_region.has_value() && dst_region->kind == AllocationKind::kMappedHost;
+      const bool dst_dev = dst_region.has_value() && !dst_pinned;
+      const bool src_dev = src_region.has_value() && src_region->kind != AllocationKind::kMappedHost;
+      if (dst_pinned) {
+        ++program_.skipped_device_to_host;  // into host memory: see above
+      } else if (dst_dev && src_dev) {
+        ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes});
+      } else if (dst_dev) {
+        const auto* h = reinterpret_cast<const std::uint8_t*>(p.src);
+        ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(h, h + p.bytes)});
+      } else if (src_dev) {
+        ++program_.skipped_device_to_host;
+      } else {
+        eligibility_.decline(DeclineReason::kUnsupportedApi, std::string(name) + " between untracked addresses");
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void RangeRecorder::after_call(std::size_t first, std::uint64_t context, int device) {
+  auto& ops = program_.ops;
+  for (std::size_t i = first; i < ops.size(); ++i) {
+    const auto* graph = std::get_if<GraphLaunchOp>(&ops[i]);
+    const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]) ||
+                        (graph != nullptr && graph->kernels && !graph->kernels->empty());
+    eligibility_.observe_operation(context, device, kernel);
+    if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i])) eligibility_.observe_captured_host_bytes(h2d->data.size());
+  }
+  if (eligibility_.declined()) {
+    // Over a cap (or a second context): free what was recorded, it will not be replayed.
+    ops.clear();
+    ops.shrink_to_fit();
+  }
+}
+
+void RangeRecorder::observe_memory_api(const DriverCallEvent& event) {
+  if (event.capturing || event.call == nullptr || !event.call->reason) return;
+  // A free declines at its entry (the memory is still there at its exit).
+  if (event.entry || event.call->kind != CallKind::kFree)
+    eligibility_.decline(*event.call->reason, std::string(event.name) + " inside the range");
+}
+
+}  // namespace rangereplay::tool

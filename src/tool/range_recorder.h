@@ -1,0 +1,96 @@
+// RangeRecorder: records a range's pass 0 from the driver calls made inside
+// it, decoded into plain events (DriverCallEvent), and decides its
+// eligibility: kernel launches with their argument bytes, graph launches,
+// memsets and copies become the range's RecordedProgram; a call the
+// recording leaves out, an allocation, a free, an untracked copy or a cap
+// reached declines the range (Eligibility, with a reason and a detail).
+//
+// It makes no CUDA call: the tool does the CUDA-facing parts (copying a
+// kernel's arguments by its parameter layout, snapshotting module variables
+// and pinned buffers a kernel is passed, the device of a second context)
+// and hands it their results. It works on the program and eligibility of
+// one range (ActiveRange's), which it does not own, and reads the
+// allocation inventory to give a copy its direction.
+//
+// Thread-safety: none; the tool calls it under its mutex_, the lock that
+// orders the range's recorded operations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "core/allocation_inventory.h"
+#include "core/decline_reason.h"
+#include "core/recorded_program.h"
+#include "core/status.h"
+#include "tool/driver_calls.h"
+
+namespace rangereplay::tool {
+
+/// One driver call made while a range is open, as the recorder sees it.
+struct DriverCallEvent {
+  /// Its row of the table (driver_calls.h); null for a call without one.
+  const DriverCall* call = nullptr;
+  /// The call's name as CUPTI reports it (decline details).
+  std::string_view name;
+  /// Made at the API's entry (false: its exit).
+  bool entry = true;
+  /// Submitted to a stream that is capturing into a graph: it runs when the
+  /// graph does, so it is no work of the range.
+  bool capturing = false;
+  /// Memsets and copies: what they write and read.
+  MemoryOpParams memory;
+  /// Kernel launches: the launch with its arguments copied at the call, and
+  /// whether they could be copied (an error: why not).
+  KernelLaunchOp kernel;
+  Status arguments;
+};
+
+class RangeRecorder {
+ public:
+  /// Records into `program` and declines through `eligibility` (both the
+  /// open range's); `inventory` tells device, pinned host and untracked
+  /// memory apart.
+  RangeRecorder(RecordedProgram& program, Eligibility& eligibility, const AllocationInventory& inventory)
+      : program_(program), eligibility_(eligibility), inventory_(inventory) {}
+
+  /// A call inside the range at its entry (the range is not declined and
+  /// the call comes from the range's context; the tool checks both). A row
+  /// of kind kKernelLaunch, kMemset or kCopy* is recorded (a launch whose
+  /// arguments could not be copied declines unsupported_api); a row that
+  /// declines, or a call without a row of a family of GPU work, declines
+  /// (core/unrecorded_work.h); anything else is passed through. Calls into
+  /// a capturing stream are ignored. Returns false when the call declined
+  /// the range by its row (what the range recorded is then kept as it is,
+  /// and after_call must not follow); true otherwise.
+  bool record(const DriverCallEvent& event);
+
+  /// A graph launch the tool judged replayable (its exec known and its
+  /// nodes supported, graph_recording.cpp).
+  void record_graph_launch(GraphLaunchOp op);
+
+  /// After a call was recorded from op index `first` on, in context
+  /// `context` on device `device` (opaque ids): counts the new operations
+  /// against the range's caps and the host bytes they captured, and frees
+  /// what was recorded once the range is declined (over a cap, or a second
+  /// context): it will not be replayed.
+  void after_call(std::size_t first, std::uint64_t context, int device);
+
+  /// An allocation or free row's call while the range is open, at either
+  /// site: declines allocation_in_range, or free_in_range for a free at its
+  /// entry, with detail "<name> inside the range". Calls into a capturing
+  /// stream (graph memory nodes) are ignored.
+  void observe_memory_api(const DriverCallEvent& event);
+
+ private:
+  void record_memory_op(CallKind kind, const MemoryOpParams& p, std::string_view name);
+  // Tracked pinned host memory contains `address`.
+  bool in_pinned(std::uint64_t address) const;
+
+  RecordedProgram& program_;
+  Eligibility& eligibility_;
+  const AllocationInventory& inventory_;
+};
+
+}  // namespace rangereplay::tool
