@@ -34,6 +34,7 @@
 #include "core/status.h"
 #include "core/work_stream.h"
 #include "cuda/kernels/copy_kernel.h"
+#include "cuda/owned.h"
 
 namespace rangereplay {
 
@@ -129,13 +130,12 @@ class CopyPlan {
   static StatusOr<CopyPlan> create(std::span<const ArenaCopyList> arenas, const CopyPlanOptions& options,
                                    CUstream stream);
 
-  CopyPlan(CopyPlan&& other) noexcept;
-  CopyPlan& operator=(CopyPlan&& other) noexcept;
-  CopyPlan(const CopyPlan&) = delete;
-  CopyPlan& operator=(const CopyPlan&) = delete;
+  /// Moving a plan moves its buffers; the moved-from plan fails every call.
+  CopyPlan(CopyPlan&&) noexcept = default;
+  CopyPlan& operator=(CopyPlan&&) noexcept = default;
   /// Waits for the plan's last pass (an event, not a device sync), then frees
   /// its device buffer, side stream and events. Errors are ignored.
-  ~CopyPlan();
+  ~CopyPlan() = default;
 
   /// Copies every span's application bytes into its arena (range entry).
   /// Asynchronous on `stream`, which must belong to the plan's context (and be
@@ -147,21 +147,33 @@ class CopyPlan {
 
   const CopyPlanStats& stats() const { return stats_; }
   /// The uploaded work stream (host copy), for tests and reports.
-  const std::vector<WorkItem>& items() const { return items_; }
+  /// Empty for a moved-from plan.
+  const std::vector<WorkItem>& items() const;
 
  private:
   CopyPlan() = default;
   Status run(kernels::CopyDirection direction, CUstream stream);
   Status run_copy_engines(kernels::CopyDirection direction);
-  void release() noexcept;
 
-  CUcontext context_ = nullptr;
+  // What the plan created in its context, freed there after its last pass
+  // (cu::ContextObjects, whose `done` event is recorded at the end of every
+  // pass and destroyed last), in reverse declaration order: the work
+  // stream's device buffer, the side stream, the fork and join events.
+  struct DriverObjects {
+    // The work stream (host copy): the upload in create() reads it
+    // asynchronously, so it lives as long as the device buffer.
+    std::vector<WorkItem> items;
+    cu::Event join;
+    cu::Event fork;
+    cu::Stream side_stream;
+    cu::DeviceBuffer device_items;
+  };
+  cu::ContextObjects<DriverObjects> driver_;  // empty once moved from
+
   CopyPlanOptions options_;
   CopyPlanStats stats_;
 
   // Kernel path.
-  std::vector<WorkItem> items_;
-  CUdeviceptr device_items_ = 0;
   CUdeviceptr slot_base_[kMaxArenaSlots] = {};
 
   // Copy-engine path: capture copies app_ -> arena_, restore arena_ -> app_.
@@ -170,13 +182,6 @@ class CopyPlan {
   std::vector<std::size_t> ce_bytes_;
   bool batch_supported_ = true;
   int device_ordinal_ = 0;
-  CUstream side_stream_ = nullptr;
-  CUevent fork_ = nullptr;
-  CUevent join_ = nullptr;
-
-  // Recorded at the end of every pass; the destructor waits on it.
-  CUevent done_ = nullptr;
-  bool done_recorded_ = false;
 };
 
 }  // namespace rangereplay

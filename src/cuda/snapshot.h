@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -126,13 +127,12 @@ class Snapshot {
   static StatusOr<Snapshot> create(SnapshotStorage& storage, std::span<const MemoryRange> regions,
                                    std::size_t state_count, CUstream stream);
 
-  Snapshot(Snapshot&& other) noexcept;
-  Snapshot& operator=(Snapshot&& other) noexcept;
-  Snapshot(const Snapshot&) = delete;
-  Snapshot& operator=(const Snapshot&) = delete;
+  /// A moved-from snapshot fails every call and ends no range.
+  Snapshot(Snapshot&&) noexcept = default;
+  Snapshot& operator=(Snapshot&&) noexcept = default;
   /// Waits for this snapshot's last copies (events), frees its copy plans and
   /// ends the storage's range (retained arenas stay for the next range).
-  ~Snapshot();
+  ~Snapshot() { copy_plans_.clear(); }
 
   /// Copies the regions into `state`'s storage. Asynchronous on `stream`
   /// (a stream of the storage's context). Errors: kInvalidArgument for a
@@ -170,13 +170,22 @@ class Snapshot {
  private:
   Snapshot() = default;
   Status check_state(SnapshotState state) const;
-  void end() noexcept;
 
-  SnapshotStorage* storage_ = nullptr;  // null once moved from
+  /// Ends the range of the storage a snapshot used (its arenas are free for
+  /// the next snapshot; retained ones stay allocated).
+  struct EndStorageRange {
+    void operator()(SnapshotStorage* storage) const noexcept;
+  };
+
   storage::StoragePlan plan_;
-  storage::StateLayout layout_;         // plan_'s placements per state
-  std::vector<CopyPlan> copy_plans_;    // one per state
+  storage::StateLayout layout_;       // plan_'s placements per state
+  std::vector<CopyPlan> copy_plans_;  // one per state
   std::uint64_t bytes_ = 0;
+  // The storage whose range this snapshot holds (null once moved from).
+  // Declared after copy_plans_: a move assignment frees the plans it replaces
+  // (each waiting for its last copies) before it ends their storage's range,
+  // as the destructor does (it clears copy_plans_ first).
+  std::unique_ptr<SnapshotStorage, EndStorageRange> storage_;
 };
 
 }  // namespace rangereplay
