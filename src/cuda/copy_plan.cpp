@@ -85,20 +85,7 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
     RR_CU(cuMemcpyHtoDAsync(driver.device_items.get(), driver.items.data(), bytes, stream));
     RR_RETURN_IF_ERROR(plan.driver_.record_done(stream));
 
-    CUdevice device = 0;
-    int sm_count = 0;
-    RR_CU(cuCtxGetDevice(&device));
-    RR_CU(cuDeviceGetAttribute(&sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-    if (options.variant == kernels::CopyKernelVariant::kBlockPerItemRun) {
-      plan.stats_.items_per_block = kernels::block_run_items(options.piece_bytes);
-      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks,
-                          kernels::block_run_grid(driver.items.size(), plan.stats_.items_per_block));
-    } else if (options.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
-      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(driver.items.size()));
-    } else {
-      RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
-      plan.stats_.grid_blocks = kernels::copy_kernel_grid(driver.items.size(), sm_count, blocks_per_sm);
-    }
+    RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(driver.items.size()));
   }
   if (!plan.ce_bytes_.empty()) {
     CUdevice device = 0;
@@ -114,6 +101,16 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
 const std::vector<WorkItem>& CopyPlan::items() const {
   static const std::vector<WorkItem> kNone;
   return driver_ ? driver_->items : kNone;
+}
+
+kernels::CopyKernelArgs CopyPlan::kernel_args(CopyDirection direction) const {
+  kernels::CopyKernelArgs args;
+  args.direction = direction;
+  if (!driver_) return args;
+  args.items = driver_->device_items.get();
+  args.item_count = driver_->items.size();
+  for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) args.arena_base[s] = slot_base_[s];
+  return args;
 }
 
 Status CopyPlan::capture(CUstream stream) { return run(CopyDirection::kCapture, stream); }
@@ -132,22 +129,8 @@ Status CopyPlan::run(CopyDirection direction, CUstream stream) {
     RR_CU(cuEventRecord(driver.join.get(), driver.side_stream.get()));
   }
   if (!driver.items.empty()) {
-    kernels::CopyKernelArgs args;
-    args.items = driver.device_items.get();
-    args.item_count = driver.items.size();
-    for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) args.arena_base[s] = slot_base_[s];
-    args.direction = direction;
-    if (options_.variant == kernels::CopyKernelVariant::kBlockPerItemRun) {
-      args.items_per_block = stats_.items_per_block;
-      RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_block_run(args, options_.streaming_cache_hints,
-                                                               stats_.grid_blocks, stream));
-    } else if (options_.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
-      RR_RETURN_IF_ERROR(
-          kernels::launch_copy_kernel_in_order(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
-    } else {
-      RR_RETURN_IF_ERROR(
-          kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
-    }
+    RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_in_order(kernel_args(direction), options_.streaming_cache_hints,
+                                                            stats_.grid_blocks, stream));
   }
   // Join: later work on `stream` waits for the copy engines too.
   if (engines) RR_CU(cuStreamWaitEvent(stream, driver.join.get(), 0));

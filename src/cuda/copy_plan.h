@@ -5,7 +5,7 @@
 // spans {application address, arena offset, bytes} the storage planner chose.
 // At creation it flattens the spans of every kernel-copied arena into one work
 // stream (core/work_stream.h), uploads it to device memory once, and sizes the
-// copy kernel's grid from the device's multiprocessor count. Each capture or
+// copy kernel's grid to it (one block per 8 items). Each capture or
 // restore is then one kernel launch (cuda/kernels/copy_kernel.h), plus, for a
 // pinned host arena copied by the copy engines, cuMemcpyBatchAsync calls of at
 // most kMaxCopyEngineBatch copies each on a side stream forked from and joined
@@ -93,11 +93,6 @@ struct CopyPlanOptions {
   std::uint32_t piece_bytes = kDefaultPieceBytes;
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
-  /// Which copy loop the kernel runs (cuda/kernels/copy_kernel.h). The
-  /// default is kWarpPerItemInOrder: in copy_bench (64 MB to 4 GB) its
-  /// restore is the closest of the three to the copy floor, ahead of
-  /// kWarpPerItem and kBlockPerItemRun (figures in docs/performance.md).
-  kernels::CopyKernelVariant variant = kernels::CopyKernelVariant::kWarpPerItemInOrder;
 };
 
 /// What a plan moves per pass.
@@ -111,8 +106,7 @@ struct CopyPlanStats {
   /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
   /// to one cuMemcpyAsync per span.
   bool copy_engine_batched = true;
-  int grid_blocks = 0;                // the kernel's grid (0: no kernel; kWarpPerItemInOrder: ceil(items / 8))
-  std::uint32_t items_per_block = 0;  // kBlockPerItemRun: items per block (0 otherwise or no kernel)
+  int grid_blocks = 0;  // the kernel's grid (0: no kernel; else ceil(items / 8), at least 1)
 };
 
 class CopyPlan {
@@ -149,6 +143,12 @@ class CopyPlan {
   /// The uploaded work stream (host copy), for tests and reports.
   /// Empty for a moved-from plan.
   const std::vector<WorkItem>& items() const;
+  /// The copy kernel's arguments for a pass in `direction`: the uploaded work
+  /// stream and the kernel-copied arenas' bases (item_count 0 for a plan
+  /// without kernel work or moved from). For benchmarks that time other copy
+  /// kernels on the plan's work stream (bench/copy_kernel_variants.cuh);
+  /// valid while the plan lives.
+  kernels::CopyKernelArgs kernel_args(kernels::CopyDirection direction) const;
 
  private:
   CopyPlan() = default;

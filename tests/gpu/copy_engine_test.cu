@@ -1,8 +1,7 @@
 // CopyPlan on a GPU: capture random application bytes into device and pinned
 // arenas, scribble over the application's memory, restore, and compare every
 // byte (inside and outside the regions, application and arenas) against a
-// host model of what the copies must do. Every layout goes through the three
-// copy-kernel variants (kWarpPerItem, kBlockPerItemRun, kWarpPerItemInOrder).
+// host model of what the copies must do.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -21,18 +20,7 @@
 namespace rangereplay {
 namespace {
 
-using kernels::CopyKernelVariant;
-
-// kBlockPerItemRun's run length, exact values (a block owns 128 KiB of full pieces).
-static_assert(kernels::block_run_items(16) == 256);     // 8192 clamped to the shared-memory table
-static_assert(kernels::block_run_items(512) == 256);
-static_assert(kernels::block_run_items(1024) == 128);
-static_assert(kernels::block_run_items(4096) == 32);
-static_assert(kernels::block_run_items(8192) == 16);
-static_assert(kernels::block_run_items(48 * 1024) == 4);  // 3 rounded up to a group
-static_assert(kernels::block_run_items(65536) == 4);
-
-// kWarpPerItemInOrder's grid: one block per 8 consecutive items, exact values.
+// The copy kernel's grid: one block per 8 consecutive items, exact values.
 static_assert(kernels::in_order_blocks(0) == 0);
 static_assert(kernels::in_order_blocks(1) == 1);
 static_assert(kernels::in_order_blocks(8) == 1);
@@ -128,10 +116,7 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " +
                  std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
-                 (options.streaming_cache_hints ? ", streaming hints" : "") +
-                 (options.variant == CopyKernelVariant::kBlockPerItemRun      ? ", block-run variant"
-                  : options.variant == CopyKernelVariant::kWarpPerItemInOrder ? ", in-order variant"
-                                                                              : ""));
+                 (options.streaming_cache_hints ? ", streaming hints" : ""));
     CUdeviceptr app = 0;
     CUdeviceptr device_arena = 0;
     void* pinned_host = nullptr;
@@ -204,15 +189,8 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     EXPECT_CU(cuMemFreeHost(pinned_host));
   }
 
-  // Every kernel variant on the test's stream.
-  void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) {
-    for (CopyKernelVariant variant : {CopyKernelVariant::kWarpPerItem, CopyKernelVariant::kBlockPerItemRun,
-                                      CopyKernelVariant::kWarpPerItemInOrder}) {
-      CopyPlanOptions with_variant = options;
-      with_variant.variant = variant;
-      round_trip(layout, with_variant, stream_);
-    }
-  }
+  // On the test's stream.
+  void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) { round_trip(layout, options, stream_); }
 
 };
 
@@ -281,7 +259,7 @@ TEST_F(CopyPlanTest, four_thousand_regions_of_odd_sizes_round_trip) {
   round_trip(make_layout(regions, Alignment::kAny, Placement::kDeviceOnly, 6));
 }
 
-TEST_F(CopyPlanTest, kernel_variants_and_piece_sizes_round_trip) {
+TEST_F(CopyPlanTest, piece_sizes_and_cache_hints_round_trip) {
   const std::vector<Region> regions = random_regions(500, 70000, 500);
   const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 7);
   for (std::uint32_t piece : {16u, 1024u, 4096u, 65536u}) {
@@ -324,40 +302,9 @@ TEST_F(CopyPlanTest, mixed_plan_runs_on_the_legacy_default_stream) {
   const std::vector<Region> regions = random_regions(64, 30000, 67);
   const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 12);
   round_trip(layout, CopyPlanOptions{}, nullptr);
-  CopyPlanOptions block_run;
-  block_run.variant = CopyKernelVariant::kBlockPerItemRun;
-  round_trip(layout, block_run, nullptr);
-  CopyPlanOptions in_order;
-  in_order.variant = CopyKernelVariant::kWarpPerItemInOrder;
-  round_trip(layout, in_order, nullptr);
 }
 
-TEST_F(CopyPlanTest, block_run_variant_round_trips_runs_that_end_mid_group) {
-  // Item counts 1..9 and 31..33 around a run of 32 (4 KiB pieces): runs and
-  // groups of 4 that end early, a last block with one item, narrow items
-  // inside a group of wide ones.
-  for (std::uint64_t items : {1u, 2u, 3u, 4u, 5u, 7u, 9u, 31u, 32u, 33u}) {
-    SCOPED_TRACE("items " + std::to_string(items));
-    Layout layout;
-    std::uint64_t app = 5;
-    std::uint64_t arena = 5;
-    for (std::uint64_t i = 0; i < items; ++i) {
-      const std::uint64_t bytes = i % 3 == 2 ? 4096 - 7 : 4096;  // one item each
-      const std::uint64_t skew = i % 5 == 4 ? 8 : 0;             // items 4, 9, ... narrow (8-byte vectors)
-      layout.spans[0].push_back({DevicePtr(app), arena + skew, bytes});
-      app += bytes + 16 + i;
-      arena += bytes + 16 + i;  // >= skew past the span's end
-    }
-    layout.app_bytes = app + 64;
-    layout.arena_bytes[0] = arena + 64;
-    layout.arena_bytes[1] = 64;
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kBlockPerItemRun;
-    round_trip(layout, options, stream_);
-  }
-}
-
-TEST_F(CopyPlanTest, in_order_variant_round_trips_grids_that_end_mid_block) {
+TEST_F(CopyPlanTest, kernel_round_trips_grids_that_end_mid_block) {
   // Item counts around one and two blocks of 8 (4 KiB pieces): a last block
   // whose warps past the stream's end exit at once, partial and narrow items
   // among full ones, a 1-byte region and a region of 1-byte-aligned bytes.
@@ -376,9 +323,7 @@ TEST_F(CopyPlanTest, in_order_variant_round_trips_grids_that_end_mid_block) {
     layout.app_bytes = app + 64;
     layout.arena_bytes[0] = arena + 64;
     layout.arena_bytes[1] = 64;
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kWarpPerItemInOrder;
-    round_trip(layout, options, stream_);
+    round_trip(layout, CopyPlanOptions{}, stream_);
   }
 }
 
@@ -389,17 +334,6 @@ TEST(CopyKernelInOrder, grid_is_one_block_per_eight_items) {
   EXPECT_EQ(kernels::in_order_grid(std::uint64_t{1} << 20).value(), 131072);
   EXPECT_EQ(kernels::in_order_grid((std::uint64_t{1} << 34) - 8).value(), INT_MAX);
   EXPECT_EQ(kernels::in_order_grid(std::uint64_t{1} << 34).status().code(), StatusCode::kInvalidArgument);
-}
-
-TEST(CopyKernelBlockRun, grid_is_one_block_per_run_of_items) {
-  EXPECT_EQ(kernels::block_run_grid(0, 32).value(), 1);
-  EXPECT_EQ(kernels::block_run_grid(32, 32).value(), 1);
-  EXPECT_EQ(kernels::block_run_grid(33, 32).value(), 2);
-  EXPECT_EQ(kernels::block_run_grid(std::uint64_t{1} << 20, 32).value(), 32768);  // 4 GiB of 4 KiB pieces
-  EXPECT_EQ(kernels::block_run_grid(10, 0).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(kernels::block_run_grid(10, 6).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(kernels::block_run_grid(10, 260).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(kernels::block_run_grid(std::uint64_t{1} << 40, 4).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(CopyPlanTest, empty_plan_does_nothing) {
@@ -431,28 +365,14 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_EQ(plan->stats().copy_engine_bytes, 0u);
     EXPECT_EQ(plan->stats().kernel_items, 3u);
     EXPECT_EQ(plan->stats().narrow_items, 1u);  // 8192 vs 8200 differ modulo 16
-    EXPECT_EQ(plan->stats().grid_blocks, 1);
+    EXPECT_EQ(plan->stats().grid_blocks, 1);  // 3 items, 8 per block
     ASSERT_EQ(plan->items().size(), 3u);
     EXPECT_EQ(plan->items()[2], WorkItem::make(app + 8192, 8200, 0, 100));
-    EXPECT_EQ(plan->stats().items_per_block, 0u);
-  }
-  {
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kBlockPerItemRun;
-    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream_);
-    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    EXPECT_EQ(plan->stats().kernel_items, 3u);
-    EXPECT_EQ(plan->stats().items_per_block, 32u);  // 4 KiB pieces
-    EXPECT_EQ(plan->stats().grid_blocks, 1);
-  }
-  {
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kWarpPerItemInOrder;
-    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream_);
-    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    EXPECT_EQ(plan->stats().kernel_items, 3u);
-    EXPECT_EQ(plan->stats().items_per_block, 0u);
-    EXPECT_EQ(plan->stats().grid_blocks, 1);  // 3 items, 8 per block
+    const kernels::CopyKernelArgs args = plan->kernel_args(kernels::CopyDirection::kCapture);
+    EXPECT_EQ(args.item_count, 3u);
+    EXPECT_NE(args.items, 0u);
+    EXPECT_EQ(args.arena_base[0], arena);
+    EXPECT_EQ(args.direction, kernels::CopyDirection::kCapture);
   }
   EXPECT_CU(cuMemFree(app));
   EXPECT_CU(cuMemFree(arena));
