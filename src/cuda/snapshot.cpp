@@ -137,8 +137,8 @@ Status Snapshot::restore(SnapshotState state, CUstream stream) {
   return copy_plans_[index_of(state)].restore(stream);
 }
 
-std::vector<report::TierUsage> Snapshot::tiers() const {
-  std::vector<report::TierUsage> usage;
+std::vector<SnapshotTierUsage> Snapshot::tiers() const {
+  std::vector<SnapshotTierUsage> usage;
   for (const storage::TierOutcome& tier : plan_.tiers) {
     if (tier.bytes == 0) continue;
     usage.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});

@@ -54,7 +54,6 @@
 #include "core/storage/state_layout.h"
 #include "cuda/copy_plan.h"
 #include "cuda/storage_backings.h"
-#include "report/report_model.h"
 
 namespace rangereplay {
 
@@ -65,6 +64,16 @@ enum class SnapshotState : std::uint8_t {
 };
 /// States a multi-pass range needs.
 inline constexpr std::size_t kSnapshotStates = 2;
+
+/// Snapshot bytes one storage tier holds for a range (the report's
+/// report::TierUsage has the same fields; the tool copies them there).
+struct SnapshotTierUsage {
+  std::string tier;               // the tier's name: "device", "pinned"
+  std::uint64_t bytes = 0;        // snapshot bytes placed on this tier (all states)
+  std::uint64_t arena_bytes = 0;  // size of the tier's arena
+  bool new_allocation = false;    // false when a retained arena was reused
+  friend bool operator==(const SnapshotTierUsage&, const SnapshotTierUsage&) = default;
+};
 
 struct SnapshotOptions {
   std::uint64_t device_limit_bytes = 0;  // user cap on the device tier; 0 = none
@@ -147,7 +156,7 @@ class Snapshot {
   /// Per tier that holds bytes of this snapshot (all states), chain order:
   /// name, bytes, arena bytes, and whether this plan allocated the arena
   /// (false: a retained arena was reused).
-  std::vector<report::TierUsage> tiers() const;
+  std::vector<SnapshotTierUsage> tiers() const;
   /// The storage plan (placements of every state, per-tier outcomes, notes).
   const storage::StoragePlan& plan() const { return plan_; }
   /// The pieces of `state` (empty for a state not planned): the application's
