@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "cuda/copy_plan.h"
+#include "cuda/cu_status.h"
+#include "cuda/owned.h"
 
 namespace rangereplay {
 namespace {
@@ -108,6 +110,36 @@ long long first_difference(const std::vector<unsigned char>& a, const unsigned c
   return -1;
 }
 
+// A layout's memory: the application buffer, the device arena and the mapped
+// pinned arena, freed on every return.
+struct LayoutMemory {
+  cu::DeviceBuffer app;
+  cu::DeviceBuffer device_arena;
+  cu::PinnedBuffer pinned;
+  CUdeviceptr pinned_arena = 0;
+
+  static StatusOr<LayoutMemory> allocate(const Layout& layout) {
+    LayoutMemory memory;
+    RR_ASSIGN_OR_RETURN(memory.app, cu::allocate_device(layout.app_bytes));
+    RR_ASSIGN_OR_RETURN(memory.device_arena, cu::allocate_device(layout.arena_bytes[0]));
+    RR_ASSIGN_OR_RETURN(memory.pinned, cu::allocate_pinned(layout.arena_bytes[1], CU_MEMHOSTALLOC_DEVICEMAP));
+    RR_CU(cuMemHostGetDevicePointer(&memory.pinned_arena, memory.pinned.get(), 0));
+    return StatusOr<LayoutMemory>(std::move(memory));
+  }
+  // A plan's arenas: the layout's spans at the application buffer's address.
+  std::vector<ArenaCopyList> arenas(const Layout& layout) const {
+    std::vector<ArenaCopyList> out(2);
+    out[0] = {ArenaKind::kDevice, device_arena.get(), layout.arena_bytes[0], {}};
+    out[1] = {ArenaKind::kPinnedHost, pinned_arena, layout.arena_bytes[1], {}};
+    for (int a = 0; a < 2; ++a) {
+      for (const CopySpan& s : layout.spans[a]) {
+        out[a].spans.push_back({DevicePtr(app.get() + s.app_address.address()), s.arena_offset, s.bytes});
+      }
+    }
+    return out;
+  }
+};
+
 class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
 
@@ -117,15 +149,11 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
                  std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
                  (options.streaming_cache_hints ? ", streaming hints" : ""));
-    CUdeviceptr app = 0;
-    CUdeviceptr device_arena = 0;
-    void* pinned_host = nullptr;
-    CUdeviceptr pinned_arena = 0;
-    ASSERT_CU(cuMemAlloc(&app, layout.app_bytes));
-    ASSERT_CU(cuMemAlloc(&device_arena, layout.arena_bytes[0]));
-    ASSERT_CU(cuMemHostAlloc(&pinned_host, layout.arena_bytes[1], CU_MEMHOSTALLOC_DEVICEMAP));
-    ASSERT_CU(cuMemHostGetDevicePointer(&pinned_arena, pinned_host, 0));
-    auto* pinned = static_cast<unsigned char*>(pinned_host);
+    StatusOr<LayoutMemory> memory = LayoutMemory::allocate(layout);
+    ASSERT_TRUE(memory.ok()) << memory.status().to_string();
+    const CUdeviceptr app = memory->app.get();
+    const CUdeviceptr device_arena = memory->device_arena.get();
+    auto* pinned = static_cast<unsigned char*>(memory->pinned.get());
 
     const std::vector<unsigned char> app_init = random_bytes(layout.app_bytes, 1);
     std::vector<unsigned char> device_model = random_bytes(layout.arena_bytes[0], 2);
@@ -137,16 +165,9 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     // stream does not order the non-blocking test stream: wait for it.
     ASSERT_CU(cuCtxSynchronize());
 
-    std::vector<ArenaCopyList> arenas(2);
-    arenas[0].kind = ArenaKind::kDevice;
-    arenas[0].base = device_arena;
-    arenas[0].bytes = layout.arena_bytes[0];
-    arenas[1].kind = ArenaKind::kPinnedHost;
-    arenas[1].base = pinned_arena;
-    arenas[1].bytes = layout.arena_bytes[1];
+    const std::vector<ArenaCopyList> arenas = memory->arenas(layout);
     for (int a = 0; a < 2; ++a) {
       for (const CopySpan& s : layout.spans[a]) {
-        arenas[a].spans.push_back({DevicePtr(app + s.app_address.address()), s.arena_offset, s.bytes});
         std::vector<unsigned char>& model = a == 0 ? device_model : pinned_model;
         std::copy_n(app_init.begin() + static_cast<long>(s.app_address.address()), s.bytes,
                     model.begin() + static_cast<long>(s.arena_offset));
@@ -183,10 +204,6 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
         EXPECT_EQ(first_difference(app_model, app_now.data()), -1) << "application memory after restore " << pass;
       }
     }  // the plan is destroyed before its buffers
-
-    EXPECT_CU(cuMemFree(app));
-    EXPECT_CU(cuMemFree(device_arena));
-    EXPECT_CU(cuMemFreeHost(pinned_host));
   }
 
   // On the test's stream.
@@ -346,6 +363,51 @@ TEST_F(CopyPlanTest, empty_plan_does_nothing) {
   EXPECT_TRUE(plan->capture(stream_).ok());
   EXPECT_TRUE(plan->restore(stream_).ok());
   ASSERT_CU(cuStreamSynchronize(stream_));
+}
+
+TEST_F(CopyPlanTest, a_moved_plan_still_copies_and_the_moved_from_one_fails) {
+  const std::vector<Region> regions = random_regions(64, 30000, 68);
+  const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 14);
+  StatusOr<LayoutMemory> memory = LayoutMemory::allocate(layout);
+  ASSERT_TRUE(memory.ok()) << memory.status().to_string();
+  const CUdeviceptr app = memory->app.get();
+  const std::vector<ArenaCopyList> arenas = memory->arenas(layout);
+  const std::vector<unsigned char> entry = random_bytes(layout.app_bytes, 15);
+  ASSERT_CU(cuMemcpyHtoD(app, entry.data(), entry.size()));
+  ASSERT_CU(cuCtxSynchronize());  // the legacy stream does not order the test's stream
+  {
+    StatusOr<CopyPlan> built = CopyPlan::create(arenas, {}, stream_);
+    ASSERT_TRUE(built.ok()) << built.status().to_string();
+    CopyPlan plan(std::move(built).value());
+    StatusOr<CopyPlan> other = CopyPlan::create(arenas, {}, stream_);
+    ASSERT_TRUE(other.ok()) << other.status().to_string();
+    CopyPlan moved = std::move(other).value();
+    moved = std::move(plan);  // frees the plan it replaces, after its upload
+    EXPECT_EQ(plan.capture(stream_).code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(plan.restore(stream_).code(), StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(plan.items().empty());
+    EXPECT_EQ(plan.kernel_args(kernels::CopyDirection::kRestore).item_count, 0u);
+    EXPECT_GT(moved.items().size(), 0u);
+    EXPECT_GT(moved.stats().copy_engine_spans, 0u);
+    ASSERT_TRUE(moved.capture(stream_).ok());
+    ASSERT_CU(cuStreamSynchronize(stream_));
+    const std::vector<unsigned char> scribble = random_bytes(layout.app_bytes, 16);
+    ASSERT_CU(cuMemcpyHtoD(app, scribble.data(), scribble.size()));
+    ASSERT_CU(cuCtxSynchronize());
+    ASSERT_TRUE(moved.restore(stream_).ok());
+    ASSERT_CU(cuStreamSynchronize(stream_));
+    std::vector<unsigned char> app_now(layout.app_bytes);
+    ASSERT_CU(cuMemcpyDtoH(app_now.data(), app, app_now.size()));
+    // The regions' bytes are back to the entry state; the gaps keep the scribble.
+    std::vector<unsigned char> expected = scribble;
+    for (int a = 0; a < 2; ++a) {
+      for (const CopySpan& span : layout.spans[a]) {
+        const auto at = static_cast<long>(span.app_address.address());
+        std::copy_n(entry.begin() + at, span.bytes, expected.begin() + at);
+      }
+    }
+    EXPECT_EQ(first_difference(expected, app_now.data()), -1);
+  }  // the plans are destroyed before the memory
 }
 
 TEST_F(CopyPlanTest, reports_what_each_path_moves) {
