@@ -14,9 +14,9 @@
 // cu::ContextObjects<Objects> holds the objects a plan creates in one context
 // (a struct of Owned handles and the host buffers its operations read) and
 // the event its last operation records, and frees them with that context
-// current, after waiting for that event: the
-// order the plans' destructors need (copy_plan.h, digest_plan.h). Moving it
-// moves the whole set, so a class built from these has `= default` moves.
+// current, after waiting for that event: the order the plans' destructors
+// need (copy_plan.h, digest_plan.h). Moving it moves the whole set, so a
+// class built from these has `= default` moves.
 //
 // Thread-safety: a handle is a value; not safe for concurrent use of one.
 #pragma once
