@@ -2,11 +2,11 @@
 // floor (one cudaMemcpyAsync device-to-device of the same bytes) and against
 // CUPTI's checkpoint API on the same allocations, for the footprints and
 // region counts of the performance targets; plus the pinned host tier by both
-// methods. The "blk" and "wpi" columns time the copy kernel's kBlockPerItemRun
-// (the digest kernel's copy loop on the same work stream) and kWarpPerItem
-// (the same copy loop in one resident wave, slower than kWarpPerItemInOrder)
-// variants beside the default, CopyPlanOptions{}.variant (figures in
-// docs/performance.md).
+// methods. The "blk" and "wpi" columns time the copy kernels the library's
+// (kWarpPerItemInOrder) was chosen over, on the plan's own work stream
+// (copy_kernel_variants.cuh): kBlockPerItemRun (the digest kernel's copy loop)
+// and kWarpPerItem (the same copy loop in one resident wave); figures in
+// docs/performance.md.
 //
 //   copy_bench [out.json] [--max-bytes 256M] [--piece-bytes 4096] [--no-checkpoint]
 //
@@ -38,6 +38,7 @@
 
 #include "bench_cli.h"
 #include "bench_common.cuh"
+#include "copy_kernel_variants.cuh"
 
 namespace {
 using namespace rangereplay::bench;
@@ -51,7 +52,8 @@ using rangereplay::DevicePtr;
 using rangereplay::PinnedCopyMethod;
 using rangereplay::Status;
 using rangereplay::StatusOr;
-using rangereplay::kernels::CopyKernelVariant;
+using rangereplay::kernels::CopyDirection;
+namespace variants = rangereplay::bench::copy_variants;
 namespace cp = NV::Cupti::Checkpoint;
 using cp::CUpti_Checkpoint;  // named unqualified by CUpti_Checkpoint_STRUCT_SIZE
 
@@ -361,16 +363,17 @@ int main(int argc, char** argv) {
               prop.multiProcessorCount, driver, runtime, opt.piece_bytes);
 
   // ---- device tier ----------------------------------------------------------
-  // The default kernel and the two variants, each timed and (up to
-  // kVerifyMaxBytes) checked byte for byte in both directions.
+  // The plan's kernel and the two variants on the plan's work stream, each
+  // timed and (up to kVerifyMaxBytes) checked byte for byte in both directions.
+  enum class Kernel { kPlan, kBlockRun, kWarpPerItem };
   struct KernelCase {
     const char* name;  // JSON key infix and column tag
-    CopyKernelVariant variant;
+    Kernel kernel;
   };
-  const KernelCase kCases[] = {{"default", CopyPlanOptions{}.variant},
-                               {"blk", CopyKernelVariant::kBlockPerItemRun},
-                               {"wpi", CopyKernelVariant::kWarpPerItem}};
+  const KernelCase kCases[] = {{"default", Kernel::kPlan}, {"blk", Kernel::kBlockRun}, {"wpi", Kernel::kWarpPerItem}};
   constexpr int kCaseCount = 3;
+  const std::uint32_t blk_items_per_block = variants::block_run_items(opt.piece_bytes);
+  const int wpi_blocks_per_sm = value_or_die(variants::warp_per_item_blocks_per_sm(false), "occupancy");
   std::printf("\ndevice tier: medians of device-event times in ms; default kernel kWarpPerItemInOrder; variants: blk =\n"
               "kBlockPerItemRun (the digest kernel's copy loop), wpi = kWarpPerItem (the same loop, one resident\n"
               "wave); ckS/ckR = cuptiCheckpointSave/Restore (host-timed, synchronous); rest_hst =\n"
@@ -404,14 +407,26 @@ int main(int argc, char** argv) {
       nlohmann::json row;
       {
         stage("CopyPlan::create");
-        std::vector<CopyPlan> plans;
-        plans.reserve(kCaseCount);
-        for (const KernelCase& c : kCases) {
-          CopyPlanOptions options;
-          options.piece_bytes = opt.piece_bytes;
-          options.variant = c.variant;
-          plans.push_back(make_plan(arenas, options, stream));
-        }
+        CopyPlanOptions options;
+        options.piece_bytes = opt.piece_bytes;
+        CopyPlan plan = make_plan(arenas, options, stream);
+        const std::uint64_t items = plan.stats().kernel_items;
+        const int grid_blocks[kCaseCount] = {
+            plan.stats().grid_blocks, value_or_die(variants::block_run_grid(items, blk_items_per_block), "grid"),
+            variants::warp_per_item_grid(items, prop.multiProcessorCount, wpi_blocks_per_sm)};
+        // One capture or restore by case k.
+        auto pass = [&](int k, CopyDirection direction) -> Status {
+          const bool capture = direction == CopyDirection::kCapture;
+          switch (kCases[k].kernel) {
+            case Kernel::kPlan: return capture ? plan.capture(stream) : plan.restore(stream);
+            case Kernel::kBlockRun:
+              return variants::launch_block_run(plan.kernel_args(direction), blk_items_per_block, false,
+                                                grid_blocks[k], stream);
+            case Kernel::kWarpPerItem:
+              return variants::launch_warp_per_item(plan.kernel_args(direction), false, grid_blocks[k], stream);
+          }
+          return rangereplay::internal_error("unknown kernel case");
+        };
         // Stage 0 is the floor, then capture and restore of each case.
         StageTimer timer(stream, 1 + 2 * kCaseCount);
         for (int r = 0; r < reps + 3; ++r) {
@@ -419,10 +434,10 @@ int main(int argc, char** argv) {
           timer.begin();
           CHECK_CUDA(cudaMemcpyAsync(floor_dst, arena, footprint, cudaMemcpyDeviceToDevice, stream));
           timer.mark();
-          for (CopyPlan& plan : plans) {
-            check_status(plan.capture(stream), "capture");
+          for (int k = 0; k < kCaseCount; ++k) {
+            check_status(pass(k, CopyDirection::kCapture), "capture");
             timer.mark();
-            check_status(plan.restore(stream), "restore");
+            check_status(pass(k, CopyDirection::kRestore), "restore");
             timer.mark();
           }
           timer.end(r >= 3);
@@ -432,7 +447,7 @@ int main(int argc, char** argv) {
         for (int r = 0; r < std::min(reps, 50); ++r) {
           CHECK_CUDA(cudaStreamSynchronize(stream));
           auto a = std::chrono::steady_clock::now();
-          check_status(plans[0].restore(stream), "restore");
+          check_status(plan.restore(stream), "restore");
           CHECK_CUDA(cudaStreamSynchronize(stream));
           auto b = std::chrono::steady_clock::now();
           host_restore_us.push_back(1000.0 * host_ms(a, b));
@@ -443,9 +458,9 @@ int main(int argc, char** argv) {
           stage("verification");
           for (int k = 0; k < kCaseCount; ++k) {
             CHECK_CUDA(cudaMemsetAsync(arena, 0, footprint, stream));
-            check_status(plans[k].capture(stream), "capture");
+            check_status(pass(k, CopyDirection::kCapture), "capture");
             app.zero(stream);
-            check_status(plans[k].restore(stream), "restore");
+            check_status(pass(k, CopyDirection::kRestore), "restore");
             CHECK_CUDA(cudaStreamSynchronize(stream));
             const bool ok = app.verify();
             if (!ok) std::fprintf(stderr, "verify: the %s kernel failed\n", kCases[k].name);
@@ -456,7 +471,7 @@ int main(int argc, char** argv) {
         row = {{"bytes", footprint},
                {"regions", regions},
                {"reps", reps},
-               {"kernel_items", plans[0].stats().kernel_items},
+               {"kernel_items", items},
                {"floor_ms", floor_ms},
                {"restore_host_us", median(host_restore_us)},
                {"checkpoint_ok", ck.ok},
@@ -472,9 +487,9 @@ int main(int argc, char** argv) {
           const std::string prefix = k == 0 ? "" : std::string(kCases[k].name) + "_";
           row["capture" + infix + "_ms"] = timer.median_ms(1 + 2 * k);
           row["restore" + infix + "_ms"] = timer.median_ms(2 + 2 * k);
-          row[prefix + "grid_blocks"] = plans[k].stats().grid_blocks;
+          row[prefix + "grid_blocks"] = grid_blocks[k];
         }
-        row["blk_items_per_block"] = plans[1].stats().items_per_block;
+        row["blk_items_per_block"] = blk_items_per_block;
         auto ratio = [&](double v) { return floor_ms > 0 ? v / floor_ms : 0.0; };
         std::printf("%-7s %5d | %9.4f %9.4f %9.4f | %9.4f %9.4f %9.1f | %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f | %6.2f "
                     "%6.2f | %s\n",

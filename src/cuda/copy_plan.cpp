@@ -21,8 +21,11 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
                                     CUstream stream) {
   CopyPlan plan;
   plan.options_ = options;
-  RR_CU(cuCtxGetCurrent(&plan.context_));
-  if (plan.context_ == nullptr) return failed_precondition("CopyPlan::create needs a current CUDA context");
+  CUcontext context = nullptr;
+  RR_CU(cuCtxGetCurrent(&context));
+  if (context == nullptr) return failed_precondition("CopyPlan::create needs a current CUDA context");
+  plan.driver_ = cu::ContextObjects<DriverObjects>(context);
+  DriverObjects& driver = *plan.driver_;
 
   std::vector<ArenaSpans> every_arena;
   std::vector<ArenaSpans> kernel_arenas;
@@ -66,97 +69,48 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
   RR_RETURN_IF_ERROR(check_disjoint(every_arena));
   RR_ASSIGN_OR_RETURN(WorkStream stream_items, build_work_stream(kernel_arenas, options.piece_bytes));
 
-  plan.items_ = std::move(stream_items.items);
+  driver.items = std::move(stream_items.items);
   plan.stats_.kernel_bytes = stream_items.total_bytes;
-  plan.stats_.kernel_items = plan.items_.size();
+  plan.stats_.kernel_items = driver.items.size();
   plan.stats_.narrow_items = stream_items.narrow_items;
   plan.stats_.copy_engine_spans = plan.ce_bytes_.size();
   plan.stats_.total_bytes = plan.stats_.kernel_bytes + plan.stats_.copy_engine_bytes;
 
-  RR_CU(cuEventCreate(&plan.done_, CU_EVENT_DISABLE_TIMING));
-  if (!plan.items_.empty()) {
-    const std::size_t bytes = plan.items_.size() * sizeof(WorkItem);
-    RR_CU(cuMemAlloc(&plan.device_items_, bytes));
-    // items_ stays alive (and unmoved on the heap) for the plan's lifetime, so
+  RR_RETURN_IF_ERROR(plan.driver_.create_done());
+  if (!driver.items.empty()) {
+    const std::size_t bytes = driver.items.size() * sizeof(WorkItem);
+    RR_ASSIGN_OR_RETURN(driver.device_items, cu::allocate_device(bytes));
+    // items stays alive (and unmoved on the heap) for the plan's lifetime, so
     // the asynchronous upload may read it at any time.
-    RR_CU(cuMemcpyHtoDAsync(plan.device_items_, plan.items_.data(), bytes, stream));
-    RR_CU(cuEventRecord(plan.done_, stream));
-    plan.done_recorded_ = true;
+    RR_CU(cuMemcpyHtoDAsync(driver.device_items.get(), driver.items.data(), bytes, stream));
+    RR_RETURN_IF_ERROR(plan.driver_.record_done(stream));
 
-    CUdevice device = 0;
-    int sm_count = 0;
-    RR_CU(cuCtxGetDevice(&device));
-    RR_CU(cuDeviceGetAttribute(&sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-    if (options.variant == kernels::CopyKernelVariant::kBlockPerItemRun) {
-      plan.stats_.items_per_block = kernels::block_run_items(options.piece_bytes);
-      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks,
-                          kernels::block_run_grid(plan.items_.size(), plan.stats_.items_per_block));
-    } else if (options.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
-      RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(plan.items_.size()));
-    } else {
-      RR_ASSIGN_OR_RETURN(int blocks_per_sm, kernels::copy_kernel_blocks_per_sm(options.streaming_cache_hints));
-      plan.stats_.grid_blocks = kernels::copy_kernel_grid(plan.items_.size(), sm_count, blocks_per_sm);
-    }
+    RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(driver.items.size()));
   }
   if (!plan.ce_bytes_.empty()) {
     CUdevice device = 0;
     RR_CU(cuCtxGetDevice(&device));
     plan.device_ordinal_ = static_cast<int>(device);
-    RR_CU(cuStreamCreate(&plan.side_stream_, CU_STREAM_NON_BLOCKING));
-    RR_CU(cuEventCreate(&plan.fork_, CU_EVENT_DISABLE_TIMING));
-    RR_CU(cuEventCreate(&plan.join_, CU_EVENT_DISABLE_TIMING));
+    RR_ASSIGN_OR_RETURN(driver.side_stream, cu::create_stream(CU_STREAM_NON_BLOCKING));
+    RR_ASSIGN_OR_RETURN(driver.fork, cu::create_event(CU_EVENT_DISABLE_TIMING));
+    RR_ASSIGN_OR_RETURN(driver.join, cu::create_event(CU_EVENT_DISABLE_TIMING));
   }
   return StatusOr<CopyPlan>(std::move(plan));
 }
 
-CopyPlan::CopyPlan(CopyPlan&& other) noexcept { *this = std::move(other); }
-
-CopyPlan& CopyPlan::operator=(CopyPlan&& other) noexcept {
-  if (this == &other) return *this;
-  release();
-  context_ = std::exchange(other.context_, nullptr);
-  options_ = other.options_;
-  stats_ = std::exchange(other.stats_, CopyPlanStats{});
-  items_ = std::move(other.items_);
-  other.items_.clear();
-  device_items_ = std::exchange(other.device_items_, 0);
-  for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) slot_base_[s] = std::exchange(other.slot_base_[s], 0);
-  ce_app_ = std::move(other.ce_app_);
-  ce_arena_ = std::move(other.ce_arena_);
-  ce_bytes_ = std::move(other.ce_bytes_);
-  other.ce_app_.clear();
-  other.ce_arena_.clear();
-  other.ce_bytes_.clear();
-  batch_supported_ = other.batch_supported_;
-  device_ordinal_ = other.device_ordinal_;
-  side_stream_ = std::exchange(other.side_stream_, nullptr);
-  fork_ = std::exchange(other.fork_, nullptr);
-  join_ = std::exchange(other.join_, nullptr);
-  done_ = std::exchange(other.done_, nullptr);
-  done_recorded_ = std::exchange(other.done_recorded_, false);
-  return *this;
+const std::vector<WorkItem>& CopyPlan::items() const {
+  static const std::vector<WorkItem> kNone;
+  return driver_ ? driver_->items : kNone;
 }
 
-CopyPlan::~CopyPlan() { release(); }
-
-void CopyPlan::release() noexcept {
-  if (context_ == nullptr) return;
-  // If the context is already gone, so is everything the plan created in it.
-  if (cuCtxPushCurrent(context_) == CUDA_SUCCESS) {
-    if (done_recorded_) (void)cuEventSynchronize(done_);
-    if (device_items_ != 0) (void)cuMemFree(device_items_);
-    if (side_stream_ != nullptr) (void)cuStreamDestroy(side_stream_);
-    if (fork_ != nullptr) (void)cuEventDestroy(fork_);
-    if (join_ != nullptr) (void)cuEventDestroy(join_);
-    if (done_ != nullptr) (void)cuEventDestroy(done_);
-    CUcontext popped = nullptr;
-    (void)cuCtxPopCurrent(&popped);
-  }
-  context_ = nullptr;
-  device_items_ = 0;
-  side_stream_ = nullptr;
-  fork_ = join_ = done_ = nullptr;
-  done_recorded_ = false;
+kernels::CopyKernelArgs CopyPlan::kernel_args(CopyDirection direction) const {
+  kernels::CopyKernelArgs args;
+  args.direction = direction;
+  if (!driver_) return args;
+  args.items = driver_->device_items.get();
+  args.item_count = driver_->items.size();
+  for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) args.arena_base[s] = slot_base_[s];
+  return args;
 }
 
 Status CopyPlan::capture(CUstream stream) { return run(CopyDirection::kCapture, stream); }
@@ -164,44 +118,30 @@ Status CopyPlan::capture(CUstream stream) { return run(CopyDirection::kCapture, 
 Status CopyPlan::restore(CUstream stream) { return run(CopyDirection::kRestore, stream); }
 
 Status CopyPlan::run(CopyDirection direction, CUstream stream) {
-  if (context_ == nullptr) return failed_precondition("CopyPlan used after it was moved from");
+  if (!driver_) return failed_precondition("CopyPlan used after it was moved from");
+  const DriverObjects& driver = *driver_;
   const bool engines = !ce_bytes_.empty();
   if (engines) {
     // Fork: the side stream starts after everything already on `stream`.
-    RR_CU(cuEventRecord(fork_, stream));
-    RR_CU(cuStreamWaitEvent(side_stream_, fork_, 0));
+    RR_CU(cuEventRecord(driver.fork.get(), stream));
+    RR_CU(cuStreamWaitEvent(driver.side_stream.get(), driver.fork.get(), 0));
     RR_RETURN_IF_ERROR(run_copy_engines(direction));
-    RR_CU(cuEventRecord(join_, side_stream_));
+    RR_CU(cuEventRecord(driver.join.get(), driver.side_stream.get()));
   }
-  if (!items_.empty()) {
-    kernels::CopyKernelArgs args;
-    args.items = device_items_;
-    args.item_count = items_.size();
-    for (std::uint32_t s = 0; s < kMaxArenaSlots; ++s) args.arena_base[s] = slot_base_[s];
-    args.direction = direction;
-    if (options_.variant == kernels::CopyKernelVariant::kBlockPerItemRun) {
-      args.items_per_block = stats_.items_per_block;
-      RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_block_run(args, options_.streaming_cache_hints,
-                                                               stats_.grid_blocks, stream));
-    } else if (options_.variant == kernels::CopyKernelVariant::kWarpPerItemInOrder) {
-      RR_RETURN_IF_ERROR(
-          kernels::launch_copy_kernel_in_order(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
-    } else {
-      RR_RETURN_IF_ERROR(
-          kernels::launch_copy_kernel(args, options_.streaming_cache_hints, stats_.grid_blocks, stream));
-    }
+  if (!driver.items.empty()) {
+    RR_RETURN_IF_ERROR(kernels::launch_copy_kernel_in_order(kernel_args(direction), options_.streaming_cache_hints,
+                                                            stats_.grid_blocks, stream));
   }
   // Join: later work on `stream` waits for the copy engines too.
-  if (engines) RR_CU(cuStreamWaitEvent(stream, join_, 0));
-  RR_CU(cuEventRecord(done_, stream));
-  done_recorded_ = true;
-  return ok_status();
+  if (engines) RR_CU(cuStreamWaitEvent(stream, driver.join.get(), 0));
+  return driver_.record_done(stream);
 }
 
 Status CopyPlan::run_copy_engines(CopyDirection direction) {
   const bool capture = direction == CopyDirection::kCapture;
   std::vector<CUdeviceptr>& dsts = capture ? ce_arena_ : ce_app_;
   std::vector<CUdeviceptr>& srcs = capture ? ce_app_ : ce_arena_;
+  const CUstream side_stream = driver_->side_stream.get();
   std::size_t queued = 0;  // copies already queued by batch calls
   if (batch_supported_) {
     // Location hints only matter for managed memory; they are set to where
@@ -221,7 +161,7 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
       const std::size_t count = std::min(kMaxCopyEngineBatch, ce_bytes_.size() - queued);
       std::size_t first_copy = 0;  // attributes applies from the call's first copy on
       const CUresult result = cuMemcpyBatchAsync(dsts.data() + queued, srcs.data() + queued, ce_bytes_.data() + queued,
-                                                 count, &attributes, &first_copy, 1, side_stream_);
+                                                 count, &attributes, &first_copy, 1, side_stream);
       if (result != CUDA_SUCCESS) {
         // A driver without the batch API (or rejecting its attributes) gets
         // one cuMemcpyAsync per span from here on; any real error resurfaces
@@ -237,7 +177,7 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
     }
   }
   for (std::size_t i = queued; i < ce_bytes_.size(); ++i) {
-    RR_CU(cuMemcpyAsync(dsts[i], srcs[i], ce_bytes_[i], side_stream_));
+    RR_CU(cuMemcpyAsync(dsts[i], srcs[i], ce_bytes_[i], side_stream));
   }
   return ok_status();
 }

@@ -5,7 +5,7 @@
 // spans {application address, arena offset, bytes} the storage planner chose.
 // At creation it flattens the spans of every kernel-copied arena into one work
 // stream (core/work_stream.h), uploads it to device memory once, and sizes the
-// copy kernel's grid from the device's multiprocessor count. Each capture or
+// copy kernel's grid to it (one block per 8 items). Each capture or
 // restore is then one kernel launch (cuda/kernels/copy_kernel.h), plus, for a
 // pinned host arena copied by the copy engines, cuMemcpyBatchAsync calls of at
 // most kMaxCopyEngineBatch copies each on a side stream forked from and joined
@@ -34,6 +34,7 @@
 #include "core/status.h"
 #include "core/work_stream.h"
 #include "cuda/kernels/copy_kernel.h"
+#include "cuda/owned.h"
 
 namespace rangereplay {
 
@@ -92,11 +93,6 @@ struct CopyPlanOptions {
   std::uint32_t piece_bytes = kDefaultPieceBytes;
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
-  /// Which copy loop the kernel runs (cuda/kernels/copy_kernel.h). The
-  /// default is kWarpPerItemInOrder: in copy_bench (64 MB to 4 GB) its
-  /// restore is the closest of the three to the copy floor, ahead of
-  /// kWarpPerItem and kBlockPerItemRun (figures in docs/performance.md).
-  kernels::CopyKernelVariant variant = kernels::CopyKernelVariant::kWarpPerItemInOrder;
 };
 
 /// What a plan moves per pass.
@@ -110,8 +106,7 @@ struct CopyPlanStats {
   /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
   /// to one cuMemcpyAsync per span.
   bool copy_engine_batched = true;
-  int grid_blocks = 0;                // the kernel's grid (0: no kernel; kWarpPerItemInOrder: ceil(items / 8))
-  std::uint32_t items_per_block = 0;  // kBlockPerItemRun: items per block (0 otherwise or no kernel)
+  int grid_blocks = 0;  // the kernel's grid (0: no kernel; else ceil(items / 8), at least 1)
 };
 
 class CopyPlan {
@@ -129,13 +124,12 @@ class CopyPlan {
   static StatusOr<CopyPlan> create(std::span<const ArenaCopyList> arenas, const CopyPlanOptions& options,
                                    CUstream stream);
 
-  CopyPlan(CopyPlan&& other) noexcept;
-  CopyPlan& operator=(CopyPlan&& other) noexcept;
-  CopyPlan(const CopyPlan&) = delete;
-  CopyPlan& operator=(const CopyPlan&) = delete;
+  /// Moving a plan moves its buffers; the moved-from plan fails every call.
+  CopyPlan(CopyPlan&&) noexcept = default;
+  CopyPlan& operator=(CopyPlan&&) noexcept = default;
   /// Waits for the plan's last pass (an event, not a device sync), then frees
   /// its device buffer, side stream and events. Errors are ignored.
-  ~CopyPlan();
+  ~CopyPlan() = default;
 
   /// Copies every span's application bytes into its arena (range entry).
   /// Asynchronous on `stream`, which must belong to the plan's context (and be
@@ -147,21 +141,39 @@ class CopyPlan {
 
   const CopyPlanStats& stats() const { return stats_; }
   /// The uploaded work stream (host copy), for tests and reports.
-  const std::vector<WorkItem>& items() const { return items_; }
+  /// Empty for a moved-from plan.
+  const std::vector<WorkItem>& items() const;
+  /// The copy kernel's arguments for a pass in `direction`: the uploaded work
+  /// stream and the kernel-copied arenas' bases (item_count 0 for a plan
+  /// without kernel work or moved from). For benchmarks that time other copy
+  /// kernels on the plan's work stream (bench/copy_kernel_variants.cuh);
+  /// valid while the plan lives.
+  kernels::CopyKernelArgs kernel_args(kernels::CopyDirection direction) const;
 
  private:
   CopyPlan() = default;
   Status run(kernels::CopyDirection direction, CUstream stream);
   Status run_copy_engines(kernels::CopyDirection direction);
-  void release() noexcept;
 
-  CUcontext context_ = nullptr;
+  // What the plan created in its context, freed there after its last pass
+  // (cu::ContextObjects, whose `done` event is recorded at the end of every
+  // pass and destroyed last), in reverse declaration order: the work
+  // stream's device buffer, the side stream, the fork and join events.
+  struct DriverObjects {
+    // The work stream (host copy): the upload in create() reads it
+    // asynchronously, so it lives as long as the device buffer.
+    std::vector<WorkItem> items;
+    cu::Event join;
+    cu::Event fork;
+    cu::Stream side_stream;
+    cu::DeviceBuffer device_items;
+  };
+  cu::ContextObjects<DriverObjects> driver_;  // empty once moved from
+
   CopyPlanOptions options_;
   CopyPlanStats stats_;
 
   // Kernel path.
-  std::vector<WorkItem> items_;
-  CUdeviceptr device_items_ = 0;
   CUdeviceptr slot_base_[kMaxArenaSlots] = {};
 
   // Copy-engine path: capture copies app_ -> arena_, restore arena_ -> app_.
@@ -170,13 +182,6 @@ class CopyPlan {
   std::vector<std::size_t> ce_bytes_;
   bool batch_supported_ = true;
   int device_ordinal_ = 0;
-  CUstream side_stream_ = nullptr;
-  CUevent fork_ = nullptr;
-  CUevent join_ = nullptr;
-
-  // Recorded at the end of every pass; the destructor waits on it.
-  CUevent done_ = nullptr;
-  bool done_recorded_ = false;
 };
 
 }  // namespace rangereplay

@@ -34,8 +34,11 @@ std::uint32_t pick_cluster_blocks(const ChunkTable& table) {
 StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, const DigestPlanOptions& options,
                                         CUstream stream) {
   DigestPlan plan;
-  RR_CU(cuCtxGetCurrent(&plan.context_));
-  if (plan.context_ == nullptr) return failed_precondition("DigestPlan::create needs a current CUDA context");
+  CUcontext context = nullptr;
+  RR_CU(cuCtxGetCurrent(&context));
+  if (context == nullptr) return failed_precondition("DigestPlan::create needs a current CUDA context");
+  plan.driver_ = cu::ContextObjects<DriverObjects>(context);
+  DriverObjects& driver = *plan.driver_;
 
   std::vector<MemoryRange> ranges;
   std::vector<DevicePtr> snapshots;
@@ -48,7 +51,7 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
     if (!r.app.empty() && r.snapshot.is_null()) has_snapshot = false;
   }
   RR_ASSIGN_OR_RETURN(plan.table_, ChunkTable::build(ranges, options.chunk_bytes));
-  RR_ASSIGN_OR_RETURN(plan.descriptors_, plan.table_.descriptors(snapshots));
+  RR_ASSIGN_OR_RETURN(driver.descriptors, plan.table_.descriptors(snapshots));
 
   const std::uint32_t cluster_blocks =
       options.cluster_blocks == 0 ? pick_cluster_blocks(plan.table_) : options.cluster_blocks;
@@ -67,8 +70,8 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   plan.stats_.has_snapshot = has_snapshot;
   plan.stats_.copy_variant = options.copy_variant;
   if (options.copy_variant == DigestCopyVariant::kWarpPerPieceInOrder) {
-    RR_ASSIGN_OR_RETURN(plan.copy_blocks_, plan.table_.copy_blocks(kernels::kChunkCopyBlockBytes));
-    plan.stats_.copy_blocks = plan.copy_blocks_.size();
+    RR_ASSIGN_OR_RETURN(driver.copy_blocks, plan.table_.copy_blocks(kernels::kChunkCopyBlockBytes));
+    plan.stats_.copy_blocks = driver.copy_blocks.size();
   } else if (options.copy_variant != DigestCopyVariant::kClusterSlice) {
     return invalid_argument("digest copy variant " + std::to_string(static_cast<int>(options.copy_variant)));
   }
@@ -91,106 +94,53 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   plan.descriptors_offset_ = at;
   at += chunks * sizeof(DigestChunkDescriptor);
   plan.copy_blocks_offset_ = at;
-  at += plan.copy_blocks_.size() * sizeof(ChunkCopyBlock);
+  at += driver.copy_blocks.size() * sizeof(ChunkCopyBlock);
   static_assert(sizeof(DigestCounters) % 8 == 0 && sizeof(DigestCounterState) % 8 == 0);
 
-  RR_CU(cuEventCreate(&plan.done_, CU_EVENT_DISABLE_TIMING));
-  RR_CU(cuMemAlloc(&plan.device_, at));
-  RR_CU(cuMemHostAlloc(&plan.host_, plan.mirror_bytes_, 0));
-  std::memset(plan.host_, 0, plan.mirror_bytes_);
+  RR_RETURN_IF_ERROR(plan.driver_.create_done());
+  RR_ASSIGN_OR_RETURN(driver.device, cu::allocate_device(at));
+  RR_ASSIGN_OR_RETURN(driver.host, cu::allocate_pinned(plan.mirror_bytes_, 0));
+  std::memset(driver.host.get(), 0, plan.mirror_bytes_);
   // Zero everything up to the descriptors (counters, digests, flags, state,
-  // locations), then upload the descriptors and copy blocks. descriptors_ and
-  // copy_blocks_ stay alive and unmoved on the heap for the plan's lifetime,
+  // locations), then upload the descriptors and copy blocks. descriptors and
+  // copy_blocks stay alive and unmoved on the heap for the plan's lifetime,
   // so the copies may read them later.
-  RR_CU(cuMemsetD8Async(plan.device_, 0, plan.descriptors_offset_, stream));
+  const CUdeviceptr device = driver.device.get();
+  RR_CU(cuMemsetD8Async(device, 0, plan.descriptors_offset_, stream));
   if (chunks > 0) {
-    RR_CU(cuMemcpyHtoDAsync(plan.device_ + plan.descriptors_offset_, plan.descriptors_.data(),
+    RR_CU(cuMemcpyHtoDAsync(device + plan.descriptors_offset_, driver.descriptors.data(),
                             chunks * sizeof(DigestChunkDescriptor), stream));
   }
-  if (!plan.copy_blocks_.empty()) {
-    RR_CU(cuMemcpyHtoDAsync(plan.device_ + plan.copy_blocks_offset_, plan.copy_blocks_.data(),
-                            plan.copy_blocks_.size() * sizeof(ChunkCopyBlock), stream));
+  if (!driver.copy_blocks.empty()) {
+    RR_CU(cuMemcpyHtoDAsync(device + plan.copy_blocks_offset_, driver.copy_blocks.data(),
+                            driver.copy_blocks.size() * sizeof(ChunkCopyBlock), stream));
   }
-  RR_CU(cuEventRecord(plan.done_, stream));
-  plan.done_recorded_ = true;
+  RR_RETURN_IF_ERROR(plan.driver_.record_done(stream));
   return StatusOr<DigestPlan>(std::move(plan));
-}
-
-DigestPlan::DigestPlan(DigestPlan&& other) noexcept { *this = std::move(other); }
-
-DigestPlan& DigestPlan::operator=(DigestPlan&& other) noexcept {
-  if (this == &other) return *this;
-  release();
-  context_ = std::exchange(other.context_, nullptr);
-  table_ = std::move(other.table_);
-  stats_ = std::exchange(other.stats_, DigestPlanStats{});
-  descriptors_ = std::move(other.descriptors_);
-  other.descriptors_.clear();
-  copy_blocks_ = std::move(other.copy_blocks_);
-  other.copy_blocks_.clear();
-  device_ = std::exchange(other.device_, 0);
-  host_ = std::exchange(other.host_, nullptr);
-  mirror_bytes_ = std::exchange(other.mirror_bytes_, 0);
-  entry_offset_ = other.entry_offset_;
-  current_offset_ = other.current_offset_;
-  exit_offset_ = other.exit_offset_;
-  dirty_offset_ = other.dirty_offset_;
-  state_offset_ = other.state_offset_;
-  locations_offset_ = other.locations_offset_;
-  descriptors_offset_ = other.descriptors_offset_;
-  copy_blocks_offset_ = other.copy_blocks_offset_;
-  exit_captured_ = std::exchange(other.exit_captured_, false);
-  done_ = std::exchange(other.done_, nullptr);
-  done_recorded_ = std::exchange(other.done_recorded_, false);
-  return *this;
-}
-
-DigestPlan::~DigestPlan() { release(); }
-
-void DigestPlan::release() noexcept {
-  if (context_ == nullptr) return;
-  // If the context is already gone, so is everything the plan created in it.
-  if (cuCtxPushCurrent(context_) == CUDA_SUCCESS) {
-    if (done_recorded_) (void)cuEventSynchronize(done_);
-    if (device_ != 0) (void)cuMemFree(device_);
-    if (host_ != nullptr) (void)cuMemFreeHost(host_);
-    if (done_ != nullptr) (void)cuEventDestroy(done_);
-    CUcontext popped = nullptr;
-    (void)cuCtxPopCurrent(&popped);
-  }
-  context_ = nullptr;
-  device_ = 0;
-  host_ = nullptr;
-  done_ = nullptr;
-  done_recorded_ = false;
 }
 
 DigestKernelArgs DigestPlan::base_args(DigestKernelMode mode) const {
   DigestKernelArgs args;
   args.mode = mode;
-  args.chunks = device_ + descriptors_offset_;
+  args.chunks = device() + descriptors_offset_;
   args.chunk_count = static_cast<std::uint32_t>(stats_.chunk_count);
-  args.counters = device_;
-  args.state = device_ + state_offset_;
-  args.dirty = device_ + dirty_offset_;
+  args.counters = device();
+  args.state = device() + state_offset_;
+  args.dirty = device() + dirty_offset_;
   return args;
 }
 
 Status DigestPlan::launch(const DigestKernelArgs& args, CUstream stream) {
-  if (context_ == nullptr) return failed_precondition("DigestPlan used after it was moved from");
+  if (!driver_) return failed_precondition("DigestPlan used after it was moved from");
   RR_RETURN_IF_ERROR(kernels::launch_digest_kernel(args, stats_.cluster_blocks, stream));
-  RR_CU(cuEventRecord(done_, stream));
-  done_recorded_ = true;
-  return ok_status();
+  return driver_.record_done(stream);
 }
 
 Status DigestPlan::launch_copy(const DigestKernelArgs& args, CUstream stream) {
-  if (context_ == nullptr) return failed_precondition("DigestPlan used after it was moved from");
-  RR_RETURN_IF_ERROR(kernels::launch_chunk_copy_kernel(args, device_ + copy_blocks_offset_,
+  if (!driver_) return failed_precondition("DigestPlan used after it was moved from");
+  RR_RETURN_IF_ERROR(kernels::launch_chunk_copy_kernel(args, device() + copy_blocks_offset_,
                                                        static_cast<std::uint32_t>(stats_.copy_blocks), stream));
-  RR_CU(cuEventRecord(done_, stream));
-  done_recorded_ = true;
-  return ok_status();
+  return driver_.record_done(stream);
 }
 
 Status DigestPlan::digest_entry(CUstream stream) {
@@ -204,9 +154,9 @@ Status DigestPlan::digest(CUstream stream) {
   args.digests_out = device_digests();
   RR_RETURN_IF_ERROR(launch(args, stream));
   if (stats_.chunk_count > 0) {
-    RR_CU(cuMemcpyDtoHAsync(static_cast<unsigned char*>(host_) + current_offset_, device_digests(),
+    RR_CU(cuMemcpyDtoHAsync(static_cast<unsigned char*>(driver_->host.get()) + current_offset_, device_digests(),
                             stats_.chunk_count * 8, stream));
-    RR_CU(cuEventRecord(done_, stream));
+    RR_RETURN_IF_ERROR(driver_.record_done(stream));
   }
   return ok_status();
 }
@@ -259,35 +209,30 @@ Status DigestPlan::restore_exit(CUstream stream, ChunkRestoreMode mode) {
 }
 
 Status DigestPlan::read_back(CUstream stream) {
-  if (context_ == nullptr) return failed_precondition("DigestPlan used after it was moved from");
-  RR_CU(cuMemcpyDtoHAsync(host_, device_, mirror_bytes_, stream));
-  RR_CU(cuEventRecord(done_, stream));
-  done_recorded_ = true;
-  return ok_status();
+  if (!driver_) return failed_precondition("DigestPlan used after it was moved from");
+  RR_CU(cuMemcpyDtoHAsync(driver_->host.get(), device(), mirror_bytes_, stream));
+  return driver_.record_done(stream);
 }
 
-std::span<const std::uint64_t> DigestPlan::host_entry_digests() const {
-  return {reinterpret_cast<const std::uint64_t*>(static_cast<const unsigned char*>(host_) + entry_offset_),
-          static_cast<std::size_t>(stats_.chunk_count)};
-}
-std::span<const std::uint64_t> DigestPlan::host_digests() const {
-  return {reinterpret_cast<const std::uint64_t*>(static_cast<const unsigned char*>(host_) + current_offset_),
-          static_cast<std::size_t>(stats_.chunk_count)};
-}
-std::span<const std::uint64_t> DigestPlan::host_exit_digests() const {
-  return {reinterpret_cast<const std::uint64_t*>(static_cast<const unsigned char*>(host_) + exit_offset_),
-          static_cast<std::size_t>(stats_.chunk_count)};
-}
+std::span<const std::uint64_t> DigestPlan::host_entry_digests() const { return host_digests_at(entry_offset_); }
+std::span<const std::uint64_t> DigestPlan::host_digests() const { return host_digests_at(current_offset_); }
+std::span<const std::uint64_t> DigestPlan::host_exit_digests() const { return host_digests_at(exit_offset_); }
 std::span<const std::uint8_t> DigestPlan::host_dirty() const {
-  return {static_cast<const std::uint8_t*>(host_) + dirty_offset_, static_cast<std::size_t>(stats_.chunk_count)};
+  if (!driver_) return {};
+  return {host() + dirty_offset_, static_cast<std::size_t>(stats_.chunk_count)};
 }
-const DigestCounters& DigestPlan::host_counters() const { return *static_cast<const DigestCounters*>(host_); }
+const DigestCounters& DigestPlan::host_counters() const { return *reinterpret_cast<const DigestCounters*>(host()); }
 
-CUdeviceptr DigestPlan::device_entry_digests() const { return device_ + entry_offset_; }
-CUdeviceptr DigestPlan::device_digests() const { return device_ + current_offset_; }
-CUdeviceptr DigestPlan::device_exit_digests() const { return device_ + exit_offset_; }
-CUdeviceptr DigestPlan::device_dirty() const { return device_ + dirty_offset_; }
-CUdeviceptr DigestPlan::device_counters() const { return device_; }
-CUdeviceptr DigestPlan::device_exit_locations() const { return device_ + locations_offset_; }
+std::span<const std::uint64_t> DigestPlan::host_digests_at(std::uint64_t offset) const {
+  if (!driver_) return {};
+  return {reinterpret_cast<const std::uint64_t*>(host() + offset), static_cast<std::size_t>(stats_.chunk_count)};
+}
+
+CUdeviceptr DigestPlan::device_entry_digests() const { return device() + entry_offset_; }
+CUdeviceptr DigestPlan::device_digests() const { return device() + current_offset_; }
+CUdeviceptr DigestPlan::device_exit_digests() const { return device() + exit_offset_; }
+CUdeviceptr DigestPlan::device_dirty() const { return device() + dirty_offset_; }
+CUdeviceptr DigestPlan::device_counters() const { return device(); }
+CUdeviceptr DigestPlan::device_exit_locations() const { return device() + locations_offset_; }
 
 }  // namespace rangereplay

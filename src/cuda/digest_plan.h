@@ -48,6 +48,7 @@
 #include "core/memory_range.h"
 #include "core/status.h"
 #include "cuda/kernels/digest_kernel.h"
+#include "cuda/owned.h"
 
 namespace rangereplay {
 
@@ -123,13 +124,12 @@ class DigestPlan {
   static StatusOr<DigestPlan> create(std::span<const DigestRegion> regions, const DigestPlanOptions& options,
                                      CUstream stream);
 
-  DigestPlan(DigestPlan&& other) noexcept;
-  DigestPlan& operator=(DigestPlan&& other) noexcept;
-  DigestPlan(const DigestPlan&) = delete;
-  DigestPlan& operator=(const DigestPlan&) = delete;
+  /// Moving a plan moves its buffers; the moved-from plan fails every call.
+  DigestPlan(DigestPlan&&) noexcept = default;
+  DigestPlan& operator=(DigestPlan&&) noexcept = default;
   /// Waits for the plan's last operation (an event, not a device sync), then
   /// frees its buffers. Errors are ignored.
-  ~DigestPlan();
+  ~DigestPlan() = default;
 
   /// Digests the application's chunks into the entry digests (call once the
   /// snapshot holds the same bytes, e.g. right after its capture).
@@ -194,19 +194,34 @@ class DigestPlan {
   /// restore() and restore_exit(): back to the state `reference` digests,
   /// changed chunks copied from `source_override` (0: their snapshots).
   Status restore_to(CUstream stream, ChunkRestoreMode mode, CUdeviceptr reference, CUdeviceptr source_override);
-  void release() noexcept;
+  /// The device allocation's address (0 for a moved-from plan).
+  CUdeviceptr device() const { return driver_ ? driver_->device.get() : 0; }
+  /// host_entry_digests(), host_digests(), host_exit_digests(): the chunk
+  /// digests at `offset` in the host mirror (empty for a moved-from plan).
+  std::span<const std::uint64_t> host_digests_at(std::uint64_t offset) const;
+  /// The host mirror's bytes (null for a moved-from plan).
+  const unsigned char* host() const {
+    return driver_ ? static_cast<const unsigned char*>(driver_->host.get()) : nullptr;
+  }
 
-  CUcontext context_ = nullptr;
+  // What the plan created in its context, freed there after its last
+  // operation (cu::ContextObjects, whose `done` event each operation records
+  // and which is destroyed last), in reverse declaration order: the device
+  // allocation, then its pinned host mirror.
+  struct DriverObjects {
+    // Uploaded asynchronously by create(), so they live as long as the device buffer.
+    std::vector<DigestChunkDescriptor> descriptors;
+    std::vector<ChunkCopyBlock> copy_blocks;  // kWarpPerPieceInOrder: the same
+    cu::PinnedBuffer host;                    // pinned mirror of the mirrored part
+    // One device allocation: [mirrored part | state | exit locations | descriptors | copy blocks].
+    // Mirrored part: counters (64 B) | entry | current | exit digests (8 B per
+    // chunk each) | dirty flags (1 B per chunk, padded to 8).
+    cu::DeviceBuffer device;
+  };
+  cu::ContextObjects<DriverObjects> driver_;  // empty once moved from
+
   ChunkTable table_;
   DigestPlanStats stats_;
-  std::vector<DigestChunkDescriptor> descriptors_;  // uploaded asynchronously; kept alive
-  std::vector<ChunkCopyBlock> copy_blocks_;         // kWarpPerPieceInOrder: the same
-
-  // One device allocation: [mirrored part | state | exit locations | descriptors | copy blocks].
-  // Mirrored part: counters (64 B) | entry | current | exit digests (8 B per
-  // chunk each) | dirty flags (1 B per chunk, padded to 8).
-  CUdeviceptr device_ = 0;
-  void* host_ = nullptr;  // pinned mirror of the mirrored part
   std::uint64_t mirror_bytes_ = 0;
   std::uint64_t entry_offset_ = 0;
   std::uint64_t current_offset_ = 0;
@@ -217,9 +232,6 @@ class DigestPlan {
   std::uint64_t descriptors_offset_ = 0;
   std::uint64_t copy_blocks_offset_ = 0;
   bool exit_captured_ = false;
-
-  CUevent done_ = nullptr;
-  bool done_recorded_ = false;
 };
 
 }  // namespace rangereplay

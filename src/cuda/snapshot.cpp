@@ -77,7 +77,7 @@ StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const Me
 
   RR_ASSIGN_OR_RETURN(storage::StoragePlan plan, storage.chain_.plan_and_commit(requests));
   Snapshot snapshot;
-  snapshot.storage_ = &storage;  // from here on, the destructor ends the storage's range
+  snapshot.storage_.reset(&storage);  // from here on, the destructor ends the storage's range
   storage.in_use_ = true;
   snapshot.bytes_ = bytes;
   snapshot.plan_ = std::move(plan);
@@ -113,35 +113,9 @@ StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const Me
   return StatusOr<Snapshot>(std::move(snapshot));
 }
 
-Snapshot::Snapshot(Snapshot&& other) noexcept
-    : storage_(std::exchange(other.storage_, nullptr)),
-      plan_(std::move(other.plan_)),
-      layout_(std::move(other.layout_)),
-      copy_plans_(std::move(other.copy_plans_)),
-      bytes_(std::exchange(other.bytes_, 0)) {
-  other.copy_plans_.clear();
-}
-
-Snapshot& Snapshot::operator=(Snapshot&& other) noexcept {
-  if (this == &other) return *this;
-  end();
-  storage_ = std::exchange(other.storage_, nullptr);
-  plan_ = std::move(other.plan_);
-  layout_ = std::move(other.layout_);
-  copy_plans_ = std::move(other.copy_plans_);
-  other.copy_plans_.clear();
-  bytes_ = std::exchange(other.bytes_, 0);
-  return *this;
-}
-
-Snapshot::~Snapshot() { end(); }
-
-void Snapshot::end() noexcept {
-  copy_plans_.clear();  // each waits for its last pass before freeing its buffers
-  if (storage_ == nullptr) return;
-  storage_->chain_.end_range();
-  storage_->in_use_ = false;
-  storage_ = nullptr;
+void Snapshot::EndStorageRange::operator()(SnapshotStorage* storage) const noexcept {
+  storage->chain_.end_range();
+  storage->in_use_ = false;
 }
 
 Status Snapshot::check_state(SnapshotState state) const {
@@ -163,8 +137,8 @@ Status Snapshot::restore(SnapshotState state, CUstream stream) {
   return copy_plans_[index_of(state)].restore(stream);
 }
 
-std::vector<report::TierUsage> Snapshot::tiers() const {
-  std::vector<report::TierUsage> usage;
+std::vector<SnapshotTierUsage> Snapshot::tiers() const {
+  std::vector<SnapshotTierUsage> usage;
   for (const storage::TierOutcome& tier : plan_.tiers) {
     if (tier.bytes == 0) continue;
     usage.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});

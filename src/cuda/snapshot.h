@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,7 +54,6 @@
 #include "core/storage/state_layout.h"
 #include "cuda/copy_plan.h"
 #include "cuda/storage_backings.h"
-#include "report/report_model.h"
 
 namespace rangereplay {
 
@@ -64,6 +64,16 @@ enum class SnapshotState : std::uint8_t {
 };
 /// States a multi-pass range needs.
 inline constexpr std::size_t kSnapshotStates = 2;
+
+/// Snapshot bytes one storage tier holds for a range (the report's
+/// report::TierUsage has the same fields; the tool copies them there).
+struct SnapshotTierUsage {
+  std::string tier;               // the tier's name: "device", "pinned"
+  std::uint64_t bytes = 0;        // snapshot bytes placed on this tier (all states)
+  std::uint64_t arena_bytes = 0;  // size of the tier's arena
+  bool new_allocation = false;    // false when a retained arena was reused
+  friend bool operator==(const SnapshotTierUsage&, const SnapshotTierUsage&) = default;
+};
 
 struct SnapshotOptions {
   std::uint64_t device_limit_bytes = 0;  // user cap on the device tier; 0 = none
@@ -126,13 +136,12 @@ class Snapshot {
   static StatusOr<Snapshot> create(SnapshotStorage& storage, std::span<const MemoryRange> regions,
                                    std::size_t state_count, CUstream stream);
 
-  Snapshot(Snapshot&& other) noexcept;
-  Snapshot& operator=(Snapshot&& other) noexcept;
-  Snapshot(const Snapshot&) = delete;
-  Snapshot& operator=(const Snapshot&) = delete;
+  /// A moved-from snapshot fails every call and ends no range.
+  Snapshot(Snapshot&&) noexcept = default;
+  Snapshot& operator=(Snapshot&&) noexcept = default;
   /// Waits for this snapshot's last copies (events), frees its copy plans and
   /// ends the storage's range (retained arenas stay for the next range).
-  ~Snapshot();
+  ~Snapshot() { copy_plans_.clear(); }
 
   /// Copies the regions into `state`'s storage. Asynchronous on `stream`
   /// (a stream of the storage's context). Errors: kInvalidArgument for a
@@ -147,7 +156,7 @@ class Snapshot {
   /// Per tier that holds bytes of this snapshot (all states), chain order:
   /// name, bytes, arena bytes, and whether this plan allocated the arena
   /// (false: a retained arena was reused).
-  std::vector<report::TierUsage> tiers() const;
+  std::vector<SnapshotTierUsage> tiers() const;
   /// The storage plan (placements of every state, per-tier outcomes, notes).
   const storage::StoragePlan& plan() const { return plan_; }
   /// The pieces of `state` (empty for a state not planned): the application's
@@ -170,13 +179,22 @@ class Snapshot {
  private:
   Snapshot() = default;
   Status check_state(SnapshotState state) const;
-  void end() noexcept;
 
-  SnapshotStorage* storage_ = nullptr;  // null once moved from
+  /// Ends the range of the storage a snapshot used (its arenas are free for
+  /// the next snapshot; retained ones stay allocated).
+  struct EndStorageRange {
+    void operator()(SnapshotStorage* storage) const noexcept;
+  };
+
   storage::StoragePlan plan_;
-  storage::StateLayout layout_;         // plan_'s placements per state
-  std::vector<CopyPlan> copy_plans_;    // one per state
+  storage::StateLayout layout_;       // plan_'s placements per state
+  std::vector<CopyPlan> copy_plans_;  // one per state
   std::uint64_t bytes_ = 0;
+  // The storage whose range this snapshot holds (null once moved from).
+  // Declared after copy_plans_: a move assignment frees the plans it replaces
+  // (each waiting for its last copies) before it ends their storage's range,
+  // as the destructor does (it clears copy_plans_ first).
+  std::unique_ptr<SnapshotStorage, EndStorageRange> storage_;
 };
 
 }  // namespace rangereplay

@@ -8,6 +8,7 @@
 
 #include "core/storage/tier_budget.h"
 #include "cuda/cu_status.h"
+#include "cuda/owned.h"
 
 namespace rangereplay {
 namespace {
@@ -49,13 +50,9 @@ Status check_alignment(std::uint64_t address, const char* what) {
 StatusOr<storage::BackingBlock> CuDeviceBacking::allocate(std::uint64_t bytes) {
   ScopedContext scope(context_);
   RR_RETURN_IF_ERROR(scope.status());
-  CUdeviceptr address = 0;
-  RR_CU(cuMemAlloc(&address, bytes));
-  if (Status aligned = check_alignment(address, "cuMemAlloc"); !aligned.ok()) {
-    (void)cuMemFree(address);
-    return aligned;
-  }
-  return storage::BackingBlock{address, bytes, 0};
+  RR_ASSIGN_OR_RETURN(cu::DeviceBuffer buffer, cu::allocate_device(bytes));
+  RR_RETURN_IF_ERROR(check_alignment(buffer.get(), "cuMemAlloc"));  // freed, in the scope, if not
+  return storage::BackingBlock{buffer.release(), bytes, 0};
 }
 
 void CuDeviceBacking::release(const storage::BackingBlock& block) noexcept {
@@ -82,17 +79,14 @@ StatusOr<std::uint64_t> CuDeviceBacking::budget(std::uint64_t retained_bytes) co
 StatusOr<storage::BackingBlock> CuPinnedBacking::allocate(std::uint64_t bytes) {
   ScopedContext scope(context_);
   RR_RETURN_IF_ERROR(scope.status());
-  void* host = nullptr;
-  RR_CU(cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+  RR_ASSIGN_OR_RETURN(cu::PinnedBuffer host,
+                      cu::allocate_pinned(bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+  // From here on an error frees `host` again, in the scope.
   CUdeviceptr device = 0;
-  Status mapped =
-      cu_status(cuMemHostGetDevicePointer(&device, host, 0), "cuMemHostGetDevicePointer", __FILE__, __LINE__);
-  if (mapped.ok()) mapped = check_alignment(device, "cuMemHostGetDevicePointer");
-  if (!mapped.ok()) {
-    (void)cuMemFreeHost(host);
-    return mapped;
-  }
-  return storage::BackingBlock{device, bytes, reinterpret_cast<std::uint64_t>(host)};
+  RR_RETURN_IF_ERROR(
+      cu_status(cuMemHostGetDevicePointer(&device, host.get(), 0), "cuMemHostGetDevicePointer", __FILE__, __LINE__));
+  RR_RETURN_IF_ERROR(check_alignment(device, "cuMemHostGetDevicePointer"));
+  return storage::BackingBlock{device, bytes, reinterpret_cast<std::uint64_t>(host.release())};
 }
 
 void CuPinnedBacking::release(const storage::BackingBlock& block) noexcept {

@@ -232,7 +232,9 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
       return;
     }
     range->record.footprint_bytes = snap->bytes();
-    range->record.tiers = snap->tiers();
+    range->record.tiers.clear();
+    for (const SnapshotTierUsage& tier : snap->tiers())
+      range->record.tiers.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});
     for (const std::string& note : snap->plan().notes) range->record.notes.push_back("snapshot storage: " + note);
     if (snap->narrow_items() > 0)
       range->record.notes.push_back(std::to_string(snap->narrow_items()) +

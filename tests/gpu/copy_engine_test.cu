@@ -1,8 +1,7 @@
 // CopyPlan on a GPU: capture random application bytes into device and pinned
 // arenas, scribble over the application's memory, restore, and compare every
 // byte (inside and outside the regions, application and arenas) against a
-// host model of what the copies must do. Every layout goes through the three
-// copy-kernel variants (kWarpPerItem, kBlockPerItemRun, kWarpPerItemInOrder).
+// host model of what the copies must do.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -17,22 +16,13 @@
 #include <vector>
 
 #include "cuda/copy_plan.h"
+#include "cuda/cu_status.h"
+#include "cuda/owned.h"
 
 namespace rangereplay {
 namespace {
 
-using kernels::CopyKernelVariant;
-
-// kBlockPerItemRun's run length, exact values (a block owns 128 KiB of full pieces).
-static_assert(kernels::block_run_items(16) == 256);     // 8192 clamped to the shared-memory table
-static_assert(kernels::block_run_items(512) == 256);
-static_assert(kernels::block_run_items(1024) == 128);
-static_assert(kernels::block_run_items(4096) == 32);
-static_assert(kernels::block_run_items(8192) == 16);
-static_assert(kernels::block_run_items(48 * 1024) == 4);  // 3 rounded up to a group
-static_assert(kernels::block_run_items(65536) == 4);
-
-// kWarpPerItemInOrder's grid: one block per 8 consecutive items, exact values.
+// The copy kernel's grid: one block per 8 consecutive items, exact values.
 static_assert(kernels::in_order_blocks(0) == 0);
 static_assert(kernels::in_order_blocks(1) == 1);
 static_assert(kernels::in_order_blocks(8) == 1);
@@ -120,6 +110,36 @@ long long first_difference(const std::vector<unsigned char>& a, const unsigned c
   return -1;
 }
 
+// A layout's memory: the application buffer, the device arena and the mapped
+// pinned arena, freed on every return.
+struct LayoutMemory {
+  cu::DeviceBuffer app;
+  cu::DeviceBuffer device_arena;
+  cu::PinnedBuffer pinned;
+  CUdeviceptr pinned_arena = 0;
+
+  static StatusOr<LayoutMemory> allocate(const Layout& layout) {
+    LayoutMemory memory;
+    RR_ASSIGN_OR_RETURN(memory.app, cu::allocate_device(layout.app_bytes));
+    RR_ASSIGN_OR_RETURN(memory.device_arena, cu::allocate_device(layout.arena_bytes[0]));
+    RR_ASSIGN_OR_RETURN(memory.pinned, cu::allocate_pinned(layout.arena_bytes[1], CU_MEMHOSTALLOC_DEVICEMAP));
+    RR_CU(cuMemHostGetDevicePointer(&memory.pinned_arena, memory.pinned.get(), 0));
+    return StatusOr<LayoutMemory>(std::move(memory));
+  }
+  // A plan's arenas: the layout's spans at the application buffer's address.
+  std::vector<ArenaCopyList> arenas(const Layout& layout) const {
+    std::vector<ArenaCopyList> out(2);
+    out[0] = {ArenaKind::kDevice, device_arena.get(), layout.arena_bytes[0], {}};
+    out[1] = {ArenaKind::kPinnedHost, pinned_arena, layout.arena_bytes[1], {}};
+    for (int a = 0; a < 2; ++a) {
+      for (const CopySpan& s : layout.spans[a]) {
+        out[a].spans.push_back({DevicePtr(app.get() + s.app_address.address()), s.arena_offset, s.bytes});
+      }
+    }
+    return out;
+  }
+};
+
 class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
 
@@ -128,19 +148,12 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " +
                  std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
-                 (options.streaming_cache_hints ? ", streaming hints" : "") +
-                 (options.variant == CopyKernelVariant::kBlockPerItemRun      ? ", block-run variant"
-                  : options.variant == CopyKernelVariant::kWarpPerItemInOrder ? ", in-order variant"
-                                                                              : ""));
-    CUdeviceptr app = 0;
-    CUdeviceptr device_arena = 0;
-    void* pinned_host = nullptr;
-    CUdeviceptr pinned_arena = 0;
-    ASSERT_CU(cuMemAlloc(&app, layout.app_bytes));
-    ASSERT_CU(cuMemAlloc(&device_arena, layout.arena_bytes[0]));
-    ASSERT_CU(cuMemHostAlloc(&pinned_host, layout.arena_bytes[1], CU_MEMHOSTALLOC_DEVICEMAP));
-    ASSERT_CU(cuMemHostGetDevicePointer(&pinned_arena, pinned_host, 0));
-    auto* pinned = static_cast<unsigned char*>(pinned_host);
+                 (options.streaming_cache_hints ? ", streaming hints" : ""));
+    StatusOr<LayoutMemory> memory = LayoutMemory::allocate(layout);
+    ASSERT_TRUE(memory.ok()) << memory.status().to_string();
+    const CUdeviceptr app = memory->app.get();
+    const CUdeviceptr device_arena = memory->device_arena.get();
+    auto* pinned = static_cast<unsigned char*>(memory->pinned.get());
 
     const std::vector<unsigned char> app_init = random_bytes(layout.app_bytes, 1);
     std::vector<unsigned char> device_model = random_bytes(layout.arena_bytes[0], 2);
@@ -152,16 +165,9 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     // stream does not order the non-blocking test stream: wait for it.
     ASSERT_CU(cuCtxSynchronize());
 
-    std::vector<ArenaCopyList> arenas(2);
-    arenas[0].kind = ArenaKind::kDevice;
-    arenas[0].base = device_arena;
-    arenas[0].bytes = layout.arena_bytes[0];
-    arenas[1].kind = ArenaKind::kPinnedHost;
-    arenas[1].base = pinned_arena;
-    arenas[1].bytes = layout.arena_bytes[1];
+    const std::vector<ArenaCopyList> arenas = memory->arenas(layout);
     for (int a = 0; a < 2; ++a) {
       for (const CopySpan& s : layout.spans[a]) {
-        arenas[a].spans.push_back({DevicePtr(app + s.app_address.address()), s.arena_offset, s.bytes});
         std::vector<unsigned char>& model = a == 0 ? device_model : pinned_model;
         std::copy_n(app_init.begin() + static_cast<long>(s.app_address.address()), s.bytes,
                     model.begin() + static_cast<long>(s.arena_offset));
@@ -198,21 +204,10 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
         EXPECT_EQ(first_difference(app_model, app_now.data()), -1) << "application memory after restore " << pass;
       }
     }  // the plan is destroyed before its buffers
-
-    EXPECT_CU(cuMemFree(app));
-    EXPECT_CU(cuMemFree(device_arena));
-    EXPECT_CU(cuMemFreeHost(pinned_host));
   }
 
-  // Every kernel variant on the test's stream.
-  void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) {
-    for (CopyKernelVariant variant : {CopyKernelVariant::kWarpPerItem, CopyKernelVariant::kBlockPerItemRun,
-                                      CopyKernelVariant::kWarpPerItemInOrder}) {
-      CopyPlanOptions with_variant = options;
-      with_variant.variant = variant;
-      round_trip(layout, with_variant, stream_);
-    }
-  }
+  // On the test's stream.
+  void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) { round_trip(layout, options, stream_); }
 
 };
 
@@ -281,7 +276,7 @@ TEST_F(CopyPlanTest, four_thousand_regions_of_odd_sizes_round_trip) {
   round_trip(make_layout(regions, Alignment::kAny, Placement::kDeviceOnly, 6));
 }
 
-TEST_F(CopyPlanTest, kernel_variants_and_piece_sizes_round_trip) {
+TEST_F(CopyPlanTest, piece_sizes_and_cache_hints_round_trip) {
   const std::vector<Region> regions = random_regions(500, 70000, 500);
   const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kDeviceOnly, 7);
   for (std::uint32_t piece : {16u, 1024u, 4096u, 65536u}) {
@@ -324,40 +319,9 @@ TEST_F(CopyPlanTest, mixed_plan_runs_on_the_legacy_default_stream) {
   const std::vector<Region> regions = random_regions(64, 30000, 67);
   const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 12);
   round_trip(layout, CopyPlanOptions{}, nullptr);
-  CopyPlanOptions block_run;
-  block_run.variant = CopyKernelVariant::kBlockPerItemRun;
-  round_trip(layout, block_run, nullptr);
-  CopyPlanOptions in_order;
-  in_order.variant = CopyKernelVariant::kWarpPerItemInOrder;
-  round_trip(layout, in_order, nullptr);
 }
 
-TEST_F(CopyPlanTest, block_run_variant_round_trips_runs_that_end_mid_group) {
-  // Item counts 1..9 and 31..33 around a run of 32 (4 KiB pieces): runs and
-  // groups of 4 that end early, a last block with one item, narrow items
-  // inside a group of wide ones.
-  for (std::uint64_t items : {1u, 2u, 3u, 4u, 5u, 7u, 9u, 31u, 32u, 33u}) {
-    SCOPED_TRACE("items " + std::to_string(items));
-    Layout layout;
-    std::uint64_t app = 5;
-    std::uint64_t arena = 5;
-    for (std::uint64_t i = 0; i < items; ++i) {
-      const std::uint64_t bytes = i % 3 == 2 ? 4096 - 7 : 4096;  // one item each
-      const std::uint64_t skew = i % 5 == 4 ? 8 : 0;             // items 4, 9, ... narrow (8-byte vectors)
-      layout.spans[0].push_back({DevicePtr(app), arena + skew, bytes});
-      app += bytes + 16 + i;
-      arena += bytes + 16 + i;  // >= skew past the span's end
-    }
-    layout.app_bytes = app + 64;
-    layout.arena_bytes[0] = arena + 64;
-    layout.arena_bytes[1] = 64;
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kBlockPerItemRun;
-    round_trip(layout, options, stream_);
-  }
-}
-
-TEST_F(CopyPlanTest, in_order_variant_round_trips_grids_that_end_mid_block) {
+TEST_F(CopyPlanTest, kernel_round_trips_grids_that_end_mid_block) {
   // Item counts around one and two blocks of 8 (4 KiB pieces): a last block
   // whose warps past the stream's end exit at once, partial and narrow items
   // among full ones, a 1-byte region and a region of 1-byte-aligned bytes.
@@ -376,9 +340,7 @@ TEST_F(CopyPlanTest, in_order_variant_round_trips_grids_that_end_mid_block) {
     layout.app_bytes = app + 64;
     layout.arena_bytes[0] = arena + 64;
     layout.arena_bytes[1] = 64;
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kWarpPerItemInOrder;
-    round_trip(layout, options, stream_);
+    round_trip(layout, CopyPlanOptions{}, stream_);
   }
 }
 
@@ -391,17 +353,6 @@ TEST(CopyKernelInOrder, grid_is_one_block_per_eight_items) {
   EXPECT_EQ(kernels::in_order_grid(std::uint64_t{1} << 34).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(CopyKernelBlockRun, grid_is_one_block_per_run_of_items) {
-  EXPECT_EQ(kernels::block_run_grid(0, 32).value(), 1);
-  EXPECT_EQ(kernels::block_run_grid(32, 32).value(), 1);
-  EXPECT_EQ(kernels::block_run_grid(33, 32).value(), 2);
-  EXPECT_EQ(kernels::block_run_grid(std::uint64_t{1} << 20, 32).value(), 32768);  // 4 GiB of 4 KiB pieces
-  EXPECT_EQ(kernels::block_run_grid(10, 0).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(kernels::block_run_grid(10, 6).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(kernels::block_run_grid(10, 260).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(kernels::block_run_grid(std::uint64_t{1} << 40, 4).status().code(), StatusCode::kInvalidArgument);
-}
-
 TEST_F(CopyPlanTest, empty_plan_does_nothing) {
   std::vector<ArenaCopyList> arenas(1);
   arenas[0].spans.push_back({DevicePtr(0x1000), 0, 0});  // empty span, no base needed
@@ -412,6 +363,51 @@ TEST_F(CopyPlanTest, empty_plan_does_nothing) {
   EXPECT_TRUE(plan->capture(stream_).ok());
   EXPECT_TRUE(plan->restore(stream_).ok());
   ASSERT_CU(cuStreamSynchronize(stream_));
+}
+
+TEST_F(CopyPlanTest, a_moved_plan_still_copies_and_the_moved_from_one_fails) {
+  const std::vector<Region> regions = random_regions(64, 30000, 68);
+  const Layout layout = make_layout(regions, Alignment::kCongruent, Placement::kSplit, 14);
+  StatusOr<LayoutMemory> memory = LayoutMemory::allocate(layout);
+  ASSERT_TRUE(memory.ok()) << memory.status().to_string();
+  const CUdeviceptr app = memory->app.get();
+  const std::vector<ArenaCopyList> arenas = memory->arenas(layout);
+  const std::vector<unsigned char> entry = random_bytes(layout.app_bytes, 15);
+  ASSERT_CU(cuMemcpyHtoD(app, entry.data(), entry.size()));
+  ASSERT_CU(cuCtxSynchronize());  // the legacy stream does not order the test's stream
+  {
+    StatusOr<CopyPlan> built = CopyPlan::create(arenas, {}, stream_);
+    ASSERT_TRUE(built.ok()) << built.status().to_string();
+    CopyPlan plan(std::move(built).value());
+    StatusOr<CopyPlan> other = CopyPlan::create(arenas, {}, stream_);
+    ASSERT_TRUE(other.ok()) << other.status().to_string();
+    CopyPlan moved = std::move(other).value();
+    moved = std::move(plan);  // frees the plan it replaces, after its upload
+    EXPECT_EQ(plan.capture(stream_).code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(plan.restore(stream_).code(), StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(plan.items().empty());
+    EXPECT_EQ(plan.kernel_args(kernels::CopyDirection::kRestore).item_count, 0u);
+    EXPECT_GT(moved.items().size(), 0u);
+    EXPECT_GT(moved.stats().copy_engine_spans, 0u);
+    ASSERT_TRUE(moved.capture(stream_).ok());
+    ASSERT_CU(cuStreamSynchronize(stream_));
+    const std::vector<unsigned char> scribble = random_bytes(layout.app_bytes, 16);
+    ASSERT_CU(cuMemcpyHtoD(app, scribble.data(), scribble.size()));
+    ASSERT_CU(cuCtxSynchronize());
+    ASSERT_TRUE(moved.restore(stream_).ok());
+    ASSERT_CU(cuStreamSynchronize(stream_));
+    std::vector<unsigned char> app_now(layout.app_bytes);
+    ASSERT_CU(cuMemcpyDtoH(app_now.data(), app, app_now.size()));
+    // The regions' bytes are back to the entry state; the gaps keep the scribble.
+    std::vector<unsigned char> expected = scribble;
+    for (int a = 0; a < 2; ++a) {
+      for (const CopySpan& span : layout.spans[a]) {
+        const auto at = static_cast<long>(span.app_address.address());
+        std::copy_n(entry.begin() + at, span.bytes, expected.begin() + at);
+      }
+    }
+    EXPECT_EQ(first_difference(expected, app_now.data()), -1);
+  }  // the plans are destroyed before the memory
 }
 
 TEST_F(CopyPlanTest, reports_what_each_path_moves) {
@@ -431,28 +427,14 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_EQ(plan->stats().copy_engine_bytes, 0u);
     EXPECT_EQ(plan->stats().kernel_items, 3u);
     EXPECT_EQ(plan->stats().narrow_items, 1u);  // 8192 vs 8200 differ modulo 16
-    EXPECT_EQ(plan->stats().grid_blocks, 1);
+    EXPECT_EQ(plan->stats().grid_blocks, 1);  // 3 items, 8 per block
     ASSERT_EQ(plan->items().size(), 3u);
     EXPECT_EQ(plan->items()[2], WorkItem::make(app + 8192, 8200, 0, 100));
-    EXPECT_EQ(plan->stats().items_per_block, 0u);
-  }
-  {
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kBlockPerItemRun;
-    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream_);
-    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    EXPECT_EQ(plan->stats().kernel_items, 3u);
-    EXPECT_EQ(plan->stats().items_per_block, 32u);  // 4 KiB pieces
-    EXPECT_EQ(plan->stats().grid_blocks, 1);
-  }
-  {
-    CopyPlanOptions options;
-    options.variant = CopyKernelVariant::kWarpPerItemInOrder;
-    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, options, stream_);
-    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    EXPECT_EQ(plan->stats().kernel_items, 3u);
-    EXPECT_EQ(plan->stats().items_per_block, 0u);
-    EXPECT_EQ(plan->stats().grid_blocks, 1);  // 3 items, 8 per block
+    const kernels::CopyKernelArgs args = plan->kernel_args(kernels::CopyDirection::kCapture);
+    EXPECT_EQ(args.item_count, 3u);
+    EXPECT_NE(args.items, 0u);
+    EXPECT_EQ(args.arena_base[0], arena);
+    EXPECT_EQ(args.direction, kernels::CopyDirection::kCapture);
   }
   EXPECT_CU(cuMemFree(app));
   EXPECT_CU(cuMemFree(arena));

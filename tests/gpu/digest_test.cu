@@ -218,6 +218,35 @@ TEST_F(DigestPlanTest, chunk_digests_match_the_host_reference_at_any_alignment_a
   }
 }
 
+TEST_F(DigestPlanTest, a_moved_plan_keeps_its_buffers_and_the_moved_from_one_fails) {
+  Buffers buffers(kOddBytes, 0);
+  ASSERT_TRUE(buffers.ok());
+  const std::vector<unsigned char> data = random_bytes(kOddBytes, 21);
+  ASSERT_CU(buffers.upload(data));
+  const std::vector<Span> spans = odd_spans();
+  StatusOr<DigestPlan> built = make_plan(buffers.regions(spans, false), 4096, 0);
+  ASSERT_TRUE(built.ok()) << built.status().to_string();
+  DigestPlan plan(std::move(built).value());
+  // Move-assigned over a live plan: that plan's buffers are freed, this one's kept.
+  StatusOr<DigestPlan> other = make_plan(buffers.regions(spans, false), kMiB, 0);
+  ASSERT_TRUE(other.ok()) << other.status().to_string();
+  DigestPlan moved = std::move(other).value();
+  moved = std::move(plan);
+  EXPECT_EQ(plan.digest(stream_).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(plan.read_back(stream_).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(plan.host_digests().empty());
+  ASSERT_OK(moved.digest(stream_));
+  sync();
+  const std::vector<DigestChunk>& chunks = moved.table().chunks();
+  ASSERT_EQ(moved.host_digests().size(), chunks.size());
+  ASSERT_GT(chunks.size(), 1u);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    EXPECT_EQ(moved.host_digests()[c],
+              chunk_digest_reference(data.data() + chunk_offset(moved, spans, c), chunks[c].bytes))
+        << "chunk " << c;
+  }
+}
+
 TEST_F(DigestPlanTest, digests_of_large_random_regions_match_the_host_reference) {
   const std::vector<Span> spans = {{0, 40 * kMiB + 12345}, {41 * kMiB, 7 * kMiB}};
   const std::uint64_t total = 48 * kMiB;

@@ -146,8 +146,8 @@ class SnapshotTest : public rangereplay::gpu_test::GpuStreamTest {
   std::uint64_t app_bytes_ = 0;
 };
 
-const report::TierUsage* find_tier(const std::vector<report::TierUsage>& tiers, const std::string& name) {
-  for (const report::TierUsage& tier : tiers) {
+const SnapshotTierUsage* find_tier(const std::vector<SnapshotTierUsage>& tiers, const std::string& name) {
+  for (const SnapshotTierUsage& tier : tiers) {
     if (tier.tier == name) return &tier;
   }
   return nullptr;
@@ -165,7 +165,7 @@ TEST_F(SnapshotTest, many_regions_round_trip_on_the_device_tier) {
   EXPECT_EQ(snapshot->bytes(), total);
   EXPECT_EQ(snapshot->state_count(), 2u);
   EXPECT_EQ(snapshot->narrow_items(), 0u);
-  const std::vector<report::TierUsage> tiers = snapshot->tiers();
+  const std::vector<SnapshotTierUsage> tiers = snapshot->tiers();
   ASSERT_EQ(tiers.size(), 1u);
   EXPECT_EQ(tiers[0].tier, "device");
   EXPECT_EQ(tiers[0].bytes, 2 * total);
@@ -203,10 +203,10 @@ std::string text(const storage::Placement& p) {
 // granule on the device and its last 1 MiB on the pinned tier; the exit state
 // finds the device full and goes to the pinned tier whole.
 void expect_exact_spill(const Snapshot& snapshot, const std::vector<MemoryRange>& regions) {
-  const std::vector<report::TierUsage> tiers = snapshot.tiers();
+  const std::vector<SnapshotTierUsage> tiers = snapshot.tiers();
   ASSERT_EQ(tiers.size(), 2u);
-  EXPECT_EQ(tiers[0], (report::TierUsage{"device", 8 * kMiB, 8 * kMiB, true}));
-  EXPECT_EQ(tiers[1], (report::TierUsage{"pinned", 10 * kMiB, 10 * kMiB, true}));
+  EXPECT_EQ(tiers[0], (SnapshotTierUsage{"device", 8 * kMiB, 8 * kMiB, true}));
+  EXPECT_EQ(tiers[1], (SnapshotTierUsage{"pinned", 10 * kMiB, 10 * kMiB, true}));
 
   const std::vector<storage::Placement>& placed = snapshot.plan().placements;
   ASSERT_EQ(placed.size(), 7u);
@@ -267,9 +267,9 @@ TEST_F(SnapshotTest, many_regions_split_across_tiers_round_trip) {
   SnapshotStorage storage(options, context_);
   StatusOr<Snapshot> snapshot = Snapshot::create(storage, regions_of(pieces), kSnapshotStates, stream_);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().to_string();
-  const std::vector<report::TierUsage> tiers = snapshot->tiers();
-  const report::TierUsage* device = find_tier(tiers, "device");
-  const report::TierUsage* pinned = find_tier(tiers, "pinned");
+  const std::vector<SnapshotTierUsage> tiers = snapshot->tiers();
+  const SnapshotTierUsage* device = find_tier(tiers, "device");
+  const SnapshotTierUsage* pinned = find_tier(tiers, "pinned");
   ASSERT_NE(device, nullptr);
   ASSERT_NE(pinned, nullptr);
   EXPECT_GT(device->bytes, 0u);
@@ -309,7 +309,7 @@ TEST_F(SnapshotTest, second_plan_reuses_the_retained_arenas) {
   {
     StatusOr<Snapshot> second = Snapshot::create(storage, regions, kSnapshotStates, stream_);
     ASSERT_TRUE(second.ok()) << second.status().to_string();
-    EXPECT_EQ(second->tiers(), (std::vector<report::TierUsage>{{"device", 8 * kMiB, 8 * kMiB, false},
+    EXPECT_EQ(second->tiers(), (std::vector<SnapshotTierUsage>{{"device", 8 * kMiB, 8 * kMiB, false},
                                                                {"pinned", 10 * kMiB, 10 * kMiB, false}}));
     EXPECT_EQ(second->plan().tiers[0].arena_address, device_address);
     EXPECT_EQ(second->plan().tiers[1].arena_address, pinned_address);
@@ -321,7 +321,7 @@ TEST_F(SnapshotTest, second_plan_reuses_the_retained_arenas) {
     const std::vector<Piece> fewer = {pieces[0]};
     StatusOr<Snapshot> third = Snapshot::create(storage, regions_of(fewer), kSnapshotStates, stream_);
     ASSERT_TRUE(third.ok()) << third.status().to_string();
-    EXPECT_EQ(third->tiers(), (std::vector<report::TierUsage>{{"device", 6 * kMiB, 8 * kMiB, false}}));
+    EXPECT_EQ(third->tiers(), (std::vector<SnapshotTierUsage>{{"device", 6 * kMiB, 8 * kMiB, false}}));
     round_trip(*third, fewer, 800);
   }
   EXPECT_TRUE(storage.release().ok());
@@ -349,7 +349,7 @@ TEST_F(SnapshotTest, caps_too_small_for_everything_are_resource_exhausted) {
   const std::vector<Piece> one = {pieces[0]};
   StatusOr<Snapshot> smaller = Snapshot::create(storage, regions_of(one), 1, stream_);
   ASSERT_TRUE(smaller.ok()) << smaller.status().to_string();
-  EXPECT_EQ(smaller->tiers(), (std::vector<report::TierUsage>{{"device", 2 * kMiB, 2 * kMiB, true},
+  EXPECT_EQ(smaller->tiers(), (std::vector<SnapshotTierUsage>{{"device", 2 * kMiB, 2 * kMiB, true},
                                                                {"pinned", 1 * kMiB, 1 * kMiB, true}}));
   EXPECT_EQ(smaller->restore(SnapshotState::kExit, stream_).code(), StatusCode::kInvalidArgument);
 }

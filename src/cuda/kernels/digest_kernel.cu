@@ -11,6 +11,7 @@
 
 #include "core/digest/chunk_digest.h"
 #include "core/work_stream.h"
+#include "cuda/kernels/runtime_status.h"
 #include "cuda/kernels/warp_copy.cuh"
 
 namespace rangereplay::kernels {
@@ -27,12 +28,6 @@ constexpr std::uint32_t kDigestUnroll = 6;
 constexpr std::uint32_t kCopyUnroll = 4;
 
 static_assert(kThreads % 32 == 0 && kThreads >= 32, "head and tail bytes need lanes 0..31");
-
-Status runtime_status(cudaError_t error, const char* call) {
-  if (error == cudaSuccess) return ok_status();
-  return internal_error(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
-                        ")");
-}
 
 struct Partial {
   unsigned long long a;

@@ -25,7 +25,7 @@
 //
 // The in-order chunk copy (DigestCopyVariant::kWarpPerPieceInOrder): a second
 // kernel, chunk_copy_kernel, copies the chunks a restore moves with the copy
-// kernel's kWarpPerItemInOrder schedule (copy_kernel.h) instead of the
+// kernel's in-order warp-per-item schedule (copy_kernel.h) instead of the
 // cluster's blocks: the chunks are cut into 4 KiB pieces, block b of the grid
 // takes the (up to) 8 consecutive pieces of one chunk that ChunkCopyBlock b
 // names, warp k piece k, with warp_copy.cuh's loop (eight 16-byte vectors per
@@ -72,7 +72,7 @@ enum class DigestCopyVariant : std::uint8_t {
   kClusterSlice,
   /// A second launch, chunk_copy_kernel: one warp per 4 KiB piece, one block
   /// per 8 consecutive pieces of a chunk, blocks in stream order (the copy
-  /// kernel's kWarpPerItemInOrder schedule).
+  /// kernel's in-order warp-per-item schedule).
   kWarpPerPieceInOrder,
 };
 

@@ -1,8 +1,8 @@
 // The warp copy loop: one warp moves one piece of at most 65536 bytes, split
-// as split_piece() says (core/work_stream.h). Shared by the copy kernel's
-// warp-per-item variants (copy_kernel.cu) and the digest plan's in-order
-// chunk copy (digest_kernel.cu, chunk_copy_kernel), so both copy a piece with
-// the very same instructions.
+// as split_piece() says (core/work_stream.h). Shared by the copy kernel
+// (copy_kernel.cu), the digest plan's in-order chunk copy (digest_kernel.cu,
+// chunk_copy_kernel) and copy_bench's grid-stride variant, so all copy a piece
+// with the very same instructions.
 //
 // A 16-byte body moves with eight vectors per lane in flight (a 4 KiB piece is
 // one round): lane l takes vectors l, l + 32, ..., so each instruction of the
