@@ -287,6 +287,10 @@ class ProfilerTool {
   // sizing, the standing pass; and the context they were set up in.
   std::unique_ptr<CounterSession> counters_;
   CUcontext counters_context_ = nullptr;
+  // The tool's own stream (replays, snapshot copies, digests), created with
+  // the counters. Held raw on purpose: it lives as long as the process (the
+  // tool is never destroyed, and a destroy at exit could race the
+  // application's last callbacks).
   CUstream tool_stream_ = nullptr;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;

@@ -136,21 +136,17 @@ std::unique_ptr<RestoreStrategy> corrupt_restores_for_tests(std::unique_ptr<Rest
   return std::make_unique<CorruptingRestore>(std::move(inner), allocations, stream);
 }
 
-void EventReplayStream::EventDeleter::operator()(CUevent_st* event) const { cuEventDestroy(event); }
-
 Status EventReplayStream::create_events() {
   // Each event is owned as soon as it exists: a failed creation leaks none
   // of the earlier ones.
-  for (OwnedEvent& owned : events_) {
-    CUevent e = nullptr;
-    RR_CU(cuEventCreate(&e, CU_EVENT_DEFAULT));
-    owned.reset(e);
+  for (cu::Event& owned : events_) {
+    RR_ASSIGN_OR_RETURN(owned, cu::create_event(CU_EVENT_DEFAULT));
   }
   return ok_status();
 }
 
 void EventReplayStream::release_events() {
-  for (OwnedEvent& owned : events_) owned.reset();
+  for (cu::Event& owned : events_) owned.reset();
 }
 
 Status EventReplayStream::record(Event e) {

@@ -25,6 +25,7 @@
 
 #include "core/allocation_inventory.h"
 #include "cuda/digest_plan.h"
+#include "cuda/owned.h"
 #include "cuda/replayer.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
@@ -112,12 +113,8 @@ class EventReplayStream final : public ReplayStream {
   StatusOr<float> elapsed_ms(Event from, Event to) override;
 
  private:
-  struct EventDeleter {
-    void operator()(CUevent_st* event) const;
-  };
-  using OwnedEvent = std::unique_ptr<CUevent_st, EventDeleter>;
   CUstream stream_;
-  OwnedEvent events_[4];
+  cu::Event events_[4];
   CUevent event(Event e) const { return events_[static_cast<int>(e)].get(); }
 };
 
