@@ -470,7 +470,7 @@ void ProfilerTool::on_launch_site(CUpti_CallbackId cbid, const CUpti_CallbackDat
   if (trigger_.counts_launches()) {
     // Numbering, beginning and recording happen under one lock, so a window
     // holds exactly the launches numbered into it.
-    RangeTrigger::Launch launch = trigger_.on_launch(tool_thread_number());
+    range::RangeTrigger::Launch launch = trigger_.on_launch(tool_thread_number());
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }

@@ -43,7 +43,7 @@
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/metric_evaluator.h"
-#include "tool/range_trigger.h"
+#include "core/range/range_trigger.h"
 #include "tool/tool_mutex.h"
 
 namespace rangereplay::tool {
@@ -216,7 +216,7 @@ class ProfilerTool {
   ToolMutex mutex_;
   ToolLock lock_tool(const char* call) { return ToolLock(mutex_, tool_thread_number(), call, debug_enabled_); }
   const bool debug_enabled_ = debug_enabled();
-  RangeTrigger trigger_;
+  range::RangeTrigger trigger_;
   std::unique_ptr<ActiveRange> active_;
   // Declined ranges whose snapshot or digest plan could not be freed when
   // they ended (a capture was open: freeing is a call it forbids).

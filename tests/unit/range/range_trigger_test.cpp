@@ -1,17 +1,15 @@
 // RangeTrigger: the injection's range decisions for each range source built
 // from a ProfileConfig (NVTX, profiler API, kernel windows), instance
 // selection, and the one-recorded-range rule across sources.
-#include "tool/range_trigger.h"
+#include "core/range/range_trigger.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace rangereplay::tool {
+namespace rangereplay::range {
 namespace {
-
-using range::RangeEvent;
 
 constexpr std::uint64_t kT1 = 11, kT2 = 22;
 
@@ -19,7 +17,7 @@ constexpr std::uint64_t kT1 = 11, kT2 = 22;
 std::string ev(const std::optional<RangeEvent>& e) {
   if (!e) return "-";
   std::string out =
-      std::string(range::range_event_kind_name(e->kind)) + "#" + std::to_string(e->match_index) + " " + e->name;
+      std::string(range_event_kind_name(e->kind)) + "#" + std::to_string(e->match_index) + " " + e->name;
   if (!e->domain.empty()) out += "@" + e->domain;
   return out;
 }
@@ -241,4 +239,4 @@ TEST(RangeTrigger, selector_of_uses_skip_and_count_or_the_list) {
 }
 
 }  // namespace
-}  // namespace rangereplay::tool
+}  // namespace rangereplay::range
