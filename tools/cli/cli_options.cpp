@@ -1,14 +1,16 @@
 // Command-line parsing with CLI11 and the checks that need no file system or
-// GPU (see cli_options.h). Range-selection options are checked with the same
-// core parsers the injection uses (src/core/range/), so an expression the
-// launcher accepts is one the tool understands, and a malformed one is
-// reported before the application starts, with its column.
+// GPU (see cli_options.h). Range-selection options are parsed here, once, with
+// the core parsers (src/core/range/): the configuration carries the parsed
+// values to the injection, and a malformed expression is reported before the
+// application starts, with its column.
 #include "cli/cli_options.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <tuple>
 
 #include "cli/application_path.h"
 #include "cli/cli11_errors.h"
@@ -131,9 +133,10 @@ Status check_metric_separators(const std::string& metrics) {
 
 // The core parsers name the option without dashes ("nvtx-include '...': ...",
 // hints say "--nvtx-include"); the launcher's messages start with the flag.
-Status as_flag_error(Status s) {
-  if (s.ok()) return s;
-  return invalid_argument("--" + s.message());
+template <class T>
+StatusOr<T> as_flag_error(StatusOr<T> parsed) {
+  if (parsed.ok()) return parsed;
+  return invalid_argument("--" + parsed.status().message());
 }
 
 }  // namespace
@@ -156,18 +159,18 @@ Status check_set_name(const std::string& name, std::span<const std::string> know
                           "; 'rangereplay --list-sets' lists the sets");
 }
 
-Status check_kernel_range(const std::string& text) {
-  return as_flag_error(range::KernelWindows::parse(text, "kernel-range").status());
+StatusOr<range::KernelWindows> parse_kernel_range(const std::string& text) {
+  return as_flag_error(range::KernelWindows::parse(text, "kernel-range"));
 }
 
-Status check_range_list(const std::string& text) {
-  return as_flag_error(range::RangeSelector::parse_list(text, "range-list").status());
+StatusOr<range::RangeSelector> parse_range_list(const std::string& text) {
+  return as_flag_error(range::RangeSelector::parse_list(text, "range-list"));
 }
 
-Status check_nvtx_expression(const std::string& option, const std::string& text) {
+StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, const std::string& text) {
   std::string name = option;
   while (!name.empty() && name.front() == '-') name.erase(0, 1);
-  return as_flag_error(range::parse_nvtx_expression(text, name).status());
+  return as_flag_error(range::parse_nvtx_expression(text, name));
 }
 
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
@@ -345,20 +348,21 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   out.action = Action::kProfile;
   ProfileRequest& req = out.profile;
   ProfileConfig& c = req.config;
-  for (const std::string& e : nvtx_include) {
-    if (trim(e).empty()) return invalid_argument(value_hint("--nvtx-include"));
-    RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-include", e));
+  for (const auto& [option, texts, parsed] :
+       {std::tuple{"--nvtx-include", &nvtx_include, &c.nvtx_include},
+        std::tuple{"--nvtx-exclude", &nvtx_exclude, &c.nvtx_exclude}}) {
+    for (const std::string& e : *texts) {
+      if (trim(e).empty()) return invalid_argument(value_hint(option));
+      RR_ASSIGN_OR_RETURN(range::NvtxExpression expression, parse_nvtx_option(option, e));
+      parsed->push_back(std::move(expression));
+    }
   }
-  for (const std::string& e : nvtx_exclude) {
-    if (trim(e).empty()) return invalid_argument(value_hint("--nvtx-exclude"));
-    RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-exclude", e));
-  }
-  c.nvtx_include = nvtx_include;
-  c.nvtx_exclude = nvtx_exclude;
   c.profiler_api = profiler_api;
-  if (!kernel_range.empty()) RR_RETURN_IF_ERROR(check_kernel_range(kernel_range));
-  c.kernel_range = kernel_range;
-  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(!c.kernel_range.empty());
+  if (!kernel_range.empty()) {
+    RR_ASSIGN_OR_RETURN(range::KernelWindows windows, parse_kernel_range(kernel_range));
+    c.kernel_windows = std::move(windows);
+  }
+  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(c.kernel_windows.has_value());
   // Before the "no range" check: --nvtx-exclude alone is a range selection
   // that lacks its --nvtx-include, and deserves the specific message.
   if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
@@ -385,13 +389,19 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (!range_list.empty() && (!skip.empty() || !range_count.empty())) {
     return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");
   }
-  if (!range_list.empty()) RR_RETURN_IF_ERROR(check_range_list(range_list));
-  c.range_list = range_list;
-  if (!skip.empty()) {
-    RR_ASSIGN_OR_RETURN(c.skip, parse_count("--skip", skip, 0));
-  }
-  if (!range_count.empty()) {
-    RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", range_count, 1));
+  if (!range_list.empty()) {
+    RR_ASSIGN_OR_RETURN(c.ranges, parse_range_list(range_list));
+  } else {
+    std::uint32_t skip_count = 0;
+    if (!skip.empty()) {
+      RR_ASSIGN_OR_RETURN(skip_count, parse_count("--skip", skip, 0));
+    }
+    if (!range_count.empty()) {
+      RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", range_count, 1));
+    }
+    std::optional<std::uint64_t> count;
+    if (c.range_count != 0) count = c.range_count;
+    RR_ASSIGN_OR_RETURN(c.ranges, as_flag_error(range::RangeSelector::from_skip_count(skip_count, count)));
   }
 
   if (metrics.empty() && set.empty()) set = kDefaultSet;

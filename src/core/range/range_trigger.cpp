@@ -7,24 +7,15 @@
 
 namespace rangereplay::range {
 
-StatusOr<RangeSelector> RangeTrigger::selector_of(const ProfileConfig& config) {
-  if (!config.range_list.empty()) return RangeSelector::parse_list(config.range_list, "range-list");
-  std::optional<std::uint64_t> count;
-  if (config.range_count != 0) count = config.range_count;
-  return RangeSelector::from_skip_count(config.skip, count);
-}
-
 Status RangeTrigger::configure(const ProfileConfig& config) {
-  RR_ASSIGN_OR_RETURN(RangeSelector selector, selector_of(config));
+  const RangeSelector& selector = config.ranges;
   if (!config.nvtx_include.empty() || !config.nvtx_exclude.empty()) {
-    RR_ASSIGN_OR_RETURN(NvtxFilter filter, NvtxFilter::parse(config.nvtx_include, config.nvtx_exclude));
+    RR_ASSIGN_OR_RETURN(NvtxFilter filter, NvtxFilter::create(config.nvtx_include, config.nvtx_exclude));
     nvtx_ = std::make_unique<NvtxRangeTracker>(std::move(filter), selector);
   }
   if (config.profiler_api) profiler_api_ = std::make_unique<ProfilerApiRanges>(selector);
-  if (!config.kernel_range.empty()) {
-    RR_ASSIGN_OR_RETURN(KernelWindows windows,
-                        KernelWindows::parse(config.kernel_range, "kernel-range"));
-    windows_.emplace(std::move(windows));
+  if (config.kernel_windows) {
+    windows_.emplace(*config.kernel_windows);
     window_gate_.emplace(selector);
   }
   refresh_listening();

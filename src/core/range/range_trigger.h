@@ -45,14 +45,11 @@ namespace rangereplay::range {
 
 class RangeTrigger {
  public:
-  /// The RangeSelector of --skip/--range-count or --range-list. Errors:
-  /// kInvalidArgument with the core parser's one-line message.
-  static StatusOr<RangeSelector> selector_of(const ProfileConfig& config);
-
-  /// Builds the sources `config` asks for. Errors: kInvalidArgument for a
-  /// malformed expression, window or list (the launcher checks these before
-  /// the application starts, so this only fails on a hand-written config).
-  /// Call once, before any other method.
+  /// Builds the sources `config` asks for from its parsed values, each with
+  /// config.ranges as its selector. Errors: kInvalidArgument when
+  /// nvtx_exclude is given without nvtx_include (the launcher refuses that
+  /// before the application starts, so this only fails on a hand-written
+  /// config). Call once, before any other method.
   Status configure(const ProfileConfig& config);
 
   // NVTX, `thread_id` an opaque per-thread number, `domain` "" = default.
