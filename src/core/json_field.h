@@ -16,6 +16,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/enum_names.h"
 #include "core/status.h"
 
 namespace rangereplay::json_field {
@@ -78,6 +79,25 @@ Status read_required(const nlohmann::json& object, std::string_view name, std::s
   const auto it = object.find(std::string(name));
   if (it == object.end() || it->is_null()) return field_error(member(path, name), "missing");
   return convert(*it, member(path, name), out);
+}
+
+/// Reads member `name` of `object` (at `path`), a name of `table`, into
+/// `out`; absent or null leaves `out` unchanged. Errors: kInvalidArgument
+/// naming the field and the known names ("restore: unknown value 'some';
+/// one of differential, full").
+template <class Enum, std::size_t N>
+Status read_enum(const nlohmann::json& object, std::string_view name, std::string_view path,
+                 const EnumNames<Enum, N>& table, Enum& out) {
+  const auto it = object.find(std::string(name));
+  if (it == object.end() || it->is_null()) return ok_status();
+  std::string text;
+  RR_RETURN_IF_ERROR(convert(*it, member(path, name), text));
+  const std::optional<Enum> value = value_named(table, text);
+  if (!value) {
+    return field_error(member(path, name), "unknown value '" + text + "'; one of " + names_joined(table, ", ", ", "));
+  }
+  out = *value;
+  return ok_status();
 }
 
 }  // namespace rangereplay::json_field

@@ -9,11 +9,6 @@
 
 namespace rangereplay {
 
-NLOHMANN_JSON_SERIALIZE_ENUM(RangeMetrics, {{RangeMetrics::kPerKernel, "kernel"},
-                                            {RangeMetrics::kWholeRange, "whole"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(RestoreMode, {{RestoreMode::kDifferential, "differential"},
-                                           {RestoreMode::kFull, "full"}})
-
 namespace {
 
 using nlohmann::json;
@@ -45,9 +40,9 @@ json config_json(const ProfileConfig& c) {
   j["ranges"] = range::range_selector_json(c.ranges);
   j["range_count"] = c.range_count;
   j["metrics"] = c.metrics;
-  j["range_metrics"] = c.range_metrics;
+  j["range_metrics"] = name_of(kRangeMetricsNames, c.range_metrics);
   j["verify"] = c.verify;
-  j["restore"] = c.restore;
+  j["restore"] = name_of(kRestoreModeNames, c.restore);
   j["snapshot_device_limit"] = c.snapshot_device_limit;
   j["snapshot_host_limit"] = c.snapshot_host_limit;
   j["report_path"] = c.report_path;
@@ -72,9 +67,9 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   }
   RR_RETURN_IF_ERROR(read(j, "range_count", "", c.range_count));
   RR_RETURN_IF_ERROR(read(j, "metrics", "", c.metrics));
-  RR_RETURN_IF_ERROR(read(j, "range_metrics", "", c.range_metrics));
+  RR_RETURN_IF_ERROR(json_field::read_enum(j, "range_metrics", "", kRangeMetricsNames, c.range_metrics));
   RR_RETURN_IF_ERROR(read(j, "verify", "", c.verify));
-  RR_RETURN_IF_ERROR(read(j, "restore", "", c.restore));
+  RR_RETURN_IF_ERROR(json_field::read_enum(j, "restore", "", kRestoreModeNames, c.restore));
   RR_RETURN_IF_ERROR(read(j, "snapshot_device_limit", "", c.snapshot_device_limit));
   RR_RETURN_IF_ERROR(read(j, "snapshot_host_limit", "", c.snapshot_host_limit));
   RR_RETURN_IF_ERROR(read(j, "report_path", "", c.report_path));

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/range/kernel_windows.h"
 #include "core/range/nvtx_expression.h"
 #include "core/range/range_selector.h"
@@ -25,8 +26,24 @@
 
 namespace rangereplay {
 
+/// --range-metrics: counter values per kernel, or one value per range.
 enum class RangeMetrics { kPerKernel, kWholeRange };
+/// The names of RangeMetrics in the configuration, on the command line and in
+/// the report's "range_metrics" field.
+inline constexpr EnumNames<RangeMetrics, 2> kRangeMetricsNames{{
+    {RangeMetrics::kPerKernel, "kernel"},
+    {RangeMetrics::kWholeRange, "whole"},
+}};
+
+/// --restore: before each pass, copy back only the snapshot's chunks whose
+/// digest differs (differential), or every snapshot byte (full).
 enum class RestoreMode { kDifferential, kFull };
+/// The names of RestoreMode in the configuration, on the command line and in
+/// the report's per-range "restore" field.
+inline constexpr EnumNames<RestoreMode, 2> kRestoreModeNames{{
+    {RestoreMode::kDifferential, "differential"},
+    {RestoreMode::kFull, "full"},
+}};
 
 struct ProfileConfig {
   // Range selection.

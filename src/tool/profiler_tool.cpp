@@ -224,7 +224,7 @@ Status ProfilerTool::configure_and_subscribe() {
   report_.tool_version = "0.1.0";
   report_.command = config_.command;
   report_.metrics = config_.metrics;
-  report_.range_metrics = config_.range_metrics == RangeMetrics::kWholeRange ? "whole" : "kernel";
+  report_.range_metrics = std::string(name_of(kRangeMetricsNames, config_.range_metrics));
   report_.verify = config_.verify;
 
   point_nvtx_at_loaded_cupti();

@@ -260,7 +260,8 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
                                     " snapshot copy items of regions not 16-byte aligned use narrower vectors");
     range->snapshot.emplace(std::move(snap).value());
     if (config_.restore == RestoreMode::kDifferential) plan_differential_restore(*range);
-    range->record.restore = range->restore_plan ? "differential" : "full";
+    range->record.restore =
+        std::string(name_of(kRestoreModeNames, range->restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
     range->record.timings.capture_ms += ms_since(capture_start);
     debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range->record.footprint_bytes));
   }

@@ -69,21 +69,33 @@ std::string top_footer() {
          "after the run and the application exited 0 (the report is kept; its path is printed).";
 }
 
+// The choices of --range-metrics and --restore, from their enums' name tables
+// (core/profile_config.h): "kernel or whole", "full|differential" (the help
+// and hints list full first).
+std::string range_metrics_choices(std::string_view last_separator) {
+  return names_joined(kRangeMetricsNames, ", ", last_separator);
+}
+std::string restore_choices(std::string_view last_separator) {
+  return names_joined(kRestoreModeNames, {RestoreMode::kFull, RestoreMode::kDifferential}, ", ", last_separator);
+}
+std::string name(RangeMetrics m) { return std::string(name_of(kRangeMetricsNames, m)); }
+std::string name(RestoreMode m) { return std::string(name_of(kRestoreModeNames, m)); }
+
 // What each value-taking option of `profile` expects, for "--X needs a value
 // (...)": a missing value, "--X=" and an empty value all get this line.
 std::string value_hint(const std::string& option) {
-  static const std::pair<const char*, const char*> kHints[] = {
+  static const std::pair<const char*, std::string> kHints[] = {
       {"--nvtx-include", "an NVTX expression, e.g. step/"},
       {"--nvtx-exclude", "an NVTX expression, e.g. warmup/"},
       {"--kernel-range", "launch windows A:B, e.g. 100:164"},
       {"--metrics", "metric names separated by commas, e.g. dram__bytes_read.sum"},
       {"--set", "a set name; 'rangereplay --list-sets' lists them"},
-      {"--range-metrics", "kernel or whole"},
+      {"--range-metrics", range_metrics_choices(" or ")},
       {"--range-count", "a whole number from 1"},
       {"--skip", "a whole number"},
       {"--range-list", "matched range numbers, e.g. 2,5-7"},
       {"--output", "a file name ending in .json or .csv"},
-      {"--restore", "full or differential"},
+      {"--restore", restore_choices(" or ")},
       {"--snapshot-device-limit", "a size, e.g. 8GiB"},
       {"--snapshot-host-limit", "a size, e.g. 32GiB"},
   };
@@ -208,8 +220,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
 
   std::vector<std::string> nvtx_include, nvtx_exclude;
   bool profiler_api = false, verify = false, quiet = false;
-  std::string kernel_range, metrics, set, range_metrics = "kernel", range_count, skip, range_list, output,
-                                          restore = "differential", device_limit, host_limit;
+  std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
+      range_list, output, restore = name(ProfileConfig{}.restore), device_limit, host_limit;
   // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
   profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
       ->type_name("EXPR")
@@ -228,15 +240,18 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   profile->add_option("--metrics", metrics, "Metric names separated by commas (Nsight Compute names); with --set, both lists")
       ->type_name("LIST");
   profile->add_option("--set", set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")->type_name("NAME");
-  profile->add_option("--range-metrics", range_metrics, "kernel (per kernel, default) or whole (one value per range)")
-      ->type_name("kernel|whole");
+  profile->add_option("--range-metrics", range_metrics, name(RangeMetrics::kPerKernel) + " (per kernel, default) or " +
+                                                            name(RangeMetrics::kWholeRange) + " (one value per range)")
+      ->type_name(range_metrics_choices("|"));
   profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
   profile->add_option("--skip", skip, "Skip the first N matched ranges")->type_name("N");
   profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
   profile->add_option("-o,--output", output, "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")->type_name("PATH");
   profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
-  profile->add_option("--restore", restore, "differential (default: copy back only the 1 MiB chunks that changed) or full (every byte)")
-      ->type_name("full|differential");
+  profile->add_option("--restore", restore,
+                      name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
+                          name(RestoreMode::kFull) + " (every byte)")
+      ->type_name(restore_choices("|"));
   profile->add_option("--snapshot-device-limit", device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
       ->type_name("SIZE");
   profile->add_option("--snapshot-host-limit", host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
@@ -415,21 +430,18 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   RR_RETURN_IF_ERROR(check_metric_separators(metrics));
   req.metrics_csv = metrics;
   req.set_name = set;
-  if (range_metrics == "kernel") {
-    c.range_metrics = RangeMetrics::kPerKernel;
-  } else if (range_metrics == "whole") {
-    c.range_metrics = RangeMetrics::kWholeRange;
+  if (const std::optional<RangeMetrics> m = value_named(kRangeMetricsNames, range_metrics)) {
+    c.range_metrics = *m;
   } else {
-    return invalid_argument("--range-metrics must be kernel or whole, not '" + range_metrics + "'");
+    return invalid_argument("--range-metrics must be " + range_metrics_choices(" or ") + ", not '" + range_metrics + "'");
   }
 
   c.verify = verify;
-  if (restore == "differential") {
-    c.restore = RestoreMode::kDifferential;
-  } else if (restore == "full") {
-    c.restore = RestoreMode::kFull;
+  if (const std::optional<RestoreMode> m = value_named(kRestoreModeNames, restore)) {
+    c.restore = *m;
   } else {
-    return invalid_argument("--restore must be differential or full, not '" + restore + "'");
+    return invalid_argument("--restore must be " + names_joined(kRestoreModeNames, ", ", " or ") + ", not '" +
+                            restore + "'");
   }
   if (!device_limit.empty()) {
     RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", device_limit));

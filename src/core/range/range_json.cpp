@@ -2,12 +2,12 @@
 // range_json.h).
 #include "core/range/range_json.h"
 
-#include <array>
 #include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/json_field.h"
 
 namespace rangereplay::range {
@@ -18,39 +18,21 @@ using json_field::field_error;
 using json_field::member;
 using nlohmann::json;
 
-constexpr std::array<std::pair<NvtxRangeKind, std::string_view>, 2> kRangeKindNames{{
+constexpr EnumNames<NvtxRangeKind, 2> kRangeKindNames{{
     {NvtxRangeKind::kPushPop, "push_pop"},
     {NvtxRangeKind::kStartEnd, "start_end"},
 }};
-constexpr std::array<std::pair<NvtxElement::Kind, std::string_view>, 3> kElementKindNames{{
+constexpr EnumNames<NvtxElement::Kind, 3> kElementKindNames{{
     {NvtxElement::Kind::kName, "name"},
     {NvtxElement::Kind::kAnyOne, "any_one"},
     {NvtxElement::Kind::kAnyMany, "any_many"},
 }};
 
+// Reads the required member "kind" of `j` (at `path`) by `table`.
 template <class Enum, std::size_t N>
-std::string_view name_of(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
-  for (const auto& [v, name] : table) {
-    if (v == value) return name;
-  }
-  return table.front().second;
-}
-
-// Reads member "kind" of `j` (at `path`) by `table`.
-template <class Enum, std::size_t N>
-Status read_kind(const json& j, std::string_view path, const std::array<std::pair<Enum, std::string_view>, N>& table,
-                 Enum& out) {
-  std::string text;
-  RR_RETURN_IF_ERROR(json_field::read_required(j, "kind", path, text));
-  std::string known;
-  for (const auto& [v, name] : table) {
-    if (name == text) {
-      out = v;
-      return ok_status();
-    }
-    known += (known.empty() ? "" : ", ") + std::string(name);
-  }
-  return field_error(member(path, "kind"), "unknown kind '" + text + "'; one of " + known);
+Status read_kind(const json& j, std::string_view path, const EnumNames<Enum, N>& table, Enum& out) {
+  if (!j.contains("kind") || j["kind"].is_null()) return field_error(member(path, "kind"), "missing");
+  return json_field::read_enum(j, "kind", path, table, out);
 }
 
 // {"name": ..., "regex": ...} members of `j`.

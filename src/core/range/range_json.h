@@ -19,7 +19,7 @@
 // start/end expression has names only, windows ascend without overlap, a
 // span's last is not below its first) and fail with kInvalidArgument naming
 // the field by its path, `field` being the path of the value read
-// ("nvtx_include[0].elements[1].kind: unknown kind 'all'; ...").
+// ("nvtx_include[0].elements[1].kind: unknown value 'all'; one of name, ...").
 //
 // Thread-safety: pure functions.
 #pragma once

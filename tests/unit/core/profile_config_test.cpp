@@ -107,9 +107,9 @@ TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
       {R"({"nvtx_include": {}})", "nvtx_include: must be an array, not object"},
       {R"({"nvtx_include": [{"kind": "push_pop"}]})", "nvtx_include[0].elements: missing"},
       {R"({"nvtx_include": [{"kind": "stack", "elements": [)" + name + "]}]}",
-       "nvtx_include[0].kind: unknown kind 'stack'; one of push_pop, start_end"},
+       "nvtx_include[0].kind: unknown value 'stack'; one of push_pop, start_end"},
       {R"({"nvtx_exclude": [{"kind": "push_pop", "elements": [)" + name + R"(, {"kind": "all"}]}]})",
-       "nvtx_exclude[0].elements[1].kind: unknown kind 'all'; one of name, any_one, any_many"},
+       "nvtx_exclude[0].elements[1].kind: unknown value 'all'; one of name, any_one, any_many"},
       {R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "regex": true}]}]})",
        "nvtx_include[0].elements[0].name: missing"},
       {R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "any_one"}]}]})",
@@ -129,6 +129,9 @@ TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
       {R"({"ranges": [{"last": 5}]})", "ranges[0].first: missing"},
       {R"({"range_count": 4294967296})", "range_count: must be a whole number from 0 to 4294967295"},
       {R"([1, 2])", "the document: must be an object, not array"},
+      {R"({"restore": "some"})", "restore: unknown value 'some'; one of differential, full"},
+      {R"({"range_metrics": "all"})", "range_metrics: unknown value 'all'; one of kernel, whole"},
+      {R"({"nvtx_include": [{"elements": []}]})", "nvtx_include[0].kind: missing"},
   };
   for (const auto& [text, want] : cases) {
     StatusOr<ProfileConfig> back = read_text(text);
