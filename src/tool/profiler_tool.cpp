@@ -178,10 +178,10 @@ void point_nvtx_at_loaded_cupti() {
   if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return;
   char loaded[PATH_MAX];
   if (realpath(info.dli_fname, loaded) == nullptr) return;
-  const char* named = std::getenv("NVTX_INJECTION64_PATH");
+  const char* named = std::getenv(environment::kNvtxInjection);
   char named_real[PATH_MAX];
   if (named != nullptr && realpath(named, named_real) != nullptr && std::strcmp(named_real, loaded) == 0) return;
-  setenv("NVTX_INJECTION64_PATH", loaded, 1);
+  setenv(environment::kNvtxInjection, loaded, 1);
   if (debug_enabled())
     std::fprintf(stderr, "rangereplay[debug] NVTX_INJECTION64_PATH set to the CUPTI in use: %s\n", loaded);
 }
@@ -217,9 +217,9 @@ void ProfilerTool::pass_gate() {
 }
 
 Status ProfilerTool::configure_and_subscribe() {
-  const char* path = std::getenv("RANGEREPLAY_CONFIG");
-  if (path == nullptr) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
-  RR_ASSIGN_OR_RETURN(config_, read_profile_config(path));
+  const std::optional<std::string>& path = environment::config_path();
+  if (!path) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
+  RR_ASSIGN_OR_RETURN(config_, read_profile_config(*path));
   RR_RETURN_IF_ERROR(trigger_.configure(config_));
   report_.tool_version = "0.1.0";
   report_.command = config_.command;

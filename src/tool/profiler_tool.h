@@ -30,6 +30,7 @@
 #include "core/capture_state.h"
 #include "core/cubin_symbols.h"
 #include "core/decline_reason.h"
+#include "core/environment.h"
 #include "core/graph_nodes.h"
 #include "core/launcher_gate.h"
 #include "core/module_registry.h"
@@ -49,7 +50,7 @@
 namespace rangereplay::tool {
 
 /// RANGEREPLAY_DEBUG is set: the tool traces where its time goes on stderr.
-inline bool debug_enabled() { return std::getenv("RANGEREPLAY_DEBUG") != nullptr; }
+inline bool debug_enabled() { return environment::debug(); }
 
 /// A small number for the calling application thread (1, 2, ... in the order
 /// threads first reach the tool): range selection, capture modes, debug lines.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "core/environment.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
@@ -27,9 +28,7 @@ using Clock = std::chrono::steady_clock;
 // costs ~9 KB per metric and kernel on GH100, and is copied at every range.)
 constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
 std::size_t default_counter_ranges(std::size_t bytes_per_range) {
-  const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
-  long n = v ? std::strtol(v, nullptr, 10) : 0;
-  if (n > 0) return static_cast<std::size_t>(n);
+  if (const std::optional<std::size_t> n = environment::max_kernels_per_range()) return *n;
   return std::clamp<std::size_t>(kCounterImageBudgetBytes / std::max<std::size_t>(bytes_per_range, 1), 1, 2048);
 }
 
@@ -45,10 +44,7 @@ SnapshotOptions snapshot_options(const ProfileConfig& config) {
 
 // RANGEREPLAY_TEST_CORRUPT_RESTORES=1 (tests only) overwrites the first 16
 // bytes of every snapshot region after each entry restore.
-bool corrupt_restores_for_tests() {
-  static const bool on = std::getenv("RANGEREPLAY_TEST_CORRUPT_RESTORES") != nullptr;
-  return on;
-}
+bool corrupt_restores_for_tests() { return environment::test_corrupt_restores(); }
 
 // RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
 // the milliseconds since the previous one (where the time goes).
@@ -491,11 +487,7 @@ cupti::RangeProfilerSession::Mode ProfilerTool::configured_counter_mode() const 
 }
 
 bool ProfilerTool::standing_pass_eligible() const {
-  static const bool off = [] {
-    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
-    return v != nullptr && std::string_view(v) == "0";
-  }();
-  return !off && pass_count_ == 1 && config_.range_metrics == RangeMetrics::kWholeRange;
+  return !environment::standing_pass_off() && pass_count_ == 1 && config_.range_metrics == RangeMetrics::kWholeRange;
 }
 
 Status ProfilerTool::push_standing_range(ActiveRange& range) {
