@@ -51,8 +51,8 @@ constexpr std::optional<Enum> value_named(const EnumNames<Enum, N>& table, std::
 /// The names of `order`'s values, separated by `separator` and, before the
 /// last, `last_separator`: ("full", "differential"), " or " -> "full or differential".
 template <class Enum, std::size_t N>
-std::string names_joined(const EnumNames<Enum, N>& table, std::initializer_list<Enum> order,
-                         std::string_view separator, std::string_view last_separator) {
+std::string names_joined(const EnumNames<Enum, N>& table, std::initializer_list<Enum> order, std::string_view separator,
+                         std::string_view last_separator) {
   std::string out;
   std::size_t i = 0;
   for (Enum value : order) {
@@ -65,8 +65,7 @@ std::string names_joined(const EnumNames<Enum, N>& table, std::initializer_list<
 
 /// Every name of `table` in table order, joined as above.
 template <class Enum, std::size_t N>
-std::string names_joined(const EnumNames<Enum, N>& table, std::string_view separator,
-                         std::string_view last_separator) {
+std::string names_joined(const EnumNames<Enum, N>& table, std::string_view separator, std::string_view last_separator) {
   std::string out;
   for (std::size_t i = 0; i < N; ++i) {
     if (i > 0) out += i + 1 == N ? last_separator : separator;

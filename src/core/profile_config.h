@@ -47,23 +47,23 @@ inline constexpr EnumNames<RestoreMode, 2> kRestoreModeNames{{
 
 struct ProfileConfig {
   // Range selection.
-  std::vector<range::NvtxExpression> nvtx_include;  // --nvtx-include, parsed (each keeps its text)
-  std::vector<range::NvtxExpression> nvtx_exclude;  // --nvtx-exclude, parsed
-  bool profiler_api = false;                        // ranges from cu(da)ProfilerStart/Stop
+  std::vector<range::NvtxExpression> nvtx_include;     // --nvtx-include, parsed (each keeps its text)
+  std::vector<range::NvtxExpression> nvtx_exclude;     // --nvtx-exclude, parsed
+  bool profiler_api = false;                           // ranges from cu(da)ProfilerStart/Stop
   std::optional<range::KernelWindows> kernel_windows;  // --kernel-range 100:164, nullopt = off
   range::RangeSelector ranges;    // matched ranges to profile (--skip/--range-count or --range-list); default all
   std::uint32_t range_count = 0;  // --range-count as given (0 = not given): the total progress lines show
   // Counters.
-  std::vector<std::string> metrics;       // expanded metric names (launcher expands --set)
+  std::vector<std::string> metrics;  // expanded metric names (launcher expands --set)
   RangeMetrics range_metrics = RangeMetrics::kPerKernel;
   // Replay.
   bool verify = false;
   RestoreMode restore = RestoreMode::kDifferential;  // differential: only chunks whose digest differs are copied
-  std::uint64_t snapshot_device_limit = 0;  // bytes, 0 = no cap
-  std::uint64_t snapshot_host_limit = 0;    // bytes, 0 = no cap
+  std::uint64_t snapshot_device_limit = 0;           // bytes, 0 = no cap
+  std::uint64_t snapshot_host_limit = 0;             // bytes, 0 = no cap
   // Output.
-  std::string report_path;  // where the injection writes the JSON report at exit
-  bool quiet = false;       // no progress on stderr
+  std::string report_path;           // where the injection writes the JSON report at exit
+  bool quiet = false;                // no progress on stderr
   std::vector<std::string> command;  // the application and its arguments (for the report)
 
   friend bool operator==(const ProfileConfig&, const ProfileConfig&) = default;

@@ -34,8 +34,8 @@ range::NvtxExpression expression(std::string_view text) { return range::parse_nv
 
 TEST(ProfileConfig, round_trips_through_a_json_file) {
   ProfileConfig c;
-  c.nvtx_include = {expression("step/"), expression("D@[A/*/B]"), expression("regex:^train$/fw+d"),
-                    expression("A,B"), expression("X/+/Y")};
+  c.nvtx_include = {expression("step/"), expression("D@[A/*/B]"), expression("regex:^train$/fw+d"), expression("A,B"),
+                    expression("X/+/Y")};
   c.nvtx_exclude = {expression("regex:warm.*@w/")};
   c.kernel_windows = range::KernelWindows::parse("0:10,100:164").value();
   c.ranges = range::RangeSelector::parse_list("2,5-7,9-").value();
@@ -148,7 +148,8 @@ TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
   EXPECT_NE(back.status().message().find("rr_config_text.json: verify: "), std::string::npos)
       << back.status().message();
   // A regex that does not compile.
-  back = read_text(R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "name": "(", "regex": true}]}]})");
+  back = read_text(
+      R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "name": "(", "regex": true}]}]})");
   ASSERT_FALSE(back.ok());
   EXPECT_NE(back.status().message().find("nvtx_include[0].elements[0].name: the regex does not compile: "),
             std::string::npos)
