@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/range/range_json.h"
+
 namespace rangereplay {
 namespace {
 
@@ -98,6 +100,12 @@ TEST(ProfileConfig, the_file_holds_parsed_values_not_expression_text_to_parse_ag
   EXPECT_EQ(j.at("kernel_windows"), nlohmann::json::parse(R"([{"first": 100, "end": 164}])"));
   EXPECT_EQ(j.at("ranges"), nlohmann::json::parse(R"([{"first": 2, "last": 4}])"));
   EXPECT_EQ(ProfileConfig{}.ranges, range::RangeSelector());
+  // The form tests/e2e/e2e_common.py's push_pop_range writes for the e2e
+  // tests that configure the injection without the launcher.
+  EXPECT_EQ(range::nvtx_expression_json(expression("step/")),
+            nlohmann::json::parse(R"({"text": "step/", "kind": "push_pop", "domain": null, "bottom_anchored": false,
+                                      "top_anchored": false,
+                                      "elements": [{"kind": "name", "name": "step", "regex": false}]})"));
 }
 
 TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
