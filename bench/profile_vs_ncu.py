@@ -172,12 +172,12 @@ if want("outside"):
     # the start plus gate_wait_ms, the application's wait at its first cuInit
     # for the device checks the launcher runs while it starts).
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
-    from e2e_common import injection_environment  # noqa: E402
+    from e2e_common import injection_environment, push_pop_range  # noqa: E402
     app = [stream, "--iterations", "100"]
     folder = tempfile.mkdtemp(prefix="rr_outside_")
     direct_report = os.path.join(folder, "report.json")
     try:
-        direct_env = injection_environment(build, {"nvtx_include": ["no_such_range/"], "metrics": [
+        direct_env = injection_environment(build, {"nvtx_include": [push_pop_range("no_such_range")], "metrics": [
             "smsp__inst_executed.sum"], "report_path": direct_report, "quiet": True, "command": app}, folder)
         loaded_env = {k: v for k, v in direct_env.items() if k != "RANGEREPLAY_CONFIG"}
     except RuntimeError as e:

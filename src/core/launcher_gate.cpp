@@ -171,6 +171,6 @@ GateWait HeldLauncherGate::wait() noexcept {
 
 GateWait wait_at_launcher_gate(const char* value) noexcept { return HeldLauncherGate::take(value).wait(); }
 
-HeldLauncherGate take_launcher_gate() noexcept { return HeldLauncherGate::take(std::getenv(kLauncherGateVariable)); }
+HeldLauncherGate take_launcher_gate() noexcept { return HeldLauncherGate::take(environment::gate()); }
 
 }  // namespace rangereplay

@@ -29,12 +29,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/environment.h"
 #include "core/status.h"
 
 namespace rangereplay {
 
 /// The environment variable naming the gate: "<fd>:<st_ino of the pipe>".
-inline constexpr const char* kLauncherGateVariable = "RANGEREPLAY_GATE";
+inline constexpr const char* kLauncherGateVariable = environment::kGate;
 
 /// A parsed RANGEREPLAY_GATE value.
 struct LauncherGateId {

@@ -4,21 +4,86 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/json_field.h"
+#include "core/range/range_json.h"
+
 namespace rangereplay {
 
-NLOHMANN_JSON_SERIALIZE_ENUM(RangeMetrics, {{RangeMetrics::kPerKernel, "kernel"},
-                                            {RangeMetrics::kWholeRange, "whole"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(RestoreMode, {{RestoreMode::kDifferential, "differential"},
-                                           {RestoreMode::kFull, "full"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileConfig, nvtx_include, nvtx_exclude, profiler_api,
-                                                kernel_range, skip, range_count, range_list, metrics,
-                                                range_metrics, verify, restore, snapshot_device_limit,
-                                                snapshot_host_limit, report_path, quiet, command)
+namespace {
+
+using nlohmann::json;
+
+json expressions_json(const std::vector<range::NvtxExpression>& expressions) {
+  json j = json::array();
+  for (const range::NvtxExpression& e : expressions) j.push_back(range::nvtx_expression_json(e));
+  return j;
+}
+
+Status read_expressions(const json& config, const char* name, std::vector<range::NvtxExpression>& out) {
+  const auto it = config.find(name);
+  if (it == config.end() || it->is_null()) return ok_status();
+  RR_RETURN_IF_ERROR(json_field::require_array(*it, name));
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    RR_ASSIGN_OR_RETURN(range::NvtxExpression e,
+                        range::nvtx_expression_from_json((*it)[i], json_field::element(name, i)));
+    out.push_back(std::move(e));
+  }
+  return ok_status();
+}
+
+json config_json(const ProfileConfig& c) {
+  json j = json::object();
+  j["nvtx_include"] = expressions_json(c.nvtx_include);
+  j["nvtx_exclude"] = expressions_json(c.nvtx_exclude);
+  j["profiler_api"] = c.profiler_api;
+  j["kernel_windows"] = c.kernel_windows ? range::kernel_windows_json(*c.kernel_windows) : json(nullptr);
+  j["ranges"] = range::range_selector_json(c.ranges);
+  j["range_count"] = c.range_count;
+  j["metrics"] = c.metrics;
+  j["range_metrics"] = name_of(kRangeMetricsNames, c.range_metrics);
+  j["verify"] = c.verify;
+  j["restore"] = name_of(kRestoreModeNames, c.restore);
+  j["snapshot_device_limit"] = c.snapshot_device_limit;
+  j["snapshot_host_limit"] = c.snapshot_host_limit;
+  j["report_path"] = c.report_path;
+  j["quiet"] = c.quiet;
+  j["command"] = c.command;
+  return j;
+}
+
+StatusOr<ProfileConfig> config_from_json(const json& j) {
+  using json_field::read;
+  RR_RETURN_IF_ERROR(json_field::require_object(j, ""));
+  ProfileConfig c;
+  RR_RETURN_IF_ERROR(read_expressions(j, "nvtx_include", c.nvtx_include));
+  RR_RETURN_IF_ERROR(read_expressions(j, "nvtx_exclude", c.nvtx_exclude));
+  RR_RETURN_IF_ERROR(read(j, "profiler_api", "", c.profiler_api));
+  if (const auto it = j.find("kernel_windows"); it != j.end() && !it->is_null()) {
+    RR_ASSIGN_OR_RETURN(range::KernelWindows windows, range::kernel_windows_from_json(*it, "kernel_windows"));
+    c.kernel_windows = std::move(windows);
+  }
+  if (const auto it = j.find("ranges"); it != j.end() && !it->is_null()) {
+    RR_ASSIGN_OR_RETURN(c.ranges, range::range_selector_from_json(*it, "ranges"));
+  }
+  RR_RETURN_IF_ERROR(read(j, "range_count", "", c.range_count));
+  RR_RETURN_IF_ERROR(read(j, "metrics", "", c.metrics));
+  RR_RETURN_IF_ERROR(json_field::read_enum(j, "range_metrics", "", kRangeMetricsNames, c.range_metrics));
+  RR_RETURN_IF_ERROR(read(j, "verify", "", c.verify));
+  RR_RETURN_IF_ERROR(json_field::read_enum(j, "restore", "", kRestoreModeNames, c.restore));
+  RR_RETURN_IF_ERROR(read(j, "snapshot_device_limit", "", c.snapshot_device_limit));
+  RR_RETURN_IF_ERROR(read(j, "snapshot_host_limit", "", c.snapshot_host_limit));
+  RR_RETURN_IF_ERROR(read(j, "report_path", "", c.report_path));
+  RR_RETURN_IF_ERROR(read(j, "quiet", "", c.quiet));
+  RR_RETURN_IF_ERROR(read(j, "command", "", c.command));
+  return c;
+}
+
+}  // namespace
 
 Status write_profile_config(const ProfileConfig& config, const std::string& path) {
   std::ofstream out(path, std::ios::trunc);
   if (!out) return failed_precondition("cannot write the configuration file " + path);
-  out << nlohmann::json(config).dump(2) << '\n';
+  out << config_json(config).dump(2) << '\n';
   if (!out) return failed_precondition("cannot write the configuration file " + path);
   return ok_status();
 }
@@ -26,13 +91,11 @@ Status write_profile_config(const ProfileConfig& config, const std::string& path
 StatusOr<ProfileConfig> read_profile_config(const std::string& path) {
   std::ifstream in(path);
   if (!in) return not_found("cannot read the configuration file " + path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid_argument("configuration file " + path + " is not valid JSON");
-  try {
-    return j.get<ProfileConfig>();
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument("configuration file " + path + ": " + e.what());
-  }
+  StatusOr<ProfileConfig> config = config_from_json(j);
+  if (!config.ok()) return invalid_argument("configuration file " + path + ": " + config.status().message());
+  return config;
 }
 
 }  // namespace rangereplay

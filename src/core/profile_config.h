@@ -1,51 +1,80 @@
 // ProfileConfig: what the user asked for, passed from the launcher to the
-// injection library as a JSON file named by $RANGEREPLAY_CONFIG.
+// injection library as a JSON file named by $RANGEREPLAY_CONFIG. The range
+// selection is held parsed (the launcher parses the options once; the
+// injection reads the values back, parsing no expression text); its JSON
+// forms are in core/range/range_json.h.
 //
-//   ProfileConfig c; c.nvtx_include = {"step/"}; c.metrics = {"smsp__inst_executed.sum"};
+//   ProfileConfig c;
+//   RR_ASSIGN_OR_RETURN(range::NvtxExpression step, range::parse_nvtx_expression("step/"));
+//   c.nvtx_include = {step}; c.metrics = {"smsp__inst_executed.sum"};
 //   RR_RETURN_IF_ERROR(write_profile_config(c, "/tmp/rr.json"));
-//   RR_ASSIGN_OR_RETURN(ProfileConfig back, read_profile_config("/tmp/rr.json"));
+//   RR_ASSIGN_OR_RETURN(ProfileConfig back, read_profile_config("/tmp/rr.json"));  // back == c
 //
 // Plain value; thread-safety: none needed (read once at injection).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
+#include "core/range/kernel_windows.h"
+#include "core/range/nvtx_expression.h"
+#include "core/range/range_selector.h"
 #include "core/status.h"
 
 namespace rangereplay {
 
+/// --range-metrics: counter values per kernel, or one value per range.
 enum class RangeMetrics { kPerKernel, kWholeRange };
+/// The names of RangeMetrics in the configuration, on the command line and in
+/// the report's "range_metrics" field.
+inline constexpr EnumNames<RangeMetrics, 2> kRangeMetricsNames{{
+    {RangeMetrics::kPerKernel, "kernel"},
+    {RangeMetrics::kWholeRange, "whole"},
+}};
+
+/// --restore: before each pass, copy back only the snapshot's chunks whose
+/// digest differs (differential), or every snapshot byte (full).
 enum class RestoreMode { kDifferential, kFull };
+/// The names of RestoreMode in the configuration, on the command line and in
+/// the report's per-range "restore" field.
+inline constexpr EnumNames<RestoreMode, 2> kRestoreModeNames{{
+    {RestoreMode::kDifferential, "differential"},
+    {RestoreMode::kFull, "full"},
+}};
 
 struct ProfileConfig {
   // Range selection.
-  std::vector<std::string> nvtx_include;  // Nsight Compute include expressions
-  std::vector<std::string> nvtx_exclude;
-  bool profiler_api = false;              // ranges from cu(da)ProfilerStart/Stop
-  std::string kernel_range;               // "100:164" (launch indices in the process), empty = off
-  std::uint32_t skip = 0;                 // skip the first K matched ranges
-  std::uint32_t range_count = 0;          // profile at most M ranges (0 = no limit)
-  std::string range_list;                 // "2,5-7": matched-range indices to profile, empty = all
+  std::vector<range::NvtxExpression> nvtx_include;     // --nvtx-include, parsed (each keeps its text)
+  std::vector<range::NvtxExpression> nvtx_exclude;     // --nvtx-exclude, parsed
+  bool profiler_api = false;                           // ranges from cu(da)ProfilerStart/Stop
+  std::optional<range::KernelWindows> kernel_windows;  // --kernel-range 100:164, nullopt = off
+  range::RangeSelector ranges;    // matched ranges to profile (--skip/--range-count or --range-list); default all
+  std::uint32_t range_count = 0;  // --range-count as given (0 = not given): the total progress lines show
   // Counters.
-  std::vector<std::string> metrics;       // expanded metric names (launcher expands --set)
+  std::vector<std::string> metrics;  // expanded metric names (launcher expands --set)
   RangeMetrics range_metrics = RangeMetrics::kPerKernel;
   // Replay.
   bool verify = false;
   RestoreMode restore = RestoreMode::kDifferential;  // differential: only chunks whose digest differs are copied
-  std::uint64_t snapshot_device_limit = 0;  // bytes, 0 = no cap
-  std::uint64_t snapshot_host_limit = 0;    // bytes, 0 = no cap
+  std::uint64_t snapshot_device_limit = 0;           // bytes, 0 = no cap
+  std::uint64_t snapshot_host_limit = 0;             // bytes, 0 = no cap
   // Output.
-  std::string report_path;  // where the injection writes the JSON report at exit
-  bool quiet = false;       // no progress on stderr
+  std::string report_path;           // where the injection writes the JSON report at exit
+  bool quiet = false;                // no progress on stderr
   std::vector<std::string> command;  // the application and its arguments (for the report)
+
+  friend bool operator==(const ProfileConfig&, const ProfileConfig&) = default;
 };
 
 /// Serializes `config` as JSON into `path`. Errors: the file cannot be written.
 Status write_profile_config(const ProfileConfig& config, const std::string& path);
-/// Reads a config written by write_profile_config. Errors: unreadable file,
-/// malformed JSON, a field of the wrong type (message names the field).
+/// Reads a config written by write_profile_config; absent fields keep their
+/// defaults. Errors: kNotFound for an unreadable file; kInvalidArgument for
+/// malformed JSON or a field of the wrong type or an impossible value
+/// ("configuration file <path>: nvtx_include[0].kind: unknown kind ...").
 StatusOr<ProfileConfig> read_profile_config(const std::string& path);
 
 }  // namespace rangereplay

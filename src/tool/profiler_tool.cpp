@@ -161,10 +161,10 @@ void point_nvtx_at_loaded_cupti() {
   if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return;
   char loaded[PATH_MAX];
   if (realpath(info.dli_fname, loaded) == nullptr) return;
-  const char* named = std::getenv("NVTX_INJECTION64_PATH");
+  const char* named = std::getenv(environment::kNvtxInjection);
   char named_real[PATH_MAX];
   if (named != nullptr && realpath(named, named_real) != nullptr && std::strcmp(named_real, loaded) == 0) return;
-  setenv("NVTX_INJECTION64_PATH", loaded, 1);
+  setenv(environment::kNvtxInjection, loaded, 1);
   if (debug_enabled())
     std::fprintf(stderr, "rangereplay[debug] NVTX_INJECTION64_PATH set to the CUPTI in use: %s\n", loaded);
 }
@@ -200,14 +200,14 @@ void ProfilerTool::pass_gate() {
 }
 
 Status ProfilerTool::configure_and_subscribe() {
-  const char* path = std::getenv("RANGEREPLAY_CONFIG");
-  if (path == nullptr) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
-  RR_ASSIGN_OR_RETURN(config_, read_profile_config(path));
+  const std::optional<std::string>& path = environment::config_path();
+  if (!path) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
+  RR_ASSIGN_OR_RETURN(config_, read_profile_config(*path));
   RR_RETURN_IF_ERROR(trigger_.configure(config_));
   report_.tool_version = "0.1.0";
   report_.command = config_.command;
   report_.metrics = config_.metrics;
-  report_.range_metrics = config_.range_metrics == RangeMetrics::kWholeRange ? "whole" : "kernel";
+  report_.range_metrics = std::string(name_of(kRangeMetricsNames, config_.range_metrics));
   report_.verify = config_.verify;
 
   point_nvtx_at_loaded_cupti();
@@ -453,7 +453,7 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
   if (trigger_.counts_launches()) {
     // Numbering, beginning and recording happen under one lock, so a window
     // holds exactly the launches numbered into it.
-    RangeTrigger::Launch launch = trigger_.on_launch(tool_thread_number());
+    range::RangeTrigger::Launch launch = trigger_.on_launch(tool_thread_number());
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }

@@ -31,6 +31,7 @@
 #include "core/cubin_symbols.h"
 #include "core/decline.h"
 #include "core/decline_reason.h"
+#include "core/environment.h"
 #include "core/graph_nodes.h"
 #include "core/launcher_gate.h"
 #include "core/module_registry.h"
@@ -47,14 +48,14 @@
 #include "tool/driver_calls.h"
 #include "tool/range_recorder.h"
 #include "tool/metric_evaluator.h"
+#include "core/range/range_trigger.h"
 #include "tool/range_report.h"
-#include "tool/range_trigger.h"
 #include "tool/tool_mutex.h"
 
 namespace rangereplay::tool {
 
 /// RANGEREPLAY_DEBUG is set: the tool traces where its time goes on stderr.
-inline bool debug_enabled() { return std::getenv("RANGEREPLAY_DEBUG") != nullptr; }
+inline bool debug_enabled() { return environment::debug(); }
 
 /// A small number for the calling application thread (1, 2, ... in the order
 /// threads first reach the tool): range selection, capture modes, debug lines.
@@ -229,7 +230,7 @@ class ProfilerTool {
   ToolMutex mutex_;
   ToolLock lock_tool(const char* call) { return ToolLock(mutex_, tool_thread_number(), call, debug_enabled_); }
   const bool debug_enabled_ = debug_enabled();
-  RangeTrigger trigger_;
+  range::RangeTrigger trigger_;
   std::unique_ptr<ActiveRange> active_;
   // Declined ranges whose snapshot or digest plan could not be freed when
   // they ended (a capture was open: freeing is a call it forbids).

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string_view>
 
+#include "core/environment.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
@@ -30,20 +31,10 @@ using Clock = std::chrono::steady_clock;
 // RANGEREPLAY_MAX_KERNELS_PER_RANGE: the counter ranges a one-pass range's
 // image holds when its kernel count is not known yet, in place of the image
 // budget (CounterSession::kCounterImageBudgetBytes); 0 when unset.
-std::size_t max_kernels_per_range() {
-  const char* v = std::getenv("RANGEREPLAY_MAX_KERNELS_PER_RANGE");
-  long n = v ? std::strtol(v, nullptr, 10) : 0;
-  return n > 0 ? static_cast<std::size_t>(n) : 0;
-}
+std::size_t max_kernels_per_range() { return environment::max_kernels_per_range().value_or(0); }
 
 // RANGEREPLAY_STANDING_PASS=0 turns the standing pass off.
-bool standing_pass_enabled() {
-  static const bool off = [] {
-    const char* v = std::getenv("RANGEREPLAY_STANDING_PASS");
-    return v != nullptr && std::string_view(v) == "0";
-  }();
-  return !off;
-}
+bool standing_pass_enabled() { return !environment::standing_pass_off(); }
 
 // The snapshot tiers as the user capped them (0 = no cap); a pinned arena
 // by the copy engines, or by the mapped kernel when it has many spans.
@@ -241,7 +232,8 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
                                     " snapshot copy items of regions not 16-byte aligned use narrower vectors");
     range->snapshot.emplace(std::move(snap).value());
     if (config_.restore == RestoreMode::kDifferential) plan_differential_restore(*range);
-    range->record.restore = range->restore_plan ? "differential" : "full";
+    range->record.restore =
+        std::string(name_of(kRestoreModeNames, range->restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
     range->record.timings.capture_ms += ms_since(capture_start);
     debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range->record.footprint_bytes));
   }

@@ -1,6 +1,8 @@
 // The replay window's GPU parts (see restore_strategy.h).
 #include "tool/restore_strategy.h"
 
+#include "core/environment.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -131,8 +133,7 @@ class CorruptingRestore final : public RestoreStrategy {
 
 std::unique_ptr<RestoreStrategy> corrupt_restores_for_tests(std::unique_ptr<RestoreStrategy> inner,
                                                             std::span<const Allocation> allocations, CUstream stream) {
-  static const bool on = std::getenv("RANGEREPLAY_TEST_CORRUPT_RESTORES") != nullptr;
-  if (!on) return inner;
+  if (!environment::test_corrupt_restores()) return inner;
   return std::make_unique<CorruptingRestore>(std::move(inner), allocations, stream);
 }
 

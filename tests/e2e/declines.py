@@ -27,7 +27,7 @@ import sys
 import tempfile
 from collections import Counter
 
-from e2e_common import checksums, injection_environment, run, summarize, tail
+from e2e_common import checksums, injection_environment, push_pop_range, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -154,7 +154,7 @@ def run_profiled(c, exe, report_path, tmp):
         return run(cmd)
     # What the launcher hands the injection (launcher.cpp), with a metric list
     # it would have refused.
-    config = {"nvtx_include": ["step/"], "metrics": c["injection_metrics"], "report_path": report_path,
+    config = {"nvtx_include": [push_pop_range("step")], "metrics": c["injection_metrics"], "report_path": report_path,
               "quiet": False, "command": [exe] + c["args"]}
     return run([exe] + c["args"], env=injection_environment(BUILD, config, tmp))
 

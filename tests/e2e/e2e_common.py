@@ -136,6 +136,14 @@ def injection_libraries(build):
     return inject, cupti
 
 
+def push_pop_range(name):
+    """The configuration's parsed form (src/core/range/range_json.h) of the
+    NVTX expression `name/`: a push/pop range named `name` of the default
+    domain, anywhere on the thread's stack. `name` is plain text."""
+    return {"text": name + "/", "kind": "push_pop", "domain": None, "bottom_anchored": False,
+            "top_anchored": False, "elements": [{"kind": "name", "name": name, "regex": False}]}
+
+
 def injection_environment(build, config, folder):
     """This process's environment plus what the launcher hands the profiled
     application (launcher.cpp, application_environment): the injection and

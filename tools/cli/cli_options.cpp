@@ -1,14 +1,16 @@
 // Command-line parsing with CLI11 and the checks that need no file system or
-// GPU (see cli_options.h). Range-selection options are checked with the same
-// core parsers the injection uses (src/core/range/), so an expression the
-// launcher accepts is one the tool understands, and a malformed one is
-// reported before the application starts, with its column.
+// GPU (see cli_options.h). Range-selection options are parsed here, once, with
+// the core parsers (src/core/range/): the configuration carries the parsed
+// values to the injection, and a malformed expression is reported before the
+// application starts, with its column.
 #include "cli/cli_options.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <tuple>
 
 #include "cli/application_path.h"
 #include "cli/cli11_errors.h"
@@ -67,21 +69,33 @@ std::string top_footer() {
          "after the run and the application exited 0 (the report is kept; its path is printed).";
 }
 
+// The choices of --range-metrics and --restore, from their enums' name tables
+// (core/profile_config.h): "kernel or whole", "full|differential" (the help
+// and hints list full first).
+std::string range_metrics_choices(std::string_view last_separator) {
+  return names_joined(kRangeMetricsNames, ", ", last_separator);
+}
+std::string restore_choices(std::string_view last_separator) {
+  return names_joined(kRestoreModeNames, {RestoreMode::kFull, RestoreMode::kDifferential}, ", ", last_separator);
+}
+std::string name(RangeMetrics m) { return std::string(name_of(kRangeMetricsNames, m)); }
+std::string name(RestoreMode m) { return std::string(name_of(kRestoreModeNames, m)); }
+
 // What each value-taking option of `profile` expects, for "--X needs a value
 // (...)": a missing value, "--X=" and an empty value all get this line.
 std::string value_hint(const std::string& option) {
-  static const std::pair<const char*, const char*> kHints[] = {
+  static const std::pair<const char*, std::string> kHints[] = {
       {"--nvtx-include", "an NVTX expression, e.g. step/"},
       {"--nvtx-exclude", "an NVTX expression, e.g. warmup/"},
       {"--kernel-range", "launch windows A:B, e.g. 100:164"},
       {"--metrics", "metric names separated by commas, e.g. dram__bytes_read.sum"},
       {"--set", "a set name; 'rangereplay --list-sets' lists them"},
-      {"--range-metrics", "kernel or whole"},
+      {"--range-metrics", range_metrics_choices(" or ")},
       {"--range-count", "a whole number from 1"},
       {"--skip", "a whole number"},
       {"--range-list", "matched range numbers, e.g. 2,5-7"},
       {"--output", "a file name ending in .json or .csv"},
-      {"--restore", "full or differential"},
+      {"--restore", restore_choices(" or ")},
       {"--snapshot-device-limit", "a size, e.g. 8GiB"},
       {"--snapshot-host-limit", "a size, e.g. 32GiB"},
   };
@@ -131,9 +145,10 @@ Status check_metric_separators(const std::string& metrics) {
 
 // The core parsers name the option without dashes ("nvtx-include '...': ...",
 // hints say "--nvtx-include"); the launcher's messages start with the flag.
-Status as_flag_error(Status s) {
-  if (s.ok()) return s;
-  return invalid_argument("--" + s.message());
+template <class T>
+StatusOr<T> as_flag_error(StatusOr<T> parsed) {
+  if (parsed.ok()) return parsed;
+  return invalid_argument("--" + parsed.status().message());
 }
 
 }  // namespace
@@ -156,18 +171,18 @@ Status check_set_name(const std::string& name, std::span<const std::string> know
                           "; 'rangereplay --list-sets' lists the sets");
 }
 
-Status check_kernel_range(const std::string& text) {
-  return as_flag_error(range::KernelWindows::parse(text, "kernel-range").status());
+StatusOr<range::KernelWindows> parse_kernel_range(const std::string& text) {
+  return as_flag_error(range::KernelWindows::parse(text, "kernel-range"));
 }
 
-Status check_range_list(const std::string& text) {
-  return as_flag_error(range::RangeSelector::parse_list(text, "range-list").status());
+StatusOr<range::RangeSelector> parse_range_list(const std::string& text) {
+  return as_flag_error(range::RangeSelector::parse_list(text, "range-list"));
 }
 
-Status check_nvtx_expression(const std::string& option, const std::string& text) {
+StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, const std::string& text) {
   std::string name = option;
   while (!name.empty() && name.front() == '-') name.erase(0, 1);
-  return as_flag_error(range::parse_nvtx_expression(text, name).status());
+  return as_flag_error(range::parse_nvtx_expression(text, name));
 }
 
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
@@ -205,8 +220,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
 
   std::vector<std::string> nvtx_include, nvtx_exclude;
   bool profiler_api = false, verify = false, quiet = false;
-  std::string kernel_range, metrics, set, range_metrics = "kernel", range_count, skip, range_list, output,
-                                          restore = "differential", device_limit, host_limit;
+  std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
+      range_list, output, restore = name(ProfileConfig{}.restore), device_limit, host_limit;
   // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
   profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
       ->type_name("EXPR")
@@ -225,15 +240,18 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   profile->add_option("--metrics", metrics, "Metric names separated by commas (Nsight Compute names); with --set, both lists")
       ->type_name("LIST");
   profile->add_option("--set", set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")->type_name("NAME");
-  profile->add_option("--range-metrics", range_metrics, "kernel (per kernel, default) or whole (one value per range)")
-      ->type_name("kernel|whole");
+  profile->add_option("--range-metrics", range_metrics, name(RangeMetrics::kPerKernel) + " (per kernel, default) or " +
+                                                            name(RangeMetrics::kWholeRange) + " (one value per range)")
+      ->type_name(range_metrics_choices("|"));
   profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
   profile->add_option("--skip", skip, "Skip the first N matched ranges")->type_name("N");
   profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
   profile->add_option("-o,--output", output, "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")->type_name("PATH");
   profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
-  profile->add_option("--restore", restore, "differential (default: copy back only the 1 MiB chunks that changed) or full (every byte)")
-      ->type_name("full|differential");
+  profile->add_option("--restore", restore,
+                      name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
+                          name(RestoreMode::kFull) + " (every byte)")
+      ->type_name(restore_choices("|"));
   profile->add_option("--snapshot-device-limit", device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
       ->type_name("SIZE");
   profile->add_option("--snapshot-host-limit", host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
@@ -345,20 +363,21 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   out.action = Action::kProfile;
   ProfileRequest& req = out.profile;
   ProfileConfig& c = req.config;
-  for (const std::string& e : nvtx_include) {
-    if (trim(e).empty()) return invalid_argument(value_hint("--nvtx-include"));
-    RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-include", e));
+  for (const auto& [option, texts, parsed] :
+       {std::tuple{"--nvtx-include", &nvtx_include, &c.nvtx_include},
+        std::tuple{"--nvtx-exclude", &nvtx_exclude, &c.nvtx_exclude}}) {
+    for (const std::string& e : *texts) {
+      if (trim(e).empty()) return invalid_argument(value_hint(option));
+      RR_ASSIGN_OR_RETURN(range::NvtxExpression expression, parse_nvtx_option(option, e));
+      parsed->push_back(std::move(expression));
+    }
   }
-  for (const std::string& e : nvtx_exclude) {
-    if (trim(e).empty()) return invalid_argument(value_hint("--nvtx-exclude"));
-    RR_RETURN_IF_ERROR(check_nvtx_expression("--nvtx-exclude", e));
-  }
-  c.nvtx_include = nvtx_include;
-  c.nvtx_exclude = nvtx_exclude;
   c.profiler_api = profiler_api;
-  if (!kernel_range.empty()) RR_RETURN_IF_ERROR(check_kernel_range(kernel_range));
-  c.kernel_range = kernel_range;
-  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(!c.kernel_range.empty());
+  if (!kernel_range.empty()) {
+    RR_ASSIGN_OR_RETURN(range::KernelWindows windows, parse_kernel_range(kernel_range));
+    c.kernel_windows = std::move(windows);
+  }
+  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(c.kernel_windows.has_value());
   // Before the "no range" check: --nvtx-exclude alone is a range selection
   // that lacks its --nvtx-include, and deserves the specific message.
   if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
@@ -385,13 +404,19 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (!range_list.empty() && (!skip.empty() || !range_count.empty())) {
     return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");
   }
-  if (!range_list.empty()) RR_RETURN_IF_ERROR(check_range_list(range_list));
-  c.range_list = range_list;
-  if (!skip.empty()) {
-    RR_ASSIGN_OR_RETURN(c.skip, parse_count("--skip", skip, 0));
-  }
-  if (!range_count.empty()) {
-    RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", range_count, 1));
+  if (!range_list.empty()) {
+    RR_ASSIGN_OR_RETURN(c.ranges, parse_range_list(range_list));
+  } else {
+    std::uint32_t skip_count = 0;
+    if (!skip.empty()) {
+      RR_ASSIGN_OR_RETURN(skip_count, parse_count("--skip", skip, 0));
+    }
+    if (!range_count.empty()) {
+      RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", range_count, 1));
+    }
+    std::optional<std::uint64_t> count;
+    if (c.range_count != 0) count = c.range_count;
+    RR_ASSIGN_OR_RETURN(c.ranges, as_flag_error(range::RangeSelector::from_skip_count(skip_count, count)));
   }
 
   if (metrics.empty() && set.empty()) set = kDefaultSet;
@@ -405,21 +430,18 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   RR_RETURN_IF_ERROR(check_metric_separators(metrics));
   req.metrics_csv = metrics;
   req.set_name = set;
-  if (range_metrics == "kernel") {
-    c.range_metrics = RangeMetrics::kPerKernel;
-  } else if (range_metrics == "whole") {
-    c.range_metrics = RangeMetrics::kWholeRange;
+  if (const std::optional<RangeMetrics> m = value_named(kRangeMetricsNames, range_metrics)) {
+    c.range_metrics = *m;
   } else {
-    return invalid_argument("--range-metrics must be kernel or whole, not '" + range_metrics + "'");
+    return invalid_argument("--range-metrics must be " + range_metrics_choices(" or ") + ", not '" + range_metrics + "'");
   }
 
   c.verify = verify;
-  if (restore == "differential") {
-    c.restore = RestoreMode::kDifferential;
-  } else if (restore == "full") {
-    c.restore = RestoreMode::kFull;
+  if (const std::optional<RestoreMode> m = value_named(kRestoreModeNames, restore)) {
+    c.restore = *m;
   } else {
-    return invalid_argument("--restore must be differential or full, not '" + restore + "'");
+    return invalid_argument("--restore must be " + names_joined(kRestoreModeNames, ", ", " or ") + ", not '" +
+                            restore + "'");
   }
   if (!device_limit.empty()) {
     RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", device_limit));

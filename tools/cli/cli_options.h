@@ -25,7 +25,7 @@ enum class Action { kProfile, kListMetrics, kListSets, kVersion, kHelp };
 
 /// A `profile` command, checked.
 struct ProfileRequest {
-  /// Range selection, replay and output options as given; `metrics` is empty
+  /// Range selection (parsed), replay and output options as given; `metrics` is empty
   /// (expanded later from metrics_csv/set_name), `report_path` is empty (the
   /// launcher picks a temporary file), `command` is the application and its
   /// arguments.
@@ -55,19 +55,19 @@ inline constexpr const char* kDefaultSet = "basic";
 /// source, no application). Thread-safe if `env` is.
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
 
-/// Checks --kernel-range windows "A:B[,C:D...]" (launch indices, B
+/// Parses --kernel-range windows "A:B[,C:D...]" (launch indices, B
 /// exclusive) with range::KernelWindows::parse. Errors: invalid_argument,
 /// one line naming the column ("--kernel-range '5': missing ':' at column 2; ...").
-Status check_kernel_range(const std::string& text);
-/// Checks a matched-range list "2,5-7" (indices and inclusive spans, from 0;
+StatusOr<range::KernelWindows> parse_kernel_range(const std::string& text);
+/// Parses a matched-range list "2,5-7" (indices and inclusive spans, from 0;
 /// "3-" runs to the end) with range::RangeSelector::parse_list. Errors:
 /// invalid_argument, one line naming the column.
-Status check_range_list(const std::string& text);
-/// Checks one --nvtx-include/--nvtx-exclude expression (`option` is the flag
+StatusOr<range::RangeSelector> parse_range_list(const std::string& text);
+/// Parses one --nvtx-include/--nvtx-exclude expression (`option` is the flag
 /// as typed) with range::parse_nvtx_expression. Errors: invalid_argument,
 /// one line naming the column ("--nvtx-include 'A//B': empty range name at
 /// column 3; write A/B").
-Status check_nvtx_expression(const std::string& option, const std::string& text);
+StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, const std::string& text);
 
 /// ok when `name` is one of `known_sets` (or `known_sets` is empty: nothing to
 /// compare against). Errors: invalid_argument, one line with up to three

@@ -15,6 +15,7 @@
 #include "cli/application_path.h"
 #include "cli/child_process.h"
 #include "core/closest_names.h"
+#include "core/environment.h"
 #include "cli/gpu_probe.h"
 #include "core/launcher_gate.h"
 #include "core/metric_sets.h"
@@ -136,7 +137,7 @@ int list_metrics() {
 class DebugSteps {
  public:
   explicit DebugSteps(std::chrono::steady_clock::time_point start)
-      : debug_(process_env("RANGEREPLAY_DEBUG").has_value()), step_start_(start) {}
+      : debug_(environment::debug()), step_start_(start) {}
   void done(const char* step) {
     const auto now = std::chrono::steady_clock::now();
     if (debug_)
@@ -346,10 +347,10 @@ std::map<std::string, std::string> application_environment(const std::string& in
                                                            const std::string& cupti_library,
                                                            const std::string& config_path,
                                                            const std::string& gate) {
-  return {{"CUDA_INJECTION64_PATH", injection_library},
-          {"NVTX_INJECTION64_PATH", cupti_library},
-          {"RANGEREPLAY_CONFIG", config_path},
-          {kLauncherGateVariable, gate}};
+  return {{environment::kCudaInjection, injection_library},
+          {environment::kNvtxInjection, cupti_library},
+          {environment::kConfig, config_path},
+          {environment::kGate, gate}};
 }
 
 int exit_code_for(const Status& status) {

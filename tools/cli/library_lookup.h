@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "cli/output_path.h"  // EnvLookup
+#include "core/environment.h"
 #include "core/status.h"
 
 namespace rangereplay::cli {
 
 inline constexpr const char* kInjectLibName = "librangereplay_inject.so";
-inline constexpr const char* kInjectLibEnv = "RANGEREPLAY_INJECT_LIB";
+inline constexpr const char* kInjectLibEnv = environment::kInjectLib;
 inline constexpr const char* kMetricsModuleName = "librangereplay_cli_metrics.so";
 inline constexpr const char* kHostMetricsModuleName = "librangereplay_cli_metrics_host.so";
 

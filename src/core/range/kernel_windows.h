@@ -46,6 +46,11 @@ class KernelWindows {
   /// count; `error_column`, when given, gets the 0-based offset c - 1).
   static StatusOr<KernelWindows> parse(std::string_view text, std::string_view option = "kernel-range",
                                        std::size_t* error_column = nullptr);
+  /// The windows `windows` as parse() would give them (read back from the
+  /// configuration). Errors: kInvalidArgument when there is no window, a
+  /// window is empty (end <= first) or the windows are not ascending and
+  /// disjoint; the message names the window by its index in `windows`.
+  static StatusOr<KernelWindows> from_windows(std::vector<KernelWindow> windows);
 
   /// Where launch `launch_index` stands relative to the windows.
   struct Position {
@@ -63,6 +68,8 @@ class KernelWindows {
   /// The range name of window `i`: "kernels 100:164".
   std::string window_name(std::size_t i) const;
   std::span<const KernelWindow> windows() const { return windows_; }
+
+  friend bool operator==(const KernelWindows&, const KernelWindows&) = default;
 
  private:
   explicit KernelWindows(std::vector<KernelWindow> windows) : windows_(std::move(windows)) {}

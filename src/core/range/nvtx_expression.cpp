@@ -313,8 +313,7 @@ class Parser {
       s.push_back(t.c);
     }
     try {
-      auto re = std::make_shared<const std::regex>(s, std::regex::ECMAScript | std::regex::optimize);
-      return NameMatcher::pattern(std::move(s), std::move(re));
+      return NameMatcher::compile(s);
     } catch (const std::regex_error& e) {
       auto [problem, hint] = regex_problem(e.code(), s);
       matcher_error_ = ParseError{toks.front().col, "regex: " + problem + " in the " + std::string(what) + " pattern '" + s + "'",
@@ -343,6 +342,11 @@ NameMatcher NameMatcher::pattern(std::string pattern, std::shared_ptr<const std:
   m.text_ = std::move(pattern);
   m.regex_ = std::move(regex);
   return m;
+}
+
+NameMatcher NameMatcher::compile(std::string pattern) {
+  auto regex = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript | std::regex::optimize);
+  return NameMatcher::pattern(std::move(pattern), std::move(regex));
 }
 
 bool NameMatcher::matches(std::string_view name) const {

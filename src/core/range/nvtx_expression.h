@@ -56,6 +56,9 @@ class NameMatcher {
   static NameMatcher exact(std::string text);
   /// `pattern` must compile (the parser checks); `regex` is its compiled form.
   static NameMatcher pattern(std::string pattern, std::shared_ptr<const std::regex> regex);
+  /// A regex matcher of `pattern`, compiled as the parser compiles names
+  /// (ECMAScript, optimized). Throws std::regex_error when it does not compile.
+  static NameMatcher compile(std::string pattern);
 
   /// Exact: equality. Regex: regex_search (a match anywhere in `name`). A
   /// regex engine error (complexity, stack) counts as no match.
@@ -63,6 +66,11 @@ class NameMatcher {
   bool is_regex() const { return regex_ != nullptr; }
   /// The name (exact) or the pattern handed to std::regex (regex).
   const std::string& text() const { return text_; }
+
+  /// Same text and same kind (exact or regex).
+  friend bool operator==(const NameMatcher& a, const NameMatcher& b) {
+    return a.text_ == b.text_ && a.is_regex() == b.is_regex();
+  }
 
  private:
   std::string text_;
@@ -74,6 +82,7 @@ struct NvtxElement {
   enum class Kind { kName, kAnyOne /* + */, kAnyMany /* * */ };
   Kind kind = Kind::kName;
   std::optional<NameMatcher> name;  // set for kName
+  friend bool operator==(const NvtxElement&, const NvtxElement&) = default;
 };
 
 enum class NvtxRangeKind { kPushPop, kStartEnd };
@@ -105,6 +114,8 @@ struct NvtxExpression {
   /// Start/end: whether every name matches at least one of `open_names` (the
   /// start/end ranges open in one domain). False for push/pop expressions.
   bool matches_open_ranges(std::span<const std::string> open_names) const;
+
+  friend bool operator==(const NvtxExpression&, const NvtxExpression&) = default;
 };
 
 /// Parses one expression. `option` names the flag in error messages

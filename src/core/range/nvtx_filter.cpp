@@ -19,13 +19,25 @@ bool expression_matches(const NvtxExpression& e, const NvtxState& state) {
   return false;
 }
 
+namespace {
+
+// A filter needs an include: a range begins at an included range's push or start.
+Status check_has_includes(bool includes, bool excludes) {
+  if (includes) return ok_status();
+  return invalid_argument(excludes ? "nvtx-exclude needs at least one nvtx-include: a range begins at an included "
+                                     "range's push or start"
+                                   : "no nvtx-include expression given");
+}
+
+}  // namespace
+
+StatusOr<NvtxFilter> NvtxFilter::create(std::vector<NvtxExpression> includes, std::vector<NvtxExpression> excludes) {
+  RR_RETURN_IF_ERROR(check_has_includes(!includes.empty(), !excludes.empty()));
+  return NvtxFilter(std::move(includes), std::move(excludes));
+}
+
 StatusOr<NvtxFilter> NvtxFilter::parse(std::span<const std::string> includes, std::span<const std::string> excludes) {
-  if (includes.empty()) {
-    return invalid_argument(excludes.empty()
-                                ? "no nvtx-include expression given"
-                                : "nvtx-exclude needs at least one nvtx-include: a range begins at an included "
-                                  "range's push or start");
-  }
+  RR_RETURN_IF_ERROR(check_has_includes(!includes.empty(), !excludes.empty()));
   std::vector<NvtxExpression> inc, exc;
   for (const std::string& text : includes) {
     RR_ASSIGN_OR_RETURN(NvtxExpression e, parse_nvtx_expression(text, "nvtx-include"));

@@ -53,6 +53,10 @@ class NvtxFilter {
   /// message names the option and the column). kInvalidArgument when
   /// `includes` is empty.
   static StatusOr<NvtxFilter> parse(std::span<const std::string> includes, std::span<const std::string> excludes);
+  /// The filter of expressions parsed already (the launcher's, read from the
+  /// configuration). kInvalidArgument when `includes` is empty, with parse()'s
+  /// message.
+  static StatusOr<NvtxFilter> create(std::vector<NvtxExpression> includes, std::vector<NvtxExpression> excludes);
 
   NvtxFilter(std::vector<NvtxExpression> includes, std::vector<NvtxExpression> excludes);
 

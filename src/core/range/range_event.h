@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/enum_names.h"
+
 namespace rangereplay::range {
 
 enum class RangeSource : std::uint8_t { kNvtxPushPop, kNvtxStartEnd, kProfilerApi, kKernelWindow };
@@ -34,9 +36,22 @@ struct RangeEvent {
   friend bool operator==(const RangeEvent&, const RangeEvent&) = default;
 };
 
-/// "begin", "end", "skipped", "declined_overlap".
-std::string_view range_event_kind_name(RangeEventKind kind);
-/// "nvtx_push_pop", "nvtx_start_end", "profiler_api", "kernel_window".
-std::string_view range_source_name(RangeSource source);
+inline constexpr EnumNames<RangeEventKind, 4> kRangeEventKindNames{{
+    {RangeEventKind::kBegin, "begin"},
+    {RangeEventKind::kEnd, "end"},
+    {RangeEventKind::kSkipped, "skipped"},
+    {RangeEventKind::kDeclinedOverlap, "declined_overlap"},
+}};
+inline constexpr EnumNames<RangeSource, 4> kRangeSourceNames{{
+    {RangeSource::kNvtxPushPop, "nvtx_push_pop"},
+    {RangeSource::kNvtxStartEnd, "nvtx_start_end"},
+    {RangeSource::kProfilerApi, "profiler_api"},
+    {RangeSource::kKernelWindow, "kernel_window"},
+}};
+
+/// "begin", "end", "skipped", "declined_overlap" (kRangeEventKindNames).
+constexpr std::string_view range_event_kind_name(RangeEventKind kind) { return name_of(kRangeEventKindNames, kind); }
+/// "nvtx_push_pop", "nvtx_start_end", "profiler_api", "kernel_window" (kRangeSourceNames).
+constexpr std::string_view range_source_name(RangeSource source) { return name_of(kRangeSourceNames, source); }
 
 }  // namespace rangereplay::range

@@ -39,6 +39,17 @@ StatusOr<RangeSelector> RangeSelector::from_skip_count(std::uint64_t skip, std::
   return RangeSelector(std::vector<Span>{Span{skip, skip + (*count - 1)}});
 }
 
+StatusOr<RangeSelector> RangeSelector::from_spans(std::vector<Span> spans) {
+  if (spans.empty()) return invalid_argument("no range span");
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (spans[i].last && *spans[i].last < spans[i].first) {
+      return invalid_argument("span " + std::to_string(i) + " ends at " + std::to_string(*spans[i].last) +
+                              ", before its first " + std::to_string(spans[i].first));
+    }
+  }
+  return RangeSelector(std::move(spans));
+}
+
 StatusOr<RangeSelector> RangeSelector::parse_list(std::string_view text, std::string_view option,
                                                   std::size_t* error_column) {
   auto fail = [&](std::size_t col, const std::string& problem, const std::string& hint) -> Status {

@@ -32,6 +32,13 @@ namespace rangereplay::range {
 
 class RangeSelector {
  public:
+  /// Matches first .. last (inclusive; last nullopt: to the end of the process).
+  struct Span {
+    std::uint64_t first = 0;
+    std::optional<std::uint64_t> last;  // inclusive; nullopt: unbounded
+    friend bool operator==(const Span&, const Span&) = default;
+  };
+
   /// Selects every matched range.
   RangeSelector() { spans_.push_back(Span{0, std::nullopt}); }
 
@@ -46,6 +53,11 @@ class RangeSelector {
   static StatusOr<RangeSelector> parse_list(std::string_view text, std::string_view option = "ranges",
                                             std::size_t* error_column = nullptr);
 
+  /// The selector of `spans` (any order; overlaps merge), as read back from
+  /// the configuration. Errors: kInvalidArgument when there is no span or a
+  /// span's last is below its first; the message names the span by its index.
+  static StatusOr<RangeSelector> from_spans(std::vector<Span> spans);
+
   /// Whether the `match_index`-th matched range (from 0) is profiled.
   bool selects(std::uint64_t match_index) const;
   /// Whether no match after `match_index` can be selected (stop matching).
@@ -54,15 +66,12 @@ class RangeSelector {
   std::optional<std::uint64_t> last() const;
   /// Canonical list form: "0-" (all), "2,5-7", "3-".
   std::string to_string() const;
+  /// The selected spans: sorted, disjoint, not adjacent.
+  const std::vector<Span>& spans() const { return spans_; }
 
   friend bool operator==(const RangeSelector&, const RangeSelector&) = default;
 
  private:
-  struct Span {
-    std::uint64_t first = 0;
-    std::optional<std::uint64_t> last;  // inclusive; nullopt: unbounded
-    friend bool operator==(const Span&, const Span&) = default;
-  };
   explicit RangeSelector(std::vector<Span> spans);  // sorts and merges
   std::vector<Span> spans_;                         // sorted, disjoint, non-adjacent
 };

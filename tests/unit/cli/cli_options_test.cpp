@@ -19,6 +19,13 @@ CommandLine parse(std::vector<std::string> args, const EnvLookup& env = no_env) 
   return c.ok() ? *c : CommandLine{};
 }
 
+// The texts of parsed NVTX expressions, as the user wrote them.
+std::vector<std::string> texts(const std::vector<range::NvtxExpression>& expressions) {
+  std::vector<std::string> out;
+  for (const range::NvtxExpression& e : expressions) out.push_back(e.text);
+  return out;
+}
+
 std::string error_of(std::vector<std::string> args) {
   args.insert(args.begin(), "rangereplay");
   StatusOr<CommandLine> c = parse_command_line(args, no_env);
@@ -33,13 +40,13 @@ TEST(CliOptions, minimal_profile_uses_defaults_and_the_basic_set) {
   CommandLine c = parse({"profile", "--nvtx-include", "step/", "--", "./app", "a", "-b"});
   ASSERT_EQ(c.action, Action::kProfile);
   const ProfileRequest& r = c.profile;
-  EXPECT_EQ(r.config.nvtx_include, (std::vector<std::string>{"step/"}));
+  EXPECT_EQ(texts(r.config.nvtx_include), (std::vector<std::string>{"step/"}));
   EXPECT_TRUE(r.config.nvtx_exclude.empty());
   EXPECT_FALSE(r.config.profiler_api);
-  EXPECT_EQ(r.config.kernel_range, "");
-  EXPECT_EQ(r.config.skip, 0u);
+  EXPECT_FALSE(r.config.kernel_windows.has_value());
+  EXPECT_EQ(r.config.ranges, range::RangeSelector());
+  EXPECT_EQ(r.config.ranges.to_string(), "0-");
   EXPECT_EQ(r.config.range_count, 0u);
-  EXPECT_EQ(r.config.range_list, "");
   EXPECT_TRUE(r.config.metrics.empty());
   EXPECT_EQ(r.config.range_metrics, RangeMetrics::kPerKernel);
   EXPECT_FALSE(r.config.verify);
@@ -63,15 +70,15 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
                          "python", "train.py", "--", "--epochs", "1"});
   ASSERT_EQ(c.action, Action::kProfile);
   const ProfileRequest& r = c.profile;
-  EXPECT_EQ(r.config.nvtx_include, (std::vector<std::string>{"A/", "D@B/C"}));
-  EXPECT_EQ(r.config.nvtx_exclude, (std::vector<std::string>{"warm/"}));
+  EXPECT_EQ(texts(r.config.nvtx_include), (std::vector<std::string>{"A/", "D@B/C"}));
+  EXPECT_EQ(texts(r.config.nvtx_exclude), (std::vector<std::string>{"warm/"}));
   EXPECT_FALSE(r.config.profiler_api);
-  EXPECT_EQ(r.config.kernel_range, "");
+  EXPECT_FALSE(r.config.kernel_windows.has_value());
   EXPECT_EQ(r.metrics_csv, "dram__bytes_read.sum,smsp__inst_executed.sum");
   EXPECT_EQ(r.set_name, "full");
   EXPECT_EQ(r.config.range_metrics, RangeMetrics::kWholeRange);
   EXPECT_EQ(r.config.range_count, 3u);
-  EXPECT_EQ(r.config.skip, 2u);
+  EXPECT_EQ(r.config.ranges.to_string(), "2-4");  // --skip 2 --range-count 3
   EXPECT_EQ(r.output_pattern, "run_%p.csv");
   EXPECT_EQ(r.output_format, OutputFormat::kCsv);
   EXPECT_TRUE(r.config.verify);
@@ -102,7 +109,7 @@ TEST(CliOptions, dashes_after_the_application_belong_to_it) {
 
 TEST(CliOptions, each_nvtx_include_takes_exactly_one_expression) {
   CommandLine c = parse({"profile", "--nvtx-include", "a/", "./app", "b/"});
-  EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"a/"}));
+  EXPECT_EQ(texts(c.profile.config.nvtx_include), (std::vector<std::string>{"a/"}));
   EXPECT_EQ(c.profile.config.command, (std::vector<std::string>{"./app", "b/"}));
 }
 
@@ -133,7 +140,10 @@ TEST(CliOptions, range_options_after_the_application_are_named_in_the_error) {
 
 TEST(CliOptions, kernel_range_alone_is_a_range_selection) {
   CommandLine c = parse({"profile", "--kernel-range", "0:1", "--", "./app"});
-  EXPECT_EQ(c.profile.config.kernel_range, "0:1");
+  ASSERT_TRUE(c.profile.config.kernel_windows.has_value());
+  EXPECT_EQ(std::vector<range::KernelWindow>(c.profile.config.kernel_windows->windows().begin(),
+                                             c.profile.config.kernel_windows->windows().end()),
+            (std::vector<range::KernelWindow>{{0, 1}}));
 }
 
 TEST(CliOptions, missing_application_is_an_error) {
@@ -207,8 +217,8 @@ TEST(CliOptions, nvtx_options_take_one_expression_each_and_repeat) {
   EXPECT_EQ(text.find("EXPR ..."), std::string::npos) << text;
   CommandLine c = parse({"profile", "--nvtx-include", "A/", "--nvtx-include", "B/", "--nvtx-exclude", "C/",
                          "--nvtx-exclude=D/", "--", "./app"});
-  EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"A/", "B/"}));
-  EXPECT_EQ(c.profile.config.nvtx_exclude, (std::vector<std::string>{"C/", "D/"}));
+  EXPECT_EQ(texts(c.profile.config.nvtx_include), (std::vector<std::string>{"A/", "B/"}));
+  EXPECT_EQ(texts(c.profile.config.nvtx_exclude), (std::vector<std::string>{"C/", "D/"}));
   // The word after the expression is the application, not a second expression.
   EXPECT_EQ(parse({"profile", "--nvtx-include", "A/", "./app"}).profile.config.command,
             (std::vector<std::string>{"./app"}));
@@ -232,15 +242,16 @@ TEST(CliOptions, counts_are_checked) {
             "--range-count 0 must be at least 1; leave it out to profile every matched range");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-count", "4294967296", "--", "./app"}),
             "--range-count '4294967296' is not a whole number from 1 to 4294967295");
-  EXPECT_EQ(parse({"profile", "--profiler-api", "--skip", "4294967295", "--", "./app"}).profile.config.skip,
-            4294967295u);
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--skip", "4294967295", "--", "./app"}).profile.config.ranges.to_string(),
+            "4294967295-");
 }
 
 TEST(CliOptions, range_list_is_checked_and_excludes_skip_and_count) {
-  EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "2,5-7", "--", "./app"}).profile.config.range_list,
-            "2,5-7");
-  EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "0", "--", "./app"}).profile.config.range_list, "0");
-  EXPECT_EQ(parse({"profile", "--profiler-api", "--range-list", "3-", "--", "./app"}).profile.config.range_list, "3-");
+  for (const char* list : {"2,5-7", "0", "3-"}) {
+    const ProfileConfig c = parse({"profile", "--profiler-api", "--range-list", list, "--", "./app"}).profile.config;
+    EXPECT_EQ(c.ranges, range::RangeSelector::parse_list(list).value()) << list;
+    EXPECT_EQ(c.range_count, 0u) << list;
+  }
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "2,7-5", "--", "./app"}),
             "--range-list '2,7-5': reversed span at column 3; write 5-7");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "2,,3", "--", "./app"}),
@@ -252,26 +263,26 @@ TEST(CliOptions, range_list_is_checked_and_excludes_skip_and_count) {
 }
 
 TEST(CliOptions, kernel_range_is_checked_with_the_column_of_the_error) {
-  EXPECT_TRUE(check_kernel_range("0:1").ok());
-  EXPECT_TRUE(check_kernel_range("100:164").ok());
-  EXPECT_TRUE(check_kernel_range("0:10,100:164").ok());
-  EXPECT_EQ(check_kernel_range("5").message(),
+  EXPECT_TRUE(parse_kernel_range("0:1").ok());
+  EXPECT_TRUE(parse_kernel_range("100:164").ok());
+  EXPECT_TRUE(parse_kernel_range("0:10,100:164").ok());
+  EXPECT_EQ(parse_kernel_range("5").status().message(),
             "--kernel-range '5': missing ':' at column 2; write FIRST:END, e.g. 5:6 for launch 5 alone");
-  EXPECT_EQ(check_kernel_range("7:7").message(),
+  EXPECT_EQ(parse_kernel_range("7:7").status().message(),
             "--kernel-range '7:7': end 7 is not after first 7 at column 3; END is exclusive: write 7:8 for one "
             "launch");
-  EXPECT_EQ(check_kernel_range("9:3").message(),
+  EXPECT_EQ(parse_kernel_range("9:3").status().message(),
             "--kernel-range '9:3': end 3 is not after first 9 at column 3; write 3:9");
-  EXPECT_EQ(check_kernel_range("a:3").message(),
+  EXPECT_EQ(parse_kernel_range("a:3").status().message(),
             "--kernel-range 'a:3': unexpected 'a' at column 1; write FIRST:END, launch indices from 0, END "
             "exclusive, e.g. 100:164");
-  EXPECT_EQ(check_kernel_range(":3").message(),
+  EXPECT_EQ(parse_kernel_range(":3").status().message(),
             "--kernel-range ':3': unexpected ':' at column 1; write FIRST:END, launch indices from 0, END "
             "exclusive, e.g. 100:164");
-  EXPECT_EQ(check_kernel_range("-1:3").message(),
+  EXPECT_EQ(parse_kernel_range("-1:3").status().message(),
             "--kernel-range '-1:3': unexpected '-' at column 1; write FIRST:END, launch indices from 0, END "
             "exclusive, e.g. 100:164");
-  EXPECT_EQ(check_kernel_range("10:20,5:8").message(),
+  EXPECT_EQ(parse_kernel_range("10:20,5:8").status().message(),
             "--kernel-range '10:20,5:8': window 5:8 overlaps or precedes 10:20 at column 7; list windows in "
             "ascending order without overlap");
   EXPECT_EQ(error_of({"profile", "--kernel-range", "3", "--", "./app"}),
@@ -281,8 +292,8 @@ TEST(CliOptions, kernel_range_is_checked_with_the_column_of_the_error) {
 TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
   CommandLine c = parse({"profile", "--nvtx-include", "regex:^train$/fwd", "--nvtx-include", "A,B",
                          "--nvtx-include", "D@[A/*/B]", "--nvtx-exclude", "A/+/C", "--", "./app"});
-  EXPECT_EQ(c.profile.config.nvtx_include, (std::vector<std::string>{"regex:^train$/fwd", "A,B", "D@[A/*/B]"}));
-  EXPECT_EQ(c.profile.config.nvtx_exclude, (std::vector<std::string>{"A/+/C"}));
+  EXPECT_EQ(texts(c.profile.config.nvtx_include), (std::vector<std::string>{"regex:^train$/fwd", "A,B", "D@[A/*/B]"}));
+  EXPECT_EQ(texts(c.profile.config.nvtx_exclude), (std::vector<std::string>{"A/+/C"}));
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "A//B", "--", "./app"}),
             "--nvtx-include 'A//B': empty range name at column 3; write A/B");
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--nvtx-exclude", "layer[3]/", "--", "./app"}),

@@ -5,36 +5,163 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/range/range_json.h"
 
 namespace rangereplay {
 namespace {
 
+// The config's text after write_profile_config.
+std::string written(const ProfileConfig& c, const std::string& path) {
+  EXPECT_TRUE(write_profile_config(c, path).ok());
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// read_profile_config of `text` (a file's content); the file is removed.
+StatusOr<ProfileConfig> read_text(const std::string& text) {
+  const std::string path = ::testing::TempDir() + "rr_config_text.json";
+  std::ofstream(path) << text;
+  StatusOr<ProfileConfig> back = read_profile_config(path);
+  std::remove(path.c_str());
+  return back;
+}
+
+range::NvtxExpression expression(std::string_view text) { return range::parse_nvtx_expression(text).value(); }
+
 TEST(ProfileConfig, round_trips_through_a_json_file) {
   ProfileConfig c;
-  c.nvtx_include = {"step/", "D@A/B"};
+  c.nvtx_include = {expression("step/"), expression("D@[A/*/B]"), expression("regex:^train$/fw+d"), expression("A,B"),
+                    expression("X/+/Y")};
+  c.nvtx_exclude = {expression("regex:warm.*@w/")};
+  c.kernel_windows = range::KernelWindows::parse("0:10,100:164").value();
+  c.ranges = range::RangeSelector::parse_list("2,5-7,9-").value();
   c.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum"};
   c.range_metrics = RangeMetrics::kWholeRange;
   c.restore = RestoreMode::kFull;
-  c.skip = 2;
   c.range_count = 5;
   c.snapshot_device_limit = 512ull << 20;
+  c.snapshot_host_limit = 6ull << 30;
   c.verify = true;
+  c.quiet = true;
+  c.report_path = "/tmp/r.json";
   c.command = {"./app", "--n", "3"};
   std::string path = ::testing::TempDir() + "rr_config_test.json";
   ASSERT_TRUE(write_profile_config(c, path).ok());
   auto back = read_profile_config(path);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
-  EXPECT_EQ(back->nvtx_include, c.nvtx_include);
-  EXPECT_EQ(back->metrics, c.metrics);
-  EXPECT_EQ(back->range_metrics, RangeMetrics::kWholeRange);
-  EXPECT_EQ(back->restore, RestoreMode::kFull);
-  EXPECT_EQ(back->skip, 2u);
-  EXPECT_EQ(back->range_count, 5u);
-  EXPECT_EQ(back->snapshot_device_limit, 512ull << 20);
-  EXPECT_TRUE(back->verify);
-  EXPECT_EQ(back->command, c.command);
+  EXPECT_EQ(*back, c);
+  ASSERT_EQ(back->nvtx_include.size(), 5u);
+  EXPECT_EQ(back->nvtx_include[2].text, "regex:^train$/fw+d");
+  EXPECT_EQ(back->ranges.to_string(), "2,5-7,9-");
+  ASSERT_TRUE(back->kernel_windows.has_value());
+  EXPECT_EQ(back->kernel_windows->window_name(1), "kernels 100:164");
+  // A regex read back is compiled again and matches as the parsed one does.
+  const std::vector<std::string> stack{"train", "fwwd"};
+  EXPECT_TRUE(c.nvtx_include[2].matches_stack(stack));
+  EXPECT_TRUE(back->nvtx_include[2].matches_stack(stack));
+  EXPECT_FALSE(back->nvtx_include[2].matches_stack(std::vector<std::string>{"pretrain", "fwd"}));
   std::remove(path.c_str());
+}
+
+TEST(ProfileConfig, a_default_config_round_trips_and_selects_every_range) {
+  const std::string path = ::testing::TempDir() + "rr_config_default.json";
+  ASSERT_TRUE(write_profile_config(ProfileConfig{}, path).ok());
+  auto back = read_profile_config(path);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, ProfileConfig{});
+  EXPECT_FALSE(back->kernel_windows.has_value());
+  EXPECT_EQ(back->ranges.to_string(), "0-");
+  std::remove(path.c_str());
+}
+
+TEST(ProfileConfig, the_file_holds_parsed_values_not_expression_text_to_parse_again) {
+  ProfileConfig c;
+  c.nvtx_include = {expression("D@[A/*/B")};
+  c.kernel_windows = range::KernelWindows::parse("100:164").value();
+  c.ranges = range::RangeSelector::from_skip_count(2, 3).value();
+  const std::string path = ::testing::TempDir() + "rr_config_form.json";
+  const nlohmann::json j = nlohmann::json::parse(written(c, path));
+  std::remove(path.c_str());
+  const nlohmann::json& e = j.at("nvtx_include").at(0);
+  EXPECT_EQ(e.at("text"), "D@[A/*/B");
+  EXPECT_EQ(e.at("kind"), "push_pop");
+  EXPECT_EQ(e.at("domain"), (nlohmann::json{{"name", "D"}, {"regex", false}}));
+  EXPECT_EQ(e.at("bottom_anchored"), true);
+  EXPECT_EQ(e.at("top_anchored"), false);
+  EXPECT_EQ(e.at("elements"), nlohmann::json::parse(R"([{"kind": "name", "name": "A", "regex": false},
+                                                         {"kind": "any_many"},
+                                                         {"kind": "name", "name": "B", "regex": false}])"));
+  EXPECT_EQ(j.at("kernel_windows"), nlohmann::json::parse(R"([{"first": 100, "end": 164}])"));
+  EXPECT_EQ(j.at("ranges"), nlohmann::json::parse(R"([{"first": 2, "last": 4}])"));
+  EXPECT_EQ(ProfileConfig{}.ranges, range::RangeSelector());
+  // The form tests/e2e/e2e_common.py's push_pop_range writes for the e2e
+  // tests that configure the injection without the launcher.
+  EXPECT_EQ(range::nvtx_expression_json(expression("step/")),
+            nlohmann::json::parse(R"({"text": "step/", "kind": "push_pop", "domain": null, "bottom_anchored": false,
+                                      "top_anchored": false,
+                                      "elements": [{"kind": "name", "name": "step", "regex": false}]})"));
+}
+
+TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
+  const std::string name = R"({"kind": "name", "name": "A", "regex": false})";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"nvtx_include": ["step/"]})", "nvtx_include[0]: must be an object, not string"},
+      {R"({"nvtx_include": {}})", "nvtx_include: must be an array, not object"},
+      {R"({"nvtx_include": [{"kind": "push_pop"}]})", "nvtx_include[0].elements: missing"},
+      {R"({"nvtx_include": [{"kind": "stack", "elements": [)" + name + "]}]}",
+       "nvtx_include[0].kind: unknown value 'stack'; one of push_pop, start_end"},
+      {R"({"nvtx_exclude": [{"kind": "push_pop", "elements": [)" + name + R"(, {"kind": "all"}]}]})",
+       "nvtx_exclude[0].elements[1].kind: unknown value 'all'; one of name, any_one, any_many"},
+      {R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "regex": true}]}]})",
+       "nvtx_include[0].elements[0].name: missing"},
+      {R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "any_one"}]}]})",
+       "nvtx_include[0].elements: a push/pop pattern starts and ends with a name"},
+      {R"({"nvtx_include": [{"kind": "push_pop", "elements": []}]})",
+       "nvtx_include[0].elements: no element; an expression names at least one range"},
+      {R"({"nvtx_include": [{"kind": "start_end", "top_anchored": true, "elements": [)" + name + "]}]}",
+       "nvtx_include[0]: a start/end expression has no stack anchor"},
+      {R"({"kernel_windows": [{"first": 10, "end": 20}, {"first": 5, "end": 8}]})",
+       "kernel_windows: window 1 (5:8) overlaps or precedes window 0"},
+      {R"({"kernel_windows": [{"first": 7, "end": 7}]})",
+       "kernel_windows: window 0 (7:7) is empty: its end is not after its first launch"},
+      {R"({"kernel_windows": [{"first": -1, "end": 7}]})",
+       "kernel_windows[0].first: must be a whole number from 0 to 18446744073709551615"},
+      {R"({"kernel_windows": []})", "kernel_windows: no kernel window"},
+      {R"({"ranges": [{"first": 7, "last": 5}]})", "ranges: span 0 ends at 5, before its first 7"},
+      {R"({"ranges": [{"last": 5}]})", "ranges[0].first: missing"},
+      {R"({"range_count": 4294967296})", "range_count: must be a whole number from 0 to 4294967295"},
+      {R"([1, 2])", "the document: must be an object, not array"},
+      {R"({"restore": "some"})", "restore: unknown value 'some'; one of differential, full"},
+      {R"({"range_metrics": "all"})", "range_metrics: unknown value 'all'; one of kernel, whole"},
+      {R"({"nvtx_include": [{"elements": []}]})", "nvtx_include[0].kind: missing"},
+  };
+  for (const auto& [text, want] : cases) {
+    StatusOr<ProfileConfig> back = read_text(text);
+    ASSERT_FALSE(back.ok()) << text;
+    EXPECT_EQ(back.status().code(), StatusCode::kInvalidArgument) << text;
+    const std::string message = back.status().message();
+    const std::string::size_type at = message.find("rr_config_text.json: ");
+    ASSERT_NE(at, std::string::npos) << message;
+    EXPECT_EQ(message.substr(at + 21), want) << text;
+  }
+  // A wrong JSON type: the field, then the JSON library's reason.
+  StatusOr<ProfileConfig> back = read_text(R"({"verify": "yes"})");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("rr_config_text.json: verify: "), std::string::npos)
+      << back.status().message();
+  // A regex that does not compile.
+  back = read_text(
+      R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "name": "(", "regex": true}]}]})");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("nvtx_include[0].elements[0].name: the regex does not compile: "),
+            std::string::npos)
+      << back.status().message();
 }
 
 TEST(ProfileConfig, restore_defaults_to_differential_in_code_and_in_a_file_without_the_field) {

@@ -1,7 +1,7 @@
 // RangeTrigger: the injection's one door to range selection. It builds the
-// range sources the configuration asks for from the core range layer
-// (src/core/range/) and answers every NVTX call, cu(da)ProfilerStart/Stop and
-// kernel launch with the RangeEvent the tool acts on:
+// range sources the configuration asks for from this range layer and
+// answers every NVTX call, cu(da)ProfilerStart/Stop and kernel launch with
+// the RangeEvent the tool acts on:
 //
 //   --nvtx-include/--nvtx-exclude  NvtxRangeTracker (push/pop, start/end, domains)
 //   --profiler-api                 ProfilerApiRanges
@@ -19,7 +19,7 @@
 // after_launch() must be called at that launch's API_EXIT (the launch has
 // then been submitted, so the range may end).
 //
-// Thread-safety: externally locked (ProfilerTool::mutex_), except
+// Thread-safety: externally locked (the injection tool's lock), except
 // counts_launches(), listens_to_nvtx() and listens_to_profiler_api(), which
 // may be read from any thread without the lock (a stale true only costs a
 // lock; the state is re-checked under it).
@@ -41,41 +41,38 @@
 #include "core/range/range_selector.h"
 #include "core/status.h"
 
-namespace rangereplay::tool {
+namespace rangereplay::range {
 
 class RangeTrigger {
  public:
-  /// The RangeSelector of --skip/--range-count or --range-list. Errors:
-  /// kInvalidArgument with the core parser's one-line message.
-  static StatusOr<range::RangeSelector> selector_of(const ProfileConfig& config);
-
-  /// Builds the sources `config` asks for. Errors: kInvalidArgument for a
-  /// malformed expression, window or list (the launcher checks these before
-  /// the application starts, so this only fails on a hand-written config).
-  /// Call once, before any other method.
+  /// Builds the sources `config` asks for from its parsed values, each with
+  /// config.ranges as its selector. Errors: kInvalidArgument when
+  /// nvtx_exclude is given without nvtx_include (the launcher refuses that
+  /// before the application starts, so this only fails on a hand-written
+  /// config). Call once, before any other method.
   Status configure(const ProfileConfig& config);
 
   // NVTX, `thread_id` an opaque per-thread number, `domain` "" = default.
-  std::optional<range::RangeEvent> on_push(std::uint64_t thread_id, std::string_view domain, std::string_view name);
-  std::optional<range::RangeEvent> on_pop(std::uint64_t thread_id, std::string_view domain);
-  std::optional<range::RangeEvent> on_start(std::uint64_t thread_id, std::string_view domain, std::string_view name,
+  std::optional<RangeEvent> on_push(std::uint64_t thread_id, std::string_view domain, std::string_view name);
+  std::optional<RangeEvent> on_pop(std::uint64_t thread_id, std::string_view domain);
+  std::optional<RangeEvent> on_start(std::uint64_t thread_id, std::string_view domain, std::string_view name,
                                             std::uint64_t range_id);
-  std::optional<range::RangeEvent> on_end(std::uint64_t thread_id, std::uint64_t range_id);
+  std::optional<RangeEvent> on_end(std::uint64_t thread_id, std::uint64_t range_id);
 
   // cuProfilerStart (act at its API_EXIT) / cuProfilerStop (at its API_ENTER).
-  std::optional<range::RangeEvent> on_profiler_start(std::uint64_t thread_id);
-  std::optional<range::RangeEvent> on_profiler_stop(std::uint64_t thread_id);
+  std::optional<RangeEvent> on_profiler_start(std::uint64_t thread_id);
+  std::optional<RangeEvent> on_profiler_stop(std::uint64_t thread_id);
 
   /// One application kernel launch at its API_ENTER.
   struct Launch {
     std::uint64_t index = 0;                 // launch number in the process, from 0
-    std::optional<range::RangeEvent> before;  // act on it before recording the launch
+    std::optional<RangeEvent> before;  // act on it before recording the launch
     bool ends_after = false;                 // call after_launch(index) at API_EXIT
   };
   Launch on_launch(std::uint64_t thread_id);
   /// The API_EXIT of launch `index` whose Launch had ends_after: the kEnd of
   /// its window when that window is being recorded.
-  std::optional<range::RangeEvent> after_launch(std::uint64_t thread_id, std::uint64_t index);
+  std::optional<RangeEvent> after_launch(std::uint64_t thread_id, std::uint64_t index);
 
   /// Whether kernel launches must be passed to on_launch (windows configured
   /// and not all past).
@@ -92,18 +89,18 @@ class RangeTrigger {
  private:
   // The recorded range: which source and match it came from.
   struct Recorded {
-    range::RangeSource source = range::RangeSource::kNvtxPushPop;
+    RangeSource source = RangeSource::kNvtxPushPop;
     std::uint64_t match_index = 0;
     friend bool operator==(const Recorded&, const Recorded&) = default;
   };
   // Applies the one-recorded-range rule across sources.
-  std::optional<range::RangeEvent> forward(std::optional<range::RangeEvent> event);
+  std::optional<RangeEvent> forward(std::optional<RangeEvent> event);
   void refresh_listening();
 
-  std::unique_ptr<range::NvtxRangeTracker> nvtx_;
-  std::unique_ptr<range::ProfilerApiRanges> profiler_api_;
-  std::optional<range::KernelWindows> windows_;
-  std::optional<range::RangeGate> window_gate_;
+  std::unique_ptr<NvtxRangeTracker> nvtx_;
+  std::unique_ptr<ProfilerApiRanges> profiler_api_;
+  std::optional<KernelWindows> windows_;
+  std::optional<RangeGate> window_gate_;
   std::optional<std::size_t> window_recorded_;  // window whose kBegin was forwarded
   std::uint64_t launches_ = 0;
   std::optional<Recorded> recording_;
@@ -113,4 +110,4 @@ class RangeTrigger {
   std::atomic<bool> profiler_listening_{false};
 };
 
-}  // namespace rangereplay::tool
+}  // namespace rangereplay::range

@@ -1,33 +1,21 @@
 // Range sources built from the configuration, and the one-recorded-range rule
 // across them (see range_trigger.h).
-#include "tool/range_trigger.h"
+#include "core/range/range_trigger.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace rangereplay::tool {
-
-using range::RangeEvent;
-using range::RangeEventKind;
-
-StatusOr<range::RangeSelector> RangeTrigger::selector_of(const ProfileConfig& config) {
-  if (!config.range_list.empty()) return range::RangeSelector::parse_list(config.range_list, "range-list");
-  std::optional<std::uint64_t> count;
-  if (config.range_count != 0) count = config.range_count;
-  return range::RangeSelector::from_skip_count(config.skip, count);
-}
+namespace rangereplay::range {
 
 Status RangeTrigger::configure(const ProfileConfig& config) {
-  RR_ASSIGN_OR_RETURN(range::RangeSelector selector, selector_of(config));
+  const RangeSelector& selector = config.ranges;
   if (!config.nvtx_include.empty() || !config.nvtx_exclude.empty()) {
-    RR_ASSIGN_OR_RETURN(range::NvtxFilter filter, range::NvtxFilter::parse(config.nvtx_include, config.nvtx_exclude));
-    nvtx_ = std::make_unique<range::NvtxRangeTracker>(std::move(filter), selector);
+    RR_ASSIGN_OR_RETURN(NvtxFilter filter, NvtxFilter::create(config.nvtx_include, config.nvtx_exclude));
+    nvtx_ = std::make_unique<NvtxRangeTracker>(std::move(filter), selector);
   }
-  if (config.profiler_api) profiler_api_ = std::make_unique<range::ProfilerApiRanges>(selector);
-  if (!config.kernel_range.empty()) {
-    RR_ASSIGN_OR_RETURN(range::KernelWindows windows,
-                        range::KernelWindows::parse(config.kernel_range, "kernel-range"));
-    windows_.emplace(std::move(windows));
+  if (config.profiler_api) profiler_api_ = std::make_unique<ProfilerApiRanges>(selector);
+  if (config.kernel_windows) {
+    windows_.emplace(*config.kernel_windows);
     window_gate_.emplace(selector);
   }
   refresh_listening();
@@ -109,12 +97,12 @@ RangeTrigger::Launch RangeTrigger::on_launch(std::uint64_t thread_id) {
   Launch launch;
   launch.index = launches_++;
   if (!windows_) return launch;
-  const range::KernelWindows::Position at = windows_->position(launch.index);
+  const KernelWindows::Position at = windows_->position(launch.index);
   std::optional<RangeEvent> event;
   if (at.window && at.begins_before) {
-    const range::RangeGate::Verdict v = window_gate_->open();
+    const RangeGate::Verdict v = window_gate_->open();
     if (v.kind == RangeEventKind::kBegin) window_recorded_ = *at.window;
-    event = RangeEvent{v.kind, range::RangeSource::kKernelWindow, v.match_index, windows_->window_name(*at.window),
+    event = RangeEvent{v.kind, RangeSource::kKernelWindow, v.match_index, windows_->window_name(*at.window),
                        "", thread_id};
   }
   launch.ends_after = at.window.has_value() && at.ends_after && window_recorded_ == at.window;
@@ -124,13 +112,13 @@ RangeTrigger::Launch RangeTrigger::on_launch(std::uint64_t thread_id) {
 
 std::optional<RangeEvent> RangeTrigger::after_launch(std::uint64_t thread_id, std::uint64_t index) {
   if (!windows_) return std::nullopt;
-  const range::KernelWindows::Position at = windows_->position(index);
+  const KernelWindows::Position at = windows_->position(index);
   if (!at.window || !at.ends_after || window_recorded_ != at.window) return std::nullopt;
   window_recorded_.reset();
   window_gate_->close();
   // Window i is match i: windows open in order and each opens exactly once.
-  return forward(RangeEvent{RangeEventKind::kEnd, range::RangeSource::kKernelWindow, *at.window,
+  return forward(RangeEvent{RangeEventKind::kEnd, RangeSource::kKernelWindow, *at.window,
                             windows_->window_name(*at.window), "", thread_id});
 }
 
-}  // namespace rangereplay::tool
+}  // namespace rangereplay::range
