@@ -74,6 +74,11 @@ LAYERS = {
     "tests/unit": {"may_include": ["tools/cli", "tools/metrics-probe", "src/report", "src/core"],
                    "cuda_headers": True,
                    "rule": "the CPU unit tests link core, report and the launcher's library"},
+    # The tool's CUDA-free parts (replay window, counter session, range
+    # report, driver-call table, range recorder) are compiled into the unit
+    # tests (tests/CMakeLists.txt) and tested there.
+    "tests/unit/tool": {"may_include": ["src/tool", "tools/cli", "src/report", "src/core"], "cuda_headers": True,
+                        "rule": "the tool's unit tests compile its CUDA-free parts with core and report"},
     "tests/gpu": {"may_include": ["src/cupti", "src/cuda", "src/report", "src/core"], "cuda_headers": True,
                   "rule": "the GPU tests link cuda, cupti and report"},
     "tests/cupti_host": {"may_include": ["src/cupti", "src/cuda", "src/core"], "cuda_headers": True,
