@@ -73,13 +73,13 @@ def test_each_folder_gets_its_own_row():
     got = problems_with({"src/report/report_json.cpp": '#include "tool/profiler_tool.h"\n#include "cuda/x.h"\n',
                          "src/cupti/other.cpp": '#include "report/report_model.h"\n',
                          "src/inject/injection_entry.cpp": '#include "tool/profiler_tool.h"\n#include "core/status.h"\n',
-                         "tests/unit/tool/trigger_test.cpp": '#include "tool/range_trigger.h"\n'})
+                         "tests/unit/core/trigger_test.cpp": '#include "tool/range_trigger.h"\n'})
     assert [p.split(": #include ")[0] + " " + p.split(": #include ")[1].split(":")[0] for p in got] == [
         'src/cupti/other.cpp:1 "report/report_model.h"',
         'src/inject/injection_entry.cpp:2 "core/status.h"',
         'src/report/report_json.cpp:1 "tool/profiler_tool.h"',
         'src/report/report_json.cpp:2 "cuda/x.h"',
-        'tests/unit/tool/trigger_test.cpp:1 "tool/range_trigger.h"'], got
+        'tests/unit/core/trigger_test.cpp:1 "tool/range_trigger.h"'], got
     assert "report may include only report, core (report depends only on core)" in got[2], got[2]
     assert "inject may include only inject, tool" in got[1], got[1]
 
