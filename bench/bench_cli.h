@@ -83,8 +83,7 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, T& target, 
   app.footer(kSizeForms);
   return app
       .add_option_function<std::string>(
-          name, [&target](const std::string& text) { target = static_cast<T>(*parse_bench_bytes(text)); },
-          description)
+          name, [&target](const std::string& text) { target = static_cast<T>(*parse_bench_bytes(text)); }, description)
       ->type_name("SIZE")
       ->check(is_size)
       ->default_str(default_text)

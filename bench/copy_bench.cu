@@ -63,13 +63,13 @@ constexpr int kRegionCounts[] = {1, 64, 4096};
 constexpr std::uint64_t kAllocGranule = 256;  // region sizes and arena offsets are multiples of this
 constexpr std::uint64_t kVerifyMaxBytes = 64 * kMiB;
 
-#define CHECK_CUDA(call)                                                                            \
-  do {                                                                                              \
-    cudaError_t e_ = (call);                                                                        \
-    if (e_ != cudaSuccess) {                                                                        \
+#define CHECK_CUDA(call)                                                                                 \
+  do {                                                                                                   \
+    cudaError_t e_ = (call);                                                                             \
+    if (e_ != cudaSuccess) {                                                                             \
       std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
+      std::exit(1);                                                                                      \
+    }                                                                                                    \
   } while (0)
 
 void check_status(const Status& s, const char* what) {
@@ -318,13 +318,13 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  CLI::App app{"copy_bench: capture and restore by CopyPlan against one cudaMemcpyAsync D2D of the same bytes and\n"
-               "CUPTI's checkpoint API, device footprints 4 MB to 4 GB (1, 64, 4096 regions) and the pinned host\n"
-               "tier (64 MB, 256 MB). Prints a table (times in ms); writes the raw numbers as JSON.",
-               "copy_bench"};
+  CLI::App app{
+      "copy_bench: capture and restore by CopyPlan against one cudaMemcpyAsync D2D of the same bytes and\n"
+      "CUPTI's checkpoint API, device footprints 4 MB to 4 GB (1, 64, 4096 regions) and the pinned host\n"
+      "tier (64 MB, 256 MB). Prints a table (times in ms); writes the raw numbers as JSON.",
+      "copy_bench"};
   add_common_options(app, o.json_path, o.max_bytes);
-  add_size_option(app, "--piece-bytes", o.piece_bytes,
-                  "Bytes per copy work item: a multiple of 16 from 16 to 65536");
+  add_size_option(app, "--piece-bytes", o.piece_bytes, "Bytes per copy work item: a multiple of 16 from 16 to 65536");
   bool no_checkpoint = false;
   app.add_flag("--no-checkpoint", no_checkpoint, "Skip the CUPTI checkpoint API columns (ckS, ckR)");
   parse_or_exit(app, argc, argv);
@@ -359,8 +359,8 @@ int main(int argc, char** argv) {
   out["runtime_version"] = runtime;
   out["piece_bytes"] = opt.piece_bytes;
   out["max_bytes"] = opt.max_bytes;
-  std::printf("copy_bench on %s (%d SMs), driver %d, runtime %d, piece %u bytes\n", prop.name,
-              prop.multiProcessorCount, driver, runtime, opt.piece_bytes);
+  std::printf("copy_bench on %s (%d SMs), driver %d, runtime %d, piece %u bytes\n", prop.name, prop.multiProcessorCount,
+              driver, runtime, opt.piece_bytes);
 
   // ---- device tier ----------------------------------------------------------
   // The plan's kernel and the two variants on the plan's work stream, each
@@ -374,14 +374,15 @@ int main(int argc, char** argv) {
   constexpr int kCaseCount = 3;
   const std::uint32_t blk_items_per_block = variants::block_run_items(opt.piece_bytes);
   const int wpi_blocks_per_sm = value_or_die(variants::warp_per_item_blocks_per_sm(false), "occupancy");
-  std::printf("\ndevice tier: medians of device-event times in ms; default kernel kWarpPerItemInOrder; variants: blk =\n"
-              "kBlockPerItemRun (the digest kernel's copy loop), wpi = kWarpPerItem (the same loop, one resident\n"
-              "wave); ckS/ckR = cuptiCheckpointSave/Restore (host-timed, synchronous); rest_hst =\n"
-              "one restore, host call to completion, in us; x/f = ratio to the floor (one cudaMemcpyAsync D2D of the\n"
-              "same bytes); c = capture, r = restore\n");
+  std::printf(
+      "\ndevice tier: medians of device-event times in ms; default kernel kWarpPerItemInOrder; variants: blk =\n"
+      "kBlockPerItemRun (the digest kernel's copy loop), wpi = kWarpPerItem (the same loop, one resident\n"
+      "wave); ckS/ckR = cuptiCheckpointSave/Restore (host-timed, synchronous); rest_hst =\n"
+      "one restore, host call to completion, in us; x/f = ratio to the floor (one cudaMemcpyAsync D2D of the\n"
+      "same bytes); c = capture, r = restore\n");
   std::printf("%-7s %5s | %9s %9s %9s | %9s %9s %9s | %6s %6s %6s %6s %6s %6s | %6s %6s | %s\n", "bytes", "rgns",
-              "floor_ms", "capt_ms", "rest_ms", "ckS_ms", "ckR_ms", "rest_hst", "capt/f", "rest/f", "cblk/f",
-              "rblk/f", "cwpi/f", "rwpi/f", "ckS/f", "ckR/f", "verify");
+              "floor_ms", "capt_ms", "rest_ms", "ckS_ms", "ckR_ms", "rest_hst", "capt/f", "rest/f", "cblk/f", "rblk/f",
+              "cwpi/f", "rwpi/f", "ckS/f", "ckR/f", "verify");
   nlohmann::json rows = nlohmann::json::array();
   for (std::uint64_t footprint : kFootprints) {
     if (footprint > opt.max_bytes) continue;
@@ -420,8 +421,8 @@ int main(int argc, char** argv) {
           switch (kCases[k].kernel) {
             case Kernel::kPlan: return capture ? plan.capture(stream) : plan.restore(stream);
             case Kernel::kBlockRun:
-              return variants::launch_block_run(plan.kernel_args(direction), blk_items_per_block, false,
-                                                grid_blocks[k], stream);
+              return variants::launch_block_run(plan.kernel_args(direction), blk_items_per_block, false, grid_blocks[k],
+                                                stream);
             case Kernel::kWarpPerItem:
               return variants::launch_warp_per_item(plan.kernel_args(direction), false, grid_blocks[k], stream);
           }
@@ -491,13 +492,13 @@ int main(int argc, char** argv) {
         }
         row["blk_items_per_block"] = blk_items_per_block;
         auto ratio = [&](double v) { return floor_ms > 0 ? v / floor_ms : 0.0; };
-        std::printf("%-7s %5d | %9.4f %9.4f %9.4f | %9.4f %9.4f %9.1f | %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f | %6.2f "
-                    "%6.2f | %s\n",
-                    size_name(footprint).c_str(), regions, floor_ms, timer.median_ms(1), timer.median_ms(2),
-                    ck.save_ms, ck.restore_ms, median(host_restore_us), ratio(timer.median_ms(1)),
-                    ratio(timer.median_ms(2)), ratio(timer.median_ms(3)), ratio(timer.median_ms(4)),
-                    ratio(timer.median_ms(5)), ratio(timer.median_ms(6)), ratio(ck.save_ms), ratio(ck.restore_ms),
-                    footprint <= kVerifyMaxBytes ? (verified ? "ok" : "FAILED") : "-");
+        std::printf(
+            "%-7s %5d | %9.4f %9.4f %9.4f | %9.4f %9.4f %9.1f | %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f | %6.2f "
+            "%6.2f | %s\n",
+            size_name(footprint).c_str(), regions, floor_ms, timer.median_ms(1), timer.median_ms(2), ck.save_ms,
+            ck.restore_ms, median(host_restore_us), ratio(timer.median_ms(1)), ratio(timer.median_ms(2)),
+            ratio(timer.median_ms(3)), ratio(timer.median_ms(4)), ratio(timer.median_ms(5)), ratio(timer.median_ms(6)),
+            ratio(ck.save_ms), ratio(ck.restore_ms), footprint <= kVerifyMaxBytes ? (verified ? "ok" : "FAILED") : "-");
         if (!ck.ok && opt.checkpoint) std::printf("        checkpoint unavailable: %s\n", ck.error.c_str());
         std::fflush(stdout);
         stage("plan destruction");
@@ -576,24 +577,23 @@ int main(int argc, char** argv) {
           verified = verified && app.verify();
         }
       }
-      std::printf("%-7s %5d | %9.3f %9.3f | %9.3f %9.3f | %9.3f %9.3f | %s%s\n", size_name(footprint).c_str(),
-                  regions, timer.median_ms(0), timer.median_ms(1), timer.median_ms(2), timer.median_ms(3),
-                  timer.median_ms(4), timer.median_ms(5),
-                  footprint <= kVerifyMaxBytes ? (verified ? "ok" : "FAILED") : "-",
+      std::printf("%-7s %5d | %9.3f %9.3f | %9.3f %9.3f | %9.3f %9.3f | %s%s\n", size_name(footprint).c_str(), regions,
+                  timer.median_ms(0), timer.median_ms(1), timer.median_ms(2), timer.median_ms(3), timer.median_ms(4),
+                  timer.median_ms(5), footprint <= kVerifyMaxBytes ? (verified ? "ok" : "FAILED") : "-",
                   plan_ce.stats().copy_engine_batched ? "" : " (no batch API: one cuMemcpyAsync per span)");
       std::fflush(stdout);
-      pinned_rows.push_back({{"bytes", footprint},
-                             {"regions", regions},
-                             {"reps", reps},
-                             {"floor_h2d_ms", timer.median_ms(0)},
-                             {"floor_d2h_ms", timer.median_ms(1)},
-                             {"capture_copy_engine_ms", timer.median_ms(2)},
-                             {"restore_copy_engine_ms", timer.median_ms(3)},
-                             {"capture_mapped_kernel_ms", timer.median_ms(4)},
-                             {"restore_mapped_kernel_ms", timer.median_ms(5)},
-                             {"copy_engine_batch_api", plan_ce.stats().copy_engine_batched},
-                             {"verified", footprint <= kVerifyMaxBytes ? nlohmann::json(verified)
-                                                                       : nlohmann::json("skipped")}});
+      pinned_rows.push_back(
+          {{"bytes", footprint},
+           {"regions", regions},
+           {"reps", reps},
+           {"floor_h2d_ms", timer.median_ms(0)},
+           {"floor_d2h_ms", timer.median_ms(1)},
+           {"capture_copy_engine_ms", timer.median_ms(2)},
+           {"restore_copy_engine_ms", timer.median_ms(3)},
+           {"capture_mapped_kernel_ms", timer.median_ms(4)},
+           {"restore_mapped_kernel_ms", timer.median_ms(5)},
+           {"copy_engine_batch_api", plan_ce.stats().copy_engine_batched},
+           {"verified", footprint <= kVerifyMaxBytes ? nlohmann::json(verified) : nlohmann::json("skipped")}});
       stage("plan destruction and region release");
     }
     stage("pinned arena release");
@@ -604,8 +604,9 @@ int main(int argc, char** argv) {
 
   // ---- ratios against the targets (last rows) -------------------------------
   stage("summary");
-  std::printf("\ntargets (stage / copy floor, this run; default kernel kWarpPerItemInOrder, [blk: kBlockPerItemRun], "
-              "[wpi: kWarpPerItem]; met/MISSED judges the default kernel)\n");
+  std::printf(
+      "\ntargets (stage / copy floor, this run; default kernel kWarpPerItemInOrder, [blk: kBlockPerItemRun], "
+      "[wpi: kWarpPerItem]; met/MISSED judges the default kernel)\n");
   nlohmann::json targets = nlohmann::json::array();
   bool all_met = true;
   for (const nlohmann::json& row : rows) {
@@ -623,8 +624,14 @@ int main(int argc, char** argv) {
         all_met = all_met && met;
         std::printf("%-7s %-7s %5d regions  %6.3fx [blk %6.3fx] [wpi %6.3fx]  target <= %.2fx  %s\n", what,
                     size_name(bytes).c_str(), regions, ratio, ratio_blk, ratio_wpi, limit, met ? "met" : "MISSED");
-        targets.push_back({{"stage", stage_name}, {"bytes", bytes}, {"regions", regions}, {"ratio", ratio},
-                           {"ratio_blk", ratio_blk}, {"ratio_wpi", ratio_wpi}, {"target", limit}, {"met", met}});
+        targets.push_back({{"stage", stage_name},
+                           {"bytes", bytes},
+                           {"regions", regions},
+                           {"ratio", ratio},
+                           {"ratio_blk", ratio_blk},
+                           {"ratio_wpi", ratio_wpi},
+                           {"target", limit},
+                           {"met", met}});
       }
     }
     if (bytes == 4 * kMiB && regions == 64) {
@@ -634,11 +641,18 @@ int main(int argc, char** argv) {
       const double host_us = row["restore_host_us"].get<double>();
       const bool ok = us <= 15.0;
       all_met = all_met && ok;
-      std::printf("restore 4 MB in 64 regions  %.1f us [blk %.1f us] [wpi %.1f us] on the GPU, %.1f us host "
-                  "call-to-completion  target <= 15 us  %s\n",
-                  us, us_blk, us_wpi, host_us, ok ? "met" : "MISSED");
-      targets.push_back({{"stage", "restore_fixed_cost"}, {"bytes", bytes}, {"regions", regions}, {"us", us},
-                         {"us_blk", us_blk}, {"us_wpi", us_wpi}, {"host_us", host_us}, {"target_us", 15.0},
+      std::printf(
+          "restore 4 MB in 64 regions  %.1f us [blk %.1f us] [wpi %.1f us] on the GPU, %.1f us host "
+          "call-to-completion  target <= 15 us  %s\n",
+          us, us_blk, us_wpi, host_us, ok ? "met" : "MISSED");
+      targets.push_back({{"stage", "restore_fixed_cost"},
+                         {"bytes", bytes},
+                         {"regions", regions},
+                         {"us", us},
+                         {"us_blk", us_blk},
+                         {"us_wpi", us_wpi},
+                         {"host_us", host_us},
+                         {"target_us", 15.0},
                          {"met", ok}});
     }
   }
@@ -648,11 +662,12 @@ int main(int argc, char** argv) {
     const double ce_cap = row["capture_copy_engine_ms"].get<double>();
     const double mk_cap = row["capture_mapped_kernel_ms"].get<double>();
     const double h2d = row["floor_h2d_ms"].get<double>();
-    std::printf("pinned  %-7s %5d regions  restore: copy engines %.2fx, mapped kernel %.2fx of H2D floor; "
-                "faster: %s (restore), %s (capture)\n",
-                size_name(row["bytes"].get<std::uint64_t>()).c_str(), row["regions"].get<int>(),
-                h2d > 0 ? ce / h2d : 0.0, h2d > 0 ? mk / h2d : 0.0, ce <= mk ? "copy engines" : "mapped kernel",
-                ce_cap <= mk_cap ? "copy engines" : "mapped kernel");
+    std::printf(
+        "pinned  %-7s %5d regions  restore: copy engines %.2fx, mapped kernel %.2fx of H2D floor; "
+        "faster: %s (restore), %s (capture)\n",
+        size_name(row["bytes"].get<std::uint64_t>()).c_str(), row["regions"].get<int>(), h2d > 0 ? ce / h2d : 0.0,
+        h2d > 0 ? mk / h2d : 0.0, ce <= mk ? "copy engines" : "mapped kernel",
+        ce_cap <= mk_cap ? "copy engines" : "mapped kernel");
   }
   std::printf("all targets %s\n", all_met ? "met" : "NOT met");
   out["targets"] = targets;

@@ -53,8 +53,8 @@ using kernels::CopyDirection;
 using kernels::CopyKernelArgs;
 using kernels::kCopyBlockThreads;
 using kernels::kCopyBlockWarps;
-using kernels::PieceEnds;
 using kernels::piece_ends;
+using kernels::PieceEnds;
 using kernels::runtime_status;
 using kernels::warp_copy::copy_head_tail;
 using kernels::warp_copy::copy_piece;
@@ -243,12 +243,11 @@ __global__ void __launch_bounds__(kCopyBlockThreads, 4)
 /// cannot load the kernel.
 inline StatusOr<int> warp_per_item_blocks_per_sm(bool streaming_cache_hints) {
   int blocks = 0;
-  const cudaError_t error =
-      streaming_cache_hints
-          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, detail::warp_per_item_kernel<true>,
-                                                          kCopyBlockThreads, 0)
-          : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, detail::warp_per_item_kernel<false>,
-                                                          kCopyBlockThreads, 0);
+  const cudaError_t error = streaming_cache_hints
+                                ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                      &blocks, detail::warp_per_item_kernel<true>, kCopyBlockThreads, 0)
+                                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                      &blocks, detail::warp_per_item_kernel<false>, kCopyBlockThreads, 0);
   RR_RETURN_IF_ERROR(runtime_status(error, "cudaOccupancyMaxActiveBlocksPerMultiprocessor(warp_per_item_kernel)"));
   if (blocks < 1) return internal_error("warp_per_item_kernel cannot be resident on this device");
   return blocks;

@@ -41,12 +41,12 @@
 namespace {
 using namespace rangereplay::bench;
 
+using rangereplay::ChunkRestoreMode;
 using rangereplay::DevicePtr;
 using rangereplay::DigestPlan;
 using rangereplay::DigestPlanOptions;
 using rangereplay::DigestRegion;
 using rangereplay::MemoryRange;
-using rangereplay::ChunkRestoreMode;
 using rangereplay::Status;
 using rangereplay::StatusOr;
 using rangereplay::kernels::DigestCopyVariant;
@@ -154,13 +154,13 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  CLI::App app{"digest_bench: GPU digest throughput and differential restore (0%, 1%, 10%, 100% of chunks dirty)\n"
-               "against one cudaMemcpyAsync D2D of the footprint, footprints 64 MB to 4 GB, one region. Prints a\n"
-               "table (times in ms, throughput in TB/s); writes the raw numbers as JSON.",
-               "digest_bench"};
+  CLI::App app{
+      "digest_bench: GPU digest throughput and differential restore (0%, 1%, 10%, 100% of chunks dirty)\n"
+      "against one cudaMemcpyAsync D2D of the footprint, footprints 64 MB to 4 GB, one region. Prints a\n"
+      "table (times in ms, throughput in TB/s); writes the raw numbers as JSON.",
+      "digest_bench"};
   add_common_options(app, o.json_path, o.max_bytes);
-  add_size_option(app, "--chunk-bytes", o.chunk_bytes,
-                  "Digest chunk size in bytes: a multiple of 16, at most 2^31");
+  add_size_option(app, "--chunk-bytes", o.chunk_bytes, "Digest chunk size in bytes: a multiple of 16, at most 2^31");
   parse_or_exit(app, argc, argv);
   return o;
 }

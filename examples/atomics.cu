@@ -68,8 +68,7 @@ __global__ void scramble_kernel(uint32_t* values, size_t n) {
 
 // bins[v % kBins] += 1 for every value, with one global atomic per value;
 // counters gather per-thread totals with one atomic each per thread.
-__global__ void histogram_kernel(const uint32_t* values, size_t n, unsigned int* bins,
-                                 unsigned long long* counters) {
+__global__ void histogram_kernel(const uint32_t* values, size_t n, unsigned int* bins, unsigned long long* counters) {
   unsigned long long seen = 0, sum = 0, odd = 0;
   unsigned int maximum = 0;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
@@ -136,8 +135,8 @@ int run(const Options& options) {
   CHECK_CUDA(cudaMalloc(&counters, kCounters * sizeof(unsigned long long)));
   CHECK_CUDA(cudaMemcpy(values, host_values.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(bins, host_bins.data(), kBins * sizeof(unsigned int), cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(counters, host_counters.data(), kCounters * sizeof(unsigned long long),
-                        cudaMemcpyHostToDevice));
+  CHECK_CUDA(
+      cudaMemcpy(counters, host_counters.data(), kCounters * sizeof(unsigned long long), cudaMemcpyHostToDevice));
   if (options.with_float) {
     CHECK_CUDA(cudaMalloc(&float_sums, kBins * sizeof(float)));
     CHECK_CUDA(cudaMemcpy(float_sums, host_float_sums.data(), kBins * sizeof(float), cudaMemcpyHostToDevice));
@@ -164,8 +163,8 @@ int run(const Options& options) {
   std::vector<unsigned long long> expected_counters = host_counters;
   compute_reference(host_values, expected_bins, expected_counters, options.iterations);
   CHECK_CUDA(cudaMemcpy(host_bins.data(), bins, kBins * sizeof(unsigned int), cudaMemcpyDeviceToHost));
-  CHECK_CUDA(cudaMemcpy(host_counters.data(), counters, kCounters * sizeof(unsigned long long),
-                        cudaMemcpyDeviceToHost));
+  CHECK_CUDA(
+      cudaMemcpy(host_counters.data(), counters, kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   CHECK_THAT(host_bins == expected_bins);
   CHECK_THAT(host_counters == expected_counters);
 
@@ -177,8 +176,8 @@ int run(const Options& options) {
     print_nondeterministic_checksum("float_bin_sums", host_float_sums.data(), kBins * sizeof(float));
     CHECK_CUDA(cudaFree(float_sums));
   }
-  std::printf("counters seen=%llu sum=%llu odd=%llu max=%llu\n", host_counters[0], host_counters[1],
-              host_counters[2], host_counters[3]);
+  std::printf("counters seen=%llu sum=%llu odd=%llu max=%llu\n", host_counters[0], host_counters[1], host_counters[2],
+              host_counters[3]);
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFree(values));
   CHECK_CUDA(cudaFree(bins));

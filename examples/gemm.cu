@@ -89,8 +89,8 @@ void check_entries(const std::vector<double>& a, const std::vector<double>& b, c
     const double expected = c0[row + column * order] + iterations * product;
     const double tolerance = 1e-9 * (std::fabs(c0[row + column * order]) + iterations * magnitude);
     if (std::fabs(c[row + column * order] - expected) > tolerance) {
-      std::fprintf(stderr, "error: C(%zu,%zu) = %.17g, host reference %.17g\n", row, column,
-                   c[row + column * order], expected);
+      std::fprintf(stderr, "error: C(%zu,%zu) = %.17g, host reference %.17g\n", row, column, c[row + column * order],
+                   expected);
       std::exit(1);
     }
   }
@@ -138,8 +138,8 @@ int run(const Options& options) {
   print_checksum("c", result_c.data(), count * sizeof(double));
   CHECK_CUBLAS(cublasDestroy(handle));
   CHECK_CUDA(cudaStreamDestroy(stream));
-  for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c),
-                  static_cast<void*>(scratch), workspace})
+  for (void* p :
+       {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(scratch), workspace})
     CHECK_CUDA(cudaFree(p));
   print_checksums_done();
   return 0;

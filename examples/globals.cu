@@ -68,8 +68,8 @@ void compute_reference(uint64_t& counter, uint32_t& generation, std::vector<uint
 
 int run(int iterations) {
   init_device();
-  std::printf("globals: %u-element __device__ array, %zu-element data buffer, %d iterations\n", kArray,
-              kData, iterations);
+  std::printf("globals: %u-element __device__ array, %zu-element data buffer, %d iterations\n", kArray, kData,
+              iterations);
 
   SplitMix64 rng(0x5eed0004);
   uint64_t host_counter = rng.next() >> 16;

@@ -51,8 +51,8 @@ Options parse_options(int argc, char** argv) {
 int run(const Options& options) {
   init_device();
   const size_t n = stream_elements_for_bytes(options.bytes);
-  std::printf("graph: %zu doubles per array, %zu bytes in all, %d iterations\n", n,
-              3 * n * sizeof(double), options.iterations);
+  std::printf("graph: %zu doubles per array, %zu bytes in all, %d iterations\n", n, 3 * n * sizeof(double),
+              options.iterations);
   StreamArrays arrays = create_stream_arrays(n, /*seed=*/0x5eed0001);  // stream.cu's seed
   cudaStream_t stream = nullptr;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

@@ -88,8 +88,7 @@ double* upload(const std::vector<double>& host) {
 }
 
 // Downloads `device` and exits 1 unless it equals `expected` bit for bit.
-std::vector<double> download_and_check(const double* device, const std::vector<double>& expected,
-                                       const char* name) {
+std::vector<double> download_and_check(const double* device, const std::vector<double>& expected, const char* name) {
   std::vector<double> host(expected.size());
   CHECK_CUDA(cudaMemcpy(host.data(), device, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
   if (std::memcmp(host.data(), expected.data(), host.size() * sizeof(double)) != 0) {

@@ -76,9 +76,7 @@ class StepMarker {
 
   void begin() {
     switch (marker_) {
-      case Marker::kNvtx:
-        nvtxRangePushA("step");
-        break;
+      case Marker::kNvtx: nvtxRangePushA("step"); break;
       case Marker::kNvtxDomain: {
         nvtxEventAttributes_t attributes{};
         attributes.version = NVTX_VERSION;
@@ -88,23 +86,15 @@ class StepMarker {
         nvtxDomainRangePushEx(domain_, &attributes);
         break;
       }
-      case Marker::kProfilerApi:
-        CHECK_CUDA(cudaProfilerStart());
-        break;
+      case Marker::kProfilerApi: CHECK_CUDA(cudaProfilerStart()); break;
     }
   }
 
   void end() {
     switch (marker_) {
-      case Marker::kNvtx:
-        nvtxRangePop();
-        break;
-      case Marker::kNvtxDomain:
-        nvtxDomainRangePop(domain_);
-        break;
-      case Marker::kProfilerApi:
-        CHECK_CUDA(cudaProfilerStop());
-        break;
+      case Marker::kNvtx: nvtxRangePop(); break;
+      case Marker::kNvtxDomain: nvtxDomainRangePop(domain_); break;
+      case Marker::kProfilerApi: CHECK_CUDA(cudaProfilerStop()); break;
     }
   }
 
@@ -116,8 +106,8 @@ class StepMarker {
 int run(const Options& options) {
   init_device();
   const size_t n = stream_elements_for_bytes(options.bytes);
-  std::printf("stream: %zu doubles per array, %zu bytes in all, %d iterations\n", n,
-              3 * n * sizeof(double), options.iterations);
+  std::printf("stream: %zu doubles per array, %zu bytes in all, %d iterations\n", n, 3 * n * sizeof(double),
+              options.iterations);
   StreamArrays arrays = create_stream_arrays(n, /*seed=*/0x5eed0001);
   cudaStream_t stream = nullptr;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

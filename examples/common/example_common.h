@@ -42,8 +42,8 @@ namespace rangereplay::example {
 // CUDA error and the source position.
 inline void check_cuda(cudaError_t error, const char* call, const char* file, int line) {
   if (error == cudaSuccess) return;
-  std::fprintf(stderr, "error: %s failed: %s (%s) at %s:%d\n", call, cudaGetErrorName(error),
-               cudaGetErrorString(error), file, line);
+  std::fprintf(stderr, "error: %s failed: %s (%s) at %s:%d\n", call, cudaGetErrorName(error), cudaGetErrorString(error),
+               file, line);
   std::exit(1);
 }
 
@@ -70,10 +70,8 @@ inline void check_that(bool condition, const char* what, const char* file, int l
 #define CHECK_CUDA(call) ::rangereplay::example::check_cuda((call), #call, __FILE__, __LINE__)
 #define CHECK_CU(call) ::rangereplay::example::check_cu((call), #call, __FILE__, __LINE__)
 // After a <<<>>> launch: reports a bad launch configuration at its source line.
-#define CHECK_LAUNCH() \
-  ::rangereplay::example::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
-#define CHECK_THAT(condition) \
-  ::rangereplay::example::check_that((condition), #condition, __FILE__, __LINE__)
+#define CHECK_LAUNCH() ::rangereplay::example::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+#define CHECK_THAT(condition) ::rangereplay::example::check_that((condition), #condition, __FILE__, __LINE__)
 
 namespace rangereplay::example {
 
@@ -150,8 +148,7 @@ inline void print_checksums_done() {
 
 // Exits with status 2 after `error: <message>` and a hint to --help.
 [[noreturn]] inline void usage_error(const char* message, const char* argument) {
-  std::fprintf(stderr, "error: %s%s%s (see --help)\n", message, argument ? ": " : "",
-               argument ? argument : "");
+  std::fprintf(stderr, "error: %s%s%s (see --help)\n", message, argument ? ": " : "", argument ? argument : "");
   std::exit(2);
 }
 
@@ -187,10 +184,14 @@ inline uint64_t parse_bytes(const char* text) {
     uint64_t scale;
   };
   static constexpr Suffix kSuffixes[] = {
-      {"", 1},           {"b", 1},
-      {"kb", 1000ULL},   {"kib", 1ULL << 10},
-      {"mb", 1000000ULL}, {"mib", 1ULL << 20},
-      {"gb", 1000000000ULL}, {"gib", 1ULL << 30},
+      {"", 1},
+      {"b", 1},
+      {"kb", 1000ULL},
+      {"kib", 1ULL << 10},
+      {"mb", 1000000ULL},
+      {"mib", 1ULL << 20},
+      {"gb", 1000000000ULL},
+      {"gib", 1ULL << 30},
   };
   for (const Suffix& suffix : kSuffixes) {
     if (strcasecmp(end, suffix.name) != 0) continue;

@@ -36,14 +36,14 @@ __global__ void stream_mul_kernel(double* __restrict__ b, const double* __restri
     b[i] = kStreamScalar * c[i];
 }
 
-__global__ void stream_add_kernel(const double* __restrict__ a, const double* __restrict__ b,
-                                  double* __restrict__ c, size_t n) {
+__global__ void stream_add_kernel(const double* __restrict__ a, const double* __restrict__ b, double* __restrict__ c,
+                                  size_t n) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
     c[i] = a[i] + b[i];
 }
 
-__global__ void stream_triad_kernel(double* __restrict__ a, const double* __restrict__ b,
-                                    const double* __restrict__ c, size_t n) {
+__global__ void stream_triad_kernel(double* __restrict__ a, const double* __restrict__ b, const double* __restrict__ c,
+                                    size_t n) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
     a[i] = b[i] + kStreamScalar * c[i];
 }
@@ -90,8 +90,7 @@ inline void enqueue_stream_step(const StreamArrays& arrays, cudaStream_t stream)
   CHECK_LAUNCH();
   stream_triad_kernel<<<grid, kStreamThreads, 0, stream>>>(arrays.a, arrays.b, arrays.c, arrays.n);
   CHECK_LAUNCH();
-  stream_dot_kernel<<<kDotBlocks, kStreamThreads, 0, stream>>>(arrays.a, arrays.b, arrays.dot_partials,
-                                                               arrays.n);
+  stream_dot_kernel<<<kDotBlocks, kStreamThreads, 0, stream>>>(arrays.a, arrays.b, arrays.dot_partials, arrays.n);
   CHECK_LAUNCH();
   stream_increment_kernel<<<grid, kStreamThreads, 0, stream>>>(arrays.a, arrays.n);
   CHECK_LAUNCH();
@@ -120,8 +119,7 @@ inline StreamArrays create_stream_arrays(size_t n, uint64_t seed) {
   std::vector<double> partials(kDotBlocks);
   fill_uniform(partials, rng, 0.5, 1.5);
   CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&arrays.dot_partials), kDotBlocks * sizeof(double)));
-  CHECK_CUDA(cudaMemcpy(arrays.dot_partials, partials.data(), kDotBlocks * sizeof(double),
-                        cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(arrays.dot_partials, partials.data(), kDotBlocks * sizeof(double), cudaMemcpyHostToDevice));
   return arrays;
 }
 
@@ -132,8 +130,7 @@ inline void print_stream_checksums(const StreamArrays& arrays) {
   print_device_checksum("b", arrays.b, arrays.n * sizeof(double));
   print_device_checksum("c", arrays.c, arrays.n * sizeof(double));
   std::vector<double> partials(kDotBlocks);
-  CHECK_CUDA(cudaMemcpy(partials.data(), arrays.dot_partials, kDotBlocks * sizeof(double),
-                        cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(partials.data(), arrays.dot_partials, kDotBlocks * sizeof(double), cudaMemcpyDeviceToHost));
   print_checksum("dot_partials", partials.data(), kDotBlocks * sizeof(double));
   double dot = 0.0;
   for (double p : partials) dot += p;

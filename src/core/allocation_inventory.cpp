@@ -133,7 +133,8 @@ std::uint64_t AllocationInventory::set_access(MemoryRange span, int device, bool
   for (auto it = by_start_.lower_bound(lo); it != by_start_.end() && it->first < hi; ++it) {
     Allocation& a = it->second;
     if (a.kind != AllocationKind::kVirtual) continue;
-    a.writable_devices = writable ? (a.writable_devices | device_bit(device)) : (a.writable_devices & ~device_bit(device));
+    a.writable_devices =
+        writable ? (a.writable_devices | device_bit(device)) : (a.writable_devices & ~device_bit(device));
     changed += a.range.size();
     touched.push_back(it->first);
   }

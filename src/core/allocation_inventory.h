@@ -37,12 +37,12 @@
 namespace rangereplay {
 
 enum class AllocationKind : std::uint8_t {
-  kDevice,        // cuMemAlloc / cuMemAllocPitch
-  kStreamOrdered, // cuMemAllocAsync / cuMemAllocFromPoolAsync
-  kVirtual,       // cuMemMap of a cuMemCreate handle (a mapped span)
-  kManaged,       // cuMemAllocManaged
-  kMappedHost,    // device-mapped pinned host memory (cuMemHostAlloc, cuMemAllocHost, cuMemHostRegister)
-  kModuleGlobal,  // module-scope __device__ variable
+  kDevice,         // cuMemAlloc / cuMemAllocPitch
+  kStreamOrdered,  // cuMemAllocAsync / cuMemAllocFromPoolAsync
+  kVirtual,        // cuMemMap of a cuMemCreate handle (a mapped span)
+  kManaged,        // cuMemAllocManaged
+  kMappedHost,     // device-mapped pinned host memory (cuMemHostAlloc, cuMemAllocHost, cuMemHostRegister)
+  kModuleGlobal,   // module-scope __device__ variable
 };
 
 const char* allocation_kind_name(AllocationKind kind);
@@ -59,7 +59,7 @@ constexpr std::uint64_t device_bit(int device) {
 struct Allocation {
   MemoryRange range;
   AllocationKind kind = AllocationKind::kDevice;
-  std::string origin;  // the call that created it, e.g. "cuMemAlloc_v2"
+  std::string origin;        // the call that created it, e.g. "cuMemAlloc_v2"
   std::uint64_t serial = 0;  // allocation order in the process, from 1
   // kMappedHost: the host address the application frees or unregisters it by
   // (equal to range.start() under unified addressing); 0 for other kinds.

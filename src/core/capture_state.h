@@ -120,9 +120,9 @@ class CaptureState {
   std::atomic<std::size_t> open_{0};
   std::atomic<std::size_t> beginning_{0};
   std::uint64_t next_id_ = 1;
-  std::vector<Capture> captures_;                             // open ones
-  std::unordered_map<std::uint64_t, std::uint64_t> joined_;   // stream -> capture id (not origins)
-  std::unordered_map<std::uint64_t, std::uint64_t> events_;   // event -> capture id
+  std::vector<Capture> captures_;                                // open ones
+  std::unordered_map<std::uint64_t, std::uint64_t> joined_;      // stream -> capture id (not origins)
+  std::unordered_map<std::uint64_t, std::uint64_t> events_;      // event -> capture id
   std::unordered_map<std::uint64_t, CaptureMode> thread_modes_;  // threads not in global mode
 };
 

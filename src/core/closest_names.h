@@ -46,9 +46,9 @@ std::vector<std::string> closest_names(std::string_view query, std::span<const s
 /// ("DRAM__BYTES_READ.SUM" is at distance 0 from "dram__bytes_read.sum");
 /// returns the candidates as spelled in `candidates`. For names the user may
 /// type in the wrong case (metric names are lower case).
-std::vector<std::string> closest_names_ignoring_case(std::string_view query, std::span<const std::string> candidates,
-                                                     std::size_t count = 3,
-                                                     std::size_t max_distance = std::numeric_limits<std::size_t>::max());
+std::vector<std::string> closest_names_ignoring_case(
+    std::string_view query, std::span<const std::string> candidates, std::size_t count = 3,
+    std::size_t max_distance = std::numeric_limits<std::size_t>::max());
 
 /// The lower-case spelling of `query` when `query` is not itself one of
 /// `candidates` but that spelling is ("FULL" -> "full"): a known lower-case

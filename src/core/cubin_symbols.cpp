@@ -53,7 +53,11 @@ Status malformed(const char* what) { return invalid_argument(std::string("malfor
 
 StatusOr<CubinSymbols> read_cubin_symbols(std::span<const std::uint8_t> image) {
   Reader r(image);
-  if (image.size() < 64 || std::memcmp(image.data(), "\x7f" "ELF", 4) != 0) return malformed("no ELF header");
+  if (image.size() < 64 || std::memcmp(image.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) != 0)
+    return malformed("no ELF header");
   if (image[4] != 2 || image[5] != 1) return malformed("not a little-endian ELF64 image");
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
@@ -66,8 +70,8 @@ StatusOr<CubinSymbols> read_cubin_symbols(std::span<const std::uint8_t> image) {
   for (std::uint16_t i = 0; i < shnum; ++i) {
     const std::uint64_t at = shoff + std::uint64_t{i} * shentsize;
     Section& s = sections[i];
-    if (!r.read(at, &s.name) || !r.read(at + 4, &s.type) || !r.read(at + 24, &s.offset) ||
-        !r.read(at + 32, &s.size) || !r.read(at + 40, &s.link) || !r.read(at + 56, &s.entry_size))
+    if (!r.read(at, &s.name) || !r.read(at + 4, &s.type) || !r.read(at + 24, &s.offset) || !r.read(at + 32, &s.size) ||
+        !r.read(at + 40, &s.link) || !r.read(at + 56, &s.entry_size))
       return malformed("truncated section header");
   }
   const Section& names = sections[shstrndx];

@@ -26,8 +26,8 @@ struct CubinGlobal {
 };
 
 struct CubinSymbols {
-  std::vector<std::string> kernels;          // mangled names, in symbol-table order
-  std::vector<CubinGlobal> writable_globals; // in symbol-table order
+  std::vector<std::string> kernels;           // mangled names, in symbol-table order
+  std::vector<CubinGlobal> writable_globals;  // in symbol-table order
 };
 
 /// Errors: kInvalidArgument when `image` is not a well-formed little-endian

@@ -25,8 +25,7 @@ GraphVerdict classify_graph_nodes(std::span<const GraphNode> nodes, const Tracke
       case GraphNodeKind::kEventRecord:
       case GraphNodeKind::kEventWait:
       case GraphNodeKind::kEmpty:
-      case GraphNodeKind::kChildGraph:
-        break;
+      case GraphNodeKind::kChildGraph: break;
       case GraphNodeKind::kMemAlloc:
         return declined(DeclineReason::kAllocationInRange, "cuGraphLaunch of a graph with a memory-allocation node");
       case GraphNodeKind::kMemFree:

@@ -91,9 +91,9 @@ struct LaunchUnit {
 };
 
 enum class CounterRangeLayout : std::uint8_t {
-  kPerKernel,   // one counter range per kernel, graph kernel nodes included
-  kPerLaunch,   // one counter range per launch: a graph launch is one range
-  kMismatch,    // neither: values assigned in order as far as they go
+  kPerKernel,  // one counter range per kernel, graph kernel nodes included
+  kPerLaunch,  // one counter range per launch: a graph launch is one range
+  kMismatch,   // neither: values assigned in order as far as they go
 };
 
 struct CounterRangeMap {

@@ -53,7 +53,8 @@ StatusOr<LauncherGate> LauncherGate::create() {
     ::close(fd);
     fd = moved;
     if (moved < 0) {
-      for (int other : fds) if (other > 2) ::close(other);
+      for (int other : fds)
+        if (other > 2) ::close(other);
       return resource_exhausted(std::string("cannot move a pipe off the standard streams: ") + std::strerror(err));
     }
   }
@@ -88,9 +89,7 @@ LauncherGate::~LauncherGate() {
   close_fd(write_fd_);
 }
 
-std::string LauncherGate::variable_value() const {
-  return std::to_string(read_fd_) + ":" + std::to_string(inode_);
-}
+std::string LauncherGate::variable_value() const { return std::to_string(read_fd_) + ":" + std::to_string(inode_); }
 
 void LauncherGate::close_read_end() { close_fd(read_fd_); }
 
@@ -159,8 +158,8 @@ GateWait HeldLauncherGate::wait() noexcept {
   char buf[64];
   for (;;) {
     const ssize_t n = ::read(fd_, buf, sizeof buf);
-    if (n == 0) break;                         // end of file: every write end is closed
-    if (n > 0 || errno == EINTR) continue;     // the launcher writes nothing; data is ignored
+    if (n == 0) break;                      // end of file: every write end is closed
+    if (n > 0 || errno == EINTR) continue;  // the launcher writes nothing; data is ignored
     outcome_ = GateOutcome::kReadError;
     break;
   }

@@ -74,7 +74,8 @@ class LauncherGate {
   void open();
 
  private:
-  LauncherGate(int read_fd, int write_fd, std::uint64_t inode) : read_fd_(read_fd), write_fd_(write_fd), inode_(inode) {}
+  LauncherGate(int read_fd, int write_fd, std::uint64_t inode)
+      : read_fd_(read_fd), write_fd_(write_fd), inode_(inode) {}
   int read_fd_ = -1;
   int write_fd_ = -1;
   std::uint64_t inode_ = 0;
@@ -133,7 +134,7 @@ class HeldLauncherGate {
       : outcome_(outcome), fd_(fd), inode_(inode), device_(device) {}
   GateOutcome outcome_ = GateOutcome::kNoGate;
   int fd_ = -1;
-  std::uint64_t inode_ = 0;   // the pipe's st_ino and st_dev at take(), checked again by wait()
+  std::uint64_t inode_ = 0;  // the pipe's st_ino and st_dev at take(), checked again by wait()
   std::uint64_t device_ = 0;
 };
 

@@ -38,9 +38,7 @@ class MemoryRange {
   constexpr std::uint64_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }
   constexpr bool contains(DevicePtr p) const { return p >= start_ && p < end(); }
-  constexpr bool contains(const MemoryRange& r) const {
-    return r.start_ >= start_ && r.end() <= end();
-  }
+  constexpr bool contains(const MemoryRange& r) const { return r.start_ >= start_ && r.end() <= end(); }
   constexpr bool overlaps(const MemoryRange& r) const {
     return !empty() && !r.empty() && start_ < r.end() && r.start_ < end();
   }

@@ -483,8 +483,8 @@ std::vector<MetricSet> build_metric_sets() {
                   union_of({&single_pass})});
   sets.push_back({"basic", "Speed Of Light throughputs, duration, DRAM bytes, instructions, achieved occupancy",
                   union_of({&basic})});
-  sets.push_back({"memory", "memory workload: L1/L2/DRAM throughput, hit rates, traffic per operation",
-                  union_of({&memory})});
+  sets.push_back(
+      {"memory", "memory workload: L1/L2/DRAM throughput, hit rates, traffic per operation", union_of({&memory})});
   sets.push_back({"compute", "compute workload: IPC, pipe utilisation, FP operation counts, issue and eligibility",
                   union_of({&compute})});
   sets.push_back({"detailed", "basic + compute + memory", union_of({&basic, &compute, &memory})});

@@ -28,8 +28,8 @@
 namespace rangereplay {
 
 struct MetricSet {
-  std::string name;         // e.g. "basic"
-  std::string description;  // one line for `--list-sets`
+  std::string name;                  // e.g. "basic"
+  std::string description;           // one line for `--list-sets`
   std::vector<std::string> metrics;  // full metric names, no duplicates, display order
 };
 

@@ -23,12 +23,12 @@ enum class LaunchApi : std::uint8_t { kLaunchKernel, kLaunchKernelEx, kCooperati
 /// kernel node of a graph, with the arguments its executable graph holds.
 struct KernelLaunchOp {
   LaunchApi api = LaunchApi::kLaunchKernel;
-  std::uint64_t function = 0;   // CUfunction
-  std::string name;             // mangled symbol name
+  std::uint64_t function = 0;  // CUfunction
+  std::string name;            // mangled symbol name
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};
   std::uint32_t shared_mem_bytes = 0;
-  std::uint64_t stream = 0;     // the application's CUstream (for the report)
+  std::uint64_t stream = 0;  // the application's CUstream (for the report)
   /// The launch's number among the process's kernel launches (cuLaunchKernel,
   /// cuLaunchKernelEx, cooperative; every host thread, in call order), from
   /// 0: what `ncu --launch-skip` counts in a process without graph launches

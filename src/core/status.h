@@ -30,14 +30,14 @@ namespace rangereplay {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // bad user input: malformed expression, unknown metric
-  kNotFound,          // a named thing does not exist
-  kOutOfRange,        // a size or index past a limit
-  kResourceExhausted, // memory or a fixed capacity ran out
-  kFailedPrecondition,// the system is not in a state that allows the call
-  kUnavailable,       // a device, counter or driver feature is missing
-  kPermissionDenied,  // e.g. profiling restricted to admin users
-  kInternal,          // a driver/CUPTI call failed unexpectedly
+  kInvalidArgument,     // bad user input: malformed expression, unknown metric
+  kNotFound,            // a named thing does not exist
+  kOutOfRange,          // a size or index past a limit
+  kResourceExhausted,   // memory or a fixed capacity ran out
+  kFailedPrecondition,  // the system is not in a state that allows the call
+  kUnavailable,         // a device, counter or driver feature is missing
+  kPermissionDenied,    // e.g. profiling restricted to admin users
+  kInternal,            // a driver/CUPTI call failed unexpectedly
   kUnimplemented,
 };
 
@@ -90,7 +90,7 @@ inline Status unimplemented(std::string m) { return {StatusCode::kUnimplemented,
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  StatusOr(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   StatusOr(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok() && "StatusOr needs a value or a non-ok Status");
   }
@@ -98,9 +98,18 @@ class [[nodiscard]] StatusOr {
   bool ok() const { return std::holds_alternative<T>(v_); }
   Status status() const { return ok() ? Status() : std::get<Status>(v_); }
 
-  T& value() & { assert(ok()); return std::get<T>(v_); }
-  const T& value() const& { assert(ok()); return std::get<T>(v_); }
-  T&& value() && { assert(ok()); return std::get<T>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<T>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
@@ -116,16 +125,15 @@ class [[nodiscard]] StatusOr {
 #define RR_STATUS_CONCAT(a, b) RR_STATUS_CONCAT_INNER(a, b)
 
 /// Returns the Status of `expr` from the enclosing function if it is not ok.
-#define RR_RETURN_IF_ERROR(expr)                                   \
-  do {                                                             \
-    ::rangereplay::Status rr_status_ = (expr);                     \
-    if (!rr_status_.ok()) return rr_status_;                       \
+#define RR_RETURN_IF_ERROR(expr)               \
+  do {                                         \
+    ::rangereplay::Status rr_status_ = (expr); \
+    if (!rr_status_.ok()) return rr_status_;   \
   } while (0)
 
 /// `RR_ASSIGN_OR_RETURN(auto x, f())`: declares x from f()'s value, or returns
 /// f()'s Status from the enclosing function.
-#define RR_ASSIGN_OR_RETURN(lhs, expr) \
-  RR_ASSIGN_OR_RETURN_IMPL(RR_STATUS_CONCAT(rr_statusor_, __LINE__), lhs, expr)
+#define RR_ASSIGN_OR_RETURN(lhs, expr) RR_ASSIGN_OR_RETURN_IMPL(RR_STATUS_CONCAT(rr_statusor_, __LINE__), lhs, expr)
 #define RR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \

@@ -34,8 +34,8 @@ Status first_overlap(std::vector<Interval>& intervals, const char* where) {
     const Interval& prev = intervals[i - 1];
     const Interval& cur = intervals[i];
     if (cur.start < prev.end) {
-      return invalid_argument(span_name(prev.arena, prev.index) + " and " +
-                              span_name(cur.arena, cur.index) + " overlap in " + where);
+      return invalid_argument(span_name(prev.arena, prev.index) + " and " + span_name(cur.arena, cur.index) +
+                              " overlap in " + where);
     }
   }
   return ok_status();
@@ -45,8 +45,7 @@ Status first_overlap(std::vector<Interval>& intervals, const char* where) {
 
 StatusOr<WorkStream> build_work_stream(std::span<const ArenaSpans> arenas, std::uint32_t piece_bytes) {
   if (piece_bytes < 16 || piece_bytes > kMaxPieceBytes || piece_bytes % 16 != 0) {
-    return invalid_argument("piece_bytes " + std::to_string(piece_bytes) +
-                            " is not a multiple of 16 in [16, 65536]");
+    return invalid_argument("piece_bytes " + std::to_string(piece_bytes) + " is not a multiple of 16 in [16, 65536]");
   }
   WorkStream out;
   out.piece_bytes = piece_bytes;

@@ -70,20 +70,15 @@ struct alignas(16) WorkItem {
 
   /// Packs an item. Preconditions (checked by build_work_stream, asserted
   /// here only on the host): arena_offset < 2^46, slot < 4, 1 <= bytes <= 65536.
-  static constexpr WorkItem make(std::uint64_t app_address, std::uint64_t arena_offset,
-                                 std::uint32_t arena_slot, std::uint32_t bytes) {
-    return WorkItem{app_address, (arena_offset & kItemOffsetMask) |
-                                     (std::uint64_t{arena_slot & 3u} << kItemSlotShift) |
+  static constexpr WorkItem make(std::uint64_t app_address, std::uint64_t arena_offset, std::uint32_t arena_slot,
+                                 std::uint32_t bytes) {
+    return WorkItem{app_address, (arena_offset & kItemOffsetMask) | (std::uint64_t{arena_slot & 3u} << kItemSlotShift) |
                                      (std::uint64_t{bytes - 1u} << kItemBytesShift)};
   }
   constexpr std::uint64_t app_address() const { return word0; }
   constexpr std::uint64_t arena_offset() const { return word1 & kItemOffsetMask; }
-  constexpr std::uint32_t arena_slot() const {
-    return static_cast<std::uint32_t>((word1 >> kItemSlotShift) & 3u);
-  }
-  constexpr std::uint32_t bytes() const {
-    return static_cast<std::uint32_t>(word1 >> kItemBytesShift) + 1u;
-  }
+  constexpr std::uint32_t arena_slot() const { return static_cast<std::uint32_t>((word1 >> kItemSlotShift) & 3u); }
+  constexpr std::uint32_t bytes() const { return static_cast<std::uint32_t>(word1 >> kItemBytesShift) + 1u; }
   friend constexpr bool operator==(const WorkItem&, const WorkItem&) = default;
 };
 static_assert(sizeof(WorkItem) == 16, "the kernel loads one item as one 16-byte vector");
@@ -104,11 +99,7 @@ struct PieceSplit {
 constexpr PieceSplit split_piece(std::uint64_t src, std::uint64_t dst, std::uint32_t len) {
   const auto diff = static_cast<std::uint32_t>(src ^ dst);
   PieceSplit p;
-  p.width = (diff & 15u) == 0  ? 16u
-            : (diff & 7u) == 0 ? 8u
-            : (diff & 3u) == 0 ? 4u
-            : (diff & 1u) == 0 ? 2u
-                               : 1u;
+  p.width = (diff & 15u) == 0 ? 16u : (diff & 7u) == 0 ? 8u : (diff & 3u) == 0 ? 4u : (diff & 1u) == 0 ? 2u : 1u;
   const auto misalignment = static_cast<std::uint32_t>(src & (p.width - 1));
   p.head = (p.width - misalignment) & (p.width - 1);
   if (p.head > len) p.head = len;
@@ -127,11 +118,11 @@ struct ArenaSpans {
 
 /// The built stream plus counts the benchmark and the report print.
 struct WorkStream {
-  std::vector<WorkItem> items;       // in input order: arena by arena, span by span, piece by piece
+  std::vector<WorkItem> items;  // in input order: arena by arena, span by span, piece by piece
   std::uint32_t piece_bytes = kDefaultPieceBytes;
-  std::uint64_t total_bytes = 0;     // sum of span bytes
-  std::uint64_t span_count = 0;      // non-empty spans
-  std::uint64_t partial_items = 0;   // items shorter than piece_bytes
+  std::uint64_t total_bytes = 0;    // sum of span bytes
+  std::uint64_t span_count = 0;     // non-empty spans
+  std::uint64_t partial_items = 0;  // items shorter than piece_bytes
   /// Items whose app address and arena offset differ modulo 16: with a
   /// 16-byte aligned arena base the kernel moves them with narrower vectors.
   /// Planners keep arena_offset == app_address (mod 16) to make this 0.

@@ -14,7 +14,6 @@ static_assert(pinned_arena_by_kernel(PinnedCopyMethod::kMappedKernel, 1));
 static_assert(!pinned_arena_by_kernel(PinnedCopyMethod::kAuto, kAutoKernelAboveSpans));
 static_assert(pinned_arena_by_kernel(PinnedCopyMethod::kAuto, kAutoKernelAboveSpans + 1));
 
-
 using kernels::CopyDirection;
 
 StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const CopyPlanOptions& options,

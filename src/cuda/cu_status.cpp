@@ -11,8 +11,8 @@ Status cu_status(CUresult result, const char* call, const char* file, int line) 
   const char* text = nullptr;
   if (cuGetErrorName(result, &name) != CUDA_SUCCESS) name = "CUDA_ERROR_UNKNOWN";
   if (cuGetErrorString(result, &text) != CUDA_SUCCESS) text = "unknown error";
-  std::string message = std::string(call) + " failed: " + name + " (" + text + ") at " + file + ":" +
-                        std::to_string(line);
+  std::string message =
+      std::string(call) + " failed: " + name + " (" + text + ") at " + file + ":" + std::to_string(line);
   switch (result) {
     case CUDA_ERROR_OUT_OF_MEMORY: return resource_exhausted(std::move(message));
     case CUDA_ERROR_NO_DEVICE:

@@ -25,7 +25,8 @@ std::uint32_t pick_cluster_blocks(const ChunkTable& table) {
   if (table.chunk_count() == 0) return 1;
   const std::uint64_t mean = table.total_bytes() / table.chunk_count();
   std::uint32_t blocks = 1;
-  while (blocks < kernels::kMaxDigestClusterBlocks && mean / kClusterSliceBytes >= std::uint64_t{blocks} * 2) blocks *= 2;
+  while (blocks < kernels::kMaxDigestClusterBlocks && mean / kClusterSliceBytes >= std::uint64_t{blocks} * 2)
+    blocks *= 2;
   return blocks;
 }
 

@@ -95,8 +95,7 @@ struct Walker {
           n.dst.bytes = (p.width == 0 || p.height == 0) ? 0 : (p.height - 1) * p.pitch + row;
           break;
         }
-        default:
-          break;
+        default: break;
       }
       out->nodes.push_back(std::move(n));
       if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
@@ -178,8 +177,12 @@ StatusOr<KernelLaunchOp> kernel_of_node_params(const CUDA_KERNEL_NODE_PARAMS& p)
     k.function = reinterpret_cast<std::uint64_t>(p.kern);
   }
   k.name = name != nullptr ? name : "";
-  k.grid[0] = p.gridDimX; k.grid[1] = p.gridDimY; k.grid[2] = p.gridDimZ;
-  k.block[0] = p.blockDimX; k.block[1] = p.blockDimY; k.block[2] = p.blockDimZ;
+  k.grid[0] = p.gridDimX;
+  k.grid[1] = p.gridDimY;
+  k.grid[2] = p.gridDimZ;
+  k.block[0] = p.blockDimX;
+  k.block[1] = p.blockDimY;
+  k.block[2] = p.blockDimZ;
   k.shared_mem_bytes = p.sharedMemBytes;
   // The layout is the function's: a CUkernel handle is accepted in its place
   // (kernel_param_layout tries it as one).

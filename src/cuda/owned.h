@@ -64,10 +64,10 @@ class Owned {
   Handle handle_{};
 };
 
-using Event = Owned<CUevent, &cuEventDestroy>;            // cuEventCreate
-using Stream = Owned<CUstream, &cuStreamDestroy>;         // cuStreamCreate
-using DeviceBuffer = Owned<CUdeviceptr, &cuMemFree>;      // cuMemAlloc
-using PinnedBuffer = Owned<void*, &cuMemFreeHost>;        // cuMemHostAlloc
+using Event = Owned<CUevent, &cuEventDestroy>;        // cuEventCreate
+using Stream = Owned<CUstream, &cuStreamDestroy>;     // cuStreamCreate
+using DeviceBuffer = Owned<CUdeviceptr, &cuMemFree>;  // cuMemAlloc
+using PinnedBuffer = Owned<void*, &cuMemFreeHost>;    // cuMemHostAlloc
 
 /// cuEventCreate(flags) in the current context. Errors: as cu_status, naming
 /// the call and `where` (the caller's file:line).
@@ -76,8 +76,7 @@ StatusOr<Event> create_event(unsigned flags, std::source_location where = std::s
 StatusOr<Stream> create_stream(unsigned flags, std::source_location where = std::source_location::current());
 /// cuMemAlloc(bytes) in the current context. Errors: kResourceExhausted for
 /// out of memory, otherwise as create_event.
-StatusOr<DeviceBuffer> allocate_device(std::size_t bytes,
-                                       std::source_location where = std::source_location::current());
+StatusOr<DeviceBuffer> allocate_device(std::size_t bytes, std::source_location where = std::source_location::current());
 /// cuMemHostAlloc(bytes, flags) (pinned host memory). Errors: as allocate_device.
 StatusOr<PinnedBuffer> allocate_pinned(std::size_t bytes, unsigned flags,
                                        std::source_location where = std::source_location::current());

@@ -15,8 +15,7 @@ StatusOr<Replayer> Replayer::create(const RecordedProgram& program) {
     if (k == nullptr) continue;
     auto& ptrs = r.params_[i];
     ptrs.reserve(k->arg_offsets.size());
-    for (std::uint32_t off : k->arg_offsets)
-      ptrs.push_back(const_cast<std::uint8_t*>(k->arg_bytes.data()) + off);
+    for (std::uint32_t off : k->arg_offsets) ptrs.push_back(const_cast<std::uint8_t*>(k->arg_bytes.data()) + off);
   }
   return r;
 }
@@ -33,8 +32,8 @@ Status Replayer::submit(CUstream stream) const {
                                k->shared_mem_bytes, stream, params, nullptr));
           break;
         case LaunchApi::kCooperative:
-          RR_CU(cuLaunchCooperativeKernel(f, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-                                          k->block[2], k->shared_mem_bytes, stream, params));
+          RR_CU(cuLaunchCooperativeKernel(f, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
+                                          k->shared_mem_bytes, stream, params));
           break;
         case LaunchApi::kLaunchKernelEx: {
           CUlaunchConfig config{};

@@ -16,18 +16,18 @@ std::optional<std::uint64_t> cap(std::uint64_t limit_bytes) {
 
 std::size_t index_of(SnapshotState state) { return static_cast<std::size_t>(state); }
 
-const char* state_name(SnapshotState state) {
-  return state == SnapshotState::kEntry ? "entry" : "exit";
-}
+const char* state_name(SnapshotState state) { return state == SnapshotState::kEntry ? "entry" : "exit"; }
 
 }  // namespace
 
 SnapshotStorage::SnapshotStorage(const SnapshotOptions& options, CUcontext context)
     : options_(options),
-      chain_(DeviceTier(storage::TierOptions{"device", cap(options.device_limit_bytes), /*retain=*/true, /*commit_whole_alignment=*/true},
+      chain_(DeviceTier(storage::TierOptions{"device", cap(options.device_limit_bytes), /*retain=*/true,
+                                             /*commit_whole_alignment=*/true},
                         storage::PrefixChunking(options.granule_bytes),
                         storage::BumpSuballocator(options.alignment_bytes), context, options.growth_divisor),
-             PinnedTier(storage::TierOptions{"pinned", cap(options.host_limit_bytes), /*retain=*/true, /*commit_whole_alignment=*/true},
+             PinnedTier(storage::TierOptions{"pinned", cap(options.host_limit_bytes), /*retain=*/true,
+                                             /*commit_whole_alignment=*/true},
                         storage::WholeRegion{}, storage::BumpSuballocator(options.alignment_bytes), context,
                         options.growth_divisor),
              storage::NullAllocator{}) {

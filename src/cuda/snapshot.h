@@ -76,12 +76,12 @@ struct SnapshotTierUsage {
 };
 
 struct SnapshotOptions {
-  std::uint64_t device_limit_bytes = 0;  // user cap on the device tier; 0 = none
-  std::uint64_t host_limit_bytes = 0;    // user cap on the pinned tier; 0 = none
+  std::uint64_t device_limit_bytes = 0;                  // user cap on the device tier; 0 = none
+  std::uint64_t host_limit_bytes = 0;                    // user cap on the pinned tier; 0 = none
   std::uint64_t granule_bytes = std::uint64_t{2} << 20;  // device tier's prefix-chunking granule, > 0
-  std::uint64_t alignment_bytes = 256;   // bump alignment of both tiers: a power of two, <= kBackingAlignment
+  std::uint64_t alignment_bytes = 256;  // bump alignment of both tiers: a power of two, <= kBackingAlignment
   std::uint32_t growth_divisor = kDefaultGrowthDivisor;  // retain hysteresis (storage_backings.h)
-  CopyPlanOptions copy;                  // pinned copy method (default kCopyEngine), piece size
+  CopyPlanOptions copy;                                  // pinned copy method (default kCopyEngine), piece size
 };
 
 /// The process-long tier chain. Construct once (per profiled context) and

@@ -41,8 +41,8 @@ class ScopedContext {
 
 Status check_alignment(std::uint64_t address, const char* what) {
   if (address % kBackingAlignment == 0) return ok_status();
-  return internal_error(std::string(what) + " returned address " + std::to_string(address) +
-                        ", not aligned to " + std::to_string(kBackingAlignment) + " bytes");
+  return internal_error(std::string(what) + " returned address " + std::to_string(address) + ", not aligned to " +
+                        std::to_string(kBackingAlignment) + " bytes");
 }
 
 }  // namespace
@@ -67,12 +67,11 @@ StatusOr<std::uint64_t> CuDeviceBacking::budget(std::uint64_t retained_bytes) co
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   RR_CU(cuMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t budget = storage::device_tier_budget(
-      {.largest_allocation_bytes = total_bytes,
-       .total_bytes = total_bytes,
-       .free_bytes = free_bytes,
-       .reserve_bytes = storage::kDeviceReserveBytes},
-      retained_bytes);
+  const std::uint64_t budget = storage::device_tier_budget({.largest_allocation_bytes = total_bytes,
+                                                            .total_bytes = total_bytes,
+                                                            .free_bytes = free_bytes,
+                                                            .reserve_bytes = storage::kDeviceReserveBytes},
+                                                           retained_bytes);
   return retained_growth_budget(budget, retained_bytes, growth_divisor_);
 }
 

@@ -17,8 +17,7 @@ StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& count
   return params.numTotalRanges;
 }
 
-StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image,
-                                              std::size_t range_index) {
+StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image, std::size_t range_index) {
   RR_ASSIGN_OR_RETURN(std::size_t ranges, counter_data_range_count(counter_data_image));
   if (range_index >= ranges) {
     return out_of_range("range " + std::to_string(range_index) + " of a counter data image holding " +

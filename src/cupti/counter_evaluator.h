@@ -41,8 +41,7 @@ StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& count
 
 /// Name of range `range_index` (nested levels joined by "/"). Errors:
 /// kOutOfRange past the last range; kInvalidArgument for an empty image.
-StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image,
-                                              std::size_t range_index);
+StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image, std::size_t range_index);
 
 /// Values of `names` for every range of the image, in range order. `names`
 /// must be valid for `catalog` (checked: kInvalidArgument with suggestions)

@@ -19,14 +19,11 @@ Status cupti_status(CUptiResult result, const char* call, const char* file, int 
           .with_decline_reason(DeclineReason::kCountersNotPermitted);
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_HARDWARE_BUSY:
-      return unavailable(std::move(where));
+    case CUPTI_ERROR_HARDWARE_BUSY: return unavailable(std::move(where));
     case CUPTI_ERROR_INVALID_METRIC_NAME:
       return invalid_argument(std::move(where)).with_decline_reason(DeclineReason::kUnknownMetric);
-    case CUPTI_ERROR_OUT_OF_MEMORY:
-      return resource_exhausted(std::move(where));
-    default:
-      return internal_error(std::move(where));
+    case CUPTI_ERROR_OUT_OF_MEMORY: return resource_exhausted(std::move(where));
+    default: return internal_error(std::move(where));
   }
 }
 

@@ -17,5 +17,4 @@ Status cupti_status(CUptiResult result, const char* call, const char* file, int 
 
 }  // namespace rangereplay
 
-#define RR_CUPTI(call) \
-  RR_RETURN_IF_ERROR(::rangereplay::cupti_status((call), #call, __FILE__, __LINE__))
+#define RR_CUPTI(call) RR_RETURN_IF_ERROR(::rangereplay::cupti_status((call), #call, __FILE__, __LINE__))

@@ -305,8 +305,8 @@ Status MetricCatalog::unknown_name_error(const std::string& name) const {
     }
     auto closest = closest_names_ignoring_case(name, candidates, 3, limit);
     if (closest.empty()) closest = closest_names_ignoring_case(name, candidates, 3);
-    return invalid_argument(message + "; '" + name.substr(0, suffix_at) + "' has no suffix '" +
-                            name.substr(suffix_at) + "'; closest: " + join(closest, ", "));
+    return invalid_argument(message + "; '" + name.substr(0, suffix_at) + "' has no suffix '" + name.substr(suffix_at) +
+                            "'; closest: " + join(closest, ", "));
   }
   const auto& all = list_metrics();
   std::vector<std::string> closest = closest_names_ignoring_case(name, all, 3, limit);
@@ -318,7 +318,10 @@ Status MetricCatalog::unknown_name_error(const std::string& name) const {
       }
     }
   }
-  if (closest.empty()) return invalid_argument(message + "; no similar names (list them with `rangereplay --list-metrics` on a GPU, or `metrics-probe --chip GH100 --list-all` without one)");
+  if (closest.empty())
+    return invalid_argument(message +
+                            "; no similar names (list them with `rangereplay --list-metrics` on a GPU, or "
+                            "`metrics-probe --chip GH100 --list-all` without one)");
   return invalid_argument(message + "; closest: " + join(closest, ", "));
 }
 
@@ -381,10 +384,9 @@ StatusOr<std::vector<uint8_t>> MetricCatalog::config_image(const std::vector<std
     }
   }
   const std::string& culprit = names[bad - 1];
-  const std::string why =
-      bad == 1 ? "metric '" + culprit + "' cannot be collected on " + state_->chip_name
-               : "metric '" + culprit + "' cannot be collected in one configuration with the " +
-                     std::to_string(bad - 1) + " metric(s) listed before it";
+  const std::string why = bad == 1 ? "metric '" + culprit + "' cannot be collected on " + state_->chip_name
+                                   : "metric '" + culprit + "' cannot be collected in one configuration with the " +
+                                         std::to_string(bad - 1) + " metric(s) listed before it";
   return invalid_argument(why + " (" + image.status().message() + ")")
       .with_decline_reason(DeclineReason::kUnknownMetric);
 }

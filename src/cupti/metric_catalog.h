@@ -46,7 +46,7 @@ const char* metric_kind_name(MetricKind kind);
 
 /// What cuptiProfilerHostGetMetricProperties says about one metric.
 struct MetricInfo {
-  std::string name;         // as asked: a base name or a full name
+  std::string name;  // as asked: a base name or a full name
   MetricKind kind = MetricKind::kCounter;
   std::string description;  // e.g. "# of bytes read from DRAM"
   std::string hw_unit;      // the hardware unit counted, e.g. "dram", "sm", "smsp"
@@ -66,7 +66,7 @@ class MetricCatalog {
   /// chips; carries DeclineReason::kUnknownMetric); kInternal for other CUPTI
   /// failures.
   static StatusOr<MetricCatalog> create(const std::string& chip_name,
-                                       const std::vector<uint8_t>& counter_availability_image = {});
+                                        const std::vector<uint8_t>& counter_availability_image = {});
 
   MetricCatalog(MetricCatalog&&) noexcept;
   MetricCatalog& operator=(MetricCatalog&&) noexcept;

@@ -155,8 +155,8 @@ Status RangeProfilerSession::push(const std::string& range_name) {
   // CUPTI_ERROR_INVALID_PARAMETER on the H200).
   std::string name = range_name.empty() ? std::string("range") : range_name;
   for (char& c : name) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                       c == '#' || c == '.';
+    const bool plain =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '#' || c == '.';
     if (!plain) c = '_';
   }
   CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};

@@ -25,8 +25,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/status.h"

@@ -1,8 +1,8 @@
 // Kernel-name demangling (demangle.h), through the C++ runtime's demangler.
 #include "report/demangle.h"
 
-#include <cstdlib>
 #include <cxxabi.h>
+#include <cstdlib>
 #include <memory>
 
 namespace rangereplay::report {
@@ -13,8 +13,8 @@ std::string demangle(std::string_view mangled) {
   if (mangled.size() < 3 || mangled.substr(0, 2) != "_Z") return std::string(mangled);
   const std::string terminated(mangled);
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(
-      abi::__cxa_demangle(terminated.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(terminated.c_str(), nullptr, nullptr, &status),
+                                                   std::free);
   if (status != 0 || demangled == nullptr) return terminated;
   return std::string(demangled.get());
 }

@@ -2,9 +2,9 @@
 // (format_helpers.h).
 #include "report/format_helpers.h"
 
+#include <fmt/format.h>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace rangereplay::report {
 namespace {
@@ -111,8 +111,8 @@ std::string truncate_middle(std::string_view text, std::size_t max_width) {
   return out;
 }
 
-std::string format_progress(std::uint32_t range_index, std::uint32_t range_count,
-                            std::uint32_t pass_index, std::uint32_t pass_count) {
+std::string format_progress(std::uint32_t range_index, std::uint32_t range_count, std::uint32_t pass_index,
+                            std::uint32_t pass_count) {
   const std::uint64_t range_number = std::uint64_t{range_index} + 1;
   const std::uint64_t pass_number = std::uint64_t{pass_index} + 1;
   if (range_count == 0) return fmt::format("range {}: pass {}/{}", range_number, pass_number, pass_count);

@@ -70,7 +70,7 @@ std::string truncate_middle(std::string_view text, std::size_t max_width);
 /// A progress line for stderr while passes run: "range 2/10: pass 7/40".
 /// Indices are 0-based and printed 1-based; range_count 0 means unknown
 /// ("range 3: pass 7/40").
-std::string format_progress(std::uint32_t range_index, std::uint32_t range_count,
-                            std::uint32_t pass_index, std::uint32_t pass_count);
+std::string format_progress(std::uint32_t range_index, std::uint32_t range_count, std::uint32_t pass_index,
+                            std::uint32_t pass_count);
 
 }  // namespace rangereplay::report

@@ -66,8 +66,8 @@ std::string render_report_csv(const Report& report) {
         append_row(out, {range_index, range.name, status, "", kernel_index, name, grid, block, "", "", ""});
       }
       for (const MetricValue& metric : kernel.metrics) {
-        append_row(out, {range_index, range.name, status, "", kernel_index, name, grid, block, metric.name,
-                         metric.unit, format_exact_number(metric.value)});
+        append_row(out, {range_index, range.name, status, "", kernel_index, name, grid, block, metric.name, metric.unit,
+                         format_exact_number(metric.value)});
       }
     }
     for (const MetricValue& metric : range.range_metrics) {
@@ -94,8 +94,9 @@ std::string render_stage_timings_csv(const Report& report) {
       "range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,footprint_bytes,"
       "snapshot_bytes";
   for (const std::string& name : tier_names) out += "," + csv_field("snapshot_" + name + "_bytes");
-  out += ",restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,"
-         "decode_ms,verify_ms,window_ms,begin_ms,other_ms\n";
+  out +=
+      ",restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,"
+      "decode_ms,verify_ms,window_ms,begin_ms,other_ms\n";
 
   for (const RangeRecord& range : report.ranges) {
     std::uint64_t snapshot_bytes = 0;

@@ -1,11 +1,11 @@
 // Atomic report-file output and whole-file input (report_file.h).
 #include "report/report_file.h"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <unistd.h>
 
 #include "core/ascii.h"
 #include "report/report_csv.h"
@@ -44,9 +44,7 @@ Status write_whole(const std::filesystem::path& path, std::string_view content,
   return ok_status();
 }
 
-bool has_csv_extension(const std::filesystem::path& path) {
-  return ascii_lower(path.extension().string()) == ".csv";
-}
+bool has_csv_extension(const std::filesystem::path& path) { return ascii_lower(path.extension().string()) == ".csv"; }
 
 }  // namespace
 

@@ -2,9 +2,9 @@
 // path-naming readers, and the Status-returning file functions.
 #include "report/report_json.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <exception>
-#include <fmt/format.h>
 #include <limits>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -77,7 +77,8 @@ void read_value(const json& j, std::uint32_t& out) { read_unsigned(j, out); }
 void read_value(const json& j, std::uint64_t& out) { read_unsigned(j, out); }
 void read_value(const json& j, std::int64_t& out) {
   if (!j.is_number_integer()) type_mismatch(j, "an integer");
-  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+  if (j.is_number_unsigned() &&
+      j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     throw JsonPathError("", fmt::format("{} does not fit in a signed 64-bit integer", j.get<std::uint64_t>()));
   }
   out = j.get<std::int64_t>();
@@ -90,19 +91,26 @@ void read_value(const json& j, double& out) {
   }
   if (j.is_string()) {
     const auto& text = j.get_ref<const std::string&>();
-    if (text == "nan") { out = std::numeric_limits<double>::quiet_NaN(); return; }
-    if (text == "inf") { out = std::numeric_limits<double>::infinity(); return; }
-    if (text == "-inf") { out = -std::numeric_limits<double>::infinity(); return; }
+    if (text == "nan") {
+      out = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
+    if (text == "inf") {
+      out = std::numeric_limits<double>::infinity();
+      return;
+    }
+    if (text == "-inf") {
+      out = -std::numeric_limits<double>::infinity();
+      return;
+    }
   }
   type_mismatch(j, "a number or \"nan\", \"inf\", \"-inf\"");
 }
 
 // Model structs go through their from_json hook.
 template <typename T>
-  requires requires(const json& j, T& t) { from_json(j, t); }
-void read_value(const json& j, T& out) {
-  from_json(j, out);
-}
+requires requires(const json& j, T& t) { from_json(j, t); }
+void read_value(const json& j, T& out) { from_json(j, out); }
 
 template <typename T>
 void read_value(const json& j, std::vector<T>& out) {
@@ -178,16 +186,11 @@ void to_json(json& j, const KernelRecord& v) {
 }
 
 void to_json(json& j, const StageTimings& v) {
-  j = json{{"sync_ms", number(v.sync_ms)},
-           {"capture_ms", number(v.capture_ms)},
-           {"restore_ms", number(v.restore_ms)},
-           {"replay_submit_ms", number(v.replay_submit_ms)},
-           {"kernels_ms", number(v.kernels_ms)},
-           {"counters_ms", number(v.counters_ms)},
-           {"decode_ms", number(v.decode_ms)},
-           {"verify_ms", number(v.verify_ms)},
-           {"window_ms", number(v.window_ms)},
-           {"begin_ms", number(v.begin_ms)},
+  j = json{{"sync_ms", number(v.sync_ms)},       {"capture_ms", number(v.capture_ms)},
+           {"restore_ms", number(v.restore_ms)}, {"replay_submit_ms", number(v.replay_submit_ms)},
+           {"kernels_ms", number(v.kernels_ms)}, {"counters_ms", number(v.counters_ms)},
+           {"decode_ms", number(v.decode_ms)},   {"verify_ms", number(v.verify_ms)},
+           {"window_ms", number(v.window_ms)},   {"begin_ms", number(v.begin_ms)},
            {"other_ms", number(v.other_ms)}};
 }
 
@@ -383,10 +386,10 @@ StatusOr<Report> parse_report_json(std::string_view text, std::string_view sourc
     }
     const json& version = j["schema_version"];
     if (version.is_number_unsigned() && version.get<std::uint64_t>() != kReportSchemaVersion) {
-      return failed_precondition(fmt::format(
-          "{} has schema_version {}, but this rangereplay reads schema_version {}: read it with the "
-          "rangereplay build that wrote it",
-          source, version.get<std::uint64_t>(), kReportSchemaVersion));
+      return failed_precondition(
+          fmt::format("{} has schema_version {}, but this rangereplay reads schema_version {}: read it with the "
+                      "rangereplay build that wrote it",
+                      source, version.get<std::uint64_t>(), kReportSchemaVersion));
     }
     Report report;
     from_json(j, report);
@@ -396,8 +399,8 @@ StatusOr<Report> parse_report_json(std::string_view text, std::string_view sourc
   } catch (const std::bad_alloc&) {
     return resource_exhausted(fmt::format("out of memory while reading {}", source));
   } catch (const std::exception& e) {
-    return invalid_argument(fmt::format("{} is not a valid rangereplay report: {}", source,
-                                        strip_nlohmann_prefix(e.what())));
+    return invalid_argument(
+        fmt::format("{} is not a valid rangereplay report: {}", source, strip_nlohmann_prefix(e.what())));
   }
 }
 

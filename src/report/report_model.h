@@ -28,12 +28,12 @@ struct MetricValue {
 
 /// One kernel launch of a range, in submission order.
 struct KernelRecord {
-  std::uint32_t index = 0;        // position in the range, from 0
-  std::string name;               // demangled
+  std::uint32_t index = 0;  // position in the range, from 0
+  std::string name;         // demangled
   std::string mangled_name;
   Dim3 grid, block;
   std::uint32_t shared_mem_bytes = 0;
-  std::uint64_t stream_id = 0;    // cuStreamGetId of the launch stream; 0 when unknown
+  std::uint64_t stream_id = 0;  // cuStreamGetId of the launch stream; 0 when unknown
   // The launch's number among the process's kernel launches (every thread, in
   // call order, from 0): `ncu --launch-skip <n> --launch-count 1` profiles the
   // same launch when no graph was launched before it (ncu counts a graph's
@@ -46,26 +46,26 @@ struct KernelRecord {
 /// Wall time of each stage of one replay window, in milliseconds (host clock
 /// around device-synchronized stages, device events where noted).
 struct StageTimings {
-  double sync_ms = 0;            // drain the application's work at range begin + end
-  double capture_ms = 0;         // entry + exit snapshot capture
-  double restore_ms = 0;         // all restores of the window (entry before each replay, exit at end)
-  double replay_submit_ms = 0;   // host time re-submitting recorded work
-  double kernels_ms = 0;         // device time of the replayed work (events)
-  double counters_ms = 0;        // CUPTI pass start/stop (incl. its synchronization)
-  double decode_ms = 0;          // counter decode + metric evaluation
-  double verify_ms = 0;          // digests for --verify
-  double window_ms = 0;          // whole replay window: end of pass 0 to return to the app
-  double begin_ms = 0;           // range begin, before pass 0: drain, entry capture, counter start
-  double other_ms = 0;           // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
+  double sync_ms = 0;           // drain the application's work at range begin + end
+  double capture_ms = 0;        // entry + exit snapshot capture
+  double restore_ms = 0;        // all restores of the window (entry before each replay, exit at end)
+  double replay_submit_ms = 0;  // host time re-submitting recorded work
+  double kernels_ms = 0;        // device time of the replayed work (events)
+  double counters_ms = 0;       // CUPTI pass start/stop (incl. its synchronization)
+  double decode_ms = 0;         // counter decode + metric evaluation
+  double verify_ms = 0;         // digests for --verify
+  double window_ms = 0;         // whole replay window: end of pass 0 to return to the app
+  double begin_ms = 0;          // range begin, before pass 0: drain, entry capture, counter start
+  double other_ms = 0;          // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
   friend bool operator==(const StageTimings&, const StageTimings&) = default;
 };
 
 /// Snapshot bytes held by one storage tier for a range.
 struct TierUsage {
-  std::string tier;                 // "device", "pinned"
-  std::uint64_t bytes = 0;          // snapshot bytes placed on this tier
-  std::uint64_t arena_bytes = 0;    // size of the tier's arena
-  bool new_allocation = false;      // false when a retained arena was reused
+  std::string tier;               // "device", "pinned"
+  std::uint64_t bytes = 0;        // snapshot bytes placed on this tier
+  std::uint64_t arena_bytes = 0;  // size of the tier's arena
+  bool new_allocation = false;    // false when a retained arena was reused
   friend bool operator==(const TierUsage&, const TierUsage&) = default;
 };
 
@@ -80,19 +80,19 @@ struct Divergence {
 /// One replayed pass (pass 1..N-1).
 struct PassRecord {
   std::uint32_t pass = 0;
-  std::uint64_t restored_bytes = 0;  // snapshot bytes copied back before this pass (RangeRecord::restore)
+  std::uint64_t restored_bytes = 0;     // snapshot bytes copied back before this pass (RangeRecord::restore)
   std::vector<Divergence> divergences;  // filled with --verify
   friend bool operator==(const PassRecord&, const PassRecord&) = default;
 };
 
 /// One matched range, replayed or declined.
 struct RangeRecord {
-  std::uint32_t index = 0;         // matched-range number, from 0
-  std::string name;                // e.g. "step" or "cudaProfilerStart"
+  std::uint32_t index = 0;  // matched-range number, from 0
+  std::string name;         // e.g. "step" or "cudaProfilerStart"
   bool declined = false;
-  std::string decline_reason;      // a DeclineReason name when declined
-  std::string decline_detail;      // one line: what exactly, and the fix
-  std::uint32_t passes = 0;        // passes executed (1 + replays)
+  std::string decline_reason;         // a DeclineReason name when declined
+  std::string decline_detail;         // one line: what exactly, and the fix
+  std::uint32_t passes = 0;           // passes executed (1 + replays)
   std::uint64_t footprint_bytes = 0;  // bytes of all tracked regions
   std::uint32_t regions = 0;
   std::vector<TierUsage> tiers;
@@ -128,7 +128,7 @@ struct Report {
                                          // when its first range began; 0 when there was no gate or no wait
   bool verify = false;                   // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
-  std::vector<std::string> errors;       // one-line errors that ended profiling early
+  std::vector<std::string> errors;  // one-line errors that ended profiling early
   friend bool operator==(const Report&, const Report&) = default;
 };
 

@@ -1,8 +1,8 @@
 // The report as terminal text (report_table.h).
 #include "report/report_table.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -44,8 +44,10 @@ std::string join_command(const std::vector<std::string>& command) {
     }
     out.push_back('\'');
     for (char c : arg) {
-      if (c == '\'') out += "'\\''";
-      else out.push_back(c);
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out.push_back(c);
     }
     out.push_back('\'');
   }
@@ -58,11 +60,11 @@ std::string range_title(const RangeRecord& range) {
 }
 
 void append_metric_table(std::string& out, const std::vector<MetricValue>& metrics, const ColumnWidths& w) {
-  const std::string rule = fmt::format("{}{} {} {}\n", kTableIndent, std::string(w.name, '-'),
-                                       std::string(w.unit, '-'), std::string(w.value, '-'));
+  const std::string rule = fmt::format("{}{} {} {}\n", kTableIndent, std::string(w.name, '-'), std::string(w.unit, '-'),
+                                       std::string(w.value, '-'));
   out += rule;
-  out += fmt::format("{}{:<{}} {:>{}} {:>{}}\n", kTableIndent, kNameHeader, w.name, kUnitHeader, w.unit,
-                     kValueHeader, w.value);
+  out += fmt::format("{}{:<{}} {:>{}} {:>{}}\n", kTableIndent, kNameHeader, w.name, kUnitHeader, w.unit, kValueHeader,
+                     w.value);
   out += rule;
   for (const MetricValue& m : metrics) {
     out += fmt::format("{}{:<{}} {:>{}} {:>{}}\n", kTableIndent, m.name, w.name, m.unit, w.unit,
@@ -83,10 +85,10 @@ void append_kernel(std::string& out, const KernelRecord& kernel, const ColumnWid
 }
 
 void append_stages(std::string& out, const Report& report, const StageTimings& t) {
-  out += fmt::format("  stages: sync {}, capture {}, restore {}, submit {}, kernels {}, counters {}, decode {}",
-                     format_ms(t.sync_ms), format_ms(t.capture_ms), format_ms(t.restore_ms),
-                     format_ms(t.replay_submit_ms), format_ms(t.kernels_ms), format_ms(t.counters_ms),
-                     format_ms(t.decode_ms));
+  out +=
+      fmt::format("  stages: sync {}, capture {}, restore {}, submit {}, kernels {}, counters {}, decode {}",
+                  format_ms(t.sync_ms), format_ms(t.capture_ms), format_ms(t.restore_ms), format_ms(t.replay_submit_ms),
+                  format_ms(t.kernels_ms), format_ms(t.counters_ms), format_ms(t.decode_ms));
   if (report.verify || t.verify_ms != 0) out += ", verify " + format_ms(t.verify_ms);
   out += fmt::format(", tool {}; begin {}\n", format_ms(t.other_ms), format_ms(t.begin_ms));
 }
@@ -143,8 +145,8 @@ void append_verify(std::string& out, const Report& report, const std::vector<Pas
                        passes.size() == 1 ? std::string("1 replay") : fmt::format("all {} replays", passes.size()));
     return;
   }
-  out += fmt::format("  verify: {} in {} of {}\n", count_of(divergent_regions, "divergent region"),
-                     divergent_passes, count_of(passes.size(), "replay"));
+  out += fmt::format("  verify: {} in {} of {}\n", count_of(divergent_regions, "divergent region"), divergent_passes,
+                     count_of(passes.size(), "replay"));
   for (const PassRecord& pass : passes) {
     for (const Divergence& d : pass.divergences) {
       out += fmt::format("    pass {}: {}, {}", pass.pass, format_address(d.address), format_bytes(d.size_bytes));
@@ -175,8 +177,8 @@ std::string render_report_header(const Report& report) {
     out += "\n";
   }
   if (!report.command.empty()) out += "command: " + join_command(report.command) + "\n";
-  out += fmt::format("metrics: {} requested, {}, {} values", report.metrics.size(),
-                     count_of(report.pass_count, "pass"), report.range_metrics == "whole" ? "whole-range" : "per-kernel");
+  out += fmt::format("metrics: {} requested, {}, {} values", report.metrics.size(), count_of(report.pass_count, "pass"),
+                     report.range_metrics == "whole" ? "whole-range" : "per-kernel");
   if (report.setup_ms != 0) out += ", counter setup " + format_ms(report.setup_ms);
   if (report.launcher_ms != 0) out += ", launcher checks " + format_ms(report.launcher_ms);
   if (report.verify) out += ", verify on";

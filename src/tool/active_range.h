@@ -24,12 +24,12 @@
 namespace rangereplay::tool {
 
 struct ActiveRange {
-  std::uint32_t index = 0;     // matched-range number (RangeEvent::match_index)
+  std::uint32_t index = 0;  // matched-range number (RangeEvent::match_index)
   std::string name;
   range::RangeSource source = range::RangeSource::kNvtxPushPop;
   CUcontext ctx = nullptr;
-  int device = -1;             // ordinal of ctx's device; -1 when unknown
-  bool profiled = false;       // the range is recorded (pass 0 runs under the tool)
+  int device = -1;        // ordinal of ctx's device; -1 when unknown
+  bool profiled = false;  // the range is recorded (pass 0 runs under the tool)
   // Pass 0 is a counter pass. Per-kernel multi-pass ranges leave it
   // uncounted: the counter image is then sized to the kernels pass 0
   // recorded and every counter pass is a replay.
@@ -43,7 +43,7 @@ struct ActiveRange {
   // popped inside one CUPTI pass left open across ranges); its values are
   // decoded when that pass is flushed (flush_standing_pass).
   std::optional<std::size_t> standing_counter_range;
-  Eligibility eligibility;     // the decline decision (first reason wins)
+  Eligibility eligibility;  // the decline decision (first reason wins)
   RecordedProgram program;
   std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)
   // Differential restore (--restore differential, the default): a digest

@@ -77,8 +77,7 @@ void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackDa
                                   capture_mode_from_value(t_exchanged_capture_mode).value_or(CaptureMode::kGlobal));
       }
       return;
-    default:
-      break;
+    default: break;
   }
   // Events and waits: bookkeeping only while a capture is open (or was: an
   // event recorded in a capture keeps its membership until re-recorded); the

@@ -8,12 +8,9 @@ namespace rangereplay::tool {
 
 cupti::RangeProfilerSession::Mode session_mode(CounterMode mode) {
   switch (mode) {
-    case CounterMode::kPerKernel:
-      return cupti::RangeProfilerSession::Mode::kPerKernel;
-    case CounterMode::kWholeRange:
-      return cupti::RangeProfilerSession::Mode::kWholeRange;
-    case CounterMode::kUserRanges:
-      return cupti::RangeProfilerSession::Mode::kUserRanges;
+    case CounterMode::kPerKernel: return cupti::RangeProfilerSession::Mode::kPerKernel;
+    case CounterMode::kWholeRange: return cupti::RangeProfilerSession::Mode::kWholeRange;
+    case CounterMode::kUserRanges: return cupti::RangeProfilerSession::Mode::kUserRanges;
   }
   return cupti::RangeProfilerSession::Mode::kPerKernel;
 }

@@ -25,8 +25,12 @@ namespace {
 template <class P>
 void launch_fields(const P& p, LaunchParams& l) {
   l.function = p.f;
-  l.grid[0] = p.gridDimX; l.grid[1] = p.gridDimY; l.grid[2] = p.gridDimZ;
-  l.block[0] = p.blockDimX; l.block[1] = p.blockDimY; l.block[2] = p.blockDimZ;
+  l.grid[0] = p.gridDimX;
+  l.grid[1] = p.gridDimY;
+  l.grid[2] = p.gridDimZ;
+  l.block[0] = p.blockDimX;
+  l.block[1] = p.blockDimY;
+  l.block[2] = p.blockDimZ;
   l.shared_mem_bytes = p.sharedMemBytes;
   l.kernel_params = p.kernelParams;
 }
@@ -61,8 +65,12 @@ CallParams launch_kernel_ex(const void* params) {
   c.launch.extra = p->extra;
   c.has_stream = true;
   if (const CUlaunchConfig* k = p->config; k != nullptr) {
-    c.launch.grid[0] = k->gridDimX; c.launch.grid[1] = k->gridDimY; c.launch.grid[2] = k->gridDimZ;
-    c.launch.block[0] = k->blockDimX; c.launch.block[1] = k->blockDimY; c.launch.block[2] = k->blockDimZ;
+    c.launch.grid[0] = k->gridDimX;
+    c.launch.grid[1] = k->gridDimY;
+    c.launch.grid[2] = k->gridDimZ;
+    c.launch.block[0] = k->blockDimX;
+    c.launch.block[1] = k->blockDimY;
+    c.launch.block[2] = k->blockDimZ;
     c.launch.shared_mem_bytes = k->sharedMemBytes;
     c.launch.attributes = k->attrs;
     c.launch.attribute_count = k->numAttrs;
@@ -326,8 +334,12 @@ template <class V>
 CUDA_KERNEL_NODE_PARAMS common_kernel_fields(const V& v) {
   CUDA_KERNEL_NODE_PARAMS k{};
   k.func = v.func;
-  k.gridDimX = v.gridDimX; k.gridDimY = v.gridDimY; k.gridDimZ = v.gridDimZ;
-  k.blockDimX = v.blockDimX; k.blockDimY = v.blockDimY; k.blockDimZ = v.blockDimZ;
+  k.gridDimX = v.gridDimX;
+  k.gridDimY = v.gridDimY;
+  k.gridDimZ = v.gridDimZ;
+  k.blockDimX = v.blockDimX;
+  k.blockDimY = v.blockDimY;
+  k.blockDimZ = v.blockDimZ;
   k.sharedMemBytes = v.sharedMemBytes;
   k.kernelParams = v.kernelParams;
   k.extra = v.extra;
@@ -377,15 +389,16 @@ using S = Sites;
 using E = MemoryEffect;
 using D = DeclineReason;
 constexpr std::optional<DeclineReason> kNoDecline = std::nullopt;
-constexpr std::string_view k2DMemset =
-    "the tool records 1D memsets only, so a replay would leave this 2D memset out";
+constexpr std::string_view k2DMemset = "the tool records 1D memsets only, so a replay would leave this 2D memset out";
 
 // Each macro pastes and stringizes `api` itself: cuda.h defines many API
 // names as macros of their newest version (cuMemAllocHost is
 // cuMemAllocHost_v2), which an argument passed on to another macro would
 // expand to.
 #define RR_ROW_(cbid, name, kind, in_range, reason, outside, effect, decode) \
-  DriverCall { cbid, name, kind, in_range, reason, outside, effect, decode, {} }
+  DriverCall {                                                               \
+    cbid, name, kind, in_range, reason, outside, effect, decode, {}          \
+  }
 #define RR_ROW(api, kind, in_range, reason, outside, effect, decode) \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, reason, outside, effect, decode)
 // Recorded into the range's program.
@@ -398,7 +411,7 @@ constexpr std::string_view k2DMemset =
 #define RR_CAPTURE(api, kind, in_range, outside, decode) \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, kNoDecline, outside, E::kNone, decode)
 // A capture begin: inside a range, declines it before the capture exists.
-#define RR_CAPTURE_BEGIN(api, decode)                                                                           \
+#define RR_CAPTURE_BEGIN(api, decode)                                                                          \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive, \
           S::kBoth, E::kNone, decode)
 // Left out of the recording, declining with `reason`; `why` goes into the
@@ -421,22 +434,18 @@ constexpr DriverCall kRows[] = {
     RR_RECORD(cuMemcpyHtoD_v2, K::kCopyHostToDevice, S::kNone, copy_host_to_device<cuMemcpyHtoD_v2_params>),
     RR_RECORD(cuMemcpyDtoH_v2, K::kCopyDeviceToHost, S::kNone, nullptr),
     RR_RECORD(cuMemcpyDtoD_v2, K::kCopyDeviceToDevice, S::kNone, copy_device_to_device<cuMemcpyDtoD_v2_params>),
-    RR_RECORD(cuMemcpyHtoDAsync_v2, K::kCopyHostToDevice, S::kNone,
-              copy_host_to_device<cuMemcpyHtoDAsync_v2_params>),
+    RR_RECORD(cuMemcpyHtoDAsync_v2, K::kCopyHostToDevice, S::kNone, copy_host_to_device<cuMemcpyHtoDAsync_v2_params>),
     RR_RECORD(cuMemcpyDtoHAsync_v2, K::kCopyDeviceToHost, S::kNone, nullptr),
     RR_RECORD(cuMemcpyDtoDAsync_v2, K::kCopyDeviceToDevice, S::kNone,
               copy_device_to_device<cuMemcpyDtoDAsync_v2_params>),
     RR_RECORD(cuMemsetD8_v2, K::kMemset, S::kNone, (memset_1d<cuMemsetD8_v2_params, &cuMemsetD8_v2_params::uc, 1>)),
-    RR_RECORD(cuMemsetD16_v2, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD16_v2_params, &cuMemsetD16_v2_params::us, 2>)),
-    RR_RECORD(cuMemsetD32_v2, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD32_v2_params, &cuMemsetD32_v2_params::ui, 4>)),
+    RR_RECORD(cuMemsetD16_v2, K::kMemset, S::kNone, (memset_1d<cuMemsetD16_v2_params, &cuMemsetD16_v2_params::us, 2>)),
+    RR_RECORD(cuMemsetD32_v2, K::kMemset, S::kNone, (memset_1d<cuMemsetD32_v2_params, &cuMemsetD32_v2_params::ui, 4>)),
     RR_TRACK(cuMemHostAlloc, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddPinnedHost,
              host_alloc<cuMemHostAlloc_params>),
     RR_TRACK(cuMemAllocHost, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddPinnedHost,
              host_alloc<cuMemAllocHost_params>),
-    RR_TRACK(cuMemFreeHost, K::kFree, D::kFreeInRange, S::kEntry, E::kRemoveHost,
-             host_release<cuMemFreeHost_params>),
+    RR_TRACK(cuMemFreeHost, K::kFree, D::kFreeInRange, S::kEntry, E::kRemoveHost, host_release<cuMemFreeHost_params>),
     RR_CAPTURE(cuEventRecord, K::kEventRecord, R::kPassThrough, S::kExit, event_and_stream<cuEventRecord_params>),
     RR_CAPTURE(cuStreamWaitEvent, K::kStreamWaitEvent, R::kPassThrough, S::kExit,
                event_and_stream<cuStreamWaitEvent_params>),
@@ -489,12 +498,12 @@ constexpr DriverCall kRows[] = {
     RR_RECORD(cuLaunchKernel_ptsz, K::kKernelLaunch, S::kBoth, launch_kernel),
     RR_TRACK(cuMemHostRegister_v2, K::kAllocation, D::kAllocationInRange, S::kExit, E::kRegisterHost, host_register),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture, capture_begin_legacy<cuStreamBeginCapture_params>),
-    RR_CAPTURE(cuStreamEndCapture, K::kCaptureEnd, R::kTrackOnly, S::kExit,
-               stream_first<cuStreamEndCapture_params>),
+    RR_CAPTURE(cuStreamEndCapture, K::kCaptureEnd, R::kTrackOnly, S::kExit, stream_first<cuStreamEndCapture_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_ptsz, capture_begin_legacy<cuStreamBeginCapture_ptsz_params>),
     RR_CAPTURE(cuStreamEndCapture_ptsz, K::kCaptureEnd, R::kTrackOnly, S::kExit,
                stream_first<cuStreamEndCapture_params>),
-    RR_ROW(cuGraphInstantiate, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone, instantiate<cuGraphInstantiate_params>),
+    RR_ROW(cuGraphInstantiate, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+           instantiate<cuGraphInstantiate_params>),
     RR_RECORD(cuGraphLaunch, K::kGraphLaunch, S::kNone, graph_launch),
     RR_RECORD(cuGraphLaunch_ptsz, K::kGraphLaunch, S::kNone, graph_launch),
     RR_EXEC(cuGraphExecDestroy, K::kGraphExecDestroy, D::kGraphDestroyedInRange, S::kEntry, exec_first),
@@ -507,10 +516,10 @@ constexpr DriverCall kRows[] = {
     RR_EXEC(cuGraphExecMemcpyNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
     RR_EXEC(cuGraphExecMemsetNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
     RR_EXEC(cuGraphExecHostNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecUpdate, K::kGraphExecUpdate, D::kUnsupportedApi, S::kExit, exec_update<cuGraphExecUpdate_params>),
+    RR_EXEC(cuGraphExecUpdate, K::kGraphExecUpdate, D::kUnsupportedApi, S::kExit,
+            exec_update<cuGraphExecUpdate_params>),
     RR_ROW(cuLaunchHostFunc, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, S::kNone, E::kNone, nullptr),
-    RR_ROW(cuLaunchHostFunc_ptsz, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, S::kNone, E::kNone,
-           nullptr),
+    RR_ROW(cuLaunchHostFunc_ptsz, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, S::kNone, E::kNone, nullptr),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2, capture_begin<cuStreamBeginCapture_v2_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2_ptsz, capture_begin<cuStreamBeginCapture_v2_ptsz_params>),
     RR_CAPTURE(cuThreadExchangeStreamCaptureMode, K::kCaptureModeExchange, R::kTrackOnly, S::kBoth,
@@ -540,14 +549,18 @@ constexpr DriverCall kRows[] = {
                event_and_stream<cuEventRecordWithFlags_params>),
     RR_CAPTURE(cuEventRecordWithFlags_ptsz, K::kEventRecord, R::kPassThrough, S::kExit,
                event_and_stream<cuEventRecordWithFlags_params>),
-    RR_ROW(cuGraphInstantiate_v2, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone, instantiate<cuGraphInstantiate_v2_params>),
+    RR_ROW(cuGraphInstantiate_v2, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+           instantiate<cuGraphInstantiate_v2_params>),
     RR_EXEC(cuGraphExecKernelNodeSetParams_v2, K::kGraphExecKernelNodeParams, D::kUnsupportedApi, S::kExit,
             kernel_node_params_v2),
     RR_EXEC(cuGraphNodeSetEnabled, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_ROW(cuGraphInstantiateWithFlags, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone, instantiate<cuGraphInstantiateWithFlags_params>),
+    RR_ROW(cuGraphInstantiateWithFlags, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+           instantiate<cuGraphInstantiateWithFlags_params>),
     RR_EXEC(cuGraphExecBatchMemOpNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_ROW(cuGraphInstantiateWithParams, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone, instantiate<cuGraphInstantiateWithParams_params>),
-    RR_ROW(cuGraphInstantiateWithParams_ptsz, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone, instantiate<cuGraphInstantiateWithParams_ptsz_params>),
+    RR_ROW(cuGraphInstantiateWithParams, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+           instantiate<cuGraphInstantiateWithParams_params>),
+    RR_ROW(cuGraphInstantiateWithParams_ptsz, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+           instantiate<cuGraphInstantiateWithParams_ptsz_params>),
     RR_EXEC(cuGraphExecUpdate_v2, K::kGraphExecUpdate, D::kUnsupportedApi, S::kExit,
             exec_update<cuGraphExecUpdate_v2_params>),
     RR_RECORD(cuLaunchKernelEx, K::kKernelLaunch, S::kBoth, launch_kernel_ex),

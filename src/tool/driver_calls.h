@@ -33,33 +33,33 @@ namespace rangereplay::tool {
 
 /// What a call is.
 enum class CallKind : std::uint8_t {
-  kKernelLaunch,         // cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel
-  kGraphLaunch,          // cuGraphLaunch: one recorded op
-  kHostFunction,         // cuLaunchHostFunc
-  kMultiDeviceLaunch,    // cuLaunchCooperativeKernelMultiDevice
-  kMemset,               // cuMemsetD8/D16/D32: a MemsetOp; the 2D cuMemsetD2D* decline
-  kCopyDeviceToDevice,   // a CopyDeviceOp
-  kCopyHostToDevice,     // a CopyFromHostOp, its source bytes captured
-  kCopyDeviceToHost,     // not re-executed (counted as skipped)
-  kCopyUnified,          // cuMemcpy, cuMemcpyAsync: the direction follows from the inventory
-  kAllocation,           // makes memory accessible to kernels (allocation_in_range)
-  kFree,                 // releases tracked memory (free_in_range)
-  kCaptureBegin,         // opens a stream capture
-  kCaptureEnd,           // closes one
-  kCaptureModeExchange,  // cuThreadExchangeStreamCaptureMode
-  kEventRecord,          // an event recorded in a stream (capture membership)
-  kStreamWaitEvent,      // a stream waits on an event (joins the event's capture)
-  kEventDestroy,         // the event leaves its capture
-  kStreamDestroy,        // the stream leaves its capture
-  kGraphInstantiate,     // an executable graph is made: its graph is read
-  kGraphExecUpdate,      // cuGraphExecUpdate: the exec's new graph is read
-  kGraphExecDestroy,     // the exec is forgotten
+  kKernelLaunch,               // cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel
+  kGraphLaunch,                // cuGraphLaunch: one recorded op
+  kHostFunction,               // cuLaunchHostFunc
+  kMultiDeviceLaunch,          // cuLaunchCooperativeKernelMultiDevice
+  kMemset,                     // cuMemsetD8/D16/D32: a MemsetOp; the 2D cuMemsetD2D* decline
+  kCopyDeviceToDevice,         // a CopyDeviceOp
+  kCopyHostToDevice,           // a CopyFromHostOp, its source bytes captured
+  kCopyDeviceToHost,           // not re-executed (counted as skipped)
+  kCopyUnified,                // cuMemcpy, cuMemcpyAsync: the direction follows from the inventory
+  kAllocation,                 // makes memory accessible to kernels (allocation_in_range)
+  kFree,                       // releases tracked memory (free_in_range)
+  kCaptureBegin,               // opens a stream capture
+  kCaptureEnd,                 // closes one
+  kCaptureModeExchange,        // cuThreadExchangeStreamCaptureMode
+  kEventRecord,                // an event recorded in a stream (capture membership)
+  kStreamWaitEvent,            // a stream waits on an event (joins the event's capture)
+  kEventDestroy,               // the event leaves its capture
+  kStreamDestroy,              // the stream leaves its capture
+  kGraphInstantiate,           // an executable graph is made: its graph is read
+  kGraphExecUpdate,            // cuGraphExecUpdate: the exec's new graph is read
+  kGraphExecDestroy,           // the exec is forgotten
   kGraphExecKernelNodeParams,  // a kernel node's new parameters, followed
   kGraphExecNodeParams,        // cuGraphExecNodeSetParams: followed for a kernel node, otherwise a change
   kGraphExecChange,            // any other change of an exec's nodes: its summary becomes unknown
-  kStreamAttachMemory,   // cuStreamAttachMemAsync: managed memory attached to the host or not
-  kProfilerStart,        // cuProfilerStart (range trigger)
-  kProfilerStop,         // cuProfilerStop (range trigger)
+  kStreamAttachMemory,         // cuStreamAttachMemAsync: managed memory attached to the host or not
+  kProfilerStart,              // cuProfilerStart (range trigger)
+  kProfilerStop,               // cuProfilerStop (range trigger)
 };
 
 /// What the call does to a range open when it is made.
@@ -67,7 +67,8 @@ enum class InRange : std::uint8_t {
   kRecord,             // recorded into the range's program (a device-to-host copy: counted as skipped)
   kDecline,            // left out of the recording: declines the range with the row's reason
   kTrackAndDecline,    // tracked by the tool (inventory, captures) and declines the range with the row's reason
-  kDeclineIfLaunched,  // executable-graph calls: tracked; declines with the row's reason when the range launched the exec
+  kDeclineIfLaunched,  // executable-graph calls: tracked; declines with the row's reason when the range launched the
+                       // exec
   kPassThrough,        // reaches the recorder, which records nothing (a call from a second context still declines)
   kTrackOnly,          // tracked by the tool (captures, graphs, the range trigger); never reaches the recorder
 };
@@ -99,7 +100,7 @@ struct LaunchParams {
   std::uint32_t block[3] = {0, 0, 0};
   std::uint32_t shared_mem_bytes = 0;
   void** kernel_params = nullptr;
-  void** extra = nullptr;  // null for cooperative launches
+  void** extra = nullptr;                         // null for cooperative launches
   const CUlaunchAttribute* attributes = nullptr;  // cuLaunchKernelEx only
   std::uint32_t attribute_count = 0;
 };
@@ -129,7 +130,7 @@ struct AllocationParams {
   std::size_t bytes = 0;
   const std::size_t* pitch_out = nullptr;
   std::size_t height = 0;
-  unsigned flags = 0;  // cuMemAllocManaged's and cuMemHostRegister's flags
+  unsigned flags = 0;                       // cuMemAllocManaged's and cuMemHostRegister's flags
   const CUmemAccessDesc* access = nullptr;  // cuMemSetAccess's descriptors
   std::size_t access_count = 0;
 };
@@ -138,7 +139,7 @@ struct AllocationParams {
 /// kStreamWaitEvent, kStreamDestroy).
 struct CaptureParams {
   CUevent event = nullptr;
-  int mode = 0;  // the capture mode of a begin (0, global, for the legacy begin)
+  int mode = 0;                                     // the capture mode of a begin (0, global, for the legacy begin)
   const CUstreamCaptureMode* mode_inout = nullptr;  // cuThreadExchangeStreamCaptureMode
 };
 
@@ -176,8 +177,8 @@ using CallDecoder = CallParams (*)(const void* params);
 
 /// One intercepted driver call.
 struct DriverCall {
-  std::uint32_t cbid = 0;      // CUpti_CallbackId, CUPTI_DRIVER_TRACE_CBID_*
-  std::string_view name;       // the API's name as CUPTI reports it
+  std::uint32_t cbid = 0;  // CUpti_CallbackId, CUPTI_DRIVER_TRACE_CBID_*
+  std::string_view name;   // the API's name as CUPTI reports it
   CallKind kind = CallKind::kKernelLaunch;
   InRange in_range = InRange::kPassThrough;
   /// The decline inside a range (kDecline, kTrackAndDecline and
@@ -185,7 +186,7 @@ struct DriverCall {
   std::optional<DeclineReason> reason;
   Sites outside = Sites::kNone;
   MemoryEffect effect = MemoryEffect::kNone;  // kAllocation and kFree rows
-  CallDecoder decode = nullptr;  // null: the tool reads no parameter of the call
+  CallDecoder decode = nullptr;               // null: the tool reads no parameter of the call
   /// kDecline rows: why, appended to the decline's detail ("" for none).
   std::string_view why;
 
@@ -194,9 +195,7 @@ struct DriverCall {
   constexpr bool per_thread_stream() const { return name.ends_with("_ptsz") || name.ends_with("_ptds"); }
   /// The name without a _ptsz or _ptds suffix (allocation origins, decline
   /// details that name the family).
-  constexpr std::string_view base_name() const {
-    return per_thread_stream() ? name.substr(0, name.size() - 5) : name;
-  }
+  constexpr std::string_view base_name() const { return per_thread_stream() ? name.substr(0, name.size() - 5) : name; }
 };
 
 /// Every row (no two with the same callback id).

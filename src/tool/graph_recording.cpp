@@ -92,11 +92,8 @@ void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_Callbac
   auto it = graph_execs_.find(exec);
   if (it == graph_execs_.end()) return;
   switch (call.kind) {
-    case CallKind::kGraphExecDestroy:
-      graph_execs_.erase(it);
-      return;
-    case CallKind::kGraphExecUpdate:
-      return;  // re-read at the exit, if it succeeds
+    case CallKind::kGraphExecDestroy: graph_execs_.erase(it); return;
+    case CallKind::kGraphExecUpdate: return;  // re-read at the exit, if it succeeds
     case CallKind::kGraphExecKernelNodeParams:
       return;  // a kernel node's new parameters: followed at the exit, if it succeeds
     default:

@@ -51,9 +51,8 @@ Status ProfilerTool::scan_arguments(const KernelLaunchOp& kernel, CUstream strea
     const MemoryRange& r = mapped[index];
     if (holds_global_state(r.start().address())) continue;
     if (r.size() > kMaxHostRegionBytes)
-      return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) + " MiB passed to " + what +
-                                " " + kernel.name + " is larger than the " +
-                                std::to_string(kMaxHostRegionBytes >> 20) +
+      return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) + " MiB passed to " + what + " " +
+                                kernel.name + " is larger than the " + std::to_string(kMaxHostRegionBytes >> 20) +
                                 " MiB the tool copies per buffer; narrow the range");
     // Settle the launch stream's earlier work (a device-to-host copy into
     // the buffer may still be in flight) so these are the bytes this kernel
@@ -100,10 +99,10 @@ void ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread_s
     }
   }
   if (!s.ok())
-    decline(*active_,
-            s.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit
-                                                       : DeclineReason::kReplayFailed,
-            "pinned host memory passed to a kernel could not be captured: " + s.message());
+    decline(
+        *active_,
+        s.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit : DeclineReason::kReplayFailed,
+        "pinned host memory passed to a kernel could not be captured: " + s.message());
 }
 
 }  // namespace rangereplay::tool

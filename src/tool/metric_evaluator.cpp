@@ -12,8 +12,9 @@ struct MetricEvaluator::Impl {
 
 MetricEvaluator::~MetricEvaluator() = default;
 
-StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(
-    const std::string& chip, const std::vector<std::uint8_t>& availability_image, std::vector<std::string> metrics) {
+StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(const std::string& chip,
+                                                                   const std::vector<std::uint8_t>& availability_image,
+                                                                   std::vector<std::string> metrics) {
   RR_ASSIGN_OR_RETURN(cupti::MetricCatalog catalog, cupti::MetricCatalog::create(chip, availability_image));
   RR_RETURN_IF_ERROR(catalog.validate(metrics));
   std::unique_ptr<MetricEvaluator> e(new MetricEvaluator());

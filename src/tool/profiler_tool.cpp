@@ -179,9 +179,9 @@ Status ProfilerTool::initialize() {
   const bool debug = debug_enabled();
   gate_ = take_launcher_gate();
   if (debug)
-    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s\n",
-                 gate_.held() ? "taken, waited at when the first range begins"
-                              : gate_outcome_name(gate_.wait().outcome));
+    std::fprintf(
+        stderr, "rangereplay[debug] injection: launcher gate %s\n",
+        gate_.held() ? "taken, waited at when the first range begins" : gate_outcome_name(gate_.wait().outcome));
   const auto start = std::chrono::steady_clock::now();
   Status s = configure_and_subscribe();
   if (debug)
@@ -201,7 +201,8 @@ void ProfilerTool::pass_gate() {
 
 Status ProfilerTool::configure_and_subscribe() {
   const std::optional<std::string>& path = environment::config_path();
-  if (!path) return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
+  if (!path)
+    return failed_precondition("RANGEREPLAY_CONFIG is not set; start the application with `rangereplay profile`");
   RR_ASSIGN_OR_RETURN(config_, read_profile_config(*path));
   RR_RETURN_IF_ERROR(trigger_.configure(config_));
   report_.tool_version = "0.1.0";
@@ -270,14 +271,9 @@ void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx)
       range_beginning_.store(true, std::memory_order_seq_cst);
       begin_range(event, ctx);
       break;
-    case range::RangeEventKind::kEnd:
-      end_range();
-      break;
-    case range::RangeEventKind::kDeclinedOverlap:
-      record_overlapping_range(event);
-      break;
-    case range::RangeEventKind::kSkipped:
-      break;
+    case range::RangeEventKind::kEnd: end_range(); break;
+    case range::RangeEventKind::kDeclinedOverlap: record_overlapping_range(event); break;
+    case range::RangeEventKind::kSkipped: break;
   }
   range_open_.store(active_ != nullptr, std::memory_order_seq_cst);
   range_beginning_.store(false, std::memory_order_seq_cst);
@@ -287,8 +283,8 @@ void ProfilerTool::record_overlapping_range(const range::RangeEvent& event) {
   report::RangeRecord record;
   record.index = static_cast<std::uint32_t>(event.match_index);
   record.name = event.name;
-  const std::string inside = active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'"
-                                     : std::string("another range");
+  const std::string inside =
+      active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'" : std::string("another range");
   record_decline(record, DeclineReason::kOverlappingRange,
                  "began while " + inside + " was being recorded; its work belongs to that range");
   report_.ranges.push_back(std::move(record));
@@ -318,16 +314,13 @@ void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* d
   auto message = [&](const nvtxEventAttributes_t* a) -> std::string {
     if (a == nullptr) return "";
     switch (a->messageType) {
-      case NVTX_MESSAGE_TYPE_ASCII:
-        return a->message.ascii ? a->message.ascii : "";
-      case NVTX_MESSAGE_TYPE_UNICODE:
-        return utf8(a->message.unicode);
+      case NVTX_MESSAGE_TYPE_ASCII: return a->message.ascii ? a->message.ascii : "";
+      case NVTX_MESSAGE_TYPE_UNICODE: return utf8(a->message.unicode);
       case NVTX_MESSAGE_TYPE_REGISTERED: {
         auto it = nvtx_strings_.find(a->message.registered);
         return it == nvtx_strings_.end() ? std::string() : it->second;
       }
-      default:
-        return "";
+      default: return "";
     }
   };
   // nvtxRangeStart* returns the range's id; without it an end cannot be paired.
@@ -354,9 +347,7 @@ void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* d
       event = trigger_.on_push(thread, domain_name(p->domain), message(p->core.eventAttrib));
       break;
     }
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-      event = trigger_.on_pop(thread, "");
-      break;
+    case CUPTI_CBID_NVTX_nvtxRangePop: event = trigger_.on_pop(thread, ""); break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePop:
       event = trigger_.on_pop(thread, domain_name(static_cast<const nvtxDomainRangePop_params*>(params)->domain));
       break;
@@ -416,8 +407,7 @@ void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* d
         nvtx_strings_[*ret] = utf8(reinterpret_cast<const wchar_t*>(p->string));
       break;
     }
-    default:
-      break;
+    default: break;
   }
   if (!event) return;
   CUcontext ctx = nullptr;
@@ -483,13 +473,9 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CallKind::kEventRecord:
     case CallKind::kStreamWaitEvent:
     case CallKind::kEventDestroy:
-    case CallKind::kStreamDestroy:
-      on_capture_api(*call, data);
-      break;
+    case CallKind::kStreamDestroy: on_capture_api(*call, data); break;
     case CallKind::kAllocation:
-    case CallKind::kFree:
-      on_memory_api(*call, data);
-      break;
+    case CallKind::kFree: on_memory_api(*call, data); break;
     case CallKind::kGraphInstantiate:
     case CallKind::kGraphExecUpdate:
     case CallKind::kGraphExecDestroy:
@@ -531,13 +517,10 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
   switch (call->in_range) {
     case InRange::kRecord:
     case InRange::kDecline:
-    case InRange::kPassThrough:
-      observe_if_in_range(call, data);
-      return;
+    case InRange::kPassThrough: observe_if_in_range(call, data); return;
     case InRange::kTrackAndDecline:
     case InRange::kDeclineIfLaunched:
-    case InRange::kTrackOnly:
-      return;  // handled above, in and out of ranges
+    case InRange::kTrackOnly: return;  // handled above, in and out of ranges
   }
 }
 
@@ -593,7 +576,8 @@ void ProfilerTool::observe_in_range(const DriverCall* call, const CUpti_Callback
   }
   const std::size_t first_new = active_->program.ops.size();
   RangeRecorder recorder = range_recorder();
-  const CallParams params = call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
+  const CallParams params =
+      call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
   if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
     // cudaGraphLaunch reaches this driver callback too.
     record_graph_launch(params, data);

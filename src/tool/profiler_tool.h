@@ -37,6 +37,7 @@
 #include "core/module_registry.h"
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
+#include "core/range/range_trigger.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
 #include "cuda/digest_plan.h"
@@ -46,9 +47,8 @@
 #include "tool/active_range.h"
 #include "tool/counter_session.h"
 #include "tool/driver_calls.h"
-#include "tool/range_recorder.h"
 #include "tool/metric_evaluator.h"
-#include "core/range/range_trigger.h"
+#include "tool/range_recorder.h"
 #include "tool/range_report.h"
 #include "tool/tool_mutex.h"
 
@@ -316,6 +316,7 @@ class InToolScope {
   ~InToolScope();
   InToolScope(const InToolScope&) = delete;
   InToolScope& operator=(const InToolScope&) = delete;
+
  private:
   bool previous_;
 };

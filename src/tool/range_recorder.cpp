@@ -57,17 +57,13 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
       }
       ops.emplace_back(MemsetOp{p.dst, p.value, p.element_bytes, p.count});
       return;
-    case CallKind::kCopyDeviceToDevice:
-      ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes});
-      return;
+    case CallKind::kCopyDeviceToDevice: ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes}); return;
     case CallKind::kCopyHostToDevice: {
       const auto* src = static_cast<const std::uint8_t*>(p.src_host);
       ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(src, src + p.bytes)});
       return;
     }
-    case CallKind::kCopyDeviceToHost:
-      ++program_.skipped_device_to_host;
-      return;
+    case CallKind::kCopyDeviceToHost: ++program_.skipped_device_to_host; return;
     case CallKind::kCopyUnified: {
       // Unified addressing: the direction follows from which side is tracked.
       // A tracked pinned host buffer as the source is host data all the same:
@@ -92,8 +88,7 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
       }
       return;
     }
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -104,7 +99,8 @@ void RangeRecorder::after_call(std::size_t first, std::uint64_t context, int dev
     const bool kernel = std::holds_alternative<KernelLaunchOp>(ops[i]) ||
                         (graph != nullptr && graph->kernels && !graph->kernels->empty());
     eligibility_.observe_operation(context, device, kernel);
-    if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i])) eligibility_.observe_captured_host_bytes(h2d->data.size());
+    if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i]))
+      eligibility_.observe_captured_host_bytes(h2d->data.size());
   }
   if (eligibility_.declined()) {
     // Over a cap (or a second context): free what was recorded, it will not be replayed.

@@ -94,8 +94,7 @@ void ProfilerTool::track_mapped_host(void* host, std::uint64_t bytes, const char
   inventory_.add(std::move(a));
 }
 
-void ProfilerTool::track_allocation(const DriverCall& call, const CallParams& params,
-                                    const CUpti_CallbackData* data) {
+void ProfilerTool::track_allocation(const DriverCall& call, const CallParams& params, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
   const AllocationParams& p = params.allocation;
   const std::string origin(call.base_name());
@@ -144,10 +143,10 @@ void ProfilerTool::track_allocation(const DriverCall& call, const CallParams& pa
     case MemoryEffect::kAddStreamOrdered: {
       if (!added_now) return;
       const std::uint64_t bytes = call.effect == MemoryEffect::kAddPitched ? *p.pitch_out * p.height : p.bytes;
-      Allocation a{MemoryRange(DevicePtr(*p.address_out), bytes),
-                   call.effect == MemoryEffect::kAddStreamOrdered ? AllocationKind::kStreamOrdered
-                                                                   : AllocationKind::kDevice,
-                   origin, 0};
+      Allocation a{
+          MemoryRange(DevicePtr(*p.address_out), bytes),
+          call.effect == MemoryEffect::kAddStreamOrdered ? AllocationKind::kStreamOrdered : AllocationKind::kDevice,
+          origin, 0};
       a.writable_devices = allocating_device_bits();
       inventory_.add(std::move(a));
       return;
@@ -164,8 +163,7 @@ void ProfilerTool::track_allocation(const DriverCall& call, const CallParams& pa
       // reaches it, but no later snapshot may cover it.
       if (enter) inventory_.remove(DevicePtr(p.address));
       return;
-    case MemoryEffect::kNone:
-      return;
+    case MemoryEffect::kNone: return;
   }
 }
 

@@ -34,15 +34,13 @@ class ToolMutex {
       } else {
         const auto start = std::chrono::steady_clock::now();
         do {
-          const double waited =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           std::fprintf(stderr,
                        "rangereplay[debug] thread %llu (%s) waits for the tool lock, held by thread %llu (%s) at "
                        "stage: %s (waited %.1f s)\n",
                        static_cast<unsigned long long>(thread), call ? call : "?",
                        static_cast<unsigned long long>(holder_.load(std::memory_order_relaxed)),
-                       holder_call_.load(std::memory_order_relaxed),
-                       stage_.load(std::memory_order_relaxed), waited);
+                       holder_call_.load(std::memory_order_relaxed), stage_.load(std::memory_order_relaxed), waited);
         } while (!mutex_.try_lock_for(std::chrono::seconds(5)));
       }
     }

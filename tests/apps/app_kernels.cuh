@@ -89,12 +89,11 @@ inline std::vector<uint32_t> download(const uint32_t* device, size_t count) {
 }
 
 // Exits 1 unless `actual` equals `expected`, naming the first differing word.
-inline void expect_words(const std::vector<uint32_t>& actual, const std::vector<uint32_t>& expected,
-                         const char* name) {
+inline void expect_words(const std::vector<uint32_t>& actual, const std::vector<uint32_t>& expected, const char* name) {
   for (size_t i = 0; i < expected.size(); ++i) {
     if (i >= actual.size() || actual[i] != expected[i]) {
-      std::fprintf(stderr, "error: %s[%zu] = %u, host reference %u\n", name, i,
-                   i < actual.size() ? actual[i] : 0u, expected[i]);
+      std::fprintf(stderr, "error: %s[%zu] = %u, host reference %u\n", name, i, i < actual.size() ? actual[i] : 0u,
+                   expected[i]);
       std::exit(1);
     }
   }

@@ -92,22 +92,26 @@ __host__ __device__ inline std::uint32_t step_c(std::uint32_t c, std::uint32_t a
 }
 
 __global__ void init_kernel(std::uint32_t* x, std::size_t n, std::uint32_t buffer) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     x[i] = initial_word(buffer, i);
 }
 
 __global__ void step_a_kernel(std::uint32_t* a, const std::uint32_t* b, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     a[i] = step_a(a[i], b[i]);
 }
 
 __global__ void step_b_kernel(std::uint32_t* b, const std::uint32_t* a, const std::uint32_t* c, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     b[i] = step_b(b[i], a[i], c[i]);
 }
 
 __global__ void step_c_kernel(std::uint32_t* c, const std::uint32_t* a, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     c[i] = step_c(c[i], a[i]);
 }
 
@@ -202,7 +206,8 @@ int run(const Options& options) {
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    std::fprintf(stderr, "big_footprint: %" PRIu64 " bytes in 3 buffers; filler %" PRIu64
+    std::fprintf(stderr,
+                 "big_footprint: %" PRIu64 " bytes in 3 buffers; filler %" PRIu64
                  " bytes; %zu of %zu bytes of device memory free\n",
                  3 * options.buffer_bytes, filler.filled(), free_bytes, total_bytes);
   }

@@ -219,15 +219,15 @@ int run(const Options& o) {
     cudaGraph_t body = params.conditional.phGraph_out[0];
     CHECK_CUDA(cudaStreamBeginCaptureToGraph(body_stream, body, nullptr, nullptr, 0, o.mode));
     loop_body_kernel<<<grid_for(kAppElements, kAppThreads), kAppThreads, 0, body_stream>>>(x, kAppElements, 0x20,
-                                                                                          counter);
+                                                                                           counter);
     CHECK_LAUNCH();
     launch_during_capture(0x51);  // launch 3: both captures open
     loop_step_kernel<<<1, 1, 0, body_stream>>>(counter, handle);
     CHECK_LAUNCH();
     CHECK_CUDA(cudaStreamEndCapture(body_stream, nullptr));
     // The capture continues after the while node.
-    CHECK_CUDA(cudaStreamUpdateCaptureDependencies(capture_stream, &loop_node, nullptr, 1,
-                                                   cudaStreamSetCaptureDependencies));
+    CHECK_CUDA(
+        cudaStreamUpdateCaptureDependencies(capture_stream, &loop_node, nullptr, 1, cudaStreamSetCaptureDependencies));
     launch_during_capture(0x52);  // launch 4
     launch_words(captured_kernel, x, 0x12, capture_stream);
   }

@@ -51,8 +51,7 @@ int run(int iterations) {
     CHECK_CUDA(cudaDeviceSynchronize());
 
     std::memset(expected_scratch.data(), value, kBytes);
-    std::memcpy(reinterpret_cast<unsigned char*>(expected_scratch.data()) + kOffset, expected_src.data(),
-                kCopyBytes);
+    std::memcpy(reinterpret_cast<unsigned char*>(expected_scratch.data()) + kOffset, expected_src.data(), kCopyBytes);
     host_accumulate(expected_acc, expected_scratch);
     host_affine(expected_src, salt);
     expected_mirror = expected_src;

@@ -54,7 +54,8 @@ inline std::string ptx_affine_module(const char* entry, bool last_salt_variable 
 	ld.param.u64 	%rd2, [ptx_affine_param_0];
 	ld.param.u64 	%rd3, [ptx_affine_param_1];
 	ld.param.u32 	%r1, [ptx_affine_param_2];
-)ptx" + (last_salt_variable ? "\tst.global.u32 \t[" + variable + "], %r1;\n" : std::string()) + R"ptx(	mov.u32 	%r2, %ctaid.x;
+)ptx" + (last_salt_variable ? "\tst.global.u32 \t[" + variable + "], %r1;\n" : std::string()) +
+         R"ptx(	mov.u32 	%r2, %ctaid.x;
 	mov.u32 	%r3, %ntid.x;
 	mul.wide.u32 	%rd4, %r2, %r3;
 	mov.u32 	%r4, %tid.x;
@@ -88,8 +89,8 @@ inline void launch_ptx_affine(CUfunction f, uint32_t* x, size_t n, uint32_t salt
   unsigned long long count = n;
   uint32_t ptx_salt = salt;
   void* params[] = {&x_address, &count, &ptx_salt};
-  CHECK_CU(cuLaunchKernel(f, grid_for(n, kAppThreads), 1, 1, kAppThreads, 1, 1, /*sharedMemBytes=*/0, stream,
-                          params, /*extra=*/nullptr));
+  CHECK_CU(cuLaunchKernel(f, grid_for(n, kAppThreads), 1, 1, kAppThreads, 1, 1, /*sharedMemBytes=*/0, stream, params,
+                          /*extra=*/nullptr));
 }
 
 }  // namespace rangereplay::example

@@ -99,8 +99,8 @@ void host_work() {
 struct Task {
   int n = 0;
   bool on_host = false;
-  double* data = nullptr;        // managed: A (n * n), x (n), y (n)
-  std::vector<double> initial;   // the same words as first written, for the reference
+  double* data = nullptr;       // managed: A (n * n), x (n), y (n)
+  std::vector<double> initial;  // the same words as first written, for the reference
   size_t words() const { return static_cast<size_t>(n) * n + 2 * static_cast<size_t>(n); }
   double* a() const { return data; }
   double* x() const { return data + static_cast<size_t>(n) * n; }

@@ -110,7 +110,8 @@ TEST_F(Gh100Catalog, contains_full_names_only) {
 TEST_F(Gh100Catalog, accepts_base_names_that_contain_dots) {
   // CUPTI lists "triage" base metrics such as LTS.TriageCompute.lts__...
   const auto& bases = catalog().base_metrics();
-  auto dotted = std::find_if(bases.begin(), bases.end(), [](const std::string& b) { return b.find('.') != std::string::npos; });
+  auto dotted =
+      std::find_if(bases.begin(), bases.end(), [](const std::string& b) { return b.find('.') != std::string::npos; });
   ASSERT_NE(dotted, bases.end());
   const std::string name = *dotted + catalog().suffixes_of(*dotted).front();
   EXPECT_TRUE(catalog().contains(name)) << name;
@@ -176,7 +177,8 @@ TEST_F(Gh100Catalog, validate_says_metric_names_are_lower_case) {
 
 TEST_F(Gh100Catalog, validate_says_when_nothing_is_similar) {
   EXPECT_EQ(catalog().validate({"qqqqqqqqqqqqqqqqqqqqqqqq"}).message(),
-            "unknown metric 'qqqqqqqqqqqqqqqqqqqqqqqq' for GH100; no similar names (list them with `rangereplay --list-metrics` on a GPU, or `metrics-probe --chip GH100 --list-all` without one)");
+            "unknown metric 'qqqqqqqqqqqqqqqqqqqqqqqq' for GH100; no similar names (list them with `rangereplay "
+            "--list-metrics` on a GPU, or `metrics-probe --chip GH100 --list-all` without one)");
 }
 
 TEST_F(Gh100Catalog, describes_a_metric_with_units) {
@@ -198,7 +200,8 @@ TEST_F(Gh100Catalog, describes_every_base_metric_for_a_listing) {
   ASSERT_TRUE(infos.ok()) << infos.status().to_string();
   ASSERT_EQ(infos->size(), catalog().base_metrics().size());
   for (std::size_t i = 0; i < infos->size(); ++i) EXPECT_EQ((*infos)[i].name, catalog().base_metrics()[i]);
-  auto dram = std::find_if(infos->begin(), infos->end(), [](const MetricInfo& m) { return m.name == "dram__bytes_read"; });
+  auto dram =
+      std::find_if(infos->begin(), infos->end(), [](const MetricInfo& m) { return m.name == "dram__bytes_read"; });
   ASSERT_NE(dram, infos->end());
   EXPECT_EQ(dram->kind, MetricKind::kCounter);
   EXPECT_EQ(dram->dim_unit, "byte");
@@ -250,8 +253,8 @@ TEST_F(Gh100Catalog, config_image_names_the_metric_that_cannot_be_combined) {
   // CUPTI schedules PCIe counters alone: with any SM/memory counter,
   // ConfigAddMetrics returns CUPTI_ERROR_NOT_SUPPORTED.
   EXPECT_EQ(*catalog().pass_count({"pcie__read_bytes.sum"}), 1u);
-  auto image =
-      catalog().config_image({"gpu__time_duration.sum", "dram__bytes_read.sum", "pcie__read_bytes.sum", "lts__t_sectors.sum"});
+  auto image = catalog().config_image(
+      {"gpu__time_duration.sum", "dram__bytes_read.sum", "pcie__read_bytes.sum", "lts__t_sectors.sum"});
   ASSERT_FALSE(image.ok());
   EXPECT_EQ(image.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(image.status().message().rfind("metric 'pcie__read_bytes.sum' cannot be collected in one configuration "

@@ -73,8 +73,7 @@ std::vector<Region> random_regions(std::size_t count, std::uint64_t max_bytes, s
   return regions;
 }
 
-Layout make_layout(const std::vector<Region>& regions, Alignment alignment, Placement placement,
-                   std::uint64_t seed) {
+Layout make_layout(const std::vector<Region>& regions, Alignment alignment, Placement placement, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   Layout layout;
   std::uint64_t cursor[2] = {rng() % 7, rng() % 7};
@@ -142,11 +141,10 @@ struct LayoutMemory {
 
 class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
-
   // Captures, scribbles, restores twice, checking every byte each time.
   void round_trip(const Layout& layout, const CopyPlanOptions& options, CUstream stream) {
-    SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " +
-                 std::to_string(layout.spans[1].size()) + ", piece " + std::to_string(options.piece_bytes) +
+    SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " + std::to_string(layout.spans[1].size()) +
+                 ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
                  (options.streaming_cache_hints ? ", streaming hints" : ""));
     StatusOr<LayoutMemory> memory = LayoutMemory::allocate(layout);
@@ -208,7 +206,6 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
 
   // On the test's stream.
   void round_trip(const Layout& layout, const CopyPlanOptions& options = {}) { round_trip(layout, options, stream_); }
-
 };
 
 CopyPlanOptions mapped_kernel() {
@@ -427,7 +424,7 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_EQ(plan->stats().copy_engine_bytes, 0u);
     EXPECT_EQ(plan->stats().kernel_items, 3u);
     EXPECT_EQ(plan->stats().narrow_items, 1u);  // 8192 vs 8200 differ modulo 16
-    EXPECT_EQ(plan->stats().grid_blocks, 1);  // 3 items, 8 per block
+    EXPECT_EQ(plan->stats().grid_blocks, 1);    // 3 items, 8 per block
     ASSERT_EQ(plan->items().size(), 3u);
     EXPECT_EQ(plan->items()[2], WorkItem::make(app + 8192, 8200, 0, 100));
     const kernels::CopyKernelArgs args = plan->kernel_args(kernels::CopyDirection::kCapture);

@@ -44,8 +44,8 @@ class DifferentialRestoreTest : public rangereplay::gpu_test::GpuStreamTest,
   // Regions (offset, bytes) in one buffer: 3 MiB + odd tail, 1 byte, 2 MiB,
   // 0, 700 kB, 5 MiB + 17 (split on the device tier's 2 MiB granule when capped).
   void set_up(std::uint64_t device_limit_bytes) {
-    layout_ = {{256, 3 * kMiB + 333}, {4 * kMiB, 1}, {5 * kMiB, 2 * kMiB}, {8 * kMiB, 0},
-               {9 * kMiB, 700000}, {10 * kMiB, 5 * kMiB + 17}};
+    layout_ = {{256, 3 * kMiB + 333}, {4 * kMiB, 1},      {5 * kMiB, 2 * kMiB},
+               {8 * kMiB, 0},         {9 * kMiB, 700000}, {10 * kMiB, 5 * kMiB + 17}};
     bytes_ = 16 * kMiB;
     ASSERT_CU(cuMemAlloc(&app_, bytes_));
     std::vector<MemoryRange> regions;

@@ -135,7 +135,6 @@ std::set<std::size_t> random_chunks(std::size_t chunk_count, std::size_t how_man
 
 class DigestPlanTest : public rangereplay::gpu_test::GpuStreamTest {
  protected:
-
   StatusOr<DigestPlan> make_plan(const std::vector<DigestRegion>& regions, std::uint64_t chunk_bytes,
                                  std::uint32_t cluster_blocks = 0) {
     DigestPlanOptions options;

@@ -209,7 +209,8 @@ TEST_F(GraphInspectorTest, a_device_updatable_kernel_node_has_unknown_arguments)
   ASSERT_CUDART(cudaGraphAddKernelNode(&plain, graph_, &updatable, 1, &p));
   cudaLaunchAttributeValue value{};
   value.deviceUpdatableKernelNode.deviceUpdatable = 1;
-  const cudaError_t set = cudaGraphKernelNodeSetAttribute(updatable, cudaLaunchAttributeDeviceUpdatableKernelNode, &value);
+  const cudaError_t set =
+      cudaGraphKernelNodeSetAttribute(updatable, cudaLaunchAttributeDeviceUpdatableKernelNode, &value);
   if (set == cudaErrorNotSupported) {
     (void)cudaGetLastError();
     GTEST_SKIP() << "device-updatable kernel nodes are not supported here";
@@ -229,15 +230,19 @@ TEST_F(GraphInspectorTest, a_device_updatable_kernel_node_has_unknown_arguments)
 TEST_F(GraphInspectorTest, kernel_of_node_params_reads_the_arguments_a_set_params_call_passes) {
   // What the tool reads at the exit of cuGraphExecKernelNodeSetParams.
   CUfunction f = nullptr;
-  ASSERT_CUDART(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&f),
-                                    reinterpret_cast<const void*>(graph_fill_kernel)));
+  ASSERT_CUDART(
+      cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&f), reinterpret_cast<const void*>(graph_fill_kernel)));
   auto* out = reinterpret_cast<unsigned*>(0x7f0012345000ULL);
   unsigned n = 33, value = 9;
   void* args[] = {&out, &n, &value};
   CUDA_KERNEL_NODE_PARAMS p{};
   p.func = f;
-  p.gridDimX = 2; p.gridDimY = 1; p.gridDimZ = 1;
-  p.blockDimX = 64; p.blockDimY = 1; p.blockDimZ = 1;
+  p.gridDimX = 2;
+  p.gridDimY = 1;
+  p.gridDimZ = 1;
+  p.blockDimX = 64;
+  p.blockDimY = 1;
+  p.blockDimZ = 1;
   p.kernelParams = args;
   auto k = kernel_of_node_params(p);
   ASSERT_OK(k.status());

@@ -26,7 +26,6 @@
 namespace rangereplay {
 namespace {
 
-
 using gpu_test::first_difference;
 using gpu_test::random_bytes;
 
@@ -350,7 +349,7 @@ TEST_F(SnapshotTest, caps_too_small_for_everything_are_resource_exhausted) {
   StatusOr<Snapshot> smaller = Snapshot::create(storage, regions_of(one), 1, stream_);
   ASSERT_TRUE(smaller.ok()) << smaller.status().to_string();
   EXPECT_EQ(smaller->tiers(), (std::vector<SnapshotTierUsage>{{"device", 2 * kMiB, 2 * kMiB, true},
-                                                               {"pinned", 1 * kMiB, 1 * kMiB, true}}));
+                                                              {"pinned", 1 * kMiB, 1 * kMiB, true}}));
   EXPECT_EQ(smaller->restore(SnapshotState::kExit, stream_).code(), StatusCode::kInvalidArgument);
 }
 
@@ -400,12 +399,12 @@ TEST_F(SnapshotTest, bad_state_counts_are_invalid_arguments) {
 }
 
 TEST(RetainedGrowthBudget, keeps_the_retained_arena_for_a_small_gain) {
-  EXPECT_EQ(retained_growth_budget(1000, 0, 8), 1000u);      // nothing retained
-  EXPECT_EQ(retained_growth_budget(800, 1000, 8), 800u);     // less than retained: never raised
+  EXPECT_EQ(retained_growth_budget(1000, 0, 8), 1000u);   // nothing retained
+  EXPECT_EQ(retained_growth_budget(800, 1000, 8), 800u);  // less than retained: never raised
   EXPECT_EQ(retained_growth_budget(1000, 1000, 8), 1000u);
-  EXPECT_EQ(retained_growth_budget(1124, 1000, 8), 1000u);   // +124 < 125
-  EXPECT_EQ(retained_growth_budget(1125, 1000, 8), 1125u);   // +125 = 1000 / 8
-  EXPECT_EQ(retained_growth_budget(1124, 1000, 0), 1124u);   // hysteresis off
+  EXPECT_EQ(retained_growth_budget(1124, 1000, 8), 1000u);  // +124 < 125
+  EXPECT_EQ(retained_growth_budget(1125, 1000, 8), 1125u);  // +125 = 1000 / 8
+  EXPECT_EQ(retained_growth_budget(1124, 1000, 0), 1124u);  // hysteresis off
   EXPECT_EQ(retained_growth_budget(UINT64_MAX, UINT64_MAX - 1, 8), UINT64_MAX - 1);
   EXPECT_EQ(retained_growth_budget(UINT64_MAX, 1, 8), UINT64_MAX);  // 1 / 8 == 0: any gain grows
 }

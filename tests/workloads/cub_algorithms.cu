@@ -14,8 +14,8 @@
 // mismatch exits with status 1.
 //
 // usage: workload_cub [--iterations N] [--items N]
-#include <cub/cub.cuh>
 #include <nvtx3/nvToolsExt.h>
+#include <cub/cub.cuh>
 
 #include <algorithm>
 #include <cstdint>

@@ -29,8 +29,7 @@ Status report(Probe p, const std::string& name, const std::string& shown) {
     case Probe::kNotExecutable:
       return permission_denied("application '" + shown + "' is not executable; run chmod +x '" + shown +
                                "' or check the path");
-    default:
-      break;
+    default: break;
   }
   if (name.find('/') != std::string::npos) {
     return not_found("application '" + name + "' not found; check the path");

@@ -58,13 +58,11 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 
 Status exec_error(int err, const std::string& path) {
   switch (err) {
-    case ENOENT:
-      return not_found("application '" + path + "' not found; check the path");
+    case ENOENT: return not_found("application '" + path + "' not found; check the path");
     case EACCES:
       return permission_denied("application '" + path + "' is not executable; run chmod +x '" + path +
                                "' or check the path");
-    default:
-      return internal_error("cannot start '" + path + "': " + std::strerror(err));
+    default: return internal_error("cannot start '" + path + "': " + std::strerror(err));
   }
 }
 

@@ -27,9 +27,9 @@
 namespace rangereplay::cli {
 
 struct ChildSpec {
-  std::string path;                // file to execute (from resolve_application)
-  std::vector<std::string> argv;   // argv[0] is the name as the user typed it
-  std::vector<std::string> env;    // complete environment, "NAME=value" entries
+  std::string path;               // file to execute (from resolve_application)
+  std::vector<std::string> argv;  // argv[0] is the name as the user typed it
+  std::vector<std::string> env;   // complete environment, "NAME=value" entries
   // Close-on-exec descriptors the application inherits all the same (the
   // flag is cleared in the child only, between fork and exec).
   std::vector<int> inherited_fds;

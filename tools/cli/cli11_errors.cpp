@@ -46,7 +46,8 @@ std::string cli11_error_line(const CLI::ParseError& error, const std::vector<con
   // "--restore: 1 required full|differential missing" (no value before the
   // next option or the end), and "--metrics=", which CLI11 reads the same way.
   if (const std::size_t colon = what.find(':'); colon != std::string::npos && what.starts_with("--") &&
-                                                what.ends_with(" missing") && what.find(" required ") != std::string::npos) {
+                                                what.ends_with(" missing") &&
+                                                what.find(" required ") != std::string::npos) {
     const std::string option = what.substr(0, colon);
     return value_hint ? value_hint(option) : option + " needs a value";
   }

@@ -108,8 +108,9 @@ std::string value_hint(const std::string& option) {
 // A word as the user would type it in a shell: quoted when it holds
 // anything a shell would split or expand.
 std::string shell_word(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                            "0123456789-_./=:,@%+") == std::string::npos;
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_./=:,@%+") == std::string::npos;
   if (plain) return word;
   std::string out = "'";
   for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -199,9 +200,10 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     }
   }
 
-  CLI::App app{"rangereplay: range-replay profiler for NVIDIA GPUs. Records a range of GPU work in an\n"
-               "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
-               "rangereplay"};
+  CLI::App app{
+      "rangereplay: range-replay profiler for NVIDIA GPUs. Records a range of GPU work in an\n"
+      "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
+      "rangereplay"};
   app.footer(top_footer());
   // Wide enough for the longest option with its type ("--snapshot-device-limit SIZE",
   // "--restore full|differential") to keep a gap before its description.
@@ -210,18 +212,21 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   app.add_flag("--list-metrics", list_metrics, "List the metric names of the GPU (needs a GPU)");
   app.add_flag("--list-sets", list_sets, "List the named metric sets");
   app.add_flag("--version", version, "Print the version");
-  CLI::App* profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
+  CLI::App* profile =
+      app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
   CLI::App* list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
   CLI::App* list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
   app.require_subcommand(0, 1);
   profile->prefix_command();  // the first non-option word starts the application's command
-  profile->footer("The application and its arguments follow '--' (or the last option).\n"
-                  "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.");
+  profile->footer(
+      "The application and its arguments follow '--' (or the last option).\n"
+      "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.");
 
   std::vector<std::string> nvtx_include, nvtx_exclude;
   bool profiler_api = false, verify = false, quiet = false;
   std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
-      range_list, output, restore = name(ProfileConfig{}.restore), device_limit, host_limit;
+                                          range_list, output, restore = name(ProfileConfig{}.restore), device_limit,
+                                          host_limit;
   // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
   profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
       ->type_name("EXPR")
@@ -234,23 +239,33 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   profile->add_flag("--profiler-api", profiler_api, "Ranges from cu(da)ProfilerStart/Stop");
-  profile->add_option("--kernel-range", kernel_range,
-                      "Ranges of kernel launches A:B[,C:D...] in the process (from 0, B exclusive)")
+  profile
+      ->add_option("--kernel-range", kernel_range,
+                   "Ranges of kernel launches A:B[,C:D...] in the process (from 0, B exclusive)")
       ->type_name("A:B");
-  profile->add_option("--metrics", metrics, "Metric names separated by commas (Nsight Compute names); with --set, both lists")
+  profile
+      ->add_option("--metrics", metrics,
+                   "Metric names separated by commas (Nsight Compute names); with --set, both lists")
       ->type_name("LIST");
-  profile->add_option("--set", set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")->type_name("NAME");
-  profile->add_option("--range-metrics", range_metrics, name(RangeMetrics::kPerKernel) + " (per kernel, default) or " +
-                                                            name(RangeMetrics::kWholeRange) + " (one value per range)")
+  profile->add_option("--set", set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")
+      ->type_name("NAME");
+  profile
+      ->add_option("--range-metrics", range_metrics,
+                   name(RangeMetrics::kPerKernel) + " (per kernel, default) or " + name(RangeMetrics::kWholeRange) +
+                       " (one value per range)")
       ->type_name(range_metrics_choices("|"));
   profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
   profile->add_option("--skip", skip, "Skip the first N matched ranges")->type_name("N");
   profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
-  profile->add_option("-o,--output", output, "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")->type_name("PATH");
+  profile
+      ->add_option("-o,--output", output,
+                   "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")
+      ->type_name("PATH");
   profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
-  profile->add_option("--restore", restore,
-                      name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
-                          name(RestoreMode::kFull) + " (every byte)")
+  profile
+      ->add_option("--restore", restore,
+                   name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
+                       name(RestoreMode::kFull) + " (every byte)")
       ->type_name(restore_choices("|"));
   profile->add_option("--snapshot-device-limit", device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
       ->type_name("SIZE");
@@ -284,8 +299,9 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
     }
     if (!profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
       // A word where the command goes: most likely a mistyped command.
-      std::vector<std::string> close = closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
-                                                     plausible_typo_distance(ours[1].size()));
+      std::vector<std::string> close =
+          closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
+                        plausible_typo_distance(ours[1].size()));
       return invalid_argument("unknown command '" + ours[1] + "'" +
                               (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
                               "; commands are profile, list-metrics and list-sets");
@@ -363,9 +379,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   out.action = Action::kProfile;
   ProfileRequest& req = out.profile;
   ProfileConfig& c = req.config;
-  for (const auto& [option, texts, parsed] :
-       {std::tuple{"--nvtx-include", &nvtx_include, &c.nvtx_include},
-        std::tuple{"--nvtx-exclude", &nvtx_exclude, &c.nvtx_exclude}}) {
+  for (const auto& [option, texts, parsed] : {std::tuple{"--nvtx-include", &nvtx_include, &c.nvtx_include},
+                                              std::tuple{"--nvtx-exclude", &nvtx_exclude, &c.nvtx_exclude}}) {
     for (const std::string& e : *texts) {
       if (trim(e).empty()) return invalid_argument(value_hint(option));
       RR_ASSIGN_OR_RETURN(range::NvtxExpression expression, parse_nvtx_option(option, e));
@@ -390,7 +405,8 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
       if (command[i] == "--nvtx-include" || command[i] == "--profiler-api" || command[i] == "--kernel-range" ||
           command[i].starts_with("--nvtx-include=") || command[i].starts_with("--kernel-range="))
         return invalid_argument(std::string(kNoRange) + " ('" + command[i] + "' comes after the application '" +
-                                command.front() + "', so it is the application's argument: put rangereplay's "
+                                command.front() +
+                                "', so it is the application's argument: put rangereplay's "
                                 "options before the application, e.g. profile --nvtx-include step/ -- ./app)");
     }
     return invalid_argument(kNoRange);
@@ -433,15 +449,16 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   if (const std::optional<RangeMetrics> m = value_named(kRangeMetricsNames, range_metrics)) {
     c.range_metrics = *m;
   } else {
-    return invalid_argument("--range-metrics must be " + range_metrics_choices(" or ") + ", not '" + range_metrics + "'");
+    return invalid_argument("--range-metrics must be " + range_metrics_choices(" or ") + ", not '" + range_metrics +
+                            "'");
   }
 
   c.verify = verify;
   if (const std::optional<RestoreMode> m = value_named(kRestoreModeNames, restore)) {
     c.restore = *m;
   } else {
-    return invalid_argument("--restore must be " + names_joined(kRestoreModeNames, ", ", " or ") + ", not '" +
-                            restore + "'");
+    return invalid_argument("--restore must be " + names_joined(kRestoreModeNames, ", ", " or ") + ", not '" + restore +
+                            "'");
   }
   if (!device_limit.empty()) {
     RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", device_limit));

@@ -30,16 +30,16 @@ struct ProfileRequest {
   /// launcher picks a temporary file), `command` is the application and its
   /// arguments.
   ProfileConfig config;
-  std::string metrics_csv;     // --metrics as typed, "" when not given
-  std::string set_name;        // --set; "basic" when neither --metrics nor --set is given
-  std::string output_pattern;  // --output before %p/%q/%h expansion, "" = no file
+  std::string metrics_csv;                           // --metrics as typed, "" when not given
+  std::string set_name;                              // --set; "basic" when neither --metrics nor --set is given
+  std::string output_pattern;                        // --output before %p/%q/%h expansion, "" = no file
   OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
 };
 
 struct CommandLine {
   Action action = Action::kHelp;
-  ProfileRequest profile;  // for kProfile
-  std::string text;        // help or version text, for kHelp / kVersion
+  ProfileRequest profile;      // for kProfile
+  std::string text;            // help or version text, for kHelp / kVersion
   bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
 };
 

@@ -14,15 +14,15 @@
 
 #include "cli/application_path.h"
 #include "cli/child_process.h"
-#include "core/closest_names.h"
-#include "core/environment.h"
 #include "cli/gpu_probe.h"
-#include "core/launcher_gate.h"
-#include "core/metric_sets.h"
 #include "cli/library_lookup.h"
 #include "cli/output_path.h"
 #include "cli/process_tree.h"
 #include "cli/report_output.h"
+#include "core/closest_names.h"
+#include "core/environment.h"
+#include "core/launcher_gate.h"
+#include "core/metric_sets.h"
 
 namespace rangereplay::cli {
 namespace fs = std::filesystem;
@@ -136,8 +136,7 @@ int list_metrics() {
 // RANGEREPLAY_DEBUG: where the launcher's time goes, step by step.
 class DebugSteps {
  public:
-  explicit DebugSteps(std::chrono::steady_clock::time_point start)
-      : debug_(environment::debug()), step_start_(start) {}
+  explicit DebugSteps(std::chrono::steady_clock::time_point start) : debug_(environment::debug()), step_start_(start) {}
   void done(const char* step) {
     const auto now = std::chrono::steady_clock::now();
     if (debug_)
@@ -208,10 +207,9 @@ struct Launch {
 StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::string> metrics, const std::string& app,
                                 const std::string& inject_lib, MetricQueries& queries) {
   std::string loaded_cupti = queries.cupti_library_path();
-  RR_ASSIGN_OR_RETURN(std::string cupti, find_cupti_library(loaded_cupti.empty()
-                                                                ? std::nullopt
-                                                                : std::optional<std::string>(loaded_cupti),
-                                                            process_env("LD_LIBRARY_PATH"), default_cupti_dirs()));
+  RR_ASSIGN_OR_RETURN(std::string cupti,
+                      find_cupti_library(loaded_cupti.empty() ? std::nullopt : std::optional<std::string>(loaded_cupti),
+                                         process_env("LD_LIBRARY_PATH"), default_cupti_dirs()));
   RR_ASSIGN_OR_RETURN(std::unique_ptr<TempFolder> temp, TempFolder::create());
   const std::string config_path = temp->path() + "/config.json";
   ProfileConfig config = request.config;
@@ -251,8 +249,8 @@ int profile(const ProfileRequest& request) {
   if (!inject_lib.ok()) return fail(inject_lib.status(), kExitFailure);
   MetricModule module = load_metric_module();
   steps.done("metric module loaded");
-  StatusOr<std::vector<std::string>> selected = module.queries ? select_metrics(request, *module.queries)
-                                                               : StatusOr<std::vector<std::string>>(module.load_error);
+  StatusOr<std::vector<std::string>> selected =
+      module.queries ? select_metrics(request, *module.queries) : StatusOr<std::vector<std::string>>(module.load_error);
   // A mistyped set stops here; a module that cannot answer at all is
   // reported after the device check, which explains most such failures.
   if (module.queries && !selected.ok() && exit_code_for(selected.status()) == kExitUsage) {
@@ -345,8 +343,7 @@ int profile(const ProfileRequest& request) {
 
 std::map<std::string, std::string> application_environment(const std::string& injection_library,
                                                            const std::string& cupti_library,
-                                                           const std::string& config_path,
-                                                           const std::string& gate) {
+                                                           const std::string& config_path, const std::string& gate) {
   return {{environment::kCudaInjection, injection_library},
           {environment::kNvtxInjection, cupti_library},
           {environment::kConfig, config_path},
@@ -358,10 +355,8 @@ int exit_code_for(const Status& status) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kOutOfRange:
-    case StatusCode::kPermissionDenied:
-      return kExitUsage;
-    default:
-      return kExitFailure;
+    case StatusCode::kPermissionDenied: return kExitUsage;
+    default: return kExitFailure;
   }
 }
 
@@ -413,15 +408,10 @@ int run_launcher(const std::vector<std::string>& args) {
     case Action::kHelp:
       (parsed->help_is_error ? std::cerr : std::cout) << parsed->text << std::flush;
       return parsed->help_is_error ? kExitUsage : 0;
-    case Action::kVersion:
-      std::cout << parsed->text << std::flush;
-      return 0;
-    case Action::kListSets:
-      return list_sets();
-    case Action::kListMetrics:
-      return list_metrics();
-    case Action::kProfile:
-      return profile(parsed->profile);
+    case Action::kVersion: std::cout << parsed->text << std::flush; return 0;
+    case Action::kListSets: return list_sets();
+    case Action::kListMetrics: return list_metrics();
+    case Action::kProfile: return profile(parsed->profile);
   }
   return kExitFailure;
 }

@@ -80,8 +80,7 @@ Status list_metrics_no_device_error(const Status& no_device);
 /// when it has writable variables).
 std::map<std::string, std::string> application_environment(const std::string& injection_library,
                                                            const std::string& cupti_library,
-                                                           const std::string& config_path,
-                                                           const std::string& gate);
+                                                           const std::string& config_path, const std::string& gate);
 
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),

@@ -17,8 +17,8 @@
 #if !RANGEREPLAY_CLI_METRICS_HOST_ONLY
 #include "cupti/device_counters.h"
 #endif
-#include "cupti/metric_catalog.h"
 #include "cli/metric_queries.h"
+#include "cupti/metric_catalog.h"
 
 namespace rangereplay::cli {
 namespace {

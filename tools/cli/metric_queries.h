@@ -23,8 +23,8 @@
 namespace rangereplay::cli {
 
 struct MetricSetInfo {
-  std::string name;          // e.g. "basic", "full"
-  std::string description;   // one line
+  std::string name;         // e.g. "basic", "full"
+  std::string description;  // one line
   std::vector<std::string> metrics;
 };
 

@@ -58,8 +58,8 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
         break;
       }
       default:
-        return invalid_argument("output name '" + pattern + "' has an unknown placeholder '%" +
-                                std::string(1, kind) + "'" + hint);
+        return invalid_argument("output name '" + pattern + "' has an unknown placeholder '%" + std::string(1, kind) +
+                                "'" + hint);
     }
   }
   return out;
@@ -68,8 +68,8 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 StatusOr<OutputFormat> output_format_of(const std::string& path) {
   const std::string name = ascii_lower(std::filesystem::path(path).filename().string());
   if (name == ".json" || name == ".csv")
-    return invalid_argument("output '" + path + "' has no file name before '" + name +
-                            "'; name the file, e.g. report" + name);
+    return invalid_argument("output '" + path + "' has no file name before '" + name + "'; name the file, e.g. report" +
+                            name);
   const std::string ext = ascii_lower(std::filesystem::path(path).extension().string());
   if (ext == ".json") return OutputFormat::kJson;
   if (ext == ".csv") return OutputFormat::kCsv;

@@ -107,9 +107,7 @@ bool is_child_subreaper() {
 #endif
 }
 
-ChildSubreaper::ChildSubreaper() : previous_(is_child_subreaper()) {
-  active_ = set_child_subreaper(true).ok();
-}
+ChildSubreaper::ChildSubreaper() : previous_(is_child_subreaper()) { active_ = set_child_subreaper(true).ok(); }
 
 void ChildSubreaper::release() {
   if (!active_) return;

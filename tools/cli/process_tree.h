@@ -82,10 +82,10 @@ class ChildSubreaper {
 inline constexpr int kKillRounds = 100;
 
 struct TreeKill {
-  int rounds = 0;            // rounds run (1 when everything ended at once)
-  std::size_t signalled = 0; // SIGKILLs sent (a slow process counts once per round)
-  std::size_t reaped = 0;    // children of this process reaped: root and adopted orphans
-  std::size_t left = 0;      // processes still descending from this process at the end (0: all ended)
+  int rounds = 0;             // rounds run (1 when everything ended at once)
+  std::size_t signalled = 0;  // SIGKILLs sent (a slow process counts once per round)
+  std::size_t reaped = 0;     // children of this process reaped: root and adopted orphans
+  std::size_t left = 0;       // processes still descending from this process at the end (0: all ended)
 };
 
 /// Ends `root` (a child of this process), every process descending from it,

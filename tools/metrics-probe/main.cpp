@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
     auto infos = catalog->describe_base_metrics();
     if (!infos.ok()) return fail(infos.status());
     for (const auto& info : *infos) {
-      std::printf("%s\t%s\t%s\t%s\n", info.name.c_str(), rr::cupti::metric_kind_name(info.kind),
-                  info.dim_unit.c_str(), info.description.c_str());
+      std::printf("%s\t%s\t%s\t%s\n", info.name.c_str(), rr::cupti::metric_kind_name(info.kind), info.dim_unit.c_str(),
+                  info.description.c_str());
     }
   }
   if (list_all) {

@@ -111,8 +111,7 @@ std::array<std::uint32_t, kHostDigestLanes> host_lane_crcs(const void* data, std
       return lanes_one_by_one(p, n, [](const void* d, std::size_t b) { return crc32c_table(d, b); });
     case Crc32cEngine::kTable:
       return lanes_one_by_one(p, n, [](const void* d, std::size_t b) { return crc32c_table(d, b); });
-    case Crc32cEngine::kBitwise:
-      break;
+    case Crc32cEngine::kBitwise: break;
   }
   return lanes_one_by_one(p, n, [](const void* d, std::size_t b) { return crc32c_bitwise(d, b); });
 }

@@ -93,8 +93,8 @@ StatusOr<KernelWindows> KernelWindows::from_windows(std::vector<KernelWindow> wi
   if (windows.empty()) return invalid_argument("no kernel window");
   for (std::size_t i = 0; i < windows.size(); ++i) {
     const KernelWindow& w = windows[i];
-    const std::string name = "window " + std::to_string(i) + " (" + std::to_string(w.first) + ":" +
-                             std::to_string(w.end) + ")";
+    const std::string name =
+        "window " + std::to_string(i) + " (" + std::to_string(w.first) + ":" + std::to_string(w.end) + ")";
     if (w.end <= w.first) return invalid_argument(name + " is empty: its end is not after its first launch");
     if (i > 0 && w.first < windows[i - 1].end) {
       return invalid_argument(name + " overlaps or precedes window " + std::to_string(i - 1));

@@ -72,16 +72,20 @@ std::pair<std::string, std::string> regex_problem(std::regex_constants::error_ty
     return {"repeat '*', '+', '?' or '{' with nothing to repeat",
             "put it after a character" + literal + c + " for a literal " + quoted(c)};
   }
-  if (code == rc::error_paren) return {"unbalanced parentheses", "close each '(' with ')'" + literal + "( for a literal '('"};
-  if (code == rc::error_brack) return {"unbalanced square brackets", "close each '[' with ']'" + literal + "[ for a literal '['"};
-  if (code == rc::error_brace) return {"unbalanced braces", "close each '{' with '}'" + literal + "{ for a literal '{'"};
+  if (code == rc::error_paren)
+    return {"unbalanced parentheses", "close each '(' with ')'" + literal + "( for a literal '('"};
+  if (code == rc::error_brack)
+    return {"unbalanced square brackets", "close each '[' with ']'" + literal + "[ for a literal '['"};
+  if (code == rc::error_brace)
+    return {"unbalanced braces", "close each '{' with '}'" + literal + "{ for a literal '{'"};
   if (code == rc::error_badbrace) return {"invalid repeat count in {}", "write {N}, {N,} or {N,M} with N <= M"};
   if (code == rc::error_complexity || code == rc::error_space || code == rc::error_stack) {
     return {"repeat count too large or pattern too complex", "shorten it"};
   }
   if (code == rc::error_range) return {"invalid character range", "write ranges low to high, e.g. [a-z]"};
   if (code == rc::error_escape) return {"invalid escape", "write \\\\ for a literal backslash"};
-  if (code == rc::error_backref) return {"back reference to a group that does not exist", "number groups from \\1 in order"};
+  if (code == rc::error_backref)
+    return {"back reference to a group that does not exist", "number groups from \\1 in order"};
   // libstdc++ reports an unknown [[:class:]] as error_collate too.
   if (code == rc::error_collate || code == rc::error_ctype) {
     return {"unknown name in [[. .]] or [[: :]]", "use a class such as [[:digit:]] or [[:alpha:]]"};
@@ -316,8 +320,9 @@ class Parser {
       return NameMatcher::compile(s);
     } catch (const std::regex_error& e) {
       auto [problem, hint] = regex_problem(e.code(), s);
-      matcher_error_ = ParseError{toks.front().col, "regex: " + problem + " in the " + std::string(what) + " pattern '" + s + "'",
-                                  std::move(hint)};
+      matcher_error_ =
+          ParseError{toks.front().col, "regex: " + problem + " in the " + std::string(what) + " pattern '" + s + "'",
+                     std::move(hint)};
       return std::nullopt;
     }
   }

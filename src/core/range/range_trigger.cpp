@@ -55,8 +55,7 @@ std::optional<RangeEvent> RangeTrigger::forward(std::optional<RangeEvent> event)
       return event;
     }
     case RangeEventKind::kSkipped:
-    case RangeEventKind::kDeclinedOverlap:
-      return event;
+    case RangeEventKind::kDeclinedOverlap: return event;
   }
   return event;
 }
@@ -102,8 +101,8 @@ RangeTrigger::Launch RangeTrigger::on_launch(std::uint64_t thread_id) {
   if (at.window && at.begins_before) {
     const RangeGate::Verdict v = window_gate_->open();
     if (v.kind == RangeEventKind::kBegin) window_recorded_ = *at.window;
-    event = RangeEvent{v.kind, RangeSource::kKernelWindow, v.match_index, windows_->window_name(*at.window),
-                       "", thread_id};
+    event =
+        RangeEvent{v.kind, RangeSource::kKernelWindow, v.match_index, windows_->window_name(*at.window), "", thread_id};
   }
   launch.ends_after = at.window.has_value() && at.ends_after && window_recorded_ == at.window;
   launch.before = forward(std::move(event));

@@ -56,7 +56,7 @@ class RangeTrigger {
   std::optional<RangeEvent> on_push(std::uint64_t thread_id, std::string_view domain, std::string_view name);
   std::optional<RangeEvent> on_pop(std::uint64_t thread_id, std::string_view domain);
   std::optional<RangeEvent> on_start(std::uint64_t thread_id, std::string_view domain, std::string_view name,
-                                            std::uint64_t range_id);
+                                     std::uint64_t range_id);
   std::optional<RangeEvent> on_end(std::uint64_t thread_id, std::uint64_t range_id);
 
   // cuProfilerStart (act at its API_EXIT) / cuProfilerStop (at its API_ENTER).
@@ -65,9 +65,9 @@ class RangeTrigger {
 
   /// One application kernel launch at its API_ENTER.
   struct Launch {
-    std::uint64_t index = 0;                 // launch number in the process, from 0
+    std::uint64_t index = 0;           // launch number in the process, from 0
     std::optional<RangeEvent> before;  // act on it before recording the launch
-    bool ends_after = false;                 // call after_launch(index) at API_EXIT
+    bool ends_after = false;           // call after_launch(index) at API_EXIT
   };
   Launch on_launch(std::uint64_t thread_id);
   /// The API_EXIT of launch `index` whose Launch had ends_after: the kEnd of

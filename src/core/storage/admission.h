@@ -17,8 +17,8 @@ namespace rangereplay::storage {
 template <class A>
 concept AdmissionPolicy = std::move_constructible<A> &&
     requires(const A& policy, std::uint64_t request_bytes, std::uint64_t available_bytes) {
-      { policy.admit(request_bytes, available_bytes) } -> std::same_as<std::uint64_t>;
-    };
+  { policy.admit(request_bytes, available_bytes) } -> std::same_as<std::uint64_t>;
+};
 
 /// All or nothing: the whole request when it fits, else 0.
 struct WholeRegion {

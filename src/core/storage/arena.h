@@ -21,8 +21,8 @@
 
 #include "core/storage/admission.h"
 #include "core/storage/backing_allocator.h"
-#include "core/storage/byte_math.h"
 #include "core/storage/bump_suballocator.h"
+#include "core/storage/byte_math.h"
 #include "core/storage/storage_tier.h"
 #include "core/storage/tier_budget.h"
 
@@ -50,9 +50,9 @@ class Arena final : public StorageTier {
         suballocator_(std::move(suballocator)),
         backing_(std::forward<BackingArgs>(backing_args)...) {}
 
-  Arena(Arena&& other) noexcept(std::is_nothrow_move_constructible_v<Admission> &&
-                                std::is_nothrow_move_constructible_v<Sub> &&
-                                std::is_nothrow_move_constructible_v<Backing>)
+  Arena(Arena&& other) noexcept(
+      std::is_nothrow_move_constructible_v<Admission>&& std::is_nothrow_move_constructible_v<Sub>&&
+          std::is_nothrow_move_constructible_v<Backing>)
       : options_(std::move(other.options_)),
         admission_(std::move(other.admission_)),
         suballocator_(std::move(other.suballocator_)),
@@ -89,8 +89,7 @@ class Arena final : public StorageTier {
 
   TierOffer offer(std::uint64_t remaining_bytes) override {
     const std::uint64_t available = suballocator_.available();
-    const std::uint64_t bytes =
-        std::min({admission_.admit(remaining_bytes, available), remaining_bytes, available});
+    const std::uint64_t bytes = std::min({admission_.admit(remaining_bytes, available), remaining_bytes, available});
     if (bytes == 0) return {};
     return {bytes, suballocator_.reserve(bytes)};
   }
@@ -106,9 +105,8 @@ class Arena final : public StorageTier {
     RR_ASSIGN_OR_RETURN(BackingBlock block, backing_.allocate(need));
     if (block.bytes < need) {
       backing_.release(block);
-      return internal_error("tier '" + options_.name + "': backing returned " +
-                            std::to_string(block.bytes) + " bytes for a request of " +
-                            std::to_string(need));
+      return internal_error("tier '" + options_.name + "': backing returned " + std::to_string(block.bytes) +
+                            " bytes for a request of " + std::to_string(need));
     }
     block_ = block;
     committed_new_ = true;
@@ -120,7 +118,10 @@ class Arena final : public StorageTier {
   /// used() rounded up to the alignment when the capacity has room.
   std::uint64_t committed_size() const {
     const std::uint64_t used = suballocator_.used();
-    if constexpr (requires { suballocator_.alignment_bytes(); suballocator_.capacity_bytes(); }) {
+    if constexpr (requires {
+                    suballocator_.alignment_bytes();
+                    suballocator_.capacity_bytes();
+                  }) {
       if (options_.commit_whole_alignment && used > 0) {
         const std::optional<std::uint64_t> rounded = align_up(used, suballocator_.alignment_bytes());
         if (rounded && *rounded <= suballocator_.capacity_bytes()) return *rounded;

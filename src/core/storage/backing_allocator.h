@@ -57,9 +57,10 @@ struct BackingBlock {
 template <class B>
 concept BackingAllocator = std::move_constructible<B> &&
     requires(B& backing, const B& const_backing, std::uint64_t bytes, const BackingBlock& block) {
-      { backing.allocate(bytes) } -> std::same_as<StatusOr<BackingBlock>>;
-      { backing.release(block) } noexcept -> std::same_as<void>;
-      { const_backing.budget(bytes) } -> std::same_as<StatusOr<std::uint64_t>>;
-    };
+  { backing.allocate(bytes) } -> std::same_as<StatusOr<BackingBlock>>;
+  { backing.release(block) }
+  noexcept->std::same_as<void>;
+  { const_backing.budget(bytes) } -> std::same_as<StatusOr<std::uint64_t>>;
+};
 
 }  // namespace rangereplay::storage

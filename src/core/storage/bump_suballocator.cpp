@@ -7,8 +7,7 @@
 
 namespace rangereplay::storage {
 
-BumpSuballocator::BumpSuballocator(std::uint64_t alignment_bytes)
-    : alignment_bytes_(alignment_bytes) {
+BumpSuballocator::BumpSuballocator(std::uint64_t alignment_bytes) : alignment_bytes_(alignment_bytes) {
   assert(is_power_of_two(alignment_bytes) && "BumpSuballocator alignment must be a power of two");
 }
 

@@ -18,13 +18,12 @@ namespace rangereplay::storage {
 ///  - reserve(bytes): 0 < bytes <= available(); returns the piece's arena offset.
 ///  - used(): bytes the arena needs for all reservations so far (<= capacity).
 template <class S>
-concept Suballocator = std::move_constructible<S> &&
-    requires(S& sub, const S& const_sub, std::uint64_t bytes) {
-      { sub.reset(bytes) } -> std::same_as<void>;
-      { const_sub.available() } -> std::same_as<std::uint64_t>;
-      { sub.reserve(bytes) } -> std::same_as<std::uint64_t>;
-      { const_sub.used() } -> std::same_as<std::uint64_t>;
-    };
+concept Suballocator = std::move_constructible<S> && requires(S& sub, const S& const_sub, std::uint64_t bytes) {
+  { sub.reset(bytes) } -> std::same_as<void>;
+  { const_sub.available() } -> std::same_as<std::uint64_t>;
+  { sub.reserve(bytes) } -> std::same_as<std::uint64_t>;
+  { const_sub.used() } -> std::same_as<std::uint64_t>;
+};
 
 /// Bump allocation at offsets aligned to `alignment_bytes` from the arena base.
 /// The arena's base address must itself be aligned at least that much (the

@@ -19,9 +19,7 @@ constexpr std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a > kMaxBytes - b ? kMaxBytes : a + b;
 }
 
-constexpr bool is_power_of_two(std::uint64_t value) {
-  return value != 0 && (value & (value - 1)) == 0;
-}
+constexpr bool is_power_of_two(std::uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 /// The smallest multiple of `alignment` (a power of two) that is >= value, or
 /// nullopt when that multiple is larger than kMaxBytes.
@@ -38,8 +36,7 @@ constexpr std::optional<std::uint64_t> align_up(std::uint64_t value, std::uint64
 /// floor(value * numerator / denominator) for numerator <= denominator, exact
 /// for every value (no intermediate product of value and numerator).
 /// Requires denominator * denominator to fit in 64 bits (e.g. percentages).
-constexpr std::uint64_t scale_down(std::uint64_t value, std::uint64_t numerator,
-                                   std::uint64_t denominator) {
+constexpr std::uint64_t scale_down(std::uint64_t value, std::uint64_t numerator, std::uint64_t denominator) {
   return value / denominator * numerator + value % denominator * numerator / denominator;
 }
 

@@ -27,23 +27,20 @@ std::string hex(std::uint64_t value) {
 }
 
 std::string region_text(const MemoryRange& region) {
-  return "region " + hex(region.start().address()) + " of " + std::to_string(region.size()) +
-         " bytes";
+  return "region " + hex(region.start().address()) + " of " + std::to_string(region.size()) + " bytes";
 }
 
 Status validate(std::span<const Request> requests) {
   for (const Request& r : requests) {
     if (r.region_offset > r.region.size()) {
-      return invalid_argument("snapshot request for " + region_text(r.region) +
-                              " starts at offset " + std::to_string(r.region_offset) +
-                              ", past the region's end");
+      return invalid_argument("snapshot request for " + region_text(r.region) + " starts at offset " +
+                              std::to_string(r.region_offset) + ", past the region's end");
     }
   }
   return ok_status();
 }
 
-std::vector<TierState> query_budgets(std::span<StorageTier* const> tiers,
-                                     std::vector<std::string>& notes) {
+std::vector<TierState> query_budgets(std::span<StorageTier* const> tiers, std::vector<std::string>& notes) {
   std::vector<TierState> states(tiers.size());
   for (std::size_t t = 0; t < tiers.size(); ++t) {
     StatusOr<std::uint64_t> budget = tiers[t]->budget();
@@ -85,9 +82,8 @@ StatusOr<StoragePlan> place(std::span<StorageTier* const> tiers, std::span<const
 
   std::vector<std::size_t> order(requests.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return requests[a].priority > requests[b].priority;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return requests[a].priority > requests[b].priority; });
 
   for (std::size_t index : order) {
     const Request& request = requests[index];
@@ -99,17 +95,15 @@ StatusOr<StoragePlan> place(std::span<StorageTier* const> tiers, std::span<const
       while (remaining > 0) {
         const TierOffer offer = tiers[t]->offer(remaining);
         if (offer.bytes == 0) break;
-        plan.placements.push_back(
-            Placement{t, request.region, offset, offer.bytes, offer.arena_offset});
+        plan.placements.push_back(Placement{t, request.region, offset, offer.bytes, offer.arena_offset});
         offset += offer.bytes;
         remaining -= offer.bytes;
         plan.tiers[t].bytes += offer.bytes;
       }
     }
     if (remaining > 0) {
-      return resource_exhausted("snapshot storage is " + std::to_string(remaining) +
-                                " bytes short for " + region_text(request.region) + " (" +
-                                tiers_text(tiers, states) + ")");
+      return resource_exhausted("snapshot storage is " + std::to_string(remaining) + " bytes short for " +
+                                region_text(request.region) + " (" + tiers_text(tiers, states) + ")");
     }
   }
   return plan;
@@ -130,8 +124,7 @@ void fill_arena_fields(std::span<StorageTier* const> tiers, StoragePlan& plan) {
 
 }  // namespace
 
-StatusOr<StoragePlan> plan_on_tiers(std::span<StorageTier* const> tiers,
-                                    std::span<const Request> requests) {
+StatusOr<StoragePlan> plan_on_tiers(std::span<StorageTier* const> tiers, std::span<const Request> requests) {
   RR_RETURN_IF_ERROR(validate(requests));
   std::vector<std::string> notes;
   const std::vector<TierState> states = query_budgets(tiers, notes);
@@ -141,8 +134,7 @@ StatusOr<StoragePlan> plan_on_tiers(std::span<StorageTier* const> tiers,
   return plan;
 }
 
-StatusOr<StoragePlan> plan_and_commit_on_tiers(std::span<StorageTier* const> tiers,
-                                               std::span<const Request> requests) {
+StatusOr<StoragePlan> plan_and_commit_on_tiers(std::span<StorageTier* const> tiers, std::span<const Request> requests) {
   RR_RETURN_IF_ERROR(validate(requests));
   for (StorageTier* tier : tiers) tier->end_range();
 
@@ -174,10 +166,9 @@ StatusOr<StoragePlan> plan_and_commit_on_tiers(std::span<StorageTier* const> tie
     for (auto it = committed.rbegin(); it != committed.rend(); ++it) tiers[*it]->rollback();
     TierState& state = states[*failed];
     state.disabled = true;
-    state.reason = "commit of " + std::to_string(tiers[*failed]->planned_bytes()) +
-                   " bytes failed: " + failure.message();
-    notes.push_back("tier '" + tiers[*failed]->name() + "' " + state.reason +
-                    "; replanned without it");
+    state.reason =
+        "commit of " + std::to_string(tiers[*failed]->planned_bytes()) + " bytes failed: " + failure.message();
+    notes.push_back("tier '" + tiers[*failed]->name() + "' " + state.reason + "; replanned without it");
   }
 }
 

@@ -21,14 +21,12 @@
 namespace rangereplay::storage {
 
 /// Dry run: budgets and placements, no allocation and no release.
-StatusOr<StoragePlan> plan_on_tiers(std::span<StorageTier* const> tiers,
-                                    std::span<const Request> requests);
+StatusOr<StoragePlan> plan_on_tiers(std::span<StorageTier* const> tiers, std::span<const Request> requests);
 
 /// Ends the previous range (end_range on every tier), then budgets, plans
 /// and commits as above. On error no tier holds an arena allocated by this
 /// call (retained arenas stay retained). invalid_argument for a request whose
 /// region_offset is past its region.
-StatusOr<StoragePlan> plan_and_commit_on_tiers(std::span<StorageTier* const> tiers,
-                                               std::span<const Request> requests);
+StatusOr<StoragePlan> plan_and_commit_on_tiers(std::span<StorageTier* const> tiers, std::span<const Request> requests);
 
 }  // namespace rangereplay::storage

@@ -22,10 +22,7 @@ namespace rangereplay::storage {
 
 /// The terminal of every chain: admits nothing, allocates nothing.
 struct NullAllocator {
-  static constexpr std::uint64_t admit(std::uint64_t /*request_bytes*/,
-                                       std::uint64_t /*available_bytes*/) {
-    return 0;
-  }
+  static constexpr std::uint64_t admit(std::uint64_t /*request_bytes*/, std::uint64_t /*available_bytes*/) { return 0; }
 };
 
 /// True when Tiers... is a valid chain: zero or more StorageTier types, then NullAllocator.
@@ -90,7 +87,8 @@ class FallbackAllocator {
   std::array<StorageTier*, kTierCount> tier_pointers() {
     return [this]<std::size_t... I>(std::index_sequence<I...>) {
       return std::array<StorageTier*, kTierCount>{&std::get<I>(tiers_)...};
-    }(std::make_index_sequence<kTierCount>{});
+    }
+    (std::make_index_sequence<kTierCount>{});
   }
 
   std::tuple<Tiers...> tiers_;

@@ -25,11 +25,11 @@
 // budgets with device_tier_budget / pinned_tier_budget.
 #pragma once
 
-#include "core/storage/admission.h"          // WholeRegion, PrefixChunking
-#include "core/storage/arena.h"              // Arena, TierOptions
-#include "core/storage/backing_allocator.h"  // BackingAllocator concept, BackingBlock
-#include "core/storage/bump_suballocator.h"  // BumpSuballocator
-#include "core/storage/byte_size.h"          // parse_byte_size
-#include "core/storage/fallback_allocator.h" // FallbackAllocator, NullAllocator
-#include "core/storage/storage_plan.h"       // Request, Placement, TierOutcome, StoragePlan
-#include "core/storage/tier_budget.h"        // device_tier_budget, pinned_tier_budget
+#include "core/storage/admission.h"           // WholeRegion, PrefixChunking
+#include "core/storage/arena.h"               // Arena, TierOptions
+#include "core/storage/backing_allocator.h"   // BackingAllocator concept, BackingBlock
+#include "core/storage/bump_suballocator.h"   // BumpSuballocator
+#include "core/storage/byte_size.h"           // parse_byte_size
+#include "core/storage/fallback_allocator.h"  // FallbackAllocator, NullAllocator
+#include "core/storage/storage_plan.h"        // Request, Placement, TierOutcome, StoragePlan
+#include "core/storage/tier_budget.h"         // device_tier_budget, pinned_tier_budget

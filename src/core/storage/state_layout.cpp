@@ -63,7 +63,8 @@ std::optional<ArenaSpan> StateLayout::exclusive_span(std::size_t state, std::uin
     // Rounded up only into bytes the arena really has (no piece of this
     // snapshot starts there: pieces start at offsets aligned at least as much).
     const std::uint64_t arena_end = tier < arena_bytes_.size() ? arena_bytes_[tier] : 0;
-    const std::uint64_t rounded = end_alignment > 1 ? (b.end + end_alignment - 1) / end_alignment * end_alignment : b.end;
+    const std::uint64_t rounded =
+        end_alignment > 1 ? (b.end + end_alignment - 1) / end_alignment * end_alignment : b.end;
     if (rounded > b.end && rounded <= arena_end) b.end = rounded;
     bool shared = false;
     for (std::size_t other = 0; other < states_.size() && !shared; ++other) {

@@ -9,15 +9,13 @@
 namespace rangereplay::storage {
 
 std::uint64_t device_tier_budget(const DeviceMemoryInfo& info, std::uint64_t retained_bytes) {
-  const std::uint64_t usable_free = scale_down(
-      info.free_bytes > info.reserve_bytes ? info.free_bytes - info.reserve_bytes : 0, 95, 100);
-  return std::min({info.largest_allocation_bytes, info.total_bytes / 2,
-                   saturating_add(retained_bytes, usable_free)});
+  const std::uint64_t usable_free =
+      scale_down(info.free_bytes > info.reserve_bytes ? info.free_bytes - info.reserve_bytes : 0, 95, 100);
+  return std::min({info.largest_allocation_bytes, info.total_bytes / 2, saturating_add(retained_bytes, usable_free)});
 }
 
 std::uint64_t pinned_tier_budget(const HostMemoryInfo& info, std::uint64_t retained_bytes) {
-  return std::min(info.largest_allocation_bytes,
-                  saturating_add(retained_bytes, info.available_bytes / 2));
+  return std::min(info.largest_allocation_bytes, saturating_add(retained_bytes, info.available_bytes / 2));
 }
 
 std::uint64_t apply_limit(std::uint64_t budget_bytes, std::optional<std::uint64_t> limit_bytes) {
@@ -44,8 +42,7 @@ StatusOr<std::uint64_t> parse_meminfo_available(std::string_view text) {
     std::size_t digits = 0;
     for (; digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9'; ++digits) {
       const auto digit = static_cast<std::uint64_t>(rest[digits] - '0');
-      if (__builtin_mul_overflow(kib, std::uint64_t{10}, &kib) ||
-          __builtin_add_overflow(kib, digit, &kib)) {
+      if (__builtin_mul_overflow(kib, std::uint64_t{10}, &kib) || __builtin_add_overflow(kib, digit, &kib)) {
         return bad();
       }
     }

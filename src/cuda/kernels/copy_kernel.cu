@@ -23,8 +23,7 @@ using warp_copy::kWarpLanes;
 template <bool kStreaming>
 __global__ void __launch_bounds__(kCopyBlockThreads, 4) copy_in_order_kernel(CopyKernelArgs args) {
   const std::uint32_t lane = threadIdx.x % kWarpLanes;
-  const std::uint64_t i =
-      static_cast<std::uint64_t>(blockIdx.x) * kCopyBlockWarps + threadIdx.x / kWarpLanes;
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kCopyBlockWarps + threadIdx.x / kWarpLanes;
   if (i >= args.item_count) return;
   const uint4 raw = __ldg(reinterpret_cast<const uint4*>(args.items) + i);
   const PieceEnds piece = piece_ends(raw, args, args.direction == CopyDirection::kCapture);

@@ -48,7 +48,7 @@ inline constexpr int kCopyBlockWarps = kCopyBlockThreads / 32;
 
 /// The kernel's arguments (passed by value as its one parameter).
 struct CopyKernelArgs {
-  CUdeviceptr items = 0;          // item_count WorkItems in device memory, 16-byte aligned
+  CUdeviceptr items = 0;  // item_count WorkItems in device memory, 16-byte aligned
   std::uint64_t item_count = 0;
   /// Device-visible address of byte 0 of each arena slot's arena (device
   /// memory, or the device pointer of mapped pinned host memory).

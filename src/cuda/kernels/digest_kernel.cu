@@ -195,21 +195,11 @@ __device__ __forceinline__ void block_copy(unsigned char* dst, const unsigned ch
   unsigned char* d = dst + split.head;
   const unsigned char* s = src + split.head;
   switch (split.width) {
-    case 16:
-      copy_vectors<uint4, kCopyUnroll>(d, s, split.body / 16, tid);
-      break;
-    case 8:
-      copy_vectors<unsigned long long, 1>(d, s, split.body / 8, tid);
-      break;
-    case 4:
-      copy_vectors<unsigned int, 1>(d, s, split.body / 4, tid);
-      break;
-    case 2:
-      copy_vectors<unsigned short, 1>(d, s, split.body / 2, tid);
-      break;
-    default:
-      copy_vectors<unsigned char, 1>(d, s, split.body, tid);
-      break;
+    case 16: copy_vectors<uint4, kCopyUnroll>(d, s, split.body / 16, tid); break;
+    case 8: copy_vectors<unsigned long long, 1>(d, s, split.body / 8, tid); break;
+    case 4: copy_vectors<unsigned int, 1>(d, s, split.body / 4, tid); break;
+    case 2: copy_vectors<unsigned short, 1>(d, s, split.body / 2, tid); break;
+    default: copy_vectors<unsigned char, 1>(d, s, split.body, tid); break;
   }
 }
 

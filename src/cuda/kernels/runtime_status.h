@@ -18,8 +18,8 @@ namespace rangereplay::kernels {
 /// ok for cudaSuccess; otherwise kInternal: "<call> failed: <error name> (<error string>)".
 inline Status runtime_status(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return ok_status();
-  return internal_error(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" +
-                        cudaGetErrorString(error) + ")");
+  return internal_error(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
+                        ")");
 }
 
 }  // namespace rangereplay::kernels

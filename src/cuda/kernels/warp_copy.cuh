@@ -84,18 +84,10 @@ template <bool kStreaming>
 __device__ __forceinline__ void copy_narrow(unsigned char* dst, const unsigned char* src, std::uint32_t body,
                                             std::uint32_t width, std::uint32_t lane) {
   switch (width) {
-    case 8:
-      copy_vectors<kStreaming, uint2, 1>(dst, src, body / 8, lane);
-      break;
-    case 4:
-      copy_vectors<kStreaming, unsigned int, 1>(dst, src, body / 4, lane);
-      break;
-    case 2:
-      copy_vectors<kStreaming, unsigned short, 1>(dst, src, body / 2, lane);
-      break;
-    default:
-      copy_vectors<kStreaming, unsigned char, 1>(dst, src, body, lane);
-      break;
+    case 8: copy_vectors<kStreaming, uint2, 1>(dst, src, body / 8, lane); break;
+    case 4: copy_vectors<kStreaming, unsigned int, 1>(dst, src, body / 4, lane); break;
+    case 2: copy_vectors<kStreaming, unsigned short, 1>(dst, src, body / 2, lane); break;
+    default: copy_vectors<kStreaming, unsigned char, 1>(dst, src, body, lane); break;
   }
 }
 

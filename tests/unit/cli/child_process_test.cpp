@@ -135,8 +135,8 @@ TEST(ChildProcess, forwarding_is_removed_after_the_child_ends) {
 // A child that reads `fd` (its stdin redirected from it) to end of file,
 // then exits 7; 3 when it does not have `fd`.
 ChildSpec reads_to_end_of_file(int fd) {
-  return {"/bin/sh", {"sh", "-c", "cat <&" + std::to_string(fd) + " >/dev/null || exit 3; exit 7"},
-          current_environment()};
+  return {
+      "/bin/sh", {"sh", "-c", "cat <&" + std::to_string(fd) + " >/dev/null || exit 3; exit 7"}, current_environment()};
 }
 
 TEST(ChildProcess, an_inherited_gate_holds_the_child_until_it_opens) {
@@ -192,9 +192,9 @@ TEST(ChildProcess, kill_child_reaps_a_child_that_already_ended) {
 
 TEST(MergeEnvironment, overrides_replace_in_place_and_the_rest_are_appended) {
   std::vector<std::string> base = {"A=1", "CUDA_INJECTION64_PATH=/old.so", "B=2", "EMPTY="};
-  std::vector<std::string> merged =
-      merge_environment(base, {{"CUDA_INJECTION64_PATH", "/new.so"}, {"RANGEREPLAY_CONFIG", "/tmp/c.json"},
-                               {"NVTX_INJECTION64_PATH", "/cupti.so"}});
+  std::vector<std::string> merged = merge_environment(base, {{"CUDA_INJECTION64_PATH", "/new.so"},
+                                                             {"RANGEREPLAY_CONFIG", "/tmp/c.json"},
+                                                             {"NVTX_INJECTION64_PATH", "/cupti.so"}});
   EXPECT_EQ(merged, (std::vector<std::string>{"A=1", "CUDA_INJECTION64_PATH=/new.so", "B=2", "EMPTY=",
                                               "NVTX_INJECTION64_PATH=/cupti.so", "RANGEREPLAY_CONFIG=/tmp/c.json"}));
 }

@@ -62,12 +62,38 @@ TEST(CliOptions, minimal_profile_uses_defaults_and_the_basic_set) {
 }
 
 TEST(CliOptions, every_profile_option_reaches_the_config) {
-  CommandLine c = parse({"profile", "--nvtx-include", "A/", "--nvtx-include=D@B/C", "--nvtx-exclude", "warm/",
+  CommandLine c = parse({"profile",
+                         "--nvtx-include",
+                         "A/",
+                         "--nvtx-include=D@B/C",
+                         "--nvtx-exclude",
+                         "warm/",
                          "--metrics",
-                         "dram__bytes_read.sum,smsp__inst_executed.sum", "--set", "full", "--range-metrics", "whole",
-                         "--range-count", "3", "--skip", "2", "--output", "run_%p.csv", "--verify", "--restore",
-                         "full", "--snapshot-device-limit", "512MiB", "--snapshot-host-limit", "6GB", "--quiet", "--",
-                         "python", "train.py", "--", "--epochs", "1"});
+                         "dram__bytes_read.sum,smsp__inst_executed.sum",
+                         "--set",
+                         "full",
+                         "--range-metrics",
+                         "whole",
+                         "--range-count",
+                         "3",
+                         "--skip",
+                         "2",
+                         "--output",
+                         "run_%p.csv",
+                         "--verify",
+                         "--restore",
+                         "full",
+                         "--snapshot-device-limit",
+                         "512MiB",
+                         "--snapshot-host-limit",
+                         "6GB",
+                         "--quiet",
+                         "--",
+                         "python",
+                         "train.py",
+                         "--",
+                         "--epochs",
+                         "1"});
   ASSERT_EQ(c.action, Action::kProfile);
   const ProfileRequest& r = c.profile;
   EXPECT_EQ(texts(r.config.nvtx_include), (std::vector<std::string>{"A/", "D@B/C"}));
@@ -170,7 +196,8 @@ TEST(CliOptions, cli11_wording_is_replaced_by_one_line_with_the_fix) {
             "--nvtx-include needs a value (an NVTX expression, e.g. step/)");
   EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "--", "./app"}),
             "--nvtx-exclude needs a value (an NVTX expression, e.g. warmup/)");
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "-o"}), "--output needs a value (a file name ending in .json or .csv)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "-o"}),
+            "--output needs a value (a file name ending in .json or .csv)");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--set"}),
             "--set needs a value (a set name; 'rangereplay --list-sets' lists them)");
   // A flag given a value.
@@ -195,14 +222,14 @@ TEST(CliOptions, a_profile_option_without_profile_shows_the_command_with_it) {
 }
 
 TEST(CliOptions, metric_names_are_separated_by_commas) {
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum dram__bytes_write.sum", "--",
-                      "./app"}),
-            "--metrics: metric names are separated by commas, not spaces or ';': write "
-            "'dram__bytes_read.sum,dram__bytes_write.sum'");
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum;dram__bytes_write.sum", "--",
-                      "./app"}),
-            "--metrics: metric names are separated by commas, not spaces or ';': write "
-            "'dram__bytes_read.sum,dram__bytes_write.sum'");
+  EXPECT_EQ(
+      error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum dram__bytes_write.sum", "--", "./app"}),
+      "--metrics: metric names are separated by commas, not spaces or ';': write "
+      "'dram__bytes_read.sum,dram__bytes_write.sum'");
+  EXPECT_EQ(
+      error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum;dram__bytes_write.sum", "--", "./app"}),
+      "--metrics: metric names are separated by commas, not spaces or ';': write "
+      "'dram__bytes_read.sum,dram__bytes_write.sum'");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "a.sum; b.sum,c.sum  d.sum", "--", "./app"}),
             "--metrics: metric names are separated by commas, not spaces or ';': write 'a.sum,b.sum,c.sum,d.sum'");
   // Spaces around commas are fine.
@@ -242,8 +269,9 @@ TEST(CliOptions, counts_are_checked) {
             "--range-count 0 must be at least 1; leave it out to profile every matched range");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-count", "4294967296", "--", "./app"}),
             "--range-count '4294967296' is not a whole number from 1 to 4294967295");
-  EXPECT_EQ(parse({"profile", "--profiler-api", "--skip", "4294967295", "--", "./app"}).profile.config.ranges.to_string(),
-            "4294967295-");
+  EXPECT_EQ(
+      parse({"profile", "--profiler-api", "--skip", "4294967295", "--", "./app"}).profile.config.ranges.to_string(),
+      "4294967295-");
 }
 
 TEST(CliOptions, range_list_is_checked_and_excludes_skip_and_count) {
@@ -290,8 +318,8 @@ TEST(CliOptions, kernel_range_is_checked_with_the_column_of_the_error) {
 }
 
 TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
-  CommandLine c = parse({"profile", "--nvtx-include", "regex:^train$/fwd", "--nvtx-include", "A,B",
-                         "--nvtx-include", "D@[A/*/B]", "--nvtx-exclude", "A/+/C", "--", "./app"});
+  CommandLine c = parse({"profile", "--nvtx-include", "regex:^train$/fwd", "--nvtx-include", "A,B", "--nvtx-include",
+                         "D@[A/*/B]", "--nvtx-exclude", "A/+/C", "--", "./app"});
   EXPECT_EQ(texts(c.profile.config.nvtx_include), (std::vector<std::string>{"regex:^train$/fwd", "A,B", "D@[A/*/B]"}));
   EXPECT_EQ(texts(c.profile.config.nvtx_exclude), (std::vector<std::string>{"A/+/C"}));
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "A//B", "--", "./app"}),
@@ -314,9 +342,9 @@ TEST(CliOptions, nvtx_expressions_are_parsed_before_the_application_starts) {
             "--nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too complex in the "
             "range pattern 'a{99999999999}' at column 7; shorten it");
   // The first malformed expression is reported, in the order given.
-  EXPECT_EQ(error_of({"profile", "--nvtx-include", "ok/", "--nvtx-include", "/A", "--nvtx-include", "A//", "--",
-                      "./app"}),
-            "--nvtx-include '/A': empty range name at column 1; write A/");
+  EXPECT_EQ(
+      error_of({"profile", "--nvtx-include", "ok/", "--nvtx-include", "/A", "--nvtx-include", "A//", "--", "./app"}),
+      "--nvtx-include '/A': empty range name at column 1; write A/");
 }
 
 TEST(CliOptions, one_range_source_per_run) {
@@ -357,12 +385,15 @@ TEST(CliOptions, every_option_given_an_empty_value_is_an_error) {
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, "", "--", "./app"}), message) << option;
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, " ", "--", "./app"}), message) << option << " blank";
   }
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}), "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
-  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}), "--output needs a value (a file name ending in .json or .csv)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}),
+            "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}),
+            "--output needs a value (a file name ending in .json or .csv)");
   // After "--" the words are the application's, never ours.
   EXPECT_EQ(parse({"profile", "--profiler-api", "--", "./app", "--metrics="}).profile.config.command,
             (std::vector<std::string>{"./app", "--metrics="}));
-  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}), "--kernel-range needs a value (launch windows A:B, e.g. 100:164)");
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "", "--", "./app"}),
+            "--kernel-range needs a value (launch windows A:B, e.g. 100:164)");
 }
 
 TEST(CliOptions, set_names_are_checked_before_the_gpu_is_asked) {
@@ -387,7 +418,8 @@ TEST(CheckSetName, known_names_pass_and_unknown_ones_get_up_to_three_closest) {
 
 TEST(CheckSetName, a_name_typed_in_capitals_gets_its_lower_case_spelling) {
   const std::vector<std::string> sets = {"basic", "single-pass", "full"};
-  EXPECT_EQ(check_set_name("FULL", sets).message(), "unknown set 'FULL'; set names are lower case: did you mean 'full'?");
+  EXPECT_EQ(check_set_name("FULL", sets).message(),
+            "unknown set 'FULL'; set names are lower case: did you mean 'full'?");
   EXPECT_EQ(check_set_name("Single-Pass", sets).message(),
             "unknown set 'Single-Pass'; set names are lower case: did you mean 'single-pass'?");
   EXPECT_EQ(check_set_name("FULL", sets).code(), StatusCode::kInvalidArgument);
@@ -458,15 +490,13 @@ TEST(CliOptions, version_and_help) {
 TEST(CliOptions, mistyped_commands_get_a_suggestion) {
   EXPECT_EQ(error_of({"list-setz"}),
             "unknown command 'list-setz' (did you mean list-sets?); commands are profile, list-metrics and list-sets");
-  EXPECT_EQ(error_of({"profil", "--profiler-api"}).substr(0, 50),
-            "unknown command 'profil' (did you mean profile?); ");
+  EXPECT_EQ(error_of({"profil", "--profiler-api"}).substr(0, 50), "unknown command 'profil' (did you mean profile?); ");
 }
 
 TEST(CliOptions, two_actions_or_an_application_without_profile_are_errors) {
   EXPECT_EQ(error_of({"--list-sets", "--list-metrics"}),
             "give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
-  EXPECT_EQ(error_of({"--", "./app"}),
-            "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"--", "./app"}), "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ TEST(SelectMetrics, an_empty_expansion_is_an_error) {
   EXPECT_TRUE(m.ok());  // the fake returns "," itself; a real catalog rejects it
   auto none = select_metrics(request("", "basic"), q);
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().message(), "--metrics '' names no metric; give names like dram__bytes_read.sum, or --set NAME");
+  EXPECT_EQ(none.status().message(),
+            "--metrics '' names no metric; give names like dram__bytes_read.sum, or --set NAME");
 }
 
 TEST(ExitCodeFor, user_errors_exit_2_and_the_rest_exit_1) {
@@ -115,15 +116,17 @@ TEST(RunLauncher, option_errors_exit_2_before_anything_starts) {
   EXPECT_EQ(run_launcher({"rangereplay"}), 2);
 }
 
-const Status kNoDevice = unavailable("no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE); the profiler needs an NVIDIA GPU");
+const Status kNoDevice =
+    unavailable("no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE); the profiler needs an NVIDIA GPU");
 
 TEST(NoDeviceError, an_unknown_metric_is_reported_as_checked_against_gh100) {
   FakeMetricQueries q;
   q.validation = invalid_argument("unknown metric 'dram__bytes_reed.sum'; closest: dram__bytes_read.sum");
   Status s = no_device_error(request("dram__bytes_reed.sum", ""), &q, kNoDevice);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(),
-            "unknown metric 'dram__bytes_reed.sum'; closest: dram__bytes_read.sum (checked against GH100; no GPU found)");
+  EXPECT_EQ(
+      s.message(),
+      "unknown metric 'dram__bytes_reed.sum'; closest: dram__bytes_read.sum (checked against GH100; no GPU found)");
   EXPECT_EQ(exit_code_for(s), kExitUsage);
   EXPECT_EQ(q.validated_chip, "GH100");
 }
@@ -154,8 +157,8 @@ TEST(NoDeviceError, names_that_cannot_be_checked_say_so) {
 TEST(ListMetricsNoDeviceError, points_to_the_offline_list_on_one_line) {
   const Status s = list_metrics_no_device_error(kNoDevice);
   EXPECT_EQ(s.code(), kNoDevice.code());
-  EXPECT_EQ(s.message(), kNoDevice.message() +
-                             "; without a GPU, `metrics-probe --chip GH100 --list-all` lists GH100's names");
+  EXPECT_EQ(s.message(),
+            kNoDevice.message() + "; without a GPU, `metrics-probe --chip GH100 --list-all` lists GH100's names");
   EXPECT_EQ(s.message().find('\n'), std::string::npos);
 }
 
@@ -173,8 +176,8 @@ std::pair<int, std::string> run_capturing_stderr(const std::vector<std::string>&
 }
 
 TEST(RunLauncher, an_unwritable_output_exits_2_before_the_application_starts) {
-  auto [code, err] = run_capturing_stderr(
-      {"rangereplay", "profile", "--profiler-api", "-o", "/proc/x.json", "--", "/bin/true"});
+  auto [code, err] =
+      run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "-o", "/proc/x.json", "--", "/bin/true"});
   EXPECT_EQ(code, 2);
   EXPECT_EQ(err.rfind("rangereplay: output '/proc/x.json' cannot be ", 0), 0u) << err;
   EXPECT_TRUE(err.ends_with("; give --output a path in a writable folder\n")) << err;
@@ -203,9 +206,8 @@ TEST(RunLauncher, a_launcher_that_cannot_profile_never_starts_the_application) {
   TempTree t;
   const std::string marker = t.path("started");
   ASSERT_EQ(::setenv("RANGEREPLAY_INJECT_LIB", "/bin/sh", 1), 0);  // any file
-  auto [code, err] = run_capturing_stderr(
-      {"rangereplay", "profile", "--profiler-api", "--metrics", "dram__bytes_read.sum", "--", "/bin/sh", "-c",
-       ": > '" + marker + "'"});
+  auto [code, err] = run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "--metrics",
+                                           "dram__bytes_read.sum", "--", "/bin/sh", "-c", ": > '" + marker + "'"});
   ::unsetenv("RANGEREPLAY_INJECT_LIB");
   EXPECT_NE(code, 0) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
@@ -213,15 +215,17 @@ TEST(RunLauncher, a_launcher_that_cannot_profile_never_starts_the_application) {
   if (!load_libcuda().ok()) {
     EXPECT_EQ(code, kExitFailure);
     const bool stub = err.find("is the CUDA toolkit's stub library") != std::string::npos;
-    EXPECT_EQ(err.rfind(stub ? "rangereplay: libcuda.so.1 (" : "rangereplay: the NVIDIA driver's libcuda.so.1 cannot be "
-                                                                "loaded (",
+    EXPECT_EQ(err.rfind(stub ? "rangereplay: libcuda.so.1 ("
+                             : "rangereplay: the NVIDIA driver's libcuda.so.1 cannot be "
+                               "loaded (",
                         0),
               0u)
         << err;
-    EXPECT_TRUE(err.ends_with(stub ? "remove the stubs folder from LD_LIBRARY_PATH (the profiler needs an NVIDIA GPU and "
-                                     "its driver); the --metrics names could not be checked without a GPU\n"
-                                   : "install the driver, or add the folder holding libcuda.so.1 to LD_LIBRARY_PATH; "
-                                     "the --metrics names could not be checked without a GPU\n"))
+    EXPECT_TRUE(
+        err.ends_with(stub ? "remove the stubs folder from LD_LIBRARY_PATH (the profiler needs an NVIDIA GPU and "
+                             "its driver); the --metrics names could not be checked without a GPU\n"
+                           : "install the driver, or add the folder holding libcuda.so.1 to LD_LIBRARY_PATH; "
+                             "the --metrics names could not be checked without a GPU\n"))
         << err;
   }
 }

@@ -102,8 +102,8 @@ TEST(LibraryLookup, nothing_found_lists_the_folders_and_the_fix) {
   auto found = find_injection_library(t.path("x/y"), kNoEnv);
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(found.status().message(), "injection library librangereplay_inject.so not found (looked in " + t.path("x/y") +
-                                          ", " + t.path("x/lib") + ", " + t.root() +
+  EXPECT_EQ(found.status().message(), "injection library librangereplay_inject.so not found (looked in " +
+                                          t.path("x/y") + ", " + t.path("x/lib") + ", " + t.root() +
                                           "/src); build target rangereplay_inject or set RANGEREPLAY_INJECT_LIB");
 }
 

@@ -81,7 +81,8 @@ TEST(OutputPath, extension_picks_the_format) {
   EXPECT_FALSE(output_format_of(".json").ok());  // a hidden file named ".json" has no extension
   StatusOr<OutputFormat> nameless = output_format_of("/tmp/.csv");
   ASSERT_FALSE(nameless.ok());
-  EXPECT_EQ(nameless.status().message(), "output '/tmp/.csv' has no file name before '.csv'; name the file, e.g. report.csv");
+  EXPECT_EQ(nameless.status().message(),
+            "output '/tmp/.csv' has no file name before '.csv'; name the file, e.g. report.csv");
 }
 
 Status writable(const std::string& pattern) {
@@ -127,8 +128,8 @@ TEST(CheckOutputWritable, an_existing_folder_is_named_as_a_folder_with_a_file_na
                                t.path("dir.json/report.json") + "'");
   t.folder("Runs.CSV");
   EXPECT_EQ(writable(t.path("Runs.CSV")).message(), "output '" + t.path("Runs.CSV") +
-                                                         "' is a folder; give --output a file name, e.g. '" +
-                                                         t.path("Runs.CSV/report.CSV") + "'");
+                                                        "' is a folder; give --output a file name, e.g. '" +
+                                                        t.path("Runs.CSV/report.CSV") + "'");
   EXPECT_TRUE(std::filesystem::is_directory(t.path("dir.json")));
 }
 

@@ -43,7 +43,8 @@ TEST(ProbeOptions, an_unknown_option_is_one_line_and_exits_2) {
   const ProbeRun r = run({"--bogus"});
   EXPECT_EQ(r.command_line.exit_code, 2);
   EXPECT_EQ(r.err, "metrics-probe: unknown option '--bogus'; see 'metrics-probe --help'\n");
-  EXPECT_EQ(run({"--sets", "--bogus=1"}).err, "metrics-probe: unknown option '--bogus=1'; see 'metrics-probe --help'\n");
+  EXPECT_EQ(run({"--sets", "--bogus=1"}).err,
+            "metrics-probe: unknown option '--bogus=1'; see 'metrics-probe --help'\n");
 }
 
 TEST(ProbeOptions, other_usage_errors_are_one_line_naming_the_fix) {

@@ -117,7 +117,7 @@ TEST(ReadParentLinks, numeric_folders_with_a_well_formed_stat_are_read) {
   t.file("12/stat", 0644, "12 (a) S 1 12 12 0\n");
   t.file("13/stat", 0644, "13 (b ) c) R 12 13 13 0\n");
   t.file("self/stat", 0644, "99 (self) S 1\n");  // not a pid
-  t.folder("14");                                 // ended: no stat
+  t.folder("14");                                // ended: no stat
   t.file("15/stat", 0644, "garbage");
   t.file("1x/stat", 0644, "16 (x) S 1\n");
   EXPECT_EQ(read_parent_links(t.root()), (std::map<pid_t, pid_t>{{12, 1}, {13, 12}}));
@@ -227,7 +227,8 @@ TEST(KillChild, without_the_subreaper_the_grandchildren_under_a_running_child_st
 TEST(KillChild, a_child_that_keeps_forking_ends_with_everything_it_started) {
   TempTree t;
   ChildSubreaper adopt;
-  StatusOr<pid_t> pid = spawn_sh(": > '" + t.path("ready") + "'; while :; do sleep 30 & (sleep 30 &); sleep 0.01; done");
+  StatusOr<pid_t> pid =
+      spawn_sh(": > '" + t.path("ready") + "'; while :; do sleep 30 & (sleep 30 &); sleep 0.01; done");
   ASSERT_TRUE(pid.ok()) << pid.status().to_string();
   ASSERT_TRUE(wait_for_file(t.path("ready")));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

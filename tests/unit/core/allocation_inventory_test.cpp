@@ -264,8 +264,8 @@ TEST(AllocationInventory, a_large_mapping_split_keeps_exact_byte_counts) {
   EXPECT_EQ(inv.unmap(MemoryRange(DevicePtr(kVa + (std::uint64_t{40} << 30)), 12345)), 12345u);
   EXPECT_EQ(inv.footprint_bytes(), big - 12345u);
   EXPECT_EQ(spans(inv), (std::vector<Span>{{kVa, std::uint64_t{40} << 30, kNoDevices},
-                                          {kVa + (std::uint64_t{40} << 30) + 12345,
-                                           big - (std::uint64_t{40} << 30) - 12345, kNoDevices}}));
+                                           {kVa + (std::uint64_t{40} << 30) + 12345,
+                                            big - (std::uint64_t{40} << 30) - 12345, kNoDevices}}));
 }
 
 TEST(AllocationInventory, kind_names_are_stable) {

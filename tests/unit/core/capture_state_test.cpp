@@ -141,7 +141,7 @@ TEST(CaptureState, BeginCallsInFlightAreCounted) {
   EXPECT_EQ(c.beginning(), 2u);
   c.begin(kStreamA, kMain, CaptureMode::kGlobal, "x");  // the first one succeeded
   c.leave_begin();
-  c.leave_begin();                                       // the second one failed
+  c.leave_begin();  // the second one failed
   EXPECT_EQ(c.beginning(), 0u);
   EXPECT_EQ(c.open_captures(), 1u);
 }

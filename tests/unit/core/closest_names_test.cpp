@@ -39,9 +39,16 @@ TEST(BoundedEditDistance, returns_bound_plus_one_when_farther) {
 }
 
 TEST(BoundedEditDistance, agrees_with_the_unbounded_distance_within_the_bound) {
-  const std::vector<std::string> words = {"",        "a",          "ab",           "ba",
-                                          "abc",     "lts__t_sectors.sum", "lts__t_sector.sum", "l1tex__t_sectors.sum",
-                                          "gpu__time_duration.sum", "gpu__time_active.sum"};
+  const std::vector<std::string> words = {"",
+                                          "a",
+                                          "ab",
+                                          "ba",
+                                          "abc",
+                                          "lts__t_sectors.sum",
+                                          "lts__t_sector.sum",
+                                          "l1tex__t_sectors.sum",
+                                          "gpu__time_duration.sum",
+                                          "gpu__time_active.sum"};
   for (const auto& a : words) {
     for (const auto& b : words) {
       const std::size_t exact = edit_distance(a, b);
@@ -67,8 +74,13 @@ TEST(EditDistance, handles_long_names) {
 }
 
 const std::vector<std::string> kMetrics = {
-    "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes_read.avg", "dram__sectors_read.sum",
-    "lts__t_sectors.sum",   "gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "dram__bytes_read.avg",
+    "dram__sectors_read.sum",
+    "lts__t_sectors.sum",
+    "gpu__time_duration.sum",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
 };
 
 TEST(ClosestNames, returns_the_nearest_three_nearest_first) {

@@ -14,7 +14,9 @@ std::vector<std::uint8_t> read_file(const char* path) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 TEST(CubinSymbols, writable_globals_and_kernels_are_found_in_an_nvcc_cubin) {
   auto image = read_file(RR_TEST_CUBIN_GLOBALS);
@@ -28,8 +30,7 @@ TEST(CubinSymbols, writable_globals_and_kernels_are_found_in_an_nvcc_cubin) {
   for (const auto& g : symbols->writable_globals) names.push_back(g.name);
   EXPECT_TRUE(has(names, "g_counter"));
   EXPECT_TRUE(has(names, "g_table"));
-  for (const auto& g : symbols->writable_globals)
-    EXPECT_EQ(g.size_bytes, g.name == "g_counter" ? 8u : 256u) << g.name;
+  for (const auto& g : symbols->writable_globals) EXPECT_EQ(g.size_bytes, g.name == "g_counter" ? 8u : 256u) << g.name;
 }
 
 TEST(CubinSymbols, a_module_without_device_variables_has_no_writable_globals) {

@@ -37,13 +37,11 @@ GraphNode memset_node(std::uint64_t dst, std::uint64_t bytes) {
   return n;
 }
 
-TEST(GraphNodes, an_empty_graph_is_replayable) {
-  EXPECT_FALSE(classify_graph_nodes({}, tracked).reason.has_value());
-}
+TEST(GraphNodes, an_empty_graph_is_replayable) { EXPECT_FALSE(classify_graph_nodes({}, tracked).reason.has_value()); }
 
 TEST(GraphNodes, kernel_event_empty_and_child_graph_nodes_are_replayable) {
-  const std::vector<GraphNode> nodes = {node(GraphNodeKind::kKernel), node(GraphNodeKind::kEventRecord),
-                                        node(GraphNodeKind::kEventWait), node(GraphNodeKind::kEmpty),
+  const std::vector<GraphNode> nodes = {node(GraphNodeKind::kKernel),     node(GraphNodeKind::kEventRecord),
+                                        node(GraphNodeKind::kEventWait),  node(GraphNodeKind::kEmpty),
                                         node(GraphNodeKind::kChildGraph), node(GraphNodeKind::kKernel)};
   const GraphVerdict v = classify_graph_nodes(nodes, tracked);
   EXPECT_FALSE(v.reason.has_value());

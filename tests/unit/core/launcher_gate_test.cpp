@@ -190,7 +190,7 @@ TEST(TakeLauncherGate, takes_without_waiting_then_waits_until_the_gate_opens) {
   HeldLauncherGate held = take_launcher_gate();  // the gate is still shut: this must not block
   EXPECT_TRUE(held.held());
   EXPECT_NE(std::getenv(kLauncherGateVariable), nullptr);  // left alone: unsetenv would race with other threads
-  EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);  // programs the application starts do not inherit it
+  EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);         // programs the application starts do not inherit it
   std::thread opener = open_later(*gate, 100ms);
   const GateWait wait = held.wait();
   opener.join();

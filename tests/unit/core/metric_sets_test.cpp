@@ -74,9 +74,9 @@ TEST(MetricSets, detailed_is_basic_compute_and_memory_and_full_contains_detailed
 
 TEST(MetricSets, basic_has_the_speed_of_light_headline) {
   const auto& basic = set_named("basic").metrics;
-  for (const char* name : {"gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-                           "dram__bytes_read.sum", "dram__bytes_write.sum", "smsp__inst_executed.sum",
-                           "sm__warps_active.avg.pct_of_peak_sustained_active"}) {
+  for (const char* name :
+       {"gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum",
+        "dram__bytes_write.sum", "smsp__inst_executed.sum", "sm__warps_active.avg.pct_of_peak_sustained_active"}) {
     EXPECT_TRUE(contains(basic, name)) << name;
   }
 }

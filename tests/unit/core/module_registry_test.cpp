@@ -43,7 +43,7 @@ TEST(ModuleRegistry, LoadsAndUnloadsInARangeBecomeItsEventsOnce) {
   r.loaded(invalid_argument("no cubin"));
   r.unloading();
   const auto events = r.close_range_window();
-  r.unloading();  // outside the window: counted, no event
+  r.unloading();               // outside the window: counted, no event
   EXPECT_EQ(r.unloads(), 2u);  // every unload counts, in a range or not
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].kind, ModuleEvent::Kind::kLoaded);

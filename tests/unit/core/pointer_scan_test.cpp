@@ -18,16 +18,14 @@ std::vector<std::uint8_t> words(std::initializer_list<std::uint64_t> values, std
   return bytes;
 }
 
-const std::vector<MemoryRange> kRanges = {MemoryRange(DevicePtr(0x1000), 0x100),
-                                          MemoryRange(DevicePtr(0x2000), 1),
+const std::vector<MemoryRange> kRanges = {MemoryRange(DevicePtr(0x1000), 0x100), MemoryRange(DevicePtr(0x2000), 1),
                                           MemoryRange(DevicePtr(0x7f0000000000), 6ull << 30)};
 
 TEST(RangesPointedInto, finds_first_last_and_one_byte_ranges) {
   EXPECT_EQ(ranges_pointed_into(words({0x1000}), kRanges), (std::vector<std::size_t>{0}));
   EXPECT_EQ(ranges_pointed_into(words({0x10ff}), kRanges), (std::vector<std::size_t>{0}));
   EXPECT_EQ(ranges_pointed_into(words({0x2000}), kRanges), (std::vector<std::size_t>{1}));
-  EXPECT_EQ(ranges_pointed_into(words({0x7f0000000000 + (6ull << 30) - 1}), kRanges),
-            (std::vector<std::size_t>{2}));
+  EXPECT_EQ(ranges_pointed_into(words({0x7f0000000000 + (6ull << 30) - 1}), kRanges), (std::vector<std::size_t>{2}));
 }
 
 TEST(RangesPointedInto, ignores_addresses_just_outside_and_between) {

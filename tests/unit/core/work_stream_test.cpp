@@ -169,8 +169,8 @@ TEST(WorkStream, arena_offsets_end_at_the_46_bit_limit) {
 }
 
 TEST(WorkStream, counts_items_whose_ends_differ_modulo_16_as_narrow) {
-  const WorkStream ws = build_one({{DevicePtr(kBase + 16), 32, 100},   // congruent
-                                   {DevicePtr(kBase + 1000), 200, 50},  // 1000 % 16 = 8, 200 % 16 = 8
+  const WorkStream ws = build_one({{DevicePtr(kBase + 16), 32, 100},        // congruent
+                                   {DevicePtr(kBase + 1000), 200, 50},      // 1000 % 16 = 8, 200 % 16 = 8
                                    {DevicePtr(kBase + 5000), 301, 9000}});  // 8 vs 13: 3 narrow items
   EXPECT_EQ(ws.items.size(), 5u);
   EXPECT_EQ(ws.narrow_items, 3u);
@@ -227,8 +227,7 @@ TEST(WorkStream, items_never_cross_a_region_among_thousands) {
   std::sort(regions.begin(), regions.end());
   std::uint64_t bytes = 0;
   for (const WorkItem& item : ws.items) {
-    auto it = std::upper_bound(regions.begin(), regions.end(),
-                               std::make_pair(item.app_address(), ~std::uint64_t{0}));
+    auto it = std::upper_bound(regions.begin(), regions.end(), std::make_pair(item.app_address(), ~std::uint64_t{0}));
     ASSERT_NE(it, regions.begin());
     --it;
     ASSERT_GE(item.app_address(), it->first);

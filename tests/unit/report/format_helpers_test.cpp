@@ -1,7 +1,7 @@
 #include "report/format_helpers.h"
 
-#include <cstdint>
 #include <gtest/gtest.h>
+#include <cstdint>
 #include <limits>
 
 namespace rangereplay::report {

@@ -60,9 +60,9 @@ TEST(ReportCsv, whole_range_metrics_have_empty_kernel_columns) {
   KernelRecord k;  // listed in the range, but values are per range
   k.name = "k()";
   range.kernels = {k};
-  range.range_metrics = {{"gpu__time_duration.sum", "nsecond", 12345},
-                         {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
-                          std::numeric_limits<double>::quiet_NaN()}};
+  range.range_metrics = {
+      {"gpu__time_duration.sum", "nsecond", 12345},
+      {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", std::numeric_limits<double>::quiet_NaN()}};
   r.ranges = {range};
   EXPECT_EQ(render_report_csv(r),
             "range_index,range_name,status,decline_reason,kernel_index,kernel_name,grid,block,metric,unit,value\n"
@@ -105,10 +105,11 @@ TEST(ReportCsv, stage_timings_have_one_row_per_range_and_a_column_per_tier) {
 }
 
 TEST(ReportCsv, stage_timings_without_tiers_have_no_tier_columns) {
-  EXPECT_EQ(render_stage_timings_csv(Report{}),
-            "range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,footprint_bytes,"
-            "snapshot_bytes,restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,"
-            "counters_ms,decode_ms,verify_ms,window_ms,begin_ms,other_ms\n");
+  EXPECT_EQ(
+      render_stage_timings_csv(Report{}),
+      "range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,footprint_bytes,"
+      "snapshot_bytes,restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,"
+      "counters_ms,decode_ms,verify_ms,window_ms,begin_ms,other_ms\n");
 }
 
 }  // namespace

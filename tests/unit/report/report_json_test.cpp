@@ -1,13 +1,13 @@
 #include "report/report_json.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <gtest/gtest.h>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "report/report_file.h"
 #include "unit/report/sample_report.h"
@@ -22,9 +22,8 @@ using testing::sample_report;
 class ReportJsonFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("rr_report_json_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("rr_report_json_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -94,8 +93,8 @@ TEST(ReportJson, doubles_and_64_bit_values_round_trip_exactly) {
 TEST(ReportJson, nan_travels_as_a_string_and_comes_back_nan) {
   Report r;
   r.ranges.resize(1);
-  r.ranges[0].range_metrics = {{"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
-                                std::numeric_limits<double>::quiet_NaN()}};
+  r.ranges[0].range_metrics = {
+      {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", std::numeric_limits<double>::quiet_NaN()}};
   const std::string text = dump(r);
   EXPECT_NE(text.find("\"value\": \"nan\""), std::string::npos) << text;
   StatusOr<Report> back = parse_report_json(text);

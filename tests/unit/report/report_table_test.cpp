@@ -135,8 +135,7 @@ TEST(ReportTable, restores_merge_runs_of_equal_passes_and_verify_reports_success
   EXPECT_EQ(lines[1],
             "  stages: sync 0.000 ms, capture 0.000 ms, restore 0.000 ms, submit 0.000 ms, kernels 0.000 ms, "
             "counters 0.000 ms, decode 0.000 ms, verify 0.000 ms, tool 0.000 ms; begin 0.000 ms");
-  EXPECT_EQ(lines[2],
-            "  restored per pass (footprint 0 B): passes 1-2 1.0 KiB each, pass 3 2.0 KiB, pass 4 1.0 KiB");
+  EXPECT_EQ(lines[2], "  restored per pass (footprint 0 B): passes 1-2 1.0 KiB each, pass 3 2.0 KiB, pass 4 1.0 KiB");
   EXPECT_EQ(lines[3], "  verify: all 4 replays reproduced the range-exit state");
 }
 

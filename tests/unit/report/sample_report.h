@@ -33,9 +33,17 @@ inline Report sample_report() {
   step.footprint_bytes = 256 * kMiB;
   step.regions = 4;
   step.tiers = {{"device", 192 * kMiB, 256 * kMiB, true}, {"pinned", 64 * kMiB, 64 * kMiB, false}};
-  step.timings = {.sync_ms = 0.12, .capture_ms = 1.5, .restore_ms = 3.0, .replay_submit_ms = 0.4,
-                  .kernels_ms = 10.0, .counters_ms = 40.0, .decode_ms = 2.0, .verify_ms = 1.25,
-                  .window_ms = 61.2, .begin_ms = 1.75, .other_ms = 8.2};
+  step.timings = {.sync_ms = 0.12,
+                  .capture_ms = 1.5,
+                  .restore_ms = 3.0,
+                  .replay_submit_ms = 0.4,
+                  .kernels_ms = 10.0,
+                  .counters_ms = 40.0,
+                  .decode_ms = 2.0,
+                  .verify_ms = 1.25,
+                  .window_ms = 61.2,
+                  .begin_ms = 1.75,
+                  .other_ms = 8.2};
   KernelRecord scale;
   scale.index = 0;
   scale.name = "scale(float*, int)";

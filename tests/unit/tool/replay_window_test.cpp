@@ -116,14 +116,10 @@ class FakeStream final : public ReplayStream {
  private:
   static std::string name(Event e) {
     switch (e) {
-      case Event::kRestoreBegin:
-        return "restore_begin";
-      case Event::kRestoreEnd:
-        return "restore_end";
-      case Event::kWorkBegin:
-        return "work_begin";
-      case Event::kWorkEnd:
-        return "work_end";
+      case Event::kRestoreBegin: return "restore_begin";
+      case Event::kRestoreEnd: return "restore_end";
+      case Event::kWorkBegin: return "work_begin";
+      case Event::kWorkEnd: return "work_end";
     }
     return "?";
   }

@@ -200,39 +200,53 @@ TEST(NvtxExpressionParse, regex_errors_are_in_our_words_not_the_standard_library
   // Each std::regex_error code the patterns below raise (libstdc++), with the
   // message the user sees: no "NFA states" or "_GLIBCXX_REGEX_STATE_LIMIT".
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"regex:(", "nvtx-include 'regex:(': regex: unbalanced parentheses in the range pattern '(' at column 7; "
-                  "close each '(' with ')', or write \\( for a literal '('"},
-      {"regex:a)/", "nvtx-include 'regex:a)/': regex: unbalanced parentheses in the range pattern 'a)' at column 7; "
-                    "close each '(' with ')', or write \\( for a literal '('"},
-      {"regex:x/[ab", "nvtx-include 'regex:x/[ab': regex: unbalanced square brackets in the range pattern '[ab' at "
-                      "column 9; close each '[' with ']', or write \\[ for a literal '['"},
-      {"regex:a{2", "nvtx-include 'regex:a{2': regex: unbalanced braces in the range pattern 'a{2' at column 7; "
-                    "close each '{' with '}', or write \\{ for a literal '{'"},
+      {"regex:(",
+       "nvtx-include 'regex:(': regex: unbalanced parentheses in the range pattern '(' at column 7; "
+       "close each '(' with ')', or write \\( for a literal '('"},
+      {"regex:a)/",
+       "nvtx-include 'regex:a)/': regex: unbalanced parentheses in the range pattern 'a)' at column 7; "
+       "close each '(' with ')', or write \\( for a literal '('"},
+      {"regex:x/[ab",
+       "nvtx-include 'regex:x/[ab': regex: unbalanced square brackets in the range pattern '[ab' at "
+       "column 9; close each '[' with ']', or write \\[ for a literal '['"},
+      {"regex:a{2",
+       "nvtx-include 'regex:a{2': regex: unbalanced braces in the range pattern 'a{2' at column 7; "
+       "close each '{' with '}', or write \\{ for a literal '{'"},
       // "\\," is a plain ',' in regex mode (a bare ',' separates start/end names).
-      {"regex:a{3\\,2}/", "nvtx-include 'regex:a{3\\,2}/': regex: invalid repeat count in {} in the range pattern "
-                          "'a{3,2}' at column 7; write {N}, {N,} or {N,M} with N <= M"},
-      {"regex:a{99999999999}", "nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too "
-                               "complex in the range pattern 'a{99999999999}' at column 7; shorten it"},
+      {"regex:a{3\\,2}/",
+       "nvtx-include 'regex:a{3\\,2}/': regex: invalid repeat count in {} in the range pattern "
+       "'a{3,2}' at column 7; write {N}, {N,} or {N,M} with N <= M"},
+      {"regex:a{99999999999}",
+       "nvtx-include 'regex:a{99999999999}': regex: repeat count too large or pattern too "
+       "complex in the range pattern 'a{99999999999}' at column 7; shorten it"},
       // A last ']' would be the top-of-stack anchor: the patterns go on after theirs.
-      {"regex:x/[z-a]b", "nvtx-include 'regex:x/[z-a]b': regex: invalid character range in the range pattern "
-                         "'[z-a]b' at column 9; write ranges low to high, e.g. [a-z]"},
-      {"regex:\\c", "nvtx-include 'regex:\\c': regex: invalid escape in the range pattern '\\c' at column 7; "
-                    "write \\\\ for a literal backslash"},
-      {"regex:(a)\\2", "nvtx-include 'regex:(a)\\2': regex: back reference to a group that does not exist in the "
-                       "range pattern '(a)\\2' at column 7; number groups from \\1 in order"},
-      {"regex:x/[[:foo:]]b", "nvtx-include 'regex:x/[[:foo:]]b': regex: unknown name in [[. .]] or [[: :]] in the "
-                             "range pattern '[[:foo:]]b' at column 9; use a class such as [[:digit:]] or [[:alpha:]]"},
+      {"regex:x/[z-a]b",
+       "nvtx-include 'regex:x/[z-a]b': regex: invalid character range in the range pattern "
+       "'[z-a]b' at column 9; write ranges low to high, e.g. [a-z]"},
+      {"regex:\\c",
+       "nvtx-include 'regex:\\c': regex: invalid escape in the range pattern '\\c' at column 7; "
+       "write \\\\ for a literal backslash"},
+      {"regex:(a)\\2",
+       "nvtx-include 'regex:(a)\\2': regex: back reference to a group that does not exist in the "
+       "range pattern '(a)\\2' at column 7; number groups from \\1 in order"},
+      {"regex:x/[[:foo:]]b",
+       "nvtx-include 'regex:x/[[:foo:]]b': regex: unknown name in [[. .]] or [[: :]] in the "
+       "range pattern '[[:foo:]]b' at column 9; use a class such as [[:digit:]] or [[:alpha:]]"},
       // Start/end names have no wildcards: a lone '*' or '+' there is a regex.
-      {"regex:*", "nvtx-include 'regex:*': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the range "
-                  "pattern '*' at column 7; put it after a character, or write \\* for a literal '*'"},
-      {"regex:A,+", "nvtx-include 'regex:A,+': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the "
-                    "range pattern '+' at column 9; put it after a character, or write \\+ for a literal '+'"},
+      {"regex:*",
+       "nvtx-include 'regex:*': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the range "
+       "pattern '*' at column 7; put it after a character, or write \\* for a literal '*'"},
+      {"regex:A,+",
+       "nvtx-include 'regex:A,+': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the "
+       "range pattern '+' at column 9; put it after a character, or write \\+ for a literal '+'"},
       // libstdc++ reports these as error_paren, yet no parenthesis is open.
-      {"regex:a|?", "nvtx-include 'regex:a|?': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the "
-                    "range pattern 'a|?' at column 7; put it after a character, or write \\? for a literal '?'"},
-      {"regex:x/[(*]|(?:y)(", "nvtx-include 'regex:x/[(*]|(?:y)(': regex: unbalanced parentheses in the range "
-                              "pattern '[(*]|(?:y)(' at column 9; close each '(' with ')', or write \\( for a "
-                              "literal '('"},
+      {"regex:a|?",
+       "nvtx-include 'regex:a|?': regex: repeat '*', '+', '?' or '{' with nothing to repeat in the "
+       "range pattern 'a|?' at column 7; put it after a character, or write \\? for a literal '?'"},
+      {"regex:x/[(*]|(?:y)(",
+       "nvtx-include 'regex:x/[(*]|(?:y)(': regex: unbalanced parentheses in the range "
+       "pattern '[(*]|(?:y)(' at column 9; close each '(' with ')', or write \\( for a "
+       "literal '('"},
   };
   for (const auto& [text, message] : cases) {
     StatusOr<NvtxExpression> e = parse_nvtx_expression(text, "nvtx-include");

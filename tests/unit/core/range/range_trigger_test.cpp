@@ -17,8 +17,7 @@ constexpr std::uint64_t kT1 = 11, kT2 = 22;
 // "-" for no event, else "<kind>#<match> <name>[@domain]".
 std::string ev(const std::optional<RangeEvent>& e) {
   if (!e) return "-";
-  std::string out =
-      std::string(range_event_kind_name(e->kind)) + "#" + std::to_string(e->match_index) + " " + e->name;
+  std::string out = std::string(range_event_kind_name(e->kind)) + "#" + std::to_string(e->match_index) + " " + e->name;
   if (!e->domain.empty()) out += "@" + e->domain;
   return out;
 }

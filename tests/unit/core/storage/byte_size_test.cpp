@@ -50,10 +50,9 @@ TEST(ParseByteSize, malformed_text_names_itself_and_the_accepted_forms) {
   const std::string forms =
       "': expected bytes (4096) or a number with a unit (512MiB, 1.5GiB, 6GB; units B, KB, MB, "
       "GB, TB, KiB, MiB, GiB, TiB)";
-  EXPECT_EQ(parse_byte_size("lots").status().to_string(),
-            "invalid argument: bad size 'lots" + forms);
-  for (const char* text : {"", " ", "-1", "1.", ".5GiB", "1..5GiB", "5 G", "5GiBs", "1e9",
-                           "0x100", "5 Gi B", "1.0000000000000000001GiB"}) {
+  EXPECT_EQ(parse_byte_size("lots").status().to_string(), "invalid argument: bad size 'lots" + forms);
+  for (const char* text : {"", " ", "-1", "1.", ".5GiB", "1..5GiB", "5 G", "5GiBs", "1e9", "0x100", "5 Gi B",
+                           "1.0000000000000000001GiB"}) {
     Status status = parse_byte_size(text).status();
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << text;
     EXPECT_EQ(status.message(), "bad size '" + std::string(text) + forms) << text;
@@ -64,10 +63,8 @@ TEST(ParseByteSize, sizes_past_2_to_the_64_are_out_of_range) {
   EXPECT_EQ(parse_byte_size("18446744073709551616").status().to_string(),
             "out of range: size '18446744073709551616' is larger than 2^64 - 1 bytes");
   EXPECT_EQ(parse_byte_size("16777216TiB").status().code(), StatusCode::kOutOfRange);
-  EXPECT_EQ(parse_byte_size("99999999999999999999999GB").status().code(),
-            StatusCode::kOutOfRange);
-  EXPECT_EQ(parse_byte_size("18446744073709551615.5KiB").status().code(),
-            StatusCode::kOutOfRange);
+  EXPECT_EQ(parse_byte_size("99999999999999999999999GB").status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(parse_byte_size("18446744073709551615.5KiB").status().code(), StatusCode::kOutOfRange);
 }
 
 }  // namespace

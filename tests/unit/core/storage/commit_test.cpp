@@ -23,18 +23,16 @@ StoragePlan plan_ok(StatusOr<StoragePlan> plan) {
 TEST(Commit, a_failed_commit_rolls_back_in_reverse_order_and_replans_without_that_tier) {
   FakeLedger ledger;
   FallbackAllocator<WholeTier, WholeTier, WholeTier, WholeTier, NullAllocator> chain(
-      whole_tier(ledger, "t0", 1000, 256), whole_tier(ledger, "t1", 1000, 256),
-      whole_tier(ledger, "t2", 2000, 256), whole_tier(ledger, "t3", 4000, 256), NullAllocator{});
+      whole_tier(ledger, "t0", 1000, 256), whole_tier(ledger, "t1", 1000, 256), whole_tier(ledger, "t2", 2000, 256),
+      whole_tier(ledger, "t3", 4000, 256), NullAllocator{});
   chain.tier<2>().backing().fail_allocations(1);
   const MemoryRange a = region(0x1000, 600), b = region(0x2000, 600), c = region(0x3000, 600);
   const std::vector<Request> requests = {{a, 0, 0}, {b, 0, 0}, {c, 0, 0}};
 
   StoragePlan plan = plan_ok(chain.plan_and_commit(requests));
-  EXPECT_EQ(ledger.events, (Events{"allocate t0 600", "allocate t1 600", "fail t2 600",
-                                   "release t1 600", "release t0 600", "allocate t0 600",
-                                   "allocate t1 600", "allocate t3 600"}));
-  EXPECT_EQ(plan.placements, (std::vector<Placement>{
-                                 {0, a, 0, 600, 0}, {1, b, 0, 600, 0}, {3, c, 0, 600, 0}}));
+  EXPECT_EQ(ledger.events, (Events{"allocate t0 600", "allocate t1 600", "fail t2 600", "release t1 600",
+                                   "release t0 600", "allocate t0 600", "allocate t1 600", "allocate t3 600"}));
+  EXPECT_EQ(plan.placements, (std::vector<Placement>{{0, a, 0, 600, 0}, {1, b, 0, 600, 0}, {3, c, 0, 600, 0}}));
   EXPECT_EQ(plan.replans, 1u);
   EXPECT_EQ(plan.notes, (Events{"tier 't2' commit of 600 bytes failed: t2 out of memory; "
                                 "replanned without it"}));
@@ -50,36 +48,31 @@ TEST(Commit, a_failed_commit_rolls_back_in_reverse_order_and_replans_without_tha
 TEST(Commit, a_failed_device_commit_spills_everything_to_pinned) {
   FakeLedger ledger;
   FallbackAllocator<ChunkTier, WholeTier, NullAllocator> chain(
-      chunk_tier(ledger, "device", 1 << 20, 2 << 20, 256),
-      whole_tier(ledger, "pinned", 1 << 20, 256), NullAllocator{});
+      chunk_tier(ledger, "device", 1 << 20, 2 << 20, 256), whole_tier(ledger, "pinned", 1 << 20, 256), NullAllocator{});
   chain.tier<0>().backing().fail_allocations(1);
   const MemoryRange a = region(0x1000, 1000), b = region(0x2000, 3000);
   const std::vector<Request> requests = {{a, 0, 0}, {b, 0, 0}};
 
   StoragePlan plan = plan_ok(chain.plan_and_commit(requests));
   EXPECT_EQ(ledger.events, (Events{"fail device 4024", "allocate pinned 4024"}));
-  EXPECT_EQ(plan.placements,
-            (std::vector<Placement>{{1, a, 0, 1000, 0}, {1, b, 0, 3000, 1024}}));
+  EXPECT_EQ(plan.placements, (std::vector<Placement>{{1, a, 0, 1000, 0}, {1, b, 0, 3000, 1024}}));
   EXPECT_EQ(plan.tiers[1].bytes, 4000u);
   EXPECT_EQ(plan.tiers[1].arena_bytes, 4024u);
   EXPECT_TRUE(plan.tiers[1].new_allocation);
 
   // The next range tries the device again: a failed commit disables a tier for one plan only.
   plan = plan_ok(chain.plan_and_commit(requests));
-  EXPECT_EQ(plan.placements,
-            (std::vector<Placement>{{0, a, 0, 1000, 0}, {0, b, 0, 3000, 1024}}));
+  EXPECT_EQ(plan.placements, (std::vector<Placement>{{0, a, 0, 1000, 0}, {0, b, 0, 3000, 1024}}));
   EXPECT_EQ(plan.replans, 0u);
 }
 
 TEST(Commit, every_tier_failing_gives_a_clear_error_and_leaks_nothing) {
   FakeLedger ledger;
   FallbackAllocator<WholeTier, ChunkTier, NullAllocator> chain(
-      whole_tier(ledger, "device", 1000), chunk_tier(ledger, "pinned", 1 << 20, 256),
-      NullAllocator{});
+      whole_tier(ledger, "device", 1000), chunk_tier(ledger, "pinned", 1 << 20, 256), NullAllocator{});
   chain.tier<0>().backing().fail_allocations();
   chain.tier<1>().backing().fail_allocations();
-  const std::vector<Request> requests = {{region(0x1000, 600), 0, 0},
-                                         {region(0x2000, 1200), 0, 0}};
+  const std::vector<Request> requests = {{region(0x1000, 600), 0, 0}, {region(0x2000, 1200), 0, 0}};
 
   StatusOr<StoragePlan> plan = chain.plan_and_commit(requests);
   EXPECT_EQ(plan.status().to_string(),
@@ -93,36 +86,32 @@ TEST(Commit, every_tier_failing_gives_a_clear_error_and_leaks_nothing) {
 TEST(Commit, a_later_failure_releases_every_tier_committed_before_it) {
   FakeLedger ledger;
   FallbackAllocator<WholeTier, WholeTier, WholeTier, NullAllocator> chain(
-      whole_tier(ledger, "t0", 100), whole_tier(ledger, "t1", 100), whole_tier(ledger, "t2", 100),
-      NullAllocator{});
+      whole_tier(ledger, "t0", 100), whole_tier(ledger, "t1", 100), whole_tier(ledger, "t2", 100), NullAllocator{});
   chain.tier<2>().backing().fail_allocations(1);
-  const std::vector<Request> requests = {{region(0x1000, 100), 0, 0},
-                                         {region(0x2000, 100), 0, 0},
-                                         {region(0x3000, 100), 0, 0}};
+  const std::vector<Request> requests = {
+      {region(0x1000, 100), 0, 0}, {region(0x2000, 100), 0, 0}, {region(0x3000, 100), 0, 0}};
   EXPECT_EQ(chain.plan_and_commit(requests).status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(ledger.events, (Events{"allocate t0 100", "allocate t1 100", "fail t2 100",
-                                   "release t1 100", "release t0 100"}));
+  EXPECT_EQ(ledger.events,
+            (Events{"allocate t0 100", "allocate t1 100", "fail t2 100", "release t1 100", "release t0 100"}));
   EXPECT_TRUE(ledger.live.empty());
 }
 
 TEST(Commit, a_failed_budget_query_disables_the_tier_with_a_note) {
   FakeLedger ledger;
-  FallbackAllocator<WholeTier, WholeTier, NullAllocator> chain(
-      whole_tier(ledger, "device", 1000), whole_tier(ledger, "pinned", 1000), NullAllocator{});
+  FallbackAllocator<WholeTier, WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 1000),
+                                                               whole_tier(ledger, "pinned", 1000), NullAllocator{});
   chain.tier<0>().backing().fail_budget_query();
   const MemoryRange a = region(0x1000, 10);
   const std::vector<Request> requests = {{a, 0, 0}};
   StoragePlan plan = plan_ok(chain.plan_and_commit(requests));
   EXPECT_EQ(plan.placements, (std::vector<Placement>{{1, a, 0, 10, 0}}));
-  EXPECT_EQ(plan.notes,
-            (Events{"tier 'device' disabled: budget query failed: device budget unknown"}));
+  EXPECT_EQ(plan.notes, (Events{"tier 'device' disabled: budget query failed: device budget unknown"}));
   EXPECT_TRUE(plan.tiers[0].disabled);
 }
 
 TEST(Commit, a_dry_run_plan_allocates_and_frees_nothing) {
   FakeLedger ledger;
-  FallbackAllocator<WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 1000),
-                                                    NullAllocator{});
+  FallbackAllocator<WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 1000), NullAllocator{});
   const std::vector<Request> requests = {{region(0x1000, 10), 0, 0}};
   plan_ok(chain.plan_and_commit(requests));
   StoragePlan plan = plan_ok(chain.plan(requests));
@@ -132,9 +121,9 @@ TEST(Commit, a_dry_run_plan_allocates_and_frees_nothing) {
 
 TEST(RetainMode, reuses_a_big_enough_arena_grows_it_and_releases_it) {
   FakeLedger ledger;
-  FallbackAllocator<WholeTier, WholeTier, NullAllocator> chain(
-      whole_tier(ledger, "device", 10000, 1, /*retain=*/true),
-      whole_tier(ledger, "pinned", 1 << 20, 1), NullAllocator{});
+  FallbackAllocator<WholeTier, WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 10000, 1, /*retain=*/true),
+                                                               whole_tier(ledger, "pinned", 1 << 20, 1),
+                                                               NullAllocator{});
   const auto range = [&](std::uint64_t bytes) {
     const std::vector<Request> requests = {{region(0x1000, bytes), 0, 0}};
     StoragePlan plan = plan_ok(chain.plan_and_commit(requests));
@@ -157,8 +146,7 @@ TEST(RetainMode, reuses_a_big_enough_arena_grows_it_and_releases_it) {
   StoragePlan larger = range(1500);  // grown: the old arena is freed before the larger one
   EXPECT_TRUE(larger.tiers[0].new_allocation);
   EXPECT_EQ(larger.tiers[0].arena_bytes, 1500u);
-  EXPECT_EQ(ledger.events,
-            (Events{"allocate device 1000", "release device 1000", "allocate device 1500"}));
+  EXPECT_EQ(ledger.events, (Events{"allocate device 1000", "release device 1000", "allocate device 1500"}));
 
   // 8500 bytes are free; the retained 1500 count as available, so 9000 stay on the device.
   StoragePlan counted = range(9000);
@@ -173,8 +161,8 @@ TEST(RetainMode, reuses_a_big_enough_arena_grows_it_and_releases_it) {
 
 TEST(RetainMode, a_retained_tier_that_gets_nothing_keeps_its_arena) {
   FakeLedger ledger;
-  FallbackAllocator<WholeTier, NullAllocator> chain(
-      whole_tier(ledger, "device", 10000, 1, /*retain=*/true), NullAllocator{});
+  FallbackAllocator<WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 10000, 1, /*retain=*/true),
+                                                    NullAllocator{});
   std::vector<Request> requests = {{region(0x1000, 1000), 0, 0}};
   plan_ok(chain.plan_and_commit(requests));
   StoragePlan empty = plan_ok(chain.plan_and_commit({}));
@@ -187,9 +175,8 @@ TEST(RetainMode, a_retained_tier_that_gets_nothing_keeps_its_arena) {
 TEST(RetainMode, rollback_keeps_a_reused_arena_and_frees_a_new_one) {
   FakeLedger ledger;
   FallbackAllocator<WholeTier, WholeTier, WholeTier, NullAllocator> chain(
-      whole_tier(ledger, "t0", 1000, 1, /*retain=*/true),
-      whole_tier(ledger, "t1", 1000, 1, /*retain=*/true), whole_tier(ledger, "t2", 1000, 1),
-      NullAllocator{});
+      whole_tier(ledger, "t0", 1000, 1, /*retain=*/true), whole_tier(ledger, "t1", 1000, 1, /*retain=*/true),
+      whole_tier(ledger, "t2", 1000, 1), NullAllocator{});
   const MemoryRange a = region(0x1000, 1000), b = region(0x2000, 500), c = region(0x3000, 1000);
   const std::vector<Request> first = {{a, 0, 0}};
   plan_ok(chain.plan_and_commit(first));  // t0 retains 1000
@@ -199,8 +186,7 @@ TEST(RetainMode, rollback_keeps_a_reused_arena_and_frees_a_new_one) {
   StatusOr<StoragePlan> plan = chain.plan_and_commit(second);
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
   // t0 reused its arena (kept through the rollback); t1's new arena was freed.
-  EXPECT_EQ(ledger.events, (Events{"allocate t0 1000", "allocate t1 500", "fail t2 1000",
-                                   "release t1 500"}));
+  EXPECT_EQ(ledger.events, (Events{"allocate t0 1000", "allocate t1 500", "fail t2 1000", "release t1 500"}));
   EXPECT_EQ(ledger.live.size(), 1u);
   chain.release();
   EXPECT_TRUE(ledger.live.empty());
@@ -208,33 +194,29 @@ TEST(RetainMode, rollback_keeps_a_reused_arena_and_frees_a_new_one) {
 
 TEST(NonRetainMode, arenas_are_freed_at_the_end_of_each_range) {
   FakeLedger ledger;
-  FallbackAllocator<WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 10000),
-                                                    NullAllocator{});
+  FallbackAllocator<WholeTier, NullAllocator> chain(whole_tier(ledger, "device", 10000), NullAllocator{});
   const std::vector<Request> requests = {{region(0x1000, 1000), 0, 0}};
   plan_ok(chain.plan_and_commit(requests));
   chain.end_range();
   EXPECT_TRUE(ledger.live.empty());
   plan_ok(chain.plan_and_commit(requests));
   plan_ok(chain.plan_and_commit(requests));  // ends the previous range first
-  EXPECT_EQ(ledger.events, (Events{"allocate device 1000", "release device 1000",
-                                   "allocate device 1000", "release device 1000",
-                                   "allocate device 1000"}));
+  EXPECT_EQ(ledger.events, (Events{"allocate device 1000", "release device 1000", "allocate device 1000",
+                                   "release device 1000", "allocate device 1000"}));
 }
 
 TEST(Arena, a_destroyed_chain_frees_what_it_holds) {
   FakeLedger ledger;
   {
     FallbackAllocator<WholeTier, WholeTier, NullAllocator> chain(
-        whole_tier(ledger, "device", 100, 1, true), whole_tier(ledger, "pinned", 1000, 1),
-        NullAllocator{});
-    const std::vector<Request> requests = {{region(0x1000, 100), 0, 0},
-                                           {region(0x2000, 100), 0, 0}};
+        whole_tier(ledger, "device", 100, 1, true), whole_tier(ledger, "pinned", 1000, 1), NullAllocator{});
+    const std::vector<Request> requests = {{region(0x1000, 100), 0, 0}, {region(0x2000, 100), 0, 0}};
     plan_ok(chain.plan_and_commit(requests));
     FallbackAllocator<WholeTier, WholeTier, NullAllocator> moved(std::move(chain));
     EXPECT_EQ(ledger.live.size(), 2u);
   }
-  EXPECT_EQ(ledger.events, (Events{"allocate device 100", "allocate pinned 100",
-                                   "release pinned 100", "release device 100"}));
+  EXPECT_EQ(ledger.events,
+            (Events{"allocate device 100", "allocate pinned 100", "release pinned 100", "release device 100"}));
 }
 
 // A backing whose constructor takes only move-only arguments and which is
@@ -264,8 +246,8 @@ TEST(Arena, forwards_move_only_backing_arguments_unchanged) {
   auto inner = std::make_unique<FakeBacking>(ledger, "device", 1000);
   auto label = std::make_unique<std::string>("HBM3e");
   FallbackAllocator<MoveOnlyTier, NullAllocator> chain(
-      MoveOnlyTier(TierOptions{"device", std::nullopt, false}, WholeRegion{}, BumpSuballocator(1),
-                   std::move(inner), std::move(label)),
+      MoveOnlyTier(TierOptions{"device", std::nullopt, false}, WholeRegion{}, BumpSuballocator(1), std::move(inner),
+                   std::move(label)),
       NullAllocator{});
   EXPECT_EQ(chain.tier<0>().backing().label(), "HBM3e");
   const std::vector<Request> requests = {{region(0x1000, 64), 0, 0}};
@@ -273,7 +255,6 @@ TEST(Arena, forwards_move_only_backing_arguments_unchanged) {
   EXPECT_EQ(plan.tiers[0].arena_bytes, 64u);
   EXPECT_EQ(ledger.events, (Events{"allocate device 64"}));
 }
-
 
 TEST(Commit, whole_alignment_rounds_the_arena_up_to_the_alignment_within_the_budget) {
   FakeLedger ledger;

@@ -21,9 +21,9 @@ namespace rangereplay::storage::testing {
 
 /// What every FakeBacking of a test did, in order.
 struct FakeLedger {
-  std::vector<std::string> events;                // "allocate device 4096", "release pinned 8192", "fail device 4096"
-  std::map<std::uint64_t, std::uint64_t> live;    // address -> bytes of blocks not yet released
-  std::uint64_t next_address = 0x10000000;        // fake addresses, distinct across backings
+  std::vector<std::string> events;              // "allocate device 4096", "release pinned 8192", "fail device 4096"
+  std::map<std::uint64_t, std::uint64_t> live;  // address -> bytes of blocks not yet released
+  std::uint64_t next_address = 0x10000000;      // fake addresses, distinct across backings
 };
 
 class FakeBacking {

@@ -42,8 +42,7 @@ Scenario make_scenario(std::uint64_t seed) {
   for (std::size_t t = 0; t < kTiers; ++t) {
     s.alignment.push_back(pick(rng, {1, 16, 256, 4096}));
     s.granule.push_back(pick(rng, {1, 100, 256, 1000, 4096}));
-    s.budget.push_back(pick(rng, {0, uniform(0, 5000), uniform(0, 40000), uniform(0, 200000),
-                                  kMaxBytes}));
+    s.budget.push_back(pick(rng, {0, uniform(0, 5000), uniform(0, 40000), uniform(0, 200000), kMaxBytes}));
     s.retain.push_back(uniform(0, 1) == 1);
   }
   const std::size_t range_count = uniform(1, 3);
@@ -52,8 +51,7 @@ Scenario make_scenario(std::uint64_t seed) {
     std::uint64_t address = 0x100000;
     const std::size_t regions = uniform(0, 24);
     for (std::size_t i = 0; i < regions; ++i) {
-      const std::uint64_t size = pick(rng, {0, 1, uniform(1, 300), uniform(1, 5000),
-                                            uniform(1, 30000), 4096});
+      const std::uint64_t size = pick(rng, {0, 1, uniform(1, 300), uniform(1, 5000), uniform(1, 30000), 4096});
       const std::uint64_t offset = uniform(0, 3) == 0 ? uniform(0, size) : 0;
       const auto priority = static_cast<std::int32_t>(uniform(0, 4)) - 2;
       requests.push_back(Request{MemoryRange(DevicePtr(address), size), offset, priority});
@@ -70,8 +68,7 @@ Scenario make_scenario(std::uint64_t seed) {
 Chain make_chain(const Scenario& s, FakeLedger& ledger) {
   return Chain(chunk_tier(ledger, "t0", s.budget[0], s.granule[0], s.alignment[0], s.retain[0]),
                whole_tier(ledger, "t1", s.budget[1], s.alignment[1], s.retain[1]),
-               chunk_tier(ledger, "t2", s.budget[2], s.granule[2], s.alignment[2], s.retain[2]),
-               NullAllocator{});
+               chunk_tier(ledger, "t2", s.budget[2], s.granule[2], s.alignment[2], s.retain[2]), NullAllocator{});
 }
 
 void set_failures(Chain& chain, const std::vector<int>& failures) {
@@ -170,8 +167,7 @@ ScenarioRun run_scenario(const Scenario& s) {
         EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
         EXPECT_NE(plan.status().message().find(" bytes short for region 0x"), std::string::npos);
         // Nothing allocated by the failed call survives; retained arenas may.
-        const bool held[kTiers] = {chain.tier<0>().block().has_value(),
-                                   chain.tier<1>().block().has_value(),
+        const bool held[kTiers] = {chain.tier<0>().block().has_value(), chain.tier<1>().block().has_value(),
                                    chain.tier<2>().block().has_value()};
         for (std::size_t t = 0; t < kTiers; ++t) {
           if (!s.retain[t]) {
@@ -239,8 +235,8 @@ TEST(PlannerProperty, byte_granular_tiers_fit_exactly_when_the_footprint_fits_th
     };
     FakeLedger ledger;
     const std::uint64_t b0 = uniform(0, 20000), b1 = uniform(0, 20000), b2 = uniform(0, 20000);
-    ByteChain chain(chunk_tier(ledger, "t0", b0, 1), chunk_tier(ledger, "t1", b1, 1),
-                    chunk_tier(ledger, "t2", b2, 1), NullAllocator{});
+    ByteChain chain(chunk_tier(ledger, "t0", b0, 1), chunk_tier(ledger, "t1", b1, 1), chunk_tier(ledger, "t2", b2, 1),
+                    NullAllocator{});
     std::vector<Request> requests;
     std::uint64_t footprint = 0;
     for (std::size_t i = uniform(0, 20); i > 0; --i) {

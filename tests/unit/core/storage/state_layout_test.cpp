@@ -41,7 +41,8 @@ TEST(StateLayout, both_states_on_one_tier_give_each_state_its_own_pieces_and_spa
   ASSERT_TRUE(layout.ok()) << layout.status().to_string();
   ASSERT_EQ(layout->state_count(), 2u);
   // Bump allocation at 256 bytes: entry 100 B at 0, 1 B at 256; exit at 512, 768.
-  const std::vector<StatePiece> entry = {{region(0x1000, 100), 0, 0, base, 0}, {region(0x9000, 1), 0, 256, base + 256, 2}};
+  const std::vector<StatePiece> entry = {{region(0x1000, 100), 0, 0, base, 0},
+                                         {region(0x9000, 1), 0, 256, base + 256, 2}};
   const std::vector<StatePiece> exit = {{region(0x1000, 100), 0, 512, base + 512, 0},
                                         {region(0x9000, 1), 0, 768, base + 768, 2}};
   EXPECT_EQ(std::vector<StatePiece>(layout->pieces(0).begin(), layout->pieces(0).end()), entry);
@@ -55,9 +56,8 @@ TEST(StateLayout, both_states_on_one_tier_give_each_state_its_own_pieces_and_spa
 
 TEST(StateLayout, a_region_split_over_two_tiers_gives_two_pieces_and_the_larger_span_wins) {
   FakeLedger ledger;
-  FallbackAllocator<ChunkTier, WholeTier, NullAllocator> chain(chunk_tier(ledger, "device", 3000, 1024, 256),
-                                                               whole_tier(ledger, "pinned", 1 << 20, 256),
-                                                               NullAllocator{});
+  FallbackAllocator<ChunkTier, WholeTier, NullAllocator> chain(
+      chunk_tier(ledger, "device", 3000, 1024, 256), whole_tier(ledger, "pinned", 1 << 20, 256), NullAllocator{});
   const std::vector<MemoryRange> regions = {region(0x100000, 5000)};
   const StoragePlan plan = planned(chain.plan_and_commit(two_state_requests(regions)));
   auto layout = StateLayout::build(plan, regions, 2);
@@ -131,8 +131,7 @@ TEST(StateLayout, placements_out_of_order_missing_or_left_over_are_internal_erro
   EXPECT_EQ(StateLayout::build(plan, std::vector<MemoryRange>{a}, 1).status().code(), StatusCode::kInternal);
   plan.placements = {{1, a, 0, 100, 0}};  // a tier the plan does not have
   EXPECT_EQ(StateLayout::build(plan, std::vector<MemoryRange>{a}, 1).status().code(), StatusCode::kInternal);
-  EXPECT_EQ(StateLayout::build(plan, std::vector<MemoryRange>{a}, 0).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(StateLayout::build(plan, std::vector<MemoryRange>{a}, 0).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

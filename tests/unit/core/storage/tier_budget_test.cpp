@@ -12,10 +12,8 @@ constexpr std::uint64_t kGiB = 1ull << 30;
 
 TEST(DeviceTierBudget, is_95_percent_of_free_when_that_is_smallest) {
   // H200-like: 141 GiB total, 60 GiB free, nothing retained: 57 GiB < 70.5 GiB.
-  EXPECT_EQ(device_tier_budget({.largest_allocation_bytes = 141 * kGiB,
-                                .total_bytes = 141 * kGiB,
-                                .free_bytes = 60 * kGiB},
-                               0),
+  EXPECT_EQ(device_tier_budget(
+                {.largest_allocation_bytes = 141 * kGiB, .total_bytes = 141 * kGiB, .free_bytes = 60 * kGiB}, 0),
             57 * kGiB);
   EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 100}, 0), 95u);
   EXPECT_EQ(device_tier_budget({kMaxBytes, 1000, 101}, 0), 95u);  // floor(95.95)
@@ -65,9 +63,7 @@ TEST(PinnedTierBudget, is_half_of_available_host_memory_plus_retained) {
   EXPECT_EQ(pinned_tier_budget({kMaxBytes, 1}, 0), 0u);
 }
 
-TEST(PinnedTierBudget, never_exceeds_the_largest_allocation) {
-  EXPECT_EQ(pinned_tier_budget({600, 1000}, 250), 600u);
-}
+TEST(PinnedTierBudget, never_exceeds_the_largest_allocation) { EXPECT_EQ(pinned_tier_budget({600, 1000}, 250), 600u); }
 
 TEST(PinnedTierBudget, saturates_near_2_to_the_64) {
   EXPECT_EQ(pinned_tier_budget({kMaxBytes, kMaxBytes}, kMaxBytes), kMaxBytes);
