@@ -167,6 +167,12 @@ class CopyPlan {
     cu::Event fork;
     cu::Stream side_stream;
     cu::DeviceBuffer device_items;
+    void abandon() noexcept {
+      (void)join.release();
+      (void)fork.release();
+      (void)side_stream.release();
+      (void)device_items.release();
+    }
   };
   cu::ContextObjects<DriverObjects> driver_;  // empty once moved from
 

@@ -217,6 +217,10 @@ class DigestPlan {
     // Mirrored part: counters (64 B) | entry | current | exit digests (8 B per
     // chunk each) | dirty flags (1 B per chunk, padded to 8).
     cu::DeviceBuffer device;
+    void abandon() noexcept {
+      (void)host.release();
+      (void)device.release();
+    }
   };
   cu::ContextObjects<DriverObjects> driver_;  // empty once moved from
 

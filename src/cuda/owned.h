@@ -84,15 +84,16 @@ StatusOr<PinnedBuffer> allocate_pinned(std::size_t bytes, unsigned flags,
 /// The driver objects one plan created in `context`, the host buffers its
 /// asynchronous operations read, and the event its last operation recorded
 /// (`done`). Objects: a default-constructible, movable struct of Owned
-/// handles and host values, whose moved-from state holds no handle.
+/// handles and host values, whose moved-from state holds no handle, with a
+/// `void abandon() noexcept` that releases (without freeing) every handle.
 ///
 /// reset() (and the destructor) pushes the context, waits for `done` when an
 /// operation recorded it, destroys Objects (its members: reverse declaration
 /// order), destroys `done` and pops the context. When the push fails the
-/// context is gone, and with it everything created in it: Objects' destructor
-/// is then not run, so no handle of the dead context reaches the driver (its
-/// host memory is left too; a plan outlives its context only when the
-/// application destroys the context under it, or at process exit).
+/// context is gone, and with it everything created in it: Objects' handles
+/// are abandoned first, so no handle of the dead context reaches the driver,
+/// and only its host values are freed (a plan outlives its context only when
+/// the application destroys the context under it, or at process exit).
 /// Empty (no context) when default-constructed or moved from.
 template <typename Objects>
 class ContextObjects {
@@ -141,7 +142,9 @@ class ContextObjects {
       CUcontext popped = nullptr;
       (void)cuCtxPopCurrent(&popped);
     } else {
-      (void)done_.release();  // objects_ ends unfreed (see the class comment)
+      (void)done_.release();
+      objects_.abandon();  // the dead context's handles, never freed
+      std::destroy_at(&objects_);
     }
     context_ = nullptr;
     done_recorded_ = false;

@@ -385,7 +385,6 @@ CallParams node_params(const void* params) {
 
 using K = CallKind;
 using R = InRange;
-using S = Sites;
 using E = MemoryEffect;
 using D = DeclineReason;
 constexpr std::optional<DeclineReason> kNoDecline = std::nullopt;
@@ -395,177 +394,155 @@ constexpr std::string_view k2DMemset = "the tool records 1D memsets only, so a r
 // names as macros of their newest version (cuMemAllocHost is
 // cuMemAllocHost_v2), which an argument passed on to another macro would
 // expand to.
-#define RR_ROW_(cbid, name, kind, in_range, reason, outside, effect, decode) \
-  DriverCall {                                                               \
-    cbid, name, kind, in_range, reason, outside, effect, decode, {}          \
+#define RR_ROW_(cbid, name, kind, in_range, reason, effect, decode) \
+  DriverCall {                                                      \
+    cbid, name, kind, in_range, reason, effect, decode, {}          \
   }
-#define RR_ROW(api, kind, in_range, reason, outside, effect, decode) \
-  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, reason, outside, effect, decode)
+#define RR_ROW(api, kind, in_range, reason, effect, decode) \
+  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, reason, effect, decode)
 // Recorded into the range's program.
-#define RR_RECORD(api, kind, outside, decode) \
-  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kRecord, kNoDecline, outside, E::kNone, decode)
+#define RR_RECORD(api, kind, decode) \
+  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kRecord, kNoDecline, E::kNone, decode)
 // Tracked in and out of ranges; inside one, declines.
-#define RR_TRACK(api, kind, reason, outside, effect, decode) \
-  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kTrackAndDecline, reason, outside, effect, decode)
+#define RR_TRACK(api, kind, reason, effect, decode) \
+  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kTrackAndDecline, reason, effect, decode)
 // Capture and stream bookkeeping, no tool lock.
-#define RR_CAPTURE(api, kind, in_range, outside, decode) \
-  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, kNoDecline, outside, E::kNone, decode)
+#define RR_CAPTURE(api, kind, in_range, decode) \
+  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, kNoDecline, E::kNone, decode)
 // A capture begin: inside a range, declines it before the capture exists.
 #define RR_CAPTURE_BEGIN(api, decode)                                                                          \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive, \
-          S::kBoth, E::kNone, decode)
+          E::kNone, decode)
 // Left out of the recording, declining with `reason`; `why` goes into the
 // decline's detail.
 #define RR_LEFT_OUT(api, kind, reason, why) \
-  DriverCall { CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kDecline, reason, S::kNone, E::kNone, nullptr, why }
+  DriverCall { CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kDecline, reason, E::kNone, nullptr, why }
 // Executable-graph bookkeeping; inside a range, a change of an exec it
 // launched declines.
-#define RR_EXEC(api, kind, reason, outside, decode) \
-  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kDeclineIfLaunched, reason, outside, E::kNone, decode)
+#define RR_EXEC(api, kind, reason, decode) \
+  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kDeclineIfLaunched, reason, E::kNone, decode)
 
 constexpr DriverCall kRows[] = {
     // Allocations and frees (the allocation inventory, docs/architecture.md).
     // Virtual memory: a mapping is memory once cuMemSetAccess makes it
     // accessible; cuMemCreate/cuMemRelease/cuMemAddressReserve/Free alone
     // change no accessible memory and have no row.
-    RR_TRACK(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddDevice, mem_alloc),
-    RR_TRACK(cuMemAllocPitch_v2, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddPitched, mem_alloc_pitch),
-    RR_TRACK(cuMemFree_v2, K::kFree, D::kFreeInRange, S::kEntry, E::kRemove, mem_free),
-    RR_RECORD(cuMemcpyHtoD_v2, K::kCopyHostToDevice, S::kNone, copy_host_to_device<cuMemcpyHtoD_v2_params>),
-    RR_RECORD(cuMemcpyDtoH_v2, K::kCopyDeviceToHost, S::kNone, nullptr),
-    RR_RECORD(cuMemcpyDtoD_v2, K::kCopyDeviceToDevice, S::kNone, copy_device_to_device<cuMemcpyDtoD_v2_params>),
-    RR_RECORD(cuMemcpyHtoDAsync_v2, K::kCopyHostToDevice, S::kNone, copy_host_to_device<cuMemcpyHtoDAsync_v2_params>),
-    RR_RECORD(cuMemcpyDtoHAsync_v2, K::kCopyDeviceToHost, S::kNone, nullptr),
-    RR_RECORD(cuMemcpyDtoDAsync_v2, K::kCopyDeviceToDevice, S::kNone,
-              copy_device_to_device<cuMemcpyDtoDAsync_v2_params>),
-    RR_RECORD(cuMemsetD8_v2, K::kMemset, S::kNone, (memset_1d<cuMemsetD8_v2_params, &cuMemsetD8_v2_params::uc, 1>)),
-    RR_RECORD(cuMemsetD16_v2, K::kMemset, S::kNone, (memset_1d<cuMemsetD16_v2_params, &cuMemsetD16_v2_params::us, 2>)),
-    RR_RECORD(cuMemsetD32_v2, K::kMemset, S::kNone, (memset_1d<cuMemsetD32_v2_params, &cuMemsetD32_v2_params::ui, 4>)),
-    RR_TRACK(cuMemHostAlloc, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddPinnedHost,
+    RR_TRACK(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, E::kAddDevice, mem_alloc),
+    RR_TRACK(cuMemAllocPitch_v2, K::kAllocation, D::kAllocationInRange, E::kAddPitched, mem_alloc_pitch),
+    RR_TRACK(cuMemFree_v2, K::kFree, D::kFreeInRange, E::kRemove, mem_free),
+    RR_RECORD(cuMemcpyHtoD_v2, K::kCopyHostToDevice, copy_host_to_device<cuMemcpyHtoD_v2_params>),
+    RR_RECORD(cuMemcpyDtoH_v2, K::kCopyDeviceToHost, nullptr),
+    RR_RECORD(cuMemcpyDtoD_v2, K::kCopyDeviceToDevice, copy_device_to_device<cuMemcpyDtoD_v2_params>),
+    RR_RECORD(cuMemcpyHtoDAsync_v2, K::kCopyHostToDevice, copy_host_to_device<cuMemcpyHtoDAsync_v2_params>),
+    RR_RECORD(cuMemcpyDtoHAsync_v2, K::kCopyDeviceToHost, nullptr),
+    RR_RECORD(cuMemcpyDtoDAsync_v2, K::kCopyDeviceToDevice, copy_device_to_device<cuMemcpyDtoDAsync_v2_params>),
+    RR_RECORD(cuMemsetD8_v2, K::kMemset, (memset_1d<cuMemsetD8_v2_params, &cuMemsetD8_v2_params::uc, 1>)),
+    RR_RECORD(cuMemsetD16_v2, K::kMemset, (memset_1d<cuMemsetD16_v2_params, &cuMemsetD16_v2_params::us, 2>)),
+    RR_RECORD(cuMemsetD32_v2, K::kMemset, (memset_1d<cuMemsetD32_v2_params, &cuMemsetD32_v2_params::ui, 4>)),
+    RR_TRACK(cuMemHostAlloc, K::kAllocation, D::kAllocationInRange, E::kAddPinnedHost,
              host_alloc<cuMemHostAlloc_params>),
-    RR_TRACK(cuMemAllocHost, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddPinnedHost,
+    RR_TRACK(cuMemAllocHost, K::kAllocation, D::kAllocationInRange, E::kAddPinnedHost,
              host_alloc<cuMemAllocHost_params>),
-    RR_TRACK(cuMemFreeHost, K::kFree, D::kFreeInRange, S::kEntry, E::kRemoveHost, host_release<cuMemFreeHost_params>),
-    RR_CAPTURE(cuEventRecord, K::kEventRecord, R::kPassThrough, S::kExit, event_and_stream<cuEventRecord_params>),
-    RR_CAPTURE(cuStreamWaitEvent, K::kStreamWaitEvent, R::kPassThrough, S::kExit,
-               event_and_stream<cuStreamWaitEvent_params>),
-    RR_CAPTURE(cuStreamDestroy, K::kStreamDestroy, R::kPassThrough, S::kExit, stream_first<cuStreamDestroy_v2_params>),
-    RR_CAPTURE(cuEventDestroy, K::kEventDestroy, R::kPassThrough, S::kExit, event_destroy),
-    RR_TRACK(cuMemAllocHost_v2, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddPinnedHost,
+    RR_TRACK(cuMemFreeHost, K::kFree, D::kFreeInRange, E::kRemoveHost, host_release<cuMemFreeHost_params>),
+    RR_CAPTURE(cuEventRecord, K::kEventRecord, R::kPassThrough, event_and_stream<cuEventRecord_params>),
+    RR_CAPTURE(cuStreamWaitEvent, K::kStreamWaitEvent, R::kPassThrough, event_and_stream<cuStreamWaitEvent_params>),
+    RR_CAPTURE(cuStreamDestroy, K::kStreamDestroy, R::kPassThrough, stream_first<cuStreamDestroy_v2_params>),
+    RR_CAPTURE(cuEventDestroy, K::kEventDestroy, R::kPassThrough, event_destroy),
+    RR_TRACK(cuMemAllocHost_v2, K::kAllocation, D::kAllocationInRange, E::kAddPinnedHost,
              host_alloc<cuMemAllocHost_v2_params>),
-    RR_RECORD(cuMemsetD8Async, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD8Async_params, &cuMemsetD8Async_params::uc, 1>)),
-    RR_RECORD(cuMemsetD16Async, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD16Async_params, &cuMemsetD16Async_params::us, 2>)),
-    RR_RECORD(cuMemsetD32Async, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD32Async_params, &cuMemsetD32Async_params::ui, 4>)),
-    RR_RECORD(cuLaunchKernel, K::kKernelLaunch, S::kBoth, launch_kernel),
-    RR_TRACK(cuMemHostRegister, K::kAllocation, D::kAllocationInRange, S::kExit, E::kRegisterHost, host_register),
-    RR_TRACK(cuMemHostUnregister, K::kFree, D::kFreeInRange, S::kEntry, E::kRemoveHost,
-             host_release<cuMemHostUnregister_params>),
-    RR_RECORD(cuMemcpy, K::kCopyUnified, S::kNone, copy_unified<cuMemcpy_params>),
-    RR_RECORD(cuMemcpyAsync, K::kCopyUnified, S::kNone, copy_unified<cuMemcpyAsync_params>),
-    RR_CAPTURE(cuStreamDestroy_v2, K::kStreamDestroy, R::kPassThrough, S::kExit,
-               stream_first<cuStreamDestroy_v2_params>),
-    RR_CAPTURE(cuEventDestroy_v2, K::kEventDestroy, R::kPassThrough, S::kExit, event_destroy),
-    RR_ROW(cuProfilerStart, K::kProfilerStart, R::kTrackOnly, kNoDecline, S::kExit, E::kNone, nullptr),
-    RR_ROW(cuProfilerStop, K::kProfilerStop, R::kTrackOnly, kNoDecline, S::kEntry, E::kNone, nullptr),
-    RR_RECORD(cuMemcpyHtoD_v2_ptds, K::kCopyHostToDevice, S::kNone, copy_host_to_device<cuMemcpyHtoD_v2_params>),
-    RR_RECORD(cuMemcpyDtoH_v2_ptds, K::kCopyDeviceToHost, S::kNone, nullptr),
-    RR_RECORD(cuMemcpyDtoD_v2_ptds, K::kCopyDeviceToDevice, S::kNone, copy_device_to_device<cuMemcpyDtoD_v2_params>),
-    RR_RECORD(cuMemcpy_ptds, K::kCopyUnified, S::kNone, copy_unified<cuMemcpy_params>),
-    RR_RECORD(cuMemsetD8_v2_ptds, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD8_v2_params, &cuMemsetD8_v2_params::uc, 1>)),
-    RR_RECORD(cuMemsetD16_v2_ptds, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD16_v2_params, &cuMemsetD16_v2_params::us, 2>)),
-    RR_RECORD(cuMemsetD32_v2_ptds, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD32_v2_params, &cuMemsetD32_v2_params::ui, 4>)),
-    RR_RECORD(cuMemcpyAsync_ptsz, K::kCopyUnified, S::kNone, copy_unified<cuMemcpyAsync_params>),
-    RR_RECORD(cuMemcpyHtoDAsync_v2_ptsz, K::kCopyHostToDevice, S::kNone,
-              copy_host_to_device<cuMemcpyHtoDAsync_v2_params>),
-    RR_RECORD(cuMemcpyDtoHAsync_v2_ptsz, K::kCopyDeviceToHost, S::kNone, nullptr),
-    RR_RECORD(cuMemcpyDtoDAsync_v2_ptsz, K::kCopyDeviceToDevice, S::kNone,
-              copy_device_to_device<cuMemcpyDtoDAsync_v2_params>),
-    RR_RECORD(cuMemsetD8Async_ptsz, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD8Async_params, &cuMemsetD8Async_params::uc, 1>)),
-    RR_RECORD(cuMemsetD16Async_ptsz, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD16Async_params, &cuMemsetD16Async_params::us, 2>)),
-    RR_RECORD(cuMemsetD32Async_ptsz, K::kMemset, S::kNone,
-              (memset_1d<cuMemsetD32Async_params, &cuMemsetD32Async_params::ui, 4>)),
-    RR_CAPTURE(cuEventRecord_ptsz, K::kEventRecord, R::kPassThrough, S::kExit, event_and_stream<cuEventRecord_params>),
-    RR_CAPTURE(cuStreamWaitEvent_ptsz, K::kStreamWaitEvent, R::kPassThrough, S::kExit,
+    RR_RECORD(cuMemsetD8Async, K::kMemset, (memset_1d<cuMemsetD8Async_params, &cuMemsetD8Async_params::uc, 1>)),
+    RR_RECORD(cuMemsetD16Async, K::kMemset, (memset_1d<cuMemsetD16Async_params, &cuMemsetD16Async_params::us, 2>)),
+    RR_RECORD(cuMemsetD32Async, K::kMemset, (memset_1d<cuMemsetD32Async_params, &cuMemsetD32Async_params::ui, 4>)),
+    RR_RECORD(cuLaunchKernel, K::kKernelLaunch, launch_kernel),
+    RR_TRACK(cuMemHostRegister, K::kAllocation, D::kAllocationInRange, E::kRegisterHost, host_register),
+    RR_TRACK(cuMemHostUnregister, K::kFree, D::kFreeInRange, E::kRemoveHost, host_release<cuMemHostUnregister_params>),
+    RR_RECORD(cuMemcpy, K::kCopyUnified, copy_unified<cuMemcpy_params>),
+    RR_RECORD(cuMemcpyAsync, K::kCopyUnified, copy_unified<cuMemcpyAsync_params>),
+    RR_CAPTURE(cuStreamDestroy_v2, K::kStreamDestroy, R::kPassThrough, stream_first<cuStreamDestroy_v2_params>),
+    RR_CAPTURE(cuEventDestroy_v2, K::kEventDestroy, R::kPassThrough, event_destroy),
+    RR_ROW(cuProfilerStart, K::kProfilerStart, R::kTrackOnly, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuProfilerStop, K::kProfilerStop, R::kTrackOnly, kNoDecline, E::kNone, nullptr),
+    RR_RECORD(cuMemcpyHtoD_v2_ptds, K::kCopyHostToDevice, copy_host_to_device<cuMemcpyHtoD_v2_params>),
+    RR_RECORD(cuMemcpyDtoH_v2_ptds, K::kCopyDeviceToHost, nullptr),
+    RR_RECORD(cuMemcpyDtoD_v2_ptds, K::kCopyDeviceToDevice, copy_device_to_device<cuMemcpyDtoD_v2_params>),
+    RR_RECORD(cuMemcpy_ptds, K::kCopyUnified, copy_unified<cuMemcpy_params>),
+    RR_RECORD(cuMemsetD8_v2_ptds, K::kMemset, (memset_1d<cuMemsetD8_v2_params, &cuMemsetD8_v2_params::uc, 1>)),
+    RR_RECORD(cuMemsetD16_v2_ptds, K::kMemset, (memset_1d<cuMemsetD16_v2_params, &cuMemsetD16_v2_params::us, 2>)),
+    RR_RECORD(cuMemsetD32_v2_ptds, K::kMemset, (memset_1d<cuMemsetD32_v2_params, &cuMemsetD32_v2_params::ui, 4>)),
+    RR_RECORD(cuMemcpyAsync_ptsz, K::kCopyUnified, copy_unified<cuMemcpyAsync_params>),
+    RR_RECORD(cuMemcpyHtoDAsync_v2_ptsz, K::kCopyHostToDevice, copy_host_to_device<cuMemcpyHtoDAsync_v2_params>),
+    RR_RECORD(cuMemcpyDtoHAsync_v2_ptsz, K::kCopyDeviceToHost, nullptr),
+    RR_RECORD(cuMemcpyDtoDAsync_v2_ptsz, K::kCopyDeviceToDevice, copy_device_to_device<cuMemcpyDtoDAsync_v2_params>),
+    RR_RECORD(cuMemsetD8Async_ptsz, K::kMemset, (memset_1d<cuMemsetD8Async_params, &cuMemsetD8Async_params::uc, 1>)),
+    RR_RECORD(cuMemsetD16Async_ptsz, K::kMemset, (memset_1d<cuMemsetD16Async_params, &cuMemsetD16Async_params::us, 2>)),
+    RR_RECORD(cuMemsetD32Async_ptsz, K::kMemset, (memset_1d<cuMemsetD32Async_params, &cuMemsetD32Async_params::ui, 4>)),
+    RR_CAPTURE(cuEventRecord_ptsz, K::kEventRecord, R::kPassThrough, event_and_stream<cuEventRecord_params>),
+    RR_CAPTURE(cuStreamWaitEvent_ptsz, K::kStreamWaitEvent, R::kPassThrough,
                event_and_stream<cuStreamWaitEvent_params>),
-    RR_RECORD(cuLaunchKernel_ptsz, K::kKernelLaunch, S::kBoth, launch_kernel),
-    RR_TRACK(cuMemHostRegister_v2, K::kAllocation, D::kAllocationInRange, S::kExit, E::kRegisterHost, host_register),
+    RR_RECORD(cuLaunchKernel_ptsz, K::kKernelLaunch, launch_kernel),
+    RR_TRACK(cuMemHostRegister_v2, K::kAllocation, D::kAllocationInRange, E::kRegisterHost, host_register),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture, capture_begin_legacy<cuStreamBeginCapture_params>),
-    RR_CAPTURE(cuStreamEndCapture, K::kCaptureEnd, R::kTrackOnly, S::kExit, stream_first<cuStreamEndCapture_params>),
+    RR_CAPTURE(cuStreamEndCapture, K::kCaptureEnd, R::kTrackOnly, stream_first<cuStreamEndCapture_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_ptsz, capture_begin_legacy<cuStreamBeginCapture_ptsz_params>),
-    RR_CAPTURE(cuStreamEndCapture_ptsz, K::kCaptureEnd, R::kTrackOnly, S::kExit,
-               stream_first<cuStreamEndCapture_params>),
-    RR_ROW(cuGraphInstantiate, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+    RR_CAPTURE(cuStreamEndCapture_ptsz, K::kCaptureEnd, R::kTrackOnly, stream_first<cuStreamEndCapture_params>),
+    RR_ROW(cuGraphInstantiate, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, E::kNone,
            instantiate<cuGraphInstantiate_params>),
-    RR_RECORD(cuGraphLaunch, K::kGraphLaunch, S::kNone, graph_launch),
-    RR_RECORD(cuGraphLaunch_ptsz, K::kGraphLaunch, S::kNone, graph_launch),
-    RR_EXEC(cuGraphExecDestroy, K::kGraphExecDestroy, D::kGraphDestroyedInRange, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecKernelNodeSetParams, K::kGraphExecKernelNodeParams, D::kUnsupportedApi, S::kExit,
-            kernel_node_params_v1),
-    RR_RECORD(cuLaunchCooperativeKernel, K::kKernelLaunch, S::kBoth, launch_cooperative),
-    RR_RECORD(cuLaunchCooperativeKernel_ptsz, K::kKernelLaunch, S::kBoth, launch_cooperative),
-    RR_ROW(cuLaunchCooperativeKernelMultiDevice, K::kMultiDeviceLaunch, R::kDecline, D::kUnsupportedApi, S::kNone,
-           E::kNone, nullptr),
-    RR_EXEC(cuGraphExecMemcpyNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecMemsetNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecHostNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecUpdate, K::kGraphExecUpdate, D::kUnsupportedApi, S::kExit,
-            exec_update<cuGraphExecUpdate_params>),
-    RR_ROW(cuLaunchHostFunc, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, S::kNone, E::kNone, nullptr),
-    RR_ROW(cuLaunchHostFunc_ptsz, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, S::kNone, E::kNone, nullptr),
+    RR_RECORD(cuGraphLaunch, K::kGraphLaunch, graph_launch),
+    RR_RECORD(cuGraphLaunch_ptsz, K::kGraphLaunch, graph_launch),
+    RR_EXEC(cuGraphExecDestroy, K::kGraphExecDestroy, D::kGraphDestroyedInRange, exec_first),
+    RR_EXEC(cuGraphExecKernelNodeSetParams, K::kGraphExecKernelNodeParams, D::kUnsupportedApi, kernel_node_params_v1),
+    RR_RECORD(cuLaunchCooperativeKernel, K::kKernelLaunch, launch_cooperative),
+    RR_RECORD(cuLaunchCooperativeKernel_ptsz, K::kKernelLaunch, launch_cooperative),
+    RR_ROW(cuLaunchCooperativeKernelMultiDevice, K::kMultiDeviceLaunch, R::kDecline, D::kUnsupportedApi, E::kNone,
+           nullptr),
+    RR_EXEC(cuGraphExecMemcpyNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecMemsetNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecHostNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecUpdate, K::kGraphExecUpdate, D::kUnsupportedApi, exec_update<cuGraphExecUpdate_params>),
+    RR_ROW(cuLaunchHostFunc, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, E::kNone, nullptr),
+    RR_ROW(cuLaunchHostFunc_ptsz, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, E::kNone, nullptr),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2, capture_begin<cuStreamBeginCapture_v2_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2_ptsz, capture_begin<cuStreamBeginCapture_v2_ptsz_params>),
-    RR_CAPTURE(cuThreadExchangeStreamCaptureMode, K::kCaptureModeExchange, R::kTrackOnly, S::kBoth,
-               capture_mode_exchange),
-    RR_EXEC(cuGraphExecChildGraphNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecEventRecordNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_EXEC(cuGraphExecEventWaitNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_TRACK(cuMemAllocManaged, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddManaged, mem_alloc_managed),
-    RR_TRACK(cuMemAllocAsync, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddStreamOrdered,
+    RR_CAPTURE(cuThreadExchangeStreamCaptureMode, K::kCaptureModeExchange, R::kTrackOnly, capture_mode_exchange),
+    RR_EXEC(cuGraphExecChildGraphNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecEventRecordNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecEventWaitNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_TRACK(cuMemAllocManaged, K::kAllocation, D::kAllocationInRange, E::kAddManaged, mem_alloc_managed),
+    RR_TRACK(cuMemAllocAsync, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
              mem_alloc_async<cuMemAllocAsync_params>),
-    RR_TRACK(cuMemAllocAsync_ptsz, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddStreamOrdered,
+    RR_TRACK(cuMemAllocAsync_ptsz, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
              mem_alloc_async<cuMemAllocAsync_params>),
-    RR_TRACK(cuMemFreeAsync, K::kFree, D::kFreeInRange, S::kEntry, E::kRemove, mem_free_async),
-    RR_TRACK(cuMemFreeAsync_ptsz, K::kFree, D::kFreeInRange, S::kEntry, E::kRemove, mem_free_async),
-    RR_TRACK(cuMemAllocFromPoolAsync, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddStreamOrdered,
+    RR_TRACK(cuMemFreeAsync, K::kFree, D::kFreeInRange, E::kRemove, mem_free_async),
+    RR_TRACK(cuMemFreeAsync_ptsz, K::kFree, D::kFreeInRange, E::kRemove, mem_free_async),
+    RR_TRACK(cuMemAllocFromPoolAsync, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
              mem_alloc_async<cuMemAllocFromPoolAsync_params>),
-    RR_TRACK(cuMemAllocFromPoolAsync_ptsz, K::kAllocation, D::kAllocationInRange, S::kExit, E::kAddStreamOrdered,
+    RR_TRACK(cuMemAllocFromPoolAsync_ptsz, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
              mem_alloc_async<cuMemAllocFromPoolAsync_params>),
-    RR_TRACK(cuMemMap, K::kAllocation, D::kAllocationInRange, S::kExit, E::kMapVirtual, virtual_span<cuMemMap_params>),
-    RR_TRACK(cuMemUnmap, K::kFree, D::kFreeInRange, S::kEntry, E::kUnmapVirtual, virtual_span<cuMemUnmap_params>),
-    RR_TRACK(cuMemSetAccess, K::kAllocation, D::kAllocationInRange, S::kExit, E::kSetAccess, mem_set_access),
-    RR_EXEC(cuGraphExecExternalSemaphoresSignalNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry,
-            exec_first),
-    RR_EXEC(cuGraphExecExternalSemaphoresWaitNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry,
-            exec_first),
-    RR_CAPTURE(cuEventRecordWithFlags, K::kEventRecord, R::kPassThrough, S::kExit,
+    RR_TRACK(cuMemMap, K::kAllocation, D::kAllocationInRange, E::kMapVirtual, virtual_span<cuMemMap_params>),
+    RR_TRACK(cuMemUnmap, K::kFree, D::kFreeInRange, E::kUnmapVirtual, virtual_span<cuMemUnmap_params>),
+    RR_TRACK(cuMemSetAccess, K::kAllocation, D::kAllocationInRange, E::kSetAccess, mem_set_access),
+    RR_EXEC(cuGraphExecExternalSemaphoresSignalNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecExternalSemaphoresWaitNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_CAPTURE(cuEventRecordWithFlags, K::kEventRecord, R::kPassThrough,
                event_and_stream<cuEventRecordWithFlags_params>),
-    RR_CAPTURE(cuEventRecordWithFlags_ptsz, K::kEventRecord, R::kPassThrough, S::kExit,
+    RR_CAPTURE(cuEventRecordWithFlags_ptsz, K::kEventRecord, R::kPassThrough,
                event_and_stream<cuEventRecordWithFlags_params>),
-    RR_ROW(cuGraphInstantiate_v2, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+    RR_ROW(cuGraphInstantiate_v2, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, E::kNone,
            instantiate<cuGraphInstantiate_v2_params>),
-    RR_EXEC(cuGraphExecKernelNodeSetParams_v2, K::kGraphExecKernelNodeParams, D::kUnsupportedApi, S::kExit,
+    RR_EXEC(cuGraphExecKernelNodeSetParams_v2, K::kGraphExecKernelNodeParams, D::kUnsupportedApi,
             kernel_node_params_v2),
-    RR_EXEC(cuGraphNodeSetEnabled, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_ROW(cuGraphInstantiateWithFlags, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+    RR_EXEC(cuGraphNodeSetEnabled, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_ROW(cuGraphInstantiateWithFlags, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, E::kNone,
            instantiate<cuGraphInstantiateWithFlags_params>),
-    RR_EXEC(cuGraphExecBatchMemOpNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, S::kEntry, exec_first),
-    RR_ROW(cuGraphInstantiateWithParams, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+    RR_EXEC(cuGraphExecBatchMemOpNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_ROW(cuGraphInstantiateWithParams, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, E::kNone,
            instantiate<cuGraphInstantiateWithParams_params>),
-    RR_ROW(cuGraphInstantiateWithParams_ptsz, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, S::kExit, E::kNone,
+    RR_ROW(cuGraphInstantiateWithParams_ptsz, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, E::kNone,
            instantiate<cuGraphInstantiateWithParams_ptsz_params>),
-    RR_EXEC(cuGraphExecUpdate_v2, K::kGraphExecUpdate, D::kUnsupportedApi, S::kExit,
-            exec_update<cuGraphExecUpdate_v2_params>),
-    RR_RECORD(cuLaunchKernelEx, K::kKernelLaunch, S::kBoth, launch_kernel_ex),
-    RR_RECORD(cuLaunchKernelEx_ptsz, K::kKernelLaunch, S::kBoth, launch_kernel_ex),
-    RR_EXEC(cuGraphExecNodeSetParams, K::kGraphExecNodeParams, D::kUnsupportedApi, S::kBoth, node_params),
+    RR_EXEC(cuGraphExecUpdate_v2, K::kGraphExecUpdate, D::kUnsupportedApi, exec_update<cuGraphExecUpdate_v2_params>),
+    RR_RECORD(cuLaunchKernelEx, K::kKernelLaunch, launch_kernel_ex),
+    RR_RECORD(cuLaunchKernelEx_ptsz, K::kKernelLaunch, launch_kernel_ex),
+    RR_EXEC(cuGraphExecNodeSetParams, K::kGraphExecNodeParams, D::kUnsupportedApi, node_params),
     RR_CAPTURE_BEGIN(cuStreamBeginCaptureToGraph, capture_begin<cuStreamBeginCaptureToGraph_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCaptureToGraph_ptsz, capture_begin<cuStreamBeginCaptureToGraph_ptsz_params>),
     // 2D memsets: a recorded memset is one contiguous span (MemsetOp), and
@@ -583,10 +560,8 @@ constexpr DriverCall kRows[] = {
     RR_LEFT_OUT(cuMemsetD2D8Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_LEFT_OUT(cuMemsetD2D16Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_LEFT_OUT(cuMemsetD2D32Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
-    RR_ROW(cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, S::kExit, E::kNone,
-           attach_memory),
-    RR_ROW(cuStreamAttachMemAsync_ptsz, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, S::kExit, E::kNone,
-           attach_memory),
+    RR_ROW(cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
+    RR_ROW(cuStreamAttachMemAsync_ptsz, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
 };
 
 #undef RR_EXEC

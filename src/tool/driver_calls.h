@@ -1,7 +1,7 @@
 // The driver API calls the tool intercepts: one row per CUPTI driver
 // callback id (cupti_driver_cbid.h) saying what kind of call it is, how its
 // parameters are decoded, what it does to a range open when it is made, and
-// at which callback sites the tool acts on it outside ranges. The router
+// for memory calls, what it does to the allocation inventory. The router
 // (ProfilerTool::on_driver_api), the recorder, the capture and graph
 // bookkeeping and the unrecorded-work classifier all read it; adding a call
 // is one row here and its line in tests/unit/tool/driver_calls_test.cpp.
@@ -72,9 +72,6 @@ enum class InRange : std::uint8_t {
   kPassThrough,        // reaches the recorder, which records nothing (a call from a second context still declines)
   kTrackOnly,          // tracked by the tool (captures, graphs, the range trigger); never reaches the recorder
 };
-
-/// The callback sites at which the tool acts on the call outside ranges.
-enum class Sites : std::uint8_t { kNone, kEntry, kExit, kBoth };
 
 /// What an allocation or free row does to the allocation inventory.
 enum class MemoryEffect : std::uint8_t {
@@ -184,7 +181,6 @@ struct DriverCall {
   /// The decline inside a range (kDecline, kTrackAndDecline and
   /// kDeclineIfLaunched rows; none for an instantiation or a graph launch).
   std::optional<DeclineReason> reason;
-  Sites outside = Sites::kNone;
   MemoryEffect effect = MemoryEffect::kNone;  // kAllocation and kFree rows
   CallDecoder decode = nullptr;               // null: the tool reads no parameter of the call
   /// kDecline rows: why, appended to the decline's detail ("" for none).

@@ -20,12 +20,13 @@ bool RangeRecorder::record(const DriverCallEvent& event) {
   const DriverCall* call = event.call;
   if (call == nullptr || call->in_range != InRange::kRecord) {
     // Anything else that writes device memory or enqueues work would be
-    // left out of every replay: decline, naming the call. A row's own
-    // decline (a host function, a multi-device launch) keeps what the range
-    // recorded so far.
+    // left out of every replay: decline, naming the call. A host function
+    // or a multi-device launch keeps what the range recorded so far; other
+    // declines go on to after_call, which frees it.
     if (auto left_out = unrecorded_call_decline(call, event.name)) {
       eligibility_.decline(left_out->reason, std::move(left_out->detail));
-      if (call != nullptr) return false;
+      if (call != nullptr && (call->kind == CallKind::kHostFunction || call->kind == CallKind::kMultiDeviceLaunch))
+        return false;
     }
     return true;
   }

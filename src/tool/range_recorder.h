@@ -61,9 +61,11 @@ class RangeRecorder {
   /// arguments could not be copied declines unsupported_api); a row that
   /// declines, or a call without a row of a family of GPU work, declines
   /// (core/unrecorded_work.h); anything else is passed through. Calls into
-  /// a capturing stream are ignored. Returns false when the call declined
-  /// the range by its row (what the range recorded is then kept as it is,
-  /// and after_call must not follow); true otherwise.
+  /// a capturing stream are ignored. Returns false when a host function or a
+  /// multi-device launch declined the range by its row (what the range
+  /// recorded is then kept as it is, and after_call must not follow); true
+  /// otherwise (after_call follows, and frees the recording of a declined
+  /// range).
   bool record(const DriverCallEvent& event);
 
   /// A graph launch the tool judged replayable (its exec known and its

@@ -34,6 +34,23 @@ class ExitStateGuard {
   bool armed_ = true;
 };
 
+// The observer's GPU objects, released when a step fails (before the exit
+// guard restores anything); disarmed once the window's own hand-back
+// completed, when the caller frees them.
+class ObserverOnFailure {
+ public:
+  explicit ObserverOnFailure(ReplayObserver* observer) : observer_(observer) {}
+  ObserverOnFailure(const ObserverOnFailure&) = delete;
+  ObserverOnFailure& operator=(const ObserverOnFailure&) = delete;
+  ~ObserverOnFailure() {
+    if (observer_ != nullptr) observer_->release();
+  }
+  void disarm() { observer_ = nullptr; }
+
+ private:
+  ReplayObserver* observer_;
+};
+
 // The pass timing events, released when the window ends (before the exit
 // guard restores anything on a failure).
 class PassEvents {
@@ -74,6 +91,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   ExitStateGuard exit_state_guard(counters, restore);
 
   if (observer != nullptr) observer->begin(record);
+  ObserverOnFailure observer_on_failure(observer);
 
   PassEvents events(stream);
   RR_RETURN_IF_ERROR(stream.create_events());
@@ -135,6 +153,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   auto restore_start = Clock::now();
   RR_RETURN_IF_ERROR(restore.restore_exit());
   exit_state_guard.disarm();
+  observer_on_failure.disarm();
   t.restore_ms += ms_between(restore_start);
   if (observer != nullptr) observer->exit_restored(record.pass_records.back(), t);
   return ok_status();

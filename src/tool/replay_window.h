@@ -20,8 +20,9 @@
 // stream), ReplayStream (the tool's stream: pass timing events and waits) and
 // an optional ReplayObserver (--verify: tool/verify.h).
 //
-// Whatever step fails, the exit state is restored before run() returns (an
-// open counter pass is ended first); the failure becomes the range's decline:
+// Whatever step fails from the exit capture on, the exit state is restored
+// before run() returns (the pass events and the observer's GPU objects are
+// released and an open counter pass is ended first); the failure becomes the range's decline:
 // module_unload_in_range when another thread unloaded a module since the
 // range ended, replay_failed otherwise.
 //
@@ -119,6 +120,9 @@ class ReplayObserver {
   virtual Status before_exit_restore(report::PassRecord& last, report::StageTimings& t) = 0;
   /// After the exit state was restored.
   virtual void exit_restored(report::PassRecord& last, report::StageTimings& t) = 0;
+  /// A step failed: frees what the observer holds on the GPU, before the
+  /// window hands the exit state back (nothing by default).
+  virtual void release() {}
 };
 
 /// What the window writes into the range's notes after its passes.

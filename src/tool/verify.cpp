@@ -51,6 +51,7 @@ class FullRestoreVerifier final : public ReplayObserver {
   }
   Status before_exit_restore(report::PassRecord&, report::StageTimings&) override { return ok_status(); }
   void exit_restored(report::PassRecord&, report::StageTimings&) override {}
+  void release() override { plan_.reset(); }
 
  private:
   StatusOr<DigestPlan> exit_digests() {

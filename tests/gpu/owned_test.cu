@@ -10,6 +10,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cuda/owned.h"
 
@@ -98,6 +99,8 @@ TEST_F(OwnedTest, a_failed_allocation_names_the_call_and_the_caller) {
 
 struct TestObjects {
   cu::DeviceBuffer buffer;
+  std::vector<int> host_values;
+  void abandon() noexcept { (void)buffer.release(); }
 };
 
 TEST_F(OwnedTest, context_objects_free_in_their_context_after_their_last_operation) {

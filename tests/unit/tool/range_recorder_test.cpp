@@ -186,9 +186,13 @@ TEST_F(RangeRecorderTest, host_function_declines_by_its_row_and_keeps_the_record
   EXPECT_EQ(program.ops.size(), 1u);
 }
 
-TEST_F(RangeRecorderTest, two_dimensional_memset_declines_by_its_row) {
+TEST_F(RangeRecorderTest, two_dimensional_memset_declines_by_its_row_and_frees_what_was_recorded) {
+  DriverCallEvent memset = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2);
+  memset.memory = {0x10000, 0, nullptr, 0, 7, 1, 16};
+  ASSERT_TRUE(submit(memset));
+  ASSERT_EQ(program.ops.size(), 1u);
   DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2_ptds);
-  EXPECT_FALSE(submit(e));
+  EXPECT_TRUE(submit(e));  // after_call follows, as for a call without a row
   EXPECT_TRUE(program.ops.empty());
   EXPECT_EQ(eligibility.reason(), DeclineReason::kUnsupportedApi);
   EXPECT_EQ(eligibility.detail(),

@@ -146,6 +146,7 @@ class FakeObserver final : public ReplayObserver {
   void exit_restored(report::PassRecord& last, report::StageTimings&) override {
     log_.push_back("verify exit_restored " + std::to_string(last.pass));
   }
+  void release() override { log_.push_back("verify release"); }
 
  private:
   Log& log_;
@@ -249,6 +250,20 @@ TEST(ReplayWindow, a_failure_inside_a_counter_pass_ends_it_before_the_exit_state
   EXPECT_EQ(declined->detail, "submit failed");
   const Log tail(f.log.end() - 4, f.log.end());
   EXPECT_EQ(tail, (Log{"submit", "release_events", "end_pass", "restore_exit_after_failure"}));
+}
+
+TEST(ReplayWindow, a_failure_with_verify_releases_the_events_then_the_observer_then_restores_the_exit_state) {
+  Fixture f(/*passes=*/3, /*with_verify=*/true);
+  f.failure = {"submit", 2};
+  ASSERT_TRUE(f.run(3).has_value());
+  const Log tail(f.log.end() - 5, f.log.end());
+  EXPECT_EQ(tail, (Log{"submit", "release_events", "verify release", "end_pass", "restore_exit_after_failure"}));
+}
+
+TEST(ReplayWindow, a_window_that_completes_leaves_the_observer_to_its_owner) {
+  Fixture f(/*passes=*/2, /*with_verify=*/true);
+  ASSERT_EQ(f.run(2), std::nullopt);
+  EXPECT_EQ(std::count(f.log.begin(), f.log.end(), "verify release"), 0);
 }
 
 TEST(ReplayWindow, a_failed_exit_capture_restores_nothing) {
