@@ -186,6 +186,30 @@ TEST(CliOptions, missing_application_is_an_error) {
             "the application name is empty; write 'rangereplay profile [options] -- <app> [args]'");
 }
 
+// With several faults, the first in checking order is reported: the
+// application, empty values, the range source, the range numbers, the metric
+// selection, the replay options, the output name.
+TEST(CliOptions, the_first_fault_in_checking_order_is_reported) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "1", "--skip", "2"}),
+            "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"profile", "--range-metrics", "none"}),
+            "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"profile", "--restore", "bad", "--metrics", "", "--", "./app"}),
+            "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "5", "--nvtx-include", "A//B", "--", "./app"}),
+            "--nvtx-include 'A//B': empty range name at column 3; write A/B");
+  EXPECT_EQ(error_of({"profile", "--range-list", "1", "--skip", "2", "--", "./app"}),
+            "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "1", "--skip", "2", "--set", "nope", "--", "./app"}),
+            "--range-list cannot be combined with --skip or --range-count; use one or the other");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set", "nope", "--restore", "bad", "--", "./app"}),
+            "unknown set 'nope'; 'rangereplay --list-sets' lists the sets");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "bad", "--range-metrics", "bad", "--", "./app"}),
+            "--range-metrics must be kernel or whole, not 'bad'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-device-limit", "0", "-o", "x.txt", "--", "./app"}),
+            "--snapshot-device-limit must be above 0 bytes; leave it out for no cap");
+}
+
 TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--bogus", "./app"}),
             "unknown option '--bogus'; see 'rangereplay profile --help'");
