@@ -152,6 +152,389 @@ StatusOr<T> as_flag_error(StatusOr<T> parsed) {
   return invalid_argument("--" + parsed.status().message());
 }
 
+// The words of the command line, split at the first "--": everything after it
+// belongs to the application, unparsed.
+struct Words {
+  std::vector<std::string> ours;          // the program name and the words before the first "--"
+  std::vector<std::string> after_dashes;  // the words after it
+  bool has_dashes = false;
+};
+
+Words split_at_dashes(const std::vector<std::string>& args) {
+  Words w;
+  w.ours = args.empty() ? std::vector<std::string>{"rangereplay"} : args;
+  for (std::size_t i = 1; i < w.ours.size(); ++i) {
+    if (w.ours[i] == "--") {
+      w.after_dashes.assign(w.ours.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.ours.end());
+      w.ours.resize(i);
+      w.has_dashes = true;
+      break;
+    }
+  }
+  return w;
+}
+
+// The options of `profile` as typed; "" (or no element) when not given, but
+// for --range-metrics and --restore, which hold their default's name.
+struct ProfileOptions {
+  std::vector<std::string> nvtx_include, nvtx_exclude;
+  bool profiler_api = false, verify = false, quiet = false;
+  std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
+                                          range_list, output, restore = name(ProfileConfig{}.restore), device_limit,
+                                          host_limit;
+};
+
+void add_profile_options(CLI::App& profile, ProfileOptions& o) {
+  profile.prefix_command();  // the first non-option word starts the application's command
+  profile.footer(
+      "The application and its arguments follow '--' (or the last option).\n"
+      "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.");
+  // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
+  profile
+      .add_option("--nvtx-include", o.nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  profile.add_option("--nvtx-exclude", o.nvtx_exclude, "NVTX exclude expression (one per flag; repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  profile.add_flag("--profiler-api", o.profiler_api, "Ranges from cu(da)ProfilerStart/Stop");
+  profile
+      .add_option("--kernel-range", o.kernel_range,
+                  "Ranges of kernel launches A:B[,C:D...] in the process (from 0, B exclusive)")
+      ->type_name("A:B");
+  profile
+      .add_option("--metrics", o.metrics,
+                  "Metric names separated by commas (Nsight Compute names); with --set, both lists")
+      ->type_name("LIST");
+  profile.add_option("--set", o.set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")
+      ->type_name("NAME");
+  profile
+      .add_option("--range-metrics", o.range_metrics,
+                  name(RangeMetrics::kPerKernel) + " (per kernel, default) or " + name(RangeMetrics::kWholeRange) +
+                      " (one value per range)")
+      ->type_name(range_metrics_choices("|"));
+  profile.add_option("--range-count", o.range_count, "Profile at most N matched ranges")->type_name("N");
+  profile.add_option("--skip", o.skip, "Skip the first N matched ranges")->type_name("N");
+  profile.add_option("--range-list", o.range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
+  profile
+      .add_option("-o,--output", o.output,
+                  "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")
+      ->type_name("PATH");
+  profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
+  profile
+      .add_option("--restore", o.restore,
+                  name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
+                      name(RestoreMode::kFull) + " (every byte)")
+      ->type_name(restore_choices("|"));
+  profile.add_option("--snapshot-device-limit", o.device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
+      ->type_name("SIZE");
+  profile.add_option("--snapshot-host-limit", o.host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
+      ->type_name("SIZE");
+  profile.add_flag("--quiet", o.quiet, "No progress on stderr");
+}
+
+// The launcher's CLI11 app: the top-level flags, `profile` with its options,
+// and the word forms list-metrics / list-sets of the list flags. The options
+// are bound to the members, so the object stays where it was built.
+class LauncherApp {
+ public:
+  LauncherApp()
+      : app("rangereplay: range-replay profiler for NVIDIA GPUs. Records a range of GPU work in an\n"
+            "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
+            "rangereplay") {
+    app.footer(top_footer());
+    // Wide enough for the longest option with its type ("--snapshot-device-limit SIZE",
+    // "--restore full|differential") to keep a gap before its description.
+    app.get_formatter()->column_width(34);
+    app.add_flag("--list-metrics", list_metrics_flag, "List the metric names of the GPU (needs a GPU)");
+    app.add_flag("--list-sets", list_sets_flag, "List the named metric sets");
+    app.add_flag("--version", version, "Print the version");
+    profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
+    list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
+    list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
+    app.require_subcommand(0, 1);
+    add_profile_options(*profile, options);
+  }
+  LauncherApp(const LauncherApp&) = delete;
+  LauncherApp& operator=(const LauncherApp&) = delete;
+
+  // Each list action in its flag or its word form.
+  bool list_metrics() const { return list_metrics_flag || list_metrics_cmd->parsed(); }
+  bool list_sets() const { return list_sets_flag || list_sets_cmd->parsed(); }
+
+  CLI::App app;
+  CLI::App* profile = nullptr;
+  CLI::App* list_metrics_cmd = nullptr;
+  CLI::App* list_sets_cmd = nullptr;
+  bool list_metrics_flag = false, list_sets_flag = false, version = false;
+  ProfileOptions options;
+};
+
+// Words CLI11 did not expect (an ExtrasError): what they most likely are, then
+// (as for every other parse error) cli11_error_line's line. `args` is the
+// whole command line, for the rewritten command of a profile option given
+// without `profile`.
+std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, const std::vector<std::string>& ours,
+                              const std::vector<std::string>& args) {
+  for (const CLI::App* cmd : {l.list_metrics_cmd, l.list_sets_cmd}) {
+    if (!cmd->parsed()) continue;
+    const std::vector<std::string> extras = cmd->remaining();
+    const bool option = !extras.empty() && extras.front().starts_with("-");
+    return cmd->get_name() + " takes no " + (option ? "options" : "arguments") + "; write 'rangereplay " +
+           cmd->get_name() + "'";
+  }
+  if (!l.profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
+    // A word where the command goes: most likely a mistyped command.
+    std::vector<std::string> close =
+        closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
+                      plausible_typo_distance(ours[1].size()));
+    return "unknown command '" + ours[1] + "'" + (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
+           "; commands are profile, list-metrics and list-sets";
+  }
+  if (!l.profile->parsed()) {
+    // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
+    for (std::size_t i = 1; i < ours.size(); ++i) {
+      if (option_named(l.app, ours[i]) != nullptr || option_named(*l.profile, ours[i]) == nullptr) continue;
+      std::string fixed = "rangereplay profile";
+      for (std::size_t j = 1; j < args.size(); ++j) fixed += " " + shell_word(args[j]);
+      return ours[i].substr(0, ours[i].find('=')) + " is an option of `profile`: write '" + fixed + "'";
+    }
+  }
+  return cli11_error_line(e, {&l.app}, ours, "rangereplay --help");
+}
+
+// Runs CLI11 over `ours`. Returns the help when it was asked for, nullopt when
+// the words parsed. Errors: invalid_argument with the one-line message.
+StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vector<std::string>& ours,
+                                                 const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  for (const std::string& a : ours) argv.push_back(a.c_str());
+  CommandLine help;
+  help.action = Action::kHelp;
+  try {
+    l.app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    help.text = l.app.help();
+    return std::optional<CommandLine>(std::move(help));
+  } catch (const CLI::CallForAllHelp&) {
+    help.text = l.app.help("", CLI::AppFormatMode::All);
+    return std::optional<CommandLine>(std::move(help));
+  } catch (const CLI::ExtrasError& e) {
+    return invalid_argument(extras_error_line(l, e, ours, args));
+  } catch (const CLI::ParseError& e) {
+    const std::string help_command = l.profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
+    return invalid_argument(cli11_error_line(e, {l.profile, &l.app}, ours, help_command, value_hint));
+  }
+  return std::optional<CommandLine>();
+}
+
+// The action other than `profile` the parsed words ask for (version, a list,
+// or the help when nothing was asked); nullopt for `profile`. Errors:
+// invalid_argument for two actions, or an application given without `profile`.
+StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Words& w) {
+  const int actions = int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed());
+  if (actions > 1) {
+    return invalid_argument("give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+  }
+  if (!l.profile->parsed() && (w.has_dashes || !w.after_dashes.empty())) {
+    return invalid_argument("to run an application, write 'rangereplay profile [options] -- <app> [args]'");
+  }
+  CommandLine out;
+  if (l.version) {
+    out.action = Action::kVersion;
+    out.text = version_text() + "\n";
+  } else if (l.list_metrics()) {
+    out.action = Action::kListMetrics;
+  } else if (l.list_sets()) {
+    out.action = Action::kListSets;
+  } else if (!l.profile->parsed()) {
+    out.action = Action::kHelp;
+    out.text = l.app.help();
+    out.help_is_error = true;
+  } else {
+    return std::optional<CommandLine>();
+  }
+  return std::optional<CommandLine>(std::move(out));
+}
+
+// The application: the words after the last option of `profile`, then
+// (verbatim) "--" and everything after it when the application came before a
+// "--". Errors: invalid_argument for an unknown option where the application
+// goes, no application, or an empty application name.
+StatusOr<std::vector<std::string>> application_command(const CLI::App& profile, const Words& w) {
+  std::vector<std::string> command = profile.remaining();
+  if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-') {
+    return invalid_argument("unknown option '" + command.front() + "'; see 'rangereplay profile --help'");
+  }
+  if (!command.empty() && w.has_dashes) command.push_back("--");
+  command.insert(command.end(), w.after_dashes.begin(), w.after_dashes.end());
+  if (command.empty()) {
+    return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  }
+  if (command.front().empty()) return invalid_argument(kEmptyApplicationName);  // `-- ""`
+  return command;
+}
+
+// CLI11 stores `--metrics ""` as an empty string, which would read as "not
+// given" later; a value-taking option given with nothing in it is an error.
+// (The NVTX options have their own message with an example.)
+Status check_no_empty_values(const CLI::App& profile) {
+  for (const CLI::Option* opt : profile.get_options()) {
+    if (opt->get_type_size() == 0 || opt->count() == 0) continue;  // a flag, or not given
+    const std::string name = opt->get_name();
+    if (name == "--nvtx-include" || name == "--nvtx-exclude") continue;
+    for (const std::string& value : opt->results()) {
+      if (trim(value).empty()) return invalid_argument(value_hint(name));
+    }
+  }
+  return ok_status();
+}
+
+// The range source (NVTX expressions, the profiler API or kernel windows),
+// parsed into `c`. Errors: invalid_argument for an empty or malformed NVTX
+// expression or kernel range, --nvtx-exclude without --nvtx-include, no source
+// (naming a range option that went to the application in `command`), or more
+// than one source.
+Status parse_range_source(const ProfileOptions& o, const std::vector<std::string>& command, ProfileConfig& c) {
+  for (const auto& [option, texts, parsed] : {std::tuple{"--nvtx-include", &o.nvtx_include, &c.nvtx_include},
+                                              std::tuple{"--nvtx-exclude", &o.nvtx_exclude, &c.nvtx_exclude}}) {
+    for (const std::string& e : *texts) {
+      if (trim(e).empty()) return invalid_argument(value_hint(option));
+      RR_ASSIGN_OR_RETURN(range::NvtxExpression expression, parse_nvtx_option(option, e));
+      parsed->push_back(std::move(expression));
+    }
+  }
+  c.profiler_api = o.profiler_api;
+  if (!o.kernel_range.empty()) {
+    RR_ASSIGN_OR_RETURN(range::KernelWindows windows, parse_kernel_range(o.kernel_range));
+    c.kernel_windows = std::move(windows);
+  }
+  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(c.kernel_windows.has_value());
+  // Before the "no range" check: --nvtx-exclude alone is a range selection
+  // that lacks its --nvtx-include, and deserves the specific message.
+  if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
+    return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
+  }
+  if (sources == 0) {
+    // `profile ./app --nvtx-include step/`: the options after the
+    // application's name went to the application.
+    for (std::size_t i = 1; i < command.size(); ++i) {
+      if (command[i] == "--nvtx-include" || command[i] == "--profiler-api" || command[i] == "--kernel-range" ||
+          command[i].starts_with("--nvtx-include=") || command[i].starts_with("--kernel-range="))
+        return invalid_argument(std::string(kNoRange) + " ('" + command[i] + "' comes after the application '" +
+                                command.front() +
+                                "', so it is the application's argument: put rangereplay's "
+                                "options before the application, e.g. profile --nvtx-include step/ -- ./app)");
+    }
+    return invalid_argument(kNoRange);
+  }
+  if (sources > 1) {
+    return invalid_argument(
+        "give one range source: --nvtx-include, --profiler-api or --kernel-range (ranges from different sources "
+        "would overlap and be numbered separately)");
+  }
+  return ok_status();
+}
+
+// Which matched ranges to profile (--range-list, or --skip and
+// --range-count), into c.ranges and c.range_count. Errors: invalid_argument
+// for a malformed list or count, or a list given with --skip / --range-count.
+Status parse_range_numbers(const ProfileOptions& o, ProfileConfig& c) {
+  if (!o.range_list.empty() && (!o.skip.empty() || !o.range_count.empty())) {
+    return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");
+  }
+  if (!o.range_list.empty()) {
+    RR_ASSIGN_OR_RETURN(c.ranges, parse_range_list(o.range_list));
+    return ok_status();
+  }
+  std::uint32_t skip_count = 0;
+  if (!o.skip.empty()) {
+    RR_ASSIGN_OR_RETURN(skip_count, parse_count("--skip", o.skip, 0));
+  }
+  if (!o.range_count.empty()) {
+    RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", o.range_count, 1));
+  }
+  std::optional<std::uint64_t> count;
+  if (c.range_count != 0) count = c.range_count;
+  RR_ASSIGN_OR_RETURN(c.ranges, as_flag_error(range::RangeSelector::from_skip_count(skip_count, count)));
+  return ok_status();
+}
+
+// --metrics and --set into req.metrics_csv and req.set_name (kDefaultSet when
+// neither is given). Set names are core data: checked here, before the GPU or
+// the metric module is needed. Errors: invalid_argument for an unknown set or
+// metric names not separated by commas.
+Status parse_metric_selection(const ProfileOptions& o, ProfileRequest& req) {
+  std::string set = o.set;
+  if (o.metrics.empty() && set.empty()) set = kDefaultSet;
+  std::vector<std::string> known;
+  for (const MetricSet& s : metric_sets()) known.push_back(s.name);
+  if (!set.empty()) RR_RETURN_IF_ERROR(check_set_name(set, known));
+  RR_RETURN_IF_ERROR(check_metric_separators(o.metrics));
+  req.metrics_csv = o.metrics;
+  req.set_name = set;
+  return ok_status();
+}
+
+// The value of enum option `option` named `text` in `table`. Errors:
+// invalid_argument "<option> must be <choices>, not '<text>'".
+template <class Enum, std::size_t N>
+StatusOr<Enum> parse_choice(const std::string& option, const EnumNames<Enum, N>& table, const std::string& text,
+                            const std::string& choices) {
+  if (const std::optional<Enum> value = value_named(table, text)) return *value;
+  return invalid_argument(option + " must be " + choices + ", not '" + text + "'");
+}
+
+// --range-metrics, --verify, --restore and the snapshot limits into `c`.
+// Errors: invalid_argument for an unknown choice or a malformed or zero size.
+Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
+  RR_ASSIGN_OR_RETURN(c.range_metrics, parse_choice("--range-metrics", kRangeMetricsNames, o.range_metrics,
+                                                    range_metrics_choices(" or ")));
+  c.verify = o.verify;
+  RR_ASSIGN_OR_RETURN(c.restore, parse_choice("--restore", kRestoreModeNames, o.restore,
+                                              names_joined(kRestoreModeNames, ", ", " or ")));
+  if (!o.device_limit.empty()) {
+    RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", o.device_limit));
+  }
+  if (!o.host_limit.empty()) {
+    RR_ASSIGN_OR_RETURN(c.snapshot_host_limit, parse_limit("--snapshot-host-limit", o.host_limit));
+  }
+  return ok_status();
+}
+
+// --output into req.output_pattern and req.output_format, expanded with a
+// stand-in pid now to report a bad name before anything runs. Errors: those of
+// expand_output_path and output_format_of.
+Status parse_output(const ProfileOptions& o, const EnvLookup& env, ProfileRequest& req) {
+  if (!o.output.empty()) {
+    RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(o.output, 12345, "host", env));
+    RR_ASSIGN_OR_RETURN(req.output_format, output_format_of(sample));
+  }
+  req.output_pattern = o.output;
+  return ok_status();
+}
+
+// The options of `profile` as typed and the application's command, checked
+// in this order: range source, range numbers, metric selection, replay
+// options, output.
+StatusOr<ProfileRequest> profile_request(const ProfileOptions& o, std::vector<std::string> command,
+                                         const EnvLookup& env) {
+  ProfileRequest req;
+  ProfileConfig& c = req.config;
+  RR_RETURN_IF_ERROR(parse_range_source(o, command, c));
+  RR_RETURN_IF_ERROR(parse_range_numbers(o, c));
+  RR_RETURN_IF_ERROR(parse_metric_selection(o, req));
+  RR_RETURN_IF_ERROR(parse_replay_options(o, c));
+  RR_RETURN_IF_ERROR(parse_output(o, env, req));
+  c.quiet = o.quiet;
+  c.command = std::move(command);
+  return req;
+}
+
 }  // namespace
 
 std::string version_text() { return std::string("rangereplay ") + RANGEREPLAY_VERSION; }
@@ -187,294 +570,17 @@ StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, con
 }
 
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
-  // Everything after the first "--" belongs to the application, unparsed.
-  std::vector<std::string> ours = args.empty() ? std::vector<std::string>{"rangereplay"} : args;
-  std::vector<std::string> after_dashes;
-  bool has_dashes = false;
-  for (std::size_t i = 1; i < ours.size(); ++i) {
-    if (ours[i] == "--") {
-      after_dashes.assign(ours.begin() + static_cast<std::ptrdiff_t>(i) + 1, ours.end());
-      ours.resize(i);
-      has_dashes = true;
-      break;
-    }
-  }
-
-  CLI::App app{
-      "rangereplay: range-replay profiler for NVIDIA GPUs. Records a range of GPU work in an\n"
-      "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
-      "rangereplay"};
-  app.footer(top_footer());
-  // Wide enough for the longest option with its type ("--snapshot-device-limit SIZE",
-  // "--restore full|differential") to keep a gap before its description.
-  app.get_formatter()->column_width(34);
-  bool list_metrics = false, list_sets = false, version = false;
-  app.add_flag("--list-metrics", list_metrics, "List the metric names of the GPU (needs a GPU)");
-  app.add_flag("--list-sets", list_sets, "List the named metric sets");
-  app.add_flag("--version", version, "Print the version");
-  CLI::App* profile =
-      app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
-  CLI::App* list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
-  CLI::App* list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
-  app.require_subcommand(0, 1);
-  profile->prefix_command();  // the first non-option word starts the application's command
-  profile->footer(
-      "The application and its arguments follow '--' (or the last option).\n"
-      "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.");
-
-  std::vector<std::string> nvtx_include, nvtx_exclude;
-  bool profiler_api = false, verify = false, quiet = false;
-  std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
-                                          range_list, output, restore = name(ProfileConfig{}.restore), device_limit,
-                                          host_limit;
-  // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
-  profile->add_option("--nvtx-include", nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
-      ->type_name("EXPR")
-      ->allow_extra_args(false)
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  profile->add_option("--nvtx-exclude", nvtx_exclude, "NVTX exclude expression (one per flag; repeatable)")
-      ->type_name("EXPR")
-      ->allow_extra_args(false)
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  profile->add_flag("--profiler-api", profiler_api, "Ranges from cu(da)ProfilerStart/Stop");
-  profile
-      ->add_option("--kernel-range", kernel_range,
-                   "Ranges of kernel launches A:B[,C:D...] in the process (from 0, B exclusive)")
-      ->type_name("A:B");
-  profile
-      ->add_option("--metrics", metrics,
-                   "Metric names separated by commas (Nsight Compute names); with --set, both lists")
-      ->type_name("LIST");
-  profile->add_option("--set", set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")
-      ->type_name("NAME");
-  profile
-      ->add_option("--range-metrics", range_metrics,
-                   name(RangeMetrics::kPerKernel) + " (per kernel, default) or " + name(RangeMetrics::kWholeRange) +
-                       " (one value per range)")
-      ->type_name(range_metrics_choices("|"));
-  profile->add_option("--range-count", range_count, "Profile at most N matched ranges")->type_name("N");
-  profile->add_option("--skip", skip, "Skip the first N matched ranges")->type_name("N");
-  profile->add_option("--range-list", range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
-  profile
-      ->add_option("-o,--output", output,
-                   "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")
-      ->type_name("PATH");
-  profile->add_flag("--verify", verify, "Check that every replay reproduced the application's own result");
-  profile
-      ->add_option("--restore", restore,
-                   name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
-                       name(RestoreMode::kFull) + " (every byte)")
-      ->type_name(restore_choices("|"));
-  profile->add_option("--snapshot-device-limit", device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
-      ->type_name("SIZE");
-  profile->add_option("--snapshot-host-limit", host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
-      ->type_name("SIZE");
-  profile->add_flag("--quiet", quiet, "No progress on stderr");
-
-  std::vector<const char*> argv;
-  for (const std::string& a : ours) argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp&) {
-    CommandLine out;
-    out.action = Action::kHelp;
-    out.text = app.help();
-    return out;
-  } catch (const CLI::CallForAllHelp&) {
-    CommandLine out;
-    out.action = Action::kHelp;
-    out.text = app.help("", CLI::AppFormatMode::All);
-    return out;
-  } catch (const CLI::ExtrasError& e) {
-    // Words CLI11 did not expect: what they most likely are, then (as for
-    // every other parse error) cli11_error_line's line.
-    for (CLI::App* cmd : {list_metrics_cmd, list_sets_cmd}) {
-      if (!cmd->parsed()) continue;
-      const std::vector<std::string> extras = cmd->remaining();
-      const bool option = !extras.empty() && extras.front().starts_with("-");
-      return invalid_argument(cmd->get_name() + " takes no " + (option ? "options" : "arguments") +
-                              "; write 'rangereplay " + cmd->get_name() + "'");
-    }
-    if (!profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
-      // A word where the command goes: most likely a mistyped command.
-      std::vector<std::string> close =
-          closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
-                        plausible_typo_distance(ours[1].size()));
-      return invalid_argument("unknown command '" + ours[1] + "'" +
-                              (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
-                              "; commands are profile, list-metrics and list-sets");
-    }
-    if (!profile->parsed()) {
-      // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
-      for (std::size_t i = 1; i < ours.size(); ++i) {
-        if (option_named(app, ours[i]) != nullptr || option_named(*profile, ours[i]) == nullptr) continue;
-        std::string fixed = "rangereplay profile";
-        for (std::size_t j = 1; j < args.size(); ++j) fixed += " " + shell_word(args[j]);
-        return invalid_argument(ours[i].substr(0, ours[i].find('=')) + " is an option of `profile`: write '" + fixed +
-                                "'");
-      }
-    }
-    return invalid_argument(cli11_error_line(e, {&app}, ours, "rangereplay --help"));
-  } catch (const CLI::ParseError& e) {
-    const std::string help = profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
-    return invalid_argument(cli11_error_line(e, {profile, &app}, ours, help, value_hint));
-  }
-
+  const Words words = split_at_dashes(args);
+  LauncherApp launcher;
+  RR_ASSIGN_OR_RETURN(std::optional<CommandLine> help, parse_words(launcher, words.ours, args));
+  if (help) return *std::move(help);
+  RR_ASSIGN_OR_RETURN(std::optional<CommandLine> other, other_action(launcher, words));
+  if (other) return *std::move(other);
+  RR_ASSIGN_OR_RETURN(std::vector<std::string> command, application_command(*launcher.profile, words));
+  RR_RETURN_IF_ERROR(check_no_empty_values(*launcher.profile));
   CommandLine out;
-  int actions = int(version) + int(list_metrics || list_metrics_cmd->parsed()) +
-                int(list_sets || list_sets_cmd->parsed()) + int(profile->parsed());
-  if (actions > 1) {
-    return invalid_argument("give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
-  }
-  if (!profile->parsed() && (has_dashes || !after_dashes.empty())) {
-    return invalid_argument("to run an application, write 'rangereplay profile [options] -- <app> [args]'");
-  }
-  if (version) {
-    out.action = Action::kVersion;
-    out.text = version_text() + "\n";
-    return out;
-  }
-  if (list_metrics || list_metrics_cmd->parsed()) {
-    out.action = Action::kListMetrics;
-    return out;
-  }
-  if (list_sets || list_sets_cmd->parsed()) {
-    out.action = Action::kListSets;
-    return out;
-  }
-  if (!profile->parsed()) {
-    out.action = Action::kHelp;
-    out.text = app.help();
-    out.help_is_error = true;
-    return out;
-  }
-
-  // The application: words after the last option, then (verbatim) "--" and
-  // everything after it when the application came before a "--".
-  std::vector<std::string> command = profile->remaining();
-  if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-') {
-    return invalid_argument("unknown option '" + command.front() + "'; see 'rangereplay profile --help'");
-  }
-  if (!command.empty() && has_dashes) command.push_back("--");
-  command.insert(command.end(), after_dashes.begin(), after_dashes.end());
-  if (command.empty()) {
-    return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");
-  }
-  if (command.front().empty()) return invalid_argument(kEmptyApplicationName);  // `-- ""`
-
-  // CLI11 stores `--metrics ""` as an empty string, which would read as "not
-  // given" below; a value-taking option given with nothing in it is an error.
-  // (The NVTX options have their own message with an example.)
-  for (const CLI::Option* opt : profile->get_options()) {
-    if (opt->get_type_size() == 0 || opt->count() == 0) continue;  // a flag, or not given
-    const std::string name = opt->get_name();
-    if (name == "--nvtx-include" || name == "--nvtx-exclude") continue;
-    for (const std::string& value : opt->results()) {
-      if (trim(value).empty()) return invalid_argument(value_hint(name));
-    }
-  }
-
   out.action = Action::kProfile;
-  ProfileRequest& req = out.profile;
-  ProfileConfig& c = req.config;
-  for (const auto& [option, texts, parsed] : {std::tuple{"--nvtx-include", &nvtx_include, &c.nvtx_include},
-                                              std::tuple{"--nvtx-exclude", &nvtx_exclude, &c.nvtx_exclude}}) {
-    for (const std::string& e : *texts) {
-      if (trim(e).empty()) return invalid_argument(value_hint(option));
-      RR_ASSIGN_OR_RETURN(range::NvtxExpression expression, parse_nvtx_option(option, e));
-      parsed->push_back(std::move(expression));
-    }
-  }
-  c.profiler_api = profiler_api;
-  if (!kernel_range.empty()) {
-    RR_ASSIGN_OR_RETURN(range::KernelWindows windows, parse_kernel_range(kernel_range));
-    c.kernel_windows = std::move(windows);
-  }
-  const int sources = int(!c.nvtx_include.empty()) + int(c.profiler_api) + int(c.kernel_windows.has_value());
-  // Before the "no range" check: --nvtx-exclude alone is a range selection
-  // that lacks its --nvtx-include, and deserves the specific message.
-  if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
-    return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
-  }
-  if (sources == 0) {
-    // `profile ./app --nvtx-include step/`: the options after the
-    // application's name went to the application.
-    for (std::size_t i = 1; i < command.size(); ++i) {
-      if (command[i] == "--nvtx-include" || command[i] == "--profiler-api" || command[i] == "--kernel-range" ||
-          command[i].starts_with("--nvtx-include=") || command[i].starts_with("--kernel-range="))
-        return invalid_argument(std::string(kNoRange) + " ('" + command[i] + "' comes after the application '" +
-                                command.front() +
-                                "', so it is the application's argument: put rangereplay's "
-                                "options before the application, e.g. profile --nvtx-include step/ -- ./app)");
-    }
-    return invalid_argument(kNoRange);
-  }
-  if (sources > 1) {
-    return invalid_argument(
-        "give one range source: --nvtx-include, --profiler-api or --kernel-range (ranges from different sources "
-        "would overlap and be numbered separately)");
-  }
-
-  if (!range_list.empty() && (!skip.empty() || !range_count.empty())) {
-    return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");
-  }
-  if (!range_list.empty()) {
-    RR_ASSIGN_OR_RETURN(c.ranges, parse_range_list(range_list));
-  } else {
-    std::uint32_t skip_count = 0;
-    if (!skip.empty()) {
-      RR_ASSIGN_OR_RETURN(skip_count, parse_count("--skip", skip, 0));
-    }
-    if (!range_count.empty()) {
-      RR_ASSIGN_OR_RETURN(c.range_count, parse_count("--range-count", range_count, 1));
-    }
-    std::optional<std::uint64_t> count;
-    if (c.range_count != 0) count = c.range_count;
-    RR_ASSIGN_OR_RETURN(c.ranges, as_flag_error(range::RangeSelector::from_skip_count(skip_count, count)));
-  }
-
-  if (metrics.empty() && set.empty()) set = kDefaultSet;
-  {
-    // Set names are core data: checked here, before the GPU or the metric
-    // module is needed.
-    std::vector<std::string> known;
-    for (const MetricSet& s : metric_sets()) known.push_back(s.name);
-    if (!set.empty()) RR_RETURN_IF_ERROR(check_set_name(set, known));
-  }
-  RR_RETURN_IF_ERROR(check_metric_separators(metrics));
-  req.metrics_csv = metrics;
-  req.set_name = set;
-  if (const std::optional<RangeMetrics> m = value_named(kRangeMetricsNames, range_metrics)) {
-    c.range_metrics = *m;
-  } else {
-    return invalid_argument("--range-metrics must be " + range_metrics_choices(" or ") + ", not '" + range_metrics +
-                            "'");
-  }
-
-  c.verify = verify;
-  if (const std::optional<RestoreMode> m = value_named(kRestoreModeNames, restore)) {
-    c.restore = *m;
-  } else {
-    return invalid_argument("--restore must be " + names_joined(kRestoreModeNames, ", ", " or ") + ", not '" + restore +
-                            "'");
-  }
-  if (!device_limit.empty()) {
-    RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", device_limit));
-  }
-  if (!host_limit.empty()) {
-    RR_ASSIGN_OR_RETURN(c.snapshot_host_limit, parse_limit("--snapshot-host-limit", host_limit));
-  }
-
-  if (!output.empty()) {
-    // Expanded with a stand-in pid now, to report a bad name before anything runs.
-    RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(output, 12345, "host", env));
-    RR_ASSIGN_OR_RETURN(req.output_format, output_format_of(sample));
-  }
-  req.output_pattern = output;
-  c.quiet = quiet;
-  c.command = command;
+  RR_ASSIGN_OR_RETURN(out.profile, profile_request(launcher.options, std::move(command), env));
   return out;
 }
 

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "temp_tree.h"
+
 namespace rangereplay::cli {
 namespace {
 
@@ -179,6 +184,30 @@ TEST(CliOptions, missing_application_is_an_error) {
             "no application given; write 'rangereplay profile [options] -- <app> [args]'");
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--", ""}),
             "the application name is empty; write 'rangereplay profile [options] -- <app> [args]'");
+}
+
+// With several faults, the first in checking order is reported: the
+// application, empty values, the range source, the range numbers, the metric
+// selection, the replay options, the output name.
+TEST(CliOptions, the_first_fault_in_checking_order_is_reported) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "1", "--skip", "2"}),
+            "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"profile", "--range-metrics", "none"}),
+            "no application given; write 'rangereplay profile [options] -- <app> [args]'");
+  EXPECT_EQ(error_of({"profile", "--restore", "bad", "--metrics", "", "--", "./app"}),
+            "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "5", "--nvtx-include", "A//B", "--", "./app"}),
+            "--nvtx-include 'A//B': empty range name at column 3; write A/B");
+  EXPECT_EQ(error_of({"profile", "--range-list", "1", "--skip", "2", "--", "./app"}),
+            "no range selected; give --nvtx-include EXPR, --profiler-api or --kernel-range A:B");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-list", "1", "--skip", "2", "--set", "nope", "--", "./app"}),
+            "--range-list cannot be combined with --skip or --range-count; use one or the other");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--set", "nope", "--restore", "bad", "--", "./app"}),
+            "unknown set 'nope'; 'rangereplay --list-sets' lists the sets");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "bad", "--range-metrics", "bad", "--", "./app"}),
+            "--range-metrics must be kernel or whole, not 'bad'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-device-limit", "0", "-o", "x.txt", "--", "./app"}),
+            "--snapshot-device-limit must be above 0 bytes; leave it out for no cap");
 }
 
 TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
@@ -497,6 +526,201 @@ TEST(CliOptions, two_actions_or_an_application_without_profile_are_errors) {
   EXPECT_EQ(error_of({"--list-sets", "--list-metrics"}),
             "give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   EXPECT_EQ(error_of({"--", "./app"}), "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
+}
+
+// The configuration file the injection reads, for a whole command line: what
+// the launcher writes (write_profile_config) before the metric names are
+// expanded and the report path is chosen.
+std::string config_json(const std::vector<std::string>& args) {
+  testing::TempTree tree;
+  const std::string path = tree.path("config.json");
+  const Status written = write_profile_config(parse(args).profile.config, path);
+  EXPECT_TRUE(written.ok()) << written.to_string();
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
+  EXPECT_EQ(config_json({"profile",
+                         "--nvtx-include",
+                         "A/",
+                         "--nvtx-include=D@B/C",
+                         "--nvtx-exclude",
+                         "warm/",
+                         "--metrics",
+                         "a.sum",
+                         "--range-metrics",
+                         "whole",
+                         "--skip",
+                         "2",
+                         "--range-count",
+                         "3",
+                         "--verify",
+                         "--restore",
+                         "full",
+                         "--snapshot-device-limit",
+                         "512MiB",
+                         "--snapshot-host-limit",
+                         "6GB",
+                         "--quiet",
+                         "-o",
+                         "r.csv",
+                         "--",
+                         "./app",
+                         "--",
+                         "x"}),
+            R"json({
+  "command": [
+    "./app",
+    "--",
+    "x"
+  ],
+  "kernel_windows": null,
+  "metrics": [],
+  "nvtx_exclude": [
+    {
+      "bottom_anchored": false,
+      "domain": null,
+      "elements": [
+        {
+          "kind": "name",
+          "name": "warm",
+          "regex": false
+        }
+      ],
+      "kind": "push_pop",
+      "text": "warm/",
+      "top_anchored": false
+    }
+  ],
+  "nvtx_include": [
+    {
+      "bottom_anchored": false,
+      "domain": null,
+      "elements": [
+        {
+          "kind": "name",
+          "name": "A",
+          "regex": false
+        }
+      ],
+      "kind": "push_pop",
+      "text": "A/",
+      "top_anchored": false
+    },
+    {
+      "bottom_anchored": false,
+      "domain": {
+        "name": "D",
+        "regex": false
+      },
+      "elements": [
+        {
+          "kind": "name",
+          "name": "B",
+          "regex": false
+        },
+        {
+          "kind": "name",
+          "name": "C",
+          "regex": false
+        }
+      ],
+      "kind": "push_pop",
+      "text": "D@B/C",
+      "top_anchored": false
+    }
+  ],
+  "profiler_api": false,
+  "quiet": true,
+  "range_count": 3,
+  "range_metrics": "whole",
+  "ranges": [
+    {
+      "first": 2,
+      "last": 4
+    }
+  ],
+  "report_path": "",
+  "restore": "full",
+  "snapshot_device_limit": 536870912,
+  "snapshot_host_limit": 6000000000,
+  "verify": true
+}
+)json");
+}
+
+TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
+  EXPECT_EQ(
+      config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "2,5-7", "--set", "full", "./app", "a"}),
+      R"json({
+  "command": [
+    "./app",
+    "a"
+  ],
+  "kernel_windows": [
+    {
+      "end": 20,
+      "first": 10
+    },
+    {
+      "end": 40,
+      "first": 30
+    }
+  ],
+  "metrics": [],
+  "nvtx_exclude": [],
+  "nvtx_include": [],
+  "profiler_api": false,
+  "quiet": false,
+  "range_count": 0,
+  "range_metrics": "kernel",
+  "ranges": [
+    {
+      "first": 2,
+      "last": 2
+    },
+    {
+      "first": 5,
+      "last": 7
+    }
+  ],
+  "report_path": "",
+  "restore": "differential",
+  "snapshot_device_limit": 0,
+  "snapshot_host_limit": 0,
+  "verify": false
+}
+)json");
+}
+
+TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
+  EXPECT_EQ(config_json({"profile", "--profiler-api", "--", "./app"}), R"json({
+  "command": [
+    "./app"
+  ],
+  "kernel_windows": null,
+  "metrics": [],
+  "nvtx_exclude": [],
+  "nvtx_include": [],
+  "profiler_api": true,
+  "quiet": false,
+  "range_count": 0,
+  "range_metrics": "kernel",
+  "ranges": [
+    {
+      "first": 0,
+      "last": null
+    }
+  ],
+  "report_path": "",
+  "restore": "differential",
+  "snapshot_device_limit": 0,
+  "snapshot_host_limit": 0,
+  "verify": false
+}
+)json");
 }
 
 }  // namespace
