@@ -52,6 +52,16 @@ Status SnapshotStorage::release() {
 
 StatusOr<Snapshot> Snapshot::create(SnapshotStorage& storage, std::span<const MemoryRange> regions,
                                     std::size_t state_count, CUstream stream) {
+  StatusOr<Snapshot> snapshot = plan_and_allocate(storage, regions, state_count, stream);
+  // Out of storage (the tiers' caps, or device or pinned memory): the
+  // snapshot does not fit.
+  if (!snapshot.ok() && snapshot.status().code() == StatusCode::kResourceExhausted)
+    return Status(snapshot.status()).with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
+  return snapshot;
+}
+
+StatusOr<Snapshot> Snapshot::plan_and_allocate(SnapshotStorage& storage, std::span<const MemoryRange> regions,
+                                               std::size_t state_count, CUstream stream) {
   if (state_count == 0 || state_count > kSnapshotStates) {
     return invalid_argument("a snapshot has 1 or " + std::to_string(kSnapshotStates) + " states, not " +
                             std::to_string(state_count));

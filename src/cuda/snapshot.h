@@ -129,7 +129,7 @@ class Snapshot {
   /// skipped) and alignment. Needs `storage`'s context current.
   /// Errors: kResourceExhausted with the planner's message (the region that
   /// fits nowhere and the shortfall) or when a copy plan's device buffer
-  /// cannot be allocated: decline the range (snapshot_does_not_fit);
+  /// cannot be allocated, carrying DeclineReason::kSnapshotDoesNotFit;
   /// kFailedPrecondition when another snapshot of `storage` is alive;
   /// kInvalidArgument for a bad state count or overlapping regions;
   /// kInternal for other driver errors.
@@ -177,6 +177,9 @@ class Snapshot {
   std::uint64_t narrow_items() const;
 
  private:
+  // create() less the decline reason of a snapshot that does not fit.
+  static StatusOr<Snapshot> plan_and_allocate(SnapshotStorage& storage, std::span<const MemoryRange> regions,
+                                              std::size_t state_count, CUstream stream);
   Snapshot() = default;
   Status check_state(SnapshotState state) const;
 

@@ -25,6 +25,8 @@
 #include "cuda/cu_status.h"
 #include "tool/profiler_tool.h"
 
+#include "core/decline.h"
+
 namespace rangereplay::tool {
 
 namespace {
@@ -53,7 +55,8 @@ Status ProfilerTool::scan_arguments(const KernelLaunchOp& kernel, CUstream strea
     if (r.size() > kMaxHostRegionBytes)
       return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) + " MiB passed to " + what + " " +
                                 kernel.name + " is larger than the " + std::to_string(kMaxHostRegionBytes >> 20) +
-                                " MiB the tool copies per buffer; narrow the range");
+                                " MiB the tool copies per buffer; narrow the range")
+          .with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
     // Settle the launch stream's earlier work (a device-to-host copy into
     // the buffer may still be in flight) so these are the bytes this kernel
     // would find; the launch itself is not enqueued yet. Only that stream:
@@ -98,11 +101,10 @@ void ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread_s
       if (!s.ok() || active_->eligibility.declined()) break;
     }
   }
-  if (!s.ok())
-    decline(
-        *active_,
-        s.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit : DeclineReason::kReplayFailed,
-        "pinned host memory passed to a kernel could not be captured: " + s.message());
+  if (!s.ok()) {
+    const Decline failed = decline_of(s, DeclineReason::kReplayFailed);
+    decline(*active_, failed.reason, "pinned host memory passed to a kernel could not be captured: " + failed.detail);
+  }
 }
 
 }  // namespace rangereplay::tool

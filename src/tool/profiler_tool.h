@@ -105,7 +105,24 @@ class ProfilerTool {
   void record_overlapping_range(const range::RangeEvent& event);
 
   // Range lifecycle (range_controller.cpp).
+  // A range begins: admitted (no capture open or beginning, the profiled
+  // context, counters set up), then pass 0 prepared (drain, entry state,
+  // counters started); the first decline of either stands.
   void begin_range(const range::RangeEvent& event, CUcontext ctx);
+  // Why a range in `ctx` cannot begin now (sets up the counters at the first
+  // range); makes no call a capture forbids when one is open.
+  std::optional<Decline> admit_range(CUcontext ctx);
+  // Drains the context, captures the entry state (multi-pass lists) and
+  // starts counter pass 0 or pushes the range onto the standing pass.
+  std::optional<Decline> prepare_pass0(ActiveRange& range);
+  // The entry snapshot over the regions the range's device can write, with
+  // the differential restore plan; its notes and sizes into the record.
+  std::optional<Decline> capture_entry_state(ActiveRange& range);
+  // Splits the inventory for a range: its snapshot regions (returned, and
+  // range.allocations), pinned or host-attached memory (range.host_mapped),
+  // other devices' memory (range.other_device_memory). Takes the
+  // inventory's lock.
+  std::vector<MemoryRange> select_snapshot_regions(ActiveRange& range);
   void end_range();
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
   // Sets up the counters once per process (counters_, tool/cupti_counters.h)

@@ -120,152 +120,158 @@ void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
 void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   // Which matches are profiled (--skip/--range-count/--range-list) was
   // decided by the trigger's RangeSelector: every kBegin is profiled.
-  const std::string& name = event.name;
   // No range is profiled before the launcher's checks pass.
   mutex_.set_stage("range begin: waiting at the launcher gate");
   pass_gate();
-  debug("begin range '%s' (match %ld)", name, static_cast<long>(event.match_index));
+  debug("begin range '%s' (match %ld)", event.name, static_cast<long>(event.match_index));
   // Module loads from now until the range ends are its own.
   modules_.open_range_window();
 
   InToolScope guard;
   auto range = std::make_unique<ActiveRange>();
   range->index = static_cast<std::uint32_t>(event.match_index);
-  range->name = name;
+  range->name = event.name;
   range->source = event.source;
   range->ctx = ctx;
   CUdevice device = 0;
   if (ctx != nullptr && cuCtxGetDevice(&device) == CUDA_SUCCESS) range->device = static_cast<int>(device);
   range->record.index = range->index;
-  range->record.name = name;
+  range->record.name = event.name;
 
+  std::optional<Decline> declined = admit_range(ctx);
+  if (!declined) {
+    release_left_over_state();
+    declined = prepare_pass0(*range);
+  }
+  if (declined) {
+    decline(*range, declined->reason, std::move(declined->detail));
+  } else {
+    range->profiled = true;
+    progress(*range, 1);
+  }
+  active_ = std::move(range);
+}
+
+std::optional<Decline> ProfilerTool::admit_range(CUcontext ctx) {
   if (captures_.open_captures() > 0 || captures_.beginning() > 0) {
     // The drain, the snapshot and the counter set-up would each make a call
     // that an open capture forbids, and invalidate the application's graph.
     // The range runs as the application's own, untouched. (range_beginning_
     // was set before this read: see the handshake in capture_tracking.cpp.)
     const std::string open = captures_.describe_open();
-    decline(*range, DeclineReason::kStreamCaptureActive,
-            (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
-                " when the range began; the tool made no call a capture forbids");
-  } else if (counters_ && counters_context_ != ctx) {
+    return Decline{DeclineReason::kStreamCaptureActive,
+                   (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
+                       " when the range began; the tool made no call a capture forbids"};
+  }
+  if (counters_ && counters_context_ != ctx) {
     // Only this range: later ranges in the profiled context still run.
-    decline(*range, DeclineReason::kMultipleContexts,
-            "range in a second context; only the first profiled context is supported");
-  } else if (counters_failed_) {
-    decline(*range, counters_failed_->reason, counters_failed_->detail);
-  } else if (std::optional<Decline> failed = ensure_counters(ctx)) {
+    return Decline{DeclineReason::kMultipleContexts,
+                   "range in a second context; only the first profiled context is supported"};
+  }
+  if (counters_failed_) return counters_failed_;
+  if (std::optional<Decline> failed = ensure_counters(ctx)) {
     counters_failed_ = std::move(failed);
     report_.errors.push_back(counters_failed_->detail);
     if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
-    decline(*range, counters_failed_->reason, counters_failed_->detail);
+    return counters_failed_;
   }
-  if (range->eligibility.declined()) {
-    active_ = std::move(range);
-    return;
-  }
-  release_left_over_state();
+  return std::nullopt;
+}
 
+std::optional<Decline> ProfilerTool::prepare_pass0(ActiveRange& range) {
   // Drain the application's earlier work so the snapshot sees settled memory.
   const auto begin_start = Clock::now();
   auto sync_start = begin_start;
   mutex_.set_stage("range begin: draining the context (cuCtxSynchronize)");
-  if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok()) {
-    decline(*range, DeclineReason::kReplayFailed, s.message());
-    active_ = std::move(range);
-    return;
-  }
-  range->record.timings.sync_ms += ms_since(sync_start);
+  if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok())
+    return Decline{DeclineReason::kReplayFailed, s.message()};
+  range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
   if (pass_count() > 1) {
-    mutex_.set_stage("range begin: capturing the entry snapshot");
-    auto capture_start = Clock::now();
-    std::vector<MemoryRange> regions;
-    {
-      // Every allocation the range's kernels can write: all but virtual
-      // mappings the range's device has no read-write access to (its kernels
-      // cannot change them, and the snapshot's copies could not reach them).
-      auto lock = inventory_.lock();
-      for (Allocation& a : inventory_.regions_locked()) {
-        if (!a.writable_by(range->device)) {
-          if (a.kind == AllocationKind::kDevice || a.kind == AllocationKind::kStreamOrdered)
-            range->other_device_memory.push_back(a.range);
-          continue;
-        }
-        // Pinned host memory, and managed memory attached to the host: host
-        // threads may write it while the replay window runs, so it is
-        // captured at its first use by a kernel instead (host_regions.cpp).
-        if (a.kind == AllocationKind::kMappedHost || (a.kind == AllocationKind::kManaged && a.host_attached)) {
-          range->host_mapped.push_back(a.range);
-          continue;
-        }
-        range->allocations.push_back(std::move(a));
-      }
-      const auto by_start = [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); };
-      std::sort(range->host_mapped.begin(), range->host_mapped.end(), by_start);
-      std::sort(range->other_device_memory.begin(), range->other_device_memory.end(), by_start);
-      for (const auto& a : range->allocations) regions.push_back(a.range);
-    }
-    range->record.regions = static_cast<std::uint32_t>(regions.size());
-    // Entry and exit states are planned together here (snapshot.h), so a
-    // snapshot that does not fit declines the range before pass 0.
-    if (!snapshot_storage_) snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(config_), ctx);
-    auto snap = Snapshot::create(*snapshot_storage_, regions, kSnapshotStates, tool_stream_);
-    Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
-    if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-    if (!s.ok()) {
-      decline(*range,
-              s.code() == StatusCode::kResourceExhausted ? DeclineReason::kSnapshotDoesNotFit
-                                                         : DeclineReason::kReplayFailed,
-              s.message());
-      active_ = std::move(range);
-      return;
-    }
-    range->record.footprint_bytes = snap->bytes();
-    range->record.tiers.clear();
-    for (const SnapshotTierUsage& tier : snap->tiers())
-      range->record.tiers.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});
-    for (const std::string& note : snap->plan().notes) range->record.notes.push_back("snapshot storage: " + note);
-    if (snap->narrow_items() > 0)
-      range->record.notes.push_back(std::to_string(snap->narrow_items()) +
-                                    " snapshot copy items of regions not 16-byte aligned use narrower vectors");
-    range->snapshot.emplace(std::move(snap).value());
-    if (config_.restore == RestoreMode::kDifferential) plan_differential_restore(*range);
-    range->record.restore =
-        std::string(name_of(kRestoreModeNames, range->restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
-    range->record.timings.capture_ms += ms_since(capture_start);
-    debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range->record.footprint_bytes));
+    if (std::optional<Decline> failed = capture_entry_state(range)) return failed;
   }
 
   // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
   // its kernels at range end and every counter pass is replayed. Otherwise
   // pass 0 counts, with the image sized from the last range of this name.
-  range->counting_pass0 = !(pass_count() > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
+  range.counting_pass0 = !(pass_count() > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
   Status s = ok_status();
   mutex_.set_stage("range begin: starting pass 0");
-  if (range->counting_pass0 && counters_->standing_pass_eligible()) {
+  if (range.counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
-    s = push_standing_range(*range);
+    s = push_standing_range(range);
     debug("standing pass: range pushed: %s", s.to_string());
-    range->record.timings.counters_ms += ms_since(c);
-  } else if (range->counting_pass0) {
+    range.record.timings.counters_ms += ms_since(c);
+  } else if (range.counting_pass0) {
     auto c = Clock::now();
-    s = counters_->backend().resize(counters_->counter_ranges_for(name));
+    s = counters_->backend().resize(counters_->counter_ranges_for(range.name));
     if (s.ok()) s = counters_->backend().begin_range();
     debug("set config: %s", s.to_string());
-    if (s.ok()) s = counters_->start_pass(name);
+    if (s.ok()) s = counters_->start_pass(range.name);
     debug("pass 0 started: %s", s.to_string());
-    range->record.timings.counters_ms += ms_since(c);
+    range.record.timings.counters_ms += ms_since(c);
   }
-  range->record.timings.begin_ms = ms_since(begin_start);
-  if (!s.ok()) {
-    decline(*range, DeclineReason::kCountersUnavailable, s.message());
-  } else {
-    range->profiled = true;
-    progress(*range, 1);
+  range.record.timings.begin_ms = ms_since(begin_start);
+  if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
+  return std::nullopt;
+}
+
+std::vector<MemoryRange> ProfilerTool::select_snapshot_regions(ActiveRange& range) {
+  std::vector<MemoryRange> regions;
+  // Every allocation the range's kernels can write: all but virtual
+  // mappings the range's device has no read-write access to (its kernels
+  // cannot change them, and the snapshot's copies could not reach them).
+  auto lock = inventory_.lock();
+  for (Allocation& a : inventory_.regions_locked()) {
+    if (!a.writable_by(range.device)) {
+      if (a.kind == AllocationKind::kDevice || a.kind == AllocationKind::kStreamOrdered)
+        range.other_device_memory.push_back(a.range);
+      continue;
+    }
+    // Pinned host memory, and managed memory attached to the host: host
+    // threads may write it while the replay window runs, so it is
+    // captured at its first use by a kernel instead (host_regions.cpp).
+    if (a.kind == AllocationKind::kMappedHost || (a.kind == AllocationKind::kManaged && a.host_attached)) {
+      range.host_mapped.push_back(a.range);
+      continue;
+    }
+    range.allocations.push_back(std::move(a));
   }
-  active_ = std::move(range);
+  const auto by_start = [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); };
+  std::sort(range.host_mapped.begin(), range.host_mapped.end(), by_start);
+  std::sort(range.other_device_memory.begin(), range.other_device_memory.end(), by_start);
+  for (const auto& a : range.allocations) regions.push_back(a.range);
+  return regions;
+}
+
+std::optional<Decline> ProfilerTool::capture_entry_state(ActiveRange& range) {
+  mutex_.set_stage("range begin: capturing the entry snapshot");
+  auto capture_start = Clock::now();
+  const std::vector<MemoryRange> regions = select_snapshot_regions(range);
+  range.record.regions = static_cast<std::uint32_t>(regions.size());
+  // Entry and exit states are planned together here (snapshot.h), so a
+  // snapshot that does not fit declines the range before pass 0.
+  if (!snapshot_storage_) snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(config_), range.ctx);
+  auto snap = Snapshot::create(*snapshot_storage_, regions, kSnapshotStates, tool_stream_);
+  Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
+  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
+  if (!s.ok()) return decline_of(s, DeclineReason::kReplayFailed);
+  range.record.footprint_bytes = snap->bytes();
+  range.record.tiers.clear();
+  for (const SnapshotTierUsage& tier : snap->tiers())
+    range.record.tiers.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});
+  for (const std::string& note : snap->plan().notes) range.record.notes.push_back("snapshot storage: " + note);
+  if (snap->narrow_items() > 0)
+    range.record.notes.push_back(std::to_string(snap->narrow_items()) +
+                                 " snapshot copy items of regions not 16-byte aligned use narrower vectors");
+  range.snapshot.emplace(std::move(snap).value());
+  if (config_.restore == RestoreMode::kDifferential) plan_differential_restore(range);
+  range.record.restore =
+      std::string(name_of(kRestoreModeNames, range.restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
+  range.record.timings.capture_ms += ms_since(capture_start);
+  debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range.record.footprint_bytes));
+  return std::nullopt;
 }
 
 void ProfilerTool::capture_begins_in_range(const char* call) {
