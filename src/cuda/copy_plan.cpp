@@ -20,10 +20,7 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
                                     CUstream stream) {
   CopyPlan plan;
   plan.options_ = options;
-  CUcontext context = nullptr;
-  RR_CU(cuCtxGetCurrent(&context));
-  if (context == nullptr) return failed_precondition("CopyPlan::create needs a current CUDA context");
-  plan.driver_ = cu::ContextObjects<DriverObjects>(context);
+  RR_ASSIGN_OR_RETURN(plan.driver_, cu::ContextObjects<DriverObjects>::in_current_context("CopyPlan::create"));
   DriverObjects& driver = *plan.driver_;
 
   std::vector<ArenaSpans> every_arena;

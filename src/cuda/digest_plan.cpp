@@ -35,10 +35,7 @@ std::uint32_t pick_cluster_blocks(const ChunkTable& table) {
 StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, const DigestPlanOptions& options,
                                         CUstream stream) {
   DigestPlan plan;
-  CUcontext context = nullptr;
-  RR_CU(cuCtxGetCurrent(&context));
-  if (context == nullptr) return failed_precondition("DigestPlan::create needs a current CUDA context");
-  plan.driver_ = cu::ContextObjects<DriverObjects>(context);
+  RR_ASSIGN_OR_RETURN(plan.driver_, cu::ContextObjects<DriverObjects>::in_current_context("DigestPlan::create"));
   DriverObjects& driver = *plan.driver_;
 
   std::vector<MemoryRange> ranges;

@@ -26,6 +26,8 @@
 #include <cstddef>
 #include <memory>
 #include <source_location>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/status.h"
@@ -101,6 +103,12 @@ class ContextObjects {
   ContextObjects() noexcept {}
   /// Empty objects and no `done` event yet, to be freed in `context`.
   explicit ContextObjects(CUcontext context) : context_(context) { std::construct_at(&objects_); }
+  /// Empty objects and no `done` event yet, to be freed in the current
+  /// context. Errors: kFailedPrecondition "<who> needs a current CUDA
+  /// context" when none is current; as cu_status for cuCtxGetCurrent, naming
+  /// `where`.
+  static StatusOr<ContextObjects> in_current_context(std::string_view who,
+                                                     std::source_location where = std::source_location::current());
   ContextObjects(ContextObjects&& other) noexcept { take(other); }
   ContextObjects& operator=(ContextObjects&& other) noexcept {
     if (this != &other) {
@@ -171,6 +179,15 @@ class ContextObjects {
 
 /// cu_status for a call that `where` made (its file:line in the message).
 Status cu_status_at(CUresult result, const char* call, const std::source_location& where);
+
+template <typename Objects>
+StatusOr<ContextObjects<Objects>> ContextObjects<Objects>::in_current_context(std::string_view who,
+                                                                              std::source_location where) {
+  CUcontext context = nullptr;
+  RR_RETURN_IF_ERROR(cu_status_at(cuCtxGetCurrent(&context), "cuCtxGetCurrent(&context)", where));
+  if (context == nullptr) return failed_precondition(std::string(who) + " needs a current CUDA context");
+  return ContextObjects(context);
+}
 
 template <typename Objects>
 Status ContextObjects<Objects>::record_done(CUstream stream, std::source_location where) {

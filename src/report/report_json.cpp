@@ -1,5 +1,6 @@
-// The report as JSON (report_json.h): nlohmann-json hooks with strict,
-// path-naming readers, and the Status-returning file functions.
+// The report as JSON (report_json.h): nlohmann-json hooks, writer and strict,
+// path-naming reader driven by one field list per model struct, and the
+// Status-returning file functions.
 #include "report/report_json.h"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "report/report_file.h"
@@ -112,39 +114,36 @@ template <typename T>
 requires requires(const json& j, T& t) { from_json(j, t); }
 void read_value(const json& j, T& out) { from_json(j, out); }
 
+// Reads element `index` of the array j into `out`, naming the index in errors.
+template <typename T>
+void read_element(const json& j, std::size_t index, T& out) {
+  try {
+    read_value(j[index], out);
+  } catch (JsonPathError& e) {
+    e.prepend_index(index);
+    throw;
+  }
+}
+
 template <typename T>
 void read_value(const json& j, std::vector<T>& out) {
   if (!j.is_array()) type_mismatch(j, "an array");
   std::vector<T> values(j.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    try {
-      read_value(j[i], values[i]);
-    } catch (JsonPathError& e) {
-      e.prepend_index(i);
-      throw;
-    }
-  }
+  for (std::size_t i = 0; i < values.size(); ++i) read_element(j, i, values[i]);
   out = std::move(values);
 }
 
 // Reads j[key] into `out`; a missing key is an error.
 template <typename T>
-void field(const json& j, std::string_view key, T& out) {
+void read_field(const json& j, const char* key, T& out) {
   const auto it = j.find(key);
-  if (it == j.end()) throw JsonPathError(std::string(key), "missing field");
+  if (it == j.end()) throw JsonPathError(key, "missing field");
   try {
     read_value(*it, out);
   } catch (JsonPathError& e) {
     e.prepend_key(key);
     throw;
   }
-}
-
-// Reads j[key] into `out` when present; a missing key leaves `out` as it is
-// (fields added to schema_version 1 after its first release).
-template <typename T>
-void optional_field(const json& j, std::string_view key, T& out) {
-  if (j.contains(key)) field(j, key, out);
 }
 
 // JSON has no NaN or infinity; they travel as strings (see read_value(double)).
@@ -163,201 +162,199 @@ std::string strip_nlohmann_prefix(std::string_view what) {
   return std::string(what);
 }
 
+// --- the field list of each model struct ------------------------------------------
+//
+// One list per struct serves the writer and the reader: its JSON keys in
+// reading order (the first bad field is the one an error names) and whether
+// the key may be missing when read (fields added to schema_version 1 after
+// its first release keep their default then). Report's schema_version is
+// not a member: to_json and from_json(Report) handle it.
+
+template <class T, class M>
+struct Field {
+  const char* key;
+  M T::*member;
+  bool may_be_missing;
+};
+
+template <class T, class M>
+constexpr Field<T, M> required(const char* key, M T::*member) {
+  return {key, member, false};
+}
+template <class T, class M>
+constexpr Field<T, M> added_later(const char* key, M T::*member) {
+  return {key, member, true};
+}
+
+template <class T>
+struct Fields;
+
+template <>
+struct Fields<MetricValue> {
+  using T = MetricValue;
+  static constexpr auto list =
+      std::tuple{required("name", &T::name), required("unit", &T::unit), required("value", &T::value)};
+};
+
+template <>
+struct Fields<KernelRecord> {
+  using T = KernelRecord;
+  static constexpr auto list = std::tuple{required("index", &T::index),
+                                          required("name", &T::name),
+                                          required("mangled_name", &T::mangled_name),
+                                          required("grid", &T::grid),
+                                          required("block", &T::block),
+                                          required("shared_mem_bytes", &T::shared_mem_bytes),
+                                          required("stream_id", &T::stream_id),
+                                          added_later("launch_index", &T::launch_index),
+                                          required("metrics", &T::metrics)};
+};
+
+template <>
+struct Fields<StageTimings> {
+  using T = StageTimings;
+  static constexpr auto list =
+      std::tuple{required("sync_ms", &T::sync_ms),       required("capture_ms", &T::capture_ms),
+                 required("restore_ms", &T::restore_ms), required("replay_submit_ms", &T::replay_submit_ms),
+                 required("kernels_ms", &T::kernels_ms), required("counters_ms", &T::counters_ms),
+                 required("decode_ms", &T::decode_ms),   required("verify_ms", &T::verify_ms),
+                 required("window_ms", &T::window_ms),   required("begin_ms", &T::begin_ms),
+                 required("other_ms", &T::other_ms)};
+};
+
+template <>
+struct Fields<TierUsage> {
+  using T = TierUsage;
+  static constexpr auto list =
+      std::tuple{required("tier", &T::tier), required("bytes", &T::bytes), required("arena_bytes", &T::arena_bytes),
+                 required("new_allocation", &T::new_allocation)};
+};
+
+template <>
+struct Fields<Divergence> {
+  using T = Divergence;
+  static constexpr auto list = std::tuple{required("address", &T::address), required("size_bytes", &T::size_bytes),
+                                          required("origin", &T::origin)};
+};
+
+template <>
+struct Fields<PassRecord> {
+  using T = PassRecord;
+  static constexpr auto list = std::tuple{required("pass", &T::pass), required("restored_bytes", &T::restored_bytes),
+                                          required("divergences", &T::divergences)};
+};
+
+template <>
+struct Fields<RangeRecord> {
+  using T = RangeRecord;
+  static constexpr auto list = std::tuple{required("index", &T::index),
+                                          required("name", &T::name),
+                                          required("declined", &T::declined),
+                                          required("decline_reason", &T::decline_reason),
+                                          required("decline_detail", &T::decline_detail),
+                                          required("passes", &T::passes),
+                                          required("footprint_bytes", &T::footprint_bytes),
+                                          required("regions", &T::regions),
+                                          required("tiers", &T::tiers),
+                                          added_later("restore", &T::restore),
+                                          required("timings", &T::timings),
+                                          required("kernels", &T::kernels),
+                                          required("range_metrics", &T::range_metrics),
+                                          required("pass_records", &T::pass_records),
+                                          required("notes", &T::notes)};
+};
+
+template <>
+struct Fields<Report> {
+  using T = Report;
+  static constexpr auto list = std::tuple{required("tool_version", &T::tool_version),
+                                          required("device_name", &T::device_name),
+                                          required("chip_name", &T::chip_name),
+                                          required("driver_version", &T::driver_version),
+                                          required("compute_capability", &T::compute_capability),
+                                          required("process_id", &T::process_id),
+                                          required("command", &T::command),
+                                          required("metrics", &T::metrics),
+                                          required("range_metrics", &T::range_metrics),
+                                          required("pass_count", &T::pass_count),
+                                          required("setup_ms", &T::setup_ms),
+                                          added_later("launcher_ms", &T::launcher_ms),
+                                          added_later("gate_wait_ms", &T::gate_wait_ms),
+                                          required("verify", &T::verify),
+                                          required("ranges", &T::ranges),
+                                          required("errors", &T::errors)};
+};
+
+// Calls visit(field) for each field of T, in list order.
+template <class T, class Visit>
+void for_each_field(Visit&& visit) {
+  std::apply([&](const auto&... field) { (visit(field), ...); }, Fields<T>::list);
+}
+
+json written(double v) { return number(v); }
+template <class M>
+json written(const M& v) {
+  return json(v);
+}
+
+// The JSON object of v's fields.
+template <class T>
+json write_fields(const T& v) {
+  json j = json::object();
+  for_each_field<T>([&](const auto& field) { j[field.key] = written(v.*field.member); });
+  return j;
+}
+
+// Reads v's fields from the object j, in list order.
+template <class T>
+void read_fields(const json& j, T& v) {
+  expect_object(j);
+  for_each_field<T>([&](const auto& field) {
+    if (!field.may_be_missing || j.contains(field.key)) read_field(j, field.key, v.*field.member);
+  });
+}
+
 }  // namespace
 
 // --- to_json ------------------------------------------------------------------
 
 void to_json(json& j, const Dim3& v) { j = json::array({v.x, v.y, v.z}); }
-
-void to_json(json& j, const MetricValue& v) {
-  j = json{{"name", v.name}, {"unit", v.unit}, {"value", number(v.value)}};
-}
-
-void to_json(json& j, const KernelRecord& v) {
-  j = json{{"index", v.index},
-           {"name", v.name},
-           {"mangled_name", v.mangled_name},
-           {"grid", v.grid},
-           {"block", v.block},
-           {"shared_mem_bytes", v.shared_mem_bytes},
-           {"stream_id", v.stream_id},
-           {"launch_index", v.launch_index},
-           {"metrics", v.metrics}};
-}
-
-void to_json(json& j, const StageTimings& v) {
-  j = json{{"sync_ms", number(v.sync_ms)},       {"capture_ms", number(v.capture_ms)},
-           {"restore_ms", number(v.restore_ms)}, {"replay_submit_ms", number(v.replay_submit_ms)},
-           {"kernels_ms", number(v.kernels_ms)}, {"counters_ms", number(v.counters_ms)},
-           {"decode_ms", number(v.decode_ms)},   {"verify_ms", number(v.verify_ms)},
-           {"window_ms", number(v.window_ms)},   {"begin_ms", number(v.begin_ms)},
-           {"other_ms", number(v.other_ms)}};
-}
-
-void to_json(json& j, const TierUsage& v) {
-  j = json{{"tier", v.tier}, {"bytes", v.bytes}, {"arena_bytes", v.arena_bytes}, {"new_allocation", v.new_allocation}};
-}
-
-void to_json(json& j, const Divergence& v) {
-  j = json{{"address", v.address}, {"size_bytes", v.size_bytes}, {"origin", v.origin}};
-}
-
-void to_json(json& j, const PassRecord& v) {
-  j = json{{"pass", v.pass}, {"restored_bytes", v.restored_bytes}, {"divergences", v.divergences}};
-}
-
-void to_json(json& j, const RangeRecord& v) {
-  j = json{{"index", v.index},
-           {"name", v.name},
-           {"declined", v.declined},
-           {"decline_reason", v.decline_reason},
-           {"decline_detail", v.decline_detail},
-           {"passes", v.passes},
-           {"footprint_bytes", v.footprint_bytes},
-           {"regions", v.regions},
-           {"tiers", v.tiers},
-           {"restore", v.restore},
-           {"timings", v.timings},
-           {"kernels", v.kernels},
-           {"range_metrics", v.range_metrics},
-           {"pass_records", v.pass_records},
-           {"notes", v.notes}};
-}
-
+void to_json(json& j, const MetricValue& v) { j = write_fields(v); }
+void to_json(json& j, const KernelRecord& v) { j = write_fields(v); }
+void to_json(json& j, const StageTimings& v) { j = write_fields(v); }
+void to_json(json& j, const TierUsage& v) { j = write_fields(v); }
+void to_json(json& j, const Divergence& v) { j = write_fields(v); }
+void to_json(json& j, const PassRecord& v) { j = write_fields(v); }
+void to_json(json& j, const RangeRecord& v) { j = write_fields(v); }
 void to_json(json& j, const Report& v) {
-  j = json{{"schema_version", kReportSchemaVersion},
-           {"tool_version", v.tool_version},
-           {"device_name", v.device_name},
-           {"chip_name", v.chip_name},
-           {"driver_version", v.driver_version},
-           {"compute_capability", v.compute_capability},
-           {"process_id", v.process_id},
-           {"command", v.command},
-           {"metrics", v.metrics},
-           {"range_metrics", v.range_metrics},
-           {"pass_count", v.pass_count},
-           {"setup_ms", number(v.setup_ms)},
-           {"launcher_ms", number(v.launcher_ms)},
-           {"gate_wait_ms", number(v.gate_wait_ms)},
-           {"verify", v.verify},
-           {"ranges", v.ranges},
-           {"errors", v.errors}};
+  j = write_fields(v);
+  j["schema_version"] = kReportSchemaVersion;
 }
 
 // --- from_json ----------------------------------------------------------------
 
 void from_json(const json& j, Dim3& v) {
   if (!j.is_array() || j.size() != 3) type_mismatch(j, "[x, y, z]");
-  std::uint32_t* parts[3] = {&v.x, &v.y, &v.z};
-  for (std::size_t i = 0; i < 3; ++i) {
-    try {
-      read_value(j[i], *parts[i]);
-    } catch (JsonPathError& e) {
-      e.prepend_index(i);
-      throw;
-    }
-  }
+  read_element(j, 0, v.x);
+  read_element(j, 1, v.y);
+  read_element(j, 2, v.z);
 }
 
-void from_json(const json& j, MetricValue& v) {
-  expect_object(j);
-  field(j, "name", v.name);
-  field(j, "unit", v.unit);
-  field(j, "value", v.value);
-}
-
-void from_json(const json& j, KernelRecord& v) {
-  expect_object(j);
-  field(j, "index", v.index);
-  field(j, "name", v.name);
-  field(j, "mangled_name", v.mangled_name);
-  field(j, "grid", v.grid);
-  field(j, "block", v.block);
-  field(j, "shared_mem_bytes", v.shared_mem_bytes);
-  field(j, "stream_id", v.stream_id);
-  optional_field(j, "launch_index", v.launch_index);
-  field(j, "metrics", v.metrics);
-}
-
-void from_json(const json& j, StageTimings& v) {
-  expect_object(j);
-  field(j, "sync_ms", v.sync_ms);
-  field(j, "capture_ms", v.capture_ms);
-  field(j, "restore_ms", v.restore_ms);
-  field(j, "replay_submit_ms", v.replay_submit_ms);
-  field(j, "kernels_ms", v.kernels_ms);
-  field(j, "counters_ms", v.counters_ms);
-  field(j, "decode_ms", v.decode_ms);
-  field(j, "verify_ms", v.verify_ms);
-  field(j, "window_ms", v.window_ms);
-  field(j, "begin_ms", v.begin_ms);
-  field(j, "other_ms", v.other_ms);
-}
-
-void from_json(const json& j, TierUsage& v) {
-  expect_object(j);
-  field(j, "tier", v.tier);
-  field(j, "bytes", v.bytes);
-  field(j, "arena_bytes", v.arena_bytes);
-  field(j, "new_allocation", v.new_allocation);
-}
-
-void from_json(const json& j, Divergence& v) {
-  expect_object(j);
-  field(j, "address", v.address);
-  field(j, "size_bytes", v.size_bytes);
-  field(j, "origin", v.origin);
-}
-
-void from_json(const json& j, PassRecord& v) {
-  expect_object(j);
-  field(j, "pass", v.pass);
-  field(j, "restored_bytes", v.restored_bytes);
-  field(j, "divergences", v.divergences);
-}
-
-void from_json(const json& j, RangeRecord& v) {
-  expect_object(j);
-  field(j, "index", v.index);
-  field(j, "name", v.name);
-  field(j, "declined", v.declined);
-  field(j, "decline_reason", v.decline_reason);
-  field(j, "decline_detail", v.decline_detail);
-  field(j, "passes", v.passes);
-  field(j, "footprint_bytes", v.footprint_bytes);
-  field(j, "regions", v.regions);
-  field(j, "tiers", v.tiers);
-  optional_field(j, "restore", v.restore);
-  field(j, "timings", v.timings);
-  field(j, "kernels", v.kernels);
-  field(j, "range_metrics", v.range_metrics);
-  field(j, "pass_records", v.pass_records);
-  field(j, "notes", v.notes);
-}
-
+void from_json(const json& j, MetricValue& v) { read_fields(j, v); }
+void from_json(const json& j, KernelRecord& v) { read_fields(j, v); }
+void from_json(const json& j, StageTimings& v) { read_fields(j, v); }
+void from_json(const json& j, TierUsage& v) { read_fields(j, v); }
+void from_json(const json& j, Divergence& v) { read_fields(j, v); }
+void from_json(const json& j, PassRecord& v) { read_fields(j, v); }
+void from_json(const json& j, RangeRecord& v) { read_fields(j, v); }
 void from_json(const json& j, Report& v) {
   expect_object(j);
   std::uint32_t version = 0;
-  field(j, "schema_version", version);
+  read_field(j, "schema_version", version);
   if (version != kReportSchemaVersion) {
     throw JsonPathError("schema_version", fmt::format("is {}, this build reads {}", version, kReportSchemaVersion));
   }
-  field(j, "tool_version", v.tool_version);
-  field(j, "device_name", v.device_name);
-  field(j, "chip_name", v.chip_name);
-  field(j, "driver_version", v.driver_version);
-  field(j, "compute_capability", v.compute_capability);
-  field(j, "process_id", v.process_id);
-  field(j, "command", v.command);
-  field(j, "metrics", v.metrics);
-  field(j, "range_metrics", v.range_metrics);
-  field(j, "pass_count", v.pass_count);
-  field(j, "setup_ms", v.setup_ms);
-  optional_field(j, "launcher_ms", v.launcher_ms);
-  optional_field(j, "gate_wait_ms", v.gate_wait_ms);
-  field(j, "verify", v.verify);
-  field(j, "ranges", v.ranges);
-  field(j, "errors", v.errors);
+  read_fields(j, v);
 }
 
 // --- text and files -------------------------------------------------------------

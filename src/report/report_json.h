@@ -36,7 +36,8 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // strict: every field must be present with its JSON type and an unsigned
 // value must fit its C++ type; unknown keys are ignored. Fields added to
 // schema_version 1 later may be missing (their default is kept):
-// RangeRecord::restore. It throws a
+// KernelRecord::launch_index, RangeRecord::restore, Report::launcher_ms and
+// Report::gate_wait_ms. It throws a
 // std::runtime_error whose what() names the JSON path of the bad value
 // ("ranges[0].kernels[1].grid[2]: expected an unsigned integer, got string").
 // from_json(Report) also rejects a missing or different schema_version.

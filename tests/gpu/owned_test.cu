@@ -157,5 +157,18 @@ TEST_F(OwnedTest, context_objects_of_a_destroyed_context_are_dropped_without_a_d
   EXPECT_EQ(current, context_);
 }
 
+TEST_F(OwnedTest, context_objects_in_the_current_context_or_an_error_naming_who_needs_one) {
+  StatusOr<cu::ContextObjects<TestObjects>> objects =
+      cu::ContextObjects<TestObjects>::in_current_context("Plan::create");
+  ASSERT_TRUE(objects.ok()) << objects.status().to_string();
+  EXPECT_TRUE(*objects);
+  ASSERT_CU(cuCtxSetCurrent(nullptr));
+  StatusOr<cu::ContextObjects<TestObjects>> none = cu::ContextObjects<TestObjects>::in_current_context("Plan::create");
+  ASSERT_CU(cuCtxSetCurrent(context_));
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(none.status().message(), "Plan::create needs a current CUDA context");
+}
+
 }  // namespace
 }  // namespace rangereplay

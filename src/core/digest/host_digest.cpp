@@ -52,21 +52,10 @@ __attribute__((target("sse4.2"))) std::array<std::uint32_t, kHostDigestLanes> la
     c2 = _mm_crc32_u64(c2, load64(p2 + i));
     c3 = _mm_crc32_u64(c3, load64(p3 + i));
   }
-  // The last lane's extra bytes (under 32).
-  const unsigned char* q = p3 + lane;
-  std::size_t rest = n - kLanes * lane;
-  while (rest >= 8) {
-    c3 = _mm_crc32_u64(c3, load64(q));
-    q += 8;
-    rest -= 8;
-  }
-  auto c3_32 = static_cast<std::uint32_t>(c3);
-  while (rest > 0) {
-    c3_32 = _mm_crc32_u8(c3_32, *q);
-    ++q;
-    --rest;
-  }
-  return {~static_cast<std::uint32_t>(c0), ~static_cast<std::uint32_t>(c1), ~static_cast<std::uint32_t>(c2), ~c3_32};
+  // The last lane's extra bytes (under 32) continue its CRC (crc32c_hardware
+  // takes and returns the finished, inverted value).
+  const std::uint32_t last = crc32c_hardware(p3 + lane, n - kLanes * lane, ~static_cast<std::uint32_t>(c3));
+  return {~static_cast<std::uint32_t>(c0), ~static_cast<std::uint32_t>(c1), ~static_cast<std::uint32_t>(c2), last};
 }
 
 #endif

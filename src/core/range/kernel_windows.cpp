@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "core/range/parse_error.h"
+
 namespace rangereplay::range {
 namespace {
 
@@ -15,9 +17,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 StatusOr<KernelWindows> KernelWindows::parse(std::string_view text, std::string_view option,
                                              std::size_t* error_column) {
   auto fail = [&](std::size_t col, const std::string& problem, const std::string& hint) -> Status {
-    if (error_column) *error_column = col;
-    return invalid_argument(std::string(option) + " '" + std::string(text) + "': " + problem + " at column " +
-                            std::to_string(col + 1) + "; " + hint);  // 1-based for people
+    return column_parse_error(option, text, col, problem, hint, error_column);
   };
   const std::string example = "write FIRST:END, launch indices from 0, END exclusive, e.g. 100:164";
   // Reads a number at pos; nullopt (and an error) when absent or too large.

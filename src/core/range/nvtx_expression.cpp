@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/range/parse_error.h"
+
 namespace rangereplay::range {
 namespace {
 
@@ -100,9 +102,7 @@ class Parser {
   StatusOr<NvtxExpression> run(std::size_t* error_column) {
     std::optional<ParseError> err = parse();
     if (!err) return std::move(expr_);
-    if (error_column) *error_column = err->col;
-    return invalid_argument(std::string(option_) + " '" + std::string(text_) + "': " + err->problem + " at column " +
-                            std::to_string(err->col + 1) + "; " + err->hint);
+    return column_parse_error(option_, text_, err->col, err->problem, err->hint, error_column);
   }
 
  private:

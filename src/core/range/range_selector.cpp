@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "core/range/parse_error.h"
+
 namespace rangereplay::range {
 namespace {
 
@@ -53,9 +55,7 @@ StatusOr<RangeSelector> RangeSelector::from_spans(std::vector<Span> spans) {
 StatusOr<RangeSelector> RangeSelector::parse_list(std::string_view text, std::string_view option,
                                                   std::size_t* error_column) {
   auto fail = [&](std::size_t col, const std::string& problem, const std::string& hint) -> Status {
-    if (error_column) *error_column = col;
-    return invalid_argument(std::string(option) + " '" + std::string(text) + "': " + problem + " at column " +
-                            std::to_string(col + 1) + "; " + hint);  // 1-based for people
+    return column_parse_error(option, text, col, problem, hint, error_column);
   };
   const std::string example = "write range numbers from 0 and spans, e.g. 2,5-7";
   auto without = [&](std::size_t col) {

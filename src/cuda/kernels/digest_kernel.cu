@@ -41,33 +41,42 @@ __device__ __forceinline__ std::uint64_t high_half(const uint4& v) {
   return v.z | (static_cast<std::uint64_t>(v.w) << 32);
 }
 
-// Words [first, end) of a 16-byte aligned chunk, thread t taking words
-// first + t, first + t + kThreads, ...; each round issues all its loads before
-// hashing them, so kDigestUnroll 16-byte loads per thread are in flight. Full
-// rounds are straight-line code; the last partial round is predicated.
-// Loads are evict-first (ld.global.cs): every byte is read once.
+// Elements [first, end) of src, thread t taking first + t, first + t +
+// kThreads, ...: each round issues its kUnroll loads before passing them, in
+// order, to use(value, index), so kUnroll loads per thread are in flight.
+// Full rounds are straight-line code; the last partial round is predicated.
+// Loads are evict-first (ld.global.cs): every element is read once.
+template <std::uint32_t kUnroll, typename T, typename Use>
+__device__ __forceinline__ void for_each_loaded(const T* src, std::uint32_t first, std::uint32_t end, std::uint32_t tid,
+                                                Use use) {
+  std::uint32_t i = first + tid;
+#pragma unroll 1
+  for (; i + (kUnroll - 1) * kThreads < end; i += kUnroll * kThreads) {
+    T v[kUnroll];
+#pragma unroll
+    for (std::uint32_t k = 0; k < kUnroll; ++k) v[k] = __ldcs(src + i + k * kThreads);
+#pragma unroll
+    for (std::uint32_t k = 0; k < kUnroll; ++k) use(v[k], i + k * kThreads);
+  }
+  if (i < end) {
+    T v[kUnroll];
+#pragma unroll
+    for (std::uint32_t k = 0; k < kUnroll; ++k) {
+      if (i + k * kThreads < end) v[k] = __ldcs(src + i + k * kThreads);
+    }
+#pragma unroll
+    for (std::uint32_t k = 0; k < kUnroll; ++k) {
+      if (i + k * kThreads < end) use(v[k], i + k * kThreads);
+    }
+  }
+}
+
+// Words [first, end) of a 16-byte aligned chunk, kDigestUnroll 16-byte loads
+// per thread in flight (for_each_loaded).
 __device__ __forceinline__ void digest_words_16(DigestAccumulator& acc, const uint4* words, std::uint32_t first,
                                                 std::uint32_t end, std::uint32_t tid) {
-  std::uint32_t w = first + tid;
-#pragma unroll 1
-  for (; w + (kDigestUnroll - 1) * kThreads < end; w += kDigestUnroll * kThreads) {
-    uint4 v[kDigestUnroll];
-#pragma unroll
-    for (std::uint32_t k = 0; k < kDigestUnroll; ++k) v[k] = __ldcs(words + w + k * kThreads);
-#pragma unroll
-    for (std::uint32_t k = 0; k < kDigestUnroll; ++k) acc.add_word(low_half(v[k]), high_half(v[k]), w + k * kThreads);
-  }
-  if (w < end) {
-    uint4 v[kDigestUnroll];
-#pragma unroll
-    for (std::uint32_t k = 0; k < kDigestUnroll; ++k) {
-      if (w + k * kThreads < end) v[k] = __ldcs(words + w + k * kThreads);
-    }
-#pragma unroll
-    for (std::uint32_t k = 0; k < kDigestUnroll; ++k) {
-      if (w + k * kThreads < end) acc.add_word(low_half(v[k]), high_half(v[k]), w + k * kThreads);
-    }
-  }
+  for_each_loaded<kDigestUnroll>(
+      words, first, end, tid, [&acc](const uint4& v, std::uint32_t w) { acc.add_word(low_half(v), high_half(v), w); });
 }
 
 // The same for a chunk aligned only to sizeof(T) (8, 4, 2 or 1 bytes): each
@@ -152,33 +161,12 @@ __device__ __forceinline__ Partial block_sum(const DigestAccumulator& acc, Parti
 }
 
 // n elements of T from src to dst (both aligned to sizeof(T)), kUnroll per
-// thread in flight, loads before stores; full rounds straight-line, the last
-// partial round predicated.
+// thread in flight, loads before stores (for_each_loaded).
 template <typename T, std::uint32_t kUnroll>
 __device__ __forceinline__ void copy_vectors(unsigned char* dst, const unsigned char* src, std::uint32_t n,
                                              std::uint32_t tid) {
-  const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
-  std::uint32_t i = tid;
-#pragma unroll 1
-  for (; i + (kUnroll - 1) * kThreads < n; i += kThreads * kUnroll) {
-    T v[kUnroll];
-#pragma unroll
-    for (std::uint32_t k = 0; k < kUnroll; ++k) v[k] = __ldcs(s + i + k * kThreads);
-#pragma unroll
-    for (std::uint32_t k = 0; k < kUnroll; ++k) d[i + k * kThreads] = v[k];
-  }
-  if (i < n) {
-    T v[kUnroll];
-#pragma unroll
-    for (std::uint32_t k = 0; k < kUnroll; ++k) {
-      if (i + k * kThreads < n) v[k] = __ldcs(s + i + k * kThreads);
-    }
-#pragma unroll
-    for (std::uint32_t k = 0; k < kUnroll; ++k) {
-      if (i + k * kThreads < n) d[i + k * kThreads] = v[k];
-    }
-  }
+  for_each_loaded<kUnroll>(reinterpret_cast<const T*>(src), 0, n, tid, [d](const T& v, std::uint32_t i) { d[i] = v; });
 }
 
 // The block copies `len` bytes, split as split_piece() says

@@ -45,6 +45,221 @@ TEST(ReportJson, fully_populated_report_round_trips_equal) {
   EXPECT_EQ(*back, original);
 }
 
+// The exact text of a dump: keys sorted, two-space indent, non-finite
+// doubles as strings. Pins every key name and value encoding of the writer.
+TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
+  Report r = sample_report();
+  r.ranges[0].kernels[1].metrics[1].value = std::numeric_limits<double>::quiet_NaN();
+  r.ranges[0].timings.other_ms = -std::numeric_limits<double>::infinity();
+  r.gate_wait_ms = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(dump(r), R"json({
+  "chip_name": "GH100",
+  "command": [
+    "./stream",
+    "--n",
+    "1000"
+  ],
+  "compute_capability": "9.0",
+  "device_name": "NVIDIA H200",
+  "driver_version": "13.0",
+  "errors": [
+    "counters unavailable after range 1: CUPTI_ERROR_NOT_INITIALIZED"
+  ],
+  "gate_wait_ms": "inf",
+  "launcher_ms": 98.5,
+  "metrics": [
+    "dram__bytes_read.sum",
+    "smsp__inst_executed.sum"
+  ],
+  "pass_count": 3,
+  "process_id": 4242,
+  "range_metrics": "kernel",
+  "ranges": [
+    {
+      "decline_detail": "",
+      "decline_reason": "",
+      "declined": false,
+      "footprint_bytes": 268435456,
+      "index": 0,
+      "kernels": [
+        {
+          "block": [
+            256,
+            1,
+            1
+          ],
+          "grid": [
+            1024,
+            1,
+            1
+          ],
+          "index": 0,
+          "launch_index": 12,
+          "mangled_name": "_Z5scalePfi",
+          "metrics": [
+            {
+              "name": "dram__bytes_read.sum",
+              "unit": "byte",
+              "value": 6291488.0
+            },
+            {
+              "name": "smsp__inst_executed.sum",
+              "unit": "inst",
+              "value": 98304.0
+            }
+          ],
+          "name": "scale(float*, int)",
+          "shared_mem_bytes": 0,
+          "stream_id": 7
+        },
+        {
+          "block": [
+            128,
+            1,
+            1
+          ],
+          "grid": [
+            64,
+            2,
+            1
+          ],
+          "index": 1,
+          "launch_index": -1,
+          "mangled_name": "_Z3addIfLi2EEvPKfPf",
+          "metrics": [
+            {
+              "name": "dram__bytes_read.sum",
+              "unit": "byte",
+              "value": 1234.5678
+            },
+            {
+              "name": "smsp__inst_executed.sum",
+              "unit": "inst",
+              "value": "nan"
+            }
+          ],
+          "name": "void add<float, 2>(float const*, float*)",
+          "shared_mem_bytes": 49152,
+          "stream_id": 7
+        }
+      ],
+      "name": "step",
+      "notes": [
+        "2 device-to-host copies not re-executed"
+      ],
+      "pass_records": [
+        {
+          "divergences": [],
+          "pass": 1,
+          "restored_bytes": 3145728
+        },
+        {
+          "divergences": [
+            {
+              "address": 139637976731648,
+              "origin": "stream.cu:42",
+              "size_bytes": 4096
+            }
+          ],
+          "pass": 2,
+          "restored_bytes": 3145728
+        }
+      ],
+      "passes": 3,
+      "range_metrics": [],
+      "regions": 4,
+      "restore": "differential",
+      "tiers": [
+        {
+          "arena_bytes": 268435456,
+          "bytes": 201326592,
+          "new_allocation": true,
+          "tier": "device"
+        },
+        {
+          "arena_bytes": 67108864,
+          "bytes": 67108864,
+          "new_allocation": false,
+          "tier": "pinned"
+        }
+      ],
+      "timings": {
+        "begin_ms": 1.75,
+        "capture_ms": 1.5,
+        "counters_ms": 40.0,
+        "decode_ms": 2.0,
+        "kernels_ms": 10.0,
+        "other_ms": "-inf",
+        "replay_submit_ms": 0.4,
+        "restore_ms": 3.0,
+        "sync_ms": 0.12,
+        "verify_ms": 1.25,
+        "window_ms": 61.2
+      }
+    },
+    {
+      "decline_detail": "cuMemFree(0x7f0000200000) inside the range; free it after the range ends",
+      "decline_reason": "allocation_freed_in_range",
+      "declined": true,
+      "footprint_bytes": 0,
+      "index": 1,
+      "kernels": [],
+      "name": "step",
+      "notes": [],
+      "pass_records": [],
+      "passes": 1,
+      "range_metrics": [],
+      "regions": 0,
+      "restore": "",
+      "tiers": [],
+      "timings": {
+        "begin_ms": 0.0,
+        "capture_ms": 0.0,
+        "counters_ms": 0.0,
+        "decode_ms": 0.0,
+        "kernels_ms": 0.0,
+        "other_ms": 0.0,
+        "replay_submit_ms": 0.0,
+        "restore_ms": 0.0,
+        "sync_ms": 0.0,
+        "verify_ms": 0.0,
+        "window_ms": 0.0
+      }
+    }
+  ],
+  "schema_version": 1,
+  "setup_ms": 171.25,
+  "tool_version": "0.1.0",
+  "verify": true
+}
+)json");
+  StatusOr<std::string> one_line = dump_report_json(Report{}, -1);
+  ASSERT_TRUE(one_line.ok());
+  EXPECT_EQ(
+      *one_line,
+      R"json({"chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","errors":[],"gate_wait_ms":0.0,"launcher_ms":0.0,"metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"tool_version":"","verify":false}
+)json");
+}
+
+// Fields are read in their list order: of several bad fields, the first is named.
+TEST(ReportJson, the_first_bad_field_in_reading_order_is_named) {
+  nlohmann::json j = sample_report();
+  j["ranges"][0].erase("name");
+  j["ranges"][0]["passes"] = "three";
+  j["ranges"][0].erase("index");
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].index: missing field");
+  j["ranges"][0]["index"] = 0;
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].name: missing field");
+  j["ranges"][0]["name"] = "step";
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: ranges[0].passes: expected an unsigned integer, got string");
+  j["tool_version"] = 1;
+  EXPECT_EQ(parse_report_json(j.dump()).status().message(),
+            "report is not a valid rangereplay report: tool_version: expected a string, got number");
+}
+
 TEST(ReportJson, empty_report_round_trips_equal) {
   StatusOr<Report> back = parse_report_json(dump(Report{}));
   ASSERT_TRUE(back.ok()) << back.status().to_string();
