@@ -123,7 +123,21 @@ class ProfilerTool {
   // other devices' memory (range.other_device_memory). Takes the
   // inventory's lock.
   std::vector<MemoryRange> select_snapshot_regions(ActiveRange& range);
+  // A range ends: pass 0 stopped, the replay window, the values evaluated,
+  // the report record.
   void end_range();
+  // The end of a range declined at its begin, or with a capture that began
+  // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
+  // parked while a capture is open).
+  void end_range_without_gpu(std::unique_ptr<ActiveRange> range);
+  // Stops pass 0 (pops the range's counter range of the standing pass, or
+  // ends a counting pass 0, or sizes the counters to the kernels a recording
+  // pass 0 ran when the drain succeeded); true when CUPTI has every pass.
+  bool stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count);
+  // After a pass 0 that only recorded: the counter mode for the range (whole
+  // range with graph launches), the image sized to its kernels, the
+  // configuration set.
+  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count);
   void decline(ActiveRange& range, DeclineReason reason, std::string detail);
   // Sets up the counters once per process (counters_, tool/cupti_counters.h)
   // and the tool's stream; a range in another context than the first

@@ -342,82 +342,19 @@ void ProfilerTool::end_range() {
   apply_module_events(*range, std::move(module_events));
   debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
-  auto& t = range->record.timings;
 
   if (!range->profiled || range->counters_closed || captures_.open_captures() > 0) {
-    // Nothing of the tool's runs on the GPU for this range: it was declined
-    // when it began (nothing was recorded or started), or a capture began
-    // inside it (its counters were closed then) or is open now (a drain would
-    // invalidate it). Its end makes no CUDA or CUPTI call.
-    if (range->profiled && !range->counters_closed) {
-      decline(*range, DeclineReason::kStreamCaptureActive,
-              captures_.describe_open() + " when the range ended; the tool made no call that could invalidate it");
-      // Its counters and GPU buffers stay as they are until no capture is
-      // open: the next range's begin stops and frees them.
-      counters_left_running_ = true;
-    }
-    range->eligibility.finish();
-    range->record.passes = 1;
-    report_range(*range);
-    // Freeing is a call a capture forbids: with one open, the buffers wait
-    // for the next range's begin; otherwise they go with the range now.
-    if ((range->snapshot || range->restore_plan) && captures_.open_captures() > 0) parked_.push_back(std::move(range));
+    end_range_without_gpu(std::move(range));
     return;
   }
   auto sync_start = Clock::now();
   mutex_.set_stage("range end: draining the context (cuCtxSynchronize)");
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
-  t.sync_ms += ms_since(sync_start);
+  range->record.timings.sync_ms += ms_since(sync_start);
   mutex_.set_stage("range end: stopping pass 0");
-  bool all_submitted = false;
   const std::size_t kernel_count = range->program.kernels().size();
-  if (range->profiled && range->standing_counter_range) {
-    // The standing pass stays open: close this range's counter range only.
-    auto c = Clock::now();
-    Status popped = counters_->backend().pop_range();
-    t.counters_ms += ms_since(c);
-    debug("standing pass: range popped: %s", popped.to_string());
-    if (!popped.ok()) decline(*range, DeclineReason::kCountersUnavailable, popped.message());
-    all_submitted = true;
-  } else if (range->profiled && range->counting_pass0) {
-    auto c = Clock::now();
-    auto done = counters_->end_pass();
-    t.counters_ms += ms_since(c);
-    debug("pass 0 stopped%s", "");
-    if (!done.ok()) {
-      decline(*range, DeclineReason::kCountersUnavailable, done.status().message());
-    } else {
-      all_submitted = *done;
-    }
-    if (kernel_count > counters_->backend().max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
-      range->record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
-                                    std::to_string(counters_->backend().max_ranges()) +
-                                    " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
-  } else if (range->profiled && s.ok() && kernel_count > 0 && !range->eligibility.declined()) {
-    // Pass 0 only recorded: size the image to its kernels, then set the
-    // configuration; every counter pass is a replay.
-    auto c = Clock::now();
-    // A replayed graph launch under CUPTI's auto ranges made
-    // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
-    // such a range is measured as one user range per pass instead.
-    range->whole_range_counters = !range->program.graph_execs().empty();
-    Status configured = ok_status();
-    if (range->whole_range_counters) {
-      configured = counters_->backend().set_mode(CounterMode::kWholeRange);
-      range->record.notes.push_back(
-          "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
-          "ranges fail on replayed graph launches)");
-    }
-    if (configured.ok()) configured = counters_->backend().resize(kernel_count);
-    if (configured.code() == StatusCode::kResourceExhausted)
-      configured = resource_exhausted(configured.message() +
-                                      "; narrow the range, collect fewer metrics, or use --range-metrics whole");
-    if (configured.ok()) configured = counters_->backend().begin_range();
-    t.counters_ms += ms_since(c);
-    debug("set config%s for %ld kernels", "", static_cast<long>(kernel_count));
-    if (!configured.ok()) decline(*range, DeclineReason::kCountersUnavailable, configured.message());
-  }
-  if (range->profiled && !range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
+  const bool all_submitted = stop_pass0(*range, s.ok(), kernel_count);
+  if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
 
@@ -439,6 +376,84 @@ void ProfilerTool::end_range() {
   mutex_.set_stage("range end: report");
   report_range(*range);
   if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
+}
+
+void ProfilerTool::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {
+  // Nothing of the tool's runs on the GPU for this range: it was declined
+  // when it began (nothing was recorded or started), or a capture began
+  // inside it (its counters were closed then) or is open now (a drain would
+  // invalidate it). Its end makes no CUDA or CUPTI call.
+  if (range->profiled && !range->counters_closed) {
+    decline(*range, DeclineReason::kStreamCaptureActive,
+            captures_.describe_open() + " when the range ended; the tool made no call that could invalidate it");
+    // Its counters and GPU buffers stay as they are until no capture is
+    // open: the next range's begin stops and frees them.
+    counters_left_running_ = true;
+  }
+  range->eligibility.finish();
+  range->record.passes = 1;
+  report_range(*range);
+  // Freeing is a call a capture forbids: with one open, the buffers wait
+  // for the next range's begin; otherwise they go with the range now.
+  if ((range->snapshot || range->restore_plan) && captures_.open_captures() > 0) parked_.push_back(std::move(range));
+}
+
+bool ProfilerTool::stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count) {
+  auto& t = range.record.timings;
+  if (range.standing_counter_range) {
+    // The standing pass stays open: close this range's counter range only.
+    auto c = Clock::now();
+    Status popped = counters_->backend().pop_range();
+    t.counters_ms += ms_since(c);
+    debug("standing pass: range popped: %s", popped.to_string());
+    if (!popped.ok()) decline(range, DeclineReason::kCountersUnavailable, popped.message());
+    return true;
+  }
+  if (range.counting_pass0) {
+    auto c = Clock::now();
+    auto done = counters_->end_pass();
+    t.counters_ms += ms_since(c);
+    debug("pass 0 stopped%s", "");
+    bool all_submitted = false;
+    if (!done.ok()) {
+      decline(range, DeclineReason::kCountersUnavailable, done.status().message());
+    } else {
+      all_submitted = *done;
+    }
+    if (kernel_count > counters_->backend().max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
+      range.record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
+                                   std::to_string(counters_->backend().max_ranges()) +
+                                   " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
+    return all_submitted;
+  }
+  if (drained && kernel_count > 0 && !range.eligibility.declined()) {
+    auto c = Clock::now();
+    Status configured = size_counters_to_pass0(range, kernel_count);
+    t.counters_ms += ms_since(c);
+    debug("set config%s for %ld kernels", "", static_cast<long>(kernel_count));
+    if (!configured.ok()) decline(range, DeclineReason::kCountersUnavailable, configured.message());
+  }
+  return false;
+}
+
+Status ProfilerTool::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
+  // A replayed graph launch under CUPTI's auto ranges made
+  // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
+  // such a range is measured as one user range per pass instead.
+  range.whole_range_counters = !range.program.graph_execs().empty();
+  Status configured = ok_status();
+  if (range.whole_range_counters) {
+    configured = counters_->backend().set_mode(CounterMode::kWholeRange);
+    range.record.notes.push_back(
+        "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
+        "ranges fail on replayed graph launches)");
+  }
+  if (configured.ok()) configured = counters_->backend().resize(kernel_count);
+  if (configured.code() == StatusCode::kResourceExhausted)
+    configured = resource_exhausted(configured.message() +
+                                    "; narrow the range, collect fewer metrics, or use --range-metrics whole");
+  if (configured.ok()) configured = counters_->backend().begin_range();
+  return configured;
 }
 
 void ProfilerTool::report_range(ActiveRange& range) {
