@@ -21,15 +21,15 @@ thread_local int t_exchanged_capture_mode = 0;
 }  // namespace
 
 std::uint64_t ProfilerTool::capture_key(const DriverCall& call, const CallParams& params) {
-  if (!params.has_stream) return 0;
-  return stream_key(handle(params.stream), call.per_thread_stream(), tool_thread_number());
+  if (!params.stream) return 0;
+  return stream_key(handle(*params.stream), call.per_thread_stream(), tool_thread_number());
 }
 
 void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackData* data) {
   const bool exit = data->callbackSite == CUPTI_API_EXIT;
   const std::uint64_t thread = tool_thread_number();
   const CallParams p = call.decode(data->functionParams);
-  const std::uint64_t key = stream_key(handle(p.stream), call.per_thread_stream(), thread);
+  const std::uint64_t key = stream_key(handle(p.stream.value_or(nullptr)), call.per_thread_stream(), thread);
   switch (call.kind) {
     case CallKind::kCaptureBegin: {
       if (!exit) {
@@ -87,7 +87,7 @@ void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackDa
     case CallKind::kEventRecord: captures_.record_event(handle(p.capture.event), key); return;
     case CallKind::kStreamWaitEvent: captures_.wait_event(key, handle(p.capture.event)); return;
     case CallKind::kEventDestroy: captures_.forget_event(handle(p.capture.event)); return;
-    case CallKind::kStreamDestroy: captures_.forget_stream(handle(p.stream)); return;
+    case CallKind::kStreamDestroy: captures_.forget_stream(handle(p.stream.value_or(nullptr))); return;
     default: return;
   }
 }

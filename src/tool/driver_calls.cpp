@@ -42,7 +42,6 @@ CallParams launch_kernel(const void* params) {
   launch_fields(*p, c.launch);
   c.launch.extra = p->extra;
   c.stream = p->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -52,7 +51,6 @@ CallParams launch_cooperative(const void* params) {
   c.launch.api = LaunchApi::kCooperative;
   launch_fields(*p, c.launch);
   c.stream = p->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -63,7 +61,7 @@ CallParams launch_kernel_ex(const void* params) {
   c.launch.function = p->f;
   c.launch.kernel_params = p->kernelParams;
   c.launch.extra = p->extra;
-  c.has_stream = true;
+  c.stream = nullptr;  // the legacy default stream unless the config names one
   if (const CUlaunchConfig* k = p->config; k != nullptr) {
     c.launch.grid[0] = k->gridDimX;
     c.launch.grid[1] = k->gridDimY;
@@ -85,7 +83,6 @@ CallParams graph_launch(const void* params) {
   CallParams c;
   c.graph.exec = p->hGraph;
   c.stream = p->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -171,7 +168,6 @@ CallParams mem_alloc_async(const void* params) {
   c.allocation.address_out = p->dptr;
   c.allocation.bytes = p->bytesize;
   c.stream = p->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -186,7 +182,6 @@ CallParams mem_free_async(const void* params) {
   CallParams c;
   c.allocation.address = p->dptr;
   c.stream = p->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -254,7 +249,6 @@ template <class P>
 CallParams capture_begin_legacy(const void* params) {
   CallParams c;
   c.stream = static_cast<const P*>(params)->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -263,7 +257,6 @@ CallParams capture_begin(const void* params) {
   const auto* p = static_cast<const P*>(params);
   CallParams c;
   c.stream = p->hStream;
-  c.has_stream = true;
   c.capture.mode = static_cast<int>(p->mode);
   return c;
 }
@@ -273,7 +266,6 @@ template <class P>
 CallParams stream_first(const void* params) {
   CallParams c;
   c.stream = static_cast<const P*>(params)->hStream;
-  c.has_stream = true;
   return c;
 }
 
@@ -291,7 +283,6 @@ CallParams event_and_stream(const void* params) {
   CallParams c;
   c.capture.event = p->hEvent;
   c.stream = p->hStream;
-  c.has_stream = true;
   return c;
 }
 

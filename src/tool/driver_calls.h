@@ -156,11 +156,10 @@ struct GraphExecParams {
 /// One call's parameters as its row's decoder reads them from CUPTI's
 /// parameter struct; the parts its kind does not use stay empty.
 struct CallParams {
-  /// The stream the call is submitted to; meaningful when has_stream (kernel
-  /// and graph launches, stream-ordered allocations and frees, capture,
-  /// event and stream calls).
-  CUstream stream = nullptr;
-  bool has_stream = false;
+  /// The stream the call is submitted to (kernel and graph launches,
+  /// stream-ordered allocations and frees, capture, event and stream calls;
+  /// nullptr is the default stream); none for other calls.
+  std::optional<CUstream> stream;
   LaunchParams launch;
   MemoryOpParams memory;
   AllocationParams allocation;

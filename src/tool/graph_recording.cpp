@@ -169,7 +169,7 @@ void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_Cal
   }
   GraphLaunchOp op;
   op.exec = reinterpret_cast<std::uint64_t>(params.graph.exec);
-  op.stream = reinterpret_cast<std::uint64_t>(params.stream);
+  op.stream = reinterpret_cast<std::uint64_t>(params.stream.value_or(nullptr));
   op.kernels = info.kernels;
   range_recorder().record_graph_launch(std::move(op));
 }

@@ -52,7 +52,7 @@ void ProfilerTool::prepare_launch(const CallParams& params, const CUpti_Callback
     op.block[i] = launch.block[i];
   }
   op.shared_mem_bytes = launch.shared_mem_bytes;
-  op.stream = reinterpret_cast<std::uint64_t>(params.stream);
+  op.stream = reinterpret_cast<std::uint64_t>(params.stream.value_or(nullptr));
   if (launch.attribute_count) {
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(launch.attributes);
     op.attributes.assign(bytes, bytes + sizeof(CUlaunchAttribute) * launch.attribute_count);

@@ -321,8 +321,8 @@ TEST(DriverCalls, launch_decoders) {
   EXPECT_EQ(c.launch.block[0], 4u);
   EXPECT_EQ(c.launch.shared_mem_bytes, 128u);
   EXPECT_EQ(c.launch.kernel_params, args);
-  EXPECT_TRUE(c.has_stream);
-  EXPECT_EQ(c.stream, fake_stream(0x20));
+  ASSERT_TRUE(c.stream.has_value());
+  EXPECT_EQ(*c.stream, fake_stream(0x20));
 
   cuLaunchCooperativeKernel_params coop{reinterpret_cast<CUfunction>(0x11), 7, 1, 1, 32, 1, 1, 0, nullptr, args};
   const CallParams cc = decode(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, &coop);
@@ -362,11 +362,11 @@ TEST(DriverCalls, allocation_decoders_keep_outputs_as_pointers) {
   cuMemAllocFromPoolAsync_params pool{&out, 4096, nullptr, fake_stream(0x40)};
   const CallParams p = decode(CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, &pool);
   EXPECT_EQ(p.allocation.bytes, 4096u);
-  EXPECT_TRUE(p.has_stream);
+  EXPECT_TRUE(p.stream.has_value());
   EXPECT_EQ(p.stream, fake_stream(0x40));
   // A classic allocation goes to no stream: its capture key is 0.
   cuMemAlloc_v2_params plain{&out, 16};
-  EXPECT_FALSE(decode(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &plain).has_stream);
+  EXPECT_FALSE(decode(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &plain).stream.has_value());
   int host = 0;
   cuMemHostRegister_params reg{&host, sizeof host, CU_MEMHOSTREGISTER_READ_ONLY};
   const AllocationParams r = decode(CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister, &reg).allocation;
