@@ -8,6 +8,7 @@
 
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
+#include "cuda/launch_shape.h"
 
 namespace rangereplay {
 
@@ -177,13 +178,7 @@ StatusOr<KernelLaunchOp> kernel_of_node_params(const CUDA_KERNEL_NODE_PARAMS& p)
     k.function = reinterpret_cast<std::uint64_t>(p.kern);
   }
   k.name = name != nullptr ? name : "";
-  k.grid[0] = p.gridDimX;
-  k.grid[1] = p.gridDimY;
-  k.grid[2] = p.gridDimZ;
-  k.block[0] = p.blockDimX;
-  k.block[1] = p.blockDimY;
-  k.block[2] = p.blockDimZ;
-  k.shared_mem_bytes = p.sharedMemBytes;
+  cu::copy_launch_shape(p, k);
   // The layout is the function's: a CUkernel handle is accepted in its place
   // (kernel_param_layout tries it as one).
   const CUfunction f = p.func != nullptr ? p.func : reinterpret_cast<CUfunction>(p.kern);

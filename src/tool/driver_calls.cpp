@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/unrecorded_work.h"
+#include "cuda/launch_shape.h"
 
 namespace rangereplay::tool {
 
@@ -25,13 +26,7 @@ namespace {
 template <class P>
 void launch_fields(const P& p, LaunchParams& l) {
   l.function = p.f;
-  l.grid[0] = p.gridDimX;
-  l.grid[1] = p.gridDimY;
-  l.grid[2] = p.gridDimZ;
-  l.block[0] = p.blockDimX;
-  l.block[1] = p.blockDimY;
-  l.block[2] = p.blockDimZ;
-  l.shared_mem_bytes = p.sharedMemBytes;
+  cu::copy_launch_shape(p, l);
   l.kernel_params = p.kernelParams;
 }
 
@@ -63,13 +58,7 @@ CallParams launch_kernel_ex(const void* params) {
   c.launch.extra = p->extra;
   c.stream = nullptr;  // the legacy default stream unless the config names one
   if (const CUlaunchConfig* k = p->config; k != nullptr) {
-    c.launch.grid[0] = k->gridDimX;
-    c.launch.grid[1] = k->gridDimY;
-    c.launch.grid[2] = k->gridDimZ;
-    c.launch.block[0] = k->blockDimX;
-    c.launch.block[1] = k->blockDimY;
-    c.launch.block[2] = k->blockDimZ;
-    c.launch.shared_mem_bytes = k->sharedMemBytes;
+    cu::copy_launch_shape(*k, c.launch);
     c.launch.attributes = k->attrs;
     c.launch.attribute_count = k->numAttrs;
     c.stream = k->hStream;
