@@ -5,12 +5,10 @@
 // last window) kernel launches costs one or two atomic loads.
 //
 // Range selection lives in the core range layer behind RangeTrigger: this
-// file only decodes NVTX and driver callbacks into its calls (names, domains,
-// registered strings, thread numbers) and acts on the RangeEvents it returns.
+// file only turns NVTX and driver callbacks into its calls (names, domains,
+// registered strings, thread numbers; NVTX parameters are decoded by
+// nvtx_calls.h) and acts on the RangeEvents it returns.
 #include "tool/profiler_tool.h"
-
-#include <generated_nvtx_meta.h>
-#include <nvtx3/nvToolsExt.h>
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -29,6 +27,7 @@
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
+#include "tool/nvtx_calls.h"
 
 namespace rangereplay::tool {
 
@@ -66,38 +65,6 @@ void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Callba
     stop_tool("unknown exception");
   }
 }
-
-// UTF-8 of a wide NVTX string (UTF-32 on Linux); invalid code points become '?'.
-std::string utf8(const wchar_t* w) {
-  std::string out;
-  if (w == nullptr) return out;
-  for (; *w != 0; ++w) {
-    auto c = static_cast<std::uint32_t>(*w);
-    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = '?';
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      out.push_back(static_cast<char>(0xc0 | (c >> 6)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
-    } else if (c < 0x10000) {
-      out.push_back(static_cast<char>(0xe0 | (c >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
-    } else {
-      out.push_back(static_cast<char>(0xf0 | (c >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
-    }
-  }
-  return out;
-}
-
-// nvtxDomainCreateW's parameters (generated_nvtx_meta.h has no struct for it;
-// CUPTI passes the call's one argument like nvtxDomainCreateA_params).
-struct DomainCreateWParams {
-  const wchar_t* name;
-};
 
 // Ordinal of `ctx`'s device, or -1 when it cannot be read. Pushes the
 // context for cuCtxGetDevice (cuCtxGetDevice_v2 needs a CUDA 12.8+ driver).
@@ -300,114 +267,37 @@ void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
 
 void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   const std::uint64_t thread = tool_thread_number();
-  const void* params = data->functionParams;
+  NvtxCall call = decode_nvtx_call(cbid, *data);
   // A domain created before the tool subscribed has no known name: it gets
   // one no expression can name, so its ranges never match by accident.
-  auto domain_name = [&](nvtxDomainHandle_t d) -> std::string {
+  auto domain_name = [&](const void* d) -> std::string {
     if (d == nullptr) return "";
     auto it = nvtx_domains_.find(d);
     if (it != nvtx_domains_.end()) return it->second;
     char buf[48];
-    std::snprintf(buf, sizeof buf, "<unnamed domain %p>", static_cast<const void*>(d));
+    std::snprintf(buf, sizeof buf, "<unnamed domain %p>", d);
     return buf;
   };
-  auto message = [&](const nvtxEventAttributes_t* a) -> std::string {
-    if (a == nullptr) return "";
-    switch (a->messageType) {
-      case NVTX_MESSAGE_TYPE_ASCII: return a->message.ascii ? a->message.ascii : "";
-      case NVTX_MESSAGE_TYPE_UNICODE: return utf8(a->message.unicode);
-      case NVTX_MESSAGE_TYPE_REGISTERED: {
-        auto it = nvtx_strings_.find(a->message.registered);
-        return it == nvtx_strings_.end() ? std::string() : it->second;
-      }
-      default: return "";
-    }
-  };
-  // nvtxRangeStart* returns the range's id; without it an end cannot be paired.
-  auto returned_id = [&]() -> std::optional<std::uint64_t> {
-    if (data->functionReturnValue == nullptr) return std::nullopt;
-    return *static_cast<const nvtxRangeId_t*>(data->functionReturnValue);
+  // The range's message: its text, or the registered string it names (empty
+  // when the string is unknown).
+  auto message = [&]() -> std::string {
+    if (call.string == nullptr) return std::move(call.text);
+    auto it = nvtx_strings_.find(call.string);
+    return it == nvtx_strings_.end() ? std::string() : it->second;
   };
 
   std::optional<range::RangeEvent> event;
-  switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA: {
-      const char* m = static_cast<const nvtxRangePushA_params*>(params)->message;
-      event = trigger_.on_push(thread, "", m ? m : "");
+  switch (call.kind) {
+    case NvtxCallKind::kPush: event = trigger_.on_push(thread, domain_name(call.domain), message()); break;
+    case NvtxCallKind::kPop: event = trigger_.on_pop(thread, domain_name(call.domain)); break;
+    case NvtxCallKind::kStart:
+      event = trigger_.on_start(thread, domain_name(call.domain), message(), call.range_id);
       break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePushW:
-      event = trigger_.on_push(thread, "", utf8(static_cast<const nvtxRangePushW_params*>(params)->message));
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      event = trigger_.on_push(thread, "", message(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib));
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
-      event = trigger_.on_push(thread, domain_name(p->domain), message(p->core.eventAttrib));
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePop: event = trigger_.on_pop(thread, ""); break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      event = trigger_.on_pop(thread, domain_name(static_cast<const nvtxDomainRangePop_params*>(params)->domain));
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangeStartA: {
-      const char* m = static_cast<const nvtxRangeStartA_params*>(params)->message;
-      if (auto id = returned_id()) event = trigger_.on_start(thread, "", m ? m : "", *id);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangeStartW:
-      if (auto id = returned_id())
-        event = trigger_.on_start(thread, "", utf8(static_cast<const nvtxRangeStartW_params*>(params)->message), *id);
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
-      if (auto id = returned_id())
-        event = trigger_.on_start(thread, "", message(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib),
-                                  *id);
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
-      const auto* p = static_cast<const nvtxDomainRangeStartEx_params*>(params);
-      if (auto id = returned_id())
-        event = trigger_.on_start(thread, domain_name(p->domain), message(p->core.eventAttrib), *id);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangeEnd:
-      event = trigger_.on_end(thread, static_cast<const nvtxRangeEnd_params*>(params)->id);
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
-      event = trigger_.on_end(thread, static_cast<const nvtxDomainRangeEnd_params*>(params)->core.id);
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
-      const auto* p = static_cast<const nvtxDomainCreateA_params*>(params);
-      const auto* ret = static_cast<const nvtxDomainHandle_t*>(data->functionReturnValue);
-      if (ret != nullptr && *ret != nullptr && p->name != nullptr) nvtx_domains_[*ret] = p->name;
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainCreateW: {
-      const auto* p = static_cast<const DomainCreateWParams*>(params);
-      const auto* ret = static_cast<const nvtxDomainHandle_t*>(data->functionReturnValue);
-      if (ret != nullptr && *ret != nullptr && p->name != nullptr) nvtx_domains_[*ret] = utf8(p->name);
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainDestroy:
-      nvtx_domains_.erase(static_cast<const nvtxDomainDestroy_params*>(params)->domain);
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
-      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(params);
-      const auto* ret = static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
-      if (ret != nullptr && *ret != nullptr && p->string != nullptr) nvtx_strings_[*ret] = p->string;
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringW: {
-      // generated_nvtx_meta.h declares the string as const char*; the call's
-      // argument is the const wchar_t* of nvtxDomainRegisterStringW.
-      const auto* p = static_cast<const nvtxDomainRegisterStringW_params*>(params);
-      const auto* ret = static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
-      if (ret != nullptr && *ret != nullptr && p->string != nullptr)
-        nvtx_strings_[*ret] = utf8(reinterpret_cast<const wchar_t*>(p->string));
-      break;
-    }
-    default: break;
+    case NvtxCallKind::kEnd: event = trigger_.on_end(thread, call.range_id); break;
+    case NvtxCallKind::kDomainCreated: nvtx_domains_[call.domain] = std::move(call.text); break;
+    case NvtxCallKind::kDomainDestroyed: nvtx_domains_.erase(call.domain); break;
+    case NvtxCallKind::kStringRegistered: nvtx_strings_[call.string] = std::move(call.text); break;
+    case NvtxCallKind::kIgnored: break;
   }
   if (!event) return;
   CUcontext ctx = nullptr;

@@ -101,6 +101,10 @@ class ProfilerTool {
   // Range selection (profiler_tool.cpp): acts on what the trigger decided.
   void on_range_event(const range::RangeEvent& event, CUcontext ctx);
   void on_launch_site(const DriverCall& call, const CUpti_CallbackData* data);
+  /// One NVTX callback, decoded by decode_nvtx_call (nvtx_calls.h): keeps
+  /// the names of domains and registered strings, turns range markers into
+  /// trigger calls (names resolved from those) and acts on the event. Caller
+  /// holds mutex_ and is in an InToolScope.
   void on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
   void record_overlapping_range(const range::RangeEvent& event);
 
