@@ -1,8 +1,9 @@
 // Owned driver objects on a GPU (cuda/owned.h): a handle frees what it holds
 // when destroyed, reset or assigned over, and not when released or moved
 // from; factory errors name the call and the caller's file; ContextObjects
-// frees in its own context and drops, without a driver call, the objects of a
-// context destroyed under it.
+// frees in its own context. Objects of a context destroyed under them are not
+// tested: CUDA does not define a push of a destroyed context's handle (on the
+// H200 such a test aborted in the driver with a heap corruption).
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -132,29 +133,6 @@ TEST_F(OwnedTest, context_objects_free_in_their_context_after_their_last_operati
   ASSERT_CU(cuCtxGetCurrent(&current));
   EXPECT_EQ(current, context_);
   EXPECT_CU(cuCtxDestroy(other));
-}
-
-TEST_F(OwnedTest, context_objects_of_a_destroyed_context_are_dropped_without_a_driver_call) {
-  CUdevice device = 0;
-  ASSERT_CU(cuCtxGetDevice(&device));
-  CUcontext other = nullptr;
-  ASSERT_CU(cuCtxCreate(&other, nullptr, 0, device));  // current now
-  cu::ContextObjects<TestObjects> objects(other);
-  ASSERT_TRUE(objects.create_done().ok());
-  StatusOr<cu::DeviceBuffer> buffer = cu::allocate_device(kBytes);
-  ASSERT_TRUE(buffer.ok());
-  objects->buffer = std::move(*buffer);
-  ASSERT_TRUE(objects.record_done(nullptr).ok());
-  ASSERT_CU(cuCtxSynchronize());
-  CUcontext popped = nullptr;
-  ASSERT_CU(cuCtxPopCurrent(&popped));
-  ASSERT_CU(cuCtxDestroy(other));  // and with it the buffer and the event
-  ASSERT_CU(cuCtxSetCurrent(context_));
-  objects.reset();  // the push fails: nothing is freed, nothing crashes
-  EXPECT_FALSE(objects);
-  CUcontext current = nullptr;
-  ASSERT_CU(cuCtxGetCurrent(&current));
-  EXPECT_EQ(current, context_);
 }
 
 TEST_F(OwnedTest, context_objects_in_the_current_context_or_an_error_naming_who_needs_one) {
