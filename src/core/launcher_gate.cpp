@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/ascii.h"
+#include "core/elapsed.h"
 
 namespace rangereplay {
 namespace {
@@ -163,7 +164,7 @@ GateWait HeldLauncherGate::wait() noexcept {
     outcome_ = GateOutcome::kReadError;
     break;
   }
-  const double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double waited = ms_since(start);
   close_fd(fd_);
   return {outcome_, waited};
 }

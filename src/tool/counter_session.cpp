@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/elapsed.h"
+
 namespace rangereplay::tool {
 
 CounterSession::CounterSession(std::unique_ptr<CounterBackend> backend, std::vector<std::string> names,
@@ -65,7 +67,7 @@ void CounterSession::flush_standing_pass(const char* why, std::vector<report::Ra
   }
   backend_->set_mode(configured_mode()).ignore();
   if (debug_) debug_("standing pass flushed: " + std::string(why) + ": " + s.to_string());
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms = ms_since(start);
   for (const StandingPending& p : standing_pending_) {
     report::RangeRecord& record = records[p.record_index];
     record.timings.decode_ms += ms / static_cast<double>(standing_pending_.size());

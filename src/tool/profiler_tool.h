@@ -31,6 +31,7 @@
 #include "core/cubin_symbols.h"
 #include "core/decline.h"
 #include "core/decline_reason.h"
+#include "core/elapsed.h"
 #include "core/environment.h"
 #include "core/graph_nodes.h"
 #include "core/launcher_gate.h"
@@ -66,11 +67,6 @@ std::uint64_t tool_thread_number();
 inline bool call_succeeded(const CUpti_CallbackData* data) {
   return data->callbackSite == CUPTI_API_EXIT && data->functionReturnValue != nullptr &&
          *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
-}
-
-/// Milliseconds from `start` to now (steady clock).
-inline double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 class ProfilerTool {

@@ -4,14 +4,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/elapsed.h"
+
 namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // From the exit capture on, the application gets its own exit state back
 // whatever step fails: an open counter pass is ended, then the exit state is
@@ -87,7 +85,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
 
   auto capture_start = Clock::now();
   RR_RETURN_IF_ERROR(restore.capture_exit());
-  t.capture_ms += ms_between(capture_start);
+  t.capture_ms += ms_since(capture_start);
   ExitStateGuard exit_state_guard(counters, restore);
 
   if (observer != nullptr) observer->begin(record);
@@ -114,7 +112,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
     if (observer != nullptr) observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
     auto c = Clock::now();
     RR_RETURN_IF_ERROR(counters.start_pass(range_name));
-    t.counters_ms += ms_between(c);
+    t.counters_ms += ms_since(c);
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
     if (parts_.module_unloaded && parts_.module_unloaded())
       return failed_precondition(
@@ -122,12 +120,12 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
           "kernels cannot be launched again");
     auto submit_start = Clock::now();
     RR_RETURN_IF_ERROR(parts_.resubmission.submit());
-    t.replay_submit_ms += ms_between(submit_start);
+    t.replay_submit_ms += ms_since(submit_start);
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkEnd));
     RR_RETURN_IF_ERROR(stream.wait(ReplayStream::Event::kWorkEnd));
     c = Clock::now();
     RR_ASSIGN_OR_RETURN(all_submitted, counters.end_pass());
-    t.counters_ms += ms_between(c);
+    t.counters_ms += ms_since(c);
     RR_ASSIGN_OR_RETURN(const float restore_ms,
                         stream.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
     RR_ASSIGN_OR_RETURN(const float kernels_ms,
@@ -154,7 +152,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   RR_RETURN_IF_ERROR(restore.restore_exit());
   exit_state_guard.disarm();
   observer_on_failure.disarm();
-  t.restore_ms += ms_between(restore_start);
+  t.restore_ms += ms_since(restore_start);
   if (observer != nullptr) observer->exit_restored(record.pass_records.back(), t);
   return ok_status();
 }

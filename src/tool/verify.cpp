@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/elapsed.h"
 #include "cuda/cu_status.h"
 #include "tool/divergences.h"
 
@@ -14,10 +15,6 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 void record_divergences(const ActiveRange& range, const ChunkTable& table, std::span<const std::uint64_t> found,
                         std::span<const std::uint64_t> exit, report::PassRecord& pass) {
@@ -37,7 +34,7 @@ class FullRestoreVerifier final : public ReplayObserver {
     } else {
       record.notes.push_back("--verify unavailable for this range: " + digests.status().message());
     }
-    record.timings.verify_ms += ms_between(verify_start);
+    record.timings.verify_ms += ms_since(verify_start);
   }
   void restored(report::PassRecord*, report::StageTimings&) override {}
   Status replayed(report::PassRecord& pass, report::StageTimings& t) override {
@@ -46,7 +43,7 @@ class FullRestoreVerifier final : public ReplayObserver {
     RR_RETURN_IF_ERROR(plan_->digest(stream_));
     RR_CU(cuStreamSynchronize(stream_));
     record_divergences(range_, plan_->table(), plan_->host_digests(), range_.exit_chunk_digests, pass);
-    t.verify_ms += ms_between(verify_start);
+    t.verify_ms += ms_since(verify_start);
     return ok_status();
   }
   Status before_exit_restore(report::PassRecord&, report::StageTimings&) override { return ok_status(); }
@@ -87,7 +84,7 @@ class DifferentialRestoreVerifier final : public ReplayObserver {
     if (previous == nullptr) return;
     auto verify_start = Clock::now();
     record(*previous);
-    t.verify_ms += ms_between(verify_start);
+    t.verify_ms += ms_since(verify_start);
   }
   Status replayed(report::PassRecord&, report::StageTimings&) override { return ok_status(); }
   // The last replay's result, when the exit restore will not digest it
@@ -98,14 +95,14 @@ class DifferentialRestoreVerifier final : public ReplayObserver {
     RR_RETURN_IF_ERROR(restore_.plan().digest(stream_));
     RR_CU(cuStreamSynchronize(stream_));
     record(last);
-    t.verify_ms += ms_between(verify_start);
+    t.verify_ms += ms_since(verify_start);
     return ok_status();
   }
   void exit_restored(report::PassRecord& last, report::StageTimings& t) override {
     if (!restore_.exit_differential()) return;
     auto verify_start = Clock::now();
     record(last);
-    t.verify_ms += ms_between(verify_start);
+    t.verify_ms += ms_since(verify_start);
   }
 
  private:
