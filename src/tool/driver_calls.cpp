@@ -122,12 +122,16 @@ CallParams copy_unified(const void* params) {
 
 // --- Allocations and frees --------------------------------------------------
 
-// cuMemAlloc_v2, cuMemAllocManaged (with its flags).
+// cuMemAlloc_v2, cuMemAllocManaged (with its flags), cuMemAllocAsync and
+// cuMemAllocFromPoolAsync (with their stream): {dptr, bytesize, ...}.
+template <class P>
 CallParams mem_alloc(const void* params) {
-  const auto* p = static_cast<const cuMemAlloc_v2_params*>(params);
+  const auto* p = static_cast<const P*>(params);
   CallParams c;
   c.allocation.address_out = p->dptr;
   c.allocation.bytes = p->bytesize;
+  if constexpr (requires(const P& q) { q.flags; }) c.allocation.flags = p->flags;
+  if constexpr (requires(const P& q) { q.hStream; }) c.stream = p->hStream;
   return c;
 }
 
@@ -140,37 +144,13 @@ CallParams mem_alloc_pitch(const void* params) {
   return c;
 }
 
-CallParams mem_alloc_managed(const void* params) {
-  const auto* p = static_cast<const cuMemAllocManaged_params*>(params);
-  CallParams c;
-  c.allocation.address_out = p->dptr;
-  c.allocation.bytes = p->bytesize;
-  c.allocation.flags = p->flags;
-  return c;
-}
-
-// cuMemAllocAsync and cuMemAllocFromPoolAsync: {dptr, bytesize, ..., stream}.
+// cuMemFree_v2 and cuMemFreeAsync (with its stream): {dptr, ...}.
 template <class P>
-CallParams mem_alloc_async(const void* params) {
+CallParams mem_free(const void* params) {
   const auto* p = static_cast<const P*>(params);
   CallParams c;
-  c.allocation.address_out = p->dptr;
-  c.allocation.bytes = p->bytesize;
-  c.stream = p->hStream;
-  return c;
-}
-
-CallParams mem_free(const void* params) {
-  CallParams c;
-  c.allocation.address = static_cast<const cuMemFree_v2_params*>(params)->dptr;
-  return c;
-}
-
-CallParams mem_free_async(const void* params) {
-  const auto* p = static_cast<const cuMemFreeAsync_params*>(params);
-  CallParams c;
   c.allocation.address = p->dptr;
-  c.stream = p->hStream;
+  if constexpr (requires(const P& q) { q.hStream; }) c.stream = p->hStream;
   return c;
 }
 
@@ -407,9 +387,9 @@ constexpr DriverCall kRows[] = {
     // Virtual memory: a mapping is memory once cuMemSetAccess makes it
     // accessible; cuMemCreate/cuMemRelease/cuMemAddressReserve/Free alone
     // change no accessible memory and have no row.
-    RR_TRACK(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, E::kAddDevice, mem_alloc),
+    RR_TRACK(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, E::kAddDevice, mem_alloc<cuMemAlloc_v2_params>),
     RR_TRACK(cuMemAllocPitch_v2, K::kAllocation, D::kAllocationInRange, E::kAddPitched, mem_alloc_pitch),
-    RR_TRACK(cuMemFree_v2, K::kFree, D::kFreeInRange, E::kRemove, mem_free),
+    RR_TRACK(cuMemFree_v2, K::kFree, D::kFreeInRange, E::kRemove, mem_free<cuMemFree_v2_params>),
     RR_RECORD(cuMemcpyHtoD_v2, K::kCopyHostToDevice, copy_host_to_device<cuMemcpyHtoD_v2_params>),
     RR_RECORD(cuMemcpyDtoH_v2, K::kCopyDeviceToHost, nullptr),
     RR_RECORD(cuMemcpyDtoD_v2, K::kCopyDeviceToDevice, copy_device_to_device<cuMemcpyDtoD_v2_params>),
@@ -487,17 +467,18 @@ constexpr DriverCall kRows[] = {
     RR_EXEC(cuGraphExecChildGraphNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
     RR_EXEC(cuGraphExecEventRecordNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
     RR_EXEC(cuGraphExecEventWaitNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
-    RR_TRACK(cuMemAllocManaged, K::kAllocation, D::kAllocationInRange, E::kAddManaged, mem_alloc_managed),
+    RR_TRACK(cuMemAllocManaged, K::kAllocation, D::kAllocationInRange, E::kAddManaged,
+             mem_alloc<cuMemAllocManaged_params>),
     RR_TRACK(cuMemAllocAsync, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
-             mem_alloc_async<cuMemAllocAsync_params>),
+             mem_alloc<cuMemAllocAsync_params>),
     RR_TRACK(cuMemAllocAsync_ptsz, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
-             mem_alloc_async<cuMemAllocAsync_params>),
-    RR_TRACK(cuMemFreeAsync, K::kFree, D::kFreeInRange, E::kRemove, mem_free_async),
-    RR_TRACK(cuMemFreeAsync_ptsz, K::kFree, D::kFreeInRange, E::kRemove, mem_free_async),
+             mem_alloc<cuMemAllocAsync_params>),
+    RR_TRACK(cuMemFreeAsync, K::kFree, D::kFreeInRange, E::kRemove, mem_free<cuMemFreeAsync_params>),
+    RR_TRACK(cuMemFreeAsync_ptsz, K::kFree, D::kFreeInRange, E::kRemove, mem_free<cuMemFreeAsync_params>),
     RR_TRACK(cuMemAllocFromPoolAsync, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
-             mem_alloc_async<cuMemAllocFromPoolAsync_params>),
+             mem_alloc<cuMemAllocFromPoolAsync_params>),
     RR_TRACK(cuMemAllocFromPoolAsync_ptsz, K::kAllocation, D::kAllocationInRange, E::kAddStreamOrdered,
-             mem_alloc_async<cuMemAllocFromPoolAsync_params>),
+             mem_alloc<cuMemAllocFromPoolAsync_params>),
     RR_TRACK(cuMemMap, K::kAllocation, D::kAllocationInRange, E::kMapVirtual, virtual_span<cuMemMap_params>),
     RR_TRACK(cuMemUnmap, K::kFree, D::kFreeInRange, E::kUnmapVirtual, virtual_span<cuMemUnmap_params>),
     RR_TRACK(cuMemSetAccess, K::kAllocation, D::kAllocationInRange, E::kSetAccess, mem_set_access),
