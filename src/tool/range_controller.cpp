@@ -28,13 +28,6 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-// RANGEREPLAY_MAX_KERNELS_PER_RANGE: the counter ranges a one-pass range's
-// image holds when its kernel count is not known yet, in place of the image
-// budget (CounterSession::kCounterImageBudgetBytes); 0 when unset.
-std::size_t max_kernels_per_range() { return environment::max_kernels_per_range().value_or(0); }
-
-// RANGEREPLAY_STANDING_PASS=0 turns the standing pass off.
-bool standing_pass_enabled() { return !environment::standing_pass_off(); }
 
 // The snapshot tiers as the user capped them (0 = no cap); a pinned arena
 // by the copy engines, or by the mapped kernel when it has many spans.
@@ -81,8 +74,8 @@ std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
   auto start = Clock::now();
   CounterSessionOptions options;
   options.whole_range_metrics = config_.range_metrics == RangeMetrics::kWholeRange;
-  options.standing_pass = standing_pass_enabled();
-  options.max_kernels_per_range = max_kernels_per_range();
+  options.standing_pass = !environment::standing_pass_off();
+  options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
   const CounterSetupHooks hooks{[this](const char* stage) { mutex_.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
   // A failing step names its reason where the fact is known (CUPTI's
