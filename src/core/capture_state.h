@@ -87,7 +87,7 @@ class CaptureState {
   /// returned (leave_begin, at its exit callback, after begin() when it
   /// succeeded). beginning() counts the begin calls in flight, whose capture
   /// may exist already. Sequentially consistent, for the handshake with a
-  /// range that is beginning (ProfilerTool::begin_range).
+  /// range that is beginning (RangeController::begin).
   void enter_begin() { beginning_.fetch_add(1, std::memory_order_seq_cst); }
   void leave_begin() { beginning_.fetch_sub(1, std::memory_order_seq_cst); }
   std::size_t beginning() const { return beginning_.load(std::memory_order_seq_cst); }

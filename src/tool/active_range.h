@@ -1,7 +1,8 @@
 // ActiveRange: everything the tool holds about the range that is open (or
 // was just ended and is being replayed): its identity, its decline decision,
 // the recorded program, the entry and exit states and the report record it
-// fills. Owned by ProfilerTool (one at a time) and guarded by its mutex_.
+// fills. Owned by the RangeController (one at a time) and guarded by the
+// tool's mutex_.
 #pragma once
 
 #include <cuda.h>

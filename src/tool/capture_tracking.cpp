@@ -33,7 +33,7 @@ void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackDa
   switch (call.kind) {
     case CallKind::kCaptureBegin: {
       if (!exit) {
-        // Before the capture begins. The handshake with begin_range: this
+        // Before the capture begins. The handshake with a range's begin: this
         // begin is counted first, then the range flags are read; a range
         // begin sets its flag first, then reads the count (both sequentially
         // consistent), so at least one side sees the other. A range that is
@@ -90,6 +90,12 @@ void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackDa
     case CallKind::kStreamDestroy: captures_.forget_stream(handle(p.stream.value_or(nullptr))); return;
     default: return;
   }
+}
+
+void ProfilerTool::capture_begins_in_range(const char* call) {
+  ToolLock lock = lock_tool(call);
+  InToolScope scope;
+  ranges_.capture_begins(call);
 }
 
 }  // namespace rangereplay::tool

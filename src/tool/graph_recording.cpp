@@ -22,12 +22,14 @@
 
 #include "cuda/graph_inspector.h"
 #include "report/demangle.h"
+#include "tool/graph_execs.h"
+#include "tool/module_globals.h"
 #include "tool/profiler_tool.h"
 
 namespace rangereplay::tool {
 
-ProfilerTool::GraphExecInfo ProfilerTool::summarize_graph(CUgraph graph, const char* call) {
-  GraphExecInfo info;
+GraphExecTable::Entry GraphExecTable::summarize(CUgraph graph, const char* call) {
+  Entry info;
   if (auto summary = inspect_graph(graph); summary.ok()) {
     info.kernels = std::make_shared<const std::vector<KernelLaunchOp>>(std::move(summary->kernels));
     info.kernel_nodes = std::move(summary->kernel_nodes);
@@ -49,9 +51,9 @@ void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_Callbac
     // The graph is read before the lock is taken: no driver call is made
     // while holding it here.
     InToolScope scope;
-    GraphExecInfo info = summarize_graph(p.graph, data->functionName);
+    GraphExecTable::Entry info = GraphExecTable::summarize(p.graph, data->functionName);
     ToolLock lock = lock_tool(data->functionName);
-    graph_execs_[exec] = std::move(info);
+    graph_execs_.set(exec, std::move(info));
     return;
   }
 
@@ -67,32 +69,32 @@ void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_Callbac
       ToolLock lock = lock_tool(data->functionName);
       // Driver calls made while holding mutex_ must not reach our own callbacks.
       InToolScope scope;
-      follow_kernel_node(exec, p.node, *p.kernel_node, data->functionName);
+      graph_execs_.follow_kernel_node(exec, p.node, *p.kernel_node, data->functionName);
       return;
     }
     InToolScope scope;
-    GraphExecInfo info = summarize_graph(p.graph, data->functionName);
+    GraphExecTable::Entry info = GraphExecTable::summarize(p.graph, data->functionName);
     ToolLock lock = lock_tool(data->functionName);
-    graph_execs_[exec] = std::move(info);
+    graph_execs_.set(exec, std::move(info));
     return;
   }
 
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (active_ && active_->profiled && !active_->eligibility.declined() && call.reason) {
-    const auto launched = active_->program.graph_execs();
+  if (ActiveRange* range = recording(); range != nullptr && call.reason) {
+    const auto launched = range->program.graph_execs();
     if (std::find(launched.begin(), launched.end(), reinterpret_cast<std::uint64_t>(exec)) != launched.end()) {
-      decline(*active_, *call.reason,
-              call.kind == CallKind::kGraphExecDestroy
-                  ? std::string("cuGraphExecDestroy of an executable graph launched in the range")
-                  : std::string(data->functionName) + " on an executable graph launched in the range");
+      range->eligibility.decline(
+          *call.reason, call.kind == CallKind::kGraphExecDestroy
+                            ? std::string("cuGraphExecDestroy of an executable graph launched in the range")
+                            : std::string(data->functionName) + " on an executable graph launched in the range");
     }
   }
-  auto it = graph_execs_.find(exec);
-  if (it == graph_execs_.end()) return;
+  GraphExecTable::Entry* entry = graph_execs_.find(exec);
+  if (entry == nullptr) return;
   switch (call.kind) {
-    case CallKind::kGraphExecDestroy: graph_execs_.erase(it); return;
+    case CallKind::kGraphExecDestroy: graph_execs_.erase(exec); return;
     case CallKind::kGraphExecUpdate: return;  // re-read at the exit, if it succeeds
     case CallKind::kGraphExecKernelNodeParams:
       return;  // a kernel node's new parameters: followed at the exit, if it succeeds
@@ -102,16 +104,21 @@ void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_Callbac
       // Memcpy/memset/host/child/event/semaphore/batch-memop/generic node
       // changes and cuGraphNodeSetEnabled: the node list no longer describes
       // the exec.
-      it->second.unknown = std::string(data->functionName) + " changed the executable graph after instantiation";
+      entry->unknown = std::string(data->functionName) + " changed the executable graph after instantiation";
       return;
   }
 }
 
-void ProfilerTool::follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params,
-                                      const char* call) {
-  auto it = graph_execs_.find(exec);
-  if (it == graph_execs_.end()) return;
-  GraphExecInfo& info = it->second;
+GraphExecTable::Entry* GraphExecTable::find(CUgraphExec exec) {
+  auto it = entries_.find(exec);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void GraphExecTable::follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params,
+                                        const char* call) {
+  Entry* found = find(exec);
+  if (found == nullptr) return;
+  Entry& info = *found;
   if (!info.unknown.empty() || !info.kernels) return;
   const auto key = reinterpret_cast<std::uint64_t>(node);
   auto pos = std::find(info.kernel_nodes.begin(), info.kernel_nodes.end(), key);
@@ -135,15 +142,18 @@ void ProfilerTool::follow_kernel_node(CUgraphExec exec, CUgraphNode node, const 
 }
 
 void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_CallbackData* data) {
-  auto it = graph_execs_.find(params.graph.exec);
-  if (it == graph_execs_.end()) {
-    decline(*active_, DeclineReason::kUnsupportedApi,
-            std::string(data->functionName) + " of an executable graph whose instantiation the tool did not see");
+  ActiveRange& range = *recording();
+  const GraphExecTable::Entry* entry = graph_execs_.find(params.graph.exec);
+  if (entry == nullptr) {
+    range.eligibility.decline(
+        DeclineReason::kUnsupportedApi,
+        std::string(data->functionName) + " of an executable graph whose instantiation the tool did not see");
     return;
   }
-  const GraphExecInfo& info = it->second;
+  const GraphExecTable::Entry& info = *entry;
   if (!info.unknown.empty()) {
-    decline(*active_, DeclineReason::kUnsupportedApi, std::string(data->functionName) + " of a graph: " + info.unknown);
+    range.eligibility.decline(DeclineReason::kUnsupportedApi,
+                              std::string(data->functionName) + " of a graph: " + info.unknown);
     return;
   }
   GraphVerdict verdict = classify_graph_nodes(info.nodes, [&](std::uint64_t address, std::uint64_t bytes) {
@@ -152,17 +162,18 @@ void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_Cal
     return a.has_value() && a->range.contains(MemoryRange(DevicePtr(address), bytes));
   });
   if (verdict.reason) {
-    decline(*active_, *verdict.reason, std::move(verdict.detail));
+    range.eligibility.decline(*verdict.reason, std::move(verdict.detail));
     return;
   }
   if (info.kernels) {
     for (const KernelLaunchOp& k : *info.kernels) {
       auto globals = modules_.globals_of(k.name);
       if (!globals) continue;
-      if (Status g = track_module_globals_of(reinterpret_cast<CUfunction>(k.function), *globals); !g.ok()) {
-        decline(*active_, DeclineReason::kModuleGlobalsInRange,
-                "graph kernel " + report::demangle(k.name) + " is in a module with __device__ variables (" +
-                    globals->names + ") that could not be snapshotted: " + g.message());
+      if (Status g = track_module_globals(range, reinterpret_cast<CUfunction>(k.function), *globals); !g.ok()) {
+        range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
+                                  "graph kernel " + report::demangle(k.name) +
+                                      " is in a module with __device__ variables (" + globals->names +
+                                      ") that could not be snapshotted: " + g.message());
         return;
       }
     }
@@ -171,7 +182,7 @@ void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_Cal
   op.exec = reinterpret_cast<std::uint64_t>(params.graph.exec);
   op.stream = reinterpret_cast<std::uint64_t>(params.stream.value_or(nullptr));
   op.kernels = info.kernels;
-  range_recorder().record_graph_launch(std::move(op));
+  range_recorder(range).record_graph_launch(std::move(op));
 }
 
 }  // namespace rangereplay::tool

@@ -21,11 +21,11 @@
 #include <string>
 #include <variant>
 
+#include "core/decline.h"
 #include "core/pointer_scan.h"
 #include "cuda/cu_status.h"
-#include "tool/profiler_tool.h"
-
-#include "core/decline.h"
+#include "tool/host_regions.h"
+#include "tool/module_globals.h"
 
 namespace rangereplay::tool {
 
@@ -34,24 +34,28 @@ namespace {
 // ones decline the range (snapshot_does_not_fit) rather than risk the
 // application's memory.
 constexpr std::uint64_t kMaxHostRegionBytes = std::uint64_t{1} << 30;
-}  // namespace
 
-Status ProfilerTool::scan_arguments(const KernelLaunchOp& kernel, CUstream stream, const char* what) {
-  const std::span<const MemoryRange> mapped(active_->host_mapped);
-  const std::span<const MemoryRange> other_device(active_->other_device_memory);
+// One kernel's part of scan_kernel_pointers; `stream` is its launch's.
+// `what` names it in decline details ("kernel", "graph kernel"). Errors:
+// the capture failed (resource_exhausted for a buffer over the size the
+// tool copies).
+Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream stream, const char* what) {
+  const std::span<const MemoryRange> mapped(range.host_mapped);
+  const std::span<const MemoryRange> other_device(range.other_device_memory);
   if (const auto hits = ranges_pointed_into(kernel.arg_bytes, other_device); !hits.empty()) {
     char where[32];
     std::snprintf(where, sizeof where, "0x%llx",
                   static_cast<unsigned long long>(other_device[hits.front()].start().address()));
-    decline(*active_, DeclineReason::kMultipleDevices,
-            std::string(what) + " " + kernel.name + " is passed memory allocated on another device (at " + where +
-                ") inside a range on device " + std::to_string(active_->device));
+    range.eligibility.decline(DeclineReason::kMultipleDevices,
+                              std::string(what) + " " + kernel.name +
+                                  " is passed memory allocated on another device (at " + where +
+                                  ") inside a range on device " + std::to_string(range.device));
     return ok_status();
   }
   bool settled = false;
   for (std::size_t index : ranges_pointed_into(kernel.arg_bytes, mapped)) {
     const MemoryRange& r = mapped[index];
-    if (holds_global_state(r.start().address())) continue;
+    if (holds_global_state(range, r.start().address())) continue;
     if (r.size() > kMaxHostRegionBytes)
       return resource_exhausted("pinned buffer of " + std::to_string(r.size() >> 20) + " MiB passed to " + what + " " +
                                 kernel.name + " is larger than the " + std::to_string(kMaxHostRegionBytes >> 20) +
@@ -64,23 +68,25 @@ Status ProfilerTool::scan_arguments(const KernelLaunchOp& kernel, CUstream strea
     // application threads that wait for the lock.
     if (!settled) RR_CU(cuStreamSynchronize(stream));
     settled = true;
-    RR_RETURN_IF_ERROR(capture_global_state(r.start().address(), r.size()));
-    active_->host_captured_bytes += r.size();
+    RR_RETURN_IF_ERROR(capture_global_state(range, r.start().address(), r.size()));
+    range.host_captured_bytes += r.size();
   }
   return ok_status();
 }
 
-void ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread_stream) {
-  if (active_->host_mapped.empty() && active_->other_device_memory.empty()) return;
+}  // namespace
+
+void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_thread_stream) {
+  if (range.host_mapped.empty() && range.other_device_memory.empty()) return;
   const auto stream_of = [&](std::uint64_t handle) {
     CUstream stream = reinterpret_cast<CUstream>(handle);
     return stream == nullptr && per_thread_stream ? CU_STREAM_PER_THREAD : stream;
   };
   Status s;
-  const auto& ops = active_->program.ops;
-  for (std::size_t i = first_new; i < ops.size() && s.ok() && !active_->eligibility.declined(); ++i) {
+  const auto& ops = range.program.ops;
+  for (std::size_t i = first_new; i < ops.size() && s.ok() && !range.eligibility.declined(); ++i) {
     if (const auto* launch = std::get_if<KernelLaunchOp>(&ops[i])) {
-      s = scan_arguments(*launch, stream_of(launch->stream), "kernel");
+      s = scan_arguments(range, *launch, stream_of(launch->stream), "kernel");
       continue;
     }
     const auto* graph = std::get_if<GraphLaunchOp>(&ops[i]);
@@ -93,17 +99,18 @@ void ProfilerTool::scan_kernel_pointers(std::size_t first_new, bool per_thread_s
         // Today's documented gap for such nodes (docs/limitations.md).
         std::string note = "graph kernel " + k.name + ": arguments not scanned for pinned host memory (" +
                            k.arguments_unknown + "); pinned memory it writes is not restored before replays";
-        auto& notes = active_->record.notes;
+        auto& notes = range.record.notes;
         if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
         continue;
       }
-      s = scan_arguments(k, stream_of(graph->stream), "graph kernel");
-      if (!s.ok() || active_->eligibility.declined()) break;
+      s = scan_arguments(range, k, stream_of(graph->stream), "graph kernel");
+      if (!s.ok() || range.eligibility.declined()) break;
     }
   }
   if (!s.ok()) {
     const Decline failed = decline_of(s, DeclineReason::kReplayFailed);
-    decline(*active_, failed.reason, "pinned host memory passed to a kernel could not be captured: " + failed.detail);
+    range.eligibility.decline(failed.reason,
+                              "pinned host memory passed to a kernel could not be captured: " + failed.detail);
   }
 }
 

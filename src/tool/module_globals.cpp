@@ -10,7 +10,7 @@
 #include <cupti.h>
 
 #include "cuda/cu_status.h"
-#include "tool/profiler_tool.h"
+#include "tool/module_globals.h"
 
 namespace rangereplay::tool {
 
@@ -42,39 +42,35 @@ StatusOr<std::pair<CUdeviceptr, std::size_t>> global_address(CUfunction f, const
 
 }  // namespace
 
-Status ProfilerTool::track_module_globals(CUfunction f, const ModuleGlobals& module) {
+Status track_module_globals(ActiveRange& range, CUfunction f, const ModuleGlobals& module) {
   if (f == nullptr) return internal_error("no function handle in the launch");
-  return track_module_globals_of(f, module);
-}
-
-Status ProfilerTool::track_module_globals_of(CUfunction f, const ModuleGlobals& module) {
   for (const CubinGlobal& g : module.globals) {
     RR_ASSIGN_OR_RETURN(auto where, global_address(f, g.name));
     if (where.first == 0 || where.second == 0) continue;  // not in the loaded module
-    if (holds_global_state(where.first)) continue;
+    if (holds_global_state(range, where.first)) continue;
     // Synchronous: the launch that follows may change the variable.
-    RR_RETURN_IF_ERROR(capture_global_state(where.first, where.second));
+    RR_RETURN_IF_ERROR(capture_global_state(range, where.first, where.second));
   }
   return ok_status();
 }
 
-bool ProfilerTool::holds_global_state(std::uint64_t address) const {
-  for (const auto& g : active_->globals) {
+bool holds_global_state(const ActiveRange& range, std::uint64_t address) {
+  for (const auto& g : range.globals) {
     if (g.address == address) return true;
   }
   return false;
 }
 
-Status ProfilerTool::capture_global_state(std::uint64_t address, std::size_t bytes) {
+Status capture_global_state(ActiveRange& range, std::uint64_t address, std::size_t bytes) {
   ActiveRange::GlobalState state;
   state.address = address;
   state.entry.resize(bytes);
   RR_CU(cuMemcpyDtoH(state.entry.data(), address, bytes));
-  active_->globals.push_back(std::move(state));
+  range.globals.push_back(std::move(state));
   return ok_status();
 }
 
-Status ProfilerTool::capture_globals_exit(ActiveRange& range) {
+Status capture_globals_exit(ActiveRange& range) {
   for (auto& g : range.globals) {
     g.exit.resize(g.entry.size());
     RR_CU(cuMemcpyDtoH(g.exit.data(), g.address, g.exit.size()));
@@ -82,11 +78,11 @@ Status ProfilerTool::capture_globals_exit(ActiveRange& range) {
   return ok_status();
 }
 
-Status ProfilerTool::restore_globals(const ActiveRange& range, bool exit_state) {
+Status restore_globals(const ActiveRange& range, bool exit_state, CUstream stream) {
   for (const auto& g : range.globals) {
     const auto& bytes = exit_state ? g.exit : g.entry;
     if (bytes.empty()) continue;
-    RR_CU(cuMemcpyHtoDAsync(g.address, bytes.data(), bytes.size(), tool_stream_));
+    RR_CU(cuMemcpyHtoDAsync(g.address, bytes.data(), bytes.size(), stream));
   }
   return ok_status();
 }

@@ -23,10 +23,12 @@
 #include <optional>
 
 #include "core/cubin_symbols.h"
+#include "core/elapsed.h"
 #include "core/launcher_gate.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
+#include "tool/host_regions.h"
 #include "tool/nvtx_calls.h"
 
 namespace rangereplay::tool {
@@ -144,26 +146,17 @@ Status ProfilerTool::initialize() {
   // (cuInit, metric names), and a failed check kills it before any range is
   // profiled. The wait, if any, counts in the launcher's launcher_ms.
   const bool debug = debug_enabled();
-  gate_ = take_launcher_gate();
+  HeldLauncherGate gate = take_launcher_gate();
   if (debug)
-    std::fprintf(
-        stderr, "rangereplay[debug] injection: launcher gate %s\n",
-        gate_.held() ? "taken, waited at when the first range begins" : gate_outcome_name(gate_.wait().outcome));
+    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s\n",
+                 gate.held() ? "taken, waited at when the first range begins" : gate_outcome_name(gate.wait().outcome));
+  ranges_.hold_gate(std::move(gate));
   const auto start = std::chrono::steady_clock::now();
   Status s = configure_and_subscribe();
   if (debug)
     std::fprintf(stderr, "rangereplay[debug] injection: config read, CUPTI subscribe, domains enabled %.3f ms\n",
                  ms_since(start));
   return s;
-}
-
-void ProfilerTool::pass_gate() {
-  if (!gate_.held()) return;
-  const GateWait wait = gate_.wait();
-  report_.gate_wait_ms = wait.wait_ms;
-  if (debug_enabled())
-    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s, waited %.3f ms\n",
-                 gate_outcome_name(wait.outcome), wait.wait_ms);
 }
 
 Status ProfilerTool::configure_and_subscribe() {
@@ -202,29 +195,8 @@ void ProfilerTool::finish() {
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (active_) {
-    // No GPU work at exit (the runtime may already be tearing down): the range
-    // ran once, as the application's own execution, and is reported declined.
-    std::unique_ptr<ActiveRange> range = std::move(active_);
-    range_open_.store(false, std::memory_order_relaxed);
-    decline(*range, DeclineReason::kRangeNotClosed, "the process exited inside range '" + range->name + "'");
-    range->record.passes = 1;
-    report_decline(*range);
-    report_.ranges.push_back(std::move(range->record));
-  }
-  if (counters_ && counters_->standing_open()) {
-    // The standing pass's ranges get their values now: one CUPTI stop and a
-    // decode, with the context made current (when it still exists).
-    unsigned version = 0;
-    CUcontext ctx = counters_context_;
-    if (cuCtxGetApiVersion(ctx, &version) == CUDA_SUCCESS && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
-      flush_standing_pass("the process exited");
-      CUcontext popped = nullptr;
-      cuCtxPopCurrent(&popped);
-    } else {
-      flush_standing_pass("the process exited after its CUDA context was destroyed");
-    }
-  }
+  ranges_.at_exit();
+  range_open_.store(false, std::memory_order_relaxed);
   const auto write_start = std::chrono::steady_clock::now();
   if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
@@ -236,25 +208,14 @@ void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx)
   switch (event.kind) {
     case range::RangeEventKind::kBegin:
       range_beginning_.store(true, std::memory_order_seq_cst);
-      begin_range(event, ctx);
+      ranges_.begin(event, ctx);
       break;
-    case range::RangeEventKind::kEnd: end_range(); break;
-    case range::RangeEventKind::kDeclinedOverlap: record_overlapping_range(event); break;
+    case range::RangeEventKind::kEnd: ranges_.end(); break;
+    case range::RangeEventKind::kDeclinedOverlap: ranges_.record_overlapping(event); break;
     case range::RangeEventKind::kSkipped: break;
   }
-  range_open_.store(active_ != nullptr, std::memory_order_seq_cst);
+  range_open_.store(ranges_.active() != nullptr, std::memory_order_seq_cst);
   range_beginning_.store(false, std::memory_order_seq_cst);
-}
-
-void ProfilerTool::record_overlapping_range(const range::RangeEvent& event) {
-  report::RangeRecord record;
-  record.index = static_cast<std::uint32_t>(event.match_index);
-  record.name = event.name;
-  const std::string inside =
-      active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'" : std::string("another range");
-  record_decline(record, DeclineReason::kOverlappingRange,
-                 "began while " + inside + " was being recorded; its work belongs to that range");
-  report_.ranges.push_back(std::move(record));
 }
 
 void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
@@ -337,7 +298,7 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }
-  if (active_ && active_->profiled) observe_in_range(&call, data);
+  if (ActiveRange* range = recording()) observe_in_range(*range, &call, data);
 }
 
 void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
@@ -427,12 +388,12 @@ void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackDat
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (active_) {
+  if (ActiveRange* range = recording()) {
     DriverCallEvent event;
     event.call = &call;
     event.name = data->functionName;
     event.entry = data->callbackSite == CUPTI_API_ENTER;
-    range_recorder().observe_memory_api(event);
+    range_recorder(*range).observe_memory_api(event);
   }
   track_allocation(call, params, data);
 }
@@ -442,30 +403,27 @@ void ProfilerTool::observe_if_in_range(const DriverCall* call, const CUpti_Callb
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (!active_ || !active_->profiled) return;
-  observe_in_range(call, data);
+  if (ActiveRange* range = recording()) observe_in_range(*range, call, data);
 }
 
-void ProfilerTool::observe_in_range(const DriverCall* call, const CUpti_CallbackData* data) {
-  // A declined range is not replayed: recording more would only cost memory.
-  if (active_->eligibility.declined()) return;
-  if (active_->ctx != nullptr && data->context != nullptr && data->context != active_->ctx) {
+void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data) {
+  if (range.ctx != nullptr && data->context != nullptr && data->context != range.ctx) {
     // A context of another device (cudaSetDevice(1) inside a range on device
     // 0) is multiple_devices, whose fix is direct; the same device's second
     // context is multiple_contexts.
     const int other = device_of(data->context);
-    if (other >= 0 && active_->device >= 0 && other != active_->device) {
-      decline(*active_, DeclineReason::kMultipleDevices,
-              std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
-                  " inside a range on device " + std::to_string(active_->device));
+    if (other >= 0 && range.device >= 0 && other != range.device) {
+      range.eligibility.decline(DeclineReason::kMultipleDevices,
+                                std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
+                                    " inside a range on device " + std::to_string(range.device));
     } else {
-      decline(*active_, DeclineReason::kMultipleContexts,
-              std::string(data->functionName) + " in a second context inside the range");
+      range.eligibility.decline(DeclineReason::kMultipleContexts,
+                                std::string(data->functionName) + " in a second context inside the range");
     }
     return;
   }
-  const std::size_t first_new = active_->program.ops.size();
-  RangeRecorder recorder = range_recorder();
+  const std::size_t first_new = range.program.ops.size();
+  RangeRecorder recorder = range_recorder(range);
   const CallParams params =
       call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
   if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
@@ -476,13 +434,13 @@ void ProfilerTool::observe_in_range(const DriverCall* call, const CUpti_Callback
     event.call = call;
     event.name = data->functionName != nullptr ? data->functionName : "";
     event.memory = params.memory;
-    if (call != nullptr && call->kind == CallKind::kKernelLaunch) prepare_launch(params, data, event);
+    if (call != nullptr && call->kind == CallKind::kKernelLaunch) prepare_launch(range, params, data, event);
     if (!recorder.record(event)) return;
   }
   if (call != nullptr && (call->kind == CallKind::kKernelLaunch || call->kind == CallKind::kGraphLaunch))
-    scan_kernel_pointers(first_new, call->per_thread_stream());
-  const CUcontext ctx = data->context != nullptr ? data->context : active_->ctx;
-  recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), active_->device);
+    scan_kernel_pointers(range, first_new, call->per_thread_stream());
+  const CUcontext ctx = data->context != nullptr ? data->context : range.ctx;
+  recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), range.device);
 }
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
@@ -498,6 +456,12 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
   // Lazy loading loads a module at its first launch, often inside the range:
   // harmless unless the module has variables whose entry state is unknown.
   modules_.loaded(module_symbols(data));
+}
+
+ActiveRange* ProfilerTool::recording() const {
+  // A declined range is not replayed: recording more would only cost memory.
+  ActiveRange* range = ranges_.active();
+  return range != nullptr && range->profiled && !range->eligibility.declined() ? range : nullptr;
 }
 
 }  // namespace rangereplay::tool

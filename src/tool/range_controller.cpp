@@ -1,6 +1,7 @@
-// Range lifecycle: begin (drain, snapshot, start pass 0), end (replay window:
-// restore, re-submit, counter passes, restore exit state), evaluation.
-// The data flow is in docs/architecture.md.
+// RangeController (range_controller.h): begin (drain, snapshot, start pass
+// 0), end (replay window: restore, re-submit, counter passes, restore exit
+// state), evaluation and the range's record. The data flow is in
+// docs/architecture.md.
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
@@ -10,6 +11,7 @@
 #include <functional>
 #include <string_view>
 
+#include "core/elapsed.h"
 #include "core/environment.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
@@ -18,10 +20,12 @@
 #include "cupti/device_counters.h"
 #include "tool/counter_session.h"
 #include "tool/cupti_counters.h"
-#include "tool/profiler_tool.h"
+#include "tool/module_globals.h"
+#include "tool/range_controller.h"
 #include "tool/range_report.h"
 #include "tool/replay_window.h"
 #include "tool/restore_strategy.h"
+#include "tool/tool_thread.h"
 #include "tool/verify.h"
 
 namespace rangereplay::tool {
@@ -52,19 +56,14 @@ void debug(const char* fmt, const std::string& a = "", long b = 0) {
   std::fprintf(stderr, "\n");
 }
 
+// Declines `range` (the first decline reason wins).
+void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
+  range.eligibility.decline(reason, std::move(detail));
+}
+
 }  // namespace
 
-void ProfilerTool::decline(ActiveRange& range, DeclineReason reason, std::string detail) {
-  range.eligibility.decline(reason, std::move(detail));  // the first decline reason wins
-}
-
-void ProfilerTool::report_decline(ActiveRange& range) { reporter().report_decline(range.record, range.eligibility); }
-
-void ProfilerTool::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) {
-  reporter().record_decline(record, reason, detail);
-}
-
-std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
+std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
     if (counters_context_ != ctx)
       return Decline{DeclineReason::kMultipleContexts,
@@ -73,14 +72,14 @@ std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
   }
   auto start = Clock::now();
   CounterSessionOptions options;
-  options.whole_range_metrics = config_.range_metrics == RangeMetrics::kWholeRange;
+  options.whole_range_metrics = parts_.config.range_metrics == RangeMetrics::kWholeRange;
   options.standing_pass = !environment::standing_pass_off();
   options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
-  const CounterSetupHooks hooks{[this](const char* stage) { mutex_.set_stage(stage); },
+  const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
   // A failing step names its reason where the fact is known (CUPTI's
   // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  StatusOr<CounterSetup> setup = set_up_counters(ctx, config_.metrics, options, hooks);
+  StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, options, hooks);
   Status s = setup.status();
   const auto create_stream = [this]() -> Status {
     RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
@@ -90,35 +89,35 @@ std::optional<Decline> ProfilerTool::ensure_counters(CUcontext ctx) {
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
   counters_context_ = ctx;
-  report_.chip_name = setup->chip;
-  report_.pass_count = counters_->pass_count();
-  report_.setup_ms = ms_since(start);
+  parts_.report.chip_name = setup->chip;
+  parts_.report.pass_count = counters_->pass_count();
+  parts_.report.setup_ms = ms_since(start);
   char name[256] = {};
-  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS) report_.device_name = name;
+  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS) parts_.report.device_name = name;
   int driver = 0;
   if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
-    report_.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+    parts_.report.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
   return std::nullopt;
 }
 
-void ProfilerTool::progress(const ActiveRange& range, std::size_t pass) {
-  if (config_.quiet) return;
-  std::string total = config_.range_count ? "/" + std::to_string(config_.range_count) : "";
+void RangeController::progress(const ActiveRange& range, std::size_t pass) {
+  if (parts_.config.quiet) return;
+  std::string total = parts_.config.range_count ? "/" + std::to_string(parts_.config.range_count) : "";
   // A range whose pass 0 only records runs one pass more than CUPTI needs.
   const std::uint32_t passes = pass_count() + (range.counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
                range.name.c_str(), pass, passes);
 }
 
-void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
+void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
   // Which matches are profiled (--skip/--range-count/--range-list) was
   // decided by the trigger's RangeSelector: every kBegin is profiled.
   // No range is profiled before the launcher's checks pass.
-  mutex_.set_stage("range begin: waiting at the launcher gate");
+  parts_.mutex.set_stage("range begin: waiting at the launcher gate");
   pass_gate();
   debug("begin range '%s' (match %ld)", event.name, static_cast<long>(event.match_index));
   // Module loads from now until the range ends are its own.
-  modules_.open_range_window();
+  parts_.modules.open_range_window();
 
   InToolScope guard;
   auto range = std::make_unique<ActiveRange>();
@@ -145,13 +144,13 @@ void ProfilerTool::begin_range(const range::RangeEvent& event, CUcontext ctx) {
   active_ = std::move(range);
 }
 
-std::optional<Decline> ProfilerTool::admit_range(CUcontext ctx) {
-  if (captures_.open_captures() > 0 || captures_.beginning() > 0) {
+std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
+  if (parts_.captures.open_captures() > 0 || parts_.captures.beginning() > 0) {
     // The drain, the snapshot and the counter set-up would each make a call
     // that an open capture forbids, and invalidate the application's graph.
     // The range runs as the application's own, untouched. (range_beginning_
     // was set before this read: see the handshake in capture_tracking.cpp.)
-    const std::string open = captures_.describe_open();
+    const std::string open = parts_.captures.describe_open();
     return Decline{DeclineReason::kStreamCaptureActive,
                    (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
                        " when the range began; the tool made no call a capture forbids"};
@@ -164,18 +163,18 @@ std::optional<Decline> ProfilerTool::admit_range(CUcontext ctx) {
   if (counters_failed_) return counters_failed_;
   if (std::optional<Decline> failed = ensure_counters(ctx)) {
     counters_failed_ = std::move(failed);
-    report_.errors.push_back(counters_failed_->detail);
-    if (!config_.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
+    parts_.report.errors.push_back(counters_failed_->detail);
+    if (!parts_.config.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
     return counters_failed_;
   }
   return std::nullopt;
 }
 
-std::optional<Decline> ProfilerTool::prepare_pass0(ActiveRange& range) {
+std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   // Drain the application's earlier work so the snapshot sees settled memory.
   const auto begin_start = Clock::now();
   auto sync_start = begin_start;
-  mutex_.set_stage("range begin: draining the context (cuCtxSynchronize)");
+  parts_.mutex.set_stage("range begin: draining the context (cuCtxSynchronize)");
   if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok())
     return Decline{DeclineReason::kReplayFailed, s.message()};
   range.record.timings.sync_ms += ms_since(sync_start);
@@ -188,9 +187,9 @@ std::optional<Decline> ProfilerTool::prepare_pass0(ActiveRange& range) {
   // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
   // its kernels at range end and every counter pass is replayed. Otherwise
   // pass 0 counts, with the image sized from the last range of this name.
-  range.counting_pass0 = !(pass_count() > 1 && config_.range_metrics == RangeMetrics::kPerKernel);
+  range.counting_pass0 = !(pass_count() > 1 && parts_.config.range_metrics == RangeMetrics::kPerKernel);
   Status s = ok_status();
-  mutex_.set_stage("range begin: starting pass 0");
+  parts_.mutex.set_stage("range begin: starting pass 0");
   if (range.counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
     s = push_standing_range(range);
@@ -210,13 +209,13 @@ std::optional<Decline> ProfilerTool::prepare_pass0(ActiveRange& range) {
   return std::nullopt;
 }
 
-std::vector<MemoryRange> ProfilerTool::select_snapshot_regions(ActiveRange& range) {
+std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& range) {
   std::vector<MemoryRange> regions;
   // Every allocation the range's kernels can write: all but virtual
   // mappings the range's device has no read-write access to (its kernels
   // cannot change them, and the snapshot's copies could not reach them).
-  auto lock = inventory_.lock();
-  for (Allocation& a : inventory_.regions_locked()) {
+  auto lock = parts_.inventory.lock();
+  for (Allocation& a : parts_.inventory.regions_locked()) {
     if (!a.writable_by(range.device)) {
       if (a.kind == AllocationKind::kDevice || a.kind == AllocationKind::kStreamOrdered)
         range.other_device_memory.push_back(a.range);
@@ -238,14 +237,15 @@ std::vector<MemoryRange> ProfilerTool::select_snapshot_regions(ActiveRange& rang
   return regions;
 }
 
-std::optional<Decline> ProfilerTool::capture_entry_state(ActiveRange& range) {
-  mutex_.set_stage("range begin: capturing the entry snapshot");
+std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range) {
+  parts_.mutex.set_stage("range begin: capturing the entry snapshot");
   auto capture_start = Clock::now();
   const std::vector<MemoryRange> regions = select_snapshot_regions(range);
   range.record.regions = static_cast<std::uint32_t>(regions.size());
   // Entry and exit states are planned together here (snapshot.h), so a
   // snapshot that does not fit declines the range before pass 0.
-  if (!snapshot_storage_) snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(config_), range.ctx);
+  if (!snapshot_storage_)
+    snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx);
   auto snap = Snapshot::create(*snapshot_storage_, regions, kSnapshotStates, tool_stream_);
   Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
   if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
@@ -259,7 +259,7 @@ std::optional<Decline> ProfilerTool::capture_entry_state(ActiveRange& range) {
     range.record.notes.push_back(std::to_string(snap->narrow_items()) +
                                  " snapshot copy items of regions not 16-byte aligned use narrower vectors");
   range.snapshot.emplace(std::move(snap).value());
-  if (config_.restore == RestoreMode::kDifferential) plan_differential_restore(range);
+  if (parts_.config.restore == RestoreMode::kDifferential) plan_differential_restore(range);
   range.record.restore =
       std::string(name_of(kRestoreModeNames, range.restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
   range.record.timings.capture_ms += ms_since(capture_start);
@@ -267,16 +267,14 @@ std::optional<Decline> ProfilerTool::capture_entry_state(ActiveRange& range) {
   return std::nullopt;
 }
 
-void ProfilerTool::capture_begins_in_range(const char* call) {
-  ToolLock lock = lock_tool(call);
-  InToolScope scope;
+void RangeController::capture_begins(const char* call) {
   if (!active_ || !active_->profiled || active_->counters_closed) return;
   decline(*active_, DeclineReason::kStreamCaptureActive,
           std::string(call) + " inside the range: captured work does not execute");
   close_range_counters(*active_);
 }
 
-void ProfilerTool::close_range_counters(ActiveRange& range) {
+void RangeController::close_range_counters(ActiveRange& range) {
   // The capture has not begun yet: these calls are still allowed. They run
   // on the thread beginning the capture, with the range's context made
   // current for them.
@@ -298,7 +296,7 @@ void ProfilerTool::close_range_counters(ActiveRange& range) {
   }
 }
 
-void ProfilerTool::release_left_over_state() {
+void RangeController::release_left_over_state() {
   // Called when a range begins with no capture open.
   if (counters_left_running_) {
     counters_left_running_ = false;
@@ -311,7 +309,7 @@ void ProfilerTool::release_left_over_state() {
   parked_.clear();
 }
 
-void ProfilerTool::apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events) {
+void RangeController::apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events) {
   for (ModuleEvent& e : events) {
     if (!range.profiled) continue;
     switch (e.kind) {
@@ -326,25 +324,25 @@ void ProfilerTool::apply_module_events(ActiveRange& range, std::vector<ModuleEve
   }
 }
 
-void ProfilerTool::end_range() {
+void RangeController::end() {
   if (!active_) return;
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
-  std::vector<ModuleEvent> module_events = modules_.close_range_window();
-  range->unloads_at_end = modules_.unloads();
+  std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
+  range->unloads_at_end = parts_.modules.unloads();
   apply_module_events(*range, std::move(module_events));
   debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
 
-  if (!range->profiled || range->counters_closed || captures_.open_captures() > 0) {
+  if (!range->profiled || range->counters_closed || parts_.captures.open_captures() > 0) {
     end_range_without_gpu(std::move(range));
     return;
   }
   auto sync_start = Clock::now();
-  mutex_.set_stage("range end: draining the context (cuCtxSynchronize)");
+  parts_.mutex.set_stage("range end: draining the context (cuCtxSynchronize)");
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   range->record.timings.sync_ms += ms_since(sync_start);
-  mutex_.set_stage("range end: stopping pass 0");
+  parts_.mutex.set_stage("range end: stopping pass 0");
   const std::size_t kernel_count = range->program.kernels().size();
   const bool all_submitted = stop_pass0(*range, s.ok(), kernel_count);
   if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
@@ -352,7 +350,7 @@ void ProfilerTool::end_range() {
   range->eligibility.finish();  // no kernel in range
 
   range->record.passes = 1;
-  mutex_.set_stage("range end: replay window");
+  parts_.mutex.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
     if (std::optional<Decline> failed = replay_window(*range))
       decline(*range, failed->reason, std::move(failed->detail));
@@ -366,19 +364,19 @@ void ProfilerTool::end_range() {
     // Back to the configured mode for the next range.
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
   }
-  mutex_.set_stage("range end: report");
+  parts_.mutex.set_stage("range end: report");
   report_range(*range);
   if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
 }
 
-void ProfilerTool::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {
+void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {
   // Nothing of the tool's runs on the GPU for this range: it was declined
   // when it began (nothing was recorded or started), or a capture began
   // inside it (its counters were closed then) or is open now (a drain would
   // invalidate it). Its end makes no CUDA or CUPTI call.
   if (range->profiled && !range->counters_closed) {
     decline(*range, DeclineReason::kStreamCaptureActive,
-            captures_.describe_open() + " when the range ended; the tool made no call that could invalidate it");
+            parts_.captures.describe_open() + " when the range ended; the tool made no call that could invalidate it");
     // Its counters and GPU buffers stay as they are until no capture is
     // open: the next range's begin stops and frees them.
     counters_left_running_ = true;
@@ -388,10 +386,11 @@ void ProfilerTool::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {
   report_range(*range);
   // Freeing is a call a capture forbids: with one open, the buffers wait
   // for the next range's begin; otherwise they go with the range now.
-  if ((range->snapshot || range->restore_plan) && captures_.open_captures() > 0) parked_.push_back(std::move(range));
+  if ((range->snapshot || range->restore_plan) && parts_.captures.open_captures() > 0)
+    parked_.push_back(std::move(range));
 }
 
-bool ProfilerTool::stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count) {
+bool RangeController::stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count) {
   auto& t = range.record.timings;
   if (range.standing_counter_range) {
     // The standing pass stays open: close this range's counter range only.
@@ -413,7 +412,7 @@ bool ProfilerTool::stop_pass0(ActiveRange& range, bool drained, std::size_t kern
     } else {
       all_submitted = *done;
     }
-    if (kernel_count > counters_->backend().max_ranges() && config_.range_metrics == RangeMetrics::kPerKernel)
+    if (kernel_count > counters_->backend().max_ranges() && parts_.config.range_metrics == RangeMetrics::kPerKernel)
       range.record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
                                    std::to_string(counters_->backend().max_ranges()) +
                                    " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
@@ -429,7 +428,7 @@ bool ProfilerTool::stop_pass0(ActiveRange& range, bool drained, std::size_t kern
   return false;
 }
 
-Status ProfilerTool::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
+Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
   // A replayed graph launch under CUPTI's auto ranges made
   // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
   // such a range is measured as one user range per pass instead.
@@ -449,27 +448,72 @@ Status ProfilerTool::size_counters_to_pass0(ActiveRange& range, std::size_t kern
   return configured;
 }
 
-void ProfilerTool::report_range(ActiveRange& range) {
+void RangeController::report_range(ActiveRange& range) {
   reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
                            ms_since(range.window_start));
   const bool pending = range.standing_counter_range && !range.eligibility.declined();
-  report_.ranges.push_back(std::move(range.record));
-  if (pending) counters_->add_standing_pending(report_.ranges.size() - 1, *range.standing_counter_range);
+  parts_.report.ranges.push_back(std::move(range.record));
+  if (pending) counters_->add_standing_pending(parts_.report.ranges.size() - 1, *range.standing_counter_range);
 }
 
-Status ProfilerTool::push_standing_range(ActiveRange& range) {
+void RangeController::record_overlapping(const range::RangeEvent& event) {
+  report::RangeRecord record;
+  record.index = static_cast<std::uint32_t>(event.match_index);
+  record.name = event.name;
+  const std::string inside =
+      active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'" : std::string("another range");
+  reporter().record_decline(record, DeclineReason::kOverlappingRange,
+                            "began while " + inside + " was being recorded; its work belongs to that range");
+  parts_.report.ranges.push_back(std::move(record));
+}
+
+void RangeController::at_exit() {
+  if (active_) {
+    // No GPU work at exit (the runtime may already be tearing down): the range
+    // ran once, as the application's own execution, and is reported declined.
+    std::unique_ptr<ActiveRange> range = std::move(active_);
+    decline(*range, DeclineReason::kRangeNotClosed, "the process exited inside range '" + range->name + "'");
+    range->record.passes = 1;
+    reporter().report_decline(range->record, range->eligibility);
+    parts_.report.ranges.push_back(std::move(range->record));
+  }
+  if (counters_ && counters_->standing_open()) {
+    // The standing pass's ranges get their values now: one CUPTI stop and a
+    // decode, with the context made current (when it still exists).
+    unsigned version = 0;
+    CUcontext ctx = counters_context_;
+    if (cuCtxGetApiVersion(ctx, &version) == CUDA_SUCCESS && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
+      flush_standing_pass("the process exited");
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+    } else {
+      flush_standing_pass("the process exited after its CUDA context was destroyed");
+    }
+  }
+}
+
+void RangeController::pass_gate() {
+  if (!gate_.held()) return;
+  const GateWait wait = gate_.wait();
+  parts_.report.gate_wait_ms = wait.wait_ms;
+  if (debug_enabled())
+    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s, waited %.3f ms\n",
+                 gate_outcome_name(wait.outcome), wait.wait_ms);
+}
+
+Status RangeController::push_standing_range(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->push_standing_range(range.name));
   range.standing_counter_range = counter_range;
   return ok_status();
 }
 
-void ProfilerTool::flush_standing_pass(const char* why) {
+void RangeController::flush_standing_pass(const char* why) {
   if (!counters_ || !counters_->standing_open()) return;
-  mutex_.set_stage("flushing the standing pass");
-  counters_->flush_standing_pass(why, report_.ranges, reporter());
+  parts_.mutex.set_stage("flushing the standing pass");
+  counters_->flush_standing_pass(why, parts_.report.ranges, reporter());
 }
 
-void ProfilerTool::plan_differential_restore(ActiveRange& range) {
+void RangeController::plan_differential_restore(ActiveRange& range) {
   // One region per entry piece (a region split over the device and pinned
   // tiers is two regions); the snapshot address is device-accessible either
   // way, so the digest kernel copies changed chunks back from either tier.
@@ -493,29 +537,31 @@ void ProfilerTool::plan_differential_restore(ActiveRange& range) {
   range.digest_allocations = std::move(allocations);
 }
 
-std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
-  const std::function<bool()> module_unloaded = [this, &range] { return modules_.unloads() != range.unloads_at_end; };
+std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
+  const std::function<bool()> module_unloaded = [this, &range] {
+    return parts_.modules.unloads() != range.unloads_at_end;
+  };
   if (!range.snapshot)
     return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
   // Other threads' frees and allocations wait until the window ends.
-  auto inventory_lock = inventory_.lock();
+  auto inventory_lock = parts_.inventory.lock();
   StatusOr<Replayer> replayer = Replayer::create(range.program);
   if (!replayer.ok()) return replay_window_decline(replayer.status(), module_unloaded);
 
   // With differential restore, one digest plan serves the whole window: the
   // exit capture, every entry restore, --verify and the exit hand-back.
-  RangeGlobals globals{[this, &range] { return capture_globals_exit(range); },
-                       [this, &range](bool exit_state) { return restore_globals(range, exit_state); }};
+  RangeGlobals globals{[&range] { return capture_globals_exit(range); },
+                       [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
   std::unique_ptr<RestoreStrategy> restore;
   std::unique_ptr<ReplayObserver> verifier;
   if (range.restore_plan) {
     auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
-                                                              tool_stream_, config_.verify, range.record);
-    if (config_.verify) verifier = differential_restore_verifier(range, *differential, tool_stream_);
+                                                              tool_stream_, parts_.config.verify, range.record);
+    if (parts_.config.verify) verifier = differential_restore_verifier(range, *differential, tool_stream_);
     restore = std::move(differential);
   } else {
     restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_);
-    if (config_.verify) verifier = full_restore_verifier(range, tool_stream_);
+    if (parts_.config.verify) verifier = full_restore_verifier(range, tool_stream_);
   }
   restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
 
@@ -531,7 +577,7 @@ std::optional<Decline> ProfilerTool::replay_window(ActiveRange& range) {
   return window.run(range.name, notes, range.record);
 }
 
-Status ProfilerTool::evaluate(ActiveRange& range) {
+Status RangeController::evaluate(ActiveRange& range) {
   auto start = Clock::now();
   RR_ASSIGN_OR_RETURN(std::size_t dropped, counters_->backend().decode());
   RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
@@ -541,11 +587,9 @@ Status ProfilerTool::evaluate(ActiveRange& range) {
   return ok_status();
 }
 
-MetricColumns ProfilerTool::metric_columns() const { return counters_->columns(); }
-
-void ProfilerTool::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
-  const bool per_kernel = config_.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
-  tool::record_kernels(range.record, range.program, per_kernel, metric_columns(), values);
+void RangeController::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
+  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
+  tool::record_kernels(range.record, range.program, per_kernel, counters_->columns(), values);
 }
 
 }  // namespace rangereplay::tool

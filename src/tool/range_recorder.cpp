@@ -16,7 +16,6 @@ bool RangeRecorder::in_pinned(std::uint64_t address) const {
 }
 
 bool RangeRecorder::record(const DriverCallEvent& event) {
-  if (event.capturing) return true;
   const DriverCall* call = event.call;
   if (call == nullptr || call->in_range != InRange::kRecord) {
     // Anything else that writes device memory or enqueues work would be
@@ -111,7 +110,7 @@ void RangeRecorder::after_call(std::size_t first, std::uint64_t context, int dev
 }
 
 void RangeRecorder::observe_memory_api(const DriverCallEvent& event) {
-  if (event.capturing || event.call == nullptr || !event.call->reason) return;
+  if (event.call == nullptr || !event.call->reason) return;
   // A free declines at its entry (the memory is still there at its exit).
   if (event.entry || event.call->kind != CallKind::kFree)
     eligibility_.decline(*event.call->reason, std::string(event.name) + " inside the range");

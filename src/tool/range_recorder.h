@@ -36,9 +36,6 @@ struct DriverCallEvent {
   std::string_view name;
   /// Made at the API's entry (false: its exit).
   bool entry = true;
-  /// Submitted to a stream that is capturing into a graph: it runs when the
-  /// graph does, so it is no work of the range.
-  bool capturing = false;
   /// Memsets and copies: what they write and read.
   MemoryOpParams memory;
   /// Kernel launches: the launch with its arguments copied at the call, and
@@ -61,7 +58,8 @@ class RangeRecorder {
   /// arguments could not be copied declines unsupported_api); a row that
   /// declines, or a call without a row of a family of GPU work, declines
   /// (core/unrecorded_work.h); anything else is passed through. Calls into
-  /// a capturing stream are ignored. Returns false when a host function or a
+  /// a capturing stream never come here: a range open when a capture begins
+  /// is declined then, and one cannot begin while a capture is open. Returns false when a host function or a
   /// multi-device launch declined the range by its row (what the range
   /// recorded is then kept as it is, and after_call must not follow); true
   /// otherwise (after_call follows, and frees the recording of a declined
@@ -82,7 +80,7 @@ class RangeRecorder {
   /// An allocation or free row's call while the range is open, at either
   /// site: declines allocation_in_range, or free_in_range for a free at its
   /// entry, with detail "<name> inside the range". Calls into a capturing
-  /// stream (graph memory nodes) are ignored.
+  /// stream (graph memory nodes) are filtered out by the tool before this.
   void observe_memory_api(const DriverCallEvent& event);
 
  private:

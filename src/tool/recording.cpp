@@ -7,6 +7,7 @@
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
 #include "report/demangle.h"
+#include "tool/module_globals.h"
 #include "tool/profiler_tool.h"
 
 namespace rangereplay::tool {
@@ -26,20 +27,18 @@ std::uint64_t allocating_device_bits() {
 
 }  // namespace
 
-RangeRecorder ProfilerTool::range_recorder() {
-  return RangeRecorder(active_->program, active_->eligibility, inventory_);
-}
-
-void ProfilerTool::prepare_launch(const CallParams& params, const CUpti_CallbackData* data, DriverCallEvent& event) {
+void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
+                                  DriverCallEvent& event) {
   const LaunchParams& launch = params.launch;
   // The launched kernel's module variables are captured before the launch
   // is recorded (the range declines when they cannot be).
   if (data->symbolName != nullptr) {
     if (auto globals = modules_.globals_of(data->symbolName)) {
-      if (Status g = track_module_globals(launch.function, *globals); !g.ok())
-        decline(*active_, DeclineReason::kModuleGlobalsInRange,
-                "kernel " + report::demangle(data->symbolName) + " is in a module with __device__ variables (" +
-                    globals->names + ") that could not be snapshotted: " + g.message());
+      if (Status g = track_module_globals(range, launch.function, *globals); !g.ok())
+        range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
+                                  "kernel " + report::demangle(data->symbolName) +
+                                      " is in a module with __device__ variables (" + globals->names +
+                                      ") that could not be snapshotted: " + g.message());
     }
   }
   KernelLaunchOp& op = event.kernel;

@@ -79,16 +79,6 @@ TEST_F(RangeRecorderTest, launch_whose_arguments_could_not_be_copied_declines) {
   EXPECT_EQ(eligibility.detail(), "cannot copy the arguments of kernel k: no parameter layout");
 }
 
-TEST_F(RangeRecorderTest, launch_into_a_capturing_stream_is_not_recorded) {
-  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
-  e.kernel.name = "captured";
-  e.capturing = true;
-  ASSERT_TRUE(submit(e));
-  EXPECT_TRUE(program.ops.empty());
-  EXPECT_FALSE(eligibility.declined());
-  EXPECT_EQ(eligibility.operations(), 0u);
-}
-
 TEST_F(RangeRecorderTest, memset_is_recorded_and_one_into_pinned_memory_is_skipped) {
   DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async);
   e.memory.dst = 0x10100;
@@ -217,13 +207,6 @@ TEST_F(RangeRecorderTest, free_inside_the_range_declines_free_in_range_at_its_en
   recorder.observe_memory_api(e);
   EXPECT_EQ(eligibility.reason(), DeclineReason::kFreeInRange);
   EXPECT_EQ(eligibility.detail(), "cuMemFree_v2 inside the range");
-}
-
-TEST_F(RangeRecorderTest, stream_ordered_allocation_into_a_capturing_stream_does_not_decline) {
-  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync);
-  e.capturing = true;  // a graph memory node
-  recorder.observe_memory_api(e);
-  EXPECT_FALSE(eligibility.declined());
 }
 
 TEST(RangeRecorder, too_many_operations_declines_and_frees_the_recording) {

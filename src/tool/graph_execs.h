@@ -1,0 +1,59 @@
+// GraphExecTable: what each executable graph of the process runs, by exec
+// handle. An entry is read from the source graph when the exec is
+// instantiated (the exec is a copy of the graph at that moment; the
+// application may destroy the graph right after), re-read when
+// cuGraphExecUpdate gives it a new graph, and patched when a kernel node's
+// parameters are set, arguments included, so a range's pointer scan reads
+// the arguments the exec runs with. Other changes to an exec's nodes mark
+// its entry unknown, so a later launch in a range declines instead of
+// trusting it.
+//
+// Thread-safety: none; the tool calls it under its mutex_. summarize()
+// makes driver calls (cuda/graph_inspector.h) and is called before that
+// lock is taken, inside an InToolScope.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph_nodes.h"
+#include "core/recorded_program.h"
+
+namespace rangereplay::tool {
+
+class GraphExecTable {
+ public:
+  /// What one exec runs.
+  struct Entry {
+    std::shared_ptr<const std::vector<KernelLaunchOp>> kernels;  // kernel nodes, for the report
+    std::vector<std::uint64_t> kernel_nodes;  // source-graph node of each kernel (0 inside child graphs)
+    std::vector<GraphNode> nodes;             // every node, for classify_graph_nodes
+    std::string unknown;                      // non-empty: why the entry does not describe the exec (launches decline)
+  };
+
+  /// What an exec instantiated (or updated) from `graph` runs; `call` names
+  /// the API in `unknown` when the graph cannot be read.
+  static Entry summarize(CUgraph graph, const char* call);
+
+  /// Sets (or replaces) `exec`'s entry.
+  void set(CUgraphExec exec, Entry entry) { entries_[exec] = std::move(entry); }
+  /// `exec`'s entry, or null when its instantiation was not seen.
+  Entry* find(CUgraphExec exec);
+  void erase(CUgraphExec exec) { entries_.erase(exec); }
+
+  /// Patches `exec`'s entry for kernel node `node` (of its source graph) to
+  /// `params` (name, grid, block, arguments, read while the call `call` that
+  /// set them runs); a node it cannot follow marks the entry unknown. A
+  /// device-updatable node keeps its arguments unknown.
+  void follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params, const char* call);
+
+ private:
+  std::unordered_map<CUgraphExec, Entry> entries_;
+};
+
+}  // namespace rangereplay::tool

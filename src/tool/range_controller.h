@@ -1,0 +1,204 @@
+// RangeController: the replay half of the tool. It owns the range that is
+// open (ActiveRange) from the begin the trigger decided to its report
+// record: admission (no capture open, the profiled context, the counters set
+// up), pass 0 (the drain, the entry snapshot, counters started or the range
+// pushed onto the standing pass), the range's end (pass 0 stopped, the
+// replay window over its restore strategy, the values evaluated, the
+// record). It owns what lives across ranges for that: the counter session
+// (tool/counter_session.h), the tool's stream, the snapshot tiers, the
+// launcher gate, ranges parked while a capture is open.
+//
+// The recording half (ProfilerTool's routing into tool/range_recorder.h)
+// fills the active range's program and eligibility between begin() and
+// end(); docs/architecture.md shows the pair.
+//
+// Thread-safety: every member is called with the tool's lock held (the
+// ToolMutex in RangeControllerParts) and inside an InToolScope, so the
+// driver calls it makes are not observed. It waits for the launcher gate
+// (the first begin), the GPU (drains, snapshot copies, replays) and CUPTI,
+// never for another application thread. Nothing here throws: failures
+// become the range's decline or a line in the report's errors.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/allocation_inventory.h"
+#include "core/capture_state.h"
+#include "core/decline.h"
+#include "core/launcher_gate.h"
+#include "core/memory_range.h"
+#include "core/module_registry.h"
+#include "core/profile_config.h"
+#include "core/range/range_event.h"
+#include "core/status.h"
+#include "cuda/snapshot.h"
+#include "report/report_model.h"
+#include "tool/active_range.h"
+#include "tool/counter_session.h"
+#include "tool/range_report.h"
+#include "tool/tool_mutex.h"
+
+namespace rangereplay::tool {
+
+/// What the controller uses of the tool around it; every reference outlives
+/// the controller.
+struct RangeControllerParts {
+  /// The configuration (read when a range begins, not at construction).
+  const ProfileConfig& config;
+  /// Stream captures open in the process: a range does not begin, or end on
+  /// the GPU, while one is open.
+  const CaptureState& captures;
+  /// The allocation inventory: split into snapshot regions when a range
+  /// begins; its lock is held for a whole replay window.
+  AllocationInventory& inventory;
+  /// Module loads and unloads of the open range's window.
+  ModuleRegistry& modules;
+  /// The process's report: range records, device and counter facts.
+  report::Report& report;
+  /// The tool's lock, held by every caller; the controller names its stage.
+  ToolMutex& mutex;
+};
+
+class RangeController {
+ public:
+  explicit RangeController(RangeControllerParts parts) : parts_(parts) {}
+  RangeController(const RangeController&) = delete;
+  RangeController& operator=(const RangeController&) = delete;
+
+  /// Keeps the launcher's gate (core/launcher_gate.h), waited at by the
+  /// first begin().
+  void hold_gate(HeldLauncherGate gate) { gate_ = std::move(gate); }
+
+  /// A range begins in context `ctx` (null: none current): waits at the
+  /// launcher gate if it is still held, then admits the range and prepares
+  /// pass 0; the first decline of either stands and the range runs as the
+  /// application's own. The range is active() afterwards either way.
+  void begin(const range::RangeEvent& event, CUcontext ctx);
+  /// The active range ends (nothing happens without one): pass 0 stopped,
+  /// the replay window, the values, the report record. With a capture open,
+  /// or a range declined before it recorded anything, no CUDA or CUPTI call
+  /// is made.
+  void end();
+  /// A range that began inside the active one: reported declined
+  /// (overlapping_range), not profiled.
+  void record_overlapping(const range::RangeEvent& event);
+  /// A capture begin call `call` is about to run: an active profiled range
+  /// is declined (stream_capture_active) and its counters are stopped while
+  /// that is still allowed.
+  void capture_begins(const char* call);
+  /// At process exit: an active range is reported declined
+  /// (range_not_closed, no GPU work), and the standing pass is flushed.
+  void at_exit();
+
+  /// The open range, or null.
+  ActiveRange* active() const { return active_.get(); }
+
+ private:
+  // Why a range in `ctx` cannot begin now (sets up the counters at the first
+  // range); makes no call a capture forbids when one is open.
+  std::optional<Decline> admit_range(CUcontext ctx);
+  // Drains the context, captures the entry state (multi-pass lists) and
+  // starts counter pass 0 or pushes the range onto the standing pass.
+  std::optional<Decline> prepare_pass0(ActiveRange& range);
+  // The entry snapshot over the regions the range's device can write, with
+  // the differential restore plan; its notes and sizes into the record.
+  std::optional<Decline> capture_entry_state(ActiveRange& range);
+  // Splits the inventory for a range: its snapshot regions (returned, and
+  // range.allocations), pinned or host-attached memory (range.host_mapped),
+  // other devices' memory (range.other_device_memory). Takes the
+  // inventory's lock.
+  std::vector<MemoryRange> select_snapshot_regions(ActiveRange& range);
+  // Builds range.restore_plan over the entry snapshot just captured and
+  // digests the entry state; on failure leaves it empty (full restore) with
+  // a note in the range's record.
+  void plan_differential_restore(ActiveRange& range);
+  // Waits at the launcher gate if it is still held: until the launcher's
+  // checks pass, or the launcher kills the process. Records the wait in the
+  // report's gate_wait_ms.
+  void pass_gate();
+  // The end of a range declined at its begin, or with a capture that began
+  // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
+  // parked while a capture is open).
+  void end_range_without_gpu(std::unique_ptr<ActiveRange> range);
+  // Stops pass 0 (pops the range's counter range of the standing pass, or
+  // ends a counting pass 0, or sizes the counters to the kernels a recording
+  // pass 0 ran when the drain succeeded); true when CUPTI has every pass.
+  bool stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count);
+  // After a pass 0 that only recorded: the counter mode for the range (whole
+  // range with graph launches), the image sized to its kernels, the
+  // configuration set.
+  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count);
+  // Sets up the counters once per process (tool/cupti_counters.h) and the
+  // tool's stream; a range in another context than the first profiled one,
+  // or a failing set-up, is a decline, with the reason the failing step
+  // established.
+  std::optional<Decline> ensure_counters(CUcontext ctx);
+  // Passes the metric list needs (0 before the counter set-up).
+  std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
+  // The replayed passes (tool/replay_window.h) over the range's restore
+  // strategy, with --verify as its observer; nullopt when every pass ran, or
+  // the range's decline. The exit state is restored either way.
+  std::optional<Decline> replay_window(ActiveRange& range);
+  Status evaluate(ActiveRange& range);
+  // Kernel records of the range's recorded kernels, with their counter
+  // values where `values` (one row per counter range) has them
+  // (tool/range_report.h).
+  void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
+  // The range records' decline fields, notes and times (tool/range_report.h).
+  RangeReporter reporter() const { return RangeReporter(parts_.config.quiet); }
+  // The standing pass (tool/counter_session.h): pushes the range's counter
+  // range into it (opening it at the first range); flush ends the pass and
+  // writes each pending range's values into its report record. Flushed when
+  // the image is full, at a range's begin after a capture and at exit.
+  Status push_standing_range(ActiveRange& range);
+  void flush_standing_pass(const char* why);
+  void progress(const ActiveRange& range, std::size_t pass);
+  // At a range's end: its decline, its notes (skipped copies, modules
+  // loaded), the window's times; moves its record into the report (and
+  // makes it a pending record of the standing pass when its values come
+  // with that pass).
+  void report_range(ActiveRange& range);
+  // Stops the counters a declined range left running (its pass 0, or its
+  // counter range of the standing pass), so that its end needs no CUPTI or
+  // synchronizing call.
+  void close_range_counters(ActiveRange& range);
+  // At a range's begin with no capture open: stops counters and frees GPU
+  // buffers that ranges ending during a capture left.
+  void release_left_over_state();
+  // Applies the module events of the range's window to it (declines, the
+  // modules_loaded note).
+  void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
+
+  RangeControllerParts parts_;
+  std::unique_ptr<ActiveRange> active_;
+  // Declined ranges whose snapshot or digest plan could not be freed when
+  // they ended (a capture was open: freeing is a call it forbids).
+  std::vector<std::unique_ptr<ActiveRange>> parked_;
+  // A range ended while a capture was open and its counters could not be
+  // stopped then.
+  bool counters_left_running_ = false;
+  // The counters, set up once per process (ensure_counters): passes, image
+  // sizing, the standing pass; and the context they were set up in.
+  std::unique_ptr<CounterSession> counters_;
+  CUcontext counters_context_ = nullptr;
+  // The counter set-up failed once: every later range declines the same way.
+  std::optional<Decline> counters_failed_;
+  // The tool's own stream (replays, snapshot copies, digests), created with
+  // the counters. Held raw on purpose: it lives as long as the process (the
+  // tool is never destroyed, and a destroy at exit could race the
+  // application's last callbacks).
+  CUstream tool_stream_ = nullptr;
+  // Snapshot tiers for the process: retained arenas are reused across ranges.
+  std::unique_ptr<SnapshotStorage> snapshot_storage_;
+  // The launcher's gate; the first range waits at it (the launcher's device
+  // checks must have passed before a range is profiled).
+  HeldLauncherGate gate_;
+};
+
+}  // namespace rangereplay::tool
