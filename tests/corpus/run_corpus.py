@@ -580,6 +580,14 @@ def run_one(cmd, cwd, env, timeout, prefix, stacks=False):
     return rec
 
 
+def tool_timeout(base, plain_runs):
+    """Seconds a run under the tool may take before it counts as a hang: `base`, or twice the slowest plain run
+    that finished plus `base` / 2 when that is longer (a program that takes most of `base` on its own, plus the
+    replays, would otherwise read as a hang)."""
+    walls = [r["wall_s"] for r in plain_runs if not r.get("hung")]
+    return max(base, 2 * max(walls) + base / 2) if walls else base
+
+
 def read_text(path):
     try:
         with open(path, "rb") as f:
@@ -858,9 +866,13 @@ class Suite:
         log(f"{name}:")
         res["plain"] = [self.plain_run(p, 1), self.plain_run(p, 2)]
         res["tool"] = []
+        limit = tool_timeout(self.args.timeout, res["plain"])
+        if limit > self.args.timeout:
+            res["notes"].append(f"runs under the tool limited to {limit:.0f} s (twice the slower plain run plus "
+                                f"{self.args.timeout / 2:.0f} s) instead of {self.args.timeout:.0f} s")
         for k in range(len(p["selections"])):
-            res["tool"].append(self.tool_run(p, k, verify=False))
-            res["tool"].append(self.tool_run(p, k, verify=True))
+            res["tool"].append(self.tool_run(p, k, verify=False, timeout=limit))
+            res["tool"].append(self.tool_run(p, k, verify=True, timeout=limit))
         problems, notes, flags = judge(p, res["plain"], res["tool"])
         res["problems"] += problems
         res["notes"] += notes
@@ -1123,7 +1135,8 @@ def main(argv=None):
     rp.add_argument("--corpus", required=True, help="folder made by prepare")
     rp.add_argument("--logs", required=True, help="folder for outputs, reports, corpus.json and corpus.txt")
     rp.add_argument("--only", help="comma-separated program names")
-    rp.add_argument("--timeout", type=float, default=60, help="seconds per run before it counts as a hang (default 60)")
+    rp.add_argument("--timeout", type=float, default=60, help="seconds per run before it counts as a hang (default 60); runs under the tool get "
+                                                       "more when the plain runs take most of it")
     rp.add_argument("--repeat-hang-test", type=int, default=0, metavar="N",
                     help="run the hang_repro programs N more times under the tool with each selection")
     rp.add_argument("--hang-timeout", type=float, default=20, help="seconds per hang-test run (default 20)")

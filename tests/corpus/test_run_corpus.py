@@ -202,6 +202,13 @@ class Parsing(unittest.TestCase):
         lines = rc.compared_output(p, "Result 3\nElapsed Time: 3 ms\nkernel:\t1.2\nResult 4  \n")
         self.assertEqual(lines, ["Result 3", "Result 4"])
 
+    def test_tool_timeout_grows_with_slow_plain_runs_only(self):
+        self.assertEqual(rc.tool_timeout(30, [{"wall_s": 2.0}, {"wall_s": 3.0}]), 30)
+        self.assertAlmostEqual(rc.tool_timeout(30, [{"wall_s": 27.4}, {"wall_s": 26.0}]), 69.8)
+        # A plain run that hung sets nothing: the base stands.
+        self.assertEqual(rc.tool_timeout(30, [{"wall_s": 30.0, "hung": True}]), 30)
+        self.assertEqual(rc.tool_timeout(30, []), 30)
+
     def test_exit_code_of_signals(self):
         self.assertEqual(rc.exit_code(-9), 137)
         self.assertEqual(rc.exit_code(3), 3)
