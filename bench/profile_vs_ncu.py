@@ -7,7 +7,7 @@ Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (tests/ncu/ncu_compare.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
-    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,single,whole,verify,loading,outside]
+    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,single,whole,verify,kernels,loading,outside]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
@@ -16,8 +16,8 @@ from ncu_compare import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,
-# single, whole, verify, loading, outside); all when absent.
-GROUPS = {"full", "single", "whole", "verify", "loading", "outside"}
+# single, whole, verify, kernels, loading, outside); all when absent.
+GROUPS = {"full", "single", "whole", "verify", "kernels", "loading", "outside"}
 only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
 if only is not None and not only <= GROUPS:
     sys.exit(f"profile_vs_ncu: unknown row group(s) {','.join(sorted(only - GROUPS))}; "
@@ -144,6 +144,64 @@ if want("verify"):
         rows.append(("  per range, on vs off (ms)", split))
     else:
         rows.append(("--verify on vs off (stream 256MB)", f"failed: {'; '.join(errors) or per_range}"))
+
+if want("kernels"):
+    # Per-kernel values of a multi-pass list (pass 0 records, every counter
+    # pass is a replay): a user range pushed around each replayed kernel (the
+    # default) against CUPTI's auto ranges (RANGEREPLAY_KERNEL_RANGES=auto),
+    # which make every replayed launch synchronous. Same app, same list, one
+    # run each, alternating; values compared kernel by kernel.
+    torch_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "workloads",
+                                "torch_transformer.py")
+    apps = [("stream 64MB x3, --set basic", [stream, "--iterations", "3", "--bytes", "64MiB"])]
+    try:
+        import torch  # noqa: F401
+        apps.append(("torch-train x2, --set basic", [sys.executable, torch_script, "--mode", "train", "--steps", "2"]))
+    except ImportError:
+        rows.append(("torch-train per-kernel ranges", "not run: PyTorch is not importable here"))
+
+    def kernel_values(rep):
+        return [[(k["name"], [m["value"] for m in k["metrics"] if m["name"] == "smsp__inst_executed.sum"])
+                 for k in r["kernels"]] for r in rep["ranges"] if not r["declined"]]
+
+    for label, app in apps:
+        runs = {}
+        for mode in ("auto", "user", "auto", "user"):
+            report = tempfile.mktemp(suffix=".json")
+            env = {"RANGEREPLAY_KERNEL_RANGES": "auto"} if mode == "auto" else None
+            wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--output", report,
+                             "--"] + app, timeout=600, env=env)
+            rep = None
+            if p.returncode == 0 and os.path.exists(report):
+                with open(report) as f:
+                    rep = json.load(f)
+                os.remove(report)
+            runs.setdefault(mode, []).append((wall, rep, p.stderr[-200:]))
+        failed = [f"{m}: {e}" for m, rs in runs.items() for _, rep, e in rs if rep is None]
+        if failed:
+            rows.append((label, "failed: " + " | ".join(failed)))
+            continue
+        walls = {m: median([w for w, _, _ in rs]) for m, rs in runs.items()}
+        windows = {m: median([sum(r["timings"]["window_ms"] for r in rep["ranges"] if not r["declined"])
+                              for _, rep, _ in rs]) for m, rs in runs.items()}
+        values = {m: [kernel_values(rep) for _, rep, _ in rs] for m, rs in runs.items()}
+        kinds = sorted({r.get("counter_ranges", "?") for rs in runs.values() for _, rep, _ in rs for r in rep["ranges"]
+                        if not r["declined"]})
+        kernels = sum(len(r) for r in values["user"][0])
+        same = values["user"][0] == values["auto"][0]
+        self_same = values["user"][0] == values["user"][1] and values["auto"][0] == values["auto"][1]
+        raw["kernel_ranges " + label] = {"wall_s": walls, "windows_ms": windows, "kernels": kernels,
+                                         "values_equal": same, "each_equal_to_itself": self_same,
+                                         "counter_ranges": kinds}
+        passes = runs["user"][0][1]["pass_count"]
+        rows.append((label, f"user ranges {walls['user']:.2f} s vs auto ranges {walls['auto']:.2f} s wall = "
+                            f"{walls['auto'] / walls['user']:.2f}x; windows {windows['user']:.0f} vs "
+                            f"{windows['auto']:.0f} ms = {windows['auto'] / windows['user']:.2f}x "
+                            f"({kernels} kernels, {passes} passes; saves "
+                            f"{(windows['auto'] - windows['user']) / max(1, kernels * passes):.3f} ms per kernel "
+                            f"and pass)"))
+        rows.append(("  instruction counts", f"user equal to auto kernel by kernel: {same}; each mode equal to itself "
+                                             f"across its two runs: {self_same}; counter_ranges seen: {kinds}"))
 
 if want("loading"):
     # Start-up cost a user pays by choosing CUDA_MODULE_LOADING=EAGER (the fix

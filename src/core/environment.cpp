@@ -44,6 +44,11 @@ bool standing_pass_off() {
   return off;
 }
 
+bool auto_kernel_ranges() {
+  static const bool on = read(kKernelRanges) == "auto";
+  return on;
+}
+
 bool test_corrupt_restores() {
   static const bool on = read(kTestCorruptRestores).has_value();
   return on;

@@ -30,6 +30,7 @@ namespace rangereplay::environment {
 inline constexpr const char* kDebug = "RANGEREPLAY_DEBUG";
 inline constexpr const char* kMaxKernelsPerRange = "RANGEREPLAY_MAX_KERNELS_PER_RANGE";
 inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
+inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kConfig = "RANGEREPLAY_CONFIG";
 inline constexpr const char* kGate = "RANGEREPLAY_GATE";
@@ -52,7 +53,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 9> kVariables{{
+inline constexpr std::array<Variable, 10> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -64,6 +65,11 @@ inline constexpr std::array<Variable, 9> kVariables{{
     {kStandingPass, SetBy::kUser, "injection", "unset: the standing pass is used where it applies",
      "0 turns off the standing pass (one-pass metric lists with --range-metrics whole keep one CUPTI pass open "
      "across ranges): every range then starts and stops its own pass"},
+    {kKernelRanges, SetBy::kUser, "injection",
+     "unset: a user range around each replayed kernel where pass 0 only records",
+     "auto: per-kernel values of multi-pass ranges come from CUPTI's auto ranges (every replayed kernel made "
+     "synchronous), as before user ranges were pushed around each replayed kernel; the report's counter_ranges "
+     "names what a range used"},
     {kInjectLib, SetBy::kUser, "launcher",
      "unset: librangereplay_inject.so next to the launcher, in ../lib, or in the build tree",
      "the injection library to use; when set it must name a file"},
@@ -93,6 +99,8 @@ const char* gate();
 std::optional<std::size_t> max_kernels_per_range();
 /// RANGEREPLAY_STANDING_PASS is exactly "0".
 bool standing_pass_off();
+/// RANGEREPLAY_KERNEL_RANGES is exactly "auto".
+bool auto_kernel_ranges();
 /// Test-only: RANGEREPLAY_TEST_CORRUPT_RESTORES is set (to any value).
 bool test_corrupt_restores();
 

@@ -20,39 +20,59 @@ StatusOr<Replayer> Replayer::create(const RecordedProgram& program) {
   return r;
 }
 
-Status Replayer::submit(CUstream stream) const {
+namespace {
+
+// One recorded kernel launch on `stream`, with `args` (pointers into its
+// argument bytes; empty: no arguments).
+Status launch(const KernelLaunchOp& k, const std::vector<void*>& args, CUstream stream) {
+  void** params = args.empty() ? nullptr : const_cast<void**>(args.data());
+  CUfunction f = reinterpret_cast<CUfunction>(k.function);
+  switch (k.api) {
+    case LaunchApi::kLaunchKernel:
+      RR_CU(cuLaunchKernel(f, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.shared_mem_bytes,
+                           stream, params, nullptr));
+      break;
+    case LaunchApi::kCooperative:
+      RR_CU(cuLaunchCooperativeKernel(f, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+                                      k.shared_mem_bytes, stream, params));
+      break;
+    case LaunchApi::kLaunchKernelEx: {
+      CUlaunchConfig config{};
+      config.gridDimX = k.grid[0];
+      config.gridDimY = k.grid[1];
+      config.gridDimZ = k.grid[2];
+      config.blockDimX = k.block[0];
+      config.blockDimY = k.block[1];
+      config.blockDimZ = k.block[2];
+      config.sharedMemBytes = k.shared_mem_bytes;
+      config.hStream = stream;
+      config.attrs = k.attribute_count
+                         ? reinterpret_cast<CUlaunchAttribute*>(const_cast<std::uint8_t*>(k.attributes.data()))
+                         : nullptr;
+      config.numAttrs = k.attribute_count;
+      RR_CU(cuLaunchKernelEx(&config, f, params, nullptr));
+      break;
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status Replayer::submit(CUstream stream, KernelBrackets* brackets) const {
+  std::size_t kernel = 0;
   for (std::size_t i = 0; i < program_->ops.size(); ++i) {
     const RecordedOp& op = program_->ops[i];
     if (const auto* k = std::get_if<KernelLaunchOp>(&op)) {
-      void** params = params_[i].empty() ? nullptr : const_cast<void**>(params_[i].data());
-      CUfunction f = reinterpret_cast<CUfunction>(k->function);
-      switch (k->api) {
-        case LaunchApi::kLaunchKernel:
-          RR_CU(cuLaunchKernel(f, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
-                               k->shared_mem_bytes, stream, params, nullptr));
-          break;
-        case LaunchApi::kCooperative:
-          RR_CU(cuLaunchCooperativeKernel(f, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
-                                          k->shared_mem_bytes, stream, params));
-          break;
-        case LaunchApi::kLaunchKernelEx: {
-          CUlaunchConfig config{};
-          config.gridDimX = k->grid[0];
-          config.gridDimY = k->grid[1];
-          config.gridDimZ = k->grid[2];
-          config.blockDimX = k->block[0];
-          config.blockDimY = k->block[1];
-          config.blockDimZ = k->block[2];
-          config.sharedMemBytes = k->shared_mem_bytes;
-          config.hStream = stream;
-          config.attrs = k->attribute_count
-                             ? reinterpret_cast<CUlaunchAttribute*>(const_cast<std::uint8_t*>(k->attributes.data()))
-                             : nullptr;
-          config.numAttrs = k->attribute_count;
-          RR_CU(cuLaunchKernelEx(&config, f, params, nullptr));
-          break;
-        }
+      if (brackets != nullptr) RR_RETURN_IF_ERROR(brackets->open(kernel));
+      Status launched = launch(*k, params_[i], stream);
+      // A bracket opened is closed, even after a failed launch.
+      if (brackets != nullptr) {
+        Status closed = brackets->close();
+        if (launched.ok()) launched = std::move(closed);
       }
+      RR_RETURN_IF_ERROR(launched);
+      ++kernel;
     } else if (const auto* m = std::get_if<MemsetOp>(&op)) {
       switch (m->element_bytes) {
         case 1: RR_CU(cuMemsetD8Async(m->dst, static_cast<unsigned char>(m->value), m->count, stream)); break;

@@ -22,12 +22,27 @@
 
 namespace rangereplay {
 
+/// Calls made around each kernel launch submit() makes (a counter range
+/// pushed before it and popped after it). Implementations must not wait for
+/// the GPU or for another application thread.
+class KernelBrackets {
+ public:
+  virtual ~KernelBrackets() = default;
+  /// Before the launch of the `kernel`-th kernel of the program (from 0, in
+  /// recorded order; graph launches are not kernels here).
+  virtual Status open(std::size_t kernel) = 0;
+  /// After that launch was submitted.
+  virtual Status close() = 0;
+};
+
 class Replayer {
  public:
   static StatusOr<Replayer> create(const RecordedProgram& program);
-  /// Submits every op asynchronously on `stream`. Errors: the first failing
-  /// driver call (the range's replay is then unsound and must be declined).
-  Status submit(CUstream stream) const;
+  /// Submits every op asynchronously on `stream`; with `brackets`, each
+  /// kernel launch is submitted between its open() and close(). Errors: the
+  /// first failing driver call or bracket (the range's replay is then
+  /// unsound and must be declined).
+  Status submit(CUstream stream, KernelBrackets* brackets = nullptr) const;
   std::size_t op_count() const { return program_->ops.size(); }
 
  private:

@@ -257,6 +257,7 @@ struct Fields<RangeRecord> {
                                           required("regions", &T::regions),
                                           required("tiers", &T::tiers),
                                           added_later("restore", &T::restore),
+                                          added_later("counter_ranges", &T::counter_ranges),
                                           required("timings", &T::timings),
                                           required("kernels", &T::kernels),
                                           required("range_metrics", &T::range_metrics),

@@ -101,6 +101,11 @@ struct RangeRecord {
   // nothing was replayed. A range falls back to "full" with a note when its
   // digest plan cannot be built.
   std::string restore;
+  // What one counter range covered: "auto" (CUPTI's auto ranges, one per
+  // kernel, each kernel made synchronous), "user" (a user range the tool
+  // pushed around each replayed kernel), "whole" (one range for the whole
+  // range), or empty when no counters ran.
+  std::string counter_ranges;
   StageTimings timings;
   std::vector<KernelRecord> kernels;
   std::vector<MetricValue> range_metrics;  // with --range-metrics whole

@@ -39,6 +39,11 @@ struct ActiveRange {
   // per-kernel values were asked for: per-kernel multi-pass ranges with a
   // graph launch (CUPTI's auto ranges failed on replayed graph launches).
   bool whole_range_counters = false;
+  // Per-kernel values of a range whose pass 0 only recorded come from a user
+  // counter range pushed around each replayed kernel (KernelCounterRanges,
+  // restore_strategy.h) instead of CUPTI's auto ranges
+  // (RANGEREPLAY_KERNEL_RANGES=auto).
+  bool kernel_counter_ranges = false;
   // One-pass whole-range metrics: the range is counter range number
   // `standing_counter_range` of the standing pass (user ranges pushed and
   // popped inside one CUPTI pass left open across ranges); its values are

@@ -56,6 +56,13 @@ void debug(const char* fmt, const std::string& a = "", long b = 0) {
   std::fprintf(stderr, "\n");
 }
 
+// What one counter range of `range` covered (RangeRecord::counter_ranges).
+const char* counter_ranges_name(const ActiveRange& range, RangeMetrics configured) {
+  if (range.standing_counter_range || range.whole_range_counters || configured == RangeMetrics::kWholeRange)
+    return "whole";
+  return range.kernel_counter_ranges ? "user" : "auto";
+}
+
 // Declines `range` (the first decline reason wins).
 void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
@@ -360,7 +367,9 @@ void RangeController::end() {
   } else if (!range->eligibility.declined()) {
     if (Status e = evaluate(*range); !e.ok()) decline(*range, DeclineReason::kCountersUnavailable, e.message());
   }
-  if (range->whole_range_counters) {
+  if (!range->eligibility.declined())
+    range->record.counter_ranges = counter_ranges_name(*range, parts_.config.range_metrics);
+  if (range->whole_range_counters || range->kernel_counter_ranges) {
     // Back to the configured mode for the next range.
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
   }
@@ -433,7 +442,11 @@ Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t k
   // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
   // such a range is measured as one user range per pass instead.
   range.whole_range_counters = !range.program.graph_execs().empty();
+  // The replay submits the kernels itself, so each gets a user range of its
+  // own; CUPTI's auto ranges would make every launch synchronous.
+  range.kernel_counter_ranges = !range.whole_range_counters && !environment::auto_kernel_ranges();
   Status configured = ok_status();
+  if (range.kernel_counter_ranges) configured = counters_->backend().set_mode(CounterMode::kUserRanges);
   if (range.whole_range_counters) {
     configured = counters_->backend().set_mode(CounterMode::kWholeRange);
     range.record.notes.push_back(
@@ -565,7 +578,8 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   }
   restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
 
-  ReplayerResubmission resubmission(*replayer, tool_stream_);
+  KernelCounterRanges kernel_ranges(counters_->backend());
+  ReplayerResubmission resubmission(*replayer, tool_stream_, range.kernel_counter_ranges ? &kernel_ranges : nullptr);
   EventReplayStream stream(tool_stream_);
   ReplayWindow window(ReplayWindowParts{*restore, *counters_, resubmission, stream, verifier.get(), module_unloaded,
                                         [this, &range](std::size_t pass) {

@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <type_traits>
 
 #include "core/allocation_inventory.h"
@@ -29,6 +30,7 @@
 #include "cuda/replayer.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
+#include "tool/counter_session.h"
 #include "tool/replay_window.h"
 
 namespace rangereplay::tool {
@@ -118,15 +120,33 @@ class EventReplayStream final : public ReplayStream {
   CUevent event(Event e) const { return events_[static_cast<int>(e)].get(); }
 };
 
-/// One replay: the recorded program re-submitted on the tool's stream.
+/// A user counter range around each replayed kernel, named "k#<kernel>"
+/// (unique in the range, so CUPTI keeps one row per kernel, in launch
+/// order). The pushes and pops are CUPTI's (cuptiRangeProfilerPushRange /
+/// PopRange): the kernels stay asynchronous on the tool's stream, where
+/// CUPTI's auto ranges make every launch synchronous.
+class KernelCounterRanges final : public KernelBrackets {
+ public:
+  explicit KernelCounterRanges(CounterBackend& counters) : counters_(counters) {}
+  Status open(std::size_t kernel) override { return counters_.push_range("k#" + std::to_string(kernel)); }
+  Status close() override { return counters_.pop_range(); }
+
+ private:
+  CounterBackend& counters_;
+};
+
+/// One replay: the recorded program re-submitted on the tool's stream, each
+/// kernel inside `brackets` when given.
 class ReplayerResubmission final : public Resubmission {
  public:
-  ReplayerResubmission(const Replayer& replayer, CUstream stream) : replayer_(replayer), stream_(stream) {}
-  Status submit() override { return replayer_.submit(stream_); }
+  ReplayerResubmission(const Replayer& replayer, CUstream stream, KernelBrackets* brackets = nullptr)
+      : replayer_(replayer), stream_(stream), brackets_(brackets) {}
+  Status submit() override { return replayer_.submit(stream_, brackets_); }
 
  private:
   const Replayer& replayer_;
   CUstream stream_;
+  KernelBrackets* brackets_;
 };
 
 }  // namespace rangereplay::tool

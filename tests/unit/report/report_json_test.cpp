@@ -76,6 +76,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   "range_metrics": "kernel",
   "ranges": [
     {
+      "counter_ranges": "user",
       "decline_detail": "",
       "decline_reason": "",
       "declined": false,
@@ -198,6 +199,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
       }
     },
     {
+      "counter_ranges": "",
       "decline_detail": "cuMemFree(0x7f0000200000) inside the range; free it after the range ends",
       "decline_reason": "allocation_freed_in_range",
       "declined": true,

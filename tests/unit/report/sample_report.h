@@ -64,6 +64,7 @@ inline Report sample_report() {
   add.metrics = {{"dram__bytes_read.sum", "byte", 1234.5678}, {"smsp__inst_executed.sum", "inst", 0}};
   step.kernels = {scale, add};
   step.restore = "differential";
+  step.counter_ranges = "user";
   step.pass_records = {{1, 3 * kMiB, {}}, {2, 3 * kMiB, {{0x7f0000001000, 4096, "stream.cu:42"}}}};
   step.notes = {"2 device-to-host copies not re-executed"};
 

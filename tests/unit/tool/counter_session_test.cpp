@@ -3,6 +3,8 @@
 // and what a flush writes into the pending records.
 #include "tool/counter_session.h"
 
+#include "tool/restore_strategy.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -145,6 +147,17 @@ TEST(CounterSession, the_first_push_opens_the_standing_pass_and_every_range_gets
   f.log.clear();
   ASSERT_EQ(f.session->push_standing_range("step").value(), 1u);
   EXPECT_EQ(f.log, (Log{"push_range step#1"}));
+}
+
+TEST(KernelCounterRanges, each_kernel_gets_a_user_range_named_by_its_position) {
+  Log log;
+  FakeBackend backend(log);
+  KernelCounterRanges ranges(backend);
+  for (std::size_t kernel = 0; kernel < 3; ++kernel) {
+    ASSERT_TRUE(ranges.open(kernel).ok());
+    ASSERT_TRUE(ranges.close().ok());
+  }
+  EXPECT_EQ(log, (Log{"push_range k#0", "pop_range", "push_range k#1", "pop_range", "push_range k#2", "pop_range"}));
 }
 
 TEST(CounterSession, a_failed_opening_leaves_the_standing_pass_closed) {
