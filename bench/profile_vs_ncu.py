@@ -147,9 +147,9 @@ if want("verify"):
 
 if want("kernels"):
     # Per-kernel values of a multi-pass list (pass 0 records, every counter
-    # pass is a replay): a user range pushed around each replayed kernel (the
-    # default) against CUPTI's auto ranges (RANGEREPLAY_KERNEL_RANGES=auto),
-    # which make every replayed launch synchronous. Same app, same list, one
+    # pass is a replay): CUPTI's auto ranges (the default), which make every
+    # replayed launch synchronous, against a user range pushed around each
+    # replayed kernel (RANGEREPLAY_KERNEL_RANGES=user). Same app, same list, one
     # run each, alternating; values compared kernel by kernel.
     torch_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "workloads",
                                 "torch_transformer.py")
@@ -168,7 +168,7 @@ if want("kernels"):
         runs = {}
         for mode in ("auto", "user", "auto", "user"):
             report = tempfile.mktemp(suffix=".json")
-            env = {"RANGEREPLAY_KERNEL_RANGES": "auto"} if mode == "auto" else None
+            env = {"RANGEREPLAY_KERNEL_RANGES": "user"} if mode == "user" else None
             wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--output", report,
                              "--"] + app, timeout=600, env=env)
             rep = None

@@ -44,8 +44,8 @@ bool standing_pass_off() {
   return off;
 }
 
-bool auto_kernel_ranges() {
-  static const bool on = read(kKernelRanges) == "auto";
+bool user_kernel_ranges() {
+  static const bool on = read(kKernelRanges) == "user";
   return on;
 }
 

@@ -65,11 +65,10 @@ inline constexpr std::array<Variable, 10> kVariables{{
     {kStandingPass, SetBy::kUser, "injection", "unset: the standing pass is used where it applies",
      "0 turns off the standing pass (one-pass metric lists with --range-metrics whole keep one CUPTI pass open "
      "across ranges): every range then starts and stops its own pass"},
-    {kKernelRanges, SetBy::kUser, "injection",
-     "unset: a user range around each replayed kernel where pass 0 only records",
-     "auto: per-kernel values of multi-pass ranges come from CUPTI's auto ranges (every replayed kernel made "
-     "synchronous), as before user ranges were pushed around each replayed kernel; the report's counter_ranges "
-     "names what a range used"},
+    {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
+     "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
+     "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
+     "used"},
     {kInjectLib, SetBy::kUser, "launcher",
      "unset: librangereplay_inject.so next to the launcher, in ../lib, or in the build tree",
      "the injection library to use; when set it must name a file"},
@@ -99,8 +98,8 @@ const char* gate();
 std::optional<std::size_t> max_kernels_per_range();
 /// RANGEREPLAY_STANDING_PASS is exactly "0".
 bool standing_pass_off();
-/// RANGEREPLAY_KERNEL_RANGES is exactly "auto".
-bool auto_kernel_ranges();
+/// RANGEREPLAY_KERNEL_RANGES is exactly "user".
+bool user_kernel_ranges();
 /// Test-only: RANGEREPLAY_TEST_CORRUPT_RESTORES is set (to any value).
 bool test_corrupt_restores();
 

@@ -42,7 +42,7 @@ struct ActiveRange {
   // Per-kernel values of a range whose pass 0 only recorded come from a user
   // counter range pushed around each replayed kernel (KernelCounterRanges,
   // restore_strategy.h) instead of CUPTI's auto ranges
-  // (RANGEREPLAY_KERNEL_RANGES=auto).
+  // (RANGEREPLAY_KERNEL_RANGES=user).
   bool kernel_counter_ranges = false;
   // One-pass whole-range metrics: the range is counter range number
   // `standing_counter_range` of the standing pass (user ranges pushed and

@@ -1,8 +1,9 @@
 // Stream-capture bookkeeping (core/capture_state.h) from driver callbacks:
 // captures opened and closed, events recorded in capturing streams and the
 // streams that wait on them, thread capture modes, and the stream of each
-// kernel launch. None of it takes mutex_: these callbacks come on every
-// application thread, often while another thread holds the tool's lock.
+// kernel launch. None of it takes mutex_ but capture_begins_in_range, at a
+// capture begin while a range is open or beginning: these callbacks come on
+// every application thread, often while another thread holds the tool's lock.
 #include <cupti.h>
 
 #include "tool/profiler_tool.h"

@@ -10,7 +10,9 @@
 //
 // Thread-safety: none; the tool calls it under its mutex_. summarize()
 // makes driver calls (cuda/graph_inspector.h) and is called before that
-// lock is taken, inside an InToolScope.
+// lock is taken, inside an InToolScope; follow_kernel_node reads the node's
+// kernel (its name and parameter layout) under the lock, inside an
+// InToolScope. Defined in graph_recording.cpp.
 #pragma once
 
 #include <cuda.h>

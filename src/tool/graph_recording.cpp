@@ -9,7 +9,7 @@
 // (cuGraphExecKernelNodeSetParams, cuGraphExecNodeSetParams for a kernel
 // node), arguments included, so the pointer scan (host_regions.cpp) reads the
 // arguments the exec runs with. Other changes to an exec's nodes mark its
-// summary unknown, so a later launch in a range declines instead of trusting
+// entry unknown, so a later launch in a range declines instead of trusting
 // it; a device-updatable kernel node's arguments are unknown from the start
 // (kernels may change them), and that node is left out of the scan. Inside a
 // range, destroying or changing an exec the range launched declines the
@@ -141,8 +141,7 @@ void GraphExecTable::follow_kernel_node(CUgraphExec exec, CUgraphNode node, cons
   info.kernels = std::move(kernels);
 }
 
-void ProfilerTool::record_graph_launch(const CallParams& params, const CUpti_CallbackData* data) {
-  ActiveRange& range = *recording();
+void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data) {
   const GraphExecTable::Entry* entry = graph_execs_.find(params.graph.exec);
   if (entry == nullptr) {
     range.eligibility.decline(

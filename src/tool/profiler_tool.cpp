@@ -195,8 +195,9 @@ void ProfilerTool::finish() {
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  ranges_.at_exit();
+  // Calls outside ranges stop waiting for the lock before the exit flush.
   range_open_.store(false, std::memory_order_relaxed);
+  ranges_.at_exit();
   const auto write_start = std::chrono::steady_clock::now();
   if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
@@ -428,7 +429,7 @@ void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, 
       call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
   if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
     // cudaGraphLaunch reaches this driver callback too.
-    record_graph_launch(params, data);
+    record_graph_launch(range, params, data);
   } else {
     DriverCallEvent event;
     event.call = call;

@@ -97,6 +97,9 @@ class ProfilerTool {
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
+  // The range being recorded: active, profiled and not declined; or null.
+  // Caller holds mutex_.
+  ActiveRange* recording() const;
   // `range` is recording() (active, profiled, not declined).
   void observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data);
   // The recorder over `range`'s program and eligibility. Caller holds mutex_.
@@ -125,8 +128,8 @@ class ProfilerTool {
   /// A graph launch inside the recording range: recorded when its exec's
   /// entry is known and its nodes are supported (core/graph_nodes.h), with
   /// its kernels' module variables captured; declined otherwise. Caller
-  /// holds mutex_ and InToolScope.
-  void record_graph_launch(const CallParams& params, const CUpti_CallbackData* data);
+  /// holds mutex_ and InToolScope; `range` is recording().
+  void record_graph_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data);
   // By exec handle (mutex_).
   GraphExecTable graph_execs_;
 
@@ -162,8 +165,6 @@ class ProfilerTool {
   // The replay half: the active range, the counters, the snapshot tiers
   // (mutex_). Declared after the parts it is given.
   RangeController ranges_{RangeControllerParts{config_, captures_, inventory_, modules_, report_, mutex_}};
-  // The range being recorded: active, profiled and not declined; or null.
-  ActiveRange* recording() const;
   std::atomic<bool> finished_{false};
 };
 

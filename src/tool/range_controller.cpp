@@ -2,22 +2,15 @@
 // 0), end (replay window: restore, re-submit, counter passes, restore exit
 // state), evaluation and the range's record. The data flow is in
 // docs/architecture.md.
-#include <cupti_profiler_target.h>
-#include <cupti_target.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <string_view>
 
 #include "core/elapsed.h"
 #include "core/environment.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
-#include "cupti/cupti_status.h"
-#include "cupti/device_counters.h"
 #include "tool/counter_session.h"
 #include "tool/cupti_counters.h"
 #include "tool/module_globals.h"
@@ -155,8 +148,9 @@ std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
   if (parts_.captures.open_captures() > 0 || parts_.captures.beginning() > 0) {
     // The drain, the snapshot and the counter set-up would each make a call
     // that an open capture forbids, and invalidate the application's graph.
-    // The range runs as the application's own, untouched. (range_beginning_
-    // was set before this read: see the handshake in capture_tracking.cpp.)
+    // The range runs as the application's own, untouched.
+    // (ProfilerTool::on_range_event set range_beginning_ before this read:
+    // see the handshake in capture_tracking.cpp.)
     const std::string open = parts_.captures.describe_open();
     return Decline{DeclineReason::kStreamCaptureActive,
                    (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
@@ -442,9 +436,10 @@ Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t k
   // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
   // such a range is measured as one user range per pass instead.
   range.whole_range_counters = !range.program.graph_execs().empty();
-  // The replay submits the kernels itself, so each gets a user range of its
-  // own; CUPTI's auto ranges would make every launch synchronous.
-  range.kernel_counter_ranges = !range.whole_range_counters && !environment::auto_kernel_ranges();
+  // With RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around
+  // each kernel it submits; CUPTI's auto ranges (the default) cost the same
+  // per kernel and pass on the H200 (docs/performance.md).
+  range.kernel_counter_ranges = !range.whole_range_counters && environment::user_kernel_ranges();
   Status configured = ok_status();
   if (range.kernel_counter_ranges) configured = counters_->backend().set_mode(CounterMode::kUserRanges);
   if (range.whole_range_counters) {

@@ -12,12 +12,15 @@
 // fills the active range's program and eligibility between begin() and
 // end(); docs/architecture.md shows the pair.
 //
-// Thread-safety: every member is called with the tool's lock held (the
-// ToolMutex in RangeControllerParts) and inside an InToolScope, so the
-// driver calls it makes are not observed. It waits for the launcher gate
-// (the first begin), the GPU (drains, snapshot copies, replays) and CUPTI,
-// never for another application thread. Nothing here throws: failures
-// become the range's decline or a line in the report's errors.
+// Thread-safety: every member but hold_gate (called once, before the tool
+// subscribes to CUPTI) is called with the tool's lock held (the ToolMutex in
+// RangeControllerParts) and inside an InToolScope, so the driver calls it
+// makes are not observed. It waits for the launcher gate (the first begin),
+// the GPU (drains, snapshot copies, replays), CUPTI, and the leaf locks of
+// the inventory (held for a whole replay window) and the module registry,
+// never for the tool's lock of another application thread. Nothing here
+// throws: failures become the range's decline or a line in the report's
+// errors.
 #pragma once
 
 #include <cuda.h>
@@ -82,8 +85,8 @@ class RangeController {
   void begin(const range::RangeEvent& event, CUcontext ctx);
   /// The active range ends (nothing happens without one): pass 0 stopped,
   /// the replay window, the values, the report record. With a capture open,
-  /// or a range declined before it recorded anything, no CUDA or CUPTI call
-  /// is made.
+  /// a range declined at its begin, or one a capture began inside, no CUDA
+  /// or CUPTI call is made.
   void end();
   /// A range that began inside the active one: reported declined
   /// (overlapping_range), not profiled.

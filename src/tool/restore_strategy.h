@@ -122,9 +122,9 @@ class EventReplayStream final : public ReplayStream {
 
 /// A user counter range around each replayed kernel, named "k#<kernel>"
 /// (unique in the range, so CUPTI keeps one row per kernel, in launch
-/// order). The pushes and pops are CUPTI's (cuptiRangeProfilerPushRange /
-/// PopRange): the kernels stay asynchronous on the tool's stream, where
-/// CUPTI's auto ranges make every launch synchronous.
+/// order), with cuptiRangeProfilerPushRange / PopRange. The alternative to
+/// CUPTI's auto ranges, which make every launch synchronous; on the H200 a
+/// user range per kernel cost as much per kernel and pass.
 class KernelCounterRanges final : public KernelBrackets {
  public:
   explicit KernelCounterRanges(CounterBackend& counters) : counters_(counters) {}

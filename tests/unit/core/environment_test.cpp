@@ -59,11 +59,11 @@ TEST(Environment, standing_pass_is_off_only_for_exactly_zero) {
   EXPECT_TRUE(standing_pass_off());  // read once
 }
 
-TEST(Environment, auto_kernel_ranges_only_for_exactly_auto) {
-  ASSERT_EQ(setenv(kKernelRanges, "automatic", 1), 0);
-  EXPECT_FALSE(auto_kernel_ranges());
-  ASSERT_EQ(setenv(kKernelRanges, "auto", 1), 0);
-  EXPECT_FALSE(auto_kernel_ranges());  // read once
+TEST(Environment, user_kernel_ranges_only_for_exactly_user) {
+  ASSERT_EQ(setenv(kKernelRanges, "users", 1), 0);
+  EXPECT_FALSE(user_kernel_ranges());
+  ASSERT_EQ(setenv(kKernelRanges, "user", 1), 0);
+  EXPECT_FALSE(user_kernel_ranges());  // read once
   unsetenv(kKernelRanges);
 }
 
