@@ -9,6 +9,7 @@
 #include "report/demangle.h"
 #include "report/format_helpers.h"
 #include "report/report_file.h"
+#include "report/time_budget.h"
 
 namespace rangereplay::report {
 namespace {
@@ -137,6 +138,14 @@ Status write_report_csv(const Report& report, const std::filesystem::path& path)
     return write_text_file(path, render_report_csv(report));
   } catch (const std::exception& e) {  // only std::bad_alloc can reach here
     return resource_exhausted(std::string("cannot write the report as CSV: ") + e.what());
+  }
+}
+
+Status write_time_budget_csv(const Report& report, const std::filesystem::path& path) {
+  try {
+    return write_text_file(path, render_time_budget_csv(report));
+  } catch (const std::exception& e) {
+    return resource_exhausted(std::string("cannot write the time-budget CSV: ") + e.what());
   }
 }
 

@@ -49,4 +49,8 @@ Status write_report_csv(const Report& report, const std::filesystem::path& path)
 /// write_text_file(path, render_stage_timings_csv(report)) (report_file.h).
 Status write_stage_timings_csv(const Report& report, const std::filesystem::path& path);
 
+/// write_text_file(path, render_time_budget_csv(report)) (report_file.h,
+/// time_budget.h).
+Status write_time_budget_csv(const Report& report, const std::filesystem::path& path);
+
 }  // namespace rangereplay::report

@@ -219,7 +219,7 @@ struct Fields<StageTimings> {
                  required("kernels_ms", &T::kernels_ms), required("counters_ms", &T::counters_ms),
                  required("decode_ms", &T::decode_ms),   required("verify_ms", &T::verify_ms),
                  required("window_ms", &T::window_ms),   required("begin_ms", &T::begin_ms),
-                 required("other_ms", &T::other_ms)};
+                 required("other_ms", &T::other_ms),     added_later("pass0_ms", &T::pass0_ms)};
 };
 
 template <>
@@ -266,6 +266,25 @@ struct Fields<RangeRecord> {
 };
 
 template <>
+struct Fields<TimeBudget> {
+  using T = TimeBudget;
+  static constexpr auto list = std::tuple{required("wall_ms", &T::wall_ms),
+                                          required("launcher_checks_ms", &T::launcher_checks_ms),
+                                          required("start_to_tool_ms", &T::start_to_tool_ms),
+                                          required("gate_wait_ms", &T::gate_wait_ms),
+                                          required("counter_setup_ms", &T::counter_setup_ms),
+                                          required("first_pass_start_ms", &T::first_pass_start_ms),
+                                          required("range_begins_ms", &T::range_begins_ms),
+                                          required("in_ranges_ms", &T::in_ranges_ms),
+                                          required("windows_ms", &T::windows_ms),
+                                          required("standing_flushes_ms", &T::standing_flushes_ms),
+                                          required("exit_ms", &T::exit_ms),
+                                          required("outside_ranges_ms", &T::outside_ranges_ms),
+                                          required("tool_start_clock_ms", &T::tool_start_clock_ms),
+                                          required("exit_start_clock_ms", &T::exit_start_clock_ms)};
+};
+
+template <>
 struct Fields<Report> {
   using T = Report;
   static constexpr auto list = std::tuple{required("tool_version", &T::tool_version),
@@ -283,7 +302,8 @@ struct Fields<Report> {
                                           added_later("gate_wait_ms", &T::gate_wait_ms),
                                           required("verify", &T::verify),
                                           required("ranges", &T::ranges),
-                                          required("errors", &T::errors)};
+                                          required("errors", &T::errors),
+                                          added_later("time_budget", &T::time_budget)};
 };
 
 // Calls visit(field) for each field of T, in list order.
@@ -327,6 +347,7 @@ void to_json(json& j, const TierUsage& v) { j = write_fields(v); }
 void to_json(json& j, const Divergence& v) { j = write_fields(v); }
 void to_json(json& j, const PassRecord& v) { j = write_fields(v); }
 void to_json(json& j, const RangeRecord& v) { j = write_fields(v); }
+void to_json(json& j, const TimeBudget& v) { j = write_fields(v); }
 void to_json(json& j, const Report& v) {
   j = write_fields(v);
   j["schema_version"] = kReportSchemaVersion;
@@ -348,6 +369,7 @@ void from_json(const json& j, TierUsage& v) { read_fields(j, v); }
 void from_json(const json& j, Divergence& v) { read_fields(j, v); }
 void from_json(const json& j, PassRecord& v) { read_fields(j, v); }
 void from_json(const json& j, RangeRecord& v) { read_fields(j, v); }
+void from_json(const json& j, TimeBudget& v) { read_fields(j, v); }
 void from_json(const json& j, Report& v) {
   expect_object(j);
   std::uint32_t version = 0;

@@ -36,8 +36,9 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // strict: every field must be present with its JSON type and an unsigned
 // value must fit its C++ type; unknown keys are ignored. Fields added to
 // schema_version 1 later may be missing (their default is kept):
-// KernelRecord::launch_index, RangeRecord::restore, Report::launcher_ms and
-// Report::gate_wait_ms. It throws a
+// KernelRecord::launch_index, RangeRecord::restore and counter_ranges,
+// StageTimings::pass0_ms, Report::launcher_ms, gate_wait_ms and time_budget.
+// It throws a
 // std::runtime_error whose what() names the JSON path of the bad value
 // ("ranges[0].kernels[1].grid[2]: expected an unsigned integer, got string").
 // from_json(Report) also rejects a missing or different schema_version.
@@ -49,6 +50,7 @@ void to_json(nlohmann::json& j, const TierUsage& v);
 void to_json(nlohmann::json& j, const Divergence& v);
 void to_json(nlohmann::json& j, const PassRecord& v);
 void to_json(nlohmann::json& j, const RangeRecord& v);
+void to_json(nlohmann::json& j, const TimeBudget& v);
 void to_json(nlohmann::json& j, const Report& v);
 void from_json(const nlohmann::json& j, Dim3& v);
 void from_json(const nlohmann::json& j, MetricValue& v);
@@ -58,6 +60,7 @@ void from_json(const nlohmann::json& j, TierUsage& v);
 void from_json(const nlohmann::json& j, Divergence& v);
 void from_json(const nlohmann::json& j, PassRecord& v);
 void from_json(const nlohmann::json& j, RangeRecord& v);
+void from_json(const nlohmann::json& j, TimeBudget& v);
 void from_json(const nlohmann::json& j, Report& v);
 
 /// The report as JSON text (`indent` spaces per level; -1 for one line),

@@ -56,6 +56,7 @@ struct StageTimings {
   double verify_ms = 0;         // digests for --verify
   double window_ms = 0;         // whole replay window: end of pass 0 to return to the app
   double begin_ms = 0;          // range begin, before pass 0: drain, entry capture, counter start
+  double pass0_ms = 0;          // pass 0: the application's own work in the range, begin to end
   double other_ms = 0;          // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
   friend bool operator==(const StageTimings&, const StageTimings&) = default;
 };
@@ -114,6 +115,31 @@ struct RangeRecord {
   friend bool operator==(const RangeRecord&, const RangeRecord&) = default;
 };
 
+/// Where a profiled run's wall time went, in milliseconds (report/time_budget.h
+/// reads it as rows). The injection fills what happens in the application's
+/// process; the launcher its own checks, the wall time, the spans it sees
+/// from outside (the application's start until the tool was loaded, the
+/// exit) and the remainder, the application's own time outside ranges.
+/// Clock stamps are of the system-wide monotonic clock (CLOCK_MONOTONIC,
+/// steady_clock on Linux), which the launcher and the application share.
+struct TimeBudget {
+  double wall_ms = 0;              // launcher: from its start to the application's exit
+  double launcher_checks_ms = 0;   // launcher: its checks before the application started
+  double start_to_tool_ms = 0;     // launcher: the application's start until the tool's initialization
+  double gate_wait_ms = 0;         // the application's wait at the launcher gate
+  double counter_setup_ms = 0;     // counter configuration, once per process
+  double first_pass_start_ms = 0;  // the process's first CUPTI pass start (inside a range begin or window)
+  double range_begins_ms = 0;      // every range's begin: drain, entry snapshot, counter start
+  double in_ranges_ms = 0;         // the application's own work inside ranges (pass 0), under the tool
+  double windows_ms = 0;           // every range's replay window
+  double standing_flushes_ms = 0;  // standing-pass flushes during the run (the one at exit is in exit_ms)
+  double exit_ms = 0;              // launcher: the tool's exit handler until the application ended
+  double outside_ranges_ms = 0;    // launcher: the rest, the application's own time outside ranges
+  double tool_start_clock_ms = 0;  // injection: the monotonic clock at the tool's initialization
+  double exit_start_clock_ms = 0;  // injection: the monotonic clock when its exit handler began
+  friend bool operator==(const TimeBudget&, const TimeBudget&) = default;
+};
+
 /// A whole profiled run.
 struct Report {
   std::string tool_version;
@@ -134,6 +160,7 @@ struct Report {
   bool verify = false;                   // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;  // one-line errors that ended profiling early
+  TimeBudget time_budget;
   friend bool operator==(const Report&, const Report&) = default;
 };
 

@@ -8,6 +8,7 @@
 
 #include "report/demangle.h"
 #include "report/format_helpers.h"
+#include "report/time_budget.h"
 
 namespace rangereplay::report {
 namespace {
@@ -232,12 +233,14 @@ std::string render_report_footer(const Report& report) {
 
 std::string render_report_table(const Report& report, const TableOptions& options) {
   std::string out = render_report_header(report);
+
   for (const RangeRecord& range : report.ranges) {
     out += "\n";
     out += render_range_table(report, range, options);
   }
   out += "\n";
   out += render_report_footer(report);
+  out += render_time_budget(report);
   return out;
 }
 

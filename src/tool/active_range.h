@@ -87,6 +87,9 @@ struct ActiveRange {
   // Modules without variables loaded inside the range (lazy loading).
   std::uint32_t modules_loaded = 0;
   report::RangeRecord record;
+  // When pass 0 began (the end of the range's begin) and when the window
+  // began (the range's end).
+  std::chrono::steady_clock::time_point pass0_start;
   std::chrono::steady_clock::time_point window_start;
 };
 

@@ -32,6 +32,15 @@ std::size_t CounterSession::counter_ranges_for(const std::string& range_name) co
   return std::min(backend_->most_ranges(), std::max(it->second, std::min(fallback, it->second + it->second / 4 + 8)));
 }
 
+Status CounterSession::start_backend_pass(const std::string& range_name) {
+  if (started_once_) return backend_->start_pass(range_name);
+  const auto start = std::chrono::steady_clock::now();
+  Status s = backend_->start_pass(range_name);
+  started_once_ = true;
+  first_pass_start_ms_ = ms_since(start);
+  return s;
+}
+
 bool CounterSession::standing_pass_eligible() const {
   return options_.standing_pass && options_.pass_count == 1 && options_.whole_range_metrics;
 }
@@ -41,7 +50,7 @@ StatusOr<std::size_t> CounterSession::push_standing_range(const std::string& ran
     RR_RETURN_IF_ERROR(backend_->set_mode(CounterMode::kUserRanges));
     RR_RETURN_IF_ERROR(backend_->resize(std::min(kStandingRanges, backend_->most_ranges())));
     RR_RETURN_IF_ERROR(backend_->begin_range());
-    RR_RETURN_IF_ERROR(backend_->start_pass(range_name));
+    RR_RETURN_IF_ERROR(start_backend_pass(range_name));
     standing_open_ = true;
     standing_pushed_ = 0;
     if (debug_) debug_("standing pass opened for " + std::to_string(backend_->max_ranges()) + " ranges");

@@ -106,7 +106,7 @@ class CounterSession final : public CounterPasses {
   }
 
   // CounterPasses: the backend's passes (the replay window's).
-  Status start_pass(const std::string& range_name) override { return backend_->start_pass(range_name); }
+  Status start_pass(const std::string& range_name) override { return start_backend_pass(range_name); }
   StatusOr<bool> end_pass() override { return backend_->end_pass(); }
   bool in_pass() const override { return backend_->in_pass(); }
 
@@ -133,7 +133,15 @@ class CounterSession final : public CounterPasses {
   /// is set back to configured_mode().
   void flush_standing_pass(const char* why, std::vector<report::RangeRecord>& records, const RangeReporter& reporter);
 
+  /// Milliseconds the session's first pass start took (CUPTI's first
+  /// cuptiRangeProfilerStart in the process is the slow one), or 0 before it.
+  double first_pass_start_ms() const { return first_pass_start_ms_; }
+
  private:
+  // The backend's start_pass, timed the first time.
+  Status start_backend_pass(const std::string& range_name);
+  double first_pass_start_ms_ = 0;
+  bool started_once_ = false;
   std::unique_ptr<CounterBackend> backend_;
   std::vector<std::string> names_, units_;
   CounterSessionOptions options_;

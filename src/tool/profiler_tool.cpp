@@ -28,6 +28,7 @@
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
+#include "report/time_budget.h"
 #include "tool/host_regions.h"
 #include "tool/nvtx_calls.h"
 
@@ -145,6 +146,7 @@ Status ProfilerTool::initialize() {
   // begins: the application starts while the launcher runs its device checks
   // (cuInit, metric names), and a failed check kills it before any range is
   // profiled. The wait, if any, counts in the launcher's launcher_ms.
+  report_.time_budget.tool_start_clock_ms = monotonic_ms();
   const bool debug = debug_enabled();
   HeldLauncherGate gate = take_launcher_gate();
   if (debug)
@@ -195,9 +197,11 @@ void ProfilerTool::finish() {
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
+  report_.time_budget.exit_start_clock_ms = monotonic_ms();
   // Calls outside ranges stop waiting for the lock before the exit flush.
   range_open_.store(false, std::memory_order_relaxed);
   ranges_.at_exit();
+  report::sum_range_times(report_);
   const auto write_start = std::chrono::steady_clock::now();
   if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());

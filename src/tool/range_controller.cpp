@@ -141,6 +141,7 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
     range->profiled = true;
     progress(*range, 1);
   }
+  range->pass0_start = Clock::now();
   active_ = std::move(range);
 }
 
@@ -334,6 +335,8 @@ void RangeController::end() {
   apply_module_events(*range, std::move(module_events));
   debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
   range->window_start = Clock::now();
+  range->record.timings.pass0_ms =
+      std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
 
   if (!range->profiled || range->counters_closed || parts_.captures.open_captures() > 0) {
     end_range_without_gpu(std::move(range));
@@ -476,12 +479,15 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
 }
 
 void RangeController::at_exit() {
+  exiting_ = true;
+  if (counters_) parts_.report.time_budget.first_pass_start_ms = counters_->first_pass_start_ms();
   if (active_) {
     // No GPU work at exit (the runtime may already be tearing down): the range
     // ran once, as the application's own execution, and is reported declined.
     std::unique_ptr<ActiveRange> range = std::move(active_);
     decline(*range, DeclineReason::kRangeNotClosed, "the process exited inside range '" + range->name + "'");
     range->record.passes = 1;
+    range->record.timings.pass0_ms = ms_since(range->pass0_start);
     reporter().report_decline(range->record, range->eligibility);
     parts_.report.ranges.push_back(std::move(range->record));
   }
@@ -518,7 +524,9 @@ Status RangeController::push_standing_range(ActiveRange& range) {
 void RangeController::flush_standing_pass(const char* why) {
   if (!counters_ || !counters_->standing_open()) return;
   parts_.mutex.set_stage("flushing the standing pass");
+  const auto start = Clock::now();
   counters_->flush_standing_pass(why, parts_.report.ranges, reporter());
+  if (!exiting_) parts_.report.time_budget.standing_flushes_ms += ms_since(start);
 }
 
 void RangeController::plan_differential_restore(ActiveRange& range) {

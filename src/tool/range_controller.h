@@ -96,7 +96,8 @@ class RangeController {
   /// that is still allowed.
   void capture_begins(const char* call);
   /// At process exit: an active range is reported declined
-  /// (range_not_closed, no GPU work), and the standing pass is flushed.
+  /// (range_not_closed, no GPU work), and the standing pass is flushed; the
+  /// report's time budget gets the first CUPTI pass start's time.
   void at_exit();
 
   /// The open range, or null.
@@ -179,6 +180,9 @@ class RangeController {
   void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
 
   RangeControllerParts parts_;
+  // at_exit() has begun: its standing-pass flush counts in the report's exit
+  // time, not in its standing_flushes_ms.
+  bool exiting_ = false;
   std::unique_ptr<ActiveRange> active_;
   // Declined ranges whose snapshot or digest plan could not be freed when
   // they ended (a capture was open: freeing is a call it forbids).

@@ -20,6 +20,7 @@
 #include "cli/process_tree.h"
 #include "cli/report_output.h"
 #include "core/closest_names.h"
+#include "core/elapsed.h"
 #include "core/environment.h"
 #include "core/launcher_gate.h"
 #include "core/metric_sets.h"
@@ -231,6 +232,7 @@ int profile(const ProfileRequest& request) {
   // its wait at the gate while the device checks run (the report's
   // gate_wait_ms): launcher_ms is the sum.
   const auto launcher_start = std::chrono::steady_clock::now();
+  const double launcher_start_clock_ms = monotonic_ms();
   DebugSteps steps(launcher_start);
   const std::vector<std::string>& command = request.config.command;
 
@@ -282,6 +284,7 @@ int profile(const ProfileRequest& request) {
   // adopted during the checks and still running then ends as a zombie of the
   // launcher, reaped when the launcher exits).
   ChildSubreaper adopt_orphans;
+  const double spawn_clock_ms = monotonic_ms();
   StatusOr<pid_t> pid = spawn_child(launch->spec);
   launch->gate.close_read_end();
   steps.done("application started");
@@ -304,6 +307,7 @@ int profile(const ProfileRequest& request) {
 
   // 4. Wait, report, pass the exit code through.
   StatusOr<int> wait_status = wait_child(*pid);
+  const double end_clock_ms = monotonic_ms();
   if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
   const int exit_code = exit_code_from_wait_status(*wait_status);
   std::error_code ec;
@@ -318,6 +322,7 @@ int profile(const ProfileRequest& request) {
     return exit_code;
   }
   rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms;
+  complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
   std::cout << report_table(*rep) << std::flush;
   if (!request.output_pattern.empty()) {
     StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);

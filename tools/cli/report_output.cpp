@@ -5,6 +5,7 @@
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "report/report_table.h"
+#include "report/time_budget.h"
 
 namespace rangereplay::cli {
 
@@ -12,16 +13,30 @@ StatusOr<report::Report> load_report(const std::string& path) { return report::r
 
 std::string report_table(const report::Report& report) { return report::render_report_table(report); }
 
-std::string ranges_csv_path(const std::string& csv_path) {
+namespace {
+
+// `x.csv` -> `x<suffix>`; a path not ending in `.csv` gets `suffix` appended.
+std::string beside_csv(const std::string& csv_path, std::string_view suffix) {
   constexpr std::string_view kCsv = ".csv";
   const bool has_csv = csv_path.size() >= kCsv.size() && csv_path.ends_with(kCsv);
-  return (has_csv ? csv_path.substr(0, csv_path.size() - kCsv.size()) : csv_path) + ".ranges.csv";
+  return (has_csv ? csv_path.substr(0, csv_path.size() - kCsv.size()) : csv_path) + std::string(suffix);
+}
+
+}  // namespace
+
+std::string ranges_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".ranges.csv"); }
+std::string budget_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".budget.csv"); }
+
+void complete_time_budget(report::Report& report, double launcher_start_clock_ms, double launcher_checks_ms,
+                          double spawn_clock_ms, double end_clock_ms) {
+  report::complete_time_budget(report, launcher_start_clock_ms, launcher_checks_ms, spawn_clock_ms, end_clock_ms);
 }
 
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format) {
   if (format == OutputFormat::kJson) return report::write_report_json(report, path);
   RR_RETURN_IF_ERROR(report::write_report_csv(report, path));
-  return report::write_stage_timings_csv(report, ranges_csv_path(path));
+  RR_RETURN_IF_ERROR(report::write_stage_timings_csv(report, ranges_csv_path(path)));
+  return report::write_time_budget_csv(report, budget_csv_path(path));
 }
 
 }  // namespace rangereplay::cli

@@ -21,10 +21,22 @@ std::string report_table(const report::Report& report);
 /// ranges_csv_path(path) (`run.csv` -> `run.ranges.csv`), holds one row per
 /// range: status, decline reason and detail, passes, footprint, tiers, restore
 /// mode and restored bytes, divergences and stage timings
-/// (report::render_stage_timings_csv). Errors: a file cannot be written.
+/// (report::render_stage_timings_csv), and a third, budget_csv_path(path)
+/// (`run.budget.csv`), the time budget (report::render_time_budget_csv).
+/// Errors: a file cannot be written.
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format);
 
 /// `x.csv` -> `x.ranges.csv`; a path not ending in `.csv` gets `.ranges.csv` appended.
 std::string ranges_csv_path(const std::string& csv_path);
+/// `x.csv` -> `x.budget.csv`, likewise.
+std::string budget_csv_path(const std::string& csv_path);
+
+/// Completes the report's time budget (report::complete_time_budget) with
+/// the launcher's view, all milliseconds of the monotonic clock the
+/// application shares: the launcher started at `launcher_start_clock_ms`,
+/// spent `launcher_checks_ms` before the application started at
+/// `spawn_clock_ms`, and saw it end at `end_clock_ms`.
+void complete_time_budget(report::Report& report, double launcher_start_clock_ms, double launcher_checks_ms,
+                          double spawn_clock_ms, double end_clock_ms);
 
 }  // namespace rangereplay::cli

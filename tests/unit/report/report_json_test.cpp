@@ -191,6 +191,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
         "decode_ms": 2.0,
         "kernels_ms": 10.0,
         "other_ms": "-inf",
+        "pass0_ms": 0.0,
         "replay_submit_ms": 0.4,
         "restore_ms": 3.0,
         "sync_ms": 0.12,
@@ -221,6 +222,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
         "decode_ms": 0.0,
         "kernels_ms": 0.0,
         "other_ms": 0.0,
+        "pass0_ms": 0.0,
         "replay_submit_ms": 0.0,
         "restore_ms": 0.0,
         "sync_ms": 0.0,
@@ -231,6 +233,22 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   ],
   "schema_version": 1,
   "setup_ms": 171.25,
+  "time_budget": {
+    "counter_setup_ms": 0.0,
+    "exit_ms": 0.0,
+    "exit_start_clock_ms": 0.0,
+    "first_pass_start_ms": 0.0,
+    "gate_wait_ms": 0.0,
+    "in_ranges_ms": 0.0,
+    "launcher_checks_ms": 0.0,
+    "outside_ranges_ms": 0.0,
+    "range_begins_ms": 0.0,
+    "standing_flushes_ms": 0.0,
+    "start_to_tool_ms": 0.0,
+    "tool_start_clock_ms": 0.0,
+    "wall_ms": 0.0,
+    "windows_ms": 0.0
+  },
   "tool_version": "0.1.0",
   "verify": true
 }
@@ -239,7 +257,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   ASSERT_TRUE(one_line.ok());
   EXPECT_EQ(
       *one_line,
-      R"json({"chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","errors":[],"gate_wait_ms":0.0,"launcher_ms":0.0,"metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"tool_version":"","verify":false}
+      R"json({"chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","errors":[],"gate_wait_ms":0.0,"launcher_ms":0.0,"metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
 )json");
 }
 
