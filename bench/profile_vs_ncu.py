@@ -7,7 +7,7 @@ Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (tests/ncu/ncu_compare.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
-    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,single,whole,verify,kernels,loading,outside]
+    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,batch,single,whole,verify,kernels,loading,outside]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
@@ -16,8 +16,8 @@ from ncu_compare import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,
-# single, whole, verify, kernels, loading, outside); all when absent.
-GROUPS = {"full", "single", "whole", "verify", "kernels", "loading", "outside"}
+# batch, single, whole, verify, kernels, loading, outside); all when absent.
+GROUPS = {"full", "batch", "single", "whole", "verify", "kernels", "loading", "outside"}
 only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
 if only is not None and not only <= GROUPS:
     sys.exit(f"profile_vs_ncu: unknown row group(s) {','.join(sorted(only - GROUPS))}; "
@@ -51,16 +51,16 @@ def profile(app_args, selection, env=None, nvtx_include="step/"):
     os.remove(report)
     return wall, rep, ""
 
-def case(name, app_args, set_name, extra=()):
-    """extra: more rangereplay options, given to every rangereplay run of the case."""
+def case(name, app_args, set_name, extra=(), env=None):
+    """extra: more rangereplay options, given to every rangereplay run of the case; env: its environment."""
     extra = list(extra)
     plain_s, plain = timed([stream] + app_args)
-    rr_s, rep, error = profile(app_args, ["--set", set_name] + extra)
+    rr_s, rep, error = profile(app_args, ["--set", set_name] + extra, env=env)
     if rep is None:
         rows.append((name, f"rangereplay failed {error}"))
         return
     speed = speed_against_ncu([stream] + app_args, {"wall_s": rr_s, "report": rep},
-                              lambda names: profile(app_args, ["--metrics", ",".join(names)] + extra))
+                              lambda names: profile(app_args, ["--metrics", ",".join(names)] + extra, env=env))
     ranges = [r for r in rep["ranges"] if not r["declined"]]
     raw[name] = {"plain_s": plain_s, "set_rangereplay_s": rr_s, "set_passes": rep["pass_count"], "speed": speed,
                  "ranges": len(rep["ranges"]), "replayed": len(ranges), "setup_ms": rep["setup_ms"],
@@ -91,6 +91,11 @@ def case(name, app_args, set_name, extra=()):
 
 if want("full"):
     case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
+if want("batch"):
+    # Deferred ranges replayed together (RANGEREPLAY_BATCH): every counter pass
+    # is one CUPTI start and stop for all of them.
+    case("stream 256MB x3, --set full, batch 3", ["--iterations", "3"], "full", env={"RANGEREPLAY_BATCH": "3"})
+    case("stream 256MB x10, --set full, batch 10", ["--iterations", "10"], "full", env={"RANGEREPLAY_BATCH": "10"})
 x50 = ["--iterations", "50", "--bytes", "64MiB"]
 if want("single"):
     case("stream 64MB x50, --set single-pass", x50, "single-pass")

@@ -39,6 +39,16 @@ std::optional<std::size_t> max_kernels_per_range() {
   return n;
 }
 
+std::optional<std::size_t> batch_ranges() {
+  static const std::optional<std::size_t> n = []() -> std::optional<std::size_t> {
+    const std::optional<std::string> v = read(kBatch);
+    const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
+    if (parsed >= 2) return static_cast<std::size_t>(parsed);
+    return std::nullopt;
+  }();
+  return n;
+}
+
 bool standing_pass_off() {
   static const bool off = read(kStandingPass) == "0";
   return off;

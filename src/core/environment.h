@@ -31,6 +31,7 @@ inline constexpr const char* kDebug = "RANGEREPLAY_DEBUG";
 inline constexpr const char* kMaxKernelsPerRange = "RANGEREPLAY_MAX_KERNELS_PER_RANGE";
 inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
+inline constexpr const char* kBatch = "RANGEREPLAY_BATCH";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kConfig = "RANGEREPLAY_CONFIG";
 inline constexpr const char* kGate = "RANGEREPLAY_GATE";
@@ -53,7 +54,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 10> kVariables{{
+inline constexpr std::array<Variable, 11> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -69,6 +70,12 @@ inline constexpr std::array<Variable, 10> kVariables{{
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
      "used"},
+    {kBatch, SetBy::kUser, "injection", "unset: every multi-pass range is replayed when it ends",
+     "a whole number of at least 2: multi-pass ranges are deferred and replayed together, up to that many, so each "
+     "counter pass is one CUPTI start and stop for all of them; they are replayed sooner when the application frees "
+     "memory one of them uses, begins a stream capture, a snapshot would not fit beside theirs, or the process "
+     "exits. Not with --verify; ranges with graph launches or pinned host buffers passed to kernels are replayed "
+     "at once"},
     {kInjectLib, SetBy::kUser, "launcher",
      "unset: librangereplay_inject.so next to the launcher, in ../lib, or in the build tree",
      "the injection library to use; when set it must name a file"},
@@ -98,6 +105,9 @@ const char* gate();
 std::optional<std::size_t> max_kernels_per_range();
 /// RANGEREPLAY_STANDING_PASS is exactly "0".
 bool standing_pass_off();
+/// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base
+/// 10), or nullopt when unset or below 2.
+std::optional<std::size_t> batch_ranges();
 /// RANGEREPLAY_KERNEL_RANGES is exactly "user".
 bool user_kernel_ranges();
 /// Test-only: RANGEREPLAY_TEST_CORRUPT_RESTORES is set (to any value).

@@ -35,6 +35,13 @@ struct ActiveRange {
   // uncounted: the counter image is then sized to the kernels pass 0
   // recorded and every counter pass is a replay.
   bool counting_pass0 = false;
+  // Its replay may be deferred and batched with other ranges'
+  // (RANGEREPLAY_BATCH): decided at its begin, as its pass 0 then only
+  // records and its snapshot lives in a storage of its own.
+  bool deferrable = false;
+  // A deferred range's record, reserved in the report's ranges at its end
+  // and filled when its batch is replayed.
+  std::size_t record_index = 0;
   // Counters for the whole range (one user range per pass) although
   // per-kernel values were asked for: per-kernel multi-pass ranges with a
   // graph launch (CUPTI's auto ranges failed on replayed graph launches).

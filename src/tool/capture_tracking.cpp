@@ -41,8 +41,14 @@ void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackDa
         // open or beginning is declined here and its counters closed while
         // calls that a capture forbids are still safe.
         captures_.enter_begin();
-        if (range_open_.load(std::memory_order_seq_cst) || range_beginning_.load(std::memory_order_seq_cst))
+        if (range_open_.load(std::memory_order_seq_cst) || range_beginning_.load(std::memory_order_seq_cst)) {
           capture_begins_in_range(data->functionName);
+        } else if (ranges_.has_pending()) {
+          // Deferred ranges are replayed now, before the capture exists.
+          ToolLock lock = lock_tool(data->functionName);
+          InToolScope scope;
+          ranges_.flush_before_capture(data->functionName);
+        }
         return;
       }
       // The capture (if it began) is registered before this begin stops

@@ -109,6 +109,8 @@ class CounterSession final : public CounterPasses {
   Status start_pass(const std::string& range_name) override { return start_backend_pass(range_name); }
   StatusOr<bool> end_pass() override { return backend_->end_pass(); }
   bool in_pass() const override { return backend_->in_pass(); }
+  Status push_range(const std::string& range_name) override { return backend_->push_range(range_name); }
+  Status pop_range() override { return backend_->pop_range(); }
 
   /// Whether a counting range goes into the standing pass: a one-pass
   /// metric list, whole-range metrics, the standing pass not turned off.

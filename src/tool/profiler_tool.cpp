@@ -393,6 +393,13 @@ void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackDat
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
+  // A free of memory a deferred range uses: that range is replayed first,
+  // while the memory exists (pinned host memory is in no snapshot; a free
+  // without an address, such as cuMemRelease's handle, replays them all).
+  const AllocationParams& freed = params.allocation;
+  if (call.kind == CallKind::kFree && data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() &&
+      (freed.address != 0 || freed.host == nullptr))
+    ranges_.before_free(freed.address, data->functionName);
   if (ActiveRange* range = recording()) {
     DriverCallEvent event;
     event.call = &call;

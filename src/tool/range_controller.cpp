@@ -63,6 +63,9 @@ void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
 
 }  // namespace
 
+RangeController::RangeController(RangeControllerParts parts)
+    : parts_(parts), batch_size_(environment::batch_ranges()) {}
+
 std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
     if (counters_context_ != ctx)
@@ -182,14 +185,24 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
+  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify;
   if (pass_count() > 1) {
-    if (std::optional<Decline> failed = capture_entry_state(range)) return failed;
+    std::optional<Decline> failed = capture_entry_state(range);
+    if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {
+      // The deferred ranges' snapshots hold the memory: replay them, then try again.
+      flush_pending("the next range's snapshot did not fit beside theirs");
+      failed = capture_entry_state(range);
+    }
+    if (failed) return failed;
   }
 
   // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
-  // its kernels at range end and every counter pass is replayed. Otherwise
-  // pass 0 counts, with the image sized from the last range of this name.
-  range.counting_pass0 = !(pass_count() > 1 && parts_.config.range_metrics == RangeMetrics::kPerKernel);
+  // its kernels at range end and every counter pass is replayed. So does a
+  // multi-pass range whose replay may be deferred (its passes are shared
+  // with other ranges'). Otherwise pass 0 counts, with the image sized from
+  // the last range of this name.
+  range.counting_pass0 =
+      !(pass_count() > 1 && (parts_.config.range_metrics == RangeMetrics::kPerKernel || range.deferrable));
   Status s = ok_status();
   parts_.mutex.set_stage("range begin: starting pass 0");
   if (range.counting_pass0 && counters_->standing_pass_eligible()) {
@@ -213,6 +226,9 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
 
 std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& range) {
   std::vector<MemoryRange> regions;
+  range.allocations.clear();
+  range.host_mapped.clear();
+  range.other_device_memory.clear();
   // Every allocation the range's kernels can write: all but virtual
   // mappings the range's device has no read-write access to (its kernels
   // cannot change them, and the snapshot's copies could not reach them).
@@ -246,9 +262,7 @@ std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range) 
   range.record.regions = static_cast<std::uint32_t>(regions.size());
   // Entry and exit states are planned together here (snapshot.h), so a
   // snapshot that does not fit declines the range before pass 0.
-  if (!snapshot_storage_)
-    snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx);
-  auto snap = Snapshot::create(*snapshot_storage_, regions, kSnapshotStates, tool_stream_);
+  auto snap = Snapshot::create(storage_for(range), regions, kSnapshotStates, tool_stream_);
   Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
   if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
   if (!s.ok()) return decline_of(s, DeclineReason::kReplayFailed);
@@ -346,8 +360,16 @@ void RangeController::end() {
   parts_.mutex.set_stage("range end: draining the context (cuCtxSynchronize)");
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   range->record.timings.sync_ms += ms_since(sync_start);
-  parts_.mutex.set_stage("range end: stopping pass 0");
   const std::size_t kernel_count = range->program.kernels().size();
+  if (s.ok() && range->deferrable && kernel_count > 0 && !range->eligibility.declined() && can_wait(*range)) {
+    // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
+    // passes are shared with other deferred ranges'.
+    counters_->remember_kernels(range->name, kernel_count);
+    range->record.passes = 1;
+    defer(std::move(range));
+    return;
+  }
+  parts_.mutex.set_stage("range end: stopping pass 0");
   const bool all_submitted = stop_pass0(*range, s.ok(), kernel_count);
   if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
@@ -491,6 +513,20 @@ void RangeController::at_exit() {
     reporter().report_decline(range->record, range->eligibility);
     parts_.report.ranges.push_back(std::move(range->record));
   }
+  if (!pending_.empty()) {
+    // Deferred ranges are replayed now, while the context exists.
+    unsigned version = 0;
+    if (cuCtxGetApiVersion(counters_context_, &version) == CUDA_SUCCESS) {
+      flush_pending("the process exited");
+    } else {
+      std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
+      pending_.clear();
+      has_pending_.store(false, std::memory_order_seq_cst);
+      decline_batch(batch, DeclineReason::kCountersUnavailable,
+                    "the process's CUDA context was destroyed before the range's deferred replay; set "
+                    "RANGEREPLAY_BATCH lower or unset it");
+    }
+  }
   if (counters_ && counters_->standing_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a
     // decode, with the context made current (when it still exists).
@@ -503,6 +539,210 @@ void RangeController::at_exit() {
     } else {
       flush_standing_pass("the process exited after its CUDA context was destroyed");
     }
+  }
+}
+
+SnapshotStorage& RangeController::storage_for(const ActiveRange& range) {
+  if (!range.deferrable) {
+    if (!snapshot_storage_)
+      snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx);
+    return *snapshot_storage_;
+  }
+  for (const auto& storage : batch_storage_) {
+    if (!storage->in_use()) return *storage;
+  }
+  batch_storage_.push_back(std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx));
+  return *batch_storage_.back();
+}
+
+bool RangeController::can_wait(const ActiveRange& range) {
+  return range.program.graph_execs().empty() && range.host_captured_bytes == 0;
+}
+
+std::size_t RangeController::batch_counter_ranges(const ActiveRange& range) const {
+  return parts_.config.range_metrics == RangeMetrics::kPerKernel ? range.program.kernels().size() : 1;
+}
+
+void RangeController::defer(std::unique_ptr<ActiveRange> range) {
+  std::size_t counter_ranges = batch_counter_ranges(*range);
+  for (const auto& r : pending_) counter_ranges += batch_counter_ranges(*r);
+  if (!pending_.empty() && counter_ranges > counters_->backend().most_ranges())
+    flush_pending("the counter image would not hold one more range");
+  debug("range '%s' deferred (%ld pending)", range->name, static_cast<long>(pending_.size() + 1));
+  // Its place in the report, in the order ranges end; filled by its batch.
+  range->record_index = parts_.report.ranges.size();
+  parts_.report.ranges.push_back(range->record);
+  pending_.push_back(std::move(range));
+  has_pending_.store(true, std::memory_order_seq_cst);
+  if (pending_.size() >= *batch_size_) flush_pending("RANGEREPLAY_BATCH ranges were deferred");
+}
+
+void RangeController::before_free(std::uint64_t address, const char* call) {
+  if (pending_.empty()) return;
+  for (const auto& range : pending_) {
+    for (const Allocation& a : range->allocations) {
+      if (address == 0 || a.range.contains(DevicePtr(address))) {
+        const std::string why = std::string(call) + " of memory a deferred range uses";
+        flush_pending(why.c_str());
+        return;
+      }
+    }
+  }
+}
+
+void RangeController::flush_pending(const char* why) {
+  if (pending_.empty()) return;
+  std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
+  pending_.clear();
+  InToolScope guard;
+  // has_pending_ stays set until the replays are done: a capture begin on
+  // another thread either is counted here, or sees the flag and waits for
+  // the tool's lock before its capture exists (capture_tracking.cpp).
+  const std::size_t own_begin = capture_begin_here_ ? 1 : 0;
+  if (parts_.captures.open_captures() > 0 || parts_.captures.beginning() > own_begin) {
+    const std::string open = parts_.captures.describe_open();
+    decline_batch(batch, DeclineReason::kStreamCaptureActive,
+                  (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
+                      " when the range's deferred replay was due (" + why +
+                      "); the tool made no call a capture forbids. Unset RANGEREPLAY_BATCH");
+  } else {
+    // The flush runs on whichever thread caused it: the profiled context is
+    // made current for it.
+    const bool pushed = counters_context_ != nullptr && cuCtxPushCurrent(counters_context_) == CUDA_SUCCESS;
+    replay_batch(batch, why);
+    batch.clear();  // their GPU objects are freed with the context current
+    if (pushed) {
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+    }
+  }
+  has_pending_.store(false, std::memory_order_seq_cst);
+}
+
+void RangeController::flush_before_capture(const char* call) {
+  capture_begin_here_ = true;
+  const std::string why = std::string(call) + " began a stream capture";
+  flush_pending(why.c_str());
+  capture_begin_here_ = false;
+}
+
+void RangeController::decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason,
+                                    const std::string& detail) {
+  for (auto& range : batch) {
+    decline(*range, reason, detail);
+    reporter().finish_record(range->record, range->eligibility, range->program.skipped_device_to_host,
+                             range->modules_loaded, 0.0);
+    parts_.report.ranges[range->record_index] = std::move(range->record);
+    if ((range->snapshot || range->restore_plan) && parts_.captures.open_captures() > 0)
+      parked_.push_back(std::move(range));
+  }
+  batch.clear();
+}
+
+void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why) {
+  parts_.mutex.set_stage("replaying deferred ranges");
+  const auto start = Clock::now();
+  debug("replaying %s deferred ranges", std::to_string(batch.size()), 0);
+  // Other threads' frees and allocations wait until the batch ends.
+  auto inventory_lock = parts_.inventory.lock();
+  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
+  // A range whose module another thread unloaded since it ended cannot be
+  // launched again; the rest are replayed.
+  std::vector<std::unique_ptr<ActiveRange>> unloaded;
+  for (auto& range : batch) {
+    if (range && parts_.modules.unloads() != range->unloads_at_end) unloaded.push_back(std::move(range));
+  }
+  std::erase(batch, nullptr);
+  decline_batch(unloaded, DeclineReason::kModuleUnloadInRange,
+                "a module was unloaded by another thread before the range's deferred replay; its kernels cannot be "
+                "launched again");
+  if (batch.empty()) return;
+  if (!s.ok()) {
+    decline_batch(batch, DeclineReason::kReplayFailed, s.message());
+    return;
+  }
+  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
+  // Each member's parts, as the replay window's (replay_window()), with its
+  // own counter ranges.
+  std::vector<Replayer> replayers;
+  std::vector<std::unique_ptr<RestoreStrategy>> restores;
+  std::vector<std::unique_ptr<KernelCounterRanges>> brackets;
+  std::vector<std::unique_ptr<ReplayerResubmission>> resubmissions;
+  std::vector<BatchMember> members;
+  std::vector<std::size_t> first_row;
+  std::size_t counter_ranges = 0;
+  replayers.reserve(batch.size());
+  for (std::size_t i = 0; i < batch.size() && s.ok(); ++i) {
+    ActiveRange& range = *batch[i];
+    StatusOr<Replayer> replayer =
+        range.snapshot ? Replayer::create(range.program) : internal_error("deferred range without a snapshot");
+    if (!replayer.ok()) {
+      s = replayer.status();
+      break;
+    }
+    replayers.push_back(std::move(replayer).value());
+    RangeGlobals globals{[&range] { return capture_globals_exit(range); },
+                         [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
+    if (range.restore_plan) {
+      restores.push_back(std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
+                                                               tool_stream_, false, range.record));
+    } else {
+      restores.push_back(std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_));
+    }
+    const std::string prefix = "b" + std::to_string(i);
+    brackets.push_back(per_kernel ? std::make_unique<KernelCounterRanges>(counters_->backend(), prefix) : nullptr);
+    resubmissions.push_back(
+        std::make_unique<ReplayerResubmission>(replayers.back(), tool_stream_, brackets.back().get()));
+    members.push_back(
+        BatchMember{restores.back().get(), resubmissions.back().get(), per_kernel ? "" : prefix, &range.record});
+    first_row.push_back(counter_ranges);
+    counter_ranges += batch_counter_ranges(range);
+  }
+  if (s.ok()) s = counters_->backend().set_mode(CounterMode::kUserRanges);
+  if (s.ok()) s = counters_->backend().resize(counter_ranges);
+  if (s.ok()) s = counters_->backend().begin_range();
+  if (s.ok()) {
+    EventReplayStream stream(tool_stream_);
+    BatchWindow window(*counters_, stream, pass_count());
+    s = window.run(members);
+  }
+  StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
+  if (s.ok()) {
+    auto decode_start = Clock::now();
+    StatusOr<std::size_t> dropped = counters_->backend().decode();
+    values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
+    if (values.ok() && values->size() < counter_ranges)
+      values = internal_error("CUPTI returned " + std::to_string(values->size()) + " counter ranges for the " +
+                              std::to_string(counter_ranges) + " of the batch");
+    const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
+    for (auto& range : batch) range->record.timings.decode_ms += decode_ms;
+  }
+  counters_->backend().set_mode(counters_->configured_mode()).ignore();
+  if (!s.ok()) {
+    decline_batch(batch, replay_window_decline(s, {}).reason, s.message());
+    return;
+  }
+  if (!values.ok()) {
+    decline_batch(batch, DeclineReason::kCountersUnavailable, values.status().message());
+    return;
+  }
+  const double window_ms = ms_since(start) / static_cast<double>(batch.size());
+  const std::uint32_t passes = batch.front()->record.passes;
+  if (!parts_.config.quiet)
+    std::fprintf(stderr, "rangereplay: %zu deferred ranges replayed together in %u passes (%s)\n", batch.size(),
+                 passes - 1, why);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ActiveRange& range = *batch[i];
+    const auto rows = values->begin() + static_cast<std::ptrdiff_t>(first_row[i]);
+    record_kernels(
+        range, std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(batch_counter_ranges(range))));
+    range.record.counter_ranges = per_kernel ? "user" : "whole";
+    range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
+                                 " other deferred ranges, sharing " + std::to_string(passes - 1) +
+                                 " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
+    reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
+                             range.modules_loaded, window_ms);
+    parts_.report.ranges[range.record_index] = std::move(range.record);
   }
 }
 

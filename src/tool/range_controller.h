@@ -25,6 +25,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -70,7 +71,7 @@ struct RangeControllerParts {
 
 class RangeController {
  public:
-  explicit RangeController(RangeControllerParts parts) : parts_(parts) {}
+  explicit RangeController(RangeControllerParts parts);
   RangeController(const RangeController&) = delete;
   RangeController& operator=(const RangeController&) = delete;
 
@@ -102,6 +103,21 @@ class RangeController {
 
   /// The open range, or null.
   ActiveRange* active() const { return active_.get(); }
+
+  /// Ranges are deferred (RANGEREPLAY_BATCH); read without the lock.
+  bool has_pending() const { return has_pending_.load(std::memory_order_seq_cst); }
+  /// Replays the deferred ranges together now (BatchWindow), `why` naming
+  /// the cause in their notes; with a capture open, they are declined
+  /// instead (no call a capture forbids is made). Nothing without any.
+  void flush_pending(const char* why);
+  /// A free (`call`) of the memory at device address `address` (0: not
+  /// known) is about to run: deferred ranges whose snapshot covers it are
+  /// replayed first, while it still exists.
+  void before_free(std::uint64_t address, const char* call);
+  /// A capture begin call `call` of this thread is about to run (counted in
+  /// the captures' beginning()): the deferred ranges are replayed before the
+  /// capture exists.
+  void flush_before_capture(const char* call);
 
  private:
   // Why a range in `ctx` cannot begin now (sets up the counters at the first
@@ -179,7 +195,36 @@ class RangeController {
   // modules_loaded note).
   void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
 
+  // Defers `range` (ended, pass 0 recorded, replay not run): its record is
+  // reserved in the report, and the batch is flushed when it is full.
+  void defer(std::unique_ptr<ActiveRange> range);
+  // Whether an ended range whose replay could be deferred can wait: no
+  // graph launches (the application may destroy the executable graph) and
+  // no pinned host buffers restored with it (host threads write them).
+  static bool can_wait(const ActiveRange& range);
+  // The snapshot storage of the range beginning now: the process's, or for
+  // a deferrable range the first batch storage no snapshot uses.
+  SnapshotStorage& storage_for(const ActiveRange& range);
+  // Counter ranges `range` takes in a batch: its kernels, or one.
+  std::size_t batch_counter_ranges(const ActiveRange& range) const;
+  // Declines every range of `batch` with `reason` and `detail`, fills their
+  // reserved records; their GPU state is freed (or parked while a capture is
+  // open).
+  void decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason, const std::string& detail);
+  // Replays `batch` (its members not declined) and fills their records.
+  void replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why);
+
   RangeControllerParts parts_;
+  // RANGEREPLAY_BATCH: the most ranges deferred together; nullopt: none.
+  const std::optional<std::size_t> batch_size_;
+  // Deferred ranges, in the order they ended, and whether there are any.
+  std::vector<std::unique_ptr<ActiveRange>> pending_;
+  std::atomic<bool> has_pending_{false};
+  // flush_before_capture is running: this thread's own capture begin is in
+  // the captures' beginning() count.
+  bool capture_begin_here_ = false;
+  // One snapshot storage per deferred range (retained across batches).
+  std::vector<std::unique_ptr<SnapshotStorage>> batch_storage_;
   // at_exit() has begun: its standing-pass flush counts in the report's exit
   // time, not in its standing_flushes_ms.
   bool exiting_ = false;

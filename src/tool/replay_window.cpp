@@ -157,4 +157,101 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   return ok_status();
 }
 
+namespace {
+
+// From the first member's capture on, every captured member gets the
+// application's state back whatever step fails: an open pass is ended, then
+// each member restores what it captured (best effort).
+class BatchStateGuard {
+ public:
+  BatchStateGuard(CounterPasses& counters, std::vector<BatchMember>& members, const std::size_t& captured)
+      : counters_(counters), members_(members), captured_(captured) {}
+  BatchStateGuard(const BatchStateGuard&) = delete;
+  BatchStateGuard& operator=(const BatchStateGuard&) = delete;
+  ~BatchStateGuard() {
+    if (!armed_) return;
+    if (counters_.in_pass()) counters_.end_pass().status().ignore();
+    for (std::size_t i = captured_; i-- > 0;) members_[i].restore->restore_exit_after_failure();
+  }
+  void disarm() { armed_ = false; }
+
+ private:
+  CounterPasses& counters_;
+  std::vector<BatchMember>& members_;
+  const std::size_t& captured_;
+  bool armed_ = true;
+};
+
+}  // namespace
+
+Status BatchWindow::run(std::vector<BatchMember>& members) {
+  std::size_t captured = 0;
+  BatchStateGuard guard(counters_, members, captured);
+  RR_RETURN_IF_ERROR(run_passes(members, captured));
+  // The state is back: every member handed it back in run_passes.
+  guard.disarm();
+  return ok_status();
+}
+
+Status BatchWindow::run_passes(std::vector<BatchMember>& members, std::size_t& captured) {
+  if (members.empty()) return invalid_argument("a batch without ranges");
+  for (BatchMember& m : members) {
+    auto start = Clock::now();
+    RR_RETURN_IF_ERROR(m.restore->capture_exit());
+    m.record->timings.capture_ms += ms_since(start);
+    ++captured;
+  }
+  PassEvents events(stream_);
+  RR_RETURN_IF_ERROR(stream_.create_events());
+  const double share = 1.0 / static_cast<double>(members.size());
+  bool all_submitted = false;
+  std::size_t pass = 1;
+  const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
+  while (!all_submitted) {
+    if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
+    auto c = Clock::now();
+    RR_RETURN_IF_ERROR(counters_.start_pass("batch"));
+    double counters_ms = ms_since(c);
+    for (BatchMember& m : members) {
+      report::StageTimings& t = m.record->timings;
+      // The restore runs outside every counter range and has finished
+      // before the member's first counter range opens.
+      RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kRestoreBegin));
+      RR_RETURN_IF_ERROR(m.restore->restore_entry());
+      RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kRestoreEnd));
+      RR_RETURN_IF_ERROR(m.restore->read_back());
+      RR_RETURN_IF_ERROR(stream_.synchronize());
+      const std::uint64_t restored_bytes = m.restore->restored_bytes();
+      if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(counters_.push_range(m.counter_range));
+      RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kWorkBegin));
+      auto submit_start = Clock::now();
+      RR_RETURN_IF_ERROR(m.resubmission->submit());
+      t.replay_submit_ms += ms_since(submit_start);
+      RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kWorkEnd));
+      RR_RETURN_IF_ERROR(stream_.wait(ReplayStream::Event::kWorkEnd));
+      if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(counters_.pop_range());
+      RR_ASSIGN_OR_RETURN(const float restore_ms,
+                          stream_.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
+      RR_ASSIGN_OR_RETURN(const float kernels_ms,
+                          stream_.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
+      t.restore_ms += restore_ms;
+      t.kernels_ms += kernels_ms;
+      m.record->pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
+    }
+    c = Clock::now();
+    RR_ASSIGN_OR_RETURN(all_submitted, counters_.end_pass());
+    counters_ms += ms_since(c);
+    for (BatchMember& m : members) m.record->timings.counters_ms += counters_ms * share;
+    ++pass;
+  }
+  for (std::size_t i = members.size(); i-- > 0;) {
+    BatchMember& m = members[i];
+    m.record->passes = static_cast<std::uint32_t>(pass);
+    auto restore_start = Clock::now();
+    RR_RETURN_IF_ERROR(m.restore->restore_exit());
+    m.record->timings.restore_ms += ms_since(restore_start);
+  }
+  return ok_status();
+}
+
 }  // namespace rangereplay::tool

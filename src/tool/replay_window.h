@@ -76,6 +76,9 @@ class CounterPasses {
   /// True when the session has every pass it needs.
   virtual StatusOr<bool> end_pass() = 0;
   virtual bool in_pass() const = 0;
+  /// Inside a pass of user ranges: opens / closes one counter range.
+  virtual Status push_range(const std::string& range_name) = 0;
+  virtual Status pop_range() = 0;
 };
 
 /// Re-submits the range's recorded work (one replay).
@@ -167,6 +170,48 @@ class ReplayWindow {
  private:
   Status run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record);
   ReplayWindowParts parts_;
+  std::uint32_t pass_count_;
+};
+
+/// One range of a batch (BatchWindow): its own restore strategy and
+/// re-submission, and where its counters go.
+struct BatchMember {
+  RestoreStrategy* restore = nullptr;
+  Resubmission* resubmission = nullptr;
+  /// Whole-range values: the user range pushed around the member's replay
+  /// (unique in the batch). Empty: the re-submission pushes its own ranges
+  /// (one per kernel, KernelCounterRanges).
+  std::string counter_range;
+  /// Filled like a replay window's: pass_records, passes, notes, timings.
+  report::RangeRecord* record = nullptr;
+};
+
+/// Deferred ranges replayed together: each counter pass is one CUPTI start
+/// and stop for every member, and within it each member's entry state is
+/// restored (outside any counter range) and its work re-submitted inside
+/// its own counter ranges. Before the first pass every member captures the
+/// application's state now over its regions (capture_exit), and after the
+/// last each hands it back (restore_exit); from the first capture on, a
+/// failure hands it back too (best effort). The counter passes must be set
+/// up for user ranges sized to every member's counter ranges.
+///
+/// The time of the passes' starts and stops is shared equally among the
+/// members' counters_ms; restores and replayed work are each member's own.
+/// Thread-safety: one thread (the tool's lock).
+class BatchWindow {
+ public:
+  /// `pass_count`: as ReplayWindow's.
+  BatchWindow(CounterPasses& counters, ReplayStream& stream, std::uint32_t pass_count)
+      : counters_(counters), stream_(stream), pass_count_(pass_count) {}
+
+  /// Runs every pass over `members` (at least one). Errors: the first failing
+  /// step's; every member's application state is back either way.
+  Status run(std::vector<BatchMember>& members);
+
+ private:
+  Status run_passes(std::vector<BatchMember>& members, std::size_t& captured);
+  CounterPasses& counters_;
+  ReplayStream& stream_;
   std::uint32_t pass_count_;
 };
 

@@ -120,19 +120,21 @@ class EventReplayStream final : public ReplayStream {
   CUevent event(Event e) const { return events_[static_cast<int>(e)].get(); }
 };
 
-/// A user counter range around each replayed kernel, named "k#<kernel>"
-/// (unique in the range, so CUPTI keeps one row per kernel, in launch
-/// order), with cuptiRangeProfilerPushRange / PopRange. The alternative to
+/// A user counter range around each replayed kernel, named
+/// "<prefix>#<kernel>" (unique in the pass, so CUPTI keeps one row per
+/// kernel, in launch order), with cuptiRangeProfilerPushRange / PopRange. The alternative to
 /// CUPTI's auto ranges, which make every launch synchronous; on the H200 a
 /// user range per kernel cost as much per kernel and pass.
 class KernelCounterRanges final : public KernelBrackets {
  public:
-  explicit KernelCounterRanges(CounterBackend& counters) : counters_(counters) {}
-  Status open(std::size_t kernel) override { return counters_.push_range("k#" + std::to_string(kernel)); }
+  explicit KernelCounterRanges(CounterBackend& counters, std::string prefix = "k")
+      : counters_(counters), prefix_(std::move(prefix)) {}
+  Status open(std::size_t kernel) override { return counters_.push_range(prefix_ + "#" + std::to_string(kernel)); }
   Status close() override { return counters_.pop_range(); }
 
  private:
   CounterBackend& counters_;
+  std::string prefix_;
 };
 
 /// One replay: the recorded program re-submitted on the tool's stream, each

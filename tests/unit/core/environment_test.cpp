@@ -22,8 +22,8 @@ TEST(Environment, the_table_names_each_variable_once_and_marks_test_hooks) {
     EXPECT_FALSE(v.default_value.empty()) << v.name;
     EXPECT_EQ(v.set_by == SetBy::kTests, v.name.starts_with("RANGEREPLAY_TEST_")) << v.name;
   }
-  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kKernelRanges, kInjectLib, kConfig, kGate,
-                           kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
+  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kKernelRanges, kBatch, kInjectLib, kConfig,
+                           kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
     EXPECT_TRUE(names.contains(name)) << name;
   }
 }
@@ -57,6 +57,14 @@ TEST(Environment, standing_pass_is_off_only_for_exactly_zero) {
   EXPECT_TRUE(standing_pass_off());
   unsetenv(kStandingPass);
   EXPECT_TRUE(standing_pass_off());  // read once
+}
+
+TEST(Environment, batch_ranges_is_a_number_of_at_least_two) {
+  ASSERT_EQ(setenv(kBatch, "1", 1), 0);
+  EXPECT_EQ(batch_ranges(), std::nullopt);  // one range is no batch
+  ASSERT_EQ(setenv(kBatch, "8", 1), 0);
+  EXPECT_EQ(batch_ranges(), std::nullopt);  // read once
+  unsetenv(kBatch);
 }
 
 TEST(Environment, user_kernel_ranges_only_for_exactly_user) {

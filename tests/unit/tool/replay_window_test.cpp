@@ -67,6 +67,14 @@ class FakeCounters final : public CounterPasses {
     return ++ended_ + 1 >= passes_;
   }
   bool in_pass() const override { return in_pass_; }
+  Status push_range(const std::string& range_name) override {
+    log_.push_back("push " + range_name);
+    return failure_.check("push");
+  }
+  Status pop_range() override {
+    log_.push_back("pop");
+    return ok_status();
+  }
 
  private:
   Log& log_;
@@ -347,6 +355,116 @@ TEST(ReplayWindow, a_session_asking_for_too_many_passes_fails_the_window) {
   EXPECT_EQ(declined->detail, "CUPTI asked for more passes than the metric list needs");
   EXPECT_EQ(f.record.pass_records.size(), 11u);
   EXPECT_EQ(f.log.back(), "restore_exit_after_failure");
+}
+
+// A batch of two ranges over one fake session: each member logs under its
+// own name.
+class NamedRestore final : public RestoreStrategy {
+ public:
+  NamedRestore(std::string name, Log& log, Failure& failure) : name_(std::move(name)), log_(log), failure_(failure) {}
+  Status capture_exit() override { return step("capture_exit"); }
+  Status restore_entry() override { return step("restore_entry"); }
+  Status read_back() override { return ok_status(); }
+  std::uint64_t restored_bytes() const override { return 7; }
+  Status restore_exit() override { return step("restore_exit"); }
+  void restore_exit_after_failure() override { log_.push_back(name_ + " restore_exit_after_failure"); }
+
+ private:
+  Status step(const std::string& what) {
+    log_.push_back(name_ + " " + what);
+    return failure_.check(name_ + " " + what);
+  }
+  std::string name_;
+  Log& log_;
+  Failure& failure_;
+};
+
+class NamedResubmission final : public Resubmission {
+ public:
+  NamedResubmission(std::string name, Log& log, Failure& failure)
+      : name_(std::move(name)), log_(log), failure_(failure) {}
+  Status submit() override {
+    log_.push_back(name_ + " submit");
+    return failure_.check(name_ + " submit");
+  }
+
+ private:
+  std::string name_;
+  Log& log_;
+  Failure& failure_;
+};
+
+struct BatchFixture {
+  explicit BatchFixture(int passes)
+      : counters(log, failure, passes + 1),  // no pass 0 in a batch: every pass is a replay
+        stream(log, failure),
+        restore_a("a", log, failure),
+        restore_b("b", log, failure),
+        submit_a("a", log, failure),
+        submit_b("b", log, failure) {
+    members = {BatchMember{&restore_a, &submit_a, "step#0", &record_a},
+               BatchMember{&restore_b, &submit_b, "", &record_b}};
+  }
+  Status run(std::uint32_t pass_count) {
+    BatchWindow window(counters, stream, pass_count);
+    return window.run(members);
+  }
+  // The lines of `log` that name a member, a pass or a counter range.
+  Log steps() const {
+    Log out;
+    for (const std::string& line : log) {
+      if (line.starts_with("a ") || line.starts_with("b ") || line.starts_with("start_pass") ||
+          line.starts_with("end_pass") || line.starts_with("push") || line == "pop")
+        out.push_back(line);
+    }
+    return out;
+  }
+  Log log;
+  Failure failure;
+  FakeCounters counters;
+  FakeStream stream;
+  NamedRestore restore_a, restore_b;
+  NamedResubmission submit_a, submit_b;
+  report::RangeRecord record_a, record_b;
+  std::vector<BatchMember> members;
+};
+
+TEST(BatchWindow, one_start_and_stop_per_pass_for_every_member_each_restored_outside_its_counter_ranges) {
+  BatchFixture f(/*passes=*/2);
+  ASSERT_TRUE(f.run(2).ok());
+  const Log pass = {"a restore_entry", "push step#0", "a submit", "pop", "b restore_entry", "b submit"};
+  EXPECT_EQ(f.steps(), concat({{"a capture_exit", "b capture_exit", "start_pass batch"},
+                               pass,
+                               {"end_pass", "start_pass batch"},
+                               pass,
+                               {"end_pass", "b restore_exit", "a restore_exit"}}));
+  // Every restore has finished (synchronize) before the member's counter range opens.
+  const auto restore = std::find(f.log.begin(), f.log.end(), "a restore_entry");
+  const auto push = std::find(restore, f.log.end(), "push step#0");
+  EXPECT_NE(std::find(restore, push, "synchronize"), push);
+  EXPECT_EQ(f.record_a.passes, 3u);
+  EXPECT_EQ(f.record_b.pass_records.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.record_b.timings.kernels_ms, 2 * 2.25);
+  EXPECT_DOUBLE_EQ(f.record_a.timings.counters_ms, f.record_b.timings.counters_ms);  // shared equally
+}
+
+TEST(BatchWindow, a_failure_hands_the_state_back_for_every_captured_member) {
+  BatchFixture f(/*passes=*/2);
+  f.failure.fail_at = "b submit";
+  f.failure.fail_on = 1;
+  EXPECT_EQ(f.run(2).message(), "b submit failed");
+  const Log steps = f.steps();
+  // The open pass is ended first, then both members restore their state.
+  ASSERT_GE(steps.size(), 3u);
+  EXPECT_EQ(Log(steps.end() - 3, steps.end()),
+            (Log{"end_pass", "b restore_exit_after_failure", "a restore_exit_after_failure"}));
+}
+
+TEST(BatchWindow, a_failed_capture_restores_only_the_members_captured_before_it) {
+  BatchFixture f(/*passes=*/2);
+  f.failure.fail_at = "b capture_exit";
+  EXPECT_FALSE(f.run(2).ok());
+  EXPECT_EQ(f.steps(), (Log{"a capture_exit", "b capture_exit", "a restore_exit_after_failure"}));
 }
 
 }  // namespace

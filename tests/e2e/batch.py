@@ -1,0 +1,88 @@
+"""Deferred, batched replays against ranges replayed one by one (see batch.sh)."""
+import json
+import os
+import sys
+import tempfile
+
+from e2e_common import checksums, run, summarize, tail
+
+BUILD = sys.argv[1]
+CLI = os.path.join(BUILD, "tools/cli/rangereplay")
+# A multi-pass list: deferral applies to multi-pass ranges only.
+METRIC_SET = "basic"
+
+
+def profile(exe, args, tool_args, env_extra):
+    """(rc, stdout, stderr, report or None) of `rangereplay profile` over `exe`."""
+    fd, report_path = tempfile.mkstemp(prefix="rr_batch_", suffix=".json")
+    os.close(fd)
+    os.unlink(report_path)
+    cmd = [CLI, "profile", "--nvtx-include", "step/", "--set", METRIC_SET, "--output", report_path, *tool_args,
+           "--", exe] + args
+    rc, out, err = run(cmd, timeout=240, env=dict(os.environ, **env_extra))
+    report = None
+    if os.path.exists(report_path):
+        with open(report_path) as f:
+            report = json.load(f)
+        os.unlink(report_path)
+    return rc, out, err, report
+
+
+def instructions(report):
+    """Per range: its kernels' (name, smsp__inst_executed.sum), or its whole-range value."""
+    out = []
+    for r in report["ranges"]:
+        kernels = [(k["name"], [m["value"] for m in k["metrics"] if m["name"] == "smsp__inst_executed.sum"])
+                   for k in r["kernels"]]
+        whole = [m["value"] for m in r.get("range_metrics", []) if m["name"] == "smsp__inst_executed.sum"]
+        out.append((r["declined"], kernels, whole))
+    return out
+
+
+def check(label, exe_rel, args, tool_args, batch, expect_note, failures):
+    exe = os.path.join(BUILD, exe_rel)
+    if not os.access(exe, os.X_OK):
+        failures.append(f"{label}: {exe} is missing; build its target first")
+        return
+    plain_rc, plain_out, plain_err = run([exe] + args)
+    if plain_rc != 0 or not checksums(plain_out):
+        failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
+        return
+    one_rc, one_out, one_err, one = profile(exe, args, tool_args, {})
+    rc, out, err, batched = profile(exe, args, tool_args, {"RANGEREPLAY_BATCH": str(batch)})
+    for name, (r_rc, r_out, r_err, rep) in (("one by one", (one_rc, one_out, one_err, one)),
+                                           ("batched", (rc, out, err, batched))):
+        if r_rc != plain_rc or checksums(r_out) != checksums(plain_out):
+            failures.append(f"{label} {name}: results differ with the tool (rc {plain_rc} vs {r_rc}): {tail(r_err)}")
+            return
+        if rep is None:
+            failures.append(f"{label} {name}: no report: {tail(r_err)}")
+            return
+    declined = [f"{r['index']}: {r['decline_reason']} ({r['decline_detail']})" for r in batched["ranges"]
+                if r["declined"]]
+    if declined:
+        failures.append(f"{label}: batched ranges declined: {'; '.join(declined)}")
+    if instructions(batched) != instructions(one):
+        failures.append(f"{label}: instruction counts differ: batched {instructions(batched)} vs one by one "
+                        f"{instructions(one)}")
+    notes = [n for r in batched["ranges"] for n in r["notes"] if "other deferred ranges" in n]
+    if len(notes) != len(batched["ranges"]):
+        failures.append(f"{label}: {len(notes)} of {len(batched['ranges'])} ranges say they were batched")
+    if expect_note and not any(expect_note in n for n in notes):
+        failures.append(f"{label}: no batch was replayed because of '{expect_note}': {notes}")
+    budget = batched.get("time_budget", {})
+    print(f"{label:<32} {len(batched['ranges'])} ranges, equal: {instructions(batched) == instructions(one)}; "
+          f"windows {budget.get('windows_ms', 0):.0f} ms batched vs "
+          f"{one.get('time_budget', {}).get('windows_ms', 0):.0f} ms one by one; notes: {sorted(set(notes))[:2]}")
+
+
+failures = []
+stream = ("examples/stream", ["--iterations", "4", "--bytes", "64MiB"])
+check("stream per kernel, batch 4", *stream, [], 4, "RANGEREPLAY_BATCH ranges were deferred", failures)
+check("stream whole range, batch 3", *stream, ["--range-metrics", "whole"], 3, "the process exited", failures)
+check("stream full restore, batch 2", *stream, ["--restore", "full"], 2, "", failures)
+check("free after each range", "tests/apps/app_free_pending", ["--iterations", "3"], [], 8,
+      "of memory a deferred range uses", failures)
+check("multistream", "examples/multistream", ["--iterations", "3"], [], 3, "", failures)
+check("globals", "examples/globals", ["--iterations", "3"], [], 3, "", failures)
+sys.exit(summarize(failures))
