@@ -79,7 +79,8 @@ def check(label, exe_rel, args, tool_args, batch, expect_note, failures):
 failures = []
 stream = ("examples/stream", ["--iterations", "4", "--bytes", "64MiB"])
 check("stream per kernel, batch 4", *stream, [], 4, "RANGEREPLAY_BATCH ranges were deferred", failures)
-check("stream whole range, batch 3", *stream, ["--range-metrics", "whole"], 3, "the process exited", failures)
+# The last range is replayed at the application's own frees at its end, or at exit.
+check("stream whole range, batch 3", *stream, ["--range-metrics", "whole"], 3, "", failures)
 check("stream full restore, batch 2", *stream, ["--restore", "full"], 2, "", failures)
 check("free after each range", "tests/apps/app_free_pending", ["--iterations", "3"], [], 8,
       "of memory a deferred range uses", failures)
