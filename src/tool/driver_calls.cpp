@@ -523,6 +523,18 @@ constexpr DriverCall kRows[] = {
     RR_LEFT_OUT(cuMemsetD2D32Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_ROW(cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
     RR_ROW(cuStreamAttachMemAsync_ptsz, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
+    // Context teardown and module unloads: deferred ranges (RANGEREPLAY_BATCH)
+    // are replayed at their entry, while the context and the kernels exist.
+    // Inside a range they pass through, as calls without a row do (a module
+    // unloaded inside a range declines it through the resource callback).
+    RR_ROW(cuCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuModuleUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuCtxDestroy_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuDevicePrimaryCtxRelease, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuDevicePrimaryCtxReset, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuDevicePrimaryCtxRelease_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuDevicePrimaryCtxReset_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuLibraryUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
 };
 
 #undef RR_EXEC

@@ -60,6 +60,7 @@ enum class CallKind : std::uint8_t {
   kStreamAttachMemory,         // cuStreamAttachMemAsync: managed memory attached to the host or not
   kProfilerStart,              // cuProfilerStart (range trigger)
   kProfilerStop,               // cuProfilerStop (range trigger)
+  kTeardown,                   // ends a context or unloads a module: deferred replays run at its entry
 };
 
 /// What the call does to a range open when it is made.

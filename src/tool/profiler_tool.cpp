@@ -366,6 +366,15 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         if (auto event = trigger_.on_profiler_stop(tool_thread_number())) on_range_event(*event, data->context);
       }
       break;
+    case CallKind::kTeardown:
+      // Deferred ranges are replayed while their context and kernels exist.
+      if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending()) {
+        ToolLock lock = lock_tool(data->functionName);
+        // Driver calls made while holding mutex_ must not reach our own callbacks.
+        InToolScope scope;
+        ranges_.before_teardown(data->functionName);
+      }
+      break;
     default:
       // Graph launches, host functions, memsets and copies: the recorder's.
       break;

@@ -516,7 +516,7 @@ void RangeController::at_exit() {
   if (!pending_.empty()) {
     // Deferred ranges are replayed now, while the context exists.
     unsigned version = 0;
-    if (cuCtxGetApiVersion(counters_context_, &version) == CUDA_SUCCESS) {
+    if (!context_torn_down_ && cuCtxGetApiVersion(counters_context_, &version) == CUDA_SUCCESS) {
       flush_pending("the process exited");
     } else {
       std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
@@ -617,6 +617,13 @@ void RangeController::flush_pending(const char* why) {
     }
   }
   has_pending_.store(false, std::memory_order_seq_cst);
+}
+
+void RangeController::before_teardown(const char* call) {
+  const std::string name(call);
+  if (name.find("Ctx") != std::string::npos) context_torn_down_ = true;
+  const std::string why = name + " (a context or module teardown)";
+  flush_pending(why.c_str());
 }
 
 void RangeController::flush_before_capture(const char* call) {

@@ -29,6 +29,8 @@ struct Expected {
 // One line per row, in callback-id order. A change here is a change of what
 // the tool does with that call.
 constexpr Expected kExpected[] = {
+    {CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddPinnedHost},
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemoveHost},
@@ -64,10 +66,13 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, K::kKernelLaunch, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, K::kProfilerStart, R::kTrackOnly, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, K::kProfilerStop, R::kTrackOnly, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddManaged},
+    {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2, K::kMemset, R::kDecline, D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16_v2, K::kMemset, R::kDecline, D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32_v2, K::kMemset, R::kDecline, D::kUnsupportedApi, E::kNone},
@@ -127,6 +132,8 @@ constexpr Expected kExpected[] = {
      D::kStreamCaptureActive, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode, K::kCaptureModeExchange, R::kTrackOnly, kNoDecline,
      E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemMap, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange, E::kMapVirtual},
     {CUPTI_DRIVER_TRACE_CBID_cuMemUnmap, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kUnmapVirtual},
     {CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange, E::kSetAccess},
@@ -171,6 +178,7 @@ constexpr Expected kExpected[] = {
      E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuGraphExecBatchMemOpNodeSetParams, K::kGraphExecChange, R::kDeclineIfLaunched,
      D::kUnsupportedApi, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2, K::kGraphExecKernelNodeParams, R::kDeclineIfLaunched,
      D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2, K::kGraphExecUpdate, R::kDeclineIfLaunched, D::kUnsupportedApi,
@@ -214,7 +222,7 @@ TEST(DriverCalls, rows_name_their_callback_id) {
     EXPECT_TRUE(row.name.starts_with("cu")) << row.name;
     // Every row reads parameters but the trigger's, the device-to-host copies
     // (counted only) and the calls left out of the recording.
-    const bool reads_none = row.kind == K::kProfilerStart || row.kind == K::kProfilerStop ||
+    const bool reads_none = row.kind == K::kProfilerStart || row.kind == K::kProfilerStop || row.kind == K::kTeardown ||
                             row.kind == K::kCopyDeviceToHost || row.in_range == R::kDecline;
     EXPECT_EQ(row.decode == nullptr, reads_none) << row.name;
   }
