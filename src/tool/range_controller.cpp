@@ -514,18 +514,18 @@ void RangeController::at_exit() {
     parts_.report.ranges.push_back(std::move(range->record));
   }
   if (!pending_.empty()) {
-    // Deferred ranges are replayed now, while the context exists.
-    unsigned version = 0;
-    if (!context_torn_down_ && cuCtxGetApiVersion(counters_context_, &version) == CUDA_SUCCESS) {
-      flush_pending("the process exited");
-    } else {
-      std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
-      pending_.clear();
-      has_pending_.store(false, std::memory_order_seq_cst);
-      decline_batch(batch, DeclineReason::kCountersUnavailable,
-                    "the process's CUDA context was destroyed before the range's deferred replay; set "
-                    "RANGEREPLAY_BATCH lower or unset it");
-    }
+    // Nothing is replayed at exit: the runtime may have unloaded the
+    // application's modules by now (an exit-time replay crashed programs
+    // that exit without freeing their memory), and the context may be gone.
+    // The teardown calls that come before (kTeardown rows) replay deferred
+    // ranges while their kernels exist; what is left is declined.
+    std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
+    pending_.clear();
+    has_pending_.store(false, std::memory_order_seq_cst);
+    decline_batch(batch, DeclineReason::kReplayFailed,
+                  "the process exited before the range's deferred replay (RANGEREPLAY_BATCH), and the tool replays "
+                  "nothing at exit; make the batch size divide the number of ranges, free the application's memory "
+                  "before it exits, or unset RANGEREPLAY_BATCH");
   }
   if (counters_ && counters_->standing_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a
@@ -620,9 +620,7 @@ void RangeController::flush_pending(const char* why) {
 }
 
 void RangeController::before_teardown(const char* call) {
-  const std::string name(call);
-  if (name.find("Ctx") != std::string::npos) context_torn_down_ = true;
-  const std::string why = name + " (a context or module teardown)";
+  const std::string why = std::string(call) + " (a context or module teardown)";
   flush_pending(why.c_str());
 }
 

@@ -97,7 +97,9 @@ class RangeController {
   /// that is still allowed.
   void capture_begins(const char* call);
   /// At process exit: an active range is reported declined
-  /// (range_not_closed, no GPU work), and the standing pass is flushed; the
+  /// (range_not_closed, no GPU work), so are deferred ranges still waiting
+  /// for their replay (replay_failed: nothing is replayed at exit), and the
+  /// standing pass is flushed; the
   /// report's time budget gets the first CUPTI pass start's time.
   void at_exit();
 
@@ -115,9 +117,7 @@ class RangeController {
   /// replayed first, while it still exists.
   void before_free(std::uint64_t address, const char* call);
   /// `call` is about to destroy a context or unload a module (a kTeardown
-  /// row): the deferred ranges are replayed first, and ranges deferred
-  /// after a context's teardown are never replayed at exit (the profiled
-  /// context's handle may name a destroyed context then).
+  /// row): the deferred ranges are replayed first.
   void before_teardown(const char* call);
   /// A capture begin call `call` of this thread is about to run (counted in
   /// the captures' beginning()): the deferred ranges are replayed before the
@@ -228,9 +228,6 @@ class RangeController {
   // flush_before_capture is running: this thread's own capture begin is in
   // the captures' beginning() count.
   bool capture_begin_here_ = false;
-  // A context teardown call was seen: at exit the profiled context may be
-  // gone, and no call is made on its handle.
-  bool context_torn_down_ = false;
   // One snapshot storage per deferred range (retained across batches).
   std::vector<std::unique_ptr<SnapshotStorage>> batch_storage_;
   // at_exit() has begun: its standing-pass flush counts in the report's exit
