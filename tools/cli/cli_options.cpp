@@ -256,6 +256,12 @@ class LauncherApp {
     profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
     list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
     list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
+    diff =
+        app.add_subcommand("diff", "Compare two reports metric by metric: diff [--csv|--json] <base.json> <new.json>");
+    diff->add_option("base", diff_base, "The baseline report (JSON)")->required();
+    diff->add_option("new", diff_new, "The report to compare with it (JSON)")->required();
+    diff->add_flag("--csv", diff_csv, "Print CSV (range,kernel,metric,unit,base,new,change_pct)");
+    diff->add_flag("--json", diff_json, "Print JSON (rows, unmatched, declined)");
     app.require_subcommand(0, 1);
     add_profile_options(*profile, options);
   }
@@ -270,6 +276,9 @@ class LauncherApp {
   CLI::App* profile = nullptr;
   CLI::App* list_metrics_cmd = nullptr;
   CLI::App* list_sets_cmd = nullptr;
+  CLI::App* diff = nullptr;
+  std::string diff_base, diff_new;
+  bool diff_csv = false, diff_json = false;
   bool list_metrics_flag = false, list_sets_flag = false, version = false;
   ProfileOptions options;
 };
@@ -287,13 +296,15 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     return cmd->get_name() + " takes no " + (option ? "options" : "arguments") + "; write 'rangereplay " +
            cmd->get_name() + "'";
   }
+  if (l.diff->parsed())
+    return "diff compares two reports: write 'rangereplay diff [--csv|--json] <base.json> <new.json>'";
   if (!l.profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
     // A word where the command goes: most likely a mistyped command.
     std::vector<std::string> close =
-        closest_names(ours[1], std::vector<std::string>{"profile", "list-metrics", "list-sets"}, 1,
+        closest_names(ours[1], std::vector<std::string>{"profile", "diff", "list-metrics", "list-sets"}, 1,
                       plausible_typo_distance(ours[1].size()));
     return "unknown command '" + ours[1] + "'" + (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
-           "; commands are profile, list-metrics and list-sets";
+           "; commands are profile, diff, list-metrics and list-sets";
   }
   if (!l.profile->parsed()) {
     // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
@@ -326,8 +337,10 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   } catch (const CLI::ExtrasError& e) {
     return invalid_argument(extras_error_line(l, e, ours, args));
   } catch (const CLI::ParseError& e) {
-    const std::string help_command = l.profile->parsed() ? "rangereplay profile --help" : "rangereplay --help";
-    return invalid_argument(cli11_error_line(e, {l.profile, &l.app}, ours, help_command, value_hint));
+    const std::string help_command = l.profile->parsed() ? "rangereplay profile --help"
+                                     : l.diff->parsed()  ? "rangereplay diff --help"
+                                                         : "rangereplay --help";
+    return invalid_argument(cli11_error_line(e, {l.profile, l.diff, &l.app}, ours, help_command, value_hint));
   }
   return std::optional<CommandLine>();
 }
@@ -336,9 +349,11 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
 // or the help when nothing was asked); nullopt for `profile`. Errors:
 // invalid_argument for two actions, or an application given without `profile`.
 StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Words& w) {
-  const int actions = int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed());
+  const int actions =
+      int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed()) + int(l.diff->parsed());
   if (actions > 1) {
-    return invalid_argument("give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+    return invalid_argument(
+        "give one of profile, diff, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   }
   if (!l.profile->parsed() && (w.has_dashes || !w.after_dashes.empty())) {
     return invalid_argument("to run an application, write 'rangereplay profile [options] -- <app> [args]'");
@@ -351,6 +366,11 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
     out.action = Action::kListMetrics;
   } else if (l.list_sets()) {
     out.action = Action::kListSets;
+  } else if (l.diff->parsed()) {
+    if (l.diff_csv && l.diff_json) return invalid_argument("diff prints CSV or JSON: give --csv or --json, not both");
+    out.action = Action::kDiff;
+    out.diff = {l.diff_base, l.diff_new,
+                l.diff_csv ? DiffFormat::kCsv : (l.diff_json ? DiffFormat::kJson : DiffFormat::kTable)};
   } else if (!l.profile->parsed()) {
     out.action = Action::kHelp;
     out.text = l.app.help();

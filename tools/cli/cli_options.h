@@ -3,6 +3,7 @@
 // and the fix; the launcher prints them as "rangereplay: <message>" and exits 2.
 //
 //   rangereplay profile [options] -- <app> [args]    (the '--' may be left out)
+//   rangereplay diff [--csv | --json] <base.json> <new.json>
 //   rangereplay --list-metrics | list-metrics
 //   rangereplay --list-sets    | list-sets
 //   rangereplay --version | --help
@@ -21,7 +22,18 @@
 
 namespace rangereplay::cli {
 
-enum class Action { kProfile, kListMetrics, kListSets, kVersion, kHelp };
+enum class Action { kProfile, kDiff, kListMetrics, kListSets, kVersion, kHelp };
+
+/// How `diff` prints its comparison.
+enum class DiffFormat { kTable, kCsv, kJson };
+
+/// A `diff` command: two JSON reports, compared metric by metric
+/// (report/report_diff.h).
+struct DiffRequest {
+  std::string base_path;
+  std::string new_path;
+  DiffFormat format = DiffFormat::kTable;
+};
 
 /// A `profile` command, checked.
 struct ProfileRequest {
@@ -39,6 +51,7 @@ struct ProfileRequest {
 struct CommandLine {
   Action action = Action::kHelp;
   ProfileRequest profile;      // for kProfile
+  DiffRequest diff;            // for kDiff
   std::string text;            // help or version text, for kHelp / kVersion
   bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
 };

@@ -417,6 +417,13 @@ int run_launcher(const std::vector<std::string>& args) {
     case Action::kListSets: return list_sets();
     case Action::kListMetrics: return list_metrics();
     case Action::kProfile: return profile(parsed->profile);
+    case Action::kDiff: {
+      StatusOr<std::string> text =
+          diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format);
+      if (!text.ok()) return fail(text.status(), kExitUsage);
+      std::cout << *text << std::flush;
+      return 0;
+    }
   }
   return kExitFailure;
 }

@@ -2,6 +2,7 @@
 #include "cli/report_output.h"
 
 #include "report/report_csv.h"
+#include "report/report_diff.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "report/report_table.h"
@@ -26,6 +27,18 @@ std::string beside_csv(const std::string& csv_path, std::string_view suffix) {
 
 std::string ranges_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".ranges.csv"); }
 std::string budget_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".budget.csv"); }
+
+StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format) {
+  RR_ASSIGN_OR_RETURN(report::Report base, report::read_report_json(base_path));
+  RR_ASSIGN_OR_RETURN(report::Report next, report::read_report_json(new_path));
+  const report::ReportDiff diff = report::diff_reports(base, next);
+  switch (format) {
+    case DiffFormat::kCsv: return report::render_diff_csv(diff);
+    case DiffFormat::kJson: return report::render_diff_json(diff);
+    case DiffFormat::kTable: break;
+  }
+  return "rangereplay diff: baseline " + base_path + ", new " + new_path + "\n" + report::render_diff_table(diff);
+}
 
 void complete_time_budget(report::Report& report, double launcher_start_clock_ms, double launcher_checks_ms,
                           double spawn_clock_ms, double end_clock_ms) {

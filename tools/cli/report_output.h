@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cli/cli_options.h"
 #include "cli/output_path.h"
 #include "core/status.h"
 #include "report/report_model.h"
@@ -25,6 +26,12 @@ std::string report_table(const report::Report& report);
 /// (`run.budget.csv`), the time budget (report::render_time_budget_csv).
 /// Errors: a file cannot be written.
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format);
+
+/// `rangereplay diff`: the comparison of the reports at `base_path` and
+/// `new_path` (report/report_diff.h) as a table, CSV or JSON. Errors: a file
+/// that cannot be read as a rangereplay report, the reader's one-line message
+/// naming it.
+StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format);
 
 /// `x.csv` -> `x.ranges.csv`; a path not ending in `.csv` gets `.ranges.csv` appended.
 std::string ranges_csv_path(const std::string& csv_path);

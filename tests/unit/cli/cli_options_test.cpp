@@ -517,14 +517,15 @@ TEST(CliOptions, version_and_help) {
 }
 
 TEST(CliOptions, mistyped_commands_get_a_suggestion) {
-  EXPECT_EQ(error_of({"list-setz"}),
-            "unknown command 'list-setz' (did you mean list-sets?); commands are profile, list-metrics and list-sets");
+  EXPECT_EQ(
+      error_of({"list-setz"}),
+      "unknown command 'list-setz' (did you mean list-sets?); commands are profile, diff, list-metrics and list-sets");
   EXPECT_EQ(error_of({"profil", "--profiler-api"}).substr(0, 50), "unknown command 'profil' (did you mean profile?); ");
 }
 
 TEST(CliOptions, two_actions_or_an_application_without_profile_are_errors) {
   EXPECT_EQ(error_of({"--list-sets", "--list-metrics"}),
-            "give one of profile, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+            "give one of profile, diff, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   EXPECT_EQ(error_of({"--", "./app"}), "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
 }
 

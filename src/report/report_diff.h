@@ -1,0 +1,61 @@
+// Two reports compared metric by metric, like Nsight Compute's baselines:
+// ranges are paired by name and instance (the k-th range of a name in one
+// report with the k-th of that name in the other), kernels within a pair by
+// name, grid and block and their order among kernels alike, and metric values
+// by name. Everything one side has and the other lacks is listed, never
+// dropped: ranges, kernels and metric names.
+//
+//   ReportDiff d = diff_reports(base, next);
+//   std::cout << render_diff_table(d);        // or render_diff_csv / render_diff_json
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report_model.h"
+
+namespace rangereplay::report {
+
+/// One metric of one paired kernel (or of a paired range's whole-range
+/// values: kernel empty).
+struct DiffRow {
+  std::string range;   // "step #0": the range's name and instance
+  std::string kernel;  // "scale(float*, int) (1024,1,1)x(256,1,1) #0", or "" for whole-range values
+  std::string metric;
+  std::string unit;
+  double base = 0;
+  double next = 0;
+  /// (next - base) / |base| x 100; nullopt when base is 0 and next is not
+  /// (no finite change), 0 when both are 0.
+  std::optional<double> change_pct;
+};
+
+struct ReportDiff {
+  std::vector<DiffRow> rows;
+  /// What only one side has, one line each: "range 'warmup #1' only in the baseline",
+  /// "kernel 'k (1,1,1)x(32,1,1) #0' of range 'step #0' only in the new report",
+  /// "metric 'l1tex__t_bytes.sum' only in the new report".
+  std::vector<std::string> unmatched;
+  /// Declined ranges, paired or not: "range 'step #2' declined in the new report (free_in_range)".
+  std::vector<std::string> declined;
+};
+
+/// Pairs `base` and `next` as the header says.
+ReportDiff diff_reports(const Report& base, const Report& next);
+
+/// Terminal table: one line per row with both values and the change, then the
+/// unmatched and declined lines.
+std::string render_diff_table(const ReportDiff& diff);
+
+/// CSV: range,kernel,metric,unit,base,new,change_pct (change_pct empty when
+/// not finite), then no other lines; the unmatched are not rows (see
+/// render_diff_json).
+std::string render_diff_csv(const ReportDiff& diff);
+
+/// JSON: {"rows": [...], "unmatched": [...], "declined": [...]} (indent 2).
+std::string render_diff_json(const ReportDiff& diff);
+
+}  // namespace rangereplay::report

@@ -1,0 +1,104 @@
+// Two reports compared: pairing of ranges (name and instance) and kernels
+// (name, grid, block, order), the percent change, and everything one side
+// lacks listed (ranges, kernels, metric names), in the table, CSV and JSON.
+#include "report/report_diff.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "unit/report/sample_report.h"
+
+namespace rangereplay::report {
+namespace {
+
+using testing::sample_report;
+
+// The row of `metric` for the first kernel whose key starts with
+// `kernel_prefix`; a row that is all zeros (and a failure) when there is none.
+const DiffRow* find_row(const ReportDiff& d, const std::string& kernel_prefix, const std::string& metric) {
+  for (const DiffRow& row : d.rows) {
+    if (row.kernel.rfind(kernel_prefix, 0) == 0 && row.metric == metric) return &row;
+  }
+  ADD_FAILURE() << "no row for " << kernel_prefix << " / " << metric;
+  static const DiffRow none{};
+  return &none;
+}
+
+TEST(ReportDiff, a_report_against_itself_changes_nothing) {
+  const Report r = sample_report();
+  const ReportDiff d = diff_reports(r, r);
+  ASSERT_EQ(d.rows.size(), 4u);  // 2 kernels x 2 metrics of the replayed range
+  for (const DiffRow& row : d.rows) {
+    EXPECT_EQ(row.range, "step #0");
+    ASSERT_TRUE(row.change_pct.has_value());
+    EXPECT_EQ(*row.change_pct, 0.0);
+  }
+  EXPECT_TRUE(d.unmatched.empty());
+  // The second `step` is declined on both sides: said, not compared.
+  EXPECT_EQ(d.declined,
+            (std::vector<std::string>{"range 'step #1' declined in the baseline (allocation_freed_in_range)",
+                                      "range 'step #1' declined in the new report (allocation_freed_in_range)"}));
+  EXPECT_EQ(find_row(d, "scale(float*, int) (1024,1,1)x(256,1,1) #0", "smsp__inst_executed.sum")->base, 98304);
+}
+
+TEST(ReportDiff, changes_are_in_percent_of_the_baseline) {
+  const Report base = sample_report();
+  Report next = sample_report();
+  next.ranges[0].kernels[0].metrics[0].value = 6291488 * 1.5;  // dram bytes of `scale` +50%
+  next.ranges[0].kernels[1].metrics[1].value = 10;             // instructions of `add`: from 0
+  const ReportDiff d = diff_reports(base, next);
+  EXPECT_DOUBLE_EQ(*find_row(d, "scale", "dram__bytes_read.sum")->change_pct, 50.0);
+  EXPECT_FALSE(find_row(d, "void add", "smsp__inst_executed.sum")->change_pct.has_value());  // 0 -> 10
+}
+
+TEST(ReportDiff, what_only_one_side_has_is_listed) {
+  const Report base = sample_report();
+  Report next = sample_report();
+  next.ranges[0].kernels.pop_back();  // `add` gone
+  next.ranges[0].kernels[0].metrics.push_back({"lts__t_bytes.sum", "byte", 7});
+  RangeRecord extra;
+  extra.name = "eval";
+  next.ranges.push_back(extra);
+  const ReportDiff d = diff_reports(base, next);
+  EXPECT_EQ(d.unmatched,
+            (std::vector<std::string>{
+                "kernel 'void add<float, 2>(float const*, float*) (64,2,1)x(128,1,1) #0' of range 'step #0' only in "
+                "the baseline",
+                "range 'eval #0' only in the new report", "metric 'lts__t_bytes.sum' only in the new report"}));
+  const std::string table = render_diff_table(d);
+  EXPECT_NE(table.find("unmatched:\n  kernel 'void add"), std::string::npos) << table;
+  EXPECT_NE(table.find("2 values compared, 3 unmatched, 2 declined"), std::string::npos) << table;
+}
+
+TEST(ReportDiff, kernels_alike_pair_in_their_order) {
+  Report base = sample_report();
+  base.ranges[0].kernels[1] = base.ranges[0].kernels[0];  // `scale` twice
+  Report next = base;
+  next.ranges[0].kernels[1].metrics[1].value = 2 * 98304.0;  // the second `scale` doubled
+  const ReportDiff d = diff_reports(base, next);
+  EXPECT_EQ(*find_row(d, "scale(float*, int) (1024,1,1)x(256,1,1) #0", "smsp__inst_executed.sum")->change_pct, 0.0);
+  EXPECT_DOUBLE_EQ(*find_row(d, "scale(float*, int) (1024,1,1)x(256,1,1) #1", "smsp__inst_executed.sum")->change_pct,
+                   100.0);
+}
+
+TEST(ReportDiff, csv_and_json_carry_every_row) {
+  const Report base = sample_report();
+  Report next = sample_report();
+  next.ranges[0].kernels[0].metrics[1].value = 98304 * 2;
+  const ReportDiff d = diff_reports(base, next);
+  const std::string csv = render_diff_csv(d);
+  EXPECT_EQ(csv.rfind("range,kernel,metric,unit,base,new,change_pct\n", 0), 0u);
+  EXPECT_NE(csv.find("step #0,\"scale(float*, int) (1024,1,1)x(256,1,1) #0\",smsp__inst_executed.sum,inst,98304,"
+                     "196608,100\n"),
+            std::string::npos)
+      << csv;
+  const nlohmann::json j = nlohmann::json::parse(render_diff_json(d));
+  EXPECT_EQ(j.at("rows").size(), 4u);
+  EXPECT_EQ(j.at("declined").size(), 2u);
+  EXPECT_EQ(j.at("rows").at(1).at("change_pct"), 100.0);
+}
+
+}  // namespace
+}  // namespace rangereplay::report
