@@ -141,6 +141,22 @@ void point_nvtx_at_loaded_cupti() {
 
 }  // namespace
 
+namespace {
+
+// Runs the tool's exit step `step` from an atexit handler: no exception
+// leaves it.
+void at_exit_guarded(void (ProfilerTool::*step)()) noexcept {
+  try {
+    (ProfilerTool::instance().*step)();
+  } catch (const std::exception& e) {
+    stop_tool(e.what());
+  } catch (...) {
+    stop_tool("unknown exception at exit");
+  }
+}
+
+}  // namespace
+
 Status ProfilerTool::initialize() {
   // The launcher gate is taken now and waited at when the first range
   // begins: the application starts while the launcher runs its device checks
@@ -180,16 +196,15 @@ Status ProfilerTool::configure_and_subscribe() {
   RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE));
   RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
   enabled_ = true;
-  std::atexit([] {
-    try {
-      ProfilerTool::instance().finish();
-    } catch (const std::exception& e) {
-      stop_tool(e.what());
-    } catch (...) {
-      stop_tool("unknown exception at exit");
-    }
-  });
+  std::atexit([] { at_exit_guarded(&ProfilerTool::finish); });
   return ok_status();
+}
+
+void ProfilerTool::replay_deferred_at_exit() {
+  if (finished_.load() || g_tool_stopped.load(std::memory_order_relaxed) || !ranges_.has_pending()) return;
+  ToolLock lock = lock_tool("process exit");
+  InToolScope scope;
+  ranges_.flush_pending("the process is exiting");
 }
 
 void ProfilerTool::finish() {
@@ -215,7 +230,16 @@ void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx)
       range_beginning_.store(true, std::memory_order_seq_cst);
       ranges_.begin(event, ctx);
       break;
-    case range::RangeEventKind::kEnd: ranges_.end(); break;
+    case range::RangeEventKind::kEnd:
+      ranges_.end();
+      if (ranges_.has_pending() && !exit_replay_registered_) {
+        // Registered after the runtime's own exit handler, so it runs before
+        // it: the deferred ranges are replayed while the application's
+        // modules are still loaded.
+        exit_replay_registered_ = true;
+        std::atexit([] { at_exit_guarded(&ProfilerTool::replay_deferred_at_exit); });
+      }
+      break;
     case range::RangeEventKind::kDeclinedOverlap: ranges_.record_overlapping(event); break;
     case range::RangeEventKind::kSkipped: break;
   }
@@ -292,7 +316,9 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
     return;
   }
   t_launch_index = static_cast<std::int64_t>(kernel_launches_.fetch_add(1, std::memory_order_relaxed));
-  if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed)) return;
+  // While ranges are deferred, launches wait for the tool's lock too: a batch
+  // replayed between ranges must not run beside another thread's work.
+  if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed) && !ranges_.has_pending()) return;
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
@@ -402,13 +428,11 @@ void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackDat
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  // A free of memory a deferred range uses: that range is replayed first,
-  // while the memory exists (pinned host memory is in no snapshot; a free
-  // without an address, such as cuMemRelease's handle, replays them all).
-  const AllocationParams& freed = params.allocation;
-  if (call.kind == CallKind::kFree && data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() &&
-      (freed.address != 0 || freed.host == nullptr))
-    ranges_.before_free(freed.address, data->functionName);
+  // A free, an unmap or an access change while ranges are deferred: they
+  // are replayed first, while everything they use exists as it did.
+  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() &&
+      (call.kind == CallKind::kFree || call.effect == MemoryEffect::kSetAccess))
+    ranges_.before_free(data->functionName);
   if (ActiveRange* range = recording()) {
     DriverCallEvent event;
     event.call = &call;
@@ -420,7 +444,10 @@ void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackDat
 }
 
 void ProfilerTool::observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data) {
-  if (data->callbackSite != CUPTI_API_ENTER || !range_open_.load(std::memory_order_relaxed)) return;
+  if (data->callbackSite != CUPTI_API_ENTER) return;
+  // While ranges are deferred, the calls that submit work wait for the tool's
+  // lock too, so none runs beside a batch's replays.
+  if (!range_open_.load(std::memory_order_relaxed) && !ranges_.has_pending()) return;
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;

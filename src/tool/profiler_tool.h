@@ -57,6 +57,9 @@ class ProfilerTool {
   Status initialize();
   /// Writes the report (at process exit).
   void finish();
+  /// At process exit, before the runtime's own exit handler: replays the
+  /// deferred ranges (RANGEREPLAY_BATCH) while their kernels exist.
+  void replay_deferred_at_exit();
 
   void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
@@ -166,6 +169,8 @@ class ProfilerTool {
   // (mutex_). Declared after the parts it is given.
   RangeController ranges_{RangeControllerParts{config_, captures_, inventory_, modules_, report_, mutex_}};
   std::atomic<bool> finished_{false};
+  // replay_deferred_at_exit is registered with atexit (mutex_).
+  bool exit_replay_registered_ = false;
 };
 
 }  // namespace rangereplay::tool

@@ -149,7 +149,8 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
 }
 
 std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
-  if (parts_.captures.open_captures() > 0 || parts_.captures.beginning() > 0) {
+  // beginning() first (see flush_pending).
+  if (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0) {
     // The drain, the snapshot and the counter set-up would each make a call
     // that an open capture forbids, and invalidate the application's graph.
     // The range runs as the application's own, untouched.
@@ -525,7 +526,8 @@ void RangeController::at_exit() {
     decline_batch(batch, DeclineReason::kReplayFailed,
                   "the process exited before the range's deferred replay (RANGEREPLAY_BATCH), and the tool replays "
                   "nothing at exit; make the batch size divide the number of ranges, free the application's memory "
-                  "before it exits, or unset RANGEREPLAY_BATCH");
+                  "before it exits, or unset RANGEREPLAY_BATCH",
+                  /*keep_gpu_objects=*/true);
   }
   if (counters_ && counters_->standing_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a
@@ -577,17 +579,10 @@ void RangeController::defer(std::unique_ptr<ActiveRange> range) {
   if (pending_.size() >= *batch_size_) flush_pending("RANGEREPLAY_BATCH ranges were deferred");
 }
 
-void RangeController::before_free(std::uint64_t address, const char* call) {
+void RangeController::before_free(const char* call) {
   if (pending_.empty()) return;
-  for (const auto& range : pending_) {
-    for (const Allocation& a : range->allocations) {
-      if (address == 0 || a.range.contains(DevicePtr(address))) {
-        const std::string why = std::string(call) + " of memory a deferred range uses";
-        flush_pending(why.c_str());
-        return;
-      }
-    }
-  }
+  const std::string why = std::string(call) + " while ranges were deferred";
+  flush_pending(why.c_str());
 }
 
 void RangeController::flush_pending(const char* why) {
@@ -599,19 +594,30 @@ void RangeController::flush_pending(const char* why) {
   // another thread either is counted here, or sees the flag and waits for
   // the tool's lock before its capture exists (capture_tracking.cpp).
   const std::size_t own_begin = capture_begin_here_ ? 1 : 0;
-  if (parts_.captures.open_captures() > 0 || parts_.captures.beginning() > own_begin) {
+  // beginning() first: a capture registers itself before it stops counting
+  // as beginning, so one that ends its begin between the two reads is seen.
+  const bool beginning = parts_.captures.beginning() > own_begin;
+  if (beginning || parts_.captures.open_captures() > 0) {
     const std::string open = parts_.captures.describe_open();
     decline_batch(batch, DeclineReason::kStreamCaptureActive,
                   (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
                       " when the range's deferred replay was due (" + why +
-                      "); the tool made no call a capture forbids. Unset RANGEREPLAY_BATCH");
+                      "); the tool made no call a capture forbids. Unset RANGEREPLAY_BATCH",
+                  /*keep_gpu_objects=*/true);
   } else {
     // The flush runs on whichever thread caused it: the profiled context is
     // made current for it.
-    const bool pushed = counters_context_ != nullptr && cuCtxPushCurrent(counters_context_) == CUDA_SUCCESS;
-    replay_batch(batch, why);
-    batch.clear();  // their GPU objects are freed with the context current
-    if (pushed) {
+    if (counters_context_ == nullptr || cuCtxPushCurrent(counters_context_) != CUDA_SUCCESS) {
+      decline_batch(batch, DeclineReason::kReplayFailed,
+                    std::string("the profiled context could not be made current for the deferred replay (") + why + ")",
+                    /*keep_gpu_objects=*/true);
+    } else {
+      replay_batch(batch, why);
+      batch.clear();  // their GPU objects are freed with the context current
+      // Idle batch storages give their retained arenas back but one.
+      for (std::size_t i = 1; i < batch_storage_.size(); ++i) {
+        if (!batch_storage_[i]->in_use()) batch_storage_[i]->release().ignore();
+      }
       CUcontext popped = nullptr;
       cuCtxPopCurrent(&popped);
     }
@@ -632,14 +638,13 @@ void RangeController::flush_before_capture(const char* call) {
 }
 
 void RangeController::decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason,
-                                    const std::string& detail) {
+                                    const std::string& detail, bool keep_gpu_objects) {
   for (auto& range : batch) {
     decline(*range, reason, detail);
     reporter().finish_record(range->record, range->eligibility, range->program.skipped_device_to_host,
                              range->modules_loaded, 0.0);
     parts_.report.ranges[range->record_index] = std::move(range->record);
-    if ((range->snapshot || range->restore_plan) && parts_.captures.open_captures() > 0)
-      parked_.push_back(std::move(range));
+    if (keep_gpu_objects && (range->snapshot || range->restore_plan)) parked_.push_back(std::move(range));
   }
   batch.clear();
 }
@@ -698,8 +703,9 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     brackets.push_back(per_kernel ? std::make_unique<KernelCounterRanges>(counters_->backend(), prefix) : nullptr);
     resubmissions.push_back(
         std::make_unique<ReplayerResubmission>(replayers.back(), tool_stream_, brackets.back().get()));
-    members.push_back(
-        BatchMember{restores.back().get(), resubmissions.back().get(), per_kernel ? "" : prefix, &range.record});
+    members.push_back(BatchMember{restores.back().get(), resubmissions.back().get(), per_kernel ? "" : prefix,
+                                  &range.record,
+                                  [this, &range] { return parts_.modules.unloads() != range.unloads_at_end; }});
     first_row.push_back(counter_ranges);
     counter_ranges += batch_counter_ranges(range);
   }
@@ -724,7 +730,9 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   }
   counters_->backend().set_mode(counters_->configured_mode()).ignore();
   if (!s.ok()) {
-    decline_batch(batch, replay_window_decline(s, {}).reason, s.message());
+    const bool unloaded = std::any_of(batch.begin(), batch.end(),
+                                      [this](const auto& r) { return parts_.modules.unloads() != r->unloads_at_end; });
+    decline_batch(batch, replay_window_decline(s, [unloaded] { return unloaded; }).reason, s.message());
     return;
   }
   if (!values.ok()) {

@@ -112,10 +112,9 @@ class RangeController {
   /// the cause in their notes; with a capture open, they are declined
   /// instead (no call a capture forbids is made). Nothing without any.
   void flush_pending(const char* why);
-  /// A free (`call`) of the memory at device address `address` (0: not
-  /// known) is about to run: deferred ranges whose snapshot covers it are
-  /// replayed first, while it still exists.
-  void before_free(std::uint64_t address, const char* call);
+  /// A free, unmap or access change (`call`) is about to run: the deferred
+  /// ranges are replayed first, while their memory is as they used it.
+  void before_free(const char* call);
   /// `call` is about to destroy a context or unload a module (a kTeardown
   /// row): the deferred ranges are replayed first.
   void before_teardown(const char* call);
@@ -215,7 +214,10 @@ class RangeController {
   // Declines every range of `batch` with `reason` and `detail`, fills their
   // reserved records; their GPU state is freed (or parked while a capture is
   // open).
-  void decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason, const std::string& detail);
+  // `keep_gpu_objects`: parked, never freed (a capture may be open or
+  // beginning, or the process is exiting and the context may be gone).
+  void decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason, const std::string& detail,
+                     bool keep_gpu_objects = false);
   // Replays `batch` (its members not declined) and fills their records.
   void replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why);
 

@@ -224,6 +224,10 @@ Status BatchWindow::run_passes(std::vector<BatchMember>& members, std::size_t& c
       const std::uint64_t restored_bytes = m.restore->restored_bytes();
       if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(counters_.push_range(m.counter_range));
       RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kWorkBegin));
+      if (m.module_unloaded && m.module_unloaded())
+        return failed_precondition(
+            "a module was unloaded by another thread before a deferred range's replay; its kernels cannot be "
+            "launched again");
       auto submit_start = Clock::now();
       RR_RETURN_IF_ERROR(m.resubmission->submit());
       t.replay_submit_ms += ms_since(submit_start);

@@ -184,6 +184,9 @@ struct BatchMember {
   std::string counter_range;
   /// Filled like a replay window's: pass_records, passes, notes, timings.
   report::RangeRecord* record = nullptr;
+  /// Whether another thread has unloaded a module since the member ended
+  /// (its kernels cannot be launched again): checked before each replay.
+  std::function<bool()> module_unloaded;
 };
 
 /// Deferred ranges replayed together: each counter pass is one CUPTI start

@@ -460,6 +460,16 @@ TEST(BatchWindow, a_failure_hands_the_state_back_for_every_captured_member) {
             (Log{"end_pass", "b restore_exit_after_failure", "a restore_exit_after_failure"}));
 }
 
+TEST(BatchWindow, a_member_whose_module_was_unloaded_is_not_launched) {
+  BatchFixture f(/*passes=*/2);
+  f.members[1].module_unloaded = [] { return true; };
+  const Status s = f.run(2);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  const Log steps = f.steps();
+  EXPECT_EQ(std::count(steps.begin(), steps.end(), "b submit"), 0);
+  EXPECT_EQ(Log(steps.end() - 2, steps.end()), (Log{"b restore_exit_after_failure", "a restore_exit_after_failure"}));
+}
+
 TEST(BatchWindow, a_failed_capture_restores_only_the_members_captured_before_it) {
   BatchFixture f(/*passes=*/2);
   f.failure.fail_at = "b capture_exit";
