@@ -73,10 +73,11 @@ inline constexpr std::array<Variable, 11> kVariables{{
     {kBatch, SetBy::kUser, "injection", "unset: every multi-pass range is replayed when it ends",
      "experimental; a whole number of at least 2: multi-pass ranges are deferred and replayed together, up to that "
      "many, so each counter pass is one CUPTI start and stop for all of them; they are replayed sooner when the "
-     "application frees memory one of them uses, begins a stream capture, destroys a context or unloads a module, "
-     "or a snapshot would not fit beside theirs; ranges still waiting when the process exits are declined "
-     "(replay_failed). Not with --verify; ranges with graph launches or pinned host buffers passed to kernels are "
-     "replayed at once"},
+     "application begins a stream capture, destroys a context, unloads a module, "
+     "frees, unmaps or changes access to memory, or a snapshot would not fit beside theirs; at exit, before the "
+     "runtime's own exit handler; ranges left after that decline (replay_failed). While ranges wait, every "
+     "launch takes the tool's lock. Not with --verify; ranges with graph launches or pinned host buffers passed "
+     "to kernels are replayed at once"},
     {kInjectLib, SetBy::kUser, "launcher",
      "unset: librangereplay_inject.so next to the launcher, in ../lib, or in the build tree",
      "the injection library to use; when set it must name a file"},
