@@ -14,6 +14,9 @@ install(TARGETS rangereplay_inject LIBRARY DESTINATION lib)
 install(TARGETS rangereplay_cli_metrics rangereplay_cli_metrics_host LIBRARY DESTINATION lib)
 install(FILES ${PROJECT_SOURCE_DIR}/share/rangereplay/report.schema.json DESTINATION share/rangereplay)
 install(FILES ${PROJECT_SOURCE_DIR}/python/rangereplay_report.py DESTINATION share/rangereplay/python)
+# Chart.js (Debian's libjs-chart.js), inlined into HTML reports: a copy goes
+# with the install when the build machine has it.
+install(FILES /usr/share/javascript/chart.js/chart.min.js DESTINATION share/rangereplay OPTIONAL)
 
 set(CPACK_PACKAGE_NAME rangereplay)
 set(CPACK_PACKAGE_VENDOR "rangereplay")

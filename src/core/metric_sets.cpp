@@ -476,6 +476,15 @@ std::vector<MetricSet> build_metric_sets() {
       "lts__t_sector_op_red_hit_rate.pct",
       // Device memory
       "dram__cycles_active.avg.pct_of_peak_sustained_elapsed",
+      // Roofline (ncu's SpeedOfLight roofline chart; the HTML report draws it):
+      // L2 bytes and the peak rates of the FP pipes, DRAM and L2 with their clocks
+      "lts__t_bytes.sum",
+      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+      "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+      "sm__cycles_elapsed.avg.per_second",
+      "dram__bytes.sum.peak_sustained",
+      "lts__t_bytes.sum.peak_sustained",
+      "lts__cycles_elapsed.avg.per_second",
   };
 
   std::vector<MetricSet> sets;

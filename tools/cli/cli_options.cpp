@@ -222,7 +222,7 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
   profile.add_option("--range-list", o.range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
   profile
       .add_option("-o,--output", o.output,
-                  "Write the report to PATH, which must end in .json or .csv (checked writable before the run)")
+                  "Write the report to PATH, which must end in .json, .csv or .html (checked writable before the run)")
       ->type_name("PATH");
   profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
   profile
@@ -262,6 +262,11 @@ class LauncherApp {
     diff->add_option("new", diff_new, "The report to compare with it (JSON)")->required();
     diff->add_flag("--csv", diff_csv, "Print CSV (range,kernel,metric,unit,base,new,change_pct)");
     diff->add_flag("--json", diff_json, "Print JSON (rows, unmatched, declined)");
+    report = app.add_subcommand("report", "Write an existing report again: report <x.json> -o <out.html|.csv|.json>");
+    report->add_option("report", report_input, "The report (JSON)")->required();
+    report->add_option("-o,--output", report_output, "The file to write; its extension picks the format")
+        ->required()
+        ->type_name("PATH");
     app.require_subcommand(0, 1);
     add_profile_options(*profile, options);
   }
@@ -277,6 +282,8 @@ class LauncherApp {
   CLI::App* list_metrics_cmd = nullptr;
   CLI::App* list_sets_cmd = nullptr;
   CLI::App* diff = nullptr;
+  CLI::App* report = nullptr;
+  std::string report_input, report_output;
   std::string diff_base, diff_new;
   bool diff_csv = false, diff_json = false;
   bool list_metrics_flag = false, list_sets_flag = false, version = false;
@@ -296,15 +303,16 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     return cmd->get_name() + " takes no " + (option ? "options" : "arguments") + "; write 'rangereplay " +
            cmd->get_name() + "'";
   }
+  if (l.report->parsed()) return "report writes one report again: write 'rangereplay report <x.json> -o <out.html>'";
   if (l.diff->parsed())
     return "diff compares two reports: write 'rangereplay diff [--csv|--json] <base.json> <new.json>'";
   if (!l.profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
     // A word where the command goes: most likely a mistyped command.
     std::vector<std::string> close =
-        closest_names(ours[1], std::vector<std::string>{"profile", "diff", "list-metrics", "list-sets"}, 1,
+        closest_names(ours[1], std::vector<std::string>{"profile", "diff", "report", "list-metrics", "list-sets"}, 1,
                       plausible_typo_distance(ours[1].size()));
     return "unknown command '" + ours[1] + "'" + (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
-           "; commands are profile, diff, list-metrics and list-sets";
+           "; commands are profile, diff, report, list-metrics and list-sets";
   }
   if (!l.profile->parsed()) {
     // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
@@ -337,10 +345,11 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   } catch (const CLI::ExtrasError& e) {
     return invalid_argument(extras_error_line(l, e, ours, args));
   } catch (const CLI::ParseError& e) {
-    const std::string help_command = l.profile->parsed() ? "rangereplay profile --help"
-                                     : l.diff->parsed()  ? "rangereplay diff --help"
-                                                         : "rangereplay --help";
-    return invalid_argument(cli11_error_line(e, {l.profile, l.diff, &l.app}, ours, help_command, value_hint));
+    const std::string help_command = l.profile->parsed()  ? "rangereplay profile --help"
+                                     : l.diff->parsed()   ? "rangereplay diff --help"
+                                     : l.report->parsed() ? "rangereplay report --help"
+                                                          : "rangereplay --help";
+    return invalid_argument(cli11_error_line(e, {l.profile, l.diff, l.report, &l.app}, ours, help_command, value_hint));
   }
   return std::optional<CommandLine>();
 }
@@ -349,11 +358,11 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
 // or the help when nothing was asked); nullopt for `profile`. Errors:
 // invalid_argument for two actions, or an application given without `profile`.
 StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Words& w) {
-  const int actions =
-      int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed()) + int(l.diff->parsed());
+  const int actions = int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed()) +
+                      int(l.diff->parsed()) + int(l.report->parsed());
   if (actions > 1) {
     return invalid_argument(
-        "give one of profile, diff, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+        "give one of profile, diff, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   }
   if (!l.profile->parsed() && (w.has_dashes || !w.after_dashes.empty())) {
     return invalid_argument("to run an application, write 'rangereplay profile [options] -- <app> [args]'");
@@ -366,6 +375,10 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
     out.action = Action::kListMetrics;
   } else if (l.list_sets()) {
     out.action = Action::kListSets;
+  } else if (l.report->parsed()) {
+    RR_ASSIGN_OR_RETURN(OutputFormat format, output_format_of(l.report_output));
+    out.action = Action::kReport;
+    out.report = {l.report_input, l.report_output, format};
   } else if (l.diff->parsed()) {
     if (l.diff_csv && l.diff_json) return invalid_argument("diff prints CSV or JSON: give --csv or --json, not both");
     out.action = Action::kDiff;

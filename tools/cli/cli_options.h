@@ -4,6 +4,7 @@
 //
 //   rangereplay profile [options] -- <app> [args]    (the '--' may be left out)
 //   rangereplay diff [--csv | --json] <base.json> <new.json>
+//   rangereplay report <x.json> -o <out.html|.csv|.json>
 //   rangereplay --list-metrics | list-metrics
 //   rangereplay --list-sets    | list-sets
 //   rangereplay --version | --help
@@ -22,7 +23,7 @@
 
 namespace rangereplay::cli {
 
-enum class Action { kProfile, kDiff, kListMetrics, kListSets, kVersion, kHelp };
+enum class Action { kProfile, kDiff, kReport, kListMetrics, kListSets, kVersion, kHelp };
 
 /// How `diff` prints its comparison.
 enum class DiffFormat { kTable, kCsv, kJson };
@@ -48,10 +49,19 @@ struct ProfileRequest {
   OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
 };
 
+/// A `report` command: an existing JSON report written again in the format
+/// `output`'s extension picks.
+struct ReportRequest {
+  std::string input_path;
+  std::string output_path;
+  OutputFormat format = OutputFormat::kHtml;
+};
+
 struct CommandLine {
   Action action = Action::kHelp;
   ProfileRequest profile;      // for kProfile
   DiffRequest diff;            // for kDiff
+  ReportRequest report;        // for kReport
   std::string text;            // help or version text, for kHelp / kVersion
   bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
 };

@@ -417,6 +417,12 @@ int run_launcher(const std::vector<std::string>& args) {
     case Action::kListSets: return list_sets();
     case Action::kListMetrics: return list_metrics();
     case Action::kProfile: return profile(parsed->profile);
+    case Action::kReport: {
+      StatusOr<report::Report> rep = load_report(parsed->report.input_path);
+      Status saved = rep.ok() ? save_report(*rep, parsed->report.output_path, parsed->report.format) : rep.status();
+      if (!saved.ok()) return fail(saved, kExitUsage);
+      return 0;
+    }
     case Action::kDiff: {
       StatusOr<std::string> text =
           diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format);

@@ -67,13 +67,14 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 
 StatusOr<OutputFormat> output_format_of(const std::string& path) {
   const std::string name = ascii_lower(std::filesystem::path(path).filename().string());
-  if (name == ".json" || name == ".csv")
+  if (name == ".json" || name == ".csv" || name == ".html")
     return invalid_argument("output '" + path + "' has no file name before '" + name + "'; name the file, e.g. report" +
                             name);
   const std::string ext = ascii_lower(std::filesystem::path(path).extension().string());
   if (ext == ".json") return OutputFormat::kJson;
   if (ext == ".csv") return OutputFormat::kCsv;
-  return invalid_argument("output '" + path + "' must end in .json or .csv (the extension picks the format)");
+  if (ext == ".html") return OutputFormat::kHtml;
+  return invalid_argument("output '" + path + "' must end in .json, .csv or .html (the extension picks the format)");
 }
 
 namespace {

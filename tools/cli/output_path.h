@@ -15,7 +15,7 @@
 
 namespace rangereplay::cli {
 
-enum class OutputFormat { kJson, kCsv };
+enum class OutputFormat { kJson, kCsv, kHtml };
 
 /// Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
@@ -31,7 +31,8 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
                                          const EnvLookup& env);
 
 /// Format chosen by the file's extension, case-insensitive: ".json" -> JSON,
-/// ".csv" -> CSV. Errors (invalid_argument): any other or no extension.
+/// ".csv" -> CSV, ".html" -> HTML. Errors (invalid_argument): any other or no
+/// extension.
 StatusOr<OutputFormat> output_format_of(const std::string& path);
 
 /// Checks, before the application starts, that a report can be written where

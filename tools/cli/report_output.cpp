@@ -1,9 +1,12 @@
 // The only launcher file that calls the report library (see report_output.h).
 #include "cli/report_output.h"
 
+#include "cli/library_lookup.h"
+
 #include "report/report_csv.h"
 #include "report/report_diff.h"
 #include "report/report_file.h"
+#include "report/report_html.h"
 #include "report/report_json.h"
 #include "report/report_table.h"
 #include "report/time_budget.h"
@@ -45,8 +48,25 @@ void complete_time_budget(report::Report& report, double launcher_start_clock_ms
   report::complete_time_budget(report, launcher_start_clock_ms, launcher_checks_ms, spawn_clock_ms, end_clock_ms);
 }
 
+std::vector<std::string> chart_js_candidates(const std::string& exe_dir) {
+  return {exe_dir + "/../share/rangereplay/chart.min.js", exe_dir + "/chart.min.js",
+          "/usr/share/javascript/chart.js/chart.min.js"};
+}
+
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format) {
   if (format == OutputFormat::kJson) return report::write_report_json(report, path);
+  if (format == OutputFormat::kHtml) {
+    // Chart.js is inlined into the page; without it the page has its tables
+    // and says why the charts are missing.
+    std::string chart_js;
+    if (StatusOr<std::string> dir = executable_dir(); dir.ok()) {
+      if (std::optional<std::string> found = first_existing_file(chart_js_candidates(*dir))) {
+        StatusOr<std::string> text = report::read_text_file(*found);
+        if (text.ok()) chart_js = std::move(text).value();
+      }
+    }
+    return report::write_report_html(report, chart_js, path);
+  }
   RR_RETURN_IF_ERROR(report::write_report_csv(report, path));
   RR_RETURN_IF_ERROR(report::write_stage_timings_csv(report, ranges_csv_path(path)));
   return report::write_time_budget_csv(report, budget_csv_path(path));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/cli_options.h"
 #include "cli/output_path.h"
@@ -18,7 +19,14 @@ StatusOr<report::Report> load_report(const std::string& path);
 /// The terminal table of `report` (what the launcher prints on stdout).
 std::string report_table(const report::Report& report);
 
-/// Writes `report` to `path` as JSON or CSV. For CSV, a second file beside it,
+/// Where Chart.js is looked for when an HTML report is written, in order: the
+/// install's share/rangereplay/chart.min.js, beside the launcher (the
+/// build tree), and Debian's libjs-chart.js.
+std::vector<std::string> chart_js_candidates(const std::string& exe_dir);
+
+/// Writes `report` to `path` as JSON, CSV or HTML (report/report_html.h,
+/// with Chart.js from chart_js_candidates inlined; without it the page says
+/// why it has no charts). For CSV, a second file beside it,
 /// ranges_csv_path(path) (`run.csv` -> `run.ranges.csv`), holds one row per
 /// range: status, decline reason and detail, passes, footprint, tiers, restore
 /// mode and restored bytes, divergences and stage timings

@@ -478,7 +478,7 @@ TEST(CliOptions, choices_are_checked) {
 
 TEST(CliOptions, output_names_are_checked_before_launch) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "-o", "report", "--", "./app"}),
-            "output 'report' must end in .json or .csv (the extension picks the format)");
+            "output 'report' must end in .json, .csv or .html (the extension picks the format)");
   EXPECT_NE(error_of({"profile", "--profiler-api", "-o", "r%q{RANK}.json", "--", "./app"}).find("RANK is not set"),
             std::string::npos);
   EXPECT_NE(error_of({"profile", "--profiler-api", "-o", "r%x.json", "--", "./app"}).find("unknown placeholder"),
@@ -517,15 +517,15 @@ TEST(CliOptions, version_and_help) {
 }
 
 TEST(CliOptions, mistyped_commands_get_a_suggestion) {
-  EXPECT_EQ(
-      error_of({"list-setz"}),
-      "unknown command 'list-setz' (did you mean list-sets?); commands are profile, diff, list-metrics and list-sets");
+  EXPECT_EQ(error_of({"list-setz"}),
+            "unknown command 'list-setz' (did you mean list-sets?); commands are profile, diff, report, list-metrics "
+            "and list-sets");
   EXPECT_EQ(error_of({"profil", "--profiler-api"}).substr(0, 50), "unknown command 'profil' (did you mean profile?); ");
 }
 
 TEST(CliOptions, two_actions_or_an_application_without_profile_are_errors) {
   EXPECT_EQ(error_of({"--list-sets", "--list-metrics"}),
-            "give one of profile, diff, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+            "give one of profile, diff, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   EXPECT_EQ(error_of({"--", "./app"}), "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
 }
 

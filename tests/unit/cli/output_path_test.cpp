@@ -76,7 +76,8 @@ TEST(OutputPath, extension_picks_the_format) {
   EXPECT_EQ(*output_format_of("a.Json"), OutputFormat::kJson);
   StatusOr<OutputFormat> none = output_format_of("report");
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().message(), "output 'report' must end in .json or .csv (the extension picks the format)");
+  EXPECT_EQ(none.status().message(),
+            "output 'report' must end in .json, .csv or .html (the extension picks the format)");
   EXPECT_FALSE(output_format_of("a.json.txt").ok());
   EXPECT_FALSE(output_format_of(".json").ok());  // a hidden file named ".json" has no extension
   StatusOr<OutputFormat> nameless = output_format_of("/tmp/.csv");

@@ -58,7 +58,7 @@ TEST(MetricSets, have_the_sizes_of_their_lists) {
   EXPECT_EQ(set_named("memory").metrics.size(), 59u);
   EXPECT_EQ(set_named("compute").metrics.size(), 49u);
   EXPECT_EQ(set_named("detailed").metrics.size(), 108u);
-  EXPECT_EQ(set_named("full").metrics.size(), 385u);
+  EXPECT_EQ(set_named("full").metrics.size(), 392u);
 }
 
 TEST(MetricSets, detailed_is_basic_compute_and_memory_and_full_contains_detailed) {
@@ -169,7 +169,7 @@ TEST(ExpandMetricList, unknown_set_is_an_error) {
 TEST(ExpandMetricList, set_name_is_trimmed) {
   auto got = expand_metric_list("", " full ");
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->size(), 385u);
+  EXPECT_EQ(got->size(), 392u);
 }
 
 TEST(DefaultMetricSet, is_a_built_in_set) { EXPECT_TRUE(find_metric_set(kDefaultMetricSetName).ok()); }

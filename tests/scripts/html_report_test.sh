@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: `rangereplay report` writes the page of
+# a recorded JSON fixture (tests/scripts/data/roofline_report.json: a
+# replayed range whose two kernels carry every metric the roofline reads,
+# with made-up values, and a declined range) and of the plain sample report
+# (no roofline metrics); headless Chromium runs the page's script, whose
+# findings (#rr-check) must show both charts drawn, every kernel in the table
+# and no script error. The screenshot is kept beside the build as
+# html_report.png. Exit 77 (skip) without Chromium or Debian's libjs-chart.js.
+#   tests/scripts/html_report_test.sh <build-dir>
+set -uo pipefail
+build=${1:?build dir}
+here=$(cd "$(dirname "$0")" && pwd)
+browser=$(command -v chromium || command -v chromium-browser || true)
+[[ -n $browser ]] || { echo "skipped: no chromium (apt-get install chromium)"; exit 77; }
+[[ -f /usr/share/javascript/chart.js/chart.min.js ]] || { echo "skipped: no Chart.js (apt-get install libjs-chart.js)"; exit 77; }
+out=$(mktemp -d /tmp/rangereplay-html.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "html_report_test: $*" >&2; exit 1; }
+rr=$build/tools/cli/rangereplay
+browse() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 "$@" 2>/dev/null; }
+# check <page> <charts> <kernel rows> [text the page must show]
+check() {
+  local found
+  found=$(browse --dump-dom "file://$1" | python3 -c '
+import html, json, re, sys
+m = re.search(r"<pre id=\"rr-check\"[^>]*>([^<]*)</pre>", sys.stdin.read())
+print(html.unescape(m.group(1)) if m else "{}")')
+  python3 - "$found" "$2" "$3" <<'PY' || fail "$1: the page drew $found"
+import json, sys
+c = json.loads(sys.argv[1] or "{}")
+ok = (c.get("charts") == int(sys.argv[2]) and c.get("canvases_drawn") == c.get("charts")
+      and c.get("kernel_rows") == int(sys.argv[3]) and c.get("errors") == [])
+sys.exit(0 if ok else 1)
+PY
+  if [[ -n ${4:-} ]]; then grep -q "$4" "$1" || fail "$1 does not say '$4'"; fi
+  return 0
+}
+"$rr" report "$here/data/roofline_report.json" -o "$out/roofline.html" || fail "rangereplay report failed"
+check "$out/roofline.html" 2 2
+"$rr" report "$here/../python/data/sample_report.json" -o "$out/sample.html" || fail "rangereplay report failed"
+check "$out/sample.html" 1 2
+# The page names the metrics the roofline lacks (its script writes the note).
+browse --dump-dom "file://$out/sample.html" | grep -q "No roofline: the report lacks smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" ||
+  fail "the sample page does not name the roofline's missing metrics"
+browse --window-size=1400,1300 --screenshot="$build/html_report.png" "file://$out/roofline.html" >/dev/null
+[[ -s $build/html_report.png ]] || fail "no screenshot"
+echo "html_report_test: ok (screenshot $build/html_report.png)"

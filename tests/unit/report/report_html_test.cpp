@@ -1,0 +1,55 @@
+// The HTML page's structure (the browser test, tests/scripts/html_report_test.sh,
+// checks what its script draws): the report embedded as JSON that cannot
+// end its <script> element early, Chart.js inlined only when given, the
+// roofline's metric list.
+#include "report/report_html.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/metric_sets.h"
+#include "unit/report/sample_report.h"
+
+namespace rangereplay::report {
+namespace {
+
+TEST(ReportHtml, embeds_the_report_and_inlines_chart_js_when_given) {
+  const StatusOr<std::string> page = render_report_html(testing::sample_report(), "/* chart.js */");
+  ASSERT_TRUE(page.ok()) << page.status().to_string();
+  EXPECT_EQ(page->rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page->find("<script>/* chart.js */</script>"), std::string::npos);
+  EXPECT_NE(page->find("<script type=\"application/json\" id=\"rr-data\">{\"chip_name\":\"GH100\""), std::string::npos);
+  EXPECT_NE(page->find("<pre id=\"rr-check\" hidden></pre>"), std::string::npos);
+  const StatusOr<std::string> bare = render_report_html(testing::sample_report(), "");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->find("/* chart.js */"), std::string::npos);
+}
+
+TEST(ReportHtml, text_from_the_report_cannot_close_a_script_element) {
+  Report r = testing::sample_report();
+  r.ranges[0].name = "</script><script>alert(1)</script>";
+  const StatusOr<std::string> page = render_report_html(r, "");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->find("</script><script>alert(1)"), std::string::npos);
+  EXPECT_NE(page->find("<\\/script><script>alert(1)<\\/script>"), std::string::npos);
+}
+
+TEST(ReportHtml, the_roofline_reads_fp_counts_duration_bytes_and_their_peaks) {
+  const auto names = roofline_metrics();
+  ASSERT_FALSE(names.empty());
+  EXPECT_NE(std::find(names.begin(), names.end(), "dram__bytes.sum.peak_sustained"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "gpu__time_duration.sum"), names.end());
+}
+
+TEST(ReportHtml, the_full_set_has_every_metric_the_roofline_reads) {
+  // The page tells a report without them to profile with --set full.
+  auto full = expand_metric_list("", "full");
+  ASSERT_TRUE(full.ok()) << full.status().to_string();
+  for (std::string_view name : roofline_metrics())
+    EXPECT_NE(std::find(full->begin(), full->end(), std::string(name)), full->end()) << name;
+}
+
+}  // namespace
+}  // namespace rangereplay::report
