@@ -181,7 +181,7 @@ struct ProfileOptions {
   bool profiler_api = false, verify = false, quiet = false;
   std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
                                           range_list, output, restore = name(ProfileConfig{}.restore), device_limit,
-                                          host_limit;
+                                          host_limit, csv_page;
 };
 
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
@@ -224,6 +224,8 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       .add_option("-o,--output", o.output,
                   "Write the report to PATH, which must end in .json, .csv or .html (checked writable before the run)")
       ->type_name("PATH");
+  profile.add_option("--csv-page", o.csv_page, "With a .csv output: ncu's CSV layout, details or raw (--page of ncu)")
+      ->type_name("details|raw");
   profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
   profile
       .add_option("--restore", o.restore,
@@ -267,6 +269,8 @@ class LauncherApp {
     report->add_option("-o,--output", report_output, "The file to write; its extension picks the format")
         ->required()
         ->type_name("PATH");
+    report->add_option("--csv-page", report_csv_page, "With a .csv output: ncu's CSV layout, details or raw")
+        ->type_name("details|raw");
     app.require_subcommand(0, 1);
     add_profile_options(*profile, options);
   }
@@ -283,7 +287,7 @@ class LauncherApp {
   CLI::App* list_sets_cmd = nullptr;
   CLI::App* diff = nullptr;
   CLI::App* report = nullptr;
-  std::string report_input, report_output;
+  std::string report_input, report_output, report_csv_page;
   std::string diff_base, diff_new;
   bool diff_csv = false, diff_json = false;
   bool list_metrics_flag = false, list_sets_flag = false, version = false;
@@ -378,7 +382,8 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
   } else if (l.report->parsed()) {
     RR_ASSIGN_OR_RETURN(OutputFormat format, output_format_of(l.report_output));
     out.action = Action::kReport;
-    out.report = {l.report_input, l.report_output, format};
+    RR_ASSIGN_OR_RETURN(CsvPage page, parse_csv_page(l.report_csv_page, format));
+    out.report = {l.report_input, l.report_output, format, page};
   } else if (l.diff->parsed()) {
     if (l.diff_csv && l.diff_json) return invalid_argument("diff prints CSV or JSON: give --csv or --json, not both");
     out.action = Action::kDiff;
@@ -547,6 +552,8 @@ Status parse_output(const ProfileOptions& o, const EnvLookup& env, ProfileReques
     RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(o.output, 12345, "host", env));
     RR_ASSIGN_OR_RETURN(req.output_format, output_format_of(sample));
   }
+  if (!o.csv_page.empty() && o.output.empty()) return invalid_argument("--csv-page needs an output ending in .csv");
+  RR_ASSIGN_OR_RETURN(req.csv_page, parse_csv_page(o.csv_page, req.output_format));
   req.output_pattern = o.output;
   return ok_status();
 }

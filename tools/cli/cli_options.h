@@ -47,6 +47,7 @@ struct ProfileRequest {
   std::string set_name;                              // --set; "basic" when neither --metrics nor --set is given
   std::string output_pattern;                        // --output before %p/%q/%h expansion, "" = no file
   OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
+  CsvPage csv_page = CsvPage::kOwn;                  // --csv-page
 };
 
 /// A `report` command: an existing JSON report written again in the format
@@ -55,6 +56,7 @@ struct ReportRequest {
   std::string input_path;
   std::string output_path;
   OutputFormat format = OutputFormat::kHtml;
+  CsvPage csv_page = CsvPage::kOwn;  // --csv-page
 };
 
 struct CommandLine {

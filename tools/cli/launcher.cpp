@@ -326,7 +326,8 @@ int profile(const ProfileRequest& request) {
   std::cout << report_table(*rep) << std::flush;
   if (!request.output_pattern.empty()) {
     StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);
-    Status saved = out_path.ok() ? save_report(*rep, *out_path, request.output_format) : out_path.status();
+    Status saved =
+        out_path.ok() ? save_report(*rep, *out_path, request.output_format, request.csv_page) : out_path.status();
     if (!saved.ok()) {
       // Checked before the run, yet it failed (disk full, folder removed...):
       // keep the report in the temporary folder and say where.
@@ -419,7 +420,9 @@ int run_launcher(const std::vector<std::string>& args) {
     case Action::kProfile: return profile(parsed->profile);
     case Action::kReport: {
       StatusOr<report::Report> rep = load_report(parsed->report.input_path);
-      Status saved = rep.ok() ? save_report(*rep, parsed->report.output_path, parsed->report.format) : rep.status();
+      Status saved = rep.ok()
+                         ? save_report(*rep, parsed->report.output_path, parsed->report.format, parsed->report.csv_page)
+                         : rep.status();
       if (!saved.ok()) return fail(saved, kExitUsage);
       return 0;
     }

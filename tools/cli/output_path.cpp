@@ -77,6 +77,14 @@ StatusOr<OutputFormat> output_format_of(const std::string& path) {
   return invalid_argument("output '" + path + "' must end in .json, .csv or .html (the extension picks the format)");
 }
 
+StatusOr<CsvPage> parse_csv_page(const std::string& name, OutputFormat format) {
+  if (name.empty()) return CsvPage::kOwn;
+  if (format != OutputFormat::kCsv) return invalid_argument("--csv-page needs an output ending in .csv");
+  if (name == "details") return CsvPage::kDetails;
+  if (name == "raw") return CsvPage::kRaw;
+  return invalid_argument("--csv-page must be details or raw (ncu's --page layouts), not '" + name + "'");
+}
+
 namespace {
 
 Status cannot_write(const std::string& what, int err) {

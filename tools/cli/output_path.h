@@ -17,6 +17,15 @@ namespace rangereplay::cli {
 
 enum class OutputFormat { kJson, kCsv, kHtml };
 
+/// The layout of a CSV report: rangereplay's own (report/report_csv.h, with
+/// its .ranges.csv and .budget.csv beside it) or ncu's --page details / raw
+/// (report/report_ncu_csv.h, one file).
+enum class CsvPage { kOwn, kDetails, kRaw };
+
+/// `--csv-page NAME` ("details" or "raw") for an output in `format`. Errors
+/// (invalid_argument): another name, or an output that is not CSV.
+StatusOr<CsvPage> parse_csv_page(const std::string& name, OutputFormat format);
+
 /// Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 

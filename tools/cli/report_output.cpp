@@ -8,6 +8,7 @@
 #include "report/report_file.h"
 #include "report/report_html.h"
 #include "report/report_json.h"
+#include "report/report_ncu_csv.h"
 #include "report/report_table.h"
 #include "report/time_budget.h"
 
@@ -53,7 +54,11 @@ std::vector<std::string> chart_js_candidates(const std::string& exe_dir) {
           "/usr/share/javascript/chart.js/chart.min.js"};
 }
 
-Status save_report(const report::Report& report, const std::string& path, OutputFormat format) {
+Status save_report(const report::Report& report, const std::string& path, OutputFormat format, CsvPage page) {
+  if (format == OutputFormat::kCsv && page != CsvPage::kOwn) {
+    return report::write_text_file(
+        path, page == CsvPage::kDetails ? report::render_ncu_details_csv(report) : report::render_ncu_raw_csv(report));
+  }
   if (format == OutputFormat::kJson) return report::write_report_json(report, path);
   if (format == OutputFormat::kHtml) {
     // Chart.js is inlined into the page; without it the page has its tables

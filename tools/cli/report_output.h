@@ -33,7 +33,10 @@ std::vector<std::string> chart_js_candidates(const std::string& exe_dir);
 /// (report::render_stage_timings_csv), and a third, budget_csv_path(path)
 /// (`run.budget.csv`), the time budget (report::render_time_budget_csv).
 /// Errors: a file cannot be written.
-Status save_report(const report::Report& report, const std::string& path, OutputFormat format);
+/// With `page` other than kOwn, a CSV is ncu's layout, one file
+/// (report/report_ncu_csv.h).
+Status save_report(const report::Report& report, const std::string& path, OutputFormat format,
+                   CsvPage page = CsvPage::kOwn);
 
 /// `rangereplay diff`: the comparison of the reports at `base_path` and
 /// `new_path` (report/report_diff.h) as a table, CSV or JSON. Errors: a file
