@@ -669,6 +669,22 @@ def load_report(path):
         return None, f"report unreadable: {e}"
 
 
+def schema_problem(path):
+    """The first way the report at `path` does not match the report's JSON Schema
+    (share/rangereplay/report.schema.json, checked by tests/python/schema_check.py),
+    with how many there are; "" when it matches."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    try:
+        import schema_check
+    finally:
+        sys.path.pop(0)
+    problems = schema_check.check_report_file(path)
+    if not problems:
+        return ""
+    return f"report does not match its JSON Schema: {problems[0]}" + (
+        f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+
+
 def judge(p, plain, tool_runs):
     """Compares the tool runs with the plain runs. Returns (problems, notes,
     flags); problems make the suite fail. A tool run's verdict or exit code
@@ -712,6 +728,8 @@ def judge(p, plain, tool_runs):
                             + (f"; last tool line: {r['stage']}" if r.get("stage") else ""))
         if r.get("report_problem"):
             problems.append(f"{what}: {r['report_problem']} ({r['report_path']})")
+        if r.get("schema_problem"):
+            problems.append(f"{what}: {r['schema_problem']}")
         if p["deterministic"] and plain_same and outputs and tuple(r["compared"]) != outputs[0]:
             if not out_changed:
                 diff = list(difflib.unified_diff(list(outputs[0]), r["compared"], "plain", what, n=1, lineterm=""))[:16]
@@ -824,6 +842,7 @@ class Suite:
         r = self.finish(p, r, label, tool=True)
         if not r["hung"] and r.get("error") is None:
             r["report"], r["report_problem"] = load_report(report)
+            r["schema_problem"] = schema_problem(report) if r["report"] is not None else ""
         else:
             r["report"], r["report_problem"] = None, ""
         return r

@@ -245,6 +245,26 @@ class Reports(unittest.TestCase):
             self.assertEqual(rc.load_report(good)[0]["declined"], 1)
 
 
+    def test_schema_problem_names_the_first_mismatch(self):
+        sample = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "data", "sample_report.json")
+        self.assertEqual(rc.schema_problem(sample), "")
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(sample) as f:
+                doc = json.load(f)
+            doc["ranges"][0]["passes"] = "three"
+            write(bad, json.dumps(doc))
+            problem = rc.schema_problem(bad)
+            self.assertTrue(problem.startswith("report does not match its JSON Schema: "), problem)
+            self.assertIn("ranges[0].passes", problem)
+
+    def test_a_schema_problem_is_a_problem_of_the_run(self):
+        p = program()
+        problems, _, _ = rc.judge(p, [run_rec("plain 1"), run_rec("plain 2")],
+                                  [run_rec("tool"), dict(run_rec("verify"), schema_problem="report does not match")])
+        self.assertTrue(any("report does not match" in x for x in problems), problems)
+
+
 class Judge(unittest.TestCase):
     def test_unchanged_runs_have_no_problems(self):
         p = program()
@@ -613,14 +633,21 @@ if "hang" in os.path.basename(cmd[0]):
     time.sleep(60)
 rc = subprocess.call(cmd)
 if "nreport" not in cmd[0]:
+    # A whole report (it must match the report's JSON Schema): the sample's,
+    # with one range of its own.
+    doc = json.load(open(@SAMPLE@))
+    doc["verify"] = "--verify" in args
+    doc["errors"] = []
+    doc["pass_count"] = 9
+    doc["ranges"] = [dict(doc["ranges"][0], index=0, name="kernels 0:1", declined="decl" in cmd[0],
+                          decline_reason="allocation_in_range" if "decl" in cmd[0] else "", decline_detail="",
+                          passes=9, kernels=[], pass_records=[], notes=[])]
     with open(out, "w") as f:
-        json.dump({"schema_version": 1, "pass_count": 9, "verify": "--verify" in args, "errors": [],
-                   "ranges": [{"index": 0, "name": "kernels 0:1", "declined": "decl" in cmd[0],
-                               "decline_reason": "allocation_in_range" if "decl" in cmd[0] else "",
-                               "decline_detail": "", "passes": 9, "kernels": [], "pass_records": [], "notes": []}]}, f)
+        json.dump(doc, f)
 print("rangereplay 0.0.0, pid 1")
 sys.exit(rc + (1 if "flip" in cmd[0] else 0))
-"""
+""".replace("@SAMPLE@", repr(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "data",
+                                          "sample_report.json")))
 
 
 class FakeCorpus:
