@@ -31,7 +31,23 @@ constexpr std::array<std::string_view, 17> kRooflineMetrics = {
     "smsp__inst_executed.sum",
 };
 
-// Text that may sit inside a <script> element: "</" would end it.
+// JSON that may sit inside a <script> element: every '<' written as \u003c
+// (the same string to a JSON reader), so neither "</script" nor "<!--" in a
+// name can end or change the element.
+std::string json_in_script(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Script source inside a <script> element: "</" would end it.
 std::string script_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -144,15 +160,19 @@ constexpr std::string_view kPageScript = R"js(
     if (missing.length) {
       add(sec, el('p', {class: 'note'}, `No roofline: the report lacks ${missing.join(', ')} (profile with --set full, which has them).`));
     } else if (charts) {
-      const kernelPoints = r.kernels.map(k => ({k, p: roofPoint(n => metricOf(k.metrics, n))}));
-      const sum = n => r.kernels.reduce((s, k) => s + (metricOf(k.metrics, n) || 0), 0);
-      const first = n => metricOf((r.kernels[0] || {}).metrics, n) ?? metricOf(r.range_metrics, n);
-      const whole = r.kernels.length ? roofPoint(sum) : roofPoint(n => metricOf(r.range_metrics, n));
+      // Kernels with values of their own; with whole-range values only the range is a point.
+      const measured = r.kernels.filter(k => k.metrics.length);
+      const kernelPoints = measured.map(k => ({k, p: roofPoint(n => metricOf(k.metrics, n))}));
+      const sum = n => measured.reduce((s, k) => s + (metricOf(k.metrics, n) || 0), 0);
+      const first = n => metricOf((measured[0] || {}).metrics, n) ?? metricOf(r.range_metrics, n);
+      const whole = measured.length ? roofPoint(sum) : roofPoint(n => metricOf(r.range_metrics, n));
       const peakFlops = 2 * first('sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained') * first('sm__cycles_elapsed.avg.per_second');
       const dramBw = first('dram__bytes.sum.peak_sustained') * first('dram__cycles_elapsed.avg.per_second');
       const l2Bw = first('lts__t_bytes.sum.peak_sustained') * first('lts__cycles_elapsed.avg.per_second');
       const roof = bw => { const pts = []; for (let e = -3; e <= 4; e += 0.25) { const x = Math.pow(10, e); pts.push({x, y: Math.min(peakFlops, bw * x)}); } return pts; };
       const ok = p => Number.isFinite(p.x) && Number.isFinite(p.y) && p.x > 0 && p.y > 0;
+      const off = kernelPoints.filter(({p}) => !ok({x: p.dram_ai, y: p.flops_s})).length;
+      if (off) add(sec, el('p', {class: 'note'}, `${off} of ${kernelPoints.length} kernels are not on the roofline (no FLOPs, no duration or no bytes: a log scale has no place for 0).`));
       chart(box, 'roof', {type: 'scatter', data: {datasets: [
         {label: 'DRAM ceiling', data: roof(dramBw), showLine: true, pointRadius: 0, borderColor: '#1f78b4'},
         {label: 'L2 ceiling', data: roof(l2Bw), showLine: true, pointRadius: 0, borderColor: '#33a02c'},
@@ -168,14 +188,20 @@ constexpr std::string_view kPageScript = R"js(
       'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed', 'dram__throughput.avg.pct_of_peak_sustained_elapsed',
       'smsp__inst_executed.sum', 'dram__bytes_read.sum'];
     let cols = key.filter(n => names.has(n));
-    if (names.size <= 8) cols = Array.from(names);
+    if (names.size <= 8 || !cols.length) cols = Array.from(names).slice(0, 8);
+    if (names.size > cols.length) add(sec, el('p', {class: 'note'}, `The table shows ${cols.length} of ${names.size} metrics; the JSON report has them all.`));
+    if ((r.range_metrics || []).length) {
+      const t = add(sec, el('table', {class: 'range-values'}));
+      const h = add(t, el('tr')); add(h, el('th', {class: 'l'}, 'whole range: metric')); add(h, el('th', {}, 'unit')); add(h, el('th', {}, 'value'));
+      for (const m of r.range_metrics) { const tr = add(t, el('tr')); add(tr, el('td', {class: 'l'}, m.name)); add(tr, el('td', {}, m.unit)); add(tr, el('td', {}, fmt(m.value))); }
+    }
     if (r.kernels.length) {
       const t = add(sec, el('table', {class: 'kernels'}));
       const head = add(t, el('tr'));
       const labels = ['#', 'kernel', 'grid', 'block'].concat(cols);
       const rows = r.kernels.map(k => [k.index, k.name || k.mangled_name, `(${k.grid.join(',')})`, `(${k.block.join(',')})`].concat(cols.map(c => metricOf(k.metrics, c))));
       const body = add(t, el('tbody'));
-      const fill = () => { body.textContent = ''; for (const row of rows) { const tr = add(body, el('tr')); row.forEach((v, i) => add(tr, el('td', {class: i === 1 ? 'l' : ''}, i >= 4 ? fmt(v) : String(v)))); } };
+      const fill = () => { body.textContent = ''; for (const row of rows) { const tr = add(body, el('tr')); row.forEach((v, i) => add(tr, el('td', {class: i === 1 ? 'l' : ''}, i >= 4 ? (v === undefined ? '' : fmt(v)) : String(v)))); } };
       labels.forEach((label, i) => {
         const th = add(head, el('th', {class: i === 1 ? 'l' : ''}, label));
         let up = true;
@@ -202,7 +228,7 @@ StatusOr<std::string> render_report_html(const Report& report, std::string_view 
   std::string page(kHead);
   if (!chart_js.empty()) page += "<script>" + script_safe(chart_js) + "</script>\n";
   page += "</head><body>\n<div id=\"rr-root\"></div>\n<pre id=\"rr-check\" hidden></pre>\n";
-  page += "<script type=\"application/json\" id=\"rr-data\">" + script_safe(json) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"rr-data\">" + json_in_script(json) + "</script>\n";
   page += "<script type=\"application/json\" id=\"rr-roofline\">" + roof + "</script>\n";
   page += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
   return page;

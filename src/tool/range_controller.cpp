@@ -730,9 +730,10 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   }
   counters_->backend().set_mode(counters_->configured_mode()).ignore();
   if (!s.ok()) {
-    const bool unloaded = std::any_of(batch.begin(), batch.end(),
-                                      [this](const auto& r) { return parts_.modules.unloads() != r->unloads_at_end; });
-    decline_batch(batch, replay_window_decline(s, [unloaded] { return unloaded; }).reason, s.message());
+    const bool any_unloaded = std::any_of(batch.begin(), batch.end(), [this](const auto& member) {
+      return parts_.modules.unloads() != member->unloads_at_end;
+    });
+    decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
     return;
   }
   if (!values.ok()) {

@@ -38,6 +38,12 @@ PY
 }
 "$rr" report "$here/data/roofline_report.json" -o "$out/roofline.html" || fail "rangereplay report failed"
 check "$out/roofline.html" 2 2
+# Whole-range values (the kernels listed without values of their own): the
+# range's values in a table of their own and the range on the roofline.
+"$rr" report "$here/data/whole_range_report.json" -o "$out/whole.html" || fail "rangereplay report failed"
+check "$out/whole.html" 2 2
+browse --dump-dom "file://$out/whole.html" | grep -q '<th class="l">whole range: metric</th>' ||
+  fail "the whole-range page does not show the range's values"
 "$rr" report "$here/../python/data/sample_report.json" -o "$out/sample.html" || fail "rangereplay report failed"
 check "$out/sample.html" 1 2
 # The page names the metrics the roofline lacks (its script writes the note).

@@ -307,6 +307,12 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     return cmd->get_name() + " takes no " + (option ? "options" : "arguments") + "; write 'rangereplay " +
            cmd->get_name() + "'";
   }
+  for (const CLI::App* cmd : {l.diff, l.report}) {
+    if (!cmd->parsed()) continue;
+    const std::vector<std::string> extras = cmd->remaining();
+    if (!extras.empty() && extras.front().size() > 1 && extras.front().starts_with("-"))
+      return "unknown option '" + extras.front() + "'; see 'rangereplay " + cmd->get_name() + " --help'";
+  }
   if (l.report->parsed()) return "report writes one report again: write 'rangereplay report <x.json> -o <out.html>'";
   if (l.diff->parsed())
     return "diff compares two reports: write 'rangereplay diff [--csv|--json] <base.json> <new.json>'";

@@ -726,3 +726,37 @@ TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
 
 }  // namespace
 }  // namespace rangereplay::cli
+
+namespace rangereplay::cli {
+namespace {
+
+TEST(CliOptions, diff_and_report_take_reports_and_name_their_mistakes) {
+  auto parse = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "rangereplay");
+    return parse_command_line(args, no_env);
+  };
+  StatusOr<CommandLine> diff = parse({"diff", "--csv", "a.json", "b.json"});
+  ASSERT_TRUE(diff.ok()) << diff.status().to_string();
+  EXPECT_EQ(diff->action, Action::kDiff);
+  EXPECT_EQ(diff->diff.base_path, "a.json");
+  EXPECT_EQ(diff->diff.new_path, "b.json");
+  EXPECT_EQ(diff->diff.format, DiffFormat::kCsv);
+  StatusOr<CommandLine> report = parse({"report", "x.json", "-o", "x.csv", "--csv-page", "raw"});
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_EQ(report->action, Action::kReport);
+  EXPECT_EQ(report->report.format, OutputFormat::kCsv);
+  EXPECT_EQ(report->report.csv_page, CsvPage::kRaw);
+  EXPECT_EQ(error_of({"diff", "--csv", "--json", "a.json", "b.json"}),
+            "diff prints CSV or JSON: give --csv or --json, not both");
+  EXPECT_EQ(error_of({"diff", "--bogus", "a.json", "b.json"}),
+            "unknown option '--bogus'; see 'rangereplay diff --help'");
+  EXPECT_EQ(error_of({"diff", "a.json", "b.json", "c.json"}),
+            "diff compares two reports: write 'rangereplay diff [--csv|--json] <base.json> <new.json>'");
+  EXPECT_EQ(error_of({"report", "x.json", "-o", "x.html", "--csv-page", "raw"}),
+            "--csv-page needs an output ending in .csv");
+  EXPECT_EQ(error_of({"report", "x.json", "-o", "x.csv", "--csv-page", "wide"}),
+            "--csv-page must be details or raw (ncu's --page layouts), not 'wide'");
+}
+
+}  // namespace
+}  // namespace rangereplay::cli
