@@ -431,6 +431,12 @@ int run_launcher(const std::vector<std::string>& args) {
           diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format);
       if (!text.ok()) return fail(text.status(), kExitUsage);
       std::cout << *text << std::flush;
+      // A comparison cut short (a full disk, a closed pipe) is not a success.
+      if (!std::cout) {
+        return fail(unavailable("the comparison could not be written to standard output; write it to a file with "
+                                "free space"),
+                    kExitFailure);
+      }
       return 0;
     }
   }
