@@ -201,6 +201,18 @@ TEST(KillChild, a_grandchild_whose_parent_already_exited_is_found_through_the_su
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(parent_of(grandchild), ::getpid()) << "adopted, not re-parented to init";
+  // The subshell has exited, but the child reaps it before its `exec sleep`:
+  // until then the subshell is a zombie under the child, and would be
+  // adopted (and reaped) too when the child is killed.
+  const auto command_of = [](pid_t p) {
+    std::string comm;
+    std::ifstream("/proc/" + std::to_string(p) + "/comm") >> comm;
+    return comm;
+  };
+  for (int i = 0; i < 500 && command_of(*pid) != "sleep"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(command_of(*pid), "sleep");
   ASSERT_TRUE(running(grandchild));
   const TreeKill killed = kill_child(*pid);
   EXPECT_EQ(killed.left, 0u);
