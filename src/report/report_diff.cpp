@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -53,6 +54,14 @@ void diff_metrics(const std::string& range, const std::string& kernel, const std
       only_base.insert(m.name);
       continue;
     }
+    if (it->second->unit != m.unit) {
+      // Values in different units are not compared.
+      const std::string line = "metric '" + m.name + "' is in " + m.unit + " in the baseline and in " +
+                               it->second->unit + " in the new report: not compared";
+      if (std::find(out.unmatched.begin(), out.unmatched.end(), line) == out.unmatched.end())
+        out.unmatched.push_back(line);
+      continue;
+    }
     out.rows.push_back(
         {range, kernel, m.name, m.unit, m.value, it->second->value, change_pct(m.value, it->second->value)});
   }
@@ -65,6 +74,9 @@ void diff_metrics(const std::string& range, const std::string& kernel, const std
 
 ReportDiff diff_reports(const Report& base, const Report& next) {
   ReportDiff out;
+  if (base.device_name != next.device_name || base.chip_name != next.chip_name)
+    out.unmatched.push_back("the reports are of different GPUs: " + base.device_name + " (" + base.chip_name +
+                            ") in the baseline, " + next.device_name + " (" + next.chip_name + ") in the new report");
   const auto range_name = [](const RangeRecord& r) { return r.name; };
   const auto base_ranges = numbered(base.ranges, range_name);
   const auto next_ranges = numbered(next.ranges, range_name);

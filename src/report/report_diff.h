@@ -37,7 +37,9 @@ struct ReportDiff {
   std::vector<DiffRow> rows;
   /// What only one side has, one line each: "range 'warmup #1' only in the baseline",
   /// "kernel 'k (1,1,1)x(32,1,1) #0' of range 'step #0' only in the new report",
-  /// "metric 'l1tex__t_bytes.sum' only in the new report".
+  /// "metric 'l1tex__t_bytes.sum' only in the new report"; a metric whose
+  /// units differ ("... is in byte in the baseline and in Kbyte in the new
+  /// report: not compared"); GPUs that differ (first).
   std::vector<std::string> unmatched;
   /// Declined ranges, paired or not: "range 'step #2' declined in the new report (free_in_range)".
   std::vector<std::string> declined;

@@ -72,6 +72,21 @@ TEST(ReportDiff, what_only_one_side_has_is_listed) {
   EXPECT_NE(table.find("2 values compared, 3 unmatched, 2 declined"), std::string::npos) << table;
 }
 
+TEST(ReportDiff, values_in_other_units_or_of_another_gpu_are_said) {
+  const Report base = sample_report();
+  Report next = sample_report();
+  next.device_name = "NVIDIA RTX 4090";
+  next.chip_name = "AD102";
+  for (KernelRecord& k : next.ranges[0].kernels) k.metrics[0].unit = "Kbyte";
+  const ReportDiff d = diff_reports(base, next);
+  EXPECT_EQ(d.rows.size(), 2u);  // the instruction counts only
+  EXPECT_EQ(d.unmatched,
+            (std::vector<std::string>{"the reports are of different GPUs: NVIDIA H200 (GH100) in the baseline, NVIDIA "
+                                      "RTX 4090 (AD102) in the new report",
+                                      "metric 'dram__bytes_read.sum' is in byte in the baseline and in Kbyte in the "
+                                      "new report: not compared"}));
+}
+
 TEST(ReportDiff, kernels_alike_pair_in_their_order) {
   Report base = sample_report();
   base.ranges[0].kernels[1] = base.ranges[0].kernels[0];  // `scale` twice
