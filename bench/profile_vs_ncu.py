@@ -38,12 +38,14 @@ def median(v):
     v = sorted(v)
     return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
 
-def profile(app_args, selection, env=None, nvtx_include="step/"):
-    """`rangereplay profile --nvtx-include <nvtx_include> <selection>`:
+def profile(app_args, selection, env=None, nvtx_include="step/", app=None, timeout=300):
+    """`rangereplay profile --nvtx-include <nvtx_include> <selection>` of the
+    stream example with `app_args` (or of the command `app`):
     (wall_s, report or None, error text)."""
     report = tempfile.mktemp(suffix=".json")
+    command = app if app is not None else [stream] + app_args
     wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", nvtx_include] + selection + ["--output", report,
-                    "--", stream] + app_args, env=env)
+                    "--"] + command, env=env, timeout=timeout)
     if p.returncode != 0 or not os.path.exists(report):
         return wall, None, f"rc={p.returncode}: {p.stderr[-200:]}"
     with open(report) as f:
@@ -172,16 +174,8 @@ if want("kernels"):
     for label, app in apps:
         runs = {}
         for mode in ("auto", "user", "auto", "user"):
-            report = tempfile.mktemp(suffix=".json")
             env = {"RANGEREPLAY_KERNEL_RANGES": "user"} if mode == "user" else None
-            wall, p = timed([cli, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--output", report,
-                             "--"] + app, timeout=600, env=env)
-            rep = None
-            if p.returncode == 0 and os.path.exists(report):
-                with open(report) as f:
-                    rep = json.load(f)
-                os.remove(report)
-            runs.setdefault(mode, []).append((wall, rep, p.stderr[-200:]))
+            runs.setdefault(mode, []).append(profile([], ["--set", "basic"], env=env, app=app, timeout=600))
         failed = [f"{m}: {e}" for m, rs in runs.items() for _, rep, e in rs if rep is None]
         if failed:
             rows.append((label, "failed: " + " | ".join(failed)))

@@ -660,7 +660,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   // launched again; the rest are replayed.
   std::vector<std::unique_ptr<ActiveRange>> unloaded;
   for (auto& range : batch) {
-    if (range && parts_.modules.unloads() != range->unloads_at_end) unloaded.push_back(std::move(range));
+    if (range && unloaded_since_end(*range)) unloaded.push_back(std::move(range));
   }
   std::erase(batch, nullptr);
   decline_batch(unloaded, DeclineReason::kModuleUnloadInRange,
@@ -691,8 +691,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
       break;
     }
     replayers.push_back(std::move(replayer).value());
-    RangeGlobals globals{[&range] { return capture_globals_exit(range); },
-                         [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
+    RangeGlobals globals = range_globals(range);
     if (range.restore_plan) {
       restores.push_back(std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
                                                                tool_stream_, false, range.record));
@@ -704,8 +703,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     resubmissions.push_back(
         std::make_unique<ReplayerResubmission>(replayers.back(), tool_stream_, brackets.back().get()));
     members.push_back(BatchMember{restores.back().get(), resubmissions.back().get(), per_kernel ? "" : prefix,
-                                  &range.record,
-                                  [this, &range] { return parts_.modules.unloads() != range.unloads_at_end; }});
+                                  &range.record, [this, &range] { return unloaded_since_end(range); }});
     first_row.push_back(counter_ranges);
     counter_ranges += batch_counter_ranges(range);
   }
@@ -730,9 +728,8 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   }
   counters_->backend().set_mode(counters_->configured_mode()).ignore();
   if (!s.ok()) {
-    const bool any_unloaded = std::any_of(batch.begin(), batch.end(), [this](const auto& member) {
-      return parts_.modules.unloads() != member->unloads_at_end;
-    });
+    const bool any_unloaded =
+        std::any_of(batch.begin(), batch.end(), [this](const auto& member) { return unloaded_since_end(*member); });
     decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
     return;
   }
@@ -807,10 +804,13 @@ void RangeController::plan_differential_restore(ActiveRange& range) {
   range.digest_allocations = std::move(allocations);
 }
 
+RangeGlobals RangeController::range_globals(ActiveRange& range) {
+  return RangeGlobals{[&range] { return capture_globals_exit(range); },
+                      [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
+}
+
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
-  const std::function<bool()> module_unloaded = [this, &range] {
-    return parts_.modules.unloads() != range.unloads_at_end;
-  };
+  const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   if (!range.snapshot)
     return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
   // Other threads' frees and allocations wait until the window ends.
@@ -820,8 +820,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
 
   // With differential restore, one digest plan serves the whole window: the
   // exit capture, every entry restore, --verify and the exit hand-back.
-  RangeGlobals globals{[&range] { return capture_globals_exit(range); },
-                       [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
+  RangeGlobals globals = range_globals(range);
   std::unique_ptr<RestoreStrategy> restore;
   std::unique_ptr<ReplayObserver> verifier;
   if (range.restore_plan) {

@@ -46,6 +46,7 @@
 #include "tool/active_range.h"
 #include "tool/counter_session.h"
 #include "tool/range_report.h"
+#include "tool/restore_strategy.h"
 #include "tool/tool_mutex.h"
 
 namespace rangereplay::tool {
@@ -169,6 +170,12 @@ class RangeController {
   // strategy, with --verify as its observer; nullopt when every pass ran, or
   // the range's decline. The exit state is restored either way.
   std::optional<Decline> replay_window(ActiveRange& range);
+  // The capture and restore of `range`'s module variables and pinned buffers
+  // (module_globals.h) on the tool's stream, for its restore strategy.
+  RangeGlobals range_globals(ActiveRange& range);
+  // Whether another thread has unloaded a module since `range` ended (its
+  // kernels cannot be launched again).
+  bool unloaded_since_end(const ActiveRange& range) const { return parts_.modules.unloads() != range.unloads_at_end; }
   Status evaluate(ActiveRange& range);
   // Kernel records of the range's recorded kernels, with their counter
   // values where `values` (one row per counter range) has them
