@@ -2,16 +2,17 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile corpus
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
 # .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups),
 # CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3).
-# Without stages, the default list runs (build test examples bench compare; workloads, profile and corpus only when
-# named). Requires .deps/debs (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md).
+# Without stages, the default list runs (build test examples bench compare; workloads, profile, reports and corpus
+# only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires .deps/debs
+# (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile corpus)"
+usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus)"
 if [[ $# -lt 1 || $1 == -h || $1 == --help || $1 == -* ]]; then echo "$usage" >&2; exit 2; fi
 logs=$1
 shift
@@ -90,6 +91,10 @@ if has examples && [[ -x scripts/run-examples.sh ]]; then
   scripts/run-examples.sh $build >"$logs/examples.log" 2>&1
   row "examples twice" "$(tail -1 "$logs/examples.log")"
 fi
+if has reports; then
+  timeout 540 python3 tests/e2e/reports.py $build "$logs/reports" >"$logs/reports.txt" 2>&1
+  row "reports (schema, diff, ncu CSV, installed)" "rc=$?"
+fi
 if has corpus; then
   # cuda-samples programs plain and under the tool (tests/corpus): built here
   # by `run_corpus.py prepare` into .corpus and carried over. --budget keeps
@@ -110,6 +115,7 @@ fi
 echo; echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
 [[ -f "$logs/profile_vs_ncu.txt" ]] && { echo "--- profile_vs_ncu"; cat "$logs/profile_vs_ncu.txt"; }
+[[ -f "$logs/reports.txt" ]] && { echo "--- reports"; tail -25 "$logs/reports.txt"; }
 [[ -f "$logs/workloads.txt" ]] && { echo "--- workloads"; tail -15 "$logs/workloads.txt"; }
 [[ -f "$logs/corpus/corpus.txt" ]] && { echo "--- corpus"; tail -45 "$logs/corpus/corpus.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done

@@ -19,8 +19,8 @@ cmake --preset release >/dev/null
 cmake --build build -j "$(nproc)" --target $targets
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
-(cd build && find . -path '*/CMakeFiles' -prune -o -type f \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*.so' -o -perm -u+x \) -print) |
-  grep -v -e '/rangereplay_unit_tests$' -e '\.sh$' -e '/cmake_install' | while read -r f; do
+(cd build && find . -path '*/CMakeFiles' -prune -o -type f \( -name CTestTestfile.cmake -o -name cmake_install.cmake -o -name '*_include.cmake' -o -name '*.so' -o -perm -u+x \) -print) |
+  grep -v -e '/rangereplay_unit_tests$' -e '\.sh$' | while read -r f; do
     mkdir -p "$staging/$(dirname "$f")"
     cp -p "build/$f" "$staging/$f"
     if file -b "$staging/$f" | grep -q '^ELF'; then strip --strip-unneeded "$staging/$f"; fi
