@@ -119,7 +119,7 @@ basic = profile("stream_basic", ["--set", "basic"], stream)
 if full and full2:
     d = diff(written[0], written[1])
     if d is not None:
-        metrics = {m["name"] for m in full["metrics"]}
+        metrics = set(full["metrics"])
         rows = d["rows"]
         # A change from 0 has no percent (the diff prints n/a); any other pair has one.
         with_change = {row["metric"] for row in rows if row["change_pct"] is not None or row["base"] == 0}
@@ -137,7 +137,7 @@ if full and full2:
 if full and basic:
     d = diff(os.path.join(artifacts, "stream_basic.json"), written[0])
     if d is not None:
-        only_new = {m["name"] for m in full["metrics"]} - {m["name"] for m in basic["metrics"]}
+        only_new = set(full["metrics"]) - set(basic["metrics"])
         listed = {u.split("'")[1] for u in d["unmatched"] if u.endswith("only in the new report")}
         if listed != only_new:
             failures.append(f"diff basic/full: lists {len(listed)} metrics only in the full report, expected "
@@ -146,7 +146,7 @@ if full and basic:
 
 # ncu's CSV pages of the same program with the same metrics, and rangereplay's pages of its report.
 if full:
-    names = [m["name"] for m in full["metrics"]]
+    names = list(full["metrics"])
     ours = units(full)
     for page in ("details", "raw"):
         out = os.path.join(artifacts, f"stream_full.{page}.csv")
