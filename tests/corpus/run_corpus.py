@@ -599,11 +599,12 @@ def read_text(path):
 def app_stdout(stdout_text):
     """The application's stdout from a tool run: the launcher appends its
     report table (from a `rangereplay <version>, pid N` line on) after the
-    application has ended."""
-    lines = stdout_text.splitlines()
+    application has ended. The application's own lines keep their line
+    ends, so its last line, even an empty one, is kept."""
+    lines = stdout_text.splitlines(keepends=True)
     for i in range(len(lines) - 1, -1, -1):
-        if REPORT_HEADER.match(lines[i]):
-            return "\n".join(lines[:i])
+        if REPORT_HEADER.match(lines[i].rstrip("\r\n")):
+            return "".join(lines[:i])
     return stdout_text
 
 

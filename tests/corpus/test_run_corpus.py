@@ -193,8 +193,13 @@ class Parsing(unittest.TestCase):
 
     def test_app_stdout_drops_the_report_table(self):
         out = "app line 1\nTest passed\nrangereplay 0.1.0, pid 4242\ndevice: NVIDIA H200\nmetrics: 14\n"
-        self.assertEqual(rc.app_stdout(out), "app line 1\nTest passed")
+        self.assertEqual(rc.app_stdout(out), "app line 1\nTest passed\n")
         self.assertEqual(rc.app_stdout("rangereplay, pid 7\nx"), "")
+        # An application whose output ends with an empty line keeps it.
+        plain = "simpleSwitchGraph: Complete\n\n"
+        tool = plain + "rangereplay 0.1.0\ncommand: ./graphConditionalNodes\n"
+        self.assertEqual(rc.app_stdout(tool), plain)
+        self.assertEqual(rc.compared_output(program(), rc.app_stdout(tool)), rc.compared_output(program(), plain))
         self.assertEqual(rc.app_stdout("no table\nrangereplay is a word here\n"), "no table\nrangereplay is a word here\n")
 
     def test_compared_output_leaves_out_timings(self):
