@@ -59,12 +59,35 @@ std::vector<Result> results(const Report& report) {
   return out;
 }
 
+// One part of a quotient unit, renamed as ncu names it.
+std::string ncu_unit_part(std::string_view part) {
+  static const std::map<std::string_view, std::string_view> kRenamed = {
+      {"instruction", "inst"}, {"l2_sector", "sector"},       {"lrc_sector", "sector"}, {"l2_request", "request"},
+      {"cta", "block"},        {"branch_target", "branches"}, {"second", "s"},          {"nanosecond", "ns"},
+      {"percent", "%"},        {"l1tex_request", ""},         {"l1tex_wavefront", ""},  {"l1data_bank_conflict", ""},
+      {"math_op", ""}};
+  if (auto it = kRenamed.find(part); it != kRenamed.end()) return std::string(it->second);
+  if (part.ends_with("_cycle")) return "cycle";
+  return std::string(part);
+}
+
 constexpr std::string_view kColumns[] = {"ID",     "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
                                          "Stream", "Block Size", "Grid Size",    "Device",    "CC"};
 
 std::vector<std::string> header() { return {std::begin(kColumns), std::end(kColumns)}; }
 
 }  // namespace
+
+std::string ncu_base_unit(std::string_view unit) {
+  const std::size_t slash = unit.find('/');
+  if (slash == std::string_view::npos) return ncu_unit_part(unit);
+  const std::string top = ncu_unit_part(unit.substr(0, slash));
+  const std::string bottom = ncu_base_unit(unit.substr(slash + 1));
+  if (top.empty()) return "";
+  if (bottom.empty()) return top;
+  if (top == "cycle" && bottom == "s") return "hz";
+  return top + "/" + bottom;
+}
 
 std::string render_ncu_details_csv(const Report& report) {
   std::string out;
@@ -74,7 +97,8 @@ std::string render_ncu_details_csv(const Report& report) {
   for (const Result& r : results(report)) {
     for (const MetricValue& m : *r.metrics) {
       std::vector<std::string> row = r.columns;
-      row.insert(row.end(), {"Command line profiler metrics", m.name, m.unit, format_exact_number(m.value)});
+      row.insert(row.end(),
+                 {"Command line profiler metrics", m.name, ncu_base_unit(m.unit), format_exact_number(m.value)});
       append_row(out, row);
     }
   }
@@ -97,7 +121,7 @@ std::string render_ncu_raw_csv(const Report& report) {
   head.insert(head.end(), names.begin(), names.end());
   append_row(out, head);
   std::vector<std::string> unit_row(std::size(kColumns));
-  for (const std::string& n : names) unit_row.push_back(units[n]);
+  for (const std::string& n : names) unit_row.push_back(ncu_base_unit(units[n]));
   append_row(out, unit_row);
   for (const Result& r : rs) {
     std::map<std::string, double> values;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "unit/report/sample_report.h"
 
@@ -49,6 +50,45 @@ TEST(NcuCsv, raw_has_one_column_per_metric_and_a_units_row) {
                      "1)\",\"0\",\"9.0\",\"6291488\",\"98304\"\n"),
             std::string::npos)
       << csv;
+}
+
+// Every unit of the `full` set's metrics on an H200, as the metric evaluator
+// names it and as ncu's `--csv --print-units base` printed it for the same
+// metrics of examples/stream.
+TEST(NcuCsv, units_are_spelled_as_ncu_prints_them) {
+  const std::pair<const char*, const char*> seen[] = {{"", ""},
+                                                      {"branch_target", "branches"},
+                                                      {"byte", "byte"},
+                                                      {"byte/dram_cycle", "byte/cycle"},
+                                                      {"byte/fbp_cycle", "byte/cycle"},
+                                                      {"byte/second", "byte/s"},
+                                                      {"cta", "block"},
+                                                      {"dram_cycle", "cycle"},
+                                                      {"dram_cycle/second", "hz"},
+                                                      {"fbp_cycle", "cycle"},
+                                                      {"fbp_cycle/second", "hz"},
+                                                      {"gpc_cycle", "cycle"},
+                                                      {"gpc_cycle/second", "hz"},
+                                                      {"instruction", "inst"},
+                                                      {"instruction/gpc_cycle", "inst/cycle"},
+                                                      {"l1data_bank_conflict", ""},
+                                                      {"l1tex_request", ""},
+                                                      {"l1tex_wavefront", ""},
+                                                      {"l2_request", "request"},
+                                                      {"l2_sector", "sector"},
+                                                      {"l2_sector/l1tex_request", "sector"},
+                                                      {"lrc_sector", "sector"},
+                                                      {"math_op", ""},
+                                                      {"nanosecond", "ns"},
+                                                      {"percent", "%"},
+                                                      {"warp", "warp"}};
+  for (const auto& [ours, ncu] : seen) EXPECT_EQ(ncu_base_unit(ours), ncu) << ours;
+  // A unit the table does not name is kept.
+  EXPECT_EQ(ncu_base_unit("register/thread"), "register/thread");
+  Report r = testing::sample_report();
+  r.ranges[0].kernels[0].metrics[0].unit = "l2_sector";
+  EXPECT_NE(render_ncu_details_csv(r).find("\"dram__bytes_read.sum\",\"sector\","), std::string::npos);
+  EXPECT_NE(render_ncu_raw_csv(r).find("\"sector\""), std::string::npos);
 }
 
 }  // namespace
