@@ -6,7 +6,7 @@
 # Debian package; it must already be installed under /usr/local/cuda.
 set -euo pipefail
 packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev googletest libgtest-dev libbenchmark-dev clang-format-14
-  libjs-chart.js chromium)
+  libjs-chart.js chromium xz-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,11 +2,15 @@
 # The HTML report in a real browser: `rangereplay report` writes the page of
 # a recorded JSON fixture (tests/scripts/data/roofline_report.json: a
 # replayed range whose two kernels carry every metric the roofline reads,
-# with made-up values, and a declined range) and of the plain sample report
-# (no roofline metrics); headless Chromium runs the page's script, whose
-# findings (#rr-check) must show both charts drawn, every kernel in the table
-# and no script error. The screenshot is kept beside the build as
-# html_report.png. Exit 77 (skip) without Chromium or Debian's libjs-chart.js.
+# with made-up values, and a declined range), of the plain sample report (no
+# roofline metrics) and of two real `--set full` profiles recorded on an H200
+# by tests/e2e/reports.py (examples/stream, 2 ranges of 6 kernels; the
+# torch-train workload, 2 steps of 560 kernels); headless Chromium runs the
+# page's script, whose findings (#rr-check) must show both charts of every
+# range drawn, every kernel in the table and no script error. The screenshots
+# of the stream and torch-train pages are kept beside the build as
+# html_report.png and html_report_torch.png. Exit 77 (skip) without Chromium
+# or Debian's libjs-chart.js.
 #   tests/scripts/html_report_test.sh <build-dir>
 set -uo pipefail
 build=${1:?build dir}
@@ -49,6 +53,14 @@ check "$out/sample.html" 1 2
 # The page names the metrics the roofline lacks (its script writes the note).
 browse --dump-dom "file://$out/sample.html" | grep -q "No roofline: the report lacks smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" ||
   fail "the sample page does not name the roofline's missing metrics"
-browse --window-size=1400,1300 --screenshot="$build/html_report.png" "file://$out/roofline.html" >/dev/null
-[[ -s $build/html_report.png ]] || fail "no screenshot"
-echo "html_report_test: ok (screenshot $build/html_report.png)"
+# Real profiles (xz-compressed fixtures): two charts per range.
+for f in stream_full_h200 torch_train_full_h200; do
+  xz -dc "$here/data/$f.json.xz" >"$out/$f.json" || fail "cannot unpack $f.json.xz (apt-get install xz-utils)"
+  "$rr" report "$out/$f.json" -o "$out/$f.html" || fail "rangereplay report $f.json failed"
+done
+check "$out/stream_full_h200.html" 4 12
+check "$out/torch_train_full_h200.html" 4 1120
+browse --window-size=1400,1300 --screenshot="$build/html_report.png" "file://$out/stream_full_h200.html" >/dev/null
+browse --window-size=1400,1300 --screenshot="$build/html_report_torch.png" "file://$out/torch_train_full_h200.html" >/dev/null
+[[ -s $build/html_report.png && -s $build/html_report_torch.png ]] || fail "no screenshot"
+echo "html_report_test: ok (screenshots $build/html_report.png, $build/html_report_torch.png)"
