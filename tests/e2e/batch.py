@@ -1,10 +1,9 @@
 """Deferred, batched replays against ranges replayed one by one (see batch.sh)."""
-import json
 import os
 import sys
 import tempfile
 
-from e2e_common import checksums, run, summarize, tail
+from e2e_common import checksums, load_report, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -22,9 +21,10 @@ def profile(exe, args, tool_args, env_extra):
     rc, out, err = run(cmd, timeout=240, env=dict(os.environ, **env_extra))
     report = None
     if os.path.exists(report_path):
-        with open(report_path) as f:
-            report = json.load(f)
-        os.unlink(report_path)
+        try:
+            report = load_report(report_path)
+        finally:
+            os.unlink(report_path)
     return rc, out, err, report
 
 

@@ -1,5 +1,4 @@
 """An application preloading its own libcupti copy still has its ranges seen (see cupti_copy.sh)."""
-import json
 import os
 import re
 import shutil
@@ -7,7 +6,7 @@ import subprocess
 import sys
 import tempfile
 
-from e2e_common import checksums, run, tail
+from e2e_common import checksums, load_report, run, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -49,8 +48,7 @@ def main():
         if checksums(out) != checksums(plain_out):
             failures.append("checksums differ with the tool")
         try:
-            with open(report_path) as f:
-                ranges = json.load(f)["ranges"]
+            ranges = load_report(report_path)["ranges"]
         except (OSError, ValueError) as e:
             ranges = []
             failures.append(f"no readable report: {e}")

@@ -21,13 +21,12 @@ docs/limitations.md lists the others and why (counters_not_permitted,
 replay_failed, collective_in_range).
 """
 import ctypes
-import json
 import os
 import sys
 import tempfile
 from collections import Counter
 
-from e2e_common import checksums, injection_environment, push_pop_range, run, summarize, tail
+from e2e_common import checksums, injection_environment, load_report, push_pop_range, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -192,8 +191,7 @@ def check(c, gpus, rows, failures):
             failures.append(f"{label}: checksums differ with the tool (plain {checksums(plain_out)}, "
                             f"profiled {checksums(out)}): {tail(err)}")
         try:
-            with open(report_path) as f:
-                report = json.load(f)
+            report = load_report(report_path)
         except (OSError, ValueError) as e:
             rows.append((label, want, f"no report (rc={rc})", same_text))
             failures.append(f"{label}: cannot read the report {report_path}: {e}; stderr: {tail(err)}")

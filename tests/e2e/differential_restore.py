@@ -1,10 +1,9 @@
 """Differential restore against full restore on the examples (see differential_restore.sh)."""
-import json
 import os
 import sys
 import tempfile
 
-from e2e_common import checksums, run, tail
+from e2e_common import checksums, load_report, run, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -46,8 +45,7 @@ def check(label, exe_rel, args, unchanged, failures):
             failures.append(f"{name}: results differ with the tool (rc {plain_rc} vs {rc}): {tail(err)}")
             continue
         try:
-            with open(report_path) as f:
-                report = json.load(f)
+            report = load_report(report_path)
         except (OSError, ValueError) as e:
             failures.append(f"{name}: no readable report: {e}")
             continue

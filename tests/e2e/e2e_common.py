@@ -4,11 +4,39 @@ import os
 import re
 import signal
 import subprocess
+import sys
 
 TIMEOUT_S = 120
 # How long the output of a killed command is still read (a process outside its
 # process group may keep the pipes open).
 _DRAIN_S = 10
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, "..", "python"))
+import schema_check  # noqa: E402
+
+_SCHEMA = schema_check.load_schema()
+
+
+class ReportSchemaError(ValueError):
+    """A report that does not match share/rangereplay/report.schema.json, or that
+    python/rangereplay_report.py does not load; the message names the first
+    problem and how many there are."""
+
+
+def load_report(path):
+    """The rangereplay report at `path` as a dict, once it has validated against
+    the report's JSON Schema and loaded in the Python module
+    (tests/python/schema_check.py), so every report a test reads is checked.
+    Raises OSError or ValueError when the file cannot be read or parsed, and
+    ReportSchemaError (a ValueError) when it does not validate."""
+    with open(path, encoding="utf-8") as f:
+        report = json.load(f)
+    problems = schema_check.check_report_file(path, _SCHEMA)
+    if problems:
+        raise ReportSchemaError(f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    return report
 
 
 def checksums(text):

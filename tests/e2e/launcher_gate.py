@@ -5,13 +5,12 @@ exit code, the checksums against a plain run, the launcher's and the
 injection's debug lines, and (when a report is written) its launcher_ms and
 gate_wait_ms.
 """
-import json
 import os
 import sys
 import tempfile
 import time
 
-from e2e_common import checksums, run, summarize, tail
+from e2e_common import checksums, load_report, ReportSchemaError, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -48,8 +47,9 @@ def profile(options, app, report_path=None):
 
 def read_report(path):
     try:
-        with open(path) as f:
-            return json.load(f)
+        return load_report(path)
+    except ReportSchemaError:
+        raise
     except (OSError, ValueError):
         return None
     finally:

@@ -28,7 +28,6 @@ $RANGEREPLAY_E2E_LOGS, else <build>/e2e-logs) and its last 20 lines printed.
 
 Prints a table (case, runs, outcomes, hangs, failures); exit 1 on any failure.
 """
-import json
 import os
 import re
 import sys
@@ -36,7 +35,7 @@ import tempfile
 import time
 from collections import Counter
 
-from e2e_common import checksums, last_stage, run, summarize, tail
+from e2e_common import checksums, last_stage, load_report, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -115,8 +114,7 @@ def outcome_text(words):
 
 def read_report(path):
     try:
-        with open(path) as f:
-            return json.load(f), None
+        return load_report(path), None
     except (OSError, ValueError) as e:
         return None, str(e)
 

@@ -1,7 +1,7 @@
 """Checks rangereplay's main job against a plain run and against ncu (see the .sh)."""
-import json, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 
-from e2e_common import checksums
+from e2e_common import checksums, load_report
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ncu"))
 from ncu_compare import (DRAM, FIDELITY_METRICS, INST, NcuCsvError, kernel_values,  # noqa: E402
@@ -29,7 +29,7 @@ def check(app, args, full_set="full"):
         return
     if checksums(plain) != checksums(prof) or not checksums(plain):
         failures.append(f"{app}: checksums differ with the tool")
-    report = json.load(open(out))
+    report = load_report(out)
     ranges = report["ranges"]
     if not ranges:
         failures.append(f"{app}: no range profiled")
@@ -73,7 +73,7 @@ def check(app, args, full_set="full"):
     if rc != 0 or checksums(plain) != checksums(prof):
         failures.append(f"{app}: whole-range one-pass profile rc={rc} or checksums differ: {err.strip()[-300:]}")
         return
-    whole = json.load(open(out))["ranges"]
+    whole = load_report(out)["ranges"]
     per_range = [s[INST] for s in range_sums(report, [INST])]
     # The range's own value only (range_sums would fall back to its kernels').
     got = [next((m["value"] for m in r.get("range_metrics", []) if m["name"] == INST), None)

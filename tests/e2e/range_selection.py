@@ -6,12 +6,11 @@ runs the example plain and under `rangereplay profile <selection>`, and checks
 the exit code, the checksums, and the report's ranges: their indices, names,
 that none is declined, and that each holds the step's 6 kernels in order.
 """
-import json
 import os
 import sys
 import tempfile
 
-from e2e_common import checksums, run, summarize, tail
+from e2e_common import checksums, load_report, run, summarize, tail
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -54,8 +53,7 @@ def check(label, selection, app_options, expected, reference_kernels, failures):
     if not checksums(plain_out) or checksums(plain_out) != checksums(out):
         problems.append(f"checksums differ (plain {checksums(plain_out)}, profiled {checksums(out)})")
     try:
-        with open(report_path) as f:
-            report = json.load(f)
+        report = load_report(report_path)
         os.unlink(report_path)
     except (OSError, ValueError) as e:
         failures.append(f"{label}: cannot read the report: {e}; stderr: {tail(err)}")

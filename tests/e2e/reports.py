@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ncu"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+from e2e_common import load_report  # noqa: E402
 from ncu_compare import INST, NcuCsvError, ncu_csv_command, parse_ncu_csv  # noqa: E402
 
 build = os.path.abspath(sys.argv[1])
@@ -50,7 +51,7 @@ def profile(name, selection, app, launcher=cli, extra=()):
         failures.append(f"{name}: profile rc={rc}: {err.strip()[-400:]}")
         return None
     written.append(out)
-    report = json.load(open(out))
+    report = load_report(out)
     if not any(not r["declined"] for r in report["ranges"]):
         failures.append(f"{name}: no range was replayed: {[r.get('decline_detail') for r in report['ranges']]}")
     return report

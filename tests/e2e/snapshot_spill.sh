@@ -40,10 +40,13 @@ if ! diff "$tmp/plain.sums" "$tmp/profile.sums"; then
   echo "FAIL: checksums differ with the tool"; exit 1
 fi
 
-python3 - "$tmp/report.json" <<'EOF'
-import json, sys
+python3 - "$tmp/report.json" "$(dirname "$0")" <<'EOF'
+import sys
 
-report = json.load(open(sys.argv[1]))
+sys.path.insert(0, sys.argv[2])
+from e2e_common import load_report
+
+report = load_report(sys.argv[1])
 ranges = report["ranges"]
 failures = []
 if len(ranges) < 2:

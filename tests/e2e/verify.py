@@ -1,5 +1,7 @@
 """--verify on the examples (see verify.sh)."""
-import json, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
+
+from e2e_common import load_report
 
 build = sys.argv[1]
 cli = os.path.join(build, "tools/cli/rangereplay")
@@ -25,7 +27,7 @@ def run(app, args, may_diverge, restore=None, corrupt=False):
     if prof.returncode != plain.returncode or sums(prof.stdout) != sums(plain.stdout):
         failures.append(f"{name}: results differ with the tool (rc {plain.returncode} vs {prof.returncode})")
         return
-    report = json.load(open(out))
+    report = load_report(out)
     divergent = 0
     for r in report["ranges"]:
         if r["declined"]:

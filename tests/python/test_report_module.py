@@ -188,6 +188,37 @@ class SchemaTest(unittest.TestCase):
         if jsonschema is not None:
             jsonschema.Draft202012Validator(self.schema).validate(sample_json())
 
+    def test_real_h200_reports_validate_and_load(self):
+        # Reports of --set full profiles written on an H200 by tests/e2e/reports.py
+        # (the HTML test's fixtures): examples/stream and the torch-train workload.
+        import lzma
+        for name, kernels in (("stream_full_h200", 12), ("torch_train_full_h200", 1120)):
+            with lzma.open(os.path.join(ROOT, "tests", "scripts", "data", name + ".json.xz"), "rt") as f:
+                text = f.read()
+            self.assertEqual(schema_check.check(json.loads(text), self.schema), [], name)
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, name + ".json")
+                with open(path, "w") as f:
+                    f.write(text)
+                report = rr.load(path)
+            self.assertEqual(sum(len(r.kernels) for r in report.ranges), kernels, name)
+
+    def test_the_e2e_tests_read_reports_through_the_schema(self):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+        try:
+            import e2e_common
+        finally:
+            sys.path.pop(0)
+        self.assertEqual(e2e_common.load_report(SAMPLE)["schema_version"], sample_json()["schema_version"])
+        j = sample_json()
+        del j["ranges"][0]["declined"]
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                json.dump(j, f)
+            with self.assertRaisesRegex(e2e_common.ReportSchemaError, r"ranges\[0\]\.declined: missing required"):
+                e2e_common.load_report(bad)
+
     def test_report_without_added_later_fields_validates(self):
         j = sample_json()
         for key in ("time_budget", "launcher_ms", "gate_wait_ms"):

@@ -39,6 +39,8 @@ import argparse, json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "ncu"))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from e2e_common import ReportSchemaError, load_report  # noqa: E402
 from ncu_compare import (FIDELITY_METRICS, NcuCsvError, dram_range_check, kernel_check,  # noqa: E402
                          ncu_csv_command, ncu_ranges, parse_ncu_csv, range_replay_metrics, range_sums,
                          report_kernels, speed_against_ncu)
@@ -54,6 +56,8 @@ class Runner:
     def __init__(self, build, out_dir, timeout):
         self.build, self.out_dir, self.timeout = build, out_dir, timeout
         self.cli = os.path.join(build, "tools/cli/rangereplay")
+        # Reports that did not validate against the report's JSON Schema.
+        self.schema_problems = []
 
     def run(self, cmd, timeout=None, env=None):
         """Runs cmd; returns dict(rc, wall_s, stdout, stderr); rc None on timeout."""
@@ -76,7 +80,14 @@ class Runner:
         r = self.run([self.cli, "profile", "--quiet", "--nvtx-include", "step/"] + extra +
                      ["--output", report, "--"] + cmd)
         r["report_path"] = report
-        r["report"] = json.load(open(report)) if r["rc"] == 0 and os.path.exists(report) else None
+        r["report"] = None
+        if r["rc"] == 0 and os.path.exists(report):
+            try:
+                r["report"] = load_report(report)
+            except ReportSchemaError as e:
+                # Kept as a problem of the suite; the run's figures are still read.
+                self.schema_problems.append(f"{name} ({tag}): {e}")
+                r["report"] = json.load(open(report))
         return r
 
     def profiler_with_metrics(self, name, cmd, extra=(), tag="filtered"):
@@ -539,6 +550,8 @@ def main():
             doc["in_progress"] = partial
             save()
         rec, problems = run_workload(runner, name, cmd, sections, has_ncu, progress)
+        problems += runner.schema_problems
+        runner.schema_problems = []
         doc.pop("in_progress", None)
         rec["elapsed_s"] = time.time() - t
         doc["workloads"].append(rec)
@@ -553,6 +566,8 @@ def main():
     if "e" in sections and not args.no_extra_speed and (not only or "stream" in only):
         print(f"[{time.time() - started:7.1f} s] extra speed rows (stream x50 single-pass, x20 no range)", flush=True)
         doc["extra_speed"], problems = extra_speed(runner, has_ncu)
+        problems += runner.schema_problems
+        runner.schema_problems = []
         doc["problems"] += problems
         save()
     if not has_ncu:
