@@ -175,6 +175,8 @@ class Report:
     driver_version: str = ""
     compute_capability: str = ""
     process_id: int = 0
+    host_name: str = ""
+    environment: Dict[str, str] = field(default_factory=dict)
     command: List[str] = field(default_factory=list)
     metrics: List[str] = field(default_factory=list)
     range_metrics: str = "kernel"
@@ -296,6 +298,19 @@ def _list_of(read):
     return read_list
 
 
+def _read_str_map(v: Any) -> Dict[str, str]:
+    if not isinstance(v, dict):
+        raise _mismatch(v, "an object of strings")
+    out = {}
+    for key, value in v.items():
+        try:
+            out[key] = _read_str(value)
+        except _PathError as e:
+            e.prepend(key)
+            raise
+    return out
+
+
 def _struct(cls, fields):
     """A reader of the JSON object of dataclass `cls`. `fields`: (key, reader, required) in
     the C++ reading order, so the first bad field is the one named; an absent optional key
@@ -351,6 +366,7 @@ _read_budget = _struct(TimeBudget, [(f.name, _read_double, True) for f in datacl
 _read_report = _struct(Report, [
     ("tool_version", _read_str, True), ("device_name", _read_str, True), ("chip_name", _read_str, True),
     ("driver_version", _read_str, True), ("compute_capability", _read_str, True), ("process_id", _read_u32, True),
+    ("host_name", _read_str, False), ("environment", _read_str_map, False),
     ("command", _list_of(_read_str), True), ("metrics", _list_of(_read_str), True),
     ("range_metrics", _read_str, True), ("pass_count", _read_u32, True), ("setup_ms", _read_double, True),
     ("launcher_ms", _read_double, False), ("gate_wait_ms", _read_double, False), ("verify", _read_bool, True),

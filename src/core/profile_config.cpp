@@ -46,6 +46,7 @@ json config_json(const ProfileConfig& c) {
   j["snapshot_device_limit"] = c.snapshot_device_limit;
   j["snapshot_host_limit"] = c.snapshot_host_limit;
   j["report_path"] = c.report_path;
+  j["report_environment"] = c.report_environment;
   j["quiet"] = c.quiet;
   j["command"] = c.command;
   return j;
@@ -73,12 +74,28 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   RR_RETURN_IF_ERROR(read(j, "snapshot_device_limit", "", c.snapshot_device_limit));
   RR_RETURN_IF_ERROR(read(j, "snapshot_host_limit", "", c.snapshot_host_limit));
   RR_RETURN_IF_ERROR(read(j, "report_path", "", c.report_path));
+  RR_RETURN_IF_ERROR(read(j, "report_environment", "", c.report_environment));
   RR_RETURN_IF_ERROR(read(j, "quiet", "", c.quiet));
   RR_RETURN_IF_ERROR(read(j, "command", "", c.command));
   return c;
 }
 
 }  // namespace
+
+std::string report_path_for_process(const ProfileConfig& config, long pid) {
+  const std::string id = std::to_string(pid);
+  std::string out;
+  const std::string& pattern = config.report_path;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.compare(i, 2, "%p") == 0) {
+      out += id;
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
 
 Status write_profile_config(const ProfileConfig& config, const std::string& path) {
   std::ofstream out(path, std::ios::trunc);

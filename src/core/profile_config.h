@@ -62,12 +62,32 @@ struct ProfileConfig {
   std::uint64_t snapshot_device_limit = 0;           // bytes, 0 = no cap
   std::uint64_t snapshot_host_limit = 0;             // bytes, 0 = no cap
   // Output.
-  std::string report_path;           // where the injection writes the JSON report at exit
+  // Where the injection writes the JSON report at exit; "%p" in it is the
+  // writing process's id, so each process of a multi-process job (torchrun,
+  // mpirun) writes a file of its own.
+  std::string report_path;
+  // Environment variables whose values the injection records in its report
+  // (Report::environment), where set in its process: those --output names
+  // with %q{VAR}, and the ranks' variables (RANK, OMPI_COMM_WORLD_RANK, ...).
+  std::vector<std::string> report_environment;
   bool quiet = false;                // no progress on stderr
   std::vector<std::string> command;  // the application and its arguments (for the report)
 
   friend bool operator==(const ProfileConfig&, const ProfileConfig&) = default;
 };
+
+/// `config.report_path` for the process `pid`: every "%p" in it replaced by
+/// the decimal pid, so the processes of one job write files of their own.
+/// Thread-safe (pure).
+std::string report_path_for_process(const ProfileConfig& config, long pid);
+
+/// The environment variables that name a process's rank in a multi-process
+/// job, as torchrun (RANK, LOCAL_RANK), Open MPI (OMPI_COMM_WORLD_RANK,
+/// OMPI_COMM_WORLD_LOCAL_RANK), MPICH/PMI (PMI_RANK) and Slurm (SLURM_PROCID,
+/// SLURM_LOCALID) set them, global ranks first.
+inline constexpr const char* kRankVariables[] = {"RANK",         "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                                 "SLURM_PROCID", "LOCAL_RANK",           "OMPI_COMM_WORLD_LOCAL_RANK",
+                                                 "SLURM_LOCALID"};
 
 /// Serializes `config` as JSON into `path`. Errors: the file cannot be written.
 Status write_profile_config(const ProfileConfig& config, const std::string& path);

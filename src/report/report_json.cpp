@@ -125,6 +125,20 @@ void read_element(const json& j, std::size_t index, T& out) {
   }
 }
 
+void read_value(const json& j, std::map<std::string, std::string>& out) {
+  if (!j.is_object()) type_mismatch(j, "an object of strings");
+  std::map<std::string, std::string> values;
+  for (const auto& [key, value] : j.items()) {
+    try {
+      read_value(value, values[key]);
+    } catch (JsonPathError& e) {
+      e.prepend_key(key);
+      throw;
+    }
+  }
+  out = std::move(values);
+}
+
 template <typename T>
 void read_value(const json& j, std::vector<T>& out) {
   if (!j.is_array()) type_mismatch(j, "an array");
@@ -293,6 +307,8 @@ struct Fields<Report> {
                                           required("driver_version", &T::driver_version),
                                           required("compute_capability", &T::compute_capability),
                                           required("process_id", &T::process_id),
+                                          added_later("host_name", &T::host_name),
+                                          added_later("environment", &T::environment),
                                           required("command", &T::command),
                                           required("metrics", &T::metrics),
                                           required("range_metrics", &T::range_metrics),

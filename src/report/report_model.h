@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -146,8 +147,13 @@ struct Report {
   std::string device_name;
   std::string chip_name;
   std::string driver_version;
-  std::string compute_capability;        // e.g. "9.0"; empty when unknown
-  std::uint32_t process_id = 0;          // the profiled process; 0 when unknown
+  std::string compute_capability;  // e.g. "9.0"; empty when unknown
+  std::uint32_t process_id = 0;    // the profiled process; 0 when unknown
+  std::string host_name;           // the host it ran on (gethostname); empty when unknown
+  // Values of the environment variables the launcher asked for (ProfileConfig::
+  // report_environment) that were set in the profiled process, e.g. {"RANK": "1"}:
+  // the rank of a multi-process job, and what %q{VAR} in --output names.
+  std::map<std::string, std::string> environment;
   std::vector<std::string> command;      // application and its arguments
   std::vector<std::string> metrics;      // requested metric names
   std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"

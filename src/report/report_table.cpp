@@ -178,6 +178,12 @@ std::string render_report_header(const Report& report) {
     out += "\n";
   }
   if (!report.command.empty()) out += "command: " + join_command(report.command) + "\n";
+  if (!report.environment.empty()) {
+    std::vector<std::string> values;
+    for (const auto& [name, value] : report.environment) values.push_back(name + "=" + value);
+    out += fmt::format("environment: {}{}\n", fmt::join(values, " "),
+                       report.host_name.empty() ? std::string() : " on " + report.host_name);
+  }
   out += fmt::format("metrics: {} requested, {}, {} values", report.metrics.size(), count_of(report.pass_count, "pass"),
                      report.range_metrics == "whole" ? "whole-range" : "per-kernel");
   if (report.setup_ms != 0) out += ", counter setup " + format_ms(report.setup_ms);

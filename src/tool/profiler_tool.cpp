@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -177,6 +178,17 @@ Status ProfilerTool::initialize() {
   return s;
 }
 
+void ProfilerTool::record_process_identity() {
+  report_.process_id = static_cast<std::uint32_t>(::getpid());
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) report_.host_name = host;
+  const auto record = [this](const std::string& name) {
+    if (const char* value = std::getenv(name.c_str())) report_.environment[name] = value;
+  };
+  for (const std::string& name : config_.report_environment) record(name);
+  for (const char* name : kRankVariables) record(name);
+}
+
 Status ProfilerTool::configure_and_subscribe() {
   const std::optional<std::string>& path = environment::config_path();
   if (!path)
@@ -185,6 +197,7 @@ Status ProfilerTool::configure_and_subscribe() {
   RR_RETURN_IF_ERROR(trigger_.configure(config_));
   report_.tool_version = "0.1.0";
   report_.command = config_.command;
+  record_process_identity();
   report_.metrics = config_.metrics;
   report_.range_metrics = std::string(name_of(kRangeMetricsNames, config_.range_metrics));
   report_.verify = config_.verify;
@@ -218,7 +231,7 @@ void ProfilerTool::finish() {
   ranges_.at_exit();
   report::sum_range_times(report_);
   const auto write_start = std::chrono::steady_clock::now();
-  if (Status s = report::write_report_json(report_, config_.report_path); !s.ok())
+  if (Status s = report::write_report_json(report_, report_path_for_process(config_, report_.process_id)); !s.ok())
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
   if (debug_enabled())
     std::fprintf(stderr, "rangereplay[debug] injection: report written %.3f ms\n", ms_since(write_start));

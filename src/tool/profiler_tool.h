@@ -69,6 +69,9 @@ class ProfilerTool {
   /// initialize() after taking the gate: configuration, range trigger, CUPTI
   /// subscription and domains.
   Status configure_and_subscribe();
+  // The report's process id, host name and the environment variables the
+  // configuration names (and the ranks' variables) that are set here.
+  void record_process_identity();
 
   // Range selection (profiler_tool.cpp): acts on what the trigger decided
   // (the controller begins and ends ranges) and keeps range_open_ and

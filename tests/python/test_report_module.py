@@ -83,7 +83,7 @@ def cpp_member_types():
         members = {}
         for line in body.splitlines():
             line = line.split("//")[0].strip()
-            m = re.match(r"^((?:std::vector<[\w:]+>)|[\w:]+)\s+([^()]+);$", line)
+            m = re.match(r"^((?:std::vector<[\w:]+>)|(?:std::map<[\w:]+, [\w:]+>)|[\w:]+)\s+([^()]+);$", line)
             if not m or line.startswith("friend"):
                 continue
             for declarator in m.group(2).split(","):
@@ -104,6 +104,8 @@ def expected_shape(cpp_type):
     scalar = {"std::string": ("type", "string", None), "bool": ("type", "boolean", None),
               "std::uint32_t": ("ref", "uint32"), "std::uint64_t": ("ref", "uint64"),
               "std::int64_t": ("ref", "int64"), "double": ("ref", "double"), "Dim3": ("ref", "dim3")}
+    if cpp_type == "std::map<std::string, std::string>":
+        return ("type", "object", None)
     m = re.match(r"std::vector<(.+)>$", cpp_type)
     if m:
         return ("type", "array", expected_shape(m.group(1)))

@@ -17,6 +17,7 @@
 #include "cli/gpu_probe.h"
 #include "cli/library_lookup.h"
 #include "cli/output_path.h"
+#include "cli/process_reports.h"
 #include "cli/process_tree.h"
 #include "cli/report_output.h"
 #include "core/closest_names.h"
@@ -24,6 +25,8 @@
 #include "core/environment.h"
 #include "core/launcher_gate.h"
 #include "core/metric_sets.h"
+#include "core/profile_config.h"
+#include "report/report_table.h"
 
 namespace rangereplay::cli {
 namespace fs = std::filesystem;
@@ -198,7 +201,6 @@ std::optional<int> check_device(const ProfileRequest& request, const MetricModul
 // environment.
 struct Launch {
   std::unique_ptr<TempFolder> temp;
-  std::string report_path;
   LauncherGate gate;
   ChildSpec spec;
 };
@@ -215,7 +217,9 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   const std::string config_path = temp->path() + "/config.json";
   ProfileConfig config = request.config;
   config.metrics = std::move(metrics);
-  config.report_path = temp->path() + "/report.json";
+  // Each injected process writes report.<its pid>.json.
+  config.report_path = temp->path() + "/" + kProcessReportPattern;
+  config.report_environment = output_variables(request.output_pattern);
   RR_RETURN_IF_ERROR(write_profile_config(config, config_path));
   RR_ASSIGN_OR_RETURN(LauncherGate gate, LauncherGate::create());
   ChildSpec spec;
@@ -224,7 +228,7 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   spec.env = merge_environment(current_environment(),
                                application_environment(inject_lib, cupti, config_path, gate.variable_value()));
   spec.inherited_fds = {gate.read_fd()};
-  return Launch{std::move(temp), config.report_path, std::move(gate), std::move(spec)};
+  return Launch{std::move(temp), std::move(gate), std::move(spec)};
 }
 
 int profile(const ProfileRequest& request) {
@@ -241,7 +245,15 @@ int profile(const ProfileRequest& request) {
   if (!app.ok()) return fail(app.status(), kExitUsage);
   if (!request.output_pattern.empty()) {
     // Up front, so a report is not lost after a long profiled run.
-    if (Status s = check_output_writable(request.output_pattern, host_name(), process_env); !s.ok()) {
+    // A rank's variable is set by the job's launcher (torchrun, mpirun, srun)
+    // in each rank, not here: a stand-in value checks the folder.
+    const EnvLookup here_or_rank = [](const std::string& name) -> std::optional<std::string> {
+      if (std::optional<std::string> value = process_env(name)) return value;
+      for (const char* rank : kRankVariables)
+        if (name == rank) return std::string("0");
+      return std::nullopt;
+    };
+    if (Status s = check_output_writable(request.output_pattern, host_name(), here_or_rank); !s.ok()) {
       return fail(s, kExitUsage);
     }
   }
@@ -310,38 +322,76 @@ int profile(const ProfileRequest& request) {
   const double end_clock_ms = monotonic_ms();
   if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
   const int exit_code = exit_code_from_wait_status(*wait_status);
-  std::error_code ec;
-  if (!fs::exists(launch->report_path, ec)) {
+  const std::vector<std::string> files = process_report_files(launch->temp->path());
+  if (files.empty()) {
     std::cerr << "rangereplay: no report: '" << command.front() << "' ended (exit code " << exit_code
               << ") before the profiler wrote one; it never initialized CUDA, or it crashed" << std::endl;
     return exit_code;
   }
-  StatusOr<report::Report> rep = load_report(launch->report_path);
-  if (!rep.ok()) {
-    std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
-    return exit_code;
-  }
-  rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms;
-  complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
-  std::cout << report_table(*rep) << std::flush;
-  if (!request.output_pattern.empty()) {
-    StatusOr<std::string> out_path = expand_output_path(request.output_pattern, *pid, host_name(), process_env);
-    Status saved =
-        out_path.ok() ? save_report(*rep, *out_path, request.output_format, request.csv_page) : out_path.status();
-    if (!saved.ok()) {
-      // Checked before the run, yet it failed (disk full, folder removed...):
-      // keep the report in the temporary folder and say where.
-      launch->temp->keep();
-      std::string kept = launch->report_path;
-      if (request.output_format == OutputFormat::kCsv) {
-        const std::string csv = launch->temp->path() + "/report.csv";
-        if (save_report(*rep, csv, OutputFormat::kCsv).ok()) kept = csv;
-      }
-      std::cerr << "rangereplay: report not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
-      return exit_code_after_unsaved_report(exit_code);
+  // Every process's report: one that cannot be read is said, and the others
+  // are still shown and saved.
+  std::vector<report::Report> reports;
+  for (const std::string& file : files) {
+    StatusOr<report::Report> rep = load_report(file);
+    if (!rep.ok()) {
+      std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
+      continue;
     }
-    progress(request, "report written to " + *out_path);
+    rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms;
+    complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
+    reports.push_back(std::move(*rep));
   }
+  if (reports.empty()) return exit_code;
+  order_by_rank(reports);
+  const bool several = reports.size() > 1;
+  for (const report::Report& rep : reports) {
+    if (several) std::cout << "\n==== " << process_label(rep) << " ====\n";
+    std::cout << report_table(rep) << std::flush;
+  }
+  std::vector<std::string> saved_to(reports.size());
+  bool unsaved = false;
+  if (!request.output_pattern.empty()) {
+    std::vector<std::string> warnings;
+    std::vector<StatusOr<std::string>> paths =
+        output_paths(request.output_pattern, reports, *pid, host_name(), process_env, warnings);
+    for (const std::string& w : warnings) warn(w);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      Status saved = paths[i].ok() ? save_report(reports[i], *paths[i], request.output_format, request.csv_page)
+                                   : paths[i].status();
+      if (saved.ok()) {
+        saved_to[i] = *paths[i];
+        if (!several) progress(request, "report written to " + *paths[i]);
+        continue;
+      }
+      // Checked before the run, yet it failed (disk full, folder removed, a
+      // %q{VAR} unset in this process...): keep the report in the temporary
+      // folder and say where.
+      unsaved = true;
+      launch->temp->keep();
+      std::string kept = files.size() == 1 ? files.front() : launch->temp->path();
+      if (request.output_format == OutputFormat::kCsv) {
+        const std::string csv = launch->temp->path() + "/report." + std::to_string(reports[i].process_id) + ".csv";
+        if (save_report(reports[i], csv, OutputFormat::kCsv).ok()) kept = csv;
+      }
+      std::cerr << "rangereplay: report" << (several ? " of " + process_label(reports[i]) : std::string())
+                << " not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
+    }
+  }
+  if (several) {
+    // One line per process, last: what each profiled and where it went.
+    std::cout << "\n" << reports.size() << " processes profiled:\n";
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      std::string line = report::render_report_footer(reports[i]);
+      line = line.substr(line.rfind("summary: ") + 9);
+      if (!line.empty() && line.back() == '\n') line.pop_back();
+      std::cout << "  " << process_label(reports[i]) << ": " << line
+                << (saved_to[i].empty() ? std::string() : " -> " + saved_to[i]) << "\n";
+    }
+    if (request.output_pattern.empty())
+      std::cout << "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
+    std::cout << std::flush;
+  }
+  if (unsaved) return exit_code_after_unsaved_report(exit_code);
   return exit_code;
 }
 

@@ -643,6 +643,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
       "last": 4
     }
   ],
+  "report_environment": [],
   "report_path": "",
   "restore": "full",
   "snapshot_device_limit": 536870912,
@@ -687,6 +688,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
       "last": 7
     }
   ],
+  "report_environment": [],
   "report_path": "",
   "restore": "differential",
   "snapshot_device_limit": 0,
@@ -715,6 +717,7 @@ TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
       "last": null
     }
   ],
+  "report_environment": [],
   "report_path": "",
   "restore": "differential",
   "snapshot_device_limit": 0,

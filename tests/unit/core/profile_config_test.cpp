@@ -49,7 +49,8 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   c.snapshot_host_limit = 6ull << 30;
   c.verify = true;
   c.quiet = true;
-  c.report_path = "/tmp/r.json";
+  c.report_path = "/tmp/r.%p.json";
+  c.report_environment = {"RANK", "SLURM_PROCID"};
   c.command = {"./app", "--n", "3"};
   std::string path = ::testing::TempDir() + "rr_config_test.json";
   ASSERT_TRUE(write_profile_config(c, path).ok());
@@ -199,6 +200,16 @@ TEST(ProfileConfig, malformed_file_names_the_file) {
   ASSERT_FALSE(back.ok());
   EXPECT_NE(back.status().message().find(path), std::string::npos);
   std::remove(path.c_str());
+}
+
+TEST(ProfileConfig, report_path_names_the_writing_process) {
+  ProfileConfig c;
+  c.report_path = "/tmp/rr.X/report.%p.json";
+  EXPECT_EQ(report_path_for_process(c, 4242), "/tmp/rr.X/report.4242.json");
+  c.report_path = "/tmp/report.json";
+  EXPECT_EQ(report_path_for_process(c, 7), "/tmp/report.json");
+  c.report_path = "%p-%p%";
+  EXPECT_EQ(report_path_for_process(c, 7), "7-7%");
 }
 
 TEST(ProfileConfig, missing_file_is_not_found) {

@@ -62,10 +62,15 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   "compute_capability": "9.0",
   "device_name": "NVIDIA H200",
   "driver_version": "13.0",
+  "environment": {
+    "LOCAL_RANK": "0",
+    "RANK": "1"
+  },
   "errors": [
     "counters unavailable after range 1: CUPTI_ERROR_NOT_INITIALIZED"
   ],
   "gate_wait_ms": "inf",
+  "host_name": "node7",
   "launcher_ms": 98.5,
   "metrics": [
     "dram__bytes_read.sum",
@@ -257,7 +262,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   ASSERT_TRUE(one_line.ok());
   EXPECT_EQ(
       *one_line,
-      R"json({"chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","errors":[],"gate_wait_ms":0.0,"launcher_ms":0.0,"metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
+      R"json({"chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","environment":{},"errors":[],"gate_wait_ms":0.0,"host_name":"","launcher_ms":0.0,"metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
 )json");
 }
 

@@ -23,6 +23,7 @@ TEST(ReportTable, sample_report_renders_exactly) {
       "rangereplay 0.1.0, pid 4242\n"
       "device: NVIDIA H200 (GH100, CC 9.0), driver 13.0\n"
       "command: ./stream --n 1000\n"
+      "environment: LOCAL_RANK=0 RANK=1 on node7\n"
       "metrics: 2 requested, 3 passes, per-kernel values, counter setup 171.2 ms, launcher checks 98.5 ms, verify on\n"
       "\n"
       "range 0 'step': 3 passes, 2 kernels, footprint 256.0 MiB, window 61.2 ms\n"

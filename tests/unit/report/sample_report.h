@@ -17,6 +17,8 @@ inline Report sample_report() {
   r.driver_version = "13.0";
   r.compute_capability = "9.0";
   r.process_id = 4242;
+  r.host_name = "node7";
+  r.environment = {{"LOCAL_RANK", "0"}, {"RANK", "1"}};
   r.command = {"./stream", "--n", "1000"};
   r.metrics = {"dram__bytes_read.sum", "smsp__inst_executed.sum"};
   r.range_metrics = "kernel";
