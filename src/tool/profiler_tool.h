@@ -47,6 +47,12 @@ inline bool call_succeeded(const CUpti_CallbackData* data) {
          *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
 }
 
+/// Declines `range` with collective_in_range when `kernel` (its symbol, as
+/// CUPTI names it) is a collective-communication kernel (core/
+/// collective_kernels.h); `what` says where it was launched ("kernel",
+/// "graph kernel"). recording.cpp; called under the tool lock.
+void decline_collective(ActiveRange& range, const std::string& kernel, const char* what);
+
 class ProfilerTool {
  public:
   static ProfilerTool& instance();

@@ -4,6 +4,7 @@
 // cupti.h brings the driver API parameter structs (generated_cuda_meta.h).
 #include <cupti.h>
 
+#include "core/collective_kernels.h"
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
 #include "report/demangle.h"
@@ -27,9 +28,19 @@ std::uint64_t allocating_device_bits() {
 
 }  // namespace
 
+void decline_collective(ActiveRange& range, const std::string& kernel, const char* what) {
+  if (std::optional<std::string_view> library = collective_library_of(kernel)) {
+    range.eligibility.decline(DeclineReason::kCollectiveInRange,
+                              std::string(what) + " " + report::demangle(kernel) + " is a " + std::string(*library) +
+                                  " collective: replayed in this process alone it would wait for peers that do not "
+                                  "replay");
+  }
+}
+
 void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
                                   DriverCallEvent& event) {
   const LaunchParams& launch = params.launch;
+  if (data->symbolName != nullptr) decline_collective(range, data->symbolName, "kernel");
   // The launched kernel's module variables are captured before the launch
   // is recorded (the range declines when they cannot be).
   if (data->symbolName != nullptr) {
