@@ -391,6 +391,8 @@ def loads(text: str, source: str = "report") -> Report:
     ...
     ValueError: report has schema_version 2, but rangereplay_report reads schema_version 1: read it with the rangereplay build that wrote it
     """
+    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, which json.loads refuses
+        text = text[1:]
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except (json.JSONDecodeError, _NotJson) as e:
@@ -432,7 +434,8 @@ def load(path) -> Report:
         print(report.device_name, [r.name for r in report.ranges])
     """
     source = f"report '{path}'"
-    with open(path, encoding="utf-8", errors="replace") as f:
+    # utf-8-sig: a file an editor saved with a byte-order mark reads as without it.
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
         text = f.read()
     return loads(text, source)
 

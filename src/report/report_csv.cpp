@@ -123,7 +123,8 @@ std::string render_stage_timings_csv(const Report& report) {
       out += "," + std::to_string(n);
     }
     for (std::uint64_t n : per_tier) out += "," + std::to_string(n);
-    out += "," + csv_field(range.restore) + "," + std::to_string(restored_bytes) + "," + std::to_string(divergences);
+    out += "," + csv_field(range.restore.value_or("")) + "," + std::to_string(restored_bytes) + "," +
+           std::to_string(divergences);
     for (double ms : {t.sync_ms, t.capture_ms, t.restore_ms, t.replay_submit_ms, t.kernels_ms, t.counters_ms,
                       t.decode_ms, t.verify_ms, t.window_ms, t.begin_ms, t.other_ms}) {
       out += "," + format_exact_number(ms);

@@ -12,6 +12,7 @@
 
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
+#include "report/report_json.h"
 
 namespace rangereplay::report {
 
@@ -39,11 +40,76 @@ std::optional<double> change_pct(double base, double next) {
   return (next - base) / std::fabs(base) * 100.0;
 }
 
-// Rows for two metric lists of one paired kernel (or range); names only one
-// side has go into `only_base` / `only_next`.
-void diff_metrics(const std::string& range, const std::string& kernel, const std::vector<MetricValue>& base,
-                  const std::vector<MetricValue>& next, ReportDiff& out, std::set<std::string>& only_base,
-                  std::set<std::string>& only_next) {
+// The metric names a report has values of, in any kernel or range.
+std::set<std::string> metric_names(const Report& r) {
+  std::set<std::string> names;
+  for (const RangeRecord& range : r.ranges) {
+    for (const MetricValue& m : range.range_metrics) names.insert(m.name);
+    for (const KernelRecord& k : range.kernels) {
+      for (const MetricValue& m : k.metrics) names.insert(m.name);
+    }
+  }
+  return names;
+}
+
+// What a range's values cover: one set for the whole range (--range-metrics
+// whole), one per kernel, or none (nothing measured).
+enum class Coverage { kNone, kWholeRange, kPerKernel };
+
+Coverage coverage_of(const RangeRecord& r) {
+  if (!r.range_metrics.empty()) return Coverage::kWholeRange;
+  for (const KernelRecord& k : r.kernels) {
+    if (!k.metrics.empty()) return Coverage::kPerKernel;
+  }
+  return Coverage::kNone;
+}
+
+// A metric whose whole-range value is the sum of its kernels' values: a
+// counter summed over units (".sum"), not a rate, peak or ratio of one.
+bool additive(const std::string& metric) { return metric.ends_with(".sum"); }
+
+// The range totals of a per-kernel range: for each additive metric that
+// every kernel of the range has, the sum of its kernels' values; the other
+// metric names go into `not_summed`.
+std::vector<MetricValue> kernel_totals(const RangeRecord& r, std::set<std::string>& not_summed) {
+  std::map<std::string, MetricValue> totals;
+  std::map<std::string, std::size_t> kernels_with;
+  for (const KernelRecord& k : r.kernels) {
+    for (const MetricValue& m : k.metrics) {
+      if (!additive(m.name)) {
+        not_summed.insert(m.name);
+        continue;
+      }
+      auto [it, inserted] = totals.try_emplace(m.name, MetricValue{m.name, m.unit, 0});
+      it->second.value += m.value;
+      ++kernels_with[m.name];
+    }
+  }
+  std::vector<MetricValue> out;
+  for (const auto& [name, total] : totals) {
+    if (kernels_with[name] == r.kernels.size()) {
+      out.push_back(total);
+    } else {
+      not_summed.insert(name);
+    }
+  }
+  return out;
+}
+
+// What the pairing of two metric lists leaves out, gathered over the whole
+// comparison.
+struct Missing {
+  std::set<std::string> only_base, only_next;  // names one report has nowhere
+  std::set<std::string> not_summed;            // per-kernel names without a range total
+};
+
+// Rows for two metric lists of one paired kernel (or range) `where` ("kernel
+// 'K' of range 'R'", "range 'R'"). A name one report has nowhere goes into
+// `missing`; a name it has elsewhere but not here is listed for `where`.
+void diff_metrics(const std::string& range, const std::string& kernel, const std::string& where,
+                  const std::vector<MetricValue>& base, const std::vector<MetricValue>& next,
+                  const std::set<std::string>& base_names, const std::set<std::string>& next_names, ReportDiff& out,
+                  Missing& missing, DiffRow::Summed summed = DiffRow::Summed::kNeither) {
   std::map<std::string, const MetricValue*> in_next;
   for (const MetricValue& m : next) in_next[m.name] = &m;
   std::set<std::string> in_base;
@@ -51,7 +117,11 @@ void diff_metrics(const std::string& range, const std::string& kernel, const std
     in_base.insert(m.name);
     auto it = in_next.find(m.name);
     if (it == in_next.end()) {
-      only_base.insert(m.name);
+      if (next_names.contains(m.name)) {
+        out.unmatched.push_back("metric '" + m.name + "' missing for " + where + " in the new report");
+      } else {
+        missing.only_base.insert(m.name);
+      }
       continue;
     }
     if (it->second->unit != m.unit) {
@@ -63,10 +133,82 @@ void diff_metrics(const std::string& range, const std::string& kernel, const std
       continue;
     }
     out.rows.push_back(
-        {range, kernel, m.name, m.unit, m.value, it->second->value, change_pct(m.value, it->second->value)});
+        {range, kernel, m.name, m.unit, m.value, it->second->value, change_pct(m.value, it->second->value), summed});
   }
   for (const MetricValue& m : next) {
-    if (!in_base.contains(m.name)) only_next.insert(m.name);
+    if (in_base.contains(m.name)) continue;
+    if (base_names.contains(m.name)) {
+      out.unmatched.push_back("metric '" + m.name + "' missing for " + where + " in the baseline");
+    } else {
+      missing.only_next.insert(m.name);
+    }
+  }
+}
+
+// The values of two paired ranges: whole-range values with whole-range
+// values and kernels with kernels; a per-kernel range against a whole-range
+// one compares range totals (kernel_totals). Kernels only one side has are
+// listed either way.
+void diff_range(const std::string& key, const RangeRecord& b, const RangeRecord& n,
+                const std::set<std::string>& base_names, const std::set<std::string>& next_names, ReportDiff& out,
+                Missing& missing) {
+  const Coverage bc = coverage_of(b), nc = coverage_of(n);
+  const bool mixed = (bc == Coverage::kPerKernel && nc == Coverage::kWholeRange) ||
+                     (bc == Coverage::kWholeRange && nc == Coverage::kPerKernel);
+  const std::string where = "range '" + key + "'";
+  if (mixed) {
+    const bool base_summed = bc == Coverage::kPerKernel;
+    const RangeRecord& whole_range = base_summed ? n : b;
+    const std::set<std::string>& whole_names = base_summed ? next_names : base_names;
+    std::set<std::string> not_summed;
+    const std::vector<MetricValue> totals = kernel_totals(base_summed ? b : n, not_summed);
+    // A name the per-kernel side has but cannot total is not compared; one
+    // the whole-range report lacks everywhere is only in the other report.
+    for (const std::string& name : not_summed) {
+      if (whole_names.contains(name)) {
+        missing.not_summed.insert(name);
+      } else {
+        (base_summed ? missing.only_base : missing.only_next).insert(name);
+      }
+    }
+    std::vector<MetricValue> whole;
+    for (const MetricValue& m : whole_range.range_metrics) {
+      if (!not_summed.contains(m.name)) whole.push_back(m);
+    }
+    const auto side = base_summed ? DiffRow::Summed::kBase : DiffRow::Summed::kNext;
+    diff_metrics(key, "", where, base_summed ? totals : whole, base_summed ? whole : totals, base_names, next_names,
+                 out, missing, side);
+    if (out.comparison_note.empty()) {
+      out.comparison_note =
+          std::string("the baseline has ") +
+          (base_summed ? "per-kernel values, the new report whole-range values"
+                       : "whole-range values, the new report per-kernel values") +
+          " (--range-metrics whole): compared are range totals, the " + (base_summed ? "baseline's" : "new report's") +
+          " being the sum of its kernels' values (.sum metrics only); profile both with the same --range-metrics "
+          "to compare every metric per kernel";
+    }
+  } else {
+    diff_metrics(key, "", where, b.range_metrics, n.range_metrics, base_names, next_names, out, missing);
+  }
+  const auto base_kernels = numbered(b.kernels, kernel_key);
+  const auto next_kernels = numbered(n.kernels, kernel_key);
+  std::map<std::string, const KernelRecord*> next_kernel(next_kernels.begin(), next_kernels.end());
+  std::set<std::string> base_kernel_keys;
+  for (const auto& [kkey, bk] : base_kernels) {
+    base_kernel_keys.insert(kkey);
+    auto kit = next_kernel.find(kkey);
+    if (kit == next_kernel.end()) {
+      out.unmatched.push_back("kernel '" + kkey + "' of range '" + key + "' only in the baseline");
+      continue;
+    }
+    if (!mixed) {
+      diff_metrics(key, kkey, "kernel '" + kkey + "' of range '" + key + "'", bk->metrics, kit->second->metrics,
+                   base_names, next_names, out, missing);
+    }
+  }
+  for (const auto& [kkey, nk] : next_kernels) {
+    if (!base_kernel_keys.contains(kkey))
+      out.unmatched.push_back("kernel '" + kkey + "' of range '" + key + "' only in the new report");
   }
 }
 
@@ -77,12 +219,13 @@ ReportDiff diff_reports(const Report& base, const Report& next) {
   if (base.device_name != next.device_name || base.chip_name != next.chip_name)
     out.unmatched.push_back("the reports are of different GPUs: " + base.device_name + " (" + base.chip_name +
                             ") in the baseline, " + next.device_name + " (" + next.chip_name + ") in the new report");
+  const std::set<std::string> base_names = metric_names(base), next_names = metric_names(next);
   const auto range_name = [](const RangeRecord& r) { return r.name; };
   const auto base_ranges = numbered(base.ranges, range_name);
   const auto next_ranges = numbered(next.ranges, range_name);
   std::map<std::string, const RangeRecord*> next_by_key(next_ranges.begin(), next_ranges.end());
   std::set<std::string> base_keys;
-  std::set<std::string> only_base_metrics, only_next_metrics;
+  Missing missing;
   for (const auto& [key, b] : base_ranges) {
     base_keys.insert(key);
     if (b->declined) out.declined.push_back("range '" + key + "' declined in the baseline (" + b->decline_reason + ")");
@@ -94,24 +237,7 @@ ReportDiff diff_reports(const Report& base, const Report& next) {
     const RangeRecord& n = *it->second;
     if (n.declined) out.declined.push_back("range '" + key + "' declined in the new report (" + n.decline_reason + ")");
     if (b->declined || n.declined) continue;
-    diff_metrics(key, "", b->range_metrics, n.range_metrics, out, only_base_metrics, only_next_metrics);
-    const auto base_kernels = numbered(b->kernels, kernel_key);
-    const auto next_kernels = numbered(n.kernels, kernel_key);
-    std::map<std::string, const KernelRecord*> next_kernel(next_kernels.begin(), next_kernels.end());
-    std::set<std::string> base_kernel_keys;
-    for (const auto& [kkey, bk] : base_kernels) {
-      base_kernel_keys.insert(kkey);
-      auto kit = next_kernel.find(kkey);
-      if (kit == next_kernel.end()) {
-        out.unmatched.push_back("kernel '" + kkey + "' of range '" + key + "' only in the baseline");
-        continue;
-      }
-      diff_metrics(key, kkey, bk->metrics, kit->second->metrics, out, only_base_metrics, only_next_metrics);
-    }
-    for (const auto& [kkey, nk] : next_kernels) {
-      if (!base_kernel_keys.contains(kkey))
-        out.unmatched.push_back("kernel '" + kkey + "' of range '" + key + "' only in the new report");
-    }
+    diff_range(key, *b, n, base_names, next_names, out, missing);
   }
   for (const auto& [key, n] : next_ranges) {
     if (base_keys.contains(key)) continue;
@@ -119,25 +245,54 @@ ReportDiff diff_reports(const Report& base, const Report& next) {
     if (n->declined)
       out.declined.push_back("range '" + key + "' declined in the new report (" + n->decline_reason + ")");
   }
-  for (const std::string& m : only_base_metrics) out.unmatched.push_back("metric '" + m + "' only in the baseline");
-  for (const std::string& m : only_next_metrics) out.unmatched.push_back("metric '" + m + "' only in the new report");
+  for (const std::string& m : missing.only_base) out.unmatched.push_back("metric '" + m + "' only in the baseline");
+  for (const std::string& m : missing.only_next) out.unmatched.push_back("metric '" + m + "' only in the new report");
+  for (const std::string& m : missing.not_summed) {
+    out.unmatched.push_back("metric '" + m +
+                            "' not compared: it has no range total from per-kernel values (only .sum metrics that "
+                            "every kernel of the range has are summed)");
+  }
   return out;
 }
 
+namespace {
+
+// Beyond this change in percent the table writes the factor new / base.
+constexpr double kFactorFromPct = 1000;
+
+// The change column: "+12.34%", a factor "x1234.5" when the change is too
+// large to read as a percentage, "n/a" without a finite change.
+std::string format_change(const DiffRow& row) {
+  if (!row.change_pct) return "n/a";
+  if (std::fabs(*row.change_pct) <= kFactorFromPct) return fmt::format("{:+.2f}%", *row.change_pct);
+  const double factor = row.next / row.base;
+  return std::fabs(factor) < 1e6 ? fmt::format("x{:.1f}", factor) : fmt::format("x{:.2e}", factor);
+}
+
+std::string group_title(const DiffRow& row) {
+  if (!row.kernel.empty()) return row.range + ": " + row.kernel;
+  switch (row.summed) {
+    case DiffRow::Summed::kBase: return row.range + " (whole range; baseline: the sum of its kernels)";
+    case DiffRow::Summed::kNext: return row.range + " (whole range; new: the sum of its kernels)";
+    case DiffRow::Summed::kNeither: break;
+  }
+  return row.range + " (whole range)";
+}
+
+}  // namespace
+
 std::string render_diff_table(const ReportDiff& diff) {
   std::string out;
-  std::string range, kernel;
+  std::string title;
   for (const DiffRow& row : diff.rows) {
-    if (row.range != range || row.kernel != kernel) {
-      range = row.range;
-      kernel = row.kernel;
-      out += fmt::format("\n{}{}\n", range, kernel.empty() ? " (whole range)" : ": " + kernel);
+    if (group_title(row) != title) {
+      title = group_title(row);
+      out += fmt::format("\n{}\n", title);
       out += fmt::format("  {:<58} {:<12} {:>18} {:>18} {:>9}\n", "Metric Name", "Metric Unit", "Baseline", "New",
                          "Change");
     }
-    const std::string change = row.change_pct ? fmt::format("{:+.2f}%", *row.change_pct) : std::string("n/a");
     out += fmt::format("  {:<58} {:<12} {:>18} {:>18} {:>9}\n", row.metric, row.unit, format_metric_value(row.base),
-                       format_metric_value(row.next), change);
+                       format_metric_value(row.next), format_change(row));
   }
   if (!diff.unmatched.empty()) {
     out += "\nunmatched:\n";
@@ -147,6 +302,7 @@ std::string render_diff_table(const ReportDiff& diff) {
     out += "\ndeclined:\n";
     for (const std::string& line : diff.declined) out += "  " + line + "\n";
   }
+  if (!diff.comparison_note.empty()) out += "\nnote: " + diff.comparison_note + "\n";
   out += fmt::format("\n{} values compared, {} unmatched, {} declined\n", diff.rows.size(), diff.unmatched.size(),
                      diff.declined.size());
   return out;
@@ -166,17 +322,15 @@ std::string render_diff_json(const ReportDiff& diff) {
   nlohmann::json rows = nlohmann::json::array();
   for (const DiffRow& row : diff.rows) {
     nlohmann::json r = {{"range", row.range}, {"kernel", row.kernel}, {"metric", row.metric}, {"unit", row.unit}};
-    // Non-finite values are written as strings, as the report writes them.
-    const auto number = [](double v) -> nlohmann::json {
-      if (std::isfinite(v)) return v;
-      return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-    };
-    r["base"] = number(row.base);
-    r["new"] = number(row.next);
-    r["change_pct"] = row.change_pct ? number(*row.change_pct) : nlohmann::json(nullptr);
+    r["base"] = json_number(row.base);
+    r["new"] = json_number(row.next);
+    r["change_pct"] = row.change_pct ? json_number(*row.change_pct) : nlohmann::json(nullptr);
+    if (row.summed != DiffRow::Summed::kNeither)
+      r["summed_from_kernels"] = row.summed == DiffRow::Summed::kBase ? "base" : "new";
     rows.push_back(std::move(r));
   }
-  const nlohmann::json j = {{"rows", rows}, {"unmatched", diff.unmatched}, {"declined", diff.declined}};
+  nlohmann::json j = {{"rows", rows}, {"unmatched", diff.unmatched}, {"declined", diff.declined}};
+  if (!diff.comparison_note.empty()) j["note"] = diff.comparison_note;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -3,7 +3,14 @@
 // report with the k-th of that name in the other), kernels within a pair by
 // name, grid and block and their order among kernels alike, and metric values
 // by name. Everything one side has and the other lacks is listed, never
-// dropped: ranges, kernels and metric names.
+// dropped: ranges, kernels, metric names, and a metric both reports have but
+// one kernel (or range) of one side lacks, for that kernel only.
+//
+// A range with per-kernel values paired with one with whole-range values
+// (--range-metrics whole) compares range totals: the per-kernel side's total
+// of a ".sum" metric is the sum of its kernels' values (when every kernel of
+// the range has it); the other metrics are listed as not compared, and
+// ReportDiff::comparison_note says so.
 //
 //   ReportDiff d = diff_reports(base, next);
 //   std::cout << render_diff_table(d);        // or render_diff_csv / render_diff_json
@@ -31,6 +38,10 @@ struct DiffRow {
   /// (next - base) / |base| x 100; nullopt when base is 0 and next is not
   /// (no finite change), 0 when both are 0.
   std::optional<double> change_pct;
+  /// Which value is the sum of the range's kernels' values, the other side
+  /// having whole-range values only.
+  enum class Summed { kNeither, kBase, kNext };
+  Summed summed = Summed::kNeither;
 };
 
 struct ReportDiff {
@@ -43,13 +54,18 @@ struct ReportDiff {
   std::vector<std::string> unmatched;
   /// Declined ranges, paired or not: "range 'step #2' declined in the new report (free_in_range)".
   std::vector<std::string> declined;
+  /// One line when per-kernel values were compared with whole-range values
+  /// as range totals (see the header); empty otherwise.
+  std::string comparison_note;
 };
 
 /// Pairs `base` and `next` as the header says.
 ReportDiff diff_reports(const Report& base, const Report& next);
 
 /// Terminal table: one line per row with both values and the change, then the
-/// unmatched and declined lines.
+/// unmatched and declined lines and the comparison note. A change beyond
+/// +-1000% is written as the factor new / base ("x1234.5"; "x1.23e+06" from a
+/// million), which CSV and JSON keep exact in percent.
 std::string render_diff_table(const ReportDiff& diff);
 
 /// CSV: range,kernel,metric,unit,base,new,change_pct (change_pct empty when
@@ -57,7 +73,10 @@ std::string render_diff_table(const ReportDiff& diff);
 /// render_diff_json).
 std::string render_diff_csv(const ReportDiff& diff);
 
-/// JSON: {"rows": [...], "unmatched": [...], "declined": [...]} (indent 2).
+/// JSON: {"rows": [...], "unmatched": [...], "declined": [...], "note": "..."}
+/// (indent 2; "note" only with a comparison note). A row summed from its
+/// kernels has "summed_from_kernels": "base" or "new". Non-finite values
+/// are written as the report writes them (json_number, report_json.h).
 std::string render_diff_json(const ReportDiff& diff);
 
 }  // namespace rangereplay::report

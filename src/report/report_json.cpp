@@ -9,8 +9,10 @@
 #include <limits>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "report/report_file.h"
@@ -109,6 +111,11 @@ void read_value(const json& j, double& out) {
   type_mismatch(j, "a number or \"nan\", \"inf\", \"-inf\"");
 }
 
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
 // Model structs go through their from_json hook.
 template <typename T>
 requires requires(const json& j, T& t) { from_json(j, t); }
@@ -140,6 +147,13 @@ void read_value(const json& j, std::map<std::string, std::string>& out) {
 }
 
 template <typename T>
+void read_value(const json& j, std::optional<T>& out) {
+  T value{};
+  read_value(j, value);
+  out = std::move(value);
+}
+
+template <typename T>
 void read_value(const json& j, std::vector<T>& out) {
   if (!j.is_array()) type_mismatch(j, "an array");
   std::vector<T> values(j.size());
@@ -158,13 +172,6 @@ void read_field(const json& j, const char* key, T& out) {
     e.prepend_key(key);
     throw;
   }
-}
-
-// JSON has no NaN or infinity; they travel as strings (see read_value(double)).
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
 }
 
 // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ...".
@@ -197,6 +204,7 @@ constexpr Field<T, M> required(const char* key, M T::*member) {
 }
 template <class T, class M>
 constexpr Field<T, M> added_later(const char* key, M T::*member) {
+  static_assert(IsOptional<M>::value, "a field added later is a std::optional: a report that lacks it keeps it absent");
   return {key, member, true};
 }
 
@@ -285,8 +293,6 @@ struct Fields<TimeBudget> {
   static constexpr auto list = std::tuple{required("wall_ms", &T::wall_ms),
                                           required("launcher_checks_ms", &T::launcher_checks_ms),
                                           required("start_to_tool_ms", &T::start_to_tool_ms),
-                                          required("gate_wait_ms", &T::gate_wait_ms),
-                                          required("counter_setup_ms", &T::counter_setup_ms),
                                           required("first_pass_start_ms", &T::first_pass_start_ms),
                                           required("range_begins_ms", &T::range_begins_ms),
                                           required("in_ranges_ms", &T::in_ranges_ms),
@@ -328,30 +334,51 @@ void for_each_field(Visit&& visit) {
   std::apply([&](const auto&... field) { (visit(field), ...); }, Fields<T>::list);
 }
 
-json written(double v) { return number(v); }
+json written(double v) { return json_number(v); }
 template <class M>
 json written(const M& v) {
   return json(v);
 }
 
-// The JSON object of v's fields.
+// The JSON object of v's fields; an absent (nullopt) field is left out.
 template <class T>
 json write_fields(const T& v) {
   json j = json::object();
-  for_each_field<T>([&](const auto& field) { j[field.key] = written(v.*field.member); });
+  for_each_field<T>([&](const auto& field) {
+    const auto& value = v.*field.member;
+    if constexpr (IsOptional<std::decay_t<decltype(value)>>::value) {
+      if (value) j[field.key] = written(*value);
+    } else {
+      j[field.key] = written(value);
+    }
+  });
   return j;
 }
 
-// Reads v's fields from the object j, in list order.
+// Reads v's fields from the object j, in list order; a field added later
+// that j lacks is absent (nullopt).
 template <class T>
 void read_fields(const json& j, T& v) {
   expect_object(j);
   for_each_field<T>([&](const auto& field) {
-    if (!field.may_be_missing || j.contains(field.key)) read_field(j, field.key, v.*field.member);
+    if constexpr (IsOptional<std::decay_t<decltype(v.*field.member)>>::value) {
+      if (field.may_be_missing && !j.contains(field.key)) {
+        v.*field.member = std::nullopt;
+        return;
+      }
+    }
+    read_field(j, field.key, v.*field.member);
   });
 }
 
 }  // namespace
+
+// JSON has no NaN or infinity; they travel as strings (see read_value(double)).
+json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
 
 // --- to_json ------------------------------------------------------------------
 
@@ -367,6 +394,13 @@ void to_json(json& j, const TimeBudget& v) { j = write_fields(v); }
 void to_json(json& j, const Report& v) {
   j = write_fields(v);
   j["schema_version"] = kReportSchemaVersion;
+  // The budget's gate wait and counter set-up rows are the report's own
+  // fields, written again where the schema has them in time_budget.
+  if (v.time_budget) {
+    json& budget = j["time_budget"];
+    budget["counter_setup_ms"] = json_number(v.setup_ms);
+    if (v.gate_wait_ms) budget["gate_wait_ms"] = json_number(*v.gate_wait_ms);
+  }
 }
 
 // --- from_json ----------------------------------------------------------------
@@ -394,6 +428,16 @@ void from_json(const json& j, Report& v) {
     throw JsonPathError("schema_version", fmt::format("is {}, this build reads {}", version, kReportSchemaVersion));
   }
   read_fields(j, v);
+  // A report with the budget but not yet the top-level gate wait had it in
+  // the budget only.
+  if (!v.gate_wait_ms && v.time_budget && j["time_budget"].contains("gate_wait_ms")) {
+    try {
+      read_field(j["time_budget"], "gate_wait_ms", v.gate_wait_ms);
+    } catch (JsonPathError& e) {
+      e.prepend_key("time_budget");
+      throw;
+    }
+  }
 }
 
 // --- text and files -------------------------------------------------------------

@@ -35,10 +35,14 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // `j.get<Report>()`). to_json never throws except std::bad_alloc. from_json is
 // strict: every field must be present with its JSON type and an unsigned
 // value must fit its C++ type; unknown keys are ignored. Fields added to
-// schema_version 1 later may be missing (their default is kept):
-// KernelRecord::launch_index, RangeRecord::restore and counter_ranges,
-// StageTimings::pass0_ms, Report::launcher_ms, gate_wait_ms and time_budget.
-// It throws a
+// schema_version 1 later may be missing: KernelRecord::launch_index,
+// RangeRecord::restore and counter_ranges, StageTimings::pass0_ms,
+// Report::launcher_ms, gate_wait_ms and time_budget. They are std::optional
+// and read as nullopt then, and to_json leaves a nullopt field out: a report
+// read and written again gains no value its file did not have.
+// time_budget's counter_setup_ms and gate_wait_ms are written from the
+// report's setup_ms and gate_wait_ms, and not read back (those are the
+// source; but for a report whose gate_wait_ms is only in its budget). It throws a
 // std::runtime_error whose what() names the JSON path of the bad value
 // ("ranges[0].kernels[1].grid[2]: expected an unsigned integer, got string").
 // from_json(Report) also rejects a missing or different schema_version.
@@ -62,6 +66,12 @@ void from_json(const nlohmann::json& j, PassRecord& v);
 void from_json(const nlohmann::json& j, RangeRecord& v);
 void from_json(const nlohmann::json& j, TimeBudget& v);
 void from_json(const nlohmann::json& j, Report& v);
+
+/// `v` as the report writes a double: a JSON number, or the string "nan",
+/// "inf" or "-inf" for a non-finite value (JSON has no such numbers); the
+/// reader takes both back. Shared by every JSON this library writes (the
+/// report, the diff). Never throws except std::bad_alloc.
+nlohmann::json json_number(double v);
 
 /// The report as JSON text (`indent` spaces per level; -1 for one line),
 /// ending in a newline. Invalid UTF-8 in strings (an odd command-line

@@ -4,10 +4,16 @@
 // it as JSON (report_json.h) when the process exits; the launcher reads it
 // back and renders it as a terminal table, JSON or CSV. Units are in the
 // field names (_ms, _bytes). No CUDA types; thread-safety: plain values.
+//
+// The fields added to the JSON layout after its first release are
+// std::optional: present (with the default shown) in every report the tool
+// makes, nullopt only in a report read from a file that lacks them, so that
+// writing it again does not invent their values (report_json.h).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +45,7 @@ struct KernelRecord {
   // call order, from 0): `ncu --launch-skip <n> --launch-count 1` profiles the
   // same launch when no graph was launched before it (ncu counts a graph's
   // kernel nodes as launches, this does not). -1 for a graph's kernel node.
-  std::int64_t launch_index = -1;
+  std::optional<std::int64_t> launch_index = -1;
   std::vector<MetricValue> metrics;  // empty with whole-range metrics
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
@@ -47,18 +53,18 @@ struct KernelRecord {
 /// Wall time of each stage of one replay window, in milliseconds (host clock
 /// around device-synchronized stages, device events where noted).
 struct StageTimings {
-  double sync_ms = 0;           // drain the application's work at range begin + end
-  double capture_ms = 0;        // entry + exit snapshot capture
-  double restore_ms = 0;        // all restores of the window (entry before each replay, exit at end)
-  double replay_submit_ms = 0;  // host time re-submitting recorded work
-  double kernels_ms = 0;        // device time of the replayed work (events)
-  double counters_ms = 0;       // CUPTI pass start/stop (incl. its synchronization)
-  double decode_ms = 0;         // counter decode + metric evaluation
-  double verify_ms = 0;         // digests for --verify
-  double window_ms = 0;         // whole replay window: end of pass 0 to return to the app
-  double begin_ms = 0;          // range begin, before pass 0: drain, entry capture, counter start
-  double pass0_ms = 0;          // pass 0: the application's own work in the range, begin to end
-  double other_ms = 0;          // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
+  double sync_ms = 0;                    // drain the application's work at range begin + end
+  double capture_ms = 0;                 // entry + exit snapshot capture
+  double restore_ms = 0;                 // all restores of the window (entry before each replay, exit at end)
+  double replay_submit_ms = 0;           // host time re-submitting recorded work
+  double kernels_ms = 0;                 // device time of the replayed work (events)
+  double counters_ms = 0;                // CUPTI pass start/stop (incl. its synchronization)
+  double decode_ms = 0;                  // counter decode + metric evaluation
+  double verify_ms = 0;                  // digests for --verify
+  double window_ms = 0;                  // whole replay window: end of pass 0 to return to the app
+  double begin_ms = 0;                   // range begin, before pass 0: drain, entry capture, counter start
+  std::optional<double> pass0_ms = 0.0;  // pass 0: the application's own work in the range, begin to end
+  double other_ms = 0;                   // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
   friend bool operator==(const StageTimings&, const StageTimings&) = default;
 };
 
@@ -102,12 +108,12 @@ struct RangeRecord {
   // chunks whose digest differs), "full" (every snapshot byte), or empty when
   // nothing was replayed. A range falls back to "full" with a note when its
   // digest plan cannot be built.
-  std::string restore;
+  std::optional<std::string> restore = "";
   // What one counter range covered: "auto" (CUPTI's auto ranges, one per
   // kernel, each kernel made synchronous), "user" (a user range the tool
   // pushed around each replayed kernel), "whole" (one range for the whole
   // range), or empty when no counters ran.
-  std::string counter_ranges;
+  std::optional<std::string> counter_ranges = "";
   StageTimings timings;
   std::vector<KernelRecord> kernels;
   std::vector<MetricValue> range_metrics;  // with --range-metrics whole
@@ -124,11 +130,11 @@ struct RangeRecord {
 /// Clock stamps are of the system-wide monotonic clock (CLOCK_MONOTONIC,
 /// steady_clock on Linux), which the launcher and the application share.
 struct TimeBudget {
-  double wall_ms = 0;              // launcher: from its start to the application's exit
-  double launcher_checks_ms = 0;   // launcher: its checks before the application started
-  double start_to_tool_ms = 0;     // launcher: the application's start until the tool's initialization
-  double gate_wait_ms = 0;         // the application's wait at the launcher gate
-  double counter_setup_ms = 0;     // counter configuration, once per process
+  double wall_ms = 0;             // launcher: from its start to the application's exit
+  double launcher_checks_ms = 0;  // launcher: its checks before the application started
+  double start_to_tool_ms = 0;    // launcher: the application's start until the tool's initialization
+  // The gate wait and the counter set-up are the report's own gate_wait_ms
+  // and setup_ms, not copied here (budget_rows reads them there).
   double first_pass_start_ms = 0;  // the process's first CUPTI pass start (inside a range begin or window)
   double range_begins_ms = 0;      // every range's begin: drain, entry snapshot, counter start
   double in_ranges_ms = 0;         // the application's own work inside ranges (pass 0), under the tool
@@ -141,32 +147,35 @@ struct TimeBudget {
   friend bool operator==(const TimeBudget&, const TimeBudget&) = default;
 };
 
+/// Environment variable values by name.
+using Environment = std::map<std::string, std::string>;
+
 /// A whole profiled run.
 struct Report {
   std::string tool_version;
   std::string device_name;
   std::string chip_name;
   std::string driver_version;
-  std::string compute_capability;  // e.g. "9.0"; empty when unknown
-  std::uint32_t process_id = 0;    // the profiled process; 0 when unknown
-  std::string host_name;           // the host it ran on (gethostname); empty when unknown
+  std::string compute_capability;             // e.g. "9.0"; empty when unknown
+  std::uint32_t process_id = 0;               // the profiled process; 0 when unknown
+  std::optional<std::string> host_name = "";  // the host it ran on (gethostname); empty when unknown
   // Values of the environment variables the launcher asked for (ProfileConfig::
   // report_environment) that were set in the profiled process, e.g. {"RANK": "1"}:
   // the rank of a multi-process job, and what %q{VAR} in --output names.
-  std::map<std::string, std::string> environment;
-  std::vector<std::string> command;      // application and its arguments
-  std::vector<std::string> metrics;      // requested metric names
-  std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
-  std::uint32_t pass_count = 0;          // passes the metric list needs
-  double setup_ms = 0;                   // counter configuration, once per process
-  double launcher_ms = 0;                // how long the launcher held the application up: its checks before
-                                         // the start plus gate_wait_ms (set by the launcher)
-  double gate_wait_ms = 0;               // the application's wait at the launcher gate (its device checks),
-                                         // when its first range began; 0 when there was no gate or no wait
-  bool verify = false;                   // --verify: pass records carry divergences
+  std::optional<Environment> environment = Environment{};
+  std::vector<std::string> command;          // application and its arguments
+  std::vector<std::string> metrics;          // requested metric names
+  std::string range_metrics = "kernel";      // "kernel" (per kernel) or "whole"
+  std::uint32_t pass_count = 0;              // passes the metric list needs
+  double setup_ms = 0;                       // counter configuration, once per process
+  std::optional<double> launcher_ms = 0.0;   // how long the launcher held the application up: its checks before
+                                             // the start plus gate_wait_ms (set by the launcher)
+  std::optional<double> gate_wait_ms = 0.0;  // the application's wait at the launcher gate (its device checks),
+                                             // when its first range began; 0 when there was no gate or no wait
+  bool verify = false;                       // --verify: pass records carry divergences
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;  // one-line errors that ended profiling early
-  TimeBudget time_budget;
+  std::optional<TimeBudget> time_budget = TimeBudget{};
   friend bool operator==(const Report&, const Report&) = default;
 };
 

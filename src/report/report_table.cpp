@@ -113,7 +113,7 @@ void append_restores(std::string& out, const RangeRecord& range) {
   const std::vector<PassRecord>& passes = range.pass_records;
   if (passes.empty()) return;
   out += "  restored per pass (";
-  if (!range.restore.empty()) out += range.restore + ", ";
+  if (!range.restore.value_or("").empty()) out += *range.restore + ", ";
   out += "footprint " + format_bytes(range.footprint_bytes) + "): ";
   std::size_t begin = 0;
   while (begin < passes.size()) {
@@ -178,16 +178,16 @@ std::string render_report_header(const Report& report) {
     out += "\n";
   }
   if (!report.command.empty()) out += "command: " + join_command(report.command) + "\n";
-  if (!report.environment.empty()) {
+  if (report.environment && !report.environment->empty()) {
     std::vector<std::string> values;
-    for (const auto& [name, value] : report.environment) values.push_back(name + "=" + value);
-    out += fmt::format("environment: {}{}\n", fmt::join(values, " "),
-                       report.host_name.empty() ? std::string() : " on " + report.host_name);
+    for (const auto& [name, value] : *report.environment) values.push_back(name + "=" + value);
+    const std::string host = report.host_name.value_or("");
+    out += fmt::format("environment: {}{}\n", fmt::join(values, " "), host.empty() ? std::string() : " on " + host);
   }
   out += fmt::format("metrics: {} requested, {}, {} values", report.metrics.size(), count_of(report.pass_count, "pass"),
                      report.range_metrics == "whole" ? "whole-range" : "per-kernel");
   if (report.setup_ms != 0) out += ", counter setup " + format_ms(report.setup_ms);
-  if (report.launcher_ms != 0) out += ", launcher checks " + format_ms(report.launcher_ms);
+  if (report.launcher_ms.value_or(0) != 0) out += ", launcher checks " + format_ms(*report.launcher_ms);
   if (report.verify) out += ", verify on";
   out += "\n";
   return out;

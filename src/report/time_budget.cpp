@@ -10,12 +10,14 @@
 
 namespace rangereplay::report {
 
-std::vector<BudgetRow> budget_rows(const TimeBudget& b) {
+std::vector<BudgetRow> budget_rows(const Report& report) {
+  if (!report.time_budget) return {};
+  const TimeBudget& b = *report.time_budget;
   return {
       {"launcher_checks_ms", "launcher checks before the start", b.launcher_checks_ms, false},
       {"start_to_tool_ms", "application start until the tool loaded", b.start_to_tool_ms, false},
-      {"gate_wait_ms", "waiting at the launcher gate", b.gate_wait_ms, false},
-      {"counter_setup_ms", "counter set-up", b.counter_setup_ms, false},
+      {"gate_wait_ms", "waiting at the launcher gate", report.gate_wait_ms.value_or(0), false},
+      {"counter_setup_ms", "counter set-up", report.setup_ms, false},
       {"range_begins_ms", "range begins (drain, entry snapshot, counters)", b.range_begins_ms, false},
       {"in_ranges_ms", "the application inside ranges (pass 0)", b.in_ranges_ms, false},
       {"windows_ms", "replay windows", b.windows_ms, false},
@@ -27,27 +29,27 @@ std::vector<BudgetRow> budget_rows(const TimeBudget& b) {
 }
 
 void sum_range_times(Report& report) {
-  TimeBudget& b = report.time_budget;
+  if (!report.time_budget) report.time_budget.emplace();
+  TimeBudget& b = *report.time_budget;
   b.range_begins_ms = b.in_ranges_ms = b.windows_ms = 0;
   for (const RangeRecord& range : report.ranges) {
     b.range_begins_ms += range.timings.begin_ms;
-    b.in_ranges_ms += range.timings.pass0_ms;
+    b.in_ranges_ms += range.timings.pass0_ms.value_or(0);
     b.windows_ms += range.timings.window_ms;
   }
-  b.counter_setup_ms = report.setup_ms;
-  b.gate_wait_ms = report.gate_wait_ms;
 }
 
 void complete_time_budget(Report& report, double launcher_start_clock_ms, double launcher_checks_ms,
                           double spawn_clock_ms, double end_clock_ms) {
-  TimeBudget& b = report.time_budget;
+  if (!report.time_budget) report.time_budget.emplace();
+  TimeBudget& b = *report.time_budget;
   b.wall_ms = std::max(0.0, end_clock_ms - launcher_start_clock_ms);
   b.launcher_checks_ms = launcher_checks_ms;
   b.start_to_tool_ms = b.tool_start_clock_ms > spawn_clock_ms ? b.tool_start_clock_ms - spawn_clock_ms : 0;
   b.exit_ms =
       b.exit_start_clock_ms > 0 && end_clock_ms > b.exit_start_clock_ms ? end_clock_ms - b.exit_start_clock_ms : 0;
   double measured = 0;
-  for (const BudgetRow& row : budget_rows(b)) {
+  for (const BudgetRow& row : budget_rows(report)) {
     if (!row.within && row.key != "outside_ranges_ms") measured += row.ms;
   }
   b.outside_ranges_ms = std::max(0.0, b.wall_ms - measured);
@@ -55,18 +57,18 @@ void complete_time_budget(Report& report, double launcher_start_clock_ms, double
 
 std::string render_time_budget_csv(const Report& report) {
   std::string out = "part,ms\n";
-  for (const BudgetRow& row : budget_rows(report.time_budget)) {
+  for (const BudgetRow& row : budget_rows(report)) {
     out += fmt::format("{},{}\n", row.key, format_exact_number(row.ms));
   }
-  out += fmt::format("wall_ms,{}\n", format_exact_number(report.time_budget.wall_ms));
+  if (report.time_budget) out += fmt::format("wall_ms,{}\n", format_exact_number(report.time_budget->wall_ms));
   return out;
 }
 
 std::string render_time_budget(const Report& report) {
-  const TimeBudget& b = report.time_budget;
-  if (b.wall_ms <= 0) return "";
+  if (!report.time_budget || report.time_budget->wall_ms <= 0) return "";
+  const TimeBudget& b = *report.time_budget;
   std::string out = "time budget: " + format_ms(b.wall_ms) + " wall\n";
-  for (const BudgetRow& row : budget_rows(b)) {
+  for (const BudgetRow& row : budget_rows(report)) {
     out += fmt::format("  {:<50} {:>10} {:>5.1f}%\n", std::string(row.within ? "  " : "") + std::string(row.label),
                        format_ms(row.ms), 100.0 * row.ms / b.wall_ms);
   }

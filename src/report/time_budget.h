@@ -24,12 +24,14 @@ struct BudgetRow {
   bool within = false;
 };
 
-/// The rows of `budget` in the order of a run: launcher checks, start until
-/// the tool, gate wait, counter set-up, range begins, in ranges, windows
-/// (within the begins or the windows: the first CUPTI pass start), standing
-/// flushes, exit, outside ranges. The rows that are not `within` add up to wall_ms when the
-/// launcher completed the budget (complete_time_budget).
-std::vector<BudgetRow> budget_rows(const TimeBudget& budget);
+/// The rows of `report.time_budget` in the order of a run: launcher checks,
+/// start until the tool, gate wait (the report's gate_wait_ms), counter
+/// set-up (its setup_ms), range begins, in ranges, windows (within the
+/// begins or the windows: the first CUPTI pass start), standing flushes,
+/// exit, outside ranges. The rows that are not `within` add up to wall_ms
+/// when the launcher completed the budget (complete_time_budget). No rows
+/// when the report has no budget (one read from a file written before it).
+std::vector<BudgetRow> budget_rows(const Report& report);
 
 /// Completes the injection's part of `report.time_budget` from the launcher:
 /// `launcher_checks_ms` before the application started at monotonic clock
@@ -42,12 +44,12 @@ void complete_time_budget(Report& report, double launcher_start_clock_ms, double
                           double spawn_clock_ms, double end_clock_ms);
 
 /// Fills the injection's sums from `report.ranges` (range begins, in ranges,
-/// windows) and its counter set-up and gate wait.
+/// windows).
 void sum_range_times(Report& report);
 
 /// The budget CSV: a header line "part,ms" and one row per budget_rows row
 /// ("first_pass_start_ms" and the other `within` rows included), then
-/// "wall_ms".
+/// "wall_ms"; the header alone when the report has no budget.
 std::string render_time_budget_csv(const Report& report);
 
 /// The budget in the terminal: "time budget: <wall> wall" and one indented

@@ -163,7 +163,7 @@ Status ProfilerTool::initialize() {
   // begins: the application starts while the launcher runs its device checks
   // (cuInit, metric names), and a failed check kills it before any range is
   // profiled. The wait, if any, counts in the launcher's launcher_ms.
-  report_.time_budget.tool_start_clock_ms = monotonic_ms();
+  report_.time_budget->tool_start_clock_ms = monotonic_ms();
   const bool debug = debug_enabled();
   HeldLauncherGate gate = take_launcher_gate();
   if (debug)
@@ -183,7 +183,7 @@ void ProfilerTool::record_process_identity() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) report_.host_name = host;
   const auto record = [this](const std::string& name) {
-    if (const char* value = std::getenv(name.c_str())) report_.environment[name] = value;
+    if (const char* value = std::getenv(name.c_str())) (*report_.environment)[name] = value;
   };
   for (const std::string& name : config_.report_environment) record(name);
   for (const char* name : kRankVariables) record(name);
@@ -225,7 +225,7 @@ void ProfilerTool::finish() {
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  report_.time_budget.exit_start_clock_ms = monotonic_ms();
+  report_.time_budget->exit_start_clock_ms = monotonic_ms();
   // Calls outside ranges stop waiting for the lock before the exit flush.
   range_open_.store(false, std::memory_order_relaxed);
   ranges_.at_exit();

@@ -503,7 +503,7 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
 
 void RangeController::at_exit() {
   exiting_ = true;
-  if (counters_) parts_.report.time_budget.first_pass_start_ms = counters_->first_pass_start_ms();
+  if (counters_) parts_.report.time_budget->first_pass_start_ms = counters_->first_pass_start_ms();
   if (active_) {
     // No GPU work at exit (the runtime may already be tearing down): the range
     // ran once, as the application's own execution, and is reported declined.
@@ -777,7 +777,7 @@ void RangeController::flush_standing_pass(const char* why) {
   parts_.mutex.set_stage("flushing the standing pass");
   const auto start = Clock::now();
   counters_->flush_standing_pass(why, parts_.report.ranges, reporter());
-  if (!exiting_) parts_.report.time_budget.standing_flushes_ms += ms_since(start);
+  if (!exiting_) parts_.report.time_budget->standing_flushes_ms += ms_since(start);
 }
 
 void RangeController::plan_differential_restore(ActiveRange& range) {

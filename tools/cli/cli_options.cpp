@@ -260,6 +260,12 @@ class LauncherApp {
     list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
     diff =
         app.add_subcommand("diff", "Compare two reports metric by metric: diff [--csv|--json] <base.json> <new.json>");
+    diff->footer(
+        "Ranges pair by name and instance, kernels by name, grid, block and order. A report with per-kernel values\n"
+        "against one profiled with --range-metrics whole compares range totals: the per-kernel side's total of a\n"
+        ".sum metric is the sum of its kernels' values; other metrics are listed as not compared (profile both\n"
+        "with the same --range-metrics to compare every metric). Changes beyond +-1000% show as a factor\n"
+        "(x1234.5) in the table; --csv and --json keep the exact percentage.");
     diff->add_option("base", diff_base, "The baseline report (JSON)")->required();
     diff->add_option("new", diff_new, "The report to compare with it (JSON)")->required();
     diff->add_flag("--csv", diff_csv, "Print CSV (range,kernel,metric,unit,base,new,change_pct)");

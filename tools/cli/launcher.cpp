@@ -1,11 +1,14 @@
 // The launcher's top level (see launcher.h).
 #include "cli/launcher.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -111,17 +114,24 @@ MetricModule load_metric_module(const char* module_name = kMetricsModuleName) {
   return m;
 }
 
+// Prints `text` on standard output: exit 0, or 1 with the cause when it
+// could not be written.
+int print(std::string_view text) {
+  const Status written = write_stdout(text);
+  return written.ok() ? 0 : fail(written, kExitFailure);
+}
+
 int list_sets() {
   // The sets are plain data (src/core/metric_sets.h): no GPU or driver needed.
   const std::vector<MetricSet>& sets = metric_sets();
   if (sets.empty()) return fail(unavailable("this build has no metric sets"), kExitFailure);
   std::size_t width = 4;
   for (const MetricSet& s : sets) width = std::max(width, s.name.size());
+  std::string text;
   for (const MetricSet& s : sets) {
-    std::printf("%-*s  %4zu metrics  %s\n", static_cast<int>(width), s.name.c_str(), s.metrics.size(),
-                s.description.c_str());
+    text += fmt::format("{:<{}}  {:>4} metrics  {}\n", s.name, width, s.metrics.size(), s.description);
   }
-  return 0;
+  return print(text);
 }
 
 int list_metrics() {
@@ -133,8 +143,9 @@ int list_metrics() {
   if (!chip.ok()) return fail(chip.status(), kExitFailure);
   StatusOr<std::vector<std::string>> names = module.queries->list_metrics(*chip);
   if (!names.ok()) return fail(names.status(), kExitFailure);
-  for (const std::string& n : *names) std::printf("%s\n", n.c_str());
-  return 0;
+  std::string text;
+  for (const std::string& n : *names) text += n + "\n";
+  return print(text);
 }
 
 // RANGEREPLAY_DEBUG: where the launcher's time goes, step by step.
@@ -337,19 +348,24 @@ int profile(const ProfileRequest& request) {
       std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
       continue;
     }
-    rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms;
+    rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms.value_or(0);
     complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
     reports.push_back(std::move(*rep));
   }
   if (reports.empty()) return exit_code;
   order_by_rank(reports);
   const bool several = reports.size() > 1;
+  // A table cut short is reported, and the reports are still saved; the
+  // exit code is then never 0, as for a report that could not be saved.
+  std::string tables;
   for (const report::Report& rep : reports) {
-    if (several) std::cout << "\n==== " << process_label(rep) << " ====\n";
-    std::cout << report_table(rep) << std::flush;
+    if (several) tables += "\n==== " + process_label(rep) + " ====\n";
+    tables += report_table(rep);
   }
+  const Status table = write_stdout(tables);
+  if (!table.ok()) fail(table, kExitFailure);
+  bool unsaved = !table.ok();
   std::vector<std::string> saved_to(reports.size());
-  bool unsaved = false;
   if (!request.output_pattern.empty()) {
     std::vector<std::string> warnings;
     std::vector<StatusOr<std::string>> paths =
@@ -377,19 +393,22 @@ int profile(const ProfileRequest& request) {
                 << " not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
     }
   }
-  if (several) {
+  if (several && table.ok()) {
     // One line per process, last: what each profiled and where it went.
-    std::cout << "\n" << reports.size() << " processes profiled:\n";
+    std::string lines = "\n" + std::to_string(reports.size()) + " processes profiled:\n";
     for (std::size_t i = 0; i < reports.size(); ++i) {
       std::string line = report::render_report_footer(reports[i]);
       line = line.substr(line.rfind("summary: ") + 9);
       if (!line.empty() && line.back() == '\n') line.pop_back();
-      std::cout << "  " << process_label(reports[i]) << ": " << line
-                << (saved_to[i].empty() ? std::string() : " -> " + saved_to[i]) << "\n";
+      lines += "  " + process_label(reports[i]) + ": " + line +
+               (saved_to[i].empty() ? std::string() : " -> " + saved_to[i]) + "\n";
     }
     if (request.output_pattern.empty())
-      std::cout << "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
-    std::cout << std::flush;
+      lines += "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
+    if (Status written = write_stdout(lines); !written.ok()) {
+      fail(written, kExitFailure);
+      unsaved = true;
+    }
   }
   if (unsaved) return exit_code_after_unsaved_report(exit_code);
   return exit_code;
@@ -404,6 +423,17 @@ std::map<std::string, std::string> application_environment(const std::string& in
           {environment::kNvtxInjection, cupti_library},
           {environment::kConfig, config_path},
           {environment::kGate, gate}};
+}
+
+Status write_stdout(std::string_view text, std::FILE* stream) {
+  errno = 0;
+  const bool written = std::fwrite(text.data(), 1, text.size(), stream) == text.size();
+  if (std::fflush(stream) == 0 && written && !std::ferror(stream)) return ok_status();
+  const int error = errno;
+  std::clearerr(stream);
+  return unavailable(std::string("cannot write to standard output: ") +
+                     (error != 0 ? std::strerror(error) : "the write failed") +
+                     "; redirect it to a file or pipe that can take it");
 }
 
 int exit_code_for(const Status& status) {
@@ -462,9 +492,12 @@ int run_launcher(const std::vector<std::string>& args) {
   if (!parsed.ok()) return fail(parsed.status(), kExitUsage);
   switch (parsed->action) {
     case Action::kHelp:
-      (parsed->help_is_error ? std::cerr : std::cout) << parsed->text << std::flush;
-      return parsed->help_is_error ? kExitUsage : 0;
-    case Action::kVersion: std::cout << parsed->text << std::flush; return 0;
+      if (parsed->help_is_error) {
+        std::cerr << parsed->text << std::flush;
+        return kExitUsage;
+      }
+      return print(parsed->text);
+    case Action::kVersion: return print(parsed->text);
     case Action::kListSets: return list_sets();
     case Action::kListMetrics: return list_metrics();
     case Action::kProfile: return profile(parsed->profile);
@@ -480,14 +513,7 @@ int run_launcher(const std::vector<std::string>& args) {
       StatusOr<std::string> text =
           diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format);
       if (!text.ok()) return fail(text.status(), kExitUsage);
-      std::cout << *text << std::flush;
-      // A comparison cut short (a full disk, a closed pipe) is not a success.
-      if (!std::cout) {
-        return fail(unavailable("the comparison could not be written to standard output; write it to a file with "
-                                "free space"),
-                    kExitFailure);
-      }
-      return 0;
+      return print(*text);
     }
   }
   return kExitFailure;

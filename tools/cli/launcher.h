@@ -25,8 +25,10 @@
 // the application waited at the gate (the report's gate_wait_ms).
 #pragma once
 
+#include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli_options.h"
@@ -44,6 +46,14 @@ inline constexpr int kExitFailure = 1;
 /// Parses `args` (args[0] = program name) and runs the command. Writes the
 /// report table to stdout, progress and one-line errors to stderr.
 int run_launcher(const std::vector<std::string>& args);
+
+/// Writes `text` to `stream` and flushes it: the launcher's one way to print
+/// on standard output (help, version, lists, the report table, diff), so
+/// that output cut short (a full disk, a closed file) is never exit 0.
+/// Errors: unavailable "cannot write to standard output: <strerror(errno)>;
+/// ..." (the message names standard output, as `stream` is stdout outside
+/// the tests). Thread-safety: as std::fwrite on `stream`.
+Status write_stdout(std::string_view text, std::FILE* stream = stdout);
 
 /// The metric names a profile request asks for: --metrics plus --set (or the
 /// default set), expanded by `queries`. An unknown set name is reported with

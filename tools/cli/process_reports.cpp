@@ -57,9 +57,10 @@ std::vector<std::string> process_report_files(const std::string& folder) {
 
 std::optional<long> rank_of(const report::Report& report) {
   // Global ranks first: a local rank alone still orders one node's processes.
+  if (!report.environment) return std::nullopt;
   for (const char* name : kRankVariables) {
-    const auto it = report.environment.find(name);
-    if (it == report.environment.end()) continue;
+    const auto it = report.environment->find(name);
+    if (it == report.environment->end()) continue;
     if (std::optional<long> rank = decimal(it->second)) return rank;
   }
   return std::nullopt;
@@ -107,11 +108,12 @@ std::vector<StatusOr<std::string>> output_paths(const std::string& pattern, cons
   for (const report::Report& r : reports) {
     const long pid = r.process_id ? static_cast<long>(r.process_id) : fallback_pid;
     const EnvLookup lookup = [&](const std::string& name) -> std::optional<std::string> {
-      if (auto it = r.environment.find(name); it != r.environment.end()) return it->second;
+      if (r.environment)
+        if (auto it = r.environment->find(name); it != r.environment->end()) return it->second;
       return env(name);
     };
     StatusOr<std::string> path =
-        expand_output_path(pattern, pid, r.host_name.empty() ? fallback_host : r.host_name, lookup);
+        expand_output_path(pattern, pid, r.host_name.value_or("").empty() ? fallback_host : *r.host_name, lookup);
     if (path.ok() && taken[*path]++ > 0) {
       path = with_pid(*path, pid);
       ++renamed;

@@ -26,8 +26,8 @@ namespace {
 
 // One line: the cause and the fix. Bad input (an unknown metric, set or
 // chip) exits 2, like the launcher's usage errors; anything else 1.
-int fail(const rr::Status& status) {
-  std::fprintf(stderr, "metrics-probe: %s\n", status.message().c_str());
+int fail(const std::string& program, const rr::Status& status) {
+  std::fprintf(stderr, "%s: %s\n", program.c_str(), status.message().c_str());
   return status.code() == rr::StatusCode::kInvalidArgument || status.code() == rr::StatusCode::kNotFound ? 2 : 1;
 }
 
@@ -40,11 +40,11 @@ int main(int argc, char** argv) {
   const auto& [chip, metrics_csv, set_name, list, list_all, sets, each] = command_line.options;
 
   auto catalog = rr::cupti::MetricCatalog::create(chip);
-  if (!catalog.ok()) return fail(catalog.status());
+  if (!catalog.ok()) return fail(command_line.program, catalog.status());
 
   if (list) {
     auto infos = catalog->describe_base_metrics();
-    if (!infos.ok()) return fail(infos.status());
+    if (!infos.ok()) return fail(command_line.program, infos.status());
     for (const auto& info : *infos) {
       std::printf("%s\t%s\t%s\t%s\n", info.name.c_str(), rr::cupti::metric_kind_name(info.kind), info.dim_unit.c_str(),
                   info.description.c_str());
@@ -57,14 +57,14 @@ int main(int argc, char** argv) {
     std::printf("%-12s %8s %7s  %s\n", "set", "metrics", "passes", "description");
     for (const auto& set : rr::metric_sets()) {
       auto passes = catalog->pass_count(set.metrics);
-      if (!passes.ok()) return fail(passes.status());
+      if (!passes.ok()) return fail(command_line.program, passes.status());
       std::printf("%-12s %8zu %7u  %s\n", set.name.c_str(), set.metrics.size(), *passes, set.description.c_str());
     }
   }
   if (!metrics_csv.empty() || !set_name.empty()) {
     auto names = rr::expand_metric_list(metrics_csv, set_name);
-    if (!names.ok()) return fail(names.status());
-    if (rr::Status valid = catalog->validate(*names); !valid.ok()) return fail(valid);
+    if (!names.ok()) return fail(command_line.program, names.status());
+    if (rr::Status valid = catalog->validate(*names); !valid.ok()) return fail(command_line.program, valid);
     for (const auto& name : *names) {
       auto unit = catalog->unit_of(name);
       std::string alone;
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
       std::printf("%-70s %-16s %s\n", name.c_str(), unit.ok() ? unit->c_str() : "?", alone.c_str());
     }
     auto passes = catalog->pass_count(*names);
-    if (!passes.ok()) return fail(passes.status());
+    if (!passes.ok()) return fail(command_line.program, passes.status());
     std::printf("%zu metrics, %u passes on %s\n", names->size(), *passes, chip.c_str());
   }
   return 0;

@@ -1,6 +1,8 @@
 // metrics-probe's command line, header-only so that main.cpp and the unit
 // tests (tests/unit/cli/probe_options_test.cpp) parse with the same options.
-// Parse errors are one line, "metrics-probe: <cause>; <fix>", exit 2, from
+// The probe names itself as it was invoked (the build's `metrics-probe`, the
+// install's `rangereplay-metrics-probe`: program_name).
+// Parse errors are one line, "<program>: <cause>; <fix>", exit 2, from
 // the launcher's CLI11 error handling (cli/cli11_errors.h); no argument at all
 // prints the usage on stderr and exits 2, as `rangereplay` alone does.
 //
@@ -30,8 +32,18 @@ struct ProbeOptions {
 
 struct ProbeCommandLine {
   ProbeOptions options;
+  std::string program;           // program_name(words): the name in usage and error lines
   std::optional<int> exit_code;  // set: stop with this code (help, usage error)
 };
+
+/// The basename of words[0] ("/opt/rr/bin/rangereplay-metrics-probe" ->
+/// "rangereplay-metrics-probe"); the installed name when words is empty or
+/// words[0] names no file.
+inline std::string program_name(const std::vector<std::string>& words) {
+  const std::string path = words.empty() ? std::string() : words.front();
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  return base.empty() ? "rangereplay-metrics-probe" : base;
+}
 
 /// Parses `words` (words[0] is the program name). --help prints the help on
 /// `out` (exit code 0); no argument prints it on `err`, and a parse error or
@@ -41,7 +53,8 @@ inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& word
                                             std::ostream& err) {
   ProbeCommandLine cl;
   ProbeOptions& o = cl.options;
-  CLI::App app{"Ask CUPTI's profiler host API about a chip's metrics (no GPU needed)", "metrics-probe"};
+  cl.program = program_name(words);
+  CLI::App app{"Ask CUPTI's profiler host API about a chip's metrics (no GPU needed)", cl.program};
   app.add_option("--chip", o.chip, "chip name as CUPTI spells it (GH100 = H100/H200)")->capture_default_str();
   app.add_option("--metrics", o.metrics_csv, "comma-separated metric names");
   app.add_option("--set", o.set_name, "a built-in metric set");
@@ -49,10 +62,11 @@ inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& word
   app.add_flag("--list-all", o.list_all, "list every full metric name (base + suffix), one per line");
   app.add_flag("--sets", o.sets, "list the built-in sets with metric and pass counts");
   app.add_flag("--each", o.each, "with --metrics/--set: also the pass count of each metric alone");
-  cl.exit_code = cli::parse_or_exit(app, words, "metrics-probe", out, err);
+  cl.exit_code = cli::parse_or_exit(app, words, cl.program, out, err);
   if (!cl.exit_code && !o.list && !o.list_all && !o.sets && o.metrics_csv.empty() && o.set_name.empty()) {
-    err << "metrics-probe: nothing to show; give --list, --list-all, --sets, --metrics LIST or --set NAME (see "
-           "'metrics-probe --help')"
+    err << cl.program
+        << ": nothing to show; give --list, --list-all, --sets, --metrics LIST or --set NAME (see '" + cl.program +
+               " --help')"
         << std::endl;
     cl.exit_code = cli::kExitUsageError;
   }

@@ -4,12 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "cli/gpu_probe.h"
+#include "report/report_file.h"
+#include "report/report_json.h"
 #include "temp_tree.h"
 
 namespace rangereplay::cli {
@@ -233,6 +237,94 @@ TEST(RunLauncher, a_launcher_that_cannot_profile_never_starts_the_application) {
 TEST(RunLauncher, version_and_help_exit_0) {
   EXPECT_EQ(run_launcher({"rangereplay", "--version"}), 0);
   EXPECT_EQ(run_launcher({"rangereplay", "--help"}), 0);
+}
+
+const char* const kStdoutFull =
+    "rangereplay: cannot write to standard output: No space left on device; redirect it to a file or pipe that can "
+    "take it\n";
+
+TEST(WriteStdout, writes_the_text_or_names_the_cause) {
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  EXPECT_TRUE(write_stdout("abc\n", file).ok());
+  std::rewind(file);
+  char buf[8] = {};
+  EXPECT_EQ(std::fread(buf, 1, sizeof buf, file), 4u);
+  EXPECT_STREQ(buf, "abc\n");
+  std::fclose(file);
+
+  std::FILE* full = std::fopen("/dev/full", "w");
+  ASSERT_NE(full, nullptr);
+  const Status s = write_stdout("abc\n", full);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_EQ("rangereplay: " + s.message() + "\n", kStdoutFull);
+  std::fclose(full);
+}
+
+// Runs the launcher with its standard output on /dev/full: its exit code
+// and what it printed on stderr.
+std::pair<int, std::string> run_with_stdout_full(const std::vector<std::string>& args) {
+  std::fflush(stdout);
+  const int saved = ::dup(1);
+  const int full = ::open("/dev/full", O_WRONLY);
+  EXPECT_GE(full, 0);
+  EXPECT_EQ(::dup2(full, 1), 1);
+  ::close(full);
+  auto result = run_capturing_stderr(args);
+  std::fflush(stdout);  // drops anything left, which /dev/full refuses too
+  std::clearerr(stdout);
+  EXPECT_EQ(::dup2(saved, 1), 1);
+  ::close(saved);
+  return result;
+}
+
+TEST(RunLauncher, help_version_and_lists_exit_1_naming_the_cause_when_stdout_cannot_be_written) {
+  for (const char* word : {"--help", "--version", "list-sets", "--list-sets"}) {
+    SCOPED_TRACE(word);
+    const auto [code, err] = run_with_stdout_full({"rangereplay", word});
+    EXPECT_EQ(code, 1);
+    EXPECT_EQ(err, kStdoutFull);
+  }
+}
+
+TEST(RunLauncher, a_diff_that_cannot_be_printed_exits_1_naming_the_cause) {
+  TempTree tree;
+  const std::string base = tree.path("base.json"), next = tree.path("new.json");
+  ASSERT_TRUE(report::write_report_json(report::Report{}, base).ok());
+  ASSERT_TRUE(report::write_report_json(report::Report{}, next).ok());
+  for (const std::vector<std::string>& format : {std::vector<std::string>{}, {"--csv"}, {"--json"}}) {
+    std::vector<std::string> args = {"rangereplay", "diff", base, next};
+    args.insert(args.end(), format.begin(), format.end());
+    SCOPED_TRACE(args.size());
+    const auto [code, err] = run_with_stdout_full(args);
+    EXPECT_EQ(code, 1);
+    EXPECT_EQ(err, kStdoutFull);
+  }
+}
+
+TEST(RunLauncher, report_writes_an_older_report_again_without_inventing_its_missing_fields) {
+  TempTree tree;
+  report::Report old;
+  old.ranges.resize(1);
+  old.ranges[0].kernels.resize(1);
+  old.ranges[0].kernels[0].launch_index = std::nullopt;
+  old.ranges[0].restore = std::nullopt;
+  old.ranges[0].counter_ranges = std::nullopt;
+  old.ranges[0].timings.pass0_ms = std::nullopt;
+  old.launcher_ms = old.gate_wait_ms = std::nullopt;
+  old.time_budget = std::nullopt;
+  const std::string in = tree.path("old.json"), out = tree.path("new.json");
+  ASSERT_TRUE(report::write_report_json(old, in).ok());
+  EXPECT_EQ(run_launcher({"rangereplay", "report", in, "-o", out}), 0);
+  const StatusOr<std::string> written = report::read_text_file(out);
+  ASSERT_TRUE(written.ok());
+  for (const char* key :
+       {"launch_index", "restore", "counter_ranges", "pass0_ms", "launcher_ms", "gate_wait_ms", "time_budget"}) {
+    EXPECT_EQ(written->find(std::string("\"") + key + "\""), std::string::npos) << key << " in " << *written;
+  }
+  const StatusOr<report::Report> back = report::read_report_json(out);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, old);
 }
 
 TEST(ApplicationEnvironment, sets_the_injection_nvtx_config_and_gate_variables_and_nothing_else) {

@@ -60,6 +60,28 @@ TEST(ProbeOptions, other_usage_errors_are_one_line_naming_the_fix) {
             "'metrics-probe --help')\n");
 }
 
+TEST(ProbeOptions, the_installed_probe_names_itself_by_how_it_was_invoked) {
+  std::ostringstream out, err;
+  const ProbeCommandLine cl = parse_probe_options({"/opt/rr/bin/rangereplay-metrics-probe", "--bogus"}, out, err);
+  EXPECT_EQ(cl.program, "rangereplay-metrics-probe");
+  EXPECT_EQ(err.str(), "rangereplay-metrics-probe: unknown option '--bogus'; see 'rangereplay-metrics-probe --help'\n");
+  std::ostringstream help_out, help_err;
+  parse_probe_options({"rangereplay-metrics-probe", "--help"}, help_out, help_err);
+  EXPECT_NE(help_out.str().find("Usage: rangereplay-metrics-probe [OPTIONS]"), std::string::npos) << help_out.str();
+  std::ostringstream none_out, none_err;
+  parse_probe_options({"bin/rangereplay-metrics-probe", "--chip", "GH100"}, none_out, none_err);
+  EXPECT_EQ(none_err.str(),
+            "rangereplay-metrics-probe: nothing to show; give --list, --list-all, --sets, --metrics LIST or --set "
+            "NAME (see 'rangereplay-metrics-probe --help')\n");
+}
+
+TEST(ProbeOptions, program_name_is_the_basename_of_the_first_word) {
+  EXPECT_EQ(program_name({"./build/tools/metrics-probe/metrics-probe"}), "metrics-probe");
+  EXPECT_EQ(program_name({"rangereplay-metrics-probe", "--sets"}), "rangereplay-metrics-probe");
+  EXPECT_EQ(program_name({}), "rangereplay-metrics-probe");
+  EXPECT_EQ(program_name({"dir/"}), "rangereplay-metrics-probe");
+}
+
 TEST(ProbeOptions, help_goes_to_stdout_and_exits_0) {
   const ProbeRun r = run({"--help"});
   EXPECT_EQ(r.command_line.exit_code, 0);

@@ -14,8 +14,7 @@
 namespace rangereplay::cli {
 namespace {
 
-report::Report process(std::uint32_t pid, std::map<std::string, std::string> environment = {},
-                       std::string host = "node1") {
+report::Report process(std::uint32_t pid, report::Environment environment = {}, std::string host = "node1") {
   report::Report r;
   r.process_id = pid;
   r.environment = std::move(environment);

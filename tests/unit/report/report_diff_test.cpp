@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <string>
+
+#include "report/report_json.h"
 
 #include "unit/report/sample_report.h"
 
@@ -113,6 +116,130 @@ TEST(ReportDiff, csv_and_json_carry_every_row) {
   EXPECT_EQ(j.at("rows").size(), 4u);
   EXPECT_EQ(j.at("declined").size(), 2u);
   EXPECT_EQ(j.at("rows").at(1).at("change_pct"), 100.0);
+}
+
+TEST(ReportDiff, a_metric_one_kernel_lacks_is_listed_for_that_kernel_only) {
+  const Report base = sample_report();
+  Report next = sample_report();
+  next.ranges[0].kernels[1].metrics.pop_back();  // `add` has no instruction count in the new report
+  const ReportDiff d = diff_reports(base, next);
+  EXPECT_EQ(d.rows.size(), 3u);
+  EXPECT_EQ(d.unmatched,
+            (std::vector<std::string>{"metric 'smsp__inst_executed.sum' missing for kernel 'void add<float, 2>(float "
+                                      "const*, float*) (64,2,1)x(128,1,1) #0' of range 'step #0' in the new report"}));
+  // And the other way round.
+  const ReportDiff back = diff_reports(next, base);
+  EXPECT_EQ(back.unmatched,
+            (std::vector<std::string>{"metric 'smsp__inst_executed.sum' missing for kernel 'void add<float, 2>(float "
+                                      "const*, float*) (64,2,1)x(128,1,1) #0' of range 'step #0' in the baseline"}));
+}
+
+TEST(ReportDiff, a_metric_one_range_lacks_is_listed_for_that_range_only) {
+  Report base = sample_report();
+  base.range_metrics = "whole";
+  RangeRecord& step = base.ranges[0];
+  for (KernelRecord& k : step.kernels) k.metrics.clear();
+  step.range_metrics = {{"dram__bytes_read.sum", "byte", 100}, {"smsp__inst_executed.sum", "inst", 5}};
+  RangeRecord eval = step;
+  eval.name = "eval";
+  base.ranges.push_back(eval);
+  Report next = base;
+  next.ranges[2].range_metrics.pop_back();
+  const ReportDiff d = diff_reports(base, next);
+  EXPECT_EQ(d.rows.size(), 3u);
+  EXPECT_EQ(
+      d.unmatched,
+      (std::vector<std::string>{"metric 'smsp__inst_executed.sum' missing for range 'eval #0' in the new report"}));
+}
+
+// The sample report profiled with --range-metrics whole: the same ranges,
+// their kernels without values, the range with `values`.
+Report whole_range_report(std::vector<MetricValue> values) {
+  Report r = sample_report();
+  r.range_metrics = "whole";
+  for (KernelRecord& k : r.ranges[0].kernels) k.metrics.clear();
+  r.ranges[0].range_metrics = std::move(values);
+  return r;
+}
+
+TEST(ReportDiff, per_kernel_values_against_whole_range_values_compare_range_totals_of_sum_metrics) {
+  Report base = sample_report();  // scale 6291488 + add 1234.5678 dram bytes, 98304 + 0 instructions
+  for (KernelRecord& k : base.ranges[0].kernels) k.metrics.push_back({"sm__throughput.avg.pct", "%", 50});
+  const Report next = whole_range_report({{"dram__bytes_read.sum", "byte", 2 * (6291488 + 1234.5678)},
+                                          {"smsp__inst_executed.sum", "inst", 98304},
+                                          {"sm__throughput.avg.pct", "%", 40}});
+  const ReportDiff d = diff_reports(base, next);
+  ASSERT_EQ(d.rows.size(), 2u);
+  for (const DiffRow& row : d.rows) {
+    EXPECT_EQ(row.kernel, "");
+    EXPECT_EQ(row.summed, DiffRow::Summed::kBase);
+  }
+  EXPECT_EQ(d.rows[0].metric, "dram__bytes_read.sum");
+  EXPECT_DOUBLE_EQ(d.rows[0].base, 6291488 + 1234.5678);
+  EXPECT_DOUBLE_EQ(*d.rows[0].change_pct, 100.0);
+  EXPECT_EQ(d.rows[1].base, 98304);
+  EXPECT_EQ(*d.rows[1].change_pct, 0.0);
+  EXPECT_EQ(d.unmatched, (std::vector<std::string>{"metric 'sm__throughput.avg.pct' not compared: it has no range "
+                                                   "total from per-kernel values (only .sum metrics that every kernel "
+                                                   "of the range has are summed)"}));
+  EXPECT_EQ(d.comparison_note,
+            "the baseline has per-kernel values, the new report whole-range values (--range-metrics whole): compared "
+            "are range totals, the baseline's being the sum of its kernels' values (.sum metrics only); profile both "
+            "with the same --range-metrics to compare every metric per kernel");
+  const std::string table = render_diff_table(d);
+  EXPECT_NE(table.find("\nstep #0 (whole range; baseline: the sum of its kernels)\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nnote: the baseline has per-kernel values"), std::string::npos) << table;
+  const nlohmann::json j = nlohmann::json::parse(render_diff_json(d));
+  EXPECT_EQ(j.at("rows").at(0).at("summed_from_kernels"), "base");
+  EXPECT_EQ(j.at("note"), d.comparison_note);
+
+  // The other way round, the new report is the one summed.
+  const ReportDiff back = diff_reports(next, base);
+  ASSERT_EQ(back.rows.size(), 2u);
+  EXPECT_EQ(back.rows[0].summed, DiffRow::Summed::kNext);
+  EXPECT_DOUBLE_EQ(*back.rows[0].change_pct, -50.0);
+  EXPECT_EQ(back.comparison_note.rfind("the baseline has whole-range values, the new report per-kernel values", 0), 0u);
+}
+
+TEST(ReportDiff, reports_alike_have_no_comparison_note) {
+  EXPECT_EQ(diff_reports(sample_report(), sample_report()).comparison_note, "");
+  const Report whole = whole_range_report({{"dram__bytes_read.sum", "byte", 1}});
+  const ReportDiff d = diff_reports(whole, whole);
+  EXPECT_EQ(d.comparison_note, "");
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.rows[0].summed, DiffRow::Summed::kNeither);
+  EXPECT_TRUE(d.unmatched.empty());
+}
+
+TEST(ReportDiff, the_table_writes_large_changes_as_a_factor_and_csv_and_json_keep_the_percentage) {
+  Report base = sample_report();
+  Report next = sample_report();
+  base.ranges[0].kernels[0].metrics[1].value = 1;
+  next.ranges[0].kernels[0].metrics[1].value = 123456.0;                  // +12345500%
+  next.ranges[0].kernels[0].metrics[0].value = 6291488 * 11.0;            // +1000%: still a percentage
+  next.ranges[0].kernels[1].metrics[0].value = 1234.5678 * 2500000000.0;  // beyond a million times
+  const ReportDiff d = diff_reports(base, next);
+  const std::string table = render_diff_table(d);
+  EXPECT_NE(table.find(" x123456.0\n"), std::string::npos) << table;
+  EXPECT_NE(table.find(" +1000.00%\n"), std::string::npos) << table;
+  EXPECT_NE(table.find(" x2.50e+09\n"), std::string::npos) << table;
+  EXPECT_EQ(table.find("12345500"), std::string::npos) << table;
+  EXPECT_NE(render_diff_csv(d).find(",1,123456,12345500\n"), std::string::npos) << render_diff_csv(d);
+  const nlohmann::json j = nlohmann::json::parse(render_diff_json(d));
+  EXPECT_EQ(j.at("rows").at(1).at("change_pct"), 12345500.0);
+}
+
+TEST(ReportDiff, json_writes_non_finite_values_as_the_report_does) {
+  Report base = sample_report();
+  Report next = sample_report();
+  next.ranges[0].kernels[0].metrics[0].value = std::numeric_limits<double>::quiet_NaN();
+  next.ranges[0].kernels[0].metrics[1].value = std::numeric_limits<double>::infinity();
+  const nlohmann::json j = nlohmann::json::parse(render_diff_json(diff_reports(base, next)));
+  EXPECT_EQ(j.at("rows").at(0).at("new"), "nan");
+  EXPECT_EQ(j.at("rows").at(1).at("new"), "inf");
+  EXPECT_EQ(j.at("rows").at(1).at("change_pct"), nullptr);
+  EXPECT_EQ(json_number(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(json_number(2.5), 2.5);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "report/report_file.h"
@@ -239,11 +240,11 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   "schema_version": 1,
   "setup_ms": 171.25,
   "time_budget": {
-    "counter_setup_ms": 0.0,
+    "counter_setup_ms": 171.25,
     "exit_ms": 0.0,
     "exit_start_clock_ms": 0.0,
     "first_pass_start_ms": 0.0,
-    "gate_wait_ms": 0.0,
+    "gate_wait_ms": "inf",
     "in_ranges_ms": 0.0,
     "launcher_checks_ms": 0.0,
     "outside_ranges_ms": 0.0,
@@ -307,7 +308,7 @@ TEST(ReportJson, restore_mode_is_written_per_range_and_may_be_missing_in_older_r
   j.at("ranges").at(0).erase("restore");
   StatusOr<Report> back = parse_report_json(j.dump());
   ASSERT_TRUE(back.ok()) << back.status().to_string();
-  EXPECT_EQ(back->ranges[0].restore, "");
+  EXPECT_EQ(back->ranges[0].restore, std::nullopt);
   EXPECT_EQ(back->ranges[0].pass_records, sample_report().ranges[0].pass_records);
 }
 
@@ -517,26 +518,73 @@ TEST_F(ReportJsonFile, report_file_picks_csv_by_extension) {
   EXPECT_EQ(*json, sample_report());
 }
 
-TEST(ReportJson, launch_index_round_trips_and_reads_as_minus_one_when_absent) {
+TEST(ReportJson, launch_index_round_trips_and_reads_as_absent_when_missing) {
   nlohmann::json j = sample_report();
   EXPECT_EQ(j["ranges"][0]["kernels"][0]["launch_index"], 12);
   EXPECT_EQ(j["ranges"][0]["kernels"][1]["launch_index"], -1);  // a graph's kernel node
   j["ranges"][0]["kernels"][0].erase("launch_index");
   StatusOr<Report> back = parse_report_json(j.dump());
   ASSERT_TRUE(back.ok()) << back.status().message();
-  EXPECT_EQ(back->ranges[0].kernels[0].launch_index, -1);
+  EXPECT_EQ(back->ranges[0].kernels[0].launch_index, std::nullopt);
+  EXPECT_EQ(back->ranges[0].kernels[1].launch_index, -1);
 }
 
-TEST(ReportJson, launcher_ms_and_gate_wait_ms_read_as_zero_when_absent_in_older_reports) {
+TEST(ReportJson, launcher_ms_and_gate_wait_ms_read_as_absent_in_older_reports) {
   nlohmann::json j = sample_report();
   EXPECT_EQ(j["launcher_ms"], 98.5);
   EXPECT_EQ(j["gate_wait_ms"], 61.25);
   j.erase("launcher_ms");
   j.erase("gate_wait_ms");
+  j["time_budget"].erase("gate_wait_ms");
   StatusOr<Report> back = parse_report_json(j.dump());
   ASSERT_TRUE(back.ok()) << back.status().message();
-  EXPECT_EQ(back->launcher_ms, 0.0);
-  EXPECT_EQ(back->gate_wait_ms, 0.0);
+  EXPECT_EQ(back->launcher_ms, std::nullopt);
+  EXPECT_EQ(back->gate_wait_ms, std::nullopt);
+}
+
+// The JSON of sample_report() (the text of tests/python/data/sample_report.json)
+// without every field added to schema_version 1 later.
+nlohmann::json sample_without_added_later_fields() {
+  nlohmann::json j = sample_report();
+  for (const char* key : {"launcher_ms", "gate_wait_ms", "time_budget"}) j.erase(key);
+  for (nlohmann::json& range : j["ranges"]) {
+    range.erase("restore");
+    range.erase("counter_ranges");
+    range["timings"].erase("pass0_ms");
+    for (nlohmann::json& kernel : range["kernels"]) kernel.erase("launch_index");
+  }
+  return j;
+}
+
+TEST(ReportJson, a_report_without_added_later_fields_is_written_again_without_them) {
+  const nlohmann::json old = sample_without_added_later_fields();
+  StatusOr<Report> back = parse_report_json(old.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->time_budget, std::nullopt);
+  EXPECT_EQ(back->ranges[0].restore, std::nullopt);
+  EXPECT_EQ(back->ranges[0].counter_ranges, std::nullopt);
+  EXPECT_EQ(back->ranges[0].timings.pass0_ms, std::nullopt);
+  StatusOr<std::string> again = dump_report_json(*back);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(nlohmann::json::parse(*again), old);  // no field gained, none lost
+}
+
+TEST(ReportJson, the_budgets_gate_wait_and_counter_setup_are_the_reports_own_fields) {
+  nlohmann::json j = sample_report();
+  j["setup_ms"] = 12.5;
+  j["gate_wait_ms"] = 3.0;
+  j["time_budget"]["counter_setup_ms"] = 99.0;  // a copy that disagrees is not read
+  j["time_budget"]["gate_wait_ms"] = 98.0;
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const nlohmann::json again = *back;
+  EXPECT_EQ(again["time_budget"]["counter_setup_ms"], 12.5);
+  EXPECT_EQ(again["time_budget"]["gate_wait_ms"], 3.0);
+  // A report whose gate wait is in its budget only keeps it.
+  j.erase("gate_wait_ms");
+  back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->gate_wait_ms, 98.0);
 }
 
 }  // namespace

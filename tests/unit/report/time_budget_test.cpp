@@ -22,24 +22,35 @@ Report two_ranges() {
   b.timings.pass0_ms = 200;
   b.timings.window_ms = 2000;
   r.ranges = {a, b};
-  r.time_budget.first_pass_start_ms = 700;
-  r.time_budget.standing_flushes_ms = 15;
+  r.time_budget->first_pass_start_ms = 700;
+  r.time_budget->standing_flushes_ms = 15;
   // The first pass start is inside a window here. The application started
   // at clock 1000 ms; the tool loaded 400 ms later, its exit handler began
   // at 6000 ms.
-  r.time_budget.tool_start_clock_ms = 1400;
-  r.time_budget.exit_start_clock_ms = 6000;
+  r.time_budget->tool_start_clock_ms = 1400;
+  r.time_budget->exit_start_clock_ms = 6000;
   return r;
 }
 
 TEST(TimeBudget, the_injection_sums_its_range_records) {
   Report r = two_ranges();
   sum_range_times(r);
-  EXPECT_DOUBLE_EQ(r.time_budget.range_begins_ms, 30);
-  EXPECT_DOUBLE_EQ(r.time_budget.in_ranges_ms, 300);
-  EXPECT_DOUBLE_EQ(r.time_budget.windows_ms, 3000);
-  EXPECT_DOUBLE_EQ(r.time_budget.counter_setup_ms, 250);
-  EXPECT_DOUBLE_EQ(r.time_budget.gate_wait_ms, 5);
+  EXPECT_DOUBLE_EQ(r.time_budget->range_begins_ms, 30);
+  EXPECT_DOUBLE_EQ(r.time_budget->in_ranges_ms, 300);
+  EXPECT_DOUBLE_EQ(r.time_budget->windows_ms, 3000);
+}
+
+TEST(TimeBudget, the_gate_wait_and_counter_setup_rows_are_the_reports_own_fields) {
+  Report r = two_ranges();
+  r.gate_wait_ms = 7.5;  // changed after the sums: the rows follow
+  r.setup_ms = 120;
+  const std::vector<BudgetRow> rows = budget_rows(r);
+  ASSERT_EQ(rows[2].key, "gate_wait_ms");
+  EXPECT_EQ(rows[2].ms, 7.5);
+  ASSERT_EQ(rows[3].key, "counter_setup_ms");
+  EXPECT_EQ(rows[3].ms, 120);
+  const std::string csv = render_time_budget_csv(r);
+  EXPECT_NE(csv.find("\ngate_wait_ms,7.5\ncounter_setup_ms,120\n"), std::string::npos) << csv;
 }
 
 TEST(TimeBudget, the_launcher_completes_it_and_the_rows_add_up_to_the_wall_time) {
@@ -48,7 +59,7 @@ TEST(TimeBudget, the_launcher_completes_it_and_the_rows_add_up_to_the_wall_time)
   // Launcher started at 990 ms, spent 10 ms before the spawn at 1000 ms, saw
   // the application end at 6500 ms.
   complete_time_budget(r, 990, 10, 1000, 6500);
-  const TimeBudget& b = r.time_budget;
+  const TimeBudget& b = *r.time_budget;
   EXPECT_DOUBLE_EQ(b.wall_ms, 5510);
   EXPECT_DOUBLE_EQ(b.start_to_tool_ms, 400);
   EXPECT_DOUBLE_EQ(b.exit_ms, 500);
@@ -56,7 +67,7 @@ TEST(TimeBudget, the_launcher_completes_it_and_the_rows_add_up_to_the_wall_time)
   // start is within the range begins, not added again.
   EXPECT_DOUBLE_EQ(b.outside_ranges_ms, 1000);
   double total = 0;
-  for (const BudgetRow& row : budget_rows(b)) {
+  for (const BudgetRow& row : budget_rows(r)) {
     if (!row.within) total += row.ms;
   }
   EXPECT_DOUBLE_EQ(total, b.wall_ms);
@@ -65,10 +76,10 @@ TEST(TimeBudget, the_launcher_completes_it_and_the_rows_add_up_to_the_wall_time)
 TEST(TimeBudget, spans_without_their_stamps_stay_zero_and_the_rest_is_never_negative) {
   Report r;  // the application never loaded the tool
   complete_time_budget(r, 0, 30, 10, 20);
-  EXPECT_DOUBLE_EQ(r.time_budget.wall_ms, 20);
-  EXPECT_DOUBLE_EQ(r.time_budget.start_to_tool_ms, 0);
-  EXPECT_DOUBLE_EQ(r.time_budget.exit_ms, 0);
-  EXPECT_DOUBLE_EQ(r.time_budget.outside_ranges_ms, 0);  // 20 - 30 is below 0
+  EXPECT_DOUBLE_EQ(r.time_budget->wall_ms, 20);
+  EXPECT_DOUBLE_EQ(r.time_budget->start_to_tool_ms, 0);
+  EXPECT_DOUBLE_EQ(r.time_budget->exit_ms, 0);
+  EXPECT_DOUBLE_EQ(r.time_budget->outside_ranges_ms, 0);  // 20 - 30 is below 0
 }
 
 TEST(TimeBudget, csv_has_one_row_per_part_and_the_wall_time) {
