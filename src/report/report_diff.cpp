@@ -8,30 +8,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <tuple>
 
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
+#include "report/report_pairing.h"
 
 namespace rangereplay::report {
 
 namespace {
-
-// The k-th item of each key, in order: "step" -> "step #0", "step #1".
-template <class T, class KeyOf>
-std::vector<std::pair<std::string, const T*>> numbered(const std::vector<T>& items, KeyOf key_of) {
-  std::map<std::string, int> seen;
-  std::vector<std::pair<std::string, const T*>> out;
-  for (const T& item : items) {
-    const std::string key = key_of(item);
-    out.emplace_back(key + " #" + std::to_string(seen[key]++), &item);
-  }
-  return out;
-}
-
-std::string dims(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
-
-std::string kernel_key(const KernelRecord& k) { return k.name + " " + dims(k.grid) + "x" + dims(k.block); }
 
 std::optional<double> change_pct(double base, double next) {
   if (base == next) return 0.0;
@@ -44,8 +28,7 @@ std::optional<double> change_pct(double base, double next) {
 void diff_metrics(const std::string& range, const std::string& kernel, const std::vector<MetricValue>& base,
                   const std::vector<MetricValue>& next, ReportDiff& out, std::set<std::string>& only_base,
                   std::set<std::string>& only_next) {
-  std::map<std::string, const MetricValue*> in_next;
-  for (const MetricValue& m : next) in_next[m.name] = &m;
+  const std::map<std::string, const MetricValue*> in_next = metrics_by_name(next);
   std::set<std::string> in_base;
   for (const MetricValue& m : base) {
     in_base.insert(m.name);
@@ -75,9 +58,8 @@ void diff_metrics(const std::string& range, const std::string& kernel, const std
 ReportDiff diff_reports(const Report& base, const Report& next) {
   ReportDiff out;
   if (base.device_name != next.device_name || base.chip_name != next.chip_name)
-    out.unmatched.push_back("the reports are of different GPUs: " + base.device_name + " (" + base.chip_name +
-                            ") in the baseline, " + next.device_name + " (" + next.chip_name + ") in the new report");
-  const auto range_name = [](const RangeRecord& r) { return r.name; };
+    out.unmatched.push_back("the reports are of different GPUs: " + gpu_of(base) + " in the baseline, " + gpu_of(next) +
+                            " in the new report");
   const auto base_ranges = numbered(base.ranges, range_name);
   const auto next_ranges = numbered(next.ranges, range_name);
   std::map<std::string, const RangeRecord*> next_by_key(next_ranges.begin(), next_ranges.end());
@@ -167,13 +149,9 @@ std::string render_diff_json(const ReportDiff& diff) {
   for (const DiffRow& row : diff.rows) {
     nlohmann::json r = {{"range", row.range}, {"kernel", row.kernel}, {"metric", row.metric}, {"unit", row.unit}};
     // Non-finite values are written as strings, as the report writes them.
-    const auto number = [](double v) -> nlohmann::json {
-      if (std::isfinite(v)) return v;
-      return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-    };
-    r["base"] = number(row.base);
-    r["new"] = number(row.next);
-    r["change_pct"] = row.change_pct ? number(*row.change_pct) : nlohmann::json(nullptr);
+    r["base"] = json_number(row.base);
+    r["new"] = json_number(row.next);
+    r["change_pct"] = row.change_pct ? json_number(*row.change_pct) : nlohmann::json(nullptr);
     rows.push_back(std::move(r));
   }
   const nlohmann::json j = {{"rows", rows}, {"unmatched", diff.unmatched}, {"declined", diff.declined}};
