@@ -34,6 +34,22 @@ int fail(const Status& status, int exit_code) {
   return exit_code;
 }
 
+// Prints the text of `diff` or `merge` (`what`: "comparison", "merge") on
+// stdout; exit 2 for its error (an unreadable report, an unwritable output),
+// as `report` does, and 1 when stdout takes only part of it (a full disk, a
+// closed pipe): a result cut short is not a success.
+int print_result(const StatusOr<std::string>& text, const std::string& what) {
+  if (!text.ok()) return fail(text.status(), kExitUsage);
+  std::cout << *text << std::flush;
+  if (!std::cout) {
+    return fail(unavailable("the " + what +
+                            " could not be written to standard output; write it to a file with free "
+                            "space"),
+                kExitFailure);
+  }
+  return 0;
+}
+
 // Warnings print even with --quiet, which silences progress only.
 void warn(const std::string& line) { std::cerr << "rangereplay: warning: " << line << std::endl; }
 
@@ -426,19 +442,10 @@ int run_launcher(const std::vector<std::string>& args) {
       if (!saved.ok()) return fail(saved, kExitUsage);
       return 0;
     }
-    case Action::kDiff: {
-      StatusOr<std::string> text =
-          diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format);
-      if (!text.ok()) return fail(text.status(), kExitUsage);
-      std::cout << *text << std::flush;
-      // A comparison cut short (a full disk, a closed pipe) is not a success.
-      if (!std::cout) {
-        return fail(unavailable("the comparison could not be written to standard output; write it to a file with "
-                                "free space"),
-                    kExitFailure);
-      }
-      return 0;
-    }
+    case Action::kDiff:
+      return print_result(diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format),
+                          "comparison");
+    case Action::kMerge: return print_result(merge_report_files(parsed->merge), "merge");
   }
   return kExitFailure;
 }
