@@ -316,7 +316,7 @@ Widths widths_of(const ReportMerge& merge) {
 
 std::string table_line(const std::string& name, const std::string& unit, const std::vector<std::string>& cells,
                        const Widths& w) {
-  std::string out = fmt::format("  {:<{}} {:<{}}", name, w.name, unit, w.unit);
+  std::string out = fmt::format("    {:<{}} {:<{}}", name, w.name, unit, w.unit);
   for (std::size_t i = 0; i < cells.size(); ++i)
     out += fmt::format(" {:>{}}", cells[i], i == 3 ? kMaxRankWidth : w.value);
   return out + "\n";
@@ -363,12 +363,12 @@ std::string render_merge_table(const ReportMerge& merge) {
     }
     if (!range.reference_rank) out += "  no rank replayed it\n";
     if (!range.range_metrics.empty()) {
-      out += metric_table(range.key + " (whole range)", range.range_metrics, merge.ranks.size(), widths);
+      out += metric_table("  whole range", range.range_metrics, merge.ranks.size(), widths);
     }
     for (const MergedKernel& k : range.kernels) {
       if (k.metrics.empty()) continue;
-      out += metric_table(fmt::format("{}: kernel {} {}", range.key, k.index, kernel_label(k)), k.metrics,
-                          merge.ranks.size(), widths);
+      out +=
+          metric_table(fmt::format("  kernel {}: {}", k.index, kernel_label(k)), k.metrics, merge.ranks.size(), widths);
     }
   }
   if (merge.ranks.size() > kMaxRankColumns)

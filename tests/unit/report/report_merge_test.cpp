@@ -50,7 +50,7 @@ using Values = std::vector<std::optional<double>>;
 std::string table_row(const std::string& name, const std::string& unit, const std::vector<std::string>& cells) {
   const auto left = [](const std::string& s, std::size_t w) { return s + std::string(w - s.size(), ' '); };
   const auto right = [](const std::string& s, std::size_t w) { return std::string(w - s.size(), ' ') + s; };
-  std::string row = "  " + left(name, 23) + " " + left(unit, 11);
+  std::string row = "    " + left(name, 23) + " " + left(unit, 11);
   for (std::size_t i = 0; i < cells.size(); ++i) row += " " + right(cells[i], 8);
   return row + "\n";
 }
@@ -321,7 +321,8 @@ TEST(ReportMerge, the_table_lists_the_ranks_then_the_figures_and_each_ranks_valu
   const std::string table = render_merge_table(merge_reports(ranks));
   EXPECT_EQ(table.rfind("3 ranks:\n  rank 0    rank0.json  pid 1000  NVIDIA H200 (GH100)\n", 0), 0u) << table;
   EXPECT_NE(table.find("  rank 2    rank2.json  pid unknown  NVIDIA H200 (GH100)\n"), std::string::npos) << table;
-  EXPECT_NE(table.find("\nstep #0: kernel 0 scale(float*, int) (1024,1,1)x(256,1,1)\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nstep #0\n\n  kernel 0: scale(float*, int) (1024,1,1)x(256,1,1)\n"), std::string::npos)
+      << table;
   EXPECT_NE(table.find(table_row("Metric Name", "Metric Unit",
                                  {"Min", "Mean", "Max", "Max Rank", "rank 0", "rank 1", "rank 2"})),
             std::string::npos)
