@@ -147,13 +147,16 @@ std::optional<std::string> kernel_difference(const std::vector<KernelRecord>& re
   return std::nullopt;
 }
 
-// One range paired across ranks: `records[r]` is rank r's record, or null.
+// One range paired across ranks: `records[r]` is rank r's record, or null
+// (at least one is not).
 MergedRange merge_range(const std::string& key, const std::vector<const RangeRecord*>& records, ReportMerge& merge,
                         std::map<std::string, RankSet>& missing) {
   MergedRange out;
   out.key = key;
-  out.name = key.substr(0, key.rfind(" #"));
-  out.instance = static_cast<std::uint32_t>(std::stoul(key.substr(key.rfind(" #") + 2)));
+  // The key is "<name> #<instance>" (numbered()); some rank holds the range.
+  const auto held = std::find_if(records.begin(), records.end(), [](const RangeRecord* r) { return r != nullptr; });
+  out.name = (*held)->name;
+  out.instance = static_cast<std::uint32_t>(std::stoul(key.substr(out.name.size() + 2)));
   out.ranks.resize(records.size());
   RankSet absent;
   std::map<std::string, RankSet> declined_by_reason;

@@ -255,6 +255,18 @@ TEST(ReportMerge, nan_values_stay_per_rank_but_not_in_the_figures) {
             nlohmann::json({100.0, "nan", 200.0}));
 }
 
+TEST(ReportMerge, a_range_name_holding_a_hash_keeps_its_name_and_instance) {
+  std::vector<RankReport> ranks = three_ranks();
+  for (RankReport& r : ranks) {
+    for (RangeRecord& range : r.report.ranges) range.name = "layer #3";
+  }
+  const ReportMerge m = merge_reports(ranks);
+  ASSERT_EQ(m.ranges.size(), 2u);
+  EXPECT_EQ(m.ranges[1].key, "layer #3 #1");
+  EXPECT_EQ(m.ranges[1].name, "layer #3");
+  EXPECT_EQ(m.ranges[1].instance, 1u);
+}
+
 TEST(ReportMerge, no_reports_merge_to_nothing) {
   const ReportMerge m = merge_reports({});
   EXPECT_TRUE(m.ranks.empty());
