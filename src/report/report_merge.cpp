@@ -83,11 +83,12 @@ std::optional<MetricStats> stats_of(const std::vector<std::optional<double>>& va
 std::vector<MergedMetric> merge_metrics(const std::vector<RankMetrics>& present, ReportMerge& merge,
                                         std::map<std::string, RankSet>& missing) {
   std::vector<std::string> names;  // the first rank's order, then names only later ranks have
+  std::set<std::string> named;
   std::vector<std::map<std::string, const MetricValue*>> by_name;
   for (const RankMetrics& p : present) {
     by_name.push_back(metrics_by_name(*p.metrics));
     for (const MetricValue& m : *p.metrics) {
-      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
+      if (named.insert(m.name).second) names.push_back(m.name);
     }
   }
   std::vector<MergedMetric> out;
@@ -120,7 +121,7 @@ std::vector<MergedMetric> merge_metrics(const std::vector<RankMetrics>& present,
       std::string line = "metric '" + name + "' is in ";
       bool first = true;
       for (const auto& [unit, ranks] : ranks_by_unit) {
-        line += (first ? "" : " and in ") + unit + " in " + ranks_text(merge, ranks);
+        line += (first ? "" : " and in ") + (unit.empty() ? "no unit" : unit) + " in " + ranks_text(merge, ranks);
         first = false;
       }
       add_once(merge.unmatched, line + ": not combined");
