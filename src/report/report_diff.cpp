@@ -13,26 +13,11 @@
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"
+#include "report/report_pairing.h"
 
 namespace rangereplay::report {
 
 namespace {
-
-// The k-th item of each key, in order: "step" -> "step #0", "step #1".
-template <class T, class KeyOf>
-std::vector<std::pair<std::string, const T*>> numbered(const std::vector<T>& items, KeyOf key_of) {
-  std::map<std::string, int> seen;
-  std::vector<std::pair<std::string, const T*>> out;
-  for (const T& item : items) {
-    const std::string key = key_of(item);
-    out.emplace_back(key + " #" + std::to_string(seen[key]++), &item);
-  }
-  return out;
-}
-
-std::string dims(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
-
-std::string kernel_key(const KernelRecord& k) { return k.name + " " + dims(k.grid) + "x" + dims(k.block); }
 
 std::optional<double> change_pct(double base, double next) {
   if (base == next) return 0.0;
@@ -110,8 +95,7 @@ void diff_metrics(const std::string& range, const std::string& kernel, const std
                   const std::vector<MetricValue>& base, const std::vector<MetricValue>& next,
                   const std::set<std::string>& base_names, const std::set<std::string>& next_names, ReportDiff& out,
                   Missing& missing, DiffRow::Summed summed = DiffRow::Summed::kNeither) {
-  std::map<std::string, const MetricValue*> in_next;
-  for (const MetricValue& m : next) in_next[m.name] = &m;
+  const std::map<std::string, const MetricValue*> in_next = metrics_by_name(next);
   std::set<std::string> in_base;
   for (const MetricValue& m : base) {
     in_base.insert(m.name);
@@ -217,10 +201,9 @@ void diff_range(const std::string& key, const RangeRecord& b, const RangeRecord&
 ReportDiff diff_reports(const Report& base, const Report& next) {
   ReportDiff out;
   if (base.device_name != next.device_name || base.chip_name != next.chip_name)
-    out.unmatched.push_back("the reports are of different GPUs: " + base.device_name + " (" + base.chip_name +
-                            ") in the baseline, " + next.device_name + " (" + next.chip_name + ") in the new report");
+    out.unmatched.push_back("the reports are of different GPUs: " + gpu_of(base) + " in the baseline, " + gpu_of(next) +
+                            " in the new report");
   const std::set<std::string> base_names = metric_names(base), next_names = metric_names(next);
-  const auto range_name = [](const RangeRecord& r) { return r.name; };
   const auto base_ranges = numbered(base.ranges, range_name);
   const auto next_ranges = numbered(next.ranges, range_name);
   std::map<std::string, const RangeRecord*> next_by_key(next_ranges.begin(), next_ranges.end());

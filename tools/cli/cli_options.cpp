@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <tuple>
 
@@ -270,6 +271,15 @@ class LauncherApp {
     diff->add_option("new", diff_new, "The report to compare with it (JSON)")->required();
     diff->add_flag("--csv", diff_csv, "Print CSV (range,kernel,metric,unit,base,new,change_pct)");
     diff->add_flag("--json", diff_json, "Print JSON (rows, unmatched, declined)");
+    merge = app.add_subcommand(
+        "merge", "Merge the reports of a job's ranks: merge <rank0.json> <rank1.json> ... [-o <job.json|job.csv>]");
+    merge
+        ->add_option(
+            "reports", merge_inputs,
+            "The ranks' reports (JSON), rank 0 first (reports that record distinct ranks are put in rank order)")
+        ->expected(0, -1);
+    merge->add_option("-o,--output", merge_output, "Write the merge as JSON or CSV (by extension), not a table")
+        ->type_name("PATH");
     report = app.add_subcommand("report", "Write an existing report again: report <x.json> -o <out.html|.csv|.json>");
     report->add_option("report", report_input, "The report (JSON)")->required();
     report->add_option("-o,--output", report_output, "The file to write; its extension picks the format")
@@ -292,10 +302,13 @@ class LauncherApp {
   CLI::App* list_metrics_cmd = nullptr;
   CLI::App* list_sets_cmd = nullptr;
   CLI::App* diff = nullptr;
+  CLI::App* merge = nullptr;
   CLI::App* report = nullptr;
   std::string report_input, report_output, report_csv_page;
   std::string diff_base, diff_new;
   bool diff_csv = false, diff_json = false;
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
   bool list_metrics_flag = false, list_sets_flag = false, version = false;
   ProfileOptions options;
 };
@@ -313,7 +326,7 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     return cmd->get_name() + " takes no " + (option ? "options" : "arguments") + "; write 'rangereplay " +
            cmd->get_name() + "'";
   }
-  for (const CLI::App* cmd : {l.diff, l.report}) {
+  for (const CLI::App* cmd : {l.diff, l.merge, l.report}) {
     if (!cmd->parsed()) continue;
     const std::vector<std::string> extras = cmd->remaining();
     if (!extras.empty() && extras.front().size() > 1 && extras.front().starts_with("-"))
@@ -324,11 +337,11 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     return "diff compares two reports: write 'rangereplay diff [--csv|--json] <base.json> <new.json>'";
   if (!l.profile->parsed() && ours.size() > 1 && !ours[1].starts_with("-")) {
     // A word where the command goes: most likely a mistyped command.
-    std::vector<std::string> close =
-        closest_names(ours[1], std::vector<std::string>{"profile", "diff", "report", "list-metrics", "list-sets"}, 1,
-                      plausible_typo_distance(ours[1].size()));
+    std::vector<std::string> close = closest_names(
+        ours[1], std::vector<std::string>{"profile", "diff", "merge", "report", "list-metrics", "list-sets"}, 1,
+        plausible_typo_distance(ours[1].size()));
     return "unknown command '" + ours[1] + "'" + (close.empty() ? "" : " (did you mean " + close.front() + "?)") +
-           "; commands are profile, diff, report, list-metrics and list-sets";
+           "; commands are profile, diff, merge, report, list-metrics and list-sets";
   }
   if (!l.profile->parsed()) {
     // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
@@ -363,11 +376,46 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   } catch (const CLI::ParseError& e) {
     const std::string help_command = l.profile->parsed()  ? "rangereplay profile --help"
                                      : l.diff->parsed()   ? "rangereplay diff --help"
+                                     : l.merge->parsed()  ? "rangereplay merge --help"
                                      : l.report->parsed() ? "rangereplay report --help"
                                                           : "rangereplay --help";
-    return invalid_argument(cli11_error_line(e, {l.profile, l.diff, l.report, &l.app}, ours, help_command, value_hint));
+    return invalid_argument(
+        cli11_error_line(e, {l.profile, l.diff, l.merge, l.report, &l.app}, ours, help_command, value_hint));
   }
   return std::optional<CommandLine>();
+}
+
+// `merge`'s reports and output, checked without the file system. Errors:
+// invalid_argument for fewer than two reports, one given twice (compared as
+// written, normalized: `./a.json` is `a.json`), an output given empty or
+// not ending in .json or .csv.
+StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, const std::string& output,
+                                     bool output_given) {
+  if (output_given && output.empty()) return invalid_argument(value_hint("--output"));
+  if (inputs.size() < 2) {
+    return invalid_argument("merge needs the reports of at least two ranks, rank 0 first: write 'rangereplay merge " +
+                            (inputs.empty() ? std::string("rank0.json") : inputs.front()) + " rank1.json ...'");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty()) return invalid_argument("merge: report " + std::to_string(i) + " is an empty name");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (std::filesystem::path(inputs[i]).lexically_normal() == std::filesystem::path(inputs[j]).lexically_normal())
+        return invalid_argument("merge: " + inputs[i] + " is given twice (ranks " + std::to_string(j) + " and " +
+                                std::to_string(i) + "); give each rank's report once");
+    }
+  }
+  MergeRequest req;
+  req.report_paths = inputs;
+  req.output_path = output;
+  if (!output.empty()) {
+    const StatusOr<OutputFormat> format = output_format_of(output);
+    if (!format.ok() || *format == OutputFormat::kHtml) {
+      return invalid_argument("merge writes JSON or CSV: give --output a name ending in .json or .csv, not '" + output +
+                              "'");
+    }
+    req.format = *format;
+  }
+  return req;
 }
 
 // The action other than `profile` the parsed words ask for (version, a list,
@@ -375,10 +423,10 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
 // invalid_argument for two actions, or an application given without `profile`.
 StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Words& w) {
   const int actions = int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed()) +
-                      int(l.diff->parsed()) + int(l.report->parsed());
+                      int(l.diff->parsed()) + int(l.merge->parsed()) + int(l.report->parsed());
   if (actions > 1) {
     return invalid_argument(
-        "give one of profile, diff, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+        "give one of profile, diff, merge, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   }
   if (!l.profile->parsed() && (w.has_dashes || !w.after_dashes.empty())) {
     return invalid_argument("to run an application, write 'rangereplay profile [options] -- <app> [args]'");
@@ -401,6 +449,9 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
     out.action = Action::kDiff;
     out.diff = {l.diff_base, l.diff_new,
                 l.diff_csv ? DiffFormat::kCsv : (l.diff_json ? DiffFormat::kJson : DiffFormat::kTable)};
+  } else if (l.merge->parsed()) {
+    out.action = Action::kMerge;
+    RR_ASSIGN_OR_RETURN(out.merge, merge_request(l.merge_inputs, l.merge_output, l.merge->count("--output") > 0));
   } else if (!l.profile->parsed()) {
     out.action = Action::kHelp;
     out.text = l.app.help();

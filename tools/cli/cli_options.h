@@ -4,6 +4,7 @@
 //
 //   rangereplay profile [options] -- <app> [args]    (the '--' may be left out)
 //   rangereplay diff [--csv | --json] <base.json> <new.json>
+//   rangereplay merge <rank0.json> <rank1.json> ... [-o <job.json|job.csv>]
 //   rangereplay report <x.json> -o <out.html|.csv|.json>
 //   rangereplay --list-metrics | list-metrics
 //   rangereplay --list-sets    | list-sets
@@ -23,7 +24,7 @@
 
 namespace rangereplay::cli {
 
-enum class Action { kProfile, kDiff, kReport, kListMetrics, kListSets, kVersion, kHelp };
+enum class Action { kProfile, kDiff, kMerge, kReport, kListMetrics, kListSets, kVersion, kHelp };
 
 /// How `diff` prints its comparison.
 enum class DiffFormat { kTable, kCsv, kJson };
@@ -34,6 +35,15 @@ struct DiffRequest {
   std::string base_path;
   std::string new_path;
   DiffFormat format = DiffFormat::kTable;
+};
+
+/// A `merge` command: the JSON reports of a job's ranks, rank i the i-th
+/// (report/report_merge.h), merged into a terminal table (`output_path`
+/// empty) or a JSON or CSV file (its extension picks `format`).
+struct MergeRequest {
+  std::vector<std::string> report_paths;  // at least two, none given twice
+  std::string output_path;                // "" = the terminal table on stdout
+  OutputFormat format = OutputFormat::kJson;
 };
 
 /// A `profile` command, checked.
@@ -63,6 +73,7 @@ struct CommandLine {
   Action action = Action::kHelp;
   ProfileRequest profile;      // for kProfile
   DiffRequest diff;            // for kDiff
+  MergeRequest merge;          // for kMerge
   ReportRequest report;        // for kReport
   std::string text;            // help or version text, for kHelp / kVersion
   bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
@@ -77,7 +88,8 @@ inline constexpr const char* kDefaultSet = "basic";
 /// missing value, malformed size / NVTX expression / kernel range / range
 /// list / output name, an option given an empty value ("--metrics needs a
 /// value"), an unknown --set name, no range selected, more than one range
-/// source, no application). Thread-safe if `env` is.
+/// source, no application; for merge: fewer than two reports, a report
+/// given twice, an output not ending in .json or .csv). Thread-safe if `env` is.
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
 
 /// Parses --kernel-range windows "A:B[,C:D...]" (launch indices, B

@@ -121,6 +121,13 @@ int print(std::string_view text) {
   return written.ok() ? 0 : fail(written, kExitFailure);
 }
 
+// The text of `diff` or `merge` on standard output (print), or its error (an
+// unreadable report, an unwritable output) with exit 2, as `report` has.
+int print_result(const StatusOr<std::string>& text) {
+  if (!text.ok()) return fail(text.status(), kExitUsage);
+  return print(*text);
+}
+
 int list_sets() {
   // The sets are plain data (src/core/metric_sets.h): no GPU or driver needed.
   const std::vector<MetricSet>& sets = metric_sets();
@@ -509,12 +516,9 @@ int run_launcher(const std::vector<std::string>& args) {
       if (!saved.ok()) return fail(saved, kExitUsage);
       return 0;
     }
-    case Action::kDiff: {
-      StatusOr<std::string> text =
-          diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format);
-      if (!text.ok()) return fail(text.status(), kExitUsage);
-      return print(*text);
-    }
+    case Action::kDiff:
+      return print_result(diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format));
+    case Action::kMerge: return print_result(merge_report_files(parsed->merge));
   }
   return kExitFailure;
 }

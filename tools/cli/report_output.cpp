@@ -1,13 +1,19 @@
 // The only launcher file that calls the report library (see report_output.h).
 #include "cli/report_output.h"
 
+#include <algorithm>
+#include <optional>
+#include <set>
+
 #include "cli/library_lookup.h"
+#include "cli/process_reports.h"
 
 #include "report/report_csv.h"
 #include "report/report_diff.h"
 #include "report/report_file.h"
 #include "report/report_html.h"
 #include "report/report_json.h"
+#include "report/report_merge.h"
 #include "report/report_ncu_csv.h"
 #include "report/report_table.h"
 #include "report/time_budget.h"
@@ -42,6 +48,31 @@ StatusOr<std::string> diff_report_files(const std::string& base_path, const std:
     case DiffFormat::kTable: break;
   }
   return "rangereplay diff: baseline " + base_path + ", new " + new_path + "\n" + report::render_diff_table(diff);
+}
+
+StatusOr<std::string> merge_report_files(const MergeRequest& request) {
+  std::vector<report::RankReport> ranks;
+  for (const std::string& path : request.report_paths) {
+    RR_ASSIGN_OR_RETURN(report::Report rep, report::read_report_json(path));
+    ranks.push_back({path, std::move(rep)});
+  }
+  // Reports that record distinct ranks (RANK, OMPI_COMM_WORLD_RANK, ...:
+  // process_reports.h) are merged in rank order, whatever the files' order.
+  std::set<long> recorded;
+  for (const report::RankReport& r : ranks)
+    if (std::optional<long> rank = rank_of(r.report)) recorded.insert(*rank);
+  if (recorded.size() == ranks.size()) {
+    std::stable_sort(ranks.begin(), ranks.end(), [](const report::RankReport& a, const report::RankReport& b) {
+      return *rank_of(a.report) < *rank_of(b.report);
+    });
+  }
+  const report::ReportMerge merge = report::merge_reports(ranks);
+  if (request.output_path.empty()) return "rangereplay merge\n" + report::render_merge_table(merge);
+  RR_RETURN_IF_ERROR(report::write_text_file(request.output_path, request.format == OutputFormat::kCsv
+                                                                      ? report::render_merge_csv(merge)
+                                                                      : report::render_merge_json(merge)));
+  return "rangereplay merge: " + std::to_string(ranks.size()) + " ranks merged into " + request.output_path + "\n" +
+         report::render_merge_flags(merge);
 }
 
 void complete_time_budget(report::Report& report, double launcher_start_clock_ms, double launcher_checks_ms,

@@ -44,6 +44,15 @@ Status save_report(const report::Report& report, const std::string& path, Output
 /// naming it.
 StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format);
 
+/// `rangereplay merge`: the reports at request.report_paths (rank i the
+/// i-th) merged (report/report_merge.h). Without an output path, returns the
+/// terminal table; with one, writes the merge there as JSON or CSV (an atomic
+/// replace) and returns what the terminal shows then: "rangereplay merge: N
+/// ranks merged into PATH" and the mismatched, unmatched, declined and error
+/// lines. Errors: a file that cannot be read as a rangereplay report (the
+/// reader's one-line message naming it), the output's write error.
+StatusOr<std::string> merge_report_files(const MergeRequest& request);
+
 /// `x.csv` -> `x.ranges.csv`; a path not ending in `.csv` gets `.ranges.csv` appended.
 std::string ranges_csv_path(const std::string& csv_path);
 /// `x.csv` -> `x.budget.csv`, likewise.

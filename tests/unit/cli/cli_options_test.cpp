@@ -517,15 +517,17 @@ TEST(CliOptions, version_and_help) {
 }
 
 TEST(CliOptions, mistyped_commands_get_a_suggestion) {
-  EXPECT_EQ(error_of({"list-setz"}),
-            "unknown command 'list-setz' (did you mean list-sets?); commands are profile, diff, report, list-metrics "
-            "and list-sets");
+  EXPECT_EQ(
+      error_of({"list-setz"}),
+      "unknown command 'list-setz' (did you mean list-sets?); commands are profile, diff, merge, report, list-metrics "
+      "and list-sets");
   EXPECT_EQ(error_of({"profil", "--profiler-api"}).substr(0, 50), "unknown command 'profil' (did you mean profile?); ");
 }
 
 TEST(CliOptions, two_actions_or_an_application_without_profile_are_errors) {
-  EXPECT_EQ(error_of({"--list-sets", "--list-metrics"}),
-            "give one of profile, diff, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
+  EXPECT_EQ(
+      error_of({"--list-sets", "--list-metrics"}),
+      "give one of profile, diff, merge, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
   EXPECT_EQ(error_of({"--", "./app"}), "to run an application, write 'rangereplay profile [options] -- <app> [args]'");
 }
 
@@ -734,21 +736,15 @@ namespace rangereplay::cli {
 namespace {
 
 TEST(CliOptions, diff_and_report_take_reports_and_name_their_mistakes) {
-  auto parse = [](std::vector<std::string> args) {
-    args.insert(args.begin(), "rangereplay");
-    return parse_command_line(args, no_env);
-  };
-  StatusOr<CommandLine> diff = parse({"diff", "--csv", "a.json", "b.json"});
-  ASSERT_TRUE(diff.ok()) << diff.status().to_string();
-  EXPECT_EQ(diff->action, Action::kDiff);
-  EXPECT_EQ(diff->diff.base_path, "a.json");
-  EXPECT_EQ(diff->diff.new_path, "b.json");
-  EXPECT_EQ(diff->diff.format, DiffFormat::kCsv);
-  StatusOr<CommandLine> report = parse({"report", "x.json", "-o", "x.csv", "--csv-page", "raw"});
-  ASSERT_TRUE(report.ok()) << report.status().to_string();
-  EXPECT_EQ(report->action, Action::kReport);
-  EXPECT_EQ(report->report.format, OutputFormat::kCsv);
-  EXPECT_EQ(report->report.csv_page, CsvPage::kRaw);
+  const CommandLine diff = parse({"diff", "--csv", "a.json", "b.json"});
+  EXPECT_EQ(diff.action, Action::kDiff);
+  EXPECT_EQ(diff.diff.base_path, "a.json");
+  EXPECT_EQ(diff.diff.new_path, "b.json");
+  EXPECT_EQ(diff.diff.format, DiffFormat::kCsv);
+  const CommandLine report = parse({"report", "x.json", "-o", "x.csv", "--csv-page", "raw"});
+  EXPECT_EQ(report.action, Action::kReport);
+  EXPECT_EQ(report.report.format, OutputFormat::kCsv);
+  EXPECT_EQ(report.report.csv_page, CsvPage::kRaw);
   EXPECT_EQ(error_of({"diff", "--csv", "--json", "a.json", "b.json"}),
             "diff prints CSV or JSON: give --csv or --json, not both");
   EXPECT_EQ(error_of({"diff", "--bogus", "a.json", "b.json"}),
@@ -759,6 +755,36 @@ TEST(CliOptions, diff_and_report_take_reports_and_name_their_mistakes) {
             "--csv-page needs an output ending in .csv");
   EXPECT_EQ(error_of({"report", "x.json", "-o", "x.csv", "--csv-page", "wide"}),
             "--csv-page must be details or raw (ncu's --page layouts), not 'wide'");
+}
+
+TEST(CliOptions, merge_takes_the_ranks_reports_in_order_and_an_optional_json_or_csv_output) {
+  const CommandLine table = parse({"merge", "r0.json", "r1.json", "r2.json"});
+  EXPECT_EQ(table.action, Action::kMerge);
+  EXPECT_EQ(table.merge.report_paths, (std::vector<std::string>{"r0.json", "r1.json", "r2.json"}));
+  EXPECT_EQ(table.merge.output_path, "");
+  const CommandLine csv = parse({"merge", "-o", "job.csv", "r0.json", "r1.json"});
+  EXPECT_EQ(csv.merge.output_path, "job.csv");
+  EXPECT_EQ(csv.merge.format, OutputFormat::kCsv);
+  EXPECT_EQ(parse({"merge", "r0.json", "r1.json", "--output", "job.json"}).merge.format, OutputFormat::kJson);
+}
+
+TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
+  EXPECT_EQ(error_of({"merge", "r0.json"}),
+            "merge needs the reports of at least two ranks, rank 0 first: write 'rangereplay merge r0.json "
+            "rank1.json ...'");
+  EXPECT_EQ(error_of({"merge"}),
+            "merge needs the reports of at least two ranks, rank 0 first: write 'rangereplay merge rank0.json "
+            "rank1.json ...'");
+  EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "./r0.json"}),
+            "merge: ./r0.json is given twice (ranks 0 and 2); give each rank's report once");
+  EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "job.html"}),
+            "merge writes JSON or CSV: give --output a name ending in .json or .csv, not 'job.html'");
+  EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", ""}),
+            "--output needs a value (a file name ending in .json or .csv)");
+  EXPECT_EQ(error_of({"merge", "--csv", "r0.json", "r1.json"}),
+            "unknown option '--csv'; see 'rangereplay merge --help'");
+  EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "job"}),
+            "merge writes JSON or CSV: give --output a name ending in .json or .csv, not 'job'");
 }
 
 }  // namespace
