@@ -32,7 +32,10 @@ std::string_view identifier(std::string_view name) {
 
 std::optional<std::string_view> collective_library_of(std::string_view name) {
   const std::string_view id = identifier(name);
-  if (id.starts_with("ncclDevKernel_") || id.starts_with("ncclKernel_")) return "NCCL";
+  // ncclDevKernel_*, ncclKernel_*, and the symmetric-memory kernels
+  // ncclSymDevKernel_* and ncclSymkDevKernel_*: any kernel of NCCL's own
+  // naming (a false match only declines the range, which is safe).
+  if (id.starts_with("nccl") && id.find("Kernel_") != std::string_view::npos) return "NCCL";
   if (id.starts_with("nvshmemi_") || id.starts_with("nvshmemx_") || id.starts_with("nvshmem_")) return "NVSHMEM";
   return std::nullopt;
 }

@@ -5,10 +5,13 @@
 // range that launches one declines collective_in_range, before any replay.
 //
 // Recognized by the kernel's name, mangled or not: NCCL's device kernels are
-// named ncclDevKernel_<Op>_... (NCCL 2.19 and later) or ncclKernel_<Op>_...
-// (earlier), NVSHMEM's host-launched collectives and barriers nvshmemi_...
-// (for example nvshmemi_barrier_all_kernel). User kernels that call NVSHMEM
-// device functions themselves are not recognized.
+// named nccl<...>Kernel_<Op>_...: ncclDevKernel_ (NCCL 2.19 and later),
+// ncclKernel_ (earlier), ncclSymDevKernel_ and ncclSymkDevKernel_ (the
+// symmetric-memory kernels of 2.27 and 2.28); NVSHMEM's host-launched
+// collectives and barriers nvshmemi_..., nvshmemx_... or nvshmem_... (for
+// example nvshmemi_barrier_all_kernel). Only a kernel's own name at global
+// scope is read (a mangled name's first component): user kernels that call
+// NVSHMEM device functions, and kernels in a namespace, are not recognized.
 //
 // Thread-safety: pure function.
 #pragma once

@@ -35,7 +35,7 @@
 //       "ranks": [                                // one per rank, in rank order
 //         {"rank": 0, "status": "replayed", "index": 0, "kernels_merged": true},
 //         {"rank": 1, "status": "declined", "index": 0,
-//          "decline_reason": "allocation_freed_in_range", "decline_detail": "..."},
+//          "decline_reason": "free_in_range", "decline_detail": "..."},
 //         {"rank": 2, "status": "absent"},        // the report has no such range
 //         {"rank": 3, "status": "replayed", "index": 0, "kernels_merged": false,
 //          "kernel_mismatch": "kernel 1 is 'b (2,1,1)x(32,1,1)' in rank 0 and 'c (2,1,1)x(32,1,1)' in rank 3"} ],
@@ -165,7 +165,7 @@ struct ReportMerge {
   /// in rank 1 (b.json): not combined").
   std::vector<std::string> unmatched;
   /// One line per declined range and reason: "range 'step #1' declined in
-  /// rank 1 (b.json) (allocation_freed_in_range)"; the details are in the
+  /// rank 1 (b.json) (free_in_range)"; the details are in the
   /// range's RankRange entries.
   std::vector<std::string> declined;
   /// The reports' own errors (Report::errors), "rank 1 (b.json): <error>".

@@ -223,18 +223,21 @@ std::string render_range_table(const Report& report, const RangeRecord& range, c
   return out;
 }
 
-std::string render_report_footer(const Report& report) {
-  std::string out;
-  for (const std::string& error : report.errors) out += "error: " + error + "\n";
+std::string render_report_summary(const Report& report) {
   std::size_t declined = 0, kernels = 0;
   for (const RangeRecord& range : report.ranges) {
     declined += range.declined ? 1 : 0;
     kernels += range.kernels.size();
   }
-  out += fmt::format("summary: {} ({} replayed, {} declined), {}, {}, {}\n", count_of(report.ranges.size(), "range"),
+  return fmt::format("{} ({} replayed, {} declined), {}, {}, {}", count_of(report.ranges.size(), "range"),
                      report.ranges.size() - declined, declined, count_of(kernels, "kernel"),
                      count_of(report.pass_count, "pass"), count_of(report.errors.size(), "error"));
-  return out;
+}
+
+std::string render_report_footer(const Report& report) {
+  std::string out;
+  for (const std::string& error : report.errors) out += "error: " + error + "\n";
+  return out + "summary: " + render_report_summary(report) + "\n";
 }
 
 std::string render_report_table(const Report& report, const TableOptions& options) {

@@ -41,6 +41,10 @@ std::string render_report_header(const Report& report);
 /// run-wide settings (verify). Usable while the report is still filling.
 std::string render_range_table(const Report& report, const RangeRecord& range, const TableOptions& options = {});
 
+/// The summary line's text: "2 ranges (1 replayed, 1 declined), 5 kernels,
+/// 3 passes, 1 error" (no line end).
+std::string render_report_summary(const Report& report);
+
 /// One "error: ..." line per error, then the summary line:
 /// "summary: 2 ranges (1 replayed, 1 declined), 5 kernels, 3 passes, 1 error".
 std::string render_report_footer(const Report& report);

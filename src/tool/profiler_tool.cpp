@@ -213,15 +213,21 @@ Status ProfilerTool::configure_and_subscribe() {
   return ok_status();
 }
 
+bool ProfilerTool::forked_child() const { return static_cast<std::uint32_t>(::getpid()) != report_.process_id; }
+
 void ProfilerTool::replay_deferred_at_exit() {
-  if (finished_.load() || g_tool_stopped.load(std::memory_order_relaxed) || !ranges_.has_pending()) return;
+  if (forked_child() || finished_.load() || g_tool_stopped.load(std::memory_order_relaxed) || !ranges_.has_pending())
+    return;
   ToolLock lock = lock_tool("process exit");
   InToolScope scope;
   ranges_.flush_pending("the process is exiting");
 }
 
 void ProfilerTool::finish() {
-  if (finished_.exchange(true) || !enabled_) return;
+  // A child forked without exec runs its parent's exit handlers: it has the
+  // parent's state from before the fork (and maybe a lock another thread
+  // held then), so it neither waits for the lock nor writes a report.
+  if (forked_child() || finished_.exchange(true) || !enabled_) return;
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;

@@ -78,6 +78,9 @@ class ProfilerTool {
   // The report's process id, host name and the environment variables the
   // configuration names (and the ranks' variables) that are set here.
   void record_process_identity();
+  // True in a child forked (without exec) from the profiled process after
+  // the tool initialized: its pid differs from the one recorded then.
+  bool forked_child() const;
 
   // Range selection (profiler_tool.cpp): acts on what the trigger decided
   // (the controller begins and ends ranges) and keeps range_open_ and

@@ -387,8 +387,8 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
 
 // `merge`'s reports and output, checked without the file system. Errors:
 // invalid_argument for fewer than two reports, one given twice (compared as
-// written, normalized: `./a.json` is `a.json`), an output given empty or
-// not ending in .json or .csv.
+// written, normalized: `./a.json` is `a.json`), an output given empty, not
+// ending in .json or .csv, or naming one of the reports.
 StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, const std::string& output,
                                      bool output_given) {
   if (output_given && output.empty()) return invalid_argument(value_hint("--output"));
@@ -414,6 +414,10 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
                               "'");
     }
     req.format = *format;
+    for (const std::string& input : inputs) {
+      if (std::filesystem::path(input).lexically_normal() == std::filesystem::path(output).lexically_normal())
+        return invalid_argument("merge: --output " + output + " is one of the reports it reads; name another file");
+    }
   }
   return req;
 }

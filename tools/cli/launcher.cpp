@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -274,6 +275,11 @@ int profile(const ProfileRequest& request) {
     if (Status s = check_output_writable(request.output_pattern, host_name(), here_or_rank); !s.ok()) {
       return fail(s, kExitUsage);
     }
+    for (const std::string& name : output_variables(request.output_pattern)) {
+      if (!process_env(name))
+        warn(name + " is not set here: each process's own " + name +
+             " names its report, and a process without one keeps its report in a temporary folder");
+    }
   }
   StatusOr<std::string> exe_dir = executable_dir();
   if (!exe_dir.ok()) return fail(exe_dir.status(), kExitFailure);
@@ -316,6 +322,11 @@ int profile(const ProfileRequest& request) {
   ChildSubreaper adopt_orphans;
   const double spawn_clock_ms = monotonic_ms();
   StatusOr<pid_t> pid = spawn_child(launch->spec);
+  // The launcher's own writes to a closed pipe (`| head`) fail with EPIPE
+  // and are said, instead of ending it before it passes the application's
+  // exit code through. Set after the spawn: the application keeps the
+  // default disposition.
+  std::signal(SIGPIPE, SIG_IGN);
   launch->gate.close_read_end();
   steps.done("application started");
   std::optional<int> stop = check_device(request, module, selected, steps);
@@ -346,32 +357,28 @@ int profile(const ProfileRequest& request) {
               << ") before the profiler wrote one; it never initialized CUDA, or it crashed" << std::endl;
     return exit_code;
   }
-  // Every process's report: one that cannot be read is said, and the others
-  // are still shown and saved.
+  // Every process's report: one that cannot be read is said (and kept), and
+  // the others are still shown and saved.
   std::vector<report::Report> reports;
+  bool unsaved = false;
   for (const std::string& file : files) {
     StatusOr<report::Report> rep = load_report(file);
     if (!rep.ok()) {
-      std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << std::endl;
+      launch->temp->keep();
+      unsaved = true;
+      std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << "; it is kept at " << file
+                << std::endl;
       continue;
     }
     rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms.value_or(0);
     complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
     reports.push_back(std::move(*rep));
   }
-  if (reports.empty()) return exit_code;
+  if (reports.empty()) return unsaved ? exit_code_after_unsaved_report(exit_code) : exit_code;
   order_by_rank(reports);
   const bool several = reports.size() > 1;
-  // A table cut short is reported, and the reports are still saved; the
-  // exit code is then never 0, as for a report that could not be saved.
-  std::string tables;
-  for (const report::Report& rep : reports) {
-    if (several) tables += "\n==== " + process_label(rep) + " ====\n";
-    tables += report_table(rep);
-  }
-  const Status table = write_stdout(tables);
-  if (!table.ok()) fail(table, kExitFailure);
-  bool unsaved = !table.ok();
+  // Saved first: a terminal that goes away (a closed pipe, a full disk)
+  // cannot lose a report.
   std::vector<std::string> saved_to(reports.size());
   if (!request.output_pattern.empty()) {
     std::vector<std::string> warnings;
@@ -387,8 +394,8 @@ int profile(const ProfileRequest& request) {
         continue;
       }
       // Checked before the run, yet it failed (disk full, folder removed, a
-      // %q{VAR} unset in this process...): keep the report in the temporary
-      // folder and say where.
+      // %q{VAR} set nowhere...): keep the report in the temporary folder and
+      // say where.
       unsaved = true;
       launch->temp->keep();
       std::string kept = files.size() == 1 ? files.front() : launch->temp->path();
@@ -400,22 +407,26 @@ int profile(const ProfileRequest& request) {
                 << " not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
     }
   }
-  if (several && table.ok()) {
-    // One line per process, last: what each profiled and where it went.
-    std::string lines = "\n" + std::to_string(reports.size()) + " processes profiled:\n";
+  // The tables, then one line per process: what each profiled and where it
+  // went. Output cut short is said, and the exit code is then never 0, as
+  // for a report that could not be saved.
+  std::string text;
+  for (const report::Report& rep : reports) {
+    if (several) text += "\n==== " + process_label(rep) + " ====\n";
+    text += report_table(rep);
+  }
+  if (several) {
+    text += "\n" + std::to_string(reports.size()) + " processes profiled:\n";
     for (std::size_t i = 0; i < reports.size(); ++i) {
-      std::string line = report::render_report_footer(reports[i]);
-      line = line.substr(line.rfind("summary: ") + 9);
-      if (!line.empty() && line.back() == '\n') line.pop_back();
-      lines += "  " + process_label(reports[i]) + ": " + line +
-               (saved_to[i].empty() ? std::string() : " -> " + saved_to[i]) + "\n";
+      text += "  " + process_label(reports[i]) + ": " + report::render_report_summary(reports[i]) +
+              (saved_to[i].empty() ? std::string() : " -> " + saved_to[i]) + "\n";
     }
     if (request.output_pattern.empty())
-      lines += "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
-    if (Status written = write_stdout(lines); !written.ok()) {
-      fail(written, kExitFailure);
-      unsaved = true;
-    }
+      text += "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
+  }
+  if (Status written = write_stdout(text); !written.ok()) {
+    fail(written, kExitFailure);
+    unsaved = true;
   }
   if (unsaved) return exit_code_after_unsaved_report(exit_code);
   return exit_code;

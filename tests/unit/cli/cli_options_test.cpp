@@ -785,6 +785,8 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "unknown option '--csv'; see 'rangereplay merge --help'");
   EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "job"}),
             "merge writes JSON or CSV: give --output a name ending in .json or .csv, not 'job'");
+  EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "./r1.json"}),
+            "merge: --output ./r1.json is one of the reports it reads; name another file");
 }
 
 }  // namespace

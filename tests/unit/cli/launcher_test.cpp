@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -259,6 +261,23 @@ TEST(WriteStdout, writes_the_text_or_names_the_cause) {
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ("rangereplay: " + s.message() + "\n", kStdoutFull);
   std::fclose(full);
+}
+
+// A pipe whose reader has gone (`rangereplay profile ... | head`): with
+// SIGPIPE ignored, as the launcher has it once the application runs, the
+// write fails with EPIPE and says so.
+TEST(WriteStdout, a_pipe_without_a_reader_is_named) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);
+  const auto previous = std::signal(SIGPIPE, SIG_IGN);
+  std::FILE* pipe_end = ::fdopen(fds[1], "w");
+  ASSERT_NE(pipe_end, nullptr);
+  const Status s = write_stdout("abc\n", pipe_end);
+  std::fclose(pipe_end);
+  std::signal(SIGPIPE, previous);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_NE(s.message().find("Broken pipe"), std::string::npos) << s.message();
 }
 
 // Runs the launcher with its standard output on /dev/full: its exit code

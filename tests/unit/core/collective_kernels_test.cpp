@@ -13,6 +13,9 @@ TEST(CollectiveKernels, nccl_kernels_of_old_and_new_names) {
   EXPECT_EQ(collective_library_of("void ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), "NCCL");
   EXPECT_EQ(collective_library_of("_Z37ncclKernel_AllReduce_RING_LL_Sum_float12ncclWorkElem"), "NCCL");
   EXPECT_EQ(collective_library_of("ncclDevKernel_Generic"), "NCCL");
+  // The symmetric-memory kernels of NCCL 2.27 and 2.28.
+  EXPECT_EQ(collective_library_of("ncclSymDevKernel_AllReduce_AGxLL_R_sum_f32(ncclSymDevArgs)"), "NCCL");
+  EXPECT_EQ(collective_library_of("_Z38ncclSymkDevKernel_ReduceScatter_LL_sum15ncclSymkDevWork"), "NCCL");
 }
 
 TEST(CollectiveKernels, nvshmem_kernels) {
