@@ -58,6 +58,10 @@ RANGE_SOURCES = ("--kernel-range", "--profiler-api", "--nvtx-include")
 # The first line of the report table the launcher prints on stdout after the
 # application ends: "rangereplay <version>, pid <pid>".
 REPORT_HEADER = re.compile(r"^rangereplay( [^,\s]+)?(, pid \d+)?$")
+# With several processes' reports, each table follows a line naming its
+# process ("==== rank 1 (pid 4242) ====", "==== pid 4242 ===="), after an
+# empty line.
+PROCESS_HEADER = re.compile(r"^==== (rank -?\d+ \(pid \d+\)|pid \d+|process) ====$")
 
 
 class CorpusError(Exception):
@@ -604,6 +608,11 @@ def app_stdout(stdout_text):
     lines = stdout_text.splitlines(keepends=True)
     for i in range(len(lines) - 1, -1, -1):
         if REPORT_HEADER.match(lines[i].rstrip("\r\n")):
+            # The first of several processes' tables starts earlier.
+            for j in range(i):
+                if PROCESS_HEADER.match(lines[j].rstrip("\r\n")) and j > 0 and lines[j - 1].strip() == "" \
+                        and j + 1 < len(lines) and REPORT_HEADER.match(lines[j + 1].rstrip("\r\n")):
+                    return "".join(lines[:j - 1])
             return "".join(lines[:i])
     return stdout_text
 

@@ -200,6 +200,10 @@ class Parsing(unittest.TestCase):
         tool = plain + "rangereplay 0.1.0\ncommand: ./graphConditionalNodes\n"
         self.assertEqual(rc.app_stdout(tool), plain)
         self.assertEqual(rc.compared_output(program(), rc.app_stdout(tool)), rc.compared_output(program(), plain))
+        # Several processes' tables: all of them are the launcher's.
+        two = ("app line\n\n==== rank 0 (pid 11) ====\nrangereplay 0.1.0, pid 11\nsummary: x\n"
+               "\n==== rank 1 (pid 12) ====\nrangereplay 0.1.0, pid 12\nsummary: y\n\n2 processes profiled:\n")
+        self.assertEqual(rc.app_stdout(two), "app line\n")
         self.assertEqual(rc.app_stdout("no table\nrangereplay is a word here\n"), "no table\nrangereplay is a word here\n")
 
     def test_compared_output_leaves_out_timings(self):
