@@ -362,7 +362,9 @@ _read_range = _struct(RangeRecord, [
     ("restore", _read_str, False), ("counter_ranges", _read_str, False), ("timings", _read_timings, True),
     ("kernels", _list_of(_read_kernel), True), ("range_metrics", _list_of(_read_metric), True),
     ("pass_records", _list_of(_read_pass), True), ("notes", _list_of(_read_str), True)])
-_read_budget = _struct(TimeBudget, [(f.name, _read_double, True) for f in dataclasses.fields(TimeBudget)])
+# The budget's gate_wait_ms is the report's own, written only where it has one.
+_read_budget = _struct(TimeBudget, [(f.name, _read_double, f.name != "gate_wait_ms")
+                                    for f in dataclasses.fields(TimeBudget)])
 _read_report = _struct(Report, [
     ("tool_version", _read_str, True), ("device_name", _read_str, True), ("chip_name", _read_str, True),
     ("driver_version", _read_str, True), ("compute_capability", _read_str, True), ("process_id", _read_u32, True),
