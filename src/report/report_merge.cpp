@@ -22,6 +22,14 @@ namespace {
 
 using RankSet = std::set<std::uint32_t>;
 
+// Where a metric was missing in some ranks: those ranks, and in how many of
+// the kernels and ranges that carry it.
+struct Missing {
+  RankSet ranks;
+  std::size_t places_missing = 0;  // kernels and ranges where some rank lacks it
+  std::size_t places = 0;          // kernels and ranges where some rank has it
+};
+
 // "rank 2 (c.json)" for one rank; "ranks 1, 3" for more (the rank list at
 // the top names their files).
 std::string ranks_text(const ReportMerge& merge, const RankSet& ranks) {
@@ -79,10 +87,10 @@ std::optional<MetricStats> stats_of(const std::vector<std::optional<double>>& va
 }
 
 // The metrics every rank of `present` has, merged; a name only some of them
-// have goes into `missing` (name -> ranks lacking it), units that differ into
+// have goes into `missing` (name -> ranks lacking it, and where), units that differ into
 // merge.unmatched.
 std::vector<MergedMetric> merge_metrics(const std::vector<RankMetrics>& present, ReportMerge& merge,
-                                        std::map<std::string, RankSet>& missing) {
+                                        std::map<std::string, Missing>& missing) {
   std::vector<std::string> names;  // the first rank's order, then names only later ranks have
   std::set<std::string> named;
   std::vector<std::map<std::string, const MetricValue*>> by_name;
@@ -110,8 +118,11 @@ std::vector<MergedMetric> merge_metrics(const std::vector<RankMetrics>& present,
       units[present[i].rank] = it->second->unit;
       ranks_by_unit[it->second->unit].insert(present[i].rank);
     }
+    Missing& where = missing[name];
+    ++where.places;
     if (!lacking.empty()) {
-      missing[name].insert(lacking.begin(), lacking.end());
+      where.ranks.insert(lacking.begin(), lacking.end());
+      ++where.places_missing;
       continue;
     }
     if (ranks_by_unit.size() == 1) {
@@ -152,7 +163,7 @@ std::optional<std::string> kernel_difference(const std::vector<KernelRecord>& re
 // One range paired across ranks: `records[r]` is rank r's record, or null
 // (at least one is not).
 MergedRange merge_range(const std::string& key, const std::vector<const RangeRecord*>& records, ReportMerge& merge,
-                        std::map<std::string, RankSet>& missing) {
+                        std::map<std::string, Missing>& missing) {
   MergedRange out;
   out.key = key;
   // The key is "<name> #<instance>" (numbered()); some rank holds the range.
@@ -254,10 +265,16 @@ ReportMerge merge_reports(const std::vector<RankReport>& inputs) {
       it->second[r] = range;
     }
   }
-  std::map<std::string, RankSet> missing_metrics;
+  std::map<std::string, Missing> missing_metrics;
   for (const std::string& key : keys) merge.ranges.push_back(merge_range(key, records[key], merge, missing_metrics));
-  for (const auto& [name, ranks] : missing_metrics)
-    merge.unmatched.push_back("metric '" + name + "' missing in " + ranks_text(merge, ranks) + ": not merged");
+  for (const auto& [name, where] : missing_metrics) {
+    if (where.places_missing == 0) continue;
+    merge.unmatched.push_back("metric '" + name + "' missing in " + ranks_text(merge, where.ranks) +
+                              (where.places_missing == where.places
+                                   ? std::string(": not merged")
+                                   : fmt::format(" in {} of the {} kernels and ranges that have it: not merged there",
+                                                 where.places_missing, where.places)));
+  }
   for (std::uint32_t r = 0; r < inputs.size(); ++r) {
     for (const std::string& e : inputs[r].report.errors) merge.errors.push_back(ranks_text(merge, {r}) + ": " + e);
   }

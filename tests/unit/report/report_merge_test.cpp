@@ -203,6 +203,17 @@ TEST(ReportMerge, values_in_other_units_are_kept_per_rank_and_not_combined) {
   EXPECT_TRUE(metric.at("max").is_null());
 }
 
+TEST(ReportMerge, a_metric_one_rank_lacks_in_one_kernel_is_named_for_those_places_only) {
+  std::vector<RankReport> ranks = three_ranks();
+  std::vector<MetricValue>& metrics = ranks[1].report.ranges[0].kernels[0].metrics;
+  metrics.erase(metrics.begin());  // rank 1's kernel 0 lacks dram__bytes_read.sum
+  const ReportMerge m = merge_reports(ranks);
+  EXPECT_EQ(m.unmatched, (std::vector<std::string>{"metric 'dram__bytes_read.sum' missing in rank 1 (rank1.json) in 1 "
+                                                   "of the 2 kernels and ranges that have it: not merged there"}));
+  // Kernel 1 still merges it over every rank.
+  EXPECT_EQ(m.ranges[0].kernels[1].metrics[0].name, "dram__bytes_read.sum");
+}
+
 TEST(ReportMerge, what_not_every_rank_has_is_listed_and_the_common_part_merged) {
   std::vector<RankReport> ranks = three_ranks();
   ranks[2].report.device_name = "NVIDIA A100";
