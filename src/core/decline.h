@@ -20,6 +20,7 @@ namespace rangereplay {
 struct Decline {
   DeclineReason reason = DeclineReason::kReplayFailed;
   std::string detail;  // one line; the report appends the reason's fix
+  friend bool operator==(const Decline&, const Decline&) = default;
 };
 
 /// The decline a failed step establishes: the reason `status` carries, or

@@ -1,0 +1,127 @@
+// The rendezvous endpoint from text, and the process's place in the job from
+// the launchers' variables.
+#include "core/rendezvous_endpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace rangereplay {
+namespace {
+
+EnvironmentLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    const auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(ParseEndpoint, reads_host_and_port) {
+  EXPECT_EQ(*parse_endpoint("127.0.0.1:29501"), (Endpoint{"127.0.0.1", 29501}));
+  EXPECT_EQ(*parse_endpoint("node-07.cluster:1"), (Endpoint{"node-07.cluster", 1}));
+  EXPECT_EQ(*parse_endpoint("[::1]:65535"), (Endpoint{"::1", 65535}));
+  EXPECT_EQ((Endpoint{"::1", 80}).to_string(), "[::1]:80");
+  EXPECT_EQ((Endpoint{"node", 80}).to_string(), "node:80");
+}
+
+TEST(ParseEndpoint, refuses_bad_endpoints_naming_the_fault) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"", "no ':port'"},
+      {"node", "no ':port'"},
+      {":29501", "empty host"},
+      {"node:", "bad port"},
+      {"node:0", "bad port"},
+      {"node:65536", "bad port"},
+      {"node:+80", "bad port"},
+      {"node:80x", "bad port"},
+      {"node: 80", "bad port"},
+      {"::1:80", "an IPv6 address needs brackets"},
+      {"[::1:80", "'[' without ']'"},
+      {"[::1]80", "no ':port' after ']'"},
+      {"[]:80", "empty host"},
+      {"no de:80", "bad host"},
+      {"node]:80", "unbalanced brackets"},
+  };
+  for (const auto& [text, why] : bad) {
+    StatusOr<Endpoint> e = parse_endpoint(text);
+    ASSERT_FALSE(e.ok()) << text;
+    EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(e.status().message(), std::string("rendezvous endpoint '") + text + "': " + why +
+                                        "; give host:port or [IPv6 address]:port with a port from 1 to 65535");
+  }
+}
+
+TEST(RendezvousJobFromEnvironment, torchrun_gives_master_port_plus_one) {
+  StatusOr<RendezvousJob> job = rendezvous_job_from_environment(
+      "", env_of({{"MASTER_ADDR", "10.0.0.5"}, {"MASTER_PORT", "29500"}, {"RANK", "3"}, {"WORLD_SIZE", "8"}}));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(*job, (RendezvousJob{Endpoint{"10.0.0.5", 29501}, 3, 8}));
+}
+
+TEST(RendezvousJobFromEnvironment, an_explicit_endpoint_wins_over_master_addr) {
+  StatusOr<RendezvousJob> job = rendezvous_job_from_environment(
+      "head:4000", env_of({{"MASTER_ADDR", "10.0.0.5"}, {"MASTER_PORT", "29500"}, {"RANK", "0"}, {"WORLD_SIZE", "2"}}));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(*job, (RendezvousJob{Endpoint{"head", 4000}, 0, 2}));
+  StatusOr<RendezvousJob> bad = rendezvous_job_from_environment("head", env_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(
+      bad.status().message(),
+      "rendezvous endpoint 'head': no ':port'; give host:port or [IPv6 address]:port with a port from 1 to 65535");
+}
+
+TEST(RendezvousJobFromEnvironment, open_mpi_pmi_and_slurm_ranks_are_read_in_order) {
+  const auto with_master = [](std::map<std::string, std::string> vars) {
+    vars["MASTER_ADDR"] = "h";
+    vars["MASTER_PORT"] = "100";
+    return env_of(std::move(vars));
+  };
+  EXPECT_EQ(*rendezvous_job_from_environment(
+                "", with_master({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"SLURM_PROCID", "9"}})),
+            (RendezvousJob{Endpoint{"h", 101}, 1, 4}));
+  EXPECT_EQ(*rendezvous_job_from_environment("", with_master({{"PMI_RANK", "2"}, {"PMI_SIZE", "3"}})),
+            (RendezvousJob{Endpoint{"h", 101}, 2, 3}));
+  EXPECT_EQ(*rendezvous_job_from_environment("", with_master({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "6"}})),
+            (RendezvousJob{Endpoint{"h", 101}, 5, 6}));
+  // torchrun's RANK first, even where srun set its own too.
+  EXPECT_EQ(*rendezvous_job_from_environment(
+                "", with_master({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "6"}})),
+            (RendezvousJob{Endpoint{"h", 101}, 0, 2}));
+}
+
+TEST(RendezvousJobFromEnvironment, missing_or_bad_variables_are_one_line_errors) {
+  const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
+      {{},
+       "no rank: none of RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set; run the job under torchrun, "
+       "mpirun or srun"},
+      {{{"RANK", "1"}}, "WORLD_SIZE is not set; the job's launcher sets RANK and WORLD_SIZE"},
+      {{{"RANK", "2"}, {"WORLD_SIZE", "2"}},
+       "RANK='2' is not a whole number from 0 to 1; the job's launcher sets RANK and WORLD_SIZE"},
+      {{{"RANK", "-1"}, {"WORLD_SIZE", "2"}},
+       "RANK='-1' is not a whole number from 0 to 1; the job's launcher sets RANK and WORLD_SIZE"},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "0"}},
+       "WORLD_SIZE='0' is not a whole number from 1 to 65536; the job's launcher sets RANK and WORLD_SIZE"},
+      {{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "many"}},
+       "SLURM_NTASKS='many' is not a whole number from 1 to 65536; the job's launcher sets SLURM_PROCID and "
+       "SLURM_NTASKS"},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2"}},
+       "no rendezvous endpoint: MASTER_ADDR and MASTER_PORT are not both set (torchrun sets them); set them, or give "
+       "the endpoint as host:port"},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "http"}},
+       "MASTER_PORT='http' is not a port from 1 to 65535; set it to rank 0's port"},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "65535"}},
+       "MASTER_PORT='65535' leaves no port above it for the rendezvous (MASTER_PORT + 1); use a lower MASTER_PORT or "
+       "give host:port"},
+  };
+  for (const auto& [vars, message] : cases) {
+    StatusOr<RendezvousJob> job = rendezvous_job_from_environment("", env_of(vars));
+    ASSERT_FALSE(job.ok()) << message;
+    EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(job.status().message(), message);
+  }
+}
+
+}  // namespace
+}  // namespace rangereplay
