@@ -176,6 +176,7 @@ class Report:
     compute_capability: str = ""
     process_id: int = 0
     host_name: str = ""
+    cache_control: str = ""
     environment: Dict[str, str] = field(default_factory=dict)
     command: List[str] = field(default_factory=list)
     metrics: List[str] = field(default_factory=list)
@@ -372,6 +373,7 @@ _read_report = _struct(Report, [
     ("command", _list_of(_read_str), True), ("metrics", _list_of(_read_str), True),
     ("range_metrics", _read_str, True), ("pass_count", _read_u32, True), ("setup_ms", _read_double, True),
     ("launcher_ms", _read_double, False), ("gate_wait_ms", _read_double, False), ("verify", _read_bool, True),
+    ("cache_control", _read_str, False),
     ("ranges", _list_of(_read_range), True), ("errors", _list_of(_read_str), True),
     ("time_budget", _read_budget, False)])
 

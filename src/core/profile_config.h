@@ -45,6 +45,17 @@ inline constexpr EnumNames<RestoreMode, 2> kRestoreModeNames{{
     {RestoreMode::kFull, "full"},
 }};
 
+/// The cache state each counted pass starts from, with Nsight Compute's
+/// names: kAll flushes the GPU's L2 (writing back its dirty lines and leaving
+/// none of the range's data in it) before every counted pass, pass 0
+/// included, so every pass starts cold; kNone leaves the cache as the
+/// application and the restore left it.
+enum class CacheControl { kNone, kAll };
+inline constexpr EnumNames<CacheControl, 2> kCacheControlNames{{
+    {CacheControl::kNone, "none"},
+    {CacheControl::kAll, "all"},
+}};
+
 struct ProfileConfig {
   // Range selection.
   std::vector<range::NvtxExpression> nvtx_include;     // --nvtx-include, parsed (each keeps its text)
@@ -61,6 +72,7 @@ struct ProfileConfig {
   RestoreMode restore = RestoreMode::kDifferential;  // differential: only chunks whose digest differs are copied
   std::uint64_t snapshot_device_limit = 0;           // bytes, 0 = no cap
   std::uint64_t snapshot_host_limit = 0;             // bytes, 0 = no cap
+  CacheControl cache_control = CacheControl::kNone;  // --cache-control
   // Output.
   // Where the injection writes the JSON report at exit; "%p" in it is the
   // writing process's id, so each process of a multi-process job (torchrun,

@@ -323,6 +323,7 @@ struct Fields<Report> {
                                           added_later("launcher_ms", &T::launcher_ms),
                                           added_later("gate_wait_ms", &T::gate_wait_ms),
                                           required("verify", &T::verify),
+                                          added_later("cache_control", &T::cache_control),
                                           required("ranges", &T::ranges),
                                           required("errors", &T::errors),
                                           added_later("time_budget", &T::time_budget)};

@@ -173,6 +173,8 @@ struct Report {
   std::optional<double> gate_wait_ms = 0.0;  // the application's wait at the launcher gate (its device checks),
                                              // when its first range began; 0 when there was no gate or no wait
   bool verify = false;                       // --verify: pass records carry divergences
+  std::optional<std::string> cache_control = "none";  // --cache-control: "all" (L2 flushed before every counted
+                                                      // pass) or "none"
   std::vector<RangeRecord> ranges;
   std::vector<std::string> errors;  // one-line errors that ended profiling early
   std::optional<TimeBudget> time_budget = TimeBudget{};

@@ -189,6 +189,7 @@ std::string render_report_header(const Report& report) {
   if (report.setup_ms != 0) out += ", counter setup " + format_ms(report.setup_ms);
   if (report.launcher_ms.value_or(0) != 0) out += ", launcher checks " + format_ms(*report.launcher_ms);
   if (report.verify) out += ", verify on";
+  if (report.cache_control == "all") out += ", cache control all";
   out += "\n";
   return out;
 }

@@ -201,6 +201,7 @@ Status ProfilerTool::configure_and_subscribe() {
   report_.metrics = config_.metrics;
   report_.range_metrics = std::string(name_of(kRangeMetricsNames, config_.range_metrics));
   report_.verify = config_.verify;
+  report_.cache_control = std::string(name_of(kCacheControlNames, config_.cache_control));
 
   point_nvtx_at_loaded_cupti();
   CUpti_SubscriberHandle subscriber = nullptr;

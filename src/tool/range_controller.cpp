@@ -76,7 +76,9 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   auto start = Clock::now();
   CounterSessionOptions options;
   options.whole_range_metrics = parts_.config.range_metrics == RangeMetrics::kWholeRange;
-  options.standing_pass = !environment::standing_pass_off();
+  // A standing pass counts across the application's own work between
+  // ranges, which a flush before each pass cannot bracket.
+  options.standing_pass = !environment::standing_pass_off() && parts_.config.cache_control == CacheControl::kNone;
   options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
   const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
@@ -89,6 +91,11 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
     return ok_status();
   };
   if (s.ok()) s = create_stream();
+  if (s.ok() && parts_.config.cache_control == CacheControl::kAll) {
+    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device);
+    if (flush.ok()) cache_flush_.emplace(std::move(*flush));
+    s = flush.status();
+  }
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
   counters_context_ = ctx;
@@ -186,7 +193,8 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify;
+  // A batch's passes hold several ranges; the flush is per range's pass.
+  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify && !cache_flush_;
   if (pass_count() > 1) {
     std::optional<Decline> failed = capture_entry_state(range);
     if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {
@@ -213,7 +221,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
     range.record.timings.counters_ms += ms_since(c);
   } else if (range.counting_pass0) {
     auto c = Clock::now();
-    s = counters_->backend().resize(counters_->counter_ranges_for(range.name));
+    // Pass 0 starts cold too: the flush runs (and ends) before its counters.
+    if (cache_flush_) {
+      s = flush_caches();
+      debug("caches flushed before pass 0: %s", s.to_string());
+    }
+    if (s.ok()) s = counters_->backend().resize(counters_->counter_ranges_for(range.name));
     if (s.ok()) s = counters_->backend().begin_range();
     debug("set config: %s", s.to_string());
     if (s.ok()) s = counters_->start_pass(range.name);
@@ -223,6 +236,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
   return std::nullopt;
+}
+
+Status RangeController::flush_caches() {
+  InToolScope guard;
+  RR_RETURN_IF_ERROR(cache_flush_->flush(tool_stream_));
+  return cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
 }
 
 std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& range) {
@@ -837,12 +856,15 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   KernelCounterRanges kernel_ranges(counters_->backend());
   ReplayerResubmission resubmission(*replayer, tool_stream_, range.kernel_counter_ranges ? &kernel_ranges : nullptr);
   EventReplayStream stream(tool_stream_);
-  ReplayWindow window(ReplayWindowParts{*restore, *counters_, resubmission, stream, verifier.get(), module_unloaded,
-                                        [this, &range](std::size_t pass) {
-                                          progress(range, pass + 1);
-                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
-                                        }},
-                      pass_count());
+  ReplayWindow window(
+      ReplayWindowParts{*restore, *counters_, resubmission, stream, verifier.get(), module_unloaded,
+                        [this, &range](std::size_t pass) {
+                          progress(range, pass + 1);
+                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                        },
+                        cache_flush_ ? std::function<Status()>([this] { return cache_flush_->flush(tool_stream_); })
+                                     : std::function<Status()>()},
+      pass_count());
   const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
   return window.run(range.name, notes, range.record);
 }

@@ -41,6 +41,7 @@
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
 #include "core/status.h"
+#include "cuda/cache_flush.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
@@ -164,6 +165,8 @@ class RangeController {
   // or a failing set-up, is a decline, with the reason the failing step
   // established.
   std::optional<Decline> ensure_counters(CUcontext ctx);
+  // --cache-control all: flushes L2 on the tool's stream and waits for it.
+  Status flush_caches();
   // Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
   // The replayed passes (tool/replay_window.h) over the range's restore
@@ -260,6 +263,9 @@ class RangeController {
   // tool is never destroyed, and a destroy at exit could race the
   // application's last callbacks).
   CUstream tool_stream_ = nullptr;
+  // --cache-control all: the L2 flush before every counted pass (created
+  // with the counters); empty with --cache-control none.
+  std::optional<cu::CacheFlush> cache_flush_;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;
   // The launcher's gate; the first range waits at it (the launcher's device

@@ -104,9 +104,10 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
     RR_RETURN_IF_ERROR(restore.restore_entry());
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreEnd));
     RR_RETURN_IF_ERROR(restore.read_back());
-    // The restore is ordered before the replayed work by the stream itself,
-    // but it must finish before the counters start, or its traffic would be
-    // counted with the first replayed kernel.
+    if (parts_.flush_caches) RR_RETURN_IF_ERROR(parts_.flush_caches());
+    // The restore (and the flush) are ordered before the replayed work by the
+    // stream itself, but they must finish before the counters start, or
+    // their traffic would be counted with the first replayed kernel.
     RR_RETURN_IF_ERROR(stream.synchronize());
     const std::uint64_t restored_bytes = restore.restored_bytes();
     if (observer != nullptr) observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);

@@ -147,6 +147,10 @@ struct ReplayWindowParts {
   // Called as replayed pass `pass` (1-based, pass 0 being the application's)
   // begins: progress lines.
   std::function<void(std::size_t pass)> pass_begins;
+  // --cache-control all: enqueues the L2 flush on the replay stream after a
+  // pass's restore (the synchronize before the counters start waits for
+  // it); empty with --cache-control none.
+  std::function<Status()> flush_caches;
 };
 
 /// The decline of a window that failed with `failure` (run()'s, and the

@@ -97,6 +97,7 @@ std::string value_hint(const std::string& option) {
       {"--range-list", "matched range numbers, e.g. 2,5-7"},
       {"--output", "a file name ending in .json or .csv"},
       {"--restore", restore_choices(" or ")},
+      {"--cache-control", "all or none"},
       {"--snapshot-device-limit", "a size, e.g. 8GiB"},
       {"--snapshot-host-limit", "a size, e.g. 32GiB"},
   };
@@ -182,7 +183,8 @@ struct ProfileOptions {
   bool profiler_api = false, verify = false, quiet = false;
   std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
                                           range_list, output, restore = name(ProfileConfig{}.restore), device_limit,
-                                          host_limit, csv_page;
+                                          host_limit, csv_page,
+                                          cache_control = std::string(name_of(kCacheControlNames, CacheControl::kNone));
 };
 
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
@@ -237,6 +239,11 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("SIZE");
   profile.add_option("--snapshot-host-limit", o.host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
       ->type_name("SIZE");
+  profile
+      .add_option("--cache-control", o.cache_control,
+                  "all (flush the L2 cache before every counted pass, as Nsight Compute's --cache-control all) or "
+                  "none (default: leave it as the application and the restore left it)")
+      ->type_name("all|none");
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }
 
@@ -594,7 +601,7 @@ StatusOr<Enum> parse_choice(const std::string& option, const EnumNames<Enum, N>&
   return invalid_argument(option + " must be " + choices + ", not '" + text + "'");
 }
 
-// --range-metrics, --verify, --restore and the snapshot limits into `c`.
+// --range-metrics, --verify, --restore, --cache-control and the snapshot limits into `c`.
 // Errors: invalid_argument for an unknown choice or a malformed or zero size.
 Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   RR_ASSIGN_OR_RETURN(c.range_metrics, parse_choice("--range-metrics", kRangeMetricsNames, o.range_metrics,
@@ -602,6 +609,8 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   c.verify = o.verify;
   RR_ASSIGN_OR_RETURN(c.restore, parse_choice("--restore", kRestoreModeNames, o.restore,
                                               names_joined(kRestoreModeNames, ", ", " or ")));
+  RR_ASSIGN_OR_RETURN(c.cache_control,
+                      parse_choice("--cache-control", kCacheControlNames, o.cache_control, "all or none"));
   if (!o.device_limit.empty()) {
     RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", o.device_limit));
   }

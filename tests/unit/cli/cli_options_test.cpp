@@ -88,6 +88,8 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
                          "--verify",
                          "--restore",
                          "full",
+                         "--cache-control",
+                         "all",
                          "--snapshot-device-limit",
                          "512MiB",
                          "--snapshot-host-limit",
@@ -114,6 +116,7 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
   EXPECT_EQ(r.output_format, OutputFormat::kCsv);
   EXPECT_TRUE(r.config.verify);
   EXPECT_EQ(r.config.restore, RestoreMode::kFull);
+  EXPECT_EQ(r.config.cache_control, CacheControl::kAll);
   EXPECT_EQ(r.config.snapshot_device_limit, 512ull << 20);
   EXPECT_EQ(r.config.snapshot_host_limit, 6000000000ull);
   EXPECT_TRUE(r.config.quiet);
@@ -472,6 +475,8 @@ TEST(CliOptions, help_keeps_a_gap_between_every_option_and_its_description) {
 TEST(CliOptions, choices_are_checked) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "partial", "--", "./app"}),
             "--restore must be differential or full, not 'partial'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--cache-control", "l2", "--", "./app"}),
+            "--cache-control must be all or none, not 'l2'");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--range-metrics", "range", "--", "./app"}),
             "--range-metrics must be kernel or whole, not 'range'");
 }
@@ -562,6 +567,8 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "--verify",
                          "--restore",
                          "full",
+                         "--cache-control",
+                         "all",
                          "--snapshot-device-limit",
                          "512MiB",
                          "--snapshot-host-limit",
@@ -574,6 +581,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "--",
                          "x"}),
             R"json({
+  "cache_control": "all",
   "command": [
     "./app",
     "--",
@@ -659,6 +667,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
   EXPECT_EQ(
       config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "2,5-7", "--set", "full", "./app", "a"}),
       R"json({
+  "cache_control": "none",
   "command": [
     "./app",
     "a"
@@ -702,6 +711,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
 
 TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
   EXPECT_EQ(config_json({"profile", "--profiler-api", "--", "./app"}), R"json({
+  "cache_control": "none",
   "command": [
     "./app"
   ],

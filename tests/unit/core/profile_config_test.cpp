@@ -44,6 +44,7 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   c.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum"};
   c.range_metrics = RangeMetrics::kWholeRange;
   c.restore = RestoreMode::kFull;
+  c.cache_control = CacheControl::kAll;
   c.range_count = 5;
   c.snapshot_device_limit = 512ull << 20;
   c.snapshot_host_limit = 6ull << 30;

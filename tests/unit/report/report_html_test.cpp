@@ -20,7 +20,9 @@ TEST(ReportHtml, embeds_the_report_and_inlines_chart_js_when_given) {
   ASSERT_TRUE(page.ok()) << page.status().to_string();
   EXPECT_EQ(page->rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(page->find("<script>/* chart.js */</script>"), std::string::npos);
-  EXPECT_NE(page->find("<script type=\"application/json\" id=\"rr-data\">{\"chip_name\":\"GH100\""), std::string::npos);
+  EXPECT_NE(page->find(
+                "<script type=\"application/json\" id=\"rr-data\">{\"cache_control\":\"none\",\"chip_name\":\"GH100\""),
+            std::string::npos);
   EXPECT_NE(page->find("<pre id=\"rr-check\" hidden></pre>"), std::string::npos);
   const StatusOr<std::string> bare = render_report_html(testing::sample_report(), "");
   ASSERT_TRUE(bare.ok());

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -169,10 +170,17 @@ struct Fixture {
         observer(log),
         verify(with_verify) {}
   std::optional<Decline> run(std::uint32_t pass_count, ReplayNotes notes = {}) {
-    ReplayWindow window(ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
-                                          [this] { return unloaded; },
-                                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); }},
-                        pass_count);
+    std::function<Status()> flush;
+    if (flush_caches)
+      flush = [this] {
+        log.push_back("flush_caches");
+        return failure.check("flush_caches");
+      };
+    ReplayWindow window(
+        ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
+                          [this] { return unloaded; },
+                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); }, flush},
+        pass_count);
     return window.run("step", notes, record);
   }
   Log log;
@@ -184,6 +192,7 @@ struct Fixture {
   FakeObserver observer;
   bool verify;
   bool unloaded = false;
+  bool flush_caches = false;
   report::RangeRecord record;
 };
 
@@ -220,6 +229,15 @@ TEST(ReplayWindow, runs_one_pass_per_call_until_the_session_has_every_pass) {
   EXPECT_DOUBLE_EQ(f.record.timings.kernels_ms, 4.5);
   EXPECT_GE(f.record.timings.restore_ms, 3.0);
   EXPECT_TRUE(f.record.notes.empty());
+}
+
+TEST(ReplayWindow, cache_control_all_flushes_after_each_restore_and_before_the_counters_start) {
+  Fixture f(/*passes=*/2);
+  f.flush_caches = true;
+  EXPECT_EQ(f.run(2), std::nullopt);
+  Log pass = kOnePass;
+  pass.insert(std::find(pass.begin(), pass.end(), "synchronize"), "flush_caches");
+  EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"}, pass, {"restore_exit", "release_events"}}));
 }
 
 TEST(ReplayWindow, notes_name_the_restored_host_bytes_and_an_uncounted_pass_0) {

@@ -1,0 +1,67 @@
+"""--cache-control against Nsight Compute's (see cache_control.sh): range
+totals of examples/stream (3 ranges, `--range-metrics whole`) of DRAM bytes
+read and written and the L2 hit rate, at a footprint that fits the L2
+(16 MiB) and one that does not (256 MiB), under `rangereplay --cache-control
+all` and `ncu --replay-mode range --cache-control all`, side by side in one
+run: each total within 2% (or 64 KiB for bytes, 1 point for the hit rate) of
+ncu's. The `none` figures of both are printed, not checked. The program's
+checksums equal a plain run's."""
+import os
+import sys
+import tempfile
+
+from e2e_common import checksums, load_report, run, summarize, tail
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ncu"))
+from ncu_compare import NcuCsvError, ncu_csv_command, parse_ncu_csv, range_sums  # noqa: E402
+
+build = sys.argv[1]
+CLI = os.path.join(build, "tools/cli/rangereplay")
+METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"]
+failures = []
+
+
+def close(metric, ours, ref):
+    if ours is None or ref is None:
+        return False
+    if metric.endswith(".pct"):
+        return abs(ours - ref) <= 1.0
+    return abs(ours - ref) <= max(0.02 * abs(ref), 65536.0)
+
+
+for size in ("16MiB", "256MiB"):
+    app = [os.path.join(build, "examples/stream"), "--iterations", "3", "--bytes", size]
+    rc, plain, err = run(app, timeout=120)
+    if rc != 0:
+        failures.append(f"{size}: plain run rc={rc}: {tail(err)}")
+        continue
+    for mode in ("all", "none"):
+        out = tempfile.mktemp(suffix=".json")
+        rc, prof, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", ",".join(METRICS),
+                             "--range-metrics", "whole", "--cache-control", mode, "--output", out, "--"] + app,
+                            timeout=300)
+        if rc != 0 or checksums(prof) != checksums(plain):
+            failures.append(f"{size} {mode}: profile rc={rc} or checksums differ: {tail(err)}")
+            continue
+        report = load_report(out)
+        if report.get("cache_control") != mode:
+            failures.append(f"{size} {mode}: the report says cache_control {report.get('cache_control')}")
+        ours = range_sums(report, METRICS)
+        rc, ncu_out, err = run(ncu_csv_command(app, METRICS, ["--replay-mode", "range", "--cache-control", mode]),
+                               timeout=300)
+        try:
+            theirs = parse_ncu_csv(ncu_out, "range") if rc == 0 else []
+        except NcuCsvError as e:
+            theirs = []
+            err += str(e)
+        if len(theirs) != len(ours):
+            failures.append(f"{size} {mode}: ncu gave {len(theirs)} ranges, rangereplay {len(ours)}: {tail(err)}")
+            continue
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            row = ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {b.get(m)}" for m in METRICS)
+            print(f"{size} --cache-control {mode} range {i}: {row}")
+            if mode == "all":
+                for m in METRICS:
+                    if not close(m, a.get(m), b.get(m)):
+                        failures.append(f"{size} all range {i}: {m} {a.get(m)} vs ncu {b.get(m)}")
+sys.exit(summarize(failures))
