@@ -176,7 +176,7 @@ class Report:
     compute_capability: str = ""
     process_id: int = 0
     host_name: str = ""
-    cache_control: str = ""
+    cache_control: str = "none"  # reports older than the field were all made without a flush
     environment: Dict[str, str] = field(default_factory=dict)
     command: List[str] = field(default_factory=list)
     metrics: List[str] = field(default_factory=list)

@@ -18,9 +18,12 @@ StatusOr<CacheFlush> CacheFlush::create(CUdevice device) {
     return Status(buffer.status().code(), "the L2 flush buffer (" + std::to_string(bytes / kMiB) +
                                               " MiB) of --cache-control all: " + buffer.status().message() +
                                               "; free device memory or use --cache-control none");
-  RR_ASSIGN_OR_RETURN(DeviceBuffer sink, allocate_device(kernels::kCacheFlushBlocks * sizeof(unsigned int)));
+  StatusOr<DeviceBuffer> sink = allocate_device(kernels::kCacheFlushBlocks * sizeof(unsigned int));
+  if (!sink.ok())
+    return Status(sink.status().code(), "the L2 flush's result words of --cache-control all: " +
+                                            sink.status().message() + "; use --cache-control none");
   // Never written: what the flush reads does not matter, only that it reads.
-  return CacheFlush(std::move(*buffer), std::move(sink), bytes);
+  return CacheFlush(std::move(*buffer), std::move(*sink), bytes);
 }
 
 Status CacheFlush::flush(CUstream stream) const {

@@ -193,8 +193,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  // A batch's passes hold several ranges; the flush is per range's pass.
-  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify && !cache_flush_;
+  // Each pass of a batch holds several ranges; a flush is per range's pass.
+  if (batch_size_ && parts_.config.cache_control == CacheControl::kAll) {
+    std::fprintf(stderr, "rangereplay: RANGEREPLAY_BATCH is ignored with --cache-control all\n");
+    batch_size_.reset();
+  }
+  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify;
   if (pass_count() > 1) {
     std::optional<Decline> failed = capture_entry_state(range);
     if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {

@@ -233,7 +233,7 @@ class RangeController {
 
   RangeControllerParts parts_;
   // RANGEREPLAY_BATCH: the most ranges deferred together; nullopt: none.
-  const std::optional<std::size_t> batch_size_;
+  std::optional<std::size_t> batch_size_;
   // Deferred ranges, in the order they ended, and whether there are any.
   std::vector<std::unique_ptr<ActiveRange>> pending_;
   std::atomic<bool> has_pending_{false};

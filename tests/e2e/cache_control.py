@@ -18,6 +18,11 @@ from ncu_compare import NcuCsvError, ncu_csv_command, parse_ncu_csv, range_sums 
 build = sys.argv[1]
 CLI = os.path.join(build, "tools/cli/rangereplay")
 METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"]
+# Throughputs that need passes of their own, so every range is replayed (the
+# restore before a replayed pass is what the flush must keep uncounted).
+EXTRA = ["sm__throughput.avg.pct_of_peak_sustained_elapsed",
+         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+         "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_elapsed"]
 failures = []
 
 
@@ -37,7 +42,7 @@ for size in ("16MiB", "256MiB"):
         continue
     for mode in ("all", "none"):
         out = tempfile.mktemp(suffix=".json")
-        rc, prof, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", ",".join(METRICS),
+        rc, prof, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", ",".join(METRICS + EXTRA),
                              "--range-metrics", "whole", "--cache-control", mode, "--output", out, "--"] + app,
                             timeout=300)
         if rc != 0 or checksums(prof) != checksums(plain):
@@ -46,8 +51,12 @@ for size in ("16MiB", "256MiB"):
         report = load_report(out)
         if report.get("cache_control") != mode:
             failures.append(f"{size} {mode}: the report says cache_control {report.get('cache_control')}")
+        replayed = [r["passes"] for r in report["ranges"]]
+        if report["pass_count"] < 2 or any(p < 2 for p in replayed):
+            failures.append(f"{size} {mode}: {report['pass_count']} passes per range (ranges ran {replayed}): "
+                            "no replayed pass was checked; add metrics that need more passes")
         ours = range_sums(report, METRICS)
-        rc, ncu_out, err = run(ncu_csv_command(app, METRICS, ["--replay-mode", "range", "--cache-control", mode]),
+        rc, ncu_out, err = run(ncu_csv_command(app, METRICS + EXTRA, ["--replay-mode", "range", "--cache-control", mode]),
                                timeout=300)
         try:
             theirs = parse_ncu_csv(ncu_out, "range") if rc == 0 else []

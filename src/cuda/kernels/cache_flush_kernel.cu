@@ -12,7 +12,7 @@ namespace {
 constexpr int kThreads = 256;
 
 __global__ void __launch_bounds__(kThreads)
-    l2_flush_kernel(const uint4* buffer, std::size_t vectors, unsigned int* sink) {
+    l2_flush_kernel(const uint4* buffer, std::size_t vectors, unsigned int* sink, unsigned int magic) {
   unsigned int sum = 0;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride) {
@@ -24,14 +24,18 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   atomicXor(&block_sum, sum);
   __syncthreads();
-  if (threadIdx.x == 0) sink[blockIdx.x] = block_sum;
+  // Written only when the fold equals a value the host chose, which the
+  // compiler cannot know: the loads stay, and (almost always) no line is
+  // left dirty by the flush itself.
+  if (threadIdx.x == 0 && block_sum == magic) sink[blockIdx.x] = block_sum;
 }
 
 }  // namespace
 
 Status launch_l2_flush(CUdeviceptr buffer, std::size_t bytes, CUdeviceptr sink, CUstream stream) {
   l2_flush_kernel<<<kCacheFlushBlocks, kThreads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(
-      reinterpret_cast<const uint4*>(buffer), bytes / sizeof(uint4), reinterpret_cast<unsigned int*>(sink));
+      reinterpret_cast<const uint4*>(buffer), bytes / sizeof(uint4), reinterpret_cast<unsigned int*>(sink),
+      0x9e3779b9u);
   return runtime_status(cudaGetLastError(), "l2_flush_kernel launch");
 }
 

@@ -240,6 +240,18 @@ TEST(ReplayWindow, cache_control_all_flushes_after_each_restore_and_before_the_c
   EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"}, pass, {"restore_exit", "release_events"}}));
 }
 
+TEST(ReplayWindow, a_flush_that_fails_declines_before_the_counters_start_and_hands_back_the_exit_state) {
+  Fixture f(/*passes=*/2);
+  f.flush_caches = true;
+  f.failure.fail_at = "flush_caches";
+  const std::optional<Decline> d = f.run(2);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->reason, DeclineReason::kReplayFailed);
+  EXPECT_EQ(d->detail, "flush_caches failed");
+  EXPECT_EQ(std::count(f.log.begin(), f.log.end(), "start_pass step"), 0);
+  EXPECT_NE(std::find(f.log.begin(), f.log.end(), "restore_exit_after_failure"), f.log.end());
+}
+
 TEST(ReplayWindow, notes_name_the_restored_host_bytes_and_an_uncounted_pass_0) {
   Fixture f(/*passes=*/3);
   EXPECT_EQ(f.run(2, ReplayNotes{4096, /*counting_pass0=*/false, /*recorded_kernels=*/7}), std::nullopt);
