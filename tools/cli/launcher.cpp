@@ -2,6 +2,7 @@
 #include "cli/launcher.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -371,7 +373,15 @@ int profile(const ProfileRequest& request) {
       continue;
     }
     rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms.value_or(0);
-    complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
+    if (rep->process_id == 0 || static_cast<pid_t>(rep->process_id) == *pid) {
+      complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
+    } else {
+      // Another process of the job (a rank torchrun started): its own span,
+      // from its tool's start to its report's write; no launcher rows.
+      const double start = rep->time_budget ? rep->time_budget->tool_start_clock_ms : spawn_clock_ms;
+      const double written = written_clock_ms(file);
+      complete_time_budget(*rep, start, 0, start, written > start ? written : end_clock_ms);
+    }
     reports.push_back(std::move(*rep));
   }
   if (reports.empty()) return unsaved ? exit_code_after_unsaved_report(exit_code) : exit_code;
@@ -441,6 +451,16 @@ std::map<std::string, std::string> application_environment(const std::string& in
           {environment::kNvtxInjection, cupti_library},
           {environment::kConfig, config_path},
           {environment::kGate, gate}};
+}
+
+double written_clock_ms(const std::string& path) {
+  struct stat st {};
+  timespec real{}, mono{};
+  if (::stat(path.c_str(), &st) != 0 || ::clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+      ::clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
+    return 0;
+  const auto ms = [](const timespec& t) { return t.tv_sec * 1e3 + t.tv_nsec / 1e6; };
+  return ms(mono) - (ms(real) - ms(st.st_mtim));
 }
 
 Status write_stdout(std::string_view text, std::FILE* stream) {

@@ -55,6 +55,12 @@ int run_launcher(const std::vector<std::string>& args);
 /// the tests). Thread-safety: as std::fwrite on `stream`.
 Status write_stdout(std::string_view text, std::FILE* stream = stdout);
 
+/// The monotonic clock (core/elapsed.h monotonic_ms, CLOCK_MONOTONIC, shared
+/// by every process of the host) of `path`'s last write, from its
+/// modification time: when another process of the job wrote its report.
+/// 0 when the file cannot be read. Thread-safe.
+double written_clock_ms(const std::string& path);
+
 /// The metric names a profile request asks for: --metrics plus --set (or the
 /// default set), expanded by `queries`. An unknown set name is reported with
 /// the closest set names. Errors: invalid_argument (unknown set, empty list),

@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "cli/gpu_probe.h"
+#include "core/elapsed.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "temp_tree.h"
@@ -261,6 +262,15 @@ TEST(WriteStdout, writes_the_text_or_names_the_cause) {
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ("rangereplay: " + s.message() + "\n", kStdoutFull);
   std::fclose(full);
+}
+
+TEST(WrittenClock, a_file_just_written_reads_as_now_on_the_monotonic_clock) {
+  testing::TempTree tree;
+  const std::string path = tree.file("report.42.json");
+  const double now = monotonic_ms();
+  // The modification time's resolution is the file system's (ns on ext4, tmpfs).
+  EXPECT_NEAR(written_clock_ms(path), now, 50.0);
+  EXPECT_EQ(written_clock_ms(tree.path("missing.json")), 0.0);
 }
 
 // A pipe whose reader has gone (`rangereplay profile ... | head`): with
