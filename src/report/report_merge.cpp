@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "core/profile_config.h"
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"
@@ -250,7 +251,15 @@ ReportMerge merge_reports(const std::vector<RankReport>& inputs) {
   ReportMerge merge;
   for (std::uint32_t r = 0; r < inputs.size(); ++r) {
     const Report& rep = inputs[r].report;
-    merge.ranks.push_back({r, inputs[r].file, rep.process_id, rep.device_name, rep.chip_name});
+    std::string recorded;
+    for (const char* name : kRankVariables) {
+      if (!rep.environment) break;
+      if (auto it = rep.environment->find(name); it != rep.environment->end()) {
+        recorded = std::string(name) + "=" + it->second;
+        break;
+      }
+    }
+    merge.ranks.push_back({r, inputs[r].file, rep.process_id, rep.device_name, rep.chip_name, recorded});
   }
   list_report_differences(inputs, merge);
 
@@ -367,9 +376,9 @@ void append_section(std::string& out, const char* title, const std::vector<std::
 std::string render_merge_table(const ReportMerge& merge) {
   std::string out = fmt::format("{}:\n", count_of(merge.ranks.size(), "rank"));
   for (const MergedRank& r : merge.ranks) {
-    out += fmt::format("  rank {:<4} {}  pid {}  {} ({})\n", r.rank, r.file,
+    out += fmt::format("  rank {:<4} {}  pid {}  {} ({}){}\n", r.rank, r.file,
                        r.process_id == 0 ? std::string("unknown") : std::to_string(r.process_id), r.device_name,
-                       r.chip_name);
+                       r.chip_name, r.recorded_rank.empty() ? std::string() : "  " + r.recorded_rank);
   }
   const Widths widths = widths_of(merge);
   for (const MergedRange& range : merge.ranges) {
@@ -525,7 +534,8 @@ std::string render_merge_json(const ReportMerge& merge) {
                      {"file", r.file},
                      {"process_id", r.process_id},
                      {"device_name", r.device_name},
-                     {"chip_name", r.chip_name}});
+                     {"chip_name", r.chip_name},
+                     {"recorded_rank", r.recorded_rank.empty() ? Json(nullptr) : Json(r.recorded_rank)}});
   }
   Json ranges = Json::array();
   for (const MergedRange& range : merge.ranges) ranges.push_back(range_json(range));

@@ -28,7 +28,8 @@
 //   {
 //     "merge_version": 1,
 //     "ranks": [ {"rank": 0, "file": "rank0.json", "process_id": 4242,
-//                 "device_name": "NVIDIA H200", "chip_name": "GH100"}, ... ],
+//                 "device_name": "NVIDIA H200", "chip_name": "GH100",
+//                 "recorded_rank": "RANK=4" or null}, ... ],
 //     "ranges": [ {
 //       "range": "step #0", "name": "step", "instance": 0,
 //       "reference_rank": 0,                      // null when no rank replayed it
@@ -85,6 +86,9 @@ struct MergedRank {
   std::uint32_t process_id = 0;  // Report::process_id; 0 when unknown
   std::string device_name;
   std::string chip_name;
+  // The rank the report recorded, as "RANK=4" (the first of core's
+  // kRankVariables set in its process); empty when it recorded none.
+  std::string recorded_rank;
 };
 
 /// What one rank did with a paired range.

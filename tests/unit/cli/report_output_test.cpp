@@ -72,6 +72,7 @@ std::vector<std::string> two_rank_files(const testing::TempTree& tree) {
   for (int rank = 0; rank < 2; ++rank) {
     report::Report r = report::testing::sample_report();
     r.process_id = 500 + rank;
+    r.environment = report::Environment{};  // no recorded rank: the file order names it
     r.ranges[0].kernels[0].metrics[0].value = 1000.0 * (rank + 1);
     paths.push_back(tree.path("rank" + std::to_string(rank) + ".json"));
     EXPECT_TRUE(report::write_report_json(r, paths.back()).ok());

@@ -25,6 +25,7 @@ using testing::sample_report;
 RankReport rank_report(std::uint32_t rank, double scale_bytes) {
   RankReport r{"rank" + std::to_string(rank) + ".json", sample_report()};
   r.report.process_id = 1000 + rank;
+  r.report.environment = Environment{};  // no recorded rank: the position names it
   r.report.errors.clear();
   r.report.ranges[0].kernels[0].metrics[0].value = scale_bytes;
   return r;
@@ -203,6 +204,18 @@ TEST(ReportMerge, values_in_other_units_are_kept_per_rank_and_not_combined) {
   EXPECT_TRUE(metric.at("max").is_null());
 }
 
+TEST(ReportMerge, a_recorded_rank_is_shown_beside_the_position) {
+  std::vector<RankReport> ranks = {rank_report(0, 100), rank_report(1, 300)};
+  ranks[0].report.environment = Environment{{"LOCAL_RANK", "0"}, {"RANK", "4"}};
+  ranks[1].report.environment = Environment{{"SLURM_PROCID", "5"}};
+  const ReportMerge m = merge_reports(ranks);
+  EXPECT_EQ(m.ranks[0].recorded_rank, "RANK=4");
+  EXPECT_EQ(m.ranks[1].recorded_rank, "SLURM_PROCID=5");
+  EXPECT_NE(render_merge_table(m).find("  rank 0    rank0.json  pid 1000  NVIDIA H200 (GH100)  RANK=4\n"),
+            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(render_merge_json(m)).at("ranks").at(1).at("recorded_rank"), "SLURM_PROCID=5");
+}
+
 TEST(ReportMerge, a_metric_one_rank_lacks_in_one_kernel_is_named_for_those_places_only) {
   std::vector<RankReport> ranks = three_ranks();
   std::vector<MetricValue>& metrics = ranks[1].report.ranges[0].kernels[0].metrics;
@@ -311,7 +324,8 @@ TEST(ReportMerge, json_carries_the_ranks_each_ranges_rank_status_and_every_value
                                                  {"file", "rank2.json"},
                                                  {"process_id", 1002},
                                                  {"device_name", "NVIDIA H200"},
-                                                 {"chip_name", "GH100"}}));
+                                                 {"chip_name", "GH100"},
+                                                 {"recorded_rank", nullptr}}));
   const nlohmann::json& step = j.at("ranges").at(0);
   EXPECT_EQ(step.at("range"), "step #0");
   EXPECT_EQ(step.at("reference_rank"), 0);
