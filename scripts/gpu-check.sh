@@ -92,7 +92,7 @@ if has examples && [[ -x scripts/run-examples.sh ]]; then
   row "examples twice" "$(tail -1 "$logs/examples.log")"
 fi
 if has reports; then
-  timeout ${REPORTS_TIMEOUT:-540} python3 tests/e2e/reports.py $build "$logs/reports" >"$logs/reports.txt" 2>&1
+  REPORTS_TORCH=1 timeout ${REPORTS_TIMEOUT:-540} python3 tests/e2e/reports.py $build "$logs/reports" >"$logs/reports.txt" 2>&1
   row "reports (schema, diff, ncu CSV, installed)" "rc=$?"
 fi
 if has corpus; then
