@@ -33,7 +33,8 @@ for mode in ("sequential", "concurrent"):
         continue
     out_dir = tempfile.mkdtemp(prefix="rangereplay-ranks.")
     rc, out, err = run([CLI, "profile", "--nvtx-include", "step/", "--set", "basic", "-o",
-                        os.path.join(out_dir, "r_%q{RANK}.json"), "--"] + JOB + ["--" + mode], timeout=400, env=env)
+                        os.path.join(out_dir, "r_%q{RANK}.json"), "--"] + JOB + ["--" + mode],
+                       timeout=150 if mode == "concurrent" else 300, env=env)
     if rc != 0:
         failures.append(f"{mode}: profiled job rc={rc}: {tail(err)}")
         continue
