@@ -26,7 +26,7 @@ if rc != 0:
 else:
     out_path = tempfile.mktemp(suffix=".json")
     rc, out, err = run([CLI, "profile", "--quiet", "--nvtx-include", "compute/", "--nvtx-include", "allreduce/",
-                        "--set", "basic", "--output", out_path, "--"] + APP, timeout=400)
+                        "--set", "basic", "--output", out_path, "--"] + APP, timeout=240)
     if rc != 0:
         failures.append(f"profile rc={rc}: {tail(err)}")
     else:
