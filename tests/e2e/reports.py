@@ -77,23 +77,25 @@ def diff(base, new):
     return json.loads(out)
 
 
-def raw_page(text):
-    """ncu's `--page raw` CSV in `text` (lines before its header skipped): (header, units row, result rows)."""
+def csv_from_header(text, page):
+    """The CSV in `text` from ncu's header line (one starting with "ID") on: ncu prints the application's output and
+    ==PROF== lines before it."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
-        raise NcuCsvError("no --page raw header (a line starting with \"ID\")")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+        raise NcuCsvError(f"no --page {page} header (a line starting with \"ID\")")
+    return io.StringIO("\n".join(lines[start:]))
+
+
+def raw_page(text):
+    """ncu's `--page raw` CSV in `text`: (header, units row, result rows)."""
+    rows = list(csv.reader(csv_from_header(text, "raw")))
     return rows[0], rows[1], [r for r in rows[2:] if r and r[0].isdigit()]
 
 
 def details_units(text):
-    """{metric name: unit} of a `--page details` CSV in `text` (lines before its header skipped)."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        raise NcuCsvError("no --page details header (a line starting with \"ID\")")
-    return {row["Metric Name"]: row["Metric Unit"] for row in csv.DictReader(io.StringIO("\n".join(lines[start:])))
+    """{metric name: unit} of a `--page details` CSV in `text`."""
+    return {row["Metric Name"]: row["Metric Unit"] for row in csv.DictReader(csv_from_header(text, "details"))
             if row.get("ID", "").isdigit()}
 
 

@@ -82,20 +82,13 @@ std::string process_label(const report::Report& report) {
 }
 
 std::vector<std::string> output_variables(const std::string& pattern) {
+  // expand_output_path's own parser, with a lookup that notes each name.
   std::vector<std::string> names;
-  for (std::size_t i = 0; i + 2 < pattern.size(); ++i) {
-    if (pattern[i] != '%') continue;
-    if (pattern[i + 1] == '%') {
-      ++i;
-      continue;
-    }
-    if (pattern[i + 1] != 'q' || pattern[i + 2] != '{') continue;
-    const std::size_t close = pattern.find('}', i + 3);
-    if (close == std::string::npos) break;
-    std::string name = pattern.substr(i + 3, close - i - 3);
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    i = close;
-  }
+  const EnvLookup note = [&names](const std::string& name) -> std::optional<std::string> {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    return std::string();
+  };
+  (void)expand_output_path(pattern, 0, "", note);
   return names;
 }
 

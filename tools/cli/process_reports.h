@@ -36,8 +36,9 @@ void order_by_rank(std::vector<report::Report>& reports);
 /// ("process" when the pid is unknown). Pure.
 std::string process_label(const report::Report& report);
 
-/// The variables `pattern` names with %q{VAR}, in order, each once; the
-/// pattern is assumed well-formed (expand_output_path checks it). Pure.
+/// The variables `pattern` names with %q{VAR}, in order, each once, as
+/// expand_output_path reads them (up to its first error in a malformed
+/// pattern, which it reports). Pure.
 std::vector<std::string> output_variables(const std::string& pattern);
 
 /// Where each report is saved for --output `pattern`: expand_output_path
