@@ -621,11 +621,12 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
 }
 
 // --output into req.output_pattern and req.output_format, expanded with a
-// stand-in pid now to report a bad name before anything runs. Errors: those of
-// expand_output_path and output_format_of.
+// stand-in pid (and stand-in values for variables unset here, which each
+// process of a job sets itself) now to report a bad name before anything runs.
+// Errors: those of expand_output_path and output_format_of.
 Status parse_output(const ProfileOptions& o, const EnvLookup& env, ProfileRequest& req) {
   if (!o.output.empty()) {
-    RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(o.output, 12345, "host", env));
+    RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(o.output, 12345, "host", with_stand_ins(env)));
     RR_ASSIGN_OR_RETURN(req.output_format, output_format_of(sample));
   }
   if (!o.csv_page.empty() && o.output.empty()) return invalid_argument("--csv-page needs an output ending in .csv");

@@ -265,16 +265,10 @@ int profile(const ProfileRequest& request) {
   StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
   if (!app.ok()) return fail(app.status(), kExitUsage);
   if (!request.output_pattern.empty()) {
-    // Up front, so a report is not lost after a long profiled run.
-    // A rank's variable is set by the job's launcher (torchrun, mpirun, srun)
-    // in each rank, not here: a stand-in value checks the folder.
-    const EnvLookup here_or_rank = [](const std::string& name) -> std::optional<std::string> {
-      if (std::optional<std::string> value = process_env(name)) return value;
-      for (const char* rank : kRankVariables)
-        if (name == rank) return std::string("0");
-      return std::nullopt;
-    };
-    if (Status s = check_output_writable(request.output_pattern, host_name(), here_or_rank); !s.ok()) {
+    // Up front, so a report is not lost after a long profiled run. A rank's
+    // variable is set by the job's launcher (torchrun, mpirun, srun) in each
+    // rank, not here: a stand-in value checks the name.
+    if (Status s = check_output_writable(request.output_pattern, host_name(), process_env); !s.ok()) {
       return fail(s, kExitUsage);
     }
     for (const std::string& name : output_variables(request.output_pattern)) {
@@ -459,7 +453,9 @@ double written_clock_ms(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || ::clock_gettime(CLOCK_REALTIME, &real) != 0 ||
       ::clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
     return 0;
-  const auto ms = [](const timespec& t) { return t.tv_sec * 1e3 + t.tv_nsec / 1e6; };
+  const auto ms = [](const timespec& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  };
   return ms(mono) - (ms(real) - ms(st.st_mtim));
 }
 

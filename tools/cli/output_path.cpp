@@ -65,6 +65,14 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
   return out;
 }
 
+EnvLookup with_stand_ins(EnvLookup env, std::vector<std::string>* unset) {
+  return [env = std::move(env), unset](const std::string& name) -> std::optional<std::string> {
+    if (std::optional<std::string> value = env(name)) return value;
+    if (unset != nullptr) unset->push_back(name);
+    return std::string("0");
+  };
+}
+
 StatusOr<OutputFormat> output_format_of(const std::string& path) {
   const std::string name = ascii_lower(std::filesystem::path(path).filename().string());
   if (name == ".json" || name == ".csv" || name == ".html")
@@ -98,16 +106,20 @@ Status cannot_write(const std::string& what, int err) {
 
 Status check_output_writable(const std::string& pattern, const std::string& host, const EnvLookup& env) {
   namespace fs = std::filesystem;
-  RR_ASSIGN_OR_RETURN(std::string path, expand_output_path(pattern, 12345, host, env));
+  std::vector<std::string> unset;
+  RR_ASSIGN_OR_RETURN(std::string path, expand_output_path(pattern, 12345, host, with_stand_ins(env, &unset)));
   const std::string pattern_folder = fs::path(pattern).parent_path().string();
-  if (pattern_folder.find("%p") != std::string::npos) return ok_status();  // depends on the pid
+  std::vector<std::string> folder_unset;
+  (void)expand_output_path(pattern_folder, 12345, host, with_stand_ins(env, &folder_unset));
+  // A folder named by the pid or by a variable each process sets itself.
+  if (pattern_folder.find("%p") != std::string::npos || !folder_unset.empty()) return ok_status();
   fs::path folder = fs::path(path).parent_path();
   if (folder.empty()) folder = ".";
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
     return not_found("output folder '" + folder.string() + "' does not exist; create it first");
   }
-  if (pattern.find("%p") == std::string::npos) {
+  if (pattern.find("%p") == std::string::npos && unset.empty()) {
     if (fs::is_directory(path, ec)) {
       const std::string ext = fs::path(path).extension().string();
       return invalid_argument("output '" + path + "' is a folder; give --output a file name, e.g. '" +

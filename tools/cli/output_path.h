@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -39,6 +40,14 @@ std::optional<std::string> process_env(const std::string& name);
 StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, const std::string& host,
                                          const EnvLookup& env);
 
+/// `env`, with a stand-in value ("0") for each variable it does not set: a
+/// multi-process job's launcher (torchrun, mpirun, srun) sets RANK and the
+/// like in each process, not where rangereplay starts, so a check made there
+/// expands an unset %q{NAME} with this. Each unset name looked up is appended
+/// to `*unset` when `unset` is not null (which must outlive the lookup).
+/// Thread-safe if `env` is and `unset` is null.
+EnvLookup with_stand_ins(EnvLookup env, std::vector<std::string>* unset = nullptr);
+
 /// Format chosen by the file's extension, case-insensitive: ".json" -> JSON,
 /// ".csv" -> CSV, ".html" -> HTML. Errors (invalid_argument): any other or no
 /// extension.
@@ -46,12 +55,14 @@ StatusOr<OutputFormat> output_format_of(const std::string& path);
 
 /// Checks, before the application starts, that a report can be written where
 /// --output `pattern` points, without touching an existing report: `pattern`
-/// is expanded with `host`, `env` and a stand-in pid, then
-///   - without %p (the final path is known): the path is opened for writing,
-///     created if missing (O_CREAT|O_EXCL, then removed again) or opened in
-///     append mode if it exists (O_APPEND, nothing truncated or written);
-///   - with %p: a probe file is created in the folder (mkstemp) and removed.
-/// A folder name that itself uses %p is not checked. Errors (one line):
+/// is expanded with `host`, `env` and a stand-in pid (and a stand-in value
+/// for each variable `env` does not set, see with_stand_ins), then
+///   - without %p or an unset variable (the final path is known): the path is
+///     opened for writing, created if missing (O_CREAT|O_EXCL, then removed
+///     again) or opened in append mode if it exists (O_APPEND, nothing
+///     truncated or written);
+///   - otherwise: a probe file is created in the folder (mkstemp) and removed.
+/// A folder name that itself uses %p or an unset variable is not checked. Errors (one line):
 /// not_found when the folder does not exist, permission_denied when the path
 /// or folder cannot be written (the errno text names why), invalid_argument
 /// for a malformed pattern (see expand_output_path). Thread-safe if `env` is.

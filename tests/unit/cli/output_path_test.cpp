@@ -152,9 +152,26 @@ TEST(CheckOutputWritable, a_pid_pattern_probes_the_folder_and_leaves_nothing) {
   EXPECT_TRUE(writable(t.path("p%p/run.json")).ok());
 }
 
+TEST(CheckOutputWritable, a_variable_unset_here_probes_the_folder_and_leaves_nothing) {
+  // Each rank of a job sets its own LOCAL_RANK; where rangereplay starts it is unset.
+  testing::TempTree t;
+  EXPECT_TRUE(writable(t.path("r%q{LOCAL_RANK}.json")).ok());
+  EXPECT_TRUE(std::filesystem::is_empty(t.root()));
+  EXPECT_TRUE(writable(t.path("rank%q{LOCAL_RANK}/run.json")).ok());  // folder set by each rank: not checked
+  EXPECT_EQ(writable(t.path("none/r%q{LOCAL_RANK}.json")).code(), StatusCode::kNotFound);
+}
+
 TEST(CheckOutputWritable, a_malformed_pattern_is_the_expansion_error) {
-  EXPECT_EQ(writable("r%q{NOPE}.json").message(),
-            "output name 'r%q{NOPE}.json' uses %q{NOPE} but NOPE is not set; set it or drop it from --output");
+  EXPECT_EQ(writable("r%q{}.json").message(), "output name 'r%q{}.json': %q{} names no variable, e.g. %q{RANK}");
+}
+
+TEST(WithStandIns, unset_variables_read_zero_and_are_noted) {
+  std::vector<std::string> unset;
+  EnvLookup env = with_stand_ins(fake_env({{"RANK", "3"}}), &unset);
+  EXPECT_EQ(env("RANK"), "3");
+  EXPECT_EQ(env("LOCAL_RANK"), "0");
+  EXPECT_EQ(unset, std::vector<std::string>{"LOCAL_RANK"});
+  EXPECT_EQ(*expand_output_path("r%q{RANK}_%q{WORLD_SIZE}.json", 1, "h", with_stand_ins(fake_env({}))), "r0_0.json");
 }
 
 }  // namespace
