@@ -72,7 +72,7 @@ struct ProfileConfig {
   RestoreMode restore = RestoreMode::kDifferential;  // differential: only chunks whose digest differs are copied
   std::uint64_t snapshot_device_limit = 0;           // bytes, 0 = no cap
   std::uint64_t snapshot_host_limit = 0;             // bytes, 0 = no cap
-  CacheControl cache_control = CacheControl::kNone;  // --cache-control
+  CacheControl cache_control = CacheControl::kAll;   // --cache-control
   // Output.
   // Where the injection writes the JSON report at exit; "%p" in it is the
   // writing process's id, so each process of a multi-process job (torchrun,

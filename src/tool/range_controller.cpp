@@ -76,9 +76,9 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   auto start = Clock::now();
   CounterSessionOptions options;
   options.whole_range_metrics = parts_.config.range_metrics == RangeMetrics::kWholeRange;
-  // A standing pass counts across the application's own work between
-  // ranges, which a flush before each pass cannot bracket.
-  options.standing_pass = !environment::standing_pass_off() && parts_.config.cache_control == CacheControl::kNone;
+  // Under --cache-control all a standing pass still holds: only work between
+  // a push and its pop is counted, so the flush before each push is not.
+  options.standing_pass = !environment::standing_pass_off();
   options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
   const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
@@ -91,10 +91,21 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
     return ok_status();
   };
   if (s.ok()) s = create_stream();
-  if (s.ok() && parts_.config.cache_control == CacheControl::kAll) {
+  // The L2 flush: with --cache-control all before every counted pass; with
+  // none after the entry snapshot and after each replay's restore, so the
+  // tool's dirty lines are written back before the counters start. A
+  // one-pass list under none neither snapshots nor restores: no flush.
+  if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
     StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device);
-    if (flush.ok()) cache_flush_.emplace(std::move(*flush));
-    s = flush.status();
+    if (flush.ok()) {
+      cache_flush_.emplace(std::move(*flush));
+    } else if (parts_.config.cache_control == CacheControl::kAll) {
+      s = flush.status();
+    } else {
+      // Under none the ranges still run; their DRAM writes may include the restore's.
+      parts_.report.errors.push_back(flush.status().message() +
+                                     "; replayed passes may count the restore's write-backs as DRAM writes");
+    }
   }
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
@@ -193,11 +204,6 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  // Each pass of a batch holds several ranges; a flush is per range's pass.
-  if (batch_size_ && parts_.config.cache_control == CacheControl::kAll) {
-    std::fprintf(stderr, "rangereplay: RANGEREPLAY_BATCH is ignored with --cache-control all\n");
-    batch_size_.reset();
-  }
   range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify;
   if (pass_count() > 1) {
     std::optional<Decline> failed = capture_entry_state(range);
@@ -218,15 +224,20 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
       !(pass_count() > 1 && (parts_.config.range_metrics == RangeMetrics::kPerKernel || range.deferrable));
   Status s = ok_status();
   parts_.mutex.set_stage("range begin: starting pass 0");
+  // Under all every counted pass starts cold. Under none the entry snapshot
+  // of a multi-pass range (its copy's writes, dirty in L2) is drained, so
+  // that no byte the tool moved is counted as the range's.
+  const bool flush_before_pass0 =
+      cache_flush_ && (parts_.config.cache_control == CacheControl::kAll || pass_count() > 1);
   if (range.counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
-    s = push_standing_range(range);
+    if (flush_before_pass0) s = flush_caches();  // runs and ends before the push
+    if (s.ok()) s = push_standing_range(range);
     debug("standing pass: range pushed: %s", s.to_string());
     range.record.timings.counters_ms += ms_since(c);
   } else if (range.counting_pass0) {
     auto c = Clock::now();
-    // Pass 0 starts cold too: the flush runs (and ends) before its counters.
-    if (cache_flush_) {
+    if (flush_before_pass0) {  // runs and ends before the counters start
       s = flush_caches();
       debug("caches flushed before pass 0: %s", s.to_string());
     }
@@ -735,7 +746,9 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   if (s.ok()) s = counters_->backend().begin_range();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    BatchWindow window(*counters_, stream, pass_count());
+    BatchWindow window(*counters_, stream, pass_count(),
+                       cache_flush_ ? std::function<Status()>([this] { return cache_flush_->flush(tool_stream_); })
+                                    : std::function<Status()>());
     s = window.run(members);
   }
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");

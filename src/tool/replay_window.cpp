@@ -221,6 +221,7 @@ Status BatchWindow::run_passes(std::vector<BatchMember>& members, std::size_t& c
       RR_RETURN_IF_ERROR(m.restore->restore_entry());
       RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kRestoreEnd));
       RR_RETURN_IF_ERROR(m.restore->read_back());
+      if (flush_caches_) RR_RETURN_IF_ERROR(flush_caches_());
       RR_RETURN_IF_ERROR(stream_.synchronize());
       const std::uint64_t restored_bytes = m.restore->restored_bytes();
       if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(counters_.push_range(m.counter_range));

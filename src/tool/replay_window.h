@@ -147,9 +147,10 @@ struct ReplayWindowParts {
   // Called as replayed pass `pass` (1-based, pass 0 being the application's)
   // begins: progress lines.
   std::function<void(std::size_t pass)> pass_begins;
-  // --cache-control all: enqueues the L2 flush on the replay stream after a
-  // pass's restore (the synchronize before the counters start waits for
-  // it); empty with --cache-control none.
+  // Enqueues the L2 flush on the replay stream after a pass's restore (the
+  // synchronize before the counters start waits for it), so that no dirty
+  // line of the restore is written back while the counters run; empty when
+  // the tool has no flush buffer.
   std::function<Status()> flush_caches;
 };
 
@@ -207,9 +208,12 @@ struct BatchMember {
 /// Thread-safety: one thread (the tool's lock).
 class BatchWindow {
  public:
-  /// `pass_count`: as ReplayWindow's.
-  BatchWindow(CounterPasses& counters, ReplayStream& stream, std::uint32_t pass_count)
-      : counters_(counters), stream_(stream), pass_count_(pass_count) {}
+  /// `pass_count`: as ReplayWindow's. `flush_caches`: as
+  /// ReplayWindowParts::flush_caches, run after each member's restore, before
+  /// its counter ranges open; may be empty.
+  BatchWindow(CounterPasses& counters, ReplayStream& stream, std::uint32_t pass_count,
+              std::function<Status()> flush_caches = {})
+      : counters_(counters), stream_(stream), pass_count_(pass_count), flush_caches_(std::move(flush_caches)) {}
 
   /// Runs every pass over `members` (at least one). Errors: the first failing
   /// step's; every member's application state is back either way.
@@ -220,6 +224,7 @@ class BatchWindow {
   CounterPasses& counters_;
   ReplayStream& stream_;
   std::uint32_t pass_count_;
+  std::function<Status()> flush_caches_;
 };
 
 }  // namespace rangereplay::tool

@@ -181,10 +181,10 @@ Words split_at_dashes(const std::vector<std::string>& args) {
 struct ProfileOptions {
   std::vector<std::string> nvtx_include, nvtx_exclude;
   bool profiler_api = false, verify = false, quiet = false;
-  std::string kernel_range, metrics, set, range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip,
-                                          range_list, output, restore = name(ProfileConfig{}.restore), device_limit,
-                                          host_limit, csv_page,
-                                          cache_control = std::string(name_of(kCacheControlNames, CacheControl::kNone));
+  std::string kernel_range, metrics, set,
+      range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip, range_list, output,
+      restore = name(ProfileConfig{}.restore), device_limit, host_limit, csv_page,
+      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control));
 };
 
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
@@ -241,8 +241,9 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("SIZE");
   profile
       .add_option("--cache-control", o.cache_control,
-                  "all (flush the L2 cache before every counted pass, as Nsight Compute's --cache-control all) or "
-                  "none (default: leave it as the application and the restore left it)")
+                  "all (default: flush the L2 cache before every counted pass, as Nsight Compute's --cache-control "
+                  "all) or none (leave it as the application left it; the restore's writes are still written back "
+                  "before a replayed pass's counters start)")
       ->type_name("all|none");
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }

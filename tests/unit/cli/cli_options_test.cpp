@@ -670,7 +670,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
   EXPECT_EQ(
       config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "2,5-7", "--set", "full", "./app", "a"}),
       R"json({
-  "cache_control": "none",
+  "cache_control": "all",
   "command": [
     "./app",
     "a"
@@ -714,7 +714,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
 
 TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
   EXPECT_EQ(config_json({"profile", "--profiler-api", "--", "./app"}), R"json({
-  "cache_control": "none",
+  "cache_control": "all",
   "command": [
     "./app"
   ],

@@ -231,7 +231,7 @@ TEST(ReplayWindow, runs_one_pass_per_call_until_the_session_has_every_pass) {
   EXPECT_TRUE(f.record.notes.empty());
 }
 
-TEST(ReplayWindow, cache_control_all_flushes_after_each_restore_and_before_the_counters_start) {
+TEST(ReplayWindow, a_flush_runs_after_each_restore_and_before_the_counters_start) {
   Fixture f(/*passes=*/2);
   f.flush_caches = true;
   EXPECT_EQ(f.run(2), std::nullopt);
@@ -435,16 +435,21 @@ struct BatchFixture {
     members = {BatchMember{&restore_a, &submit_a, "step#0", &record_a},
                BatchMember{&restore_b, &submit_b, "", &record_b}};
   }
-  Status run(std::uint32_t pass_count) {
-    BatchWindow window(counters, stream, pass_count);
+  Status run(std::uint32_t pass_count, bool flush = false) {
+    BatchWindow window(counters, stream, pass_count,
+                       flush ? std::function<Status()>([this] {
+                         log.push_back("flush_caches");
+                         return failure.check("flush_caches");
+                       })
+                             : std::function<Status()>());
     return window.run(members);
   }
-  // The lines of `log` that name a member, a pass or a counter range.
+  // The lines of `log` that name a member, a pass, a counter range or a flush.
   Log steps() const {
     Log out;
     for (const std::string& line : log) {
       if (line.starts_with("a ") || line.starts_with("b ") || line.starts_with("start_pass") ||
-          line.starts_with("end_pass") || line.starts_with("push") || line == "pop")
+          line.starts_with("end_pass") || line.starts_with("push") || line == "pop" || line == "flush_caches")
         out.push_back(line);
     }
     return out;
@@ -476,6 +481,21 @@ TEST(BatchWindow, one_start_and_stop_per_pass_for_every_member_each_restored_out
   EXPECT_EQ(f.record_b.pass_records.size(), 2u);
   EXPECT_DOUBLE_EQ(f.record_b.timings.kernels_ms, 2 * 2.25);
   EXPECT_DOUBLE_EQ(f.record_a.timings.counters_ms, f.record_b.timings.counters_ms);  // shared equally
+}
+
+TEST(BatchWindow, a_flush_runs_after_each_members_restore_and_ends_before_its_counter_ranges_open) {
+  BatchFixture f(/*passes=*/2);
+  ASSERT_TRUE(f.run(2, /*flush=*/true).ok());
+  const Log pass = {"a restore_entry", "flush_caches", "push step#0", "a submit", "pop",
+                    "b restore_entry", "flush_caches", "b submit"};
+  EXPECT_EQ(f.steps(), concat({{"a capture_exit", "b capture_exit", "start_pass batch"},
+                               pass,
+                               {"end_pass", "start_pass batch"},
+                               pass,
+                               {"end_pass", "b restore_exit", "a restore_exit"}}));
+  const auto flush = std::find(f.log.begin(), f.log.end(), "flush_caches");
+  const auto push = std::find(flush, f.log.end(), "push step#0");
+  EXPECT_NE(std::find(flush, push, "synchronize"), push);
 }
 
 TEST(BatchWindow, a_failure_hands_the_state_back_for_every_captured_member) {
