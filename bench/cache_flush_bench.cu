@@ -66,15 +66,15 @@ int main(int argc, char** argv) {
   check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
   CUdevice device = 0;
   if (cuDeviceGet(&device, 0) != CUDA_SUCCESS) return 1;
-  rangereplay::StatusOr<rangereplay::cu::CacheFlush> created = rangereplay::cu::CacheFlush::create(device);
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  rangereplay::StatusOr<rangereplay::cu::CacheFlush> created = rangereplay::cu::CacheFlush::create(device, stream);
   if (!created.ok()) {
     std::fprintf(stderr, "cache_flush_bench: %s\n", created.status().to_string().c_str());
     return 1;
   }
   const rangereplay::cu::CacheFlush& flush = *created;
   const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
-  cudaStream_t stream = nullptr;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   void* dirty = nullptr;
   void* src = nullptr;
   void* dst = nullptr;

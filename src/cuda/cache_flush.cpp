@@ -6,7 +6,7 @@
 
 namespace rangereplay::cu {
 
-StatusOr<CacheFlush> CacheFlush::create(CUdevice device) {
+StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream) {
   int l2 = 0;
   RR_CU(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device));
   // Twice the L2, in whole 1 MiB units, so every set is walked over.
@@ -22,7 +22,9 @@ StatusOr<CacheFlush> CacheFlush::create(CUdevice device) {
   if (!sink.ok())
     return Status(sink.status().code(), "the L2 flush's result words of --cache-control all: " +
                                             sink.status().message() + "; use --cache-control none");
-  // Never written: what the flush reads does not matter, only that it reads.
+  // Written once, so that every page is resident before the first flush;
+  // what the flush reads does not matter, only that it reads.
+  RR_CU(cuMemsetD8Async(buffer->get(), 0, bytes, stream));
   return CacheFlush(std::move(*buffer), std::move(*sink), bytes);
 }
 

@@ -4,7 +4,7 @@
 // dirty (the restore's writes are written back before the pass's counters
 // start, not counted as the range's DRAM writes).
 //
-//   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device));
+//   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream));
 //   RR_RETURN_IF_ERROR(flush.flush(stream));   // then synchronize, then start the counters
 //
 // Memory: 2 x L2 bytes of device memory (100 MiB on an H200) plus 4 KiB,
@@ -24,9 +24,12 @@ namespace rangereplay::cu {
 class CacheFlush {
  public:
   /// Allocates the buffer for `device`'s L2 (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
-  /// in the current context. Errors: the driver's (an attribute query or an
-  /// allocation that failed, e.g. out of memory), naming the bytes asked for.
-  static StatusOr<CacheFlush> create(CUdevice device);
+  /// in the current context and enqueues one write of it on `stream` (every
+  /// page resident before the first flush; flushes on the same stream are
+  /// ordered after it). Errors: the driver's (an attribute query, an
+  /// allocation that failed, e.g. out of memory, naming the bytes asked for,
+  /// or the write's enqueue).
+  static StatusOr<CacheFlush> create(CUdevice device, CUstream stream);
 
   /// Enqueues the flush on `stream`. Errors: the launch's.
   Status flush(CUstream stream) const;

@@ -96,7 +96,7 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   // tool's dirty lines are written back before the counters start. A
   // one-pass list under none neither snapshots nor restores: no flush.
   if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
-    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device);
+    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device, tool_stream_);
     if (flush.ok()) {
       cache_flush_.emplace(std::move(*flush));
     } else if (parts_.config.cache_control == CacheControl::kAll) {
