@@ -1,13 +1,13 @@
-// The L2 flush of --cache-control all: a device buffer of twice the GPU's L2
+// The L2 flush of --cache-control: a device buffer of twice the GPU's L2
 // size and the flush kernel that reads it (kernels/cache_flush_kernel.h), so
 // that a counted pass starts with no line of the range's data in L2 and none
-// dirty (the restore's writes are written back before the pass's counters
-// start, not counted as the range's DRAM writes).
+// dirty (the tool's snapshot and restore writes are written back before the
+// pass's counters start, not counted as the range's DRAM writes).
 //
 //   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream));
 //   RR_RETURN_IF_ERROR(flush.flush(stream));   // then synchronize, then start the counters
 //
-// Memory: 2 x L2 bytes of device memory (100 MiB on an H200) plus 4 KiB,
+// Memory: 2 x L2 bytes of device memory (120 MiB on an H200) plus 4 KiB,
 // allocated once by create() in the current context, freed by the destructor.
 // Thread-safety: one flush at a time (launches on one stream).
 #pragma once

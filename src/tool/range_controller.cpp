@@ -100,11 +100,12 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
     if (flush.ok()) {
       cache_flush_.emplace(std::move(*flush));
     } else if (parts_.config.cache_control == CacheControl::kAll) {
-      s = flush.status();
+      s = Status(flush.status().code(), "--cache-control all: " + flush.status().message() +
+                                            "; free device memory or use --cache-control none");
     } else {
       // Under none the ranges still run; their DRAM writes may include the restore's.
       parts_.report.errors.push_back(flush.status().message() +
-                                     "; replayed passes may count the restore's write-backs as DRAM writes");
+                                     "; replayed passes may count the tool's write-backs as DRAM writes");
     }
   }
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
