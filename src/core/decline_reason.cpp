@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 22> kReasons = {{
+constexpr std::array<ReasonInfo, 24> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -89,11 +89,20 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
     {DeclineReason::kCollectiveInRange, "collective_in_range",
      "the range launched a collective-communication kernel (NCCL), whose peers in other processes would not replay "
      "with it",
-     "put the range around compute work only; coordinated multi-process replay is not supported"},
+     "put the range around compute work only, or replay it on every rank at once with --collectives replay"},
     {DeclineReason::kModuleGlobalsInRange, "module_globals_in_range",
      "the range launched a kernel whose module has writable module-scope __device__ variables that the tool could "
      "not locate to snapshot, so replays would change them",
      "keep kernels that update __device__ variables out of the range, or pass that state as a cudaMalloc'd buffer"},
+    {DeclineReason::kPeerDeclined, "peer_declined",
+     "with --collectives replay every rank replays a range or none does, and another rank of the job declined this "
+     "one (the detail names the rank and its reason)",
+     "see that rank's report for its reason and fix that"},
+    {DeclineReason::kRendezvousFailed, "rendezvous_failed",
+     "with --collectives replay the ranks could not meet (a rank did not arrive within the timeout or left) or "
+     "reached different ranges or pass counts, so no rank replayed the range alone",
+     "profile every rank with the same options and ranges; check that the ranks can reach the rendezvous endpoint "
+     "(--rendezvous host:port, or MASTER_ADDR and MASTER_PORT + 1)"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

@@ -58,6 +58,8 @@ enum class DeclineReason : std::uint8_t {
   kGraphDestroyedInRange,  // graph_destroyed_in_range
   kCollectiveInRange,      // collective_in_range
   kModuleGlobalsInRange,   // module_globals_in_range
+  kPeerDeclined,           // peer_declined (--collectives replay: another rank declined the range)
+  kRendezvousFailed,       // rendezvous_failed (--collectives replay: the ranks did not meet or agree)
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

@@ -49,6 +49,16 @@ std::optional<std::size_t> batch_ranges() {
   return n;
 }
 
+std::optional<std::chrono::seconds> rendezvous_timeout() {
+  static const std::optional<std::chrono::seconds> s = []() -> std::optional<std::chrono::seconds> {
+    const std::optional<std::string> v = read(kRendezvousTimeout);
+    const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
+    if (parsed > 0) return std::chrono::seconds(parsed);
+    return std::nullopt;
+  }();
+  return s;
+}
+
 bool standing_pass_off() {
   static const bool off = read(kStandingPass) == "0";
   return off;

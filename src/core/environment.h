@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -32,6 +33,7 @@ inline constexpr const char* kMaxKernelsPerRange = "RANGEREPLAY_MAX_KERNELS_PER_
 inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kBatch = "RANGEREPLAY_BATCH";
+inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kConfig = "RANGEREPLAY_CONFIG";
 inline constexpr const char* kGate = "RANGEREPLAY_GATE";
@@ -54,7 +56,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 11> kVariables{{
+inline constexpr std::array<Variable, 12> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -78,6 +80,10 @@ inline constexpr std::array<Variable, 11> kVariables{{
      "runtime's own exit handler; ranges left after that decline (replay_failed). While ranges wait, every "
      "launch takes the tool's lock. Not with --verify; ranges with graph launches or pinned host buffers passed "
      "to kernels are replayed at once"},
+    {kRendezvousTimeout, SetBy::kUser, "injection", "60: a rank waits up to 60 s for the others",
+     "a whole number of seconds above 0: how long a rank of --collectives replay waits for the job's other ranks "
+     "at the rendezvous (to join, at each range's end, at each pass's barrier) before the range declines "
+     "rendezvous_failed; other values are ignored"},
     {kInjectLib, SetBy::kUser, "launcher",
      "unset: librangereplay_inject.so next to the launcher, in ../lib, or in the build tree",
      "the injection library to use; when set it must name a file"},
@@ -110,6 +116,9 @@ bool standing_pass_off();
 /// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base
 /// 10), or nullopt when unset or below 2.
 std::optional<std::size_t> batch_ranges();
+/// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds above 0 (read as strtol
+/// does, base 10), or nullopt when unset or not above 0.
+std::optional<std::chrono::seconds> rendezvous_timeout();
 /// RANGEREPLAY_KERNEL_RANGES is exactly "user".
 bool user_kernel_ranges();
 /// Test-only: RANGEREPLAY_TEST_CORRUPT_RESTORES is set (to any value).

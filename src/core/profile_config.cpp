@@ -46,6 +46,8 @@ json config_json(const ProfileConfig& c) {
   j["snapshot_device_limit"] = c.snapshot_device_limit;
   j["snapshot_host_limit"] = c.snapshot_host_limit;
   j["cache_control"] = name_of(kCacheControlNames, c.cache_control);
+  j["collectives"] = name_of(kCollectivesModeNames, c.collectives);
+  j["rendezvous"] = c.rendezvous;
   j["report_path"] = c.report_path;
   j["report_environment"] = c.report_environment;
   j["quiet"] = c.quiet;
@@ -75,6 +77,8 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   RR_RETURN_IF_ERROR(read(j, "snapshot_device_limit", "", c.snapshot_device_limit));
   RR_RETURN_IF_ERROR(read(j, "snapshot_host_limit", "", c.snapshot_host_limit));
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "cache_control", "", kCacheControlNames, c.cache_control));
+  RR_RETURN_IF_ERROR(json_field::read_enum(j, "collectives", "", kCollectivesModeNames, c.collectives));
+  RR_RETURN_IF_ERROR(read(j, "rendezvous", "", c.rendezvous));
   RR_RETURN_IF_ERROR(read(j, "report_path", "", c.report_path));
   RR_RETURN_IF_ERROR(read(j, "report_environment", "", c.report_environment));
   RR_RETURN_IF_ERROR(read(j, "quiet", "", c.quiet));

@@ -49,11 +49,23 @@ inline constexpr EnumNames<RestoreMode, 2> kRestoreModeNames{{
 /// names: kAll flushes the GPU's L2 (writing back its dirty lines and leaving
 /// none of the range's data in it) before every counted pass, pass 0
 /// included, so every pass starts cold; kNone leaves the cache as the
-/// application and the restore left it.
+/// application left it, flushing only after the tool's own writes (a
+/// multi-pass range's entry snapshot, each replay's restore).
 enum class CacheControl { kNone, kAll };
 inline constexpr EnumNames<CacheControl, 2> kCacheControlNames{{
     {CacheControl::kNone, "none"},
     {CacheControl::kAll, "all"},
+}};
+
+/// What a range holding a collective kernel (NCCL, NVSHMEM:
+/// core/collective_kernels.h) does in a multi-pass profile: kDecline declines
+/// it (collective_in_range); kReplay has every rank of the job replay each
+/// multi-pass range together, pass by pass, after a rendezvous
+/// (core/rendezvous.h), so the collective meets its peers.
+enum class CollectivesMode { kDecline, kReplay };
+inline constexpr EnumNames<CollectivesMode, 2> kCollectivesModeNames{{
+    {CollectivesMode::kDecline, "decline"},
+    {CollectivesMode::kReplay, "replay"},
 }};
 
 struct ProfileConfig {
@@ -69,10 +81,12 @@ struct ProfileConfig {
   RangeMetrics range_metrics = RangeMetrics::kPerKernel;
   // Replay.
   bool verify = false;
-  RestoreMode restore = RestoreMode::kDifferential;  // differential: only chunks whose digest differs are copied
-  std::uint64_t snapshot_device_limit = 0;           // bytes, 0 = no cap
-  std::uint64_t snapshot_host_limit = 0;             // bytes, 0 = no cap
-  CacheControl cache_control = CacheControl::kAll;   // --cache-control
+  RestoreMode restore = RestoreMode::kDifferential;         // differential: only chunks whose digest differs are copied
+  std::uint64_t snapshot_device_limit = 0;                  // bytes, 0 = no cap
+  std::uint64_t snapshot_host_limit = 0;                    // bytes, 0 = no cap
+  CacheControl cache_control = CacheControl::kAll;          // --cache-control
+  CollectivesMode collectives = CollectivesMode::kDecline;  // --collectives
+  std::string rendezvous;  // --rendezvous host:port; empty: MASTER_ADDR and MASTER_PORT + 1
   // Output.
   // Where the injection writes the JSON report at exit; "%p" in it is the
   // writing process's id, so each process of a multi-process job (torchrun,

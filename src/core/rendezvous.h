@@ -13,7 +13,7 @@
 //     replay pass;
 //   }
 //
-// Not yet wired into the tool: the library and its CPU tests only.
+// Used by tool/range_controller.h for --collectives replay.
 //
 // Topology: a star. Rank 0 listens on the endpoint (bound with SO_REUSEADDR
 // to the address the endpoint's host resolves to) and accepts N-1 peers; each

@@ -88,6 +88,9 @@ struct ActiveRange {
   // Its counters were stopped early (close_range_counters): a capture began
   // inside it.
   bool counters_closed = false;
+  // --collectives replay: the first collective kernel the range launched
+  // (demangled), empty when none.
+  std::string collective_kernel;
   // ModuleRegistry::unloads() when the range ended: a replay pass is not
   // submitted once another thread has unloaded a module since.
   std::uint64_t unloads_at_end = 0;

@@ -166,7 +166,7 @@ void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& par
   }
   if (info.kernels) {
     for (const KernelLaunchOp& k : *info.kernels) {
-      decline_collective(range, k.name, "graph kernel");
+      decline_collective(range, k.name, "graph kernel", config_.collectives);
       auto globals = modules_.globals_of(k.name);
       if (!globals) continue;
       if (Status g = track_module_globals(range, reinterpret_cast<CUfunction>(k.function), *globals); !g.ok()) {

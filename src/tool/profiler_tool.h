@@ -49,9 +49,11 @@ inline bool call_succeeded(const CUpti_CallbackData* data) {
 
 /// Declines `range` with collective_in_range when `kernel` (its symbol, as
 /// CUPTI names it) is a collective-communication kernel (core/
-/// collective_kernels.h); `what` says where it was launched ("kernel",
-/// "graph kernel"). recording.cpp; called under the tool lock.
-void decline_collective(ActiveRange& range, const std::string& kernel, const char* what);
+/// collective_kernels.h) and `mode` is kDecline; with kReplay it notes the
+/// first such kernel in range.collective_kernel instead. `what` says where
+/// it was launched ("kernel", "graph kernel"). recording.cpp; called under
+/// the tool lock.
+void decline_collective(ActiveRange& range, const std::string& kernel, const char* what, CollectivesMode mode);
 
 class ProfilerTool {
  public:

@@ -205,7 +205,9 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify;
+  // Deferred ranges would reach the rendezvous out of order.
+  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify &&
+                     parts_.config.collectives != CollectivesMode::kReplay;
   if (pass_count() > 1) {
     std::optional<Decline> failed = capture_entry_state(range);
     if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {
@@ -252,6 +254,43 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
   return std::nullopt;
+}
+
+bool RangeController::coordinated() const {
+  return parts_.config.collectives == CollectivesMode::kReplay && pass_count() > 1;
+}
+
+std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& range) {
+  const auto failed = [](const std::string& why) { return Decline{DeclineReason::kRendezvousFailed, why}; };
+  if (!rendezvous_ && rendezvous_error_.ok()) {
+    StatusOr<RendezvousJob> job = rendezvous_job_from_environment(parts_.config.rendezvous, process_environment);
+    StatusOr<Rendezvous> joined =
+        job.ok() ? Rendezvous::connect(job->endpoint, job->rank, job->world_size,
+                                       environment::rendezvous_timeout()
+                                           ? std::chrono::milliseconds(*environment::rendezvous_timeout())
+                                           : kRendezvousTimeout)
+                 : StatusOr<Rendezvous>(job.status());
+    if (joined.ok()) {
+      rendezvous_.emplace(std::move(*joined));
+      debug("rendezvous: joined as %s", std::to_string(job->rank) + " of " + std::to_string(job->world_size));
+    } else {
+      rendezvous_error_ = joined.status();
+      parts_.report.errors.push_back("--collectives replay: " + rendezvous_error_.message());
+    }
+  }
+  if (!rendezvous_)
+    return range.eligibility.declined() ? std::nullopt : std::optional(failed(rendezvous_error_.message()));
+  const std::string key = range.name + " #" + std::to_string(range.index);
+  const RangeVerdict verdict =
+      range.eligibility.declined()
+          ? RangeVerdict::declined(Decline{*range.eligibility.reason(), range.eligibility.detail()})
+          : RangeVerdict::replay(pass_count());
+  StatusOr<Agreement> agreed = rendezvous_->agree(key, verdict);
+  if (range.eligibility.declined()) return std::nullopt;
+  if (!agreed.ok()) return failed(agreed.status().message());
+  if (agreed->replays()) return std::nullopt;
+  if (agreed->kind == AgreementKind::kRankDeclined) return Decline{DeclineReason::kPeerDeclined, agreed->detail};
+  return failed(agreed->detail);
 }
 
 Status RangeController::flush_caches() {
@@ -410,6 +449,11 @@ void RangeController::end() {
   if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
+  if (coordinated()) {
+    // Declined or not: every rank's multi-pass range meets the others here.
+    parts_.mutex.set_stage("range end: rendezvous with the other ranks");
+    if (std::optional<Decline> d = agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
+  }
 
   range->record.passes = 1;
   parts_.mutex.set_stage("range end: replay window");
@@ -424,6 +468,12 @@ void RangeController::end() {
   }
   if (!range->eligibility.declined())
     range->record.counter_ranges = counter_ranges_name(*range, parts_.config.range_metrics);
+  if (!range->eligibility.declined() && coordinated() && rendezvous_ && rendezvous_->world_size() > 1) {
+    range->record.notes.push_back(
+        "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
+        " rank(s) (--collectives replay)" +
+        (range->collective_kernel.empty() ? std::string() : "; it holds the collective " + range->collective_kernel));
+  }
   if (range->whole_range_counters || range->kernel_counter_ranges) {
     // Back to the configured mode for the next range.
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
@@ -446,6 +496,11 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
     counters_left_running_ = true;
   }
   range->eligibility.finish();
+  if (coordinated()) {
+    // Its decline, so that the other ranks decline the range too.
+    parts_.mutex.set_stage("range end: rendezvous with the other ranks");
+    (void)agree_with_peers(*range);
+  }
   range->record.passes = 1;
   report_range(*range);
   // Freeing is a call a capture forbids: with one open, the buffers wait
@@ -881,7 +936,13 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
                           debug("replay pass %s%ld", "", static_cast<long>(pass));
                         },
                         cache_flush_ ? std::function<Status()>([this] { return cache_flush_->flush(tool_stream_); })
-                                     : std::function<Status()>()},
+                                     : std::function<Status()>(),
+                        coordinated() ? std::function<Status(std::size_t)>([this](std::size_t pass) {
+                          Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
+                                                 : failed_precondition("rendezvous: not connected");
+                          return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
+                        })
+                                      : std::function<Status(std::size_t)>()},
       pass_count());
   const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
   return window.run(range.name, notes, range.record);

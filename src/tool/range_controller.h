@@ -26,6 +26,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,7 @@
 #include "core/module_registry.h"
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
+#include "core/rendezvous.h"
 #include "core/status.h"
 #include "cuda/cache_flush.h"
 #include "cuda/snapshot.h"
@@ -70,6 +72,12 @@ struct RangeControllerParts {
   /// The tool's lock, held by every caller; the controller names its stage.
   ToolMutex& mutex;
 };
+
+/// How long a rank waits at the rendezvous of --collectives replay for the
+/// job's other ranks (each agreement and each pass's barrier; the session's
+/// connect too) unless RANGEREPLAY_RENDEZVOUS_TIMEOUT says otherwise: past
+/// it the range declines rendezvous_failed.
+inline constexpr std::chrono::milliseconds kRendezvousTimeout{60000};
 
 class RangeController {
  public:
@@ -165,8 +173,19 @@ class RangeController {
   // or a failing set-up, is a decline, with the reason the failing step
   // established.
   std::optional<Decline> ensure_counters(CUcontext ctx);
-  // --cache-control all: flushes L2 on the tool's stream and waits for it.
+  // Flushes L2 on the tool's stream and waits for it.
   Status flush_caches();
+  // --collectives replay with a multi-pass list: every range's end meets the
+  // job's other ranks (core/rendezvous.h).
+  bool coordinated() const;
+  // Every rank proposes its verdict on `range` (replay with the pass count,
+  // or its decline) and gets the same agreement back; connects on first
+  // use. Returns the decline this rank takes from the agreement: nullopt
+  // when every rank replays (also when `range` is already declined: its own
+  // decline stands), peer_declined when another rank declined, else
+  // rendezvous_failed. Waits for the other processes up to the rendezvous
+  // timeout (kRendezvousTimeout), never for another thread of this one.
+  std::optional<Decline> agree_with_peers(const ActiveRange& range);
   // Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
   // The replayed passes (tool/replay_window.h) over the range's restore
@@ -263,9 +282,15 @@ class RangeController {
   // tool is never destroyed, and a destroy at exit could race the
   // application's last callbacks).
   CUstream tool_stream_ = nullptr;
-  // --cache-control all: the L2 flush before every counted pass (created
-  // with the counters); empty with --cache-control none.
+  // The L2 flush (created with the counters): before every counted pass
+  // under --cache-control all, after the tool's own writes under either;
+  // empty for a one-pass list under none.
   std::optional<cu::CacheFlush> cache_flush_;
+  // --collectives replay: the job's rendezvous, connected at the first
+  // coordinated range end; its connect error, kept (every later range
+  // declines rendezvous_failed with it).
+  std::optional<Rendezvous> rendezvous_;
+  Status rendezvous_error_ = ok_status();
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;
   // The launcher's gate; the first range waits at it (the launcher's device

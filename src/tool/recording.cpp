@@ -28,8 +28,13 @@ std::uint64_t allocating_device_bits() {
 
 }  // namespace
 
-void decline_collective(ActiveRange& range, const std::string& kernel, const char* what) {
+void decline_collective(ActiveRange& range, const std::string& kernel, const char* what, CollectivesMode mode) {
   if (std::optional<std::string_view> library = collective_library_of(kernel)) {
+    if (mode == CollectivesMode::kReplay) {
+      // Every rank replays the range together (RangeController::agree_with_peers).
+      if (range.collective_kernel.empty()) range.collective_kernel = report::demangle(kernel);
+      return;
+    }
     range.eligibility.decline(DeclineReason::kCollectiveInRange,
                               std::string(what) + " " + report::demangle(kernel) + " is a " + std::string(*library) +
                                   " collective: replayed in this process alone it would wait for peers that do not "
@@ -40,7 +45,7 @@ void decline_collective(ActiveRange& range, const std::string& kernel, const cha
 void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
                                   DriverCallEvent& event) {
   const LaunchParams& launch = params.launch;
-  if (data->symbolName != nullptr) decline_collective(range, data->symbolName, "kernel");
+  if (data->symbolName != nullptr) decline_collective(range, data->symbolName, "kernel", config_.collectives);
   // The launched kernel's module variables are captured before the launch
   // is recorded (the range declines when they cannot be).
   if (data->symbolName != nullptr) {

@@ -65,6 +65,7 @@ class PassEvents {
 
 Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded) {
   const bool unloaded = module_unloaded && module_unloaded();
+  if (!unloaded && failure.decline_reason()) return Decline{*failure.decline_reason(), failure.message()};
   return Decline{unloaded ? DeclineReason::kModuleUnloadInRange : DeclineReason::kReplayFailed, failure.message()};
 }
 
@@ -99,6 +100,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
   while (!all_submitted) {
     if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
+    if (parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
     if (parts_.pass_begins) parts_.pass_begins(pass);
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreBegin));
     RR_RETURN_IF_ERROR(restore.restore_entry());

@@ -152,12 +152,17 @@ struct ReplayWindowParts {
   // line of the restore is written back while the counters run; empty when
   // the tool has no flush buffer.
   std::function<Status()> flush_caches;
+  // --collectives replay: returns when every rank of the job is at replayed
+  // pass `pass` (1-based), before its restore; its error (decline reason
+  // rendezvous_failed) ends the window before the pass. Empty otherwise.
+  std::function<Status(std::size_t pass)> pass_barrier;
 };
 
 /// The decline of a window that failed with `failure` (run()'s, and the
 /// caller's for the steps before it): module_unload_in_range when
 /// `module_unloaded` says another thread unloaded a module since the range
-/// ended, replay_failed otherwise; the detail is the failure's message.
+/// ended, else the reason `failure` carries (Status::decline_reason), else
+/// replay_failed; the detail is the failure's message.
 Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded);
 
 class ReplayWindow {

@@ -21,6 +21,7 @@
 #include "core/range/kernel_windows.h"
 #include "core/range/nvtx_expression.h"
 #include "core/range/range_selector.h"
+#include "core/rendezvous_endpoint.h"
 #include "core/storage/byte_size.h"
 
 #ifndef RANGEREPLAY_VERSION
@@ -98,6 +99,8 @@ std::string value_hint(const std::string& option) {
       {"--output", "a file name ending in .json or .csv"},
       {"--restore", restore_choices(" or ")},
       {"--cache-control", "all or none"},
+      {"--collectives", "decline or replay"},
+      {"--rendezvous", "host:port"},
       {"--snapshot-device-limit", "a size, e.g. 8GiB"},
       {"--snapshot-host-limit", "a size, e.g. 32GiB"},
   };
@@ -184,7 +187,8 @@ struct ProfileOptions {
   std::string kernel_range, metrics, set,
       range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip, range_list, output,
       restore = name(ProfileConfig{}.restore), device_limit, host_limit, csv_page,
-      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control));
+      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control)),
+      collectives = std::string(name_of(kCollectivesModeNames, ProfileConfig{}.collectives)), rendezvous;
 };
 
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
@@ -245,6 +249,16 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
                   "all) or none (leave it as the application left it; the restore's writes are still written back "
                   "before a replayed pass's counters start)")
       ->type_name("all|none");
+  profile
+      .add_option("--collectives", o.collectives,
+                  "decline (default: a range holding an NCCL or NVSHMEM kernel declines collective_in_range) or "
+                  "replay (every rank of the job replays each multi-pass range together, pass by pass)")
+      ->type_name("decline|replay");
+  profile
+      .add_option("--rendezvous", o.rendezvous,
+                  "Where the ranks meet for --collectives replay (rank 0 listens); default MASTER_ADDR and "
+                  "MASTER_PORT + 1")
+      ->type_name("HOST:PORT");
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }
 
@@ -602,8 +616,9 @@ StatusOr<Enum> parse_choice(const std::string& option, const EnumNames<Enum, N>&
   return invalid_argument(option + " must be " + choices + ", not '" + text + "'");
 }
 
-// --range-metrics, --verify, --restore, --cache-control and the snapshot limits into `c`.
-// Errors: invalid_argument for an unknown choice or a malformed or zero size.
+// --range-metrics, --verify, --restore, --cache-control, --collectives, --rendezvous and the snapshot limits into
+// `c`. Errors: invalid_argument for an unknown choice, a malformed or zero size, a malformed endpoint, or
+// --rendezvous without --collectives replay.
 Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   RR_ASSIGN_OR_RETURN(c.range_metrics, parse_choice("--range-metrics", kRangeMetricsNames, o.range_metrics,
                                                     range_metrics_choices(" or ")));
@@ -612,6 +627,15 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
                                               names_joined(kRestoreModeNames, ", ", " or ")));
   RR_ASSIGN_OR_RETURN(c.cache_control,
                       parse_choice("--cache-control", kCacheControlNames, o.cache_control, "all or none"));
+  RR_ASSIGN_OR_RETURN(c.collectives,
+                      parse_choice("--collectives", kCollectivesModeNames, o.collectives, "decline or replay"));
+  if (!o.rendezvous.empty()) {
+    if (c.collectives != CollectivesMode::kReplay)
+      return invalid_argument("--rendezvous is for --collectives replay; add --collectives replay or drop it");
+    if (StatusOr<Endpoint> e = parse_endpoint(o.rendezvous); !e.ok())
+      return invalid_argument("--rendezvous: " + e.status().message());
+    c.rendezvous = o.rendezvous;
+  }
   if (!o.device_limit.empty()) {
     RR_ASSIGN_OR_RETURN(c.snapshot_device_limit, parse_limit("--snapshot-device-limit", o.device_limit));
   }

@@ -90,6 +90,10 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
                          "full",
                          "--cache-control",
                          "all",
+                         "--collectives",
+                         "replay",
+                         "--rendezvous",
+                         "10.0.0.1:29501",
                          "--snapshot-device-limit",
                          "512MiB",
                          "--snapshot-host-limit",
@@ -117,6 +121,8 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
   EXPECT_TRUE(r.config.verify);
   EXPECT_EQ(r.config.restore, RestoreMode::kFull);
   EXPECT_EQ(r.config.cache_control, CacheControl::kAll);
+  EXPECT_EQ(r.config.collectives, CollectivesMode::kReplay);
+  EXPECT_EQ(r.config.rendezvous, "10.0.0.1:29501");
   EXPECT_EQ(r.config.snapshot_device_limit, 512ull << 20);
   EXPECT_EQ(r.config.snapshot_host_limit, 6000000000ull);
   EXPECT_TRUE(r.config.quiet);
@@ -481,6 +487,16 @@ TEST(CliOptions, choices_are_checked) {
             "--range-metrics must be kernel or whole, not 'range'");
 }
 
+TEST(CliOptions, the_rendezvous_is_checked_and_needs_collectives_replay) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--collectives", "lockstep", "--", "./app"}),
+            "--collectives must be decline or replay, not 'lockstep'");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--rendezvous", "h:1", "--", "./app"}),
+            "--rendezvous is for --collectives replay; add --collectives replay or drop it");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--collectives", "replay", "--rendezvous", "h", "--", "./app"})
+                .rfind("--rendezvous: ", 0),
+            0u);
+}
+
 TEST(CliOptions, output_names_are_checked_before_launch) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "-o", "report", "--", "./app"}),
             "output 'report' must end in .json, .csv or .html (the extension picks the format)");
@@ -572,6 +588,10 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "full",
                          "--cache-control",
                          "all",
+                         "--collectives",
+                         "replay",
+                         "--rendezvous",
+                         "10.0.0.1:29501",
                          "--snapshot-device-limit",
                          "512MiB",
                          "--snapshot-host-limit",
@@ -585,6 +605,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "x"}),
             R"json({
   "cache_control": "all",
+  "collectives": "replay",
   "command": [
     "./app",
     "--",
@@ -656,6 +677,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
       "last": 4
     }
   ],
+  "rendezvous": "10.0.0.1:29501",
   "report_environment": [],
   "report_path": "",
   "restore": "full",
@@ -671,6 +693,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
       config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "2,5-7", "--set", "full", "./app", "a"}),
       R"json({
   "cache_control": "all",
+  "collectives": "decline",
   "command": [
     "./app",
     "a"
@@ -702,6 +725,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
       "last": 7
     }
   ],
+  "rendezvous": "",
   "report_environment": [],
   "report_path": "",
   "restore": "differential",
@@ -715,6 +739,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
 TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
   EXPECT_EQ(config_json({"profile", "--profiler-api", "--", "./app"}), R"json({
   "cache_control": "all",
+  "collectives": "decline",
   "command": [
     "./app"
   ],
@@ -732,6 +757,7 @@ TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
       "last": null
     }
   ],
+  "rendezvous": "",
   "report_environment": [],
   "report_path": "",
   "restore": "differential",

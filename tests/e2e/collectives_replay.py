@@ -1,0 +1,94 @@
+"""--collectives replay with two ranks on one GPU (see collectives_replay.sh):
+tests/apps/rank_alloc.cu run as rank 0 and rank 1 at the same time by this
+suite's own job launcher (two_ranks.py), 3 NVTX ranges `step`, `--set basic`
+(9 passes), `--rendezvous 127.0.0.1:<a free port>`. Rank 1's range 1
+allocates inside the range. Checked: the job's checksums equal a plain run's;
+ranges 0 and 2 are replayed by both ranks, each with the note that it was
+replayed together with the other rank, and equal instruction counts across
+the ranks; range 1 declines allocation_in_range on rank 1 and peer_declined
+on rank 0, whose detail names rank 1. Then with a rendezvous port nobody
+listens on for rank 1 alone: rank 1's ranges decline rendezvous_failed
+within the timeout (RANGEREPLAY_RENDEZVOUS_TIMEOUT=5) and the program's
+output is unchanged. No NCCL: the collective kernels themselves need two GPUs."""
+import os
+import socket
+import sys
+import tempfile
+
+from e2e_common import checksums, load_report, run, summarize, tail
+
+build = sys.argv[1]
+CLI = os.path.join(build, "tools/cli/rangereplay")
+APP = [os.path.join(build, "tests/apps/app_rank_alloc"), "--iterations", "3", "--alloc-rank", "1", "--alloc-step", "1"]
+JOB = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "two_ranks.py")] + APP
+failures = []
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def instructions(r):
+    return [m["value"] for k in r["kernels"] for m in k["metrics"] if m["name"] == "smsp__inst_executed.sum"]
+
+
+env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
+                                                         "MASTER_PORT")}
+rc, plain, err = run(JOB + ["--concurrent"], timeout=120, env=env)
+if rc != 0:
+    failures.append(f"plain job rc={rc}: {tail(err)}")
+else:
+    out_dir = tempfile.mkdtemp(prefix="rangereplay-collectives.")
+    rc, out, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--collectives",
+                        "replay", "--rendezvous", f"127.0.0.1:{free_port()}", "-o",
+                        os.path.join(out_dir, "r_%q{RANK}.json"), "--"] + JOB + ["--concurrent"], timeout=240, env=env)
+    if rc != 0:
+        failures.append(f"profiled job rc={rc}: {tail(err)}")
+    elif sorted(checksums(out)) != sorted(checksums(plain)) or not checksums(plain):
+        failures.append("the job's checksums differ under the tool")
+    reports = {}
+    for rank in (0, 1):
+        path = os.path.join(out_dir, f"r_{rank}.json")
+        if os.path.exists(path):
+            reports[rank] = {r["index"]: r for r in load_report(path)["ranges"]}
+        else:
+            failures.append(f"no report {path}: {tail(err)}")
+    if len(reports) == 2:
+        for rank, ranges in reports.items():
+            for i, r in sorted(ranges.items()):
+                print(f"rank {rank} range {i}: " + (f"declined {r['decline_reason']}: {r['decline_detail']}"
+                                                     if r["declined"] else f"replayed, notes {r.get('notes')}"))
+        for i in (0, 2):
+            a, b = reports[0].get(i), reports[1].get(i)
+            if not a or not b or a["declined"] or b["declined"]:
+                failures.append(f"range {i} not replayed by both ranks")
+                continue
+            if not all(any("together with the job's other 1 rank(s)" in n for n in r.get("notes", [])) for r in (a, b)):
+                failures.append(f"range {i}: a rank's notes lack the coordinated replay: {a.get('notes')} / {b.get('notes')}")
+            if not instructions(a) or instructions(a) != instructions(b):
+                failures.append(f"range {i}: instructions rank 0 {instructions(a)} vs rank 1 {instructions(b)}")
+        r0, r1 = reports[0].get(1), reports[1].get(1)
+        if not r1 or r1.get("decline_reason") != "allocation_in_range":
+            failures.append(f"range 1 on rank 1: {r1 and r1.get('decline_reason')}, expected allocation_in_range")
+        if not r0 or r0.get("decline_reason") != "peer_declined" or "rank 1" not in r0.get("decline_detail", ""):
+            failures.append(f"range 1 on rank 0: {r0 and (r0.get('decline_reason'), r0.get('decline_detail'))}, "
+                            "expected peer_declined naming rank 1")
+
+    # A rank whose peers never come: declines, within the timeout, never hangs.
+    alone = dict(env, RANK="1", WORLD_SIZE="2", LOCAL_RANK="1", RANGEREPLAY_RENDEZVOUS_TIMEOUT="5")
+    out_path = os.path.join(out_dir, "alone.json")
+    rc_plain, plain1, _ = run(APP, timeout=60, env=alone)
+    rc, out, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--collectives",
+                        "replay", "--rendezvous", f"127.0.0.1:{free_port()}", "-o", out_path, "--"] + APP,
+                       timeout=120, env=alone)
+    if rc != 0 or checksums(out) != checksums(plain1):
+        failures.append(f"rank alone: rc={rc} or checksums differ: {tail(err)}")
+    elif os.path.exists(out_path):
+        reasons = [r.get("decline_reason") for r in load_report(out_path)["ranges"]]
+        print(f"rank alone: {reasons}")
+        if reasons[:1] != ["rendezvous_failed"] or any(x not in ("rendezvous_failed", "allocation_in_range")
+                                                        for x in reasons):
+            failures.append(f"rank alone: ranges declined {reasons}, expected rendezvous_failed")
+sys.exit(summarize(failures))
