@@ -257,7 +257,10 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
 }
 
 bool RangeController::coordinated() const {
-  return parts_.config.collectives == CollectivesMode::kReplay && pass_count() > 1;
+  // A rank whose counters failed cannot tell its pass count: it still meets
+  // the others with its decline, so that they decline too instead of
+  // waiting for it.
+  return parts_.config.collectives == CollectivesMode::kReplay && (pass_count() > 1 || counters_failed_);
 }
 
 std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& range) {

@@ -175,8 +175,8 @@ class RangeController {
   std::optional<Decline> ensure_counters(CUcontext ctx);
   // Flushes L2 on the tool's stream and waits for it.
   Status flush_caches();
-  // --collectives replay with a multi-pass list: every range's end meets the
-  // job's other ranks (core/rendezvous.h).
+  // --collectives replay with a multi-pass list (or counters that failed to
+  // set up): every range's end meets the job's other ranks (core/rendezvous.h).
   bool coordinated() const;
   // Every rank proposes its verdict on `range` (replay with the pass count,
   // or its decline) and gets the same agreement back; connects on first
