@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 22> kReasons = {{
+constexpr std::array<ReasonInfo, 23> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -94,6 +94,11 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
      "the range launched a kernel whose module has writable module-scope __device__ variables that the tool could "
      "not locate to snapshot, so replays would change them",
      "keep kernels that update __device__ variables out of the range, or pass that state as a cudaMalloc'd buffer"},
+    {DeclineReason::kNondeterministicApplication, "nondeterministic_application",
+     "application range replay re-ran the application once per pass, and a later run's range launched a different "
+     "kernel sequence (names, grids, blocks or launch order) than the first run's, so its passes cannot be merged",
+     "make the range's work deterministic across runs (fixed seeds, fixed problem sizes), or narrow the range to "
+     "the part that is"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

@@ -58,6 +58,8 @@ enum class DeclineReason : std::uint8_t {
   kGraphDestroyedInRange,  // graph_destroyed_in_range
   kCollectiveInRange,      // collective_in_range
   kModuleGlobalsInRange,   // module_globals_in_range
+  // nondeterministic_application (application range replay only)
+  kNondeterministicApplication,
 };
 
 /// Every reason, in declaration order (for docs checks and listings).
