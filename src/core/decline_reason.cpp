@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 24> kReasons = {{
+constexpr std::array<ReasonInfo, 25> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -103,6 +103,11 @@ constexpr std::array<ReasonInfo, 24> kReasons = {{
      "reached different ranges or pass counts, so no rank replayed the range alone",
      "profile every rank with the same options and ranges; check that the ranks can reach the rendezvous endpoint "
      "(--rendezvous host:port, or MASTER_ADDR and MASTER_PORT + 1)"},
+    {DeclineReason::kNondeterministicApplication, "nondeterministic_application",
+     "application range replay re-ran the application once per pass, and a later run's range launched a different "
+     "kernel sequence (names, grids, blocks or launch order) than the first run's, so its passes cannot be merged",
+     "make the range's work deterministic across runs (fixed seeds, fixed problem sizes), or narrow the range to "
+     "the part that is"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

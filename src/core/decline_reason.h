@@ -60,6 +60,8 @@ enum class DeclineReason : std::uint8_t {
   kModuleGlobalsInRange,   // module_globals_in_range
   kPeerDeclined,           // peer_declined (--collectives replay: another rank declined the range)
   kRendezvousFailed,       // rendezvous_failed (--collectives replay: the ranks did not meet or agree)
+  // nondeterministic_application (application range replay only)
+  kNondeterministicApplication,
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

@@ -144,23 +144,6 @@ std::vector<MergedMetric> merge_metrics(const std::vector<RankMetrics>& present,
   return out;
 }
 
-// The first difference between two kernel sequences; nullopt when they are alike.
-std::optional<std::string> kernel_difference(const std::vector<KernelRecord>& ref, std::uint32_t ref_rank,
-                                             const std::vector<KernelRecord>& other, std::uint32_t rank) {
-  const std::size_t common = std::min(ref.size(), other.size());
-  for (std::size_t i = 0; i < common; ++i) {
-    const std::string a = kernel_key(ref[i]), b = kernel_key(other[i]);
-    if (a != b) return fmt::format("kernel {} is '{}' in rank {} and '{}' in rank {}", i, a, ref_rank, b, rank);
-  }
-  if (ref.size() > common)
-    return fmt::format("rank {} ends after {} kernels; rank {}'s kernel {} is '{}'", rank, common, ref_rank, common,
-                       kernel_key(ref[common]));
-  if (other.size() > common)
-    return fmt::format("rank {} ends after {} kernels; rank {}'s kernel {} is '{}'", ref_rank, common, rank, common,
-                       kernel_key(other[common]));
-  return std::nullopt;
-}
-
 // One range paired across ranks: `records[r]` is rank r's record, or null
 // (at least one is not).
 MergedRange merge_range(const std::string& key, const std::vector<const RangeRecord*>& records, ReportMerge& merge,
@@ -204,7 +187,8 @@ MergedRange merge_range(const std::string& key, const std::vector<const RangeRec
   const std::vector<KernelRecord>& ref_kernels = records[ref]->kernels;
   std::vector<std::uint32_t> paired;  // ranks whose kernels pair with the reference's
   for (const RankMetrics& p : range_values) {
-    const std::optional<std::string> difference = kernel_difference(ref_kernels, ref, records[p.rank]->kernels, p.rank);
+    const std::optional<std::string> difference = kernel_sequence_difference(
+        ref_kernels, "rank " + std::to_string(ref), records[p.rank]->kernels, "rank " + std::to_string(p.rank));
     if (!difference) {
       paired.push_back(p.rank);
       continue;

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,17 @@ std::string range_name(const RangeRecord& range);
 
 /// A kernel's pairing key: its name, grid and block, "scale(float*, int) (1024,1,1)x(256,1,1)".
 std::string kernel_key(const KernelRecord& kernel);
+
+/// The first difference between two kernel sequences, compared by
+/// kernel_key in launch order, as one phrase naming both sides by their
+/// labels ("rank 0", "run 2"); nullopt when they are alike. E.g. "kernel 3
+/// is 'scale(float*, int) (64,1,1)x(256,1,1)' in run 2 and 'add(...) ...' in
+/// run 4", or "run 4 ends after 5 kernels; run 2's kernel 5 is '...'".
+/// Thread-safe (pure).
+std::optional<std::string> kernel_sequence_difference(const std::vector<KernelRecord>& reference,
+                                                      std::string_view reference_label,
+                                                      const std::vector<KernelRecord>& other,
+                                                      std::string_view other_label);
 
 /// `metrics` by name; a name given twice keeps its first value. The pointers
 /// point into `metrics`.

@@ -84,6 +84,9 @@ CASES = [
     # The first range closes and replays; the program exits inside the second.
     case("app_range_not_closed", "tests/apps/app_range_not_closed", TWO, {REPLAYED: 1, "range_not_closed": 1}),
     case("app_graph_destroyed_in_range", "tests/apps/app_graph_destroyed_in_range", TWO, "graph_destroyed_in_range"),
+    # A graph launch whose graph holds an allocation and a free node
+    # (captured cudaMallocAsync/cudaFreeAsync): its allocation node declines.
+    case("app_graph_memory_nodes", "tests/apps/app_graph_memory_nodes", TWO, "allocation_in_range"),
     # A kernel name shared by a module with a __device__ variable and one
     # without: the variable is not found in the second module, so there is
     # nothing of it to snapshot, and the range replays. (Its own module, the

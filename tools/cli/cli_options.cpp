@@ -101,6 +101,9 @@ std::string value_hint(const std::string& option) {
       {"--cache-control", "all or none"},
       {"--collectives", "decline or replay"},
       {"--rendezvous", "host:port"},
+      {"--replay-mode", "range or app-range"},
+      {"--fallback", "none or app-range"},
+      {"--max-app-runs", "a whole number from 1"},
       {"--snapshot-device-limit", "a size, e.g. 8GiB"},
       {"--snapshot-host-limit", "a size, e.g. 32GiB"},
   };
@@ -188,7 +191,9 @@ struct ProfileOptions {
       range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip, range_list, output,
       restore = name(ProfileConfig{}.restore), device_limit, host_limit, csv_page,
       cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control)),
-      collectives = std::string(name_of(kCollectivesModeNames, ProfileConfig{}.collectives)), rendezvous;
+      collectives = std::string(name_of(kCollectivesModeNames, ProfileConfig{}.collectives)), rendezvous,
+      replay_mode = std::string(name_of(kReplayModeNames, ProfileRequest{}.replay_mode)),
+      fallback = std::string(name_of(kFallbackNames, ProfileRequest{}.fallback)), max_app_runs;
 };
 
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
@@ -259,6 +264,18 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
                   "Where the ranks meet for --collectives replay (rank 0 listens); default MASTER_ADDR and "
                   "MASTER_PORT + 1")
       ->type_name("HOST:PORT");
+  profile
+      .add_option("--replay-mode", o.replay_mode,
+                  "range (default: replay each range inside the one run) or app-range (re-run the application once "
+                  "per pass; not available yet)")
+      ->type_name("range|app-range");
+  profile
+      .add_option("--fallback", o.fallback,
+                  "none (default: declined ranges get no values) or app-range (re-run the application once per pass "
+                  "for them; not available yet)")
+      ->type_name("none|app-range");
+  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
+      ->type_name("N");
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }
 
@@ -645,6 +662,26 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   return ok_status();
 }
 
+// --replay-mode, --fallback and --max-app-runs into `req`. Errors:
+// invalid_argument for an unknown choice, a cap below 1, a cap without an
+// application range replay mode, or check_app_run_modes' combination.
+Status parse_app_run_options(const ProfileOptions& o, ProfileRequest& req) {
+  RR_ASSIGN_OR_RETURN(req.replay_mode, parse_choice("--replay-mode", kReplayModeNames, o.replay_mode,
+                                                    names_joined(kReplayModeNames, ", ", " or ")));
+  RR_ASSIGN_OR_RETURN(
+      req.fallback, parse_choice("--fallback", kFallbackNames, o.fallback, names_joined(kFallbackNames, ", ", " or ")));
+  RR_RETURN_IF_ERROR(check_app_run_modes(req.replay_mode, req.fallback));
+  if (!o.max_app_runs.empty()) {
+    RR_ASSIGN_OR_RETURN(req.max_app_runs, parse_count("--max-app-runs", o.max_app_runs, 1));
+    if (req.replay_mode != ReplayMode::kAppRange && req.fallback != Fallback::kAppRange) {
+      return invalid_argument(
+          "--max-app-runs caps application range replay; give --replay-mode app-range or --fallback app-range, or "
+          "drop --max-app-runs");
+    }
+  }
+  return ok_status();
+}
+
 // --output into req.output_pattern and req.output_format, expanded with a
 // stand-in pid (and stand-in values for variables unset here, which each
 // process of a job sets itself) now to report a bad name before anything runs.
@@ -662,7 +699,7 @@ Status parse_output(const ProfileOptions& o, const EnvLookup& env, ProfileReques
 
 // The options of `profile` as typed and the application's command, checked
 // in this order: range source, range numbers, metric selection, replay
-// options, output.
+// options, application range replay options, output.
 StatusOr<ProfileRequest> profile_request(const ProfileOptions& o, std::vector<std::string> command,
                                          const EnvLookup& env) {
   ProfileRequest req;
@@ -671,6 +708,7 @@ StatusOr<ProfileRequest> profile_request(const ProfileOptions& o, std::vector<st
   RR_RETURN_IF_ERROR(parse_range_numbers(o, c));
   RR_RETURN_IF_ERROR(parse_metric_selection(o, req));
   RR_RETURN_IF_ERROR(parse_replay_options(o, c));
+  RR_RETURN_IF_ERROR(parse_app_run_options(o, req));
   RR_RETURN_IF_ERROR(parse_output(o, env, req));
   c.quiet = o.quiet;
   c.command = std::move(command);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/output_path.h"
+#include "core/app_runs.h"
 #include "core/profile_config.h"
 #include "core/status.h"
 
@@ -58,6 +59,12 @@ struct ProfileRequest {
   std::string output_pattern;                        // --output before %p/%q/%h expansion, "" = no file
   OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
   CsvPage csv_page = CsvPage::kOwn;                  // --csv-page
+  // Application range replay (core/app_runs.h). The launcher does not run it
+  // yet: a request for it is refused before anything starts
+  // (app_range_unavailable in launcher.h).
+  ReplayMode replay_mode = ReplayMode::kRange;  // --replay-mode
+  Fallback fallback = Fallback::kNone;          // --fallback
+  std::uint32_t max_app_runs = 0;               // --max-app-runs, 0 = no cap
 };
 
 /// A `report` command: an existing JSON report written again in the format

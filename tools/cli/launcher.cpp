@@ -262,6 +262,7 @@ int profile(const ProfileRequest& request) {
   const std::vector<std::string>& command = request.config.command;
 
   // 1. What the user typed.
+  if (Status s = app_range_unavailable(request); !s.ok()) return fail(s, kExitUsage);
   StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
   if (!app.ok()) return fail(app.status(), kExitUsage);
   if (!request.output_pattern.empty()) {
@@ -519,6 +520,20 @@ Status no_device_error(const ProfileRequest& request, MetricQueries* offline, co
     return Status(valid.code(), valid.message() + " (checked against " + kOfflineChip + "; no GPU found)");
   }
   return Status(no_device.code(), unchecked);
+}
+
+Status app_range_unavailable(const ProfileRequest& request) {
+  if (request.replay_mode == ReplayMode::kAppRange) {
+    return unimplemented(
+        "--replay-mode app-range is not available yet: this version does not re-run the application once per pass; "
+        "profile with --replay-mode range (the default)");
+  }
+  if (request.fallback == Fallback::kAppRange) {
+    return unimplemented(
+        "--fallback app-range is not available yet: declined ranges are reported with their reason only; drop "
+        "--fallback");
+  }
+  return ok_status();
 }
 
 int run_launcher(const std::vector<std::string>& args) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/launcher.h"
 #include "temp_tree.h"
 
 namespace rangereplay::cli {
@@ -766,6 +767,88 @@ TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
   "verify": false
 }
 )json");
+}
+
+// --- Application range replay options ------------------------------------
+
+// `profile --profiler-api <options> -- ./app`, parsed.
+StatusOr<CommandLine> app_run_request(std::vector<std::string> options) {
+  std::vector<std::string> args = {"rangereplay", "profile", "--profiler-api"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), {"--", "./app"});
+  return parse_command_line(args, no_env);
+}
+
+// The one-line error of `profile --profiler-api <options> -- ./app`.
+std::string app_run_error(std::vector<std::string> options) {
+  options.insert(options.begin(), {"profile", "--profiler-api"});
+  options.insert(options.end(), {"--", "./app"});
+  return error_of(std::move(options));
+}
+
+TEST(AppRunOptions, the_defaults_are_range_replay_without_fallback_or_cap) {
+  StatusOr<CommandLine> c = app_run_request({});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->profile.replay_mode, ReplayMode::kRange);
+  EXPECT_EQ(c->profile.fallback, Fallback::kNone);
+  EXPECT_EQ(c->profile.max_app_runs, 0u);
+  EXPECT_TRUE(app_range_unavailable(c->profile).ok());
+}
+
+TEST(AppRunOptions, each_option_reaches_the_request) {
+  StatusOr<CommandLine> c = app_run_request({"--fallback", "app-range", "--max-app-runs", "41"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->profile.replay_mode, ReplayMode::kRange);
+  EXPECT_EQ(c->profile.fallback, Fallback::kAppRange);
+  EXPECT_EQ(c->profile.max_app_runs, 41u);
+  StatusOr<CommandLine> mode = app_run_request({"--replay-mode", "app-range", "--max-app-runs", "1"});
+  ASSERT_TRUE(mode.ok()) << mode.status().message();
+  EXPECT_EQ(mode->profile.replay_mode, ReplayMode::kAppRange);
+  EXPECT_EQ(mode->profile.fallback, Fallback::kNone);
+  EXPECT_EQ(mode->profile.max_app_runs, 1u);
+}
+
+TEST(AppRunOptions, unknown_choices_name_the_choices) {
+  EXPECT_EQ(app_run_error({"--replay-mode", "application"}),
+            "--replay-mode must be range or app-range, not 'application'");
+  EXPECT_EQ(app_run_error({"--fallback", "yes"}), "--fallback must be none or app-range, not 'yes'");
+}
+
+TEST(AppRunOptions, a_cap_must_be_a_whole_number_from_one) {
+  EXPECT_EQ(app_run_error({"--fallback", "app-range", "--max-app-runs", "0"}), "--max-app-runs 0 must be at least 1");
+  EXPECT_EQ(app_run_error({"--fallback", "app-range", "--max-app-runs", "-3"}),
+            "--max-app-runs '-3' is not a whole number from 1 to 4294967295");
+}
+
+TEST(AppRunOptions, a_cap_without_application_range_replay_is_refused) {
+  EXPECT_EQ(app_run_error({"--max-app-runs", "10"}),
+            "--max-app-runs caps application range replay; give --replay-mode app-range or --fallback app-range, or "
+            "drop --max-app-runs");
+}
+
+TEST(AppRunOptions, fallback_with_app_range_mode_is_refused) {
+  EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--fallback", "app-range"}),
+            "--fallback app-range applies to --replay-mode range (with --replay-mode app-range no range is replayed, "
+            "so none falls back); drop --fallback");
+}
+
+TEST(AppRunOptions, a_missing_value_is_named_with_its_hint) {
+  EXPECT_EQ(app_run_error({"--fallback="}), "--fallback needs a value (none or app-range)");
+}
+
+TEST(AppRunOptions, the_launcher_refuses_application_range_replay_until_the_runs_exist) {
+  StatusOr<CommandLine> fallback = app_run_request({"--fallback", "app-range"});
+  ASSERT_TRUE(fallback.ok()) << fallback.status().message();
+  const Status f = app_range_unavailable(fallback->profile);
+  EXPECT_EQ(f.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(f.message(),
+            "--fallback app-range is not available yet: declined ranges are reported with their reason only; drop "
+            "--fallback");
+  StatusOr<CommandLine> mode = app_run_request({"--replay-mode", "app-range"});
+  ASSERT_TRUE(mode.ok()) << mode.status().message();
+  EXPECT_EQ(app_range_unavailable(mode->profile).message(),
+            "--replay-mode app-range is not available yet: this version does not re-run the application once per "
+            "pass; profile with --replay-mode range (the default)");
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kModuleGlobalsInRange, "module_globals_in_range"},
       {DeclineReason::kPeerDeclined, "peer_declined"},
       {DeclineReason::kRendezvousFailed, "rendezvous_failed"},
+      {DeclineReason::kNondeterministicApplication, "nondeterministic_application"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
