@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 22> kReasons = {{
+constexpr std::array<ReasonInfo, 24> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -94,6 +94,16 @@ constexpr std::array<ReasonInfo, 22> kReasons = {{
      "the range launched a kernel whose module has writable module-scope __device__ variables that the tool could "
      "not locate to snapshot, so replays would change them",
      "keep kernels that update __device__ variables out of the range, or pass that state as a cudaMalloc'd buffer"},
+    {DeclineReason::kWriteSetLearned, "write_set_learned",
+     "a region too large to snapshot whole had no write-set prediction yet; this instance measured by digests which "
+     "chunks the range writes",
+     "nothing: the next instance of the range snapshots the chunks this one wrote and replays when digests prove "
+     "it wrote no others"},
+    {DeclineReason::kWriteSetExceeded, "write_set_exceeded",
+     "the range changed chunks of a region too large to snapshot whole outside the chunks its snapshot held "
+     "(measured by digests), so a replay could not restore them",
+     "nothing: the prediction grew by the changed chunks and the next instance of the range snapshots them; a range "
+     "that writes different memory every instance keeps declining"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

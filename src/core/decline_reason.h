@@ -58,6 +58,8 @@ enum class DeclineReason : std::uint8_t {
   kGraphDestroyedInRange,  // graph_destroyed_in_range
   kCollectiveInRange,      // collective_in_range
   kModuleGlobalsInRange,   // module_globals_in_range
+  kWriteSetLearned,        // write_set_learned (write-set snapshots, core/write_set.h)
+  kWriteSetExceeded,       // write_set_exceeded (write-set snapshots, core/write_set.h)
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

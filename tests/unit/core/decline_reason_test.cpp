@@ -41,6 +41,8 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kGraphDestroyedInRange, "graph_destroyed_in_range"},
       {DeclineReason::kCollectiveInRange, "collective_in_range"},
       {DeclineReason::kModuleGlobalsInRange, "module_globals_in_range"},
+      {DeclineReason::kWriteSetLearned, "write_set_learned"},
+      {DeclineReason::kWriteSetExceeded, "write_set_exceeded"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
