@@ -41,6 +41,7 @@
 #include "core/profile_config.h"
 #include "core/range/range_event.h"
 #include "core/status.h"
+#include "core/write_set.h"
 #include "cuda/cache_flush.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
@@ -134,7 +135,27 @@ class RangeController {
   std::optional<Decline> prepare_pass0(ActiveRange& range);
   // The entry snapshot over the regions the range's device can write, with
   // the differential restore plan; its notes and sizes into the record.
-  std::optional<Decline> capture_entry_state(ActiveRange& range);
+  // With `allow_write_set`, a snapshot that does not fit whole becomes a
+  // write-set snapshot (create_write_set_snapshot).
+  std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
+  // Write-set snapshots (write_set_snapshot.cpp, core/write_set.h). After
+  // `regions` did not fit whole: switches the largest regions (at most 8)
+  // one at a time to their predicted chunks until the snapshot fits, rebuilding
+  // range.allocations as the snapshot's regions and filling range.write_set.
+  // Errors: the last attempt's (snapshot_does_not_fit when none fits).
+  StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
+  // The digest-only plan over the write-set regions and their entry digests
+  // (call right after the entry capture, nothing written since).
+  Status digest_write_set_entry(ActiveRange& range);
+  // At the end of pass 0 (drained): digests the write-set regions again, grows
+  // the prediction by the chunks that changed, and declines
+  // (write_set_learned, write_set_exceeded) unless every one was predicted;
+  // otherwise notes the policy in the record.
+  std::optional<Decline> prove_write_set(ActiveRange& range);
+  // After the replay window restored the exit state: digests the write-set
+  // regions once more and reports chunks the replays changed outside the
+  // snapshot (memory the exit restore could not put back).
+  void check_write_set_after_window(ActiveRange& range);
   // Splits the inventory for a range: its snapshot regions (returned, and
   // range.allocations), pinned or host-attached memory (range.host_mapped),
   // other devices' memory (range.other_device_memory). Takes the
@@ -266,6 +287,8 @@ class RangeController {
   // --cache-control all: the L2 flush before every counted pass (created
   // with the counters); empty with --cache-control none.
   std::optional<cu::CacheFlush> cache_flush_;
+  // Write-set predictions per range name (core/write_set.h).
+  WriteSetPredictor write_sets_;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;
   // The launcher's gate; the first range waits at it (the launcher's device
