@@ -101,10 +101,10 @@ WriteSetProof prove_write_set(const ByteSpans& changed, const ByteSpans& predict
   return WriteSetProof{changed.bytes(), changed.bytes_outside(predicted)};
 }
 
-std::vector<std::uint32_t> write_set_order(std::span<const MemoryRange> regions) {
+std::vector<std::uint32_t> write_set_order(std::span<const MemoryRange> regions, std::uint64_t min_bytes) {
   std::vector<std::uint32_t> order;
   for (std::size_t r = 0; r < regions.size(); ++r) {
-    if (!regions[r].empty()) order.push_back(static_cast<std::uint32_t>(r));
+    if (!regions[r].empty() && regions[r].size() >= min_bytes) order.push_back(static_cast<std::uint32_t>(r));
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return regions[a].size() > regions[b].size(); });

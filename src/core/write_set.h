@@ -90,10 +90,16 @@ struct WriteSetProof {
 /// Compares the chunks pass 0 changed with the chunks the snapshot holds.
 WriteSetProof prove_write_set(const ByteSpans& changed, const ByteSpans& predicted);
 
+/// Smallest region that may become a write set: 64 MiB (64 chunks). A
+/// smaller region gains little from a chunk-wise snapshot, and keeping it out
+/// keeps small footprints above the tier caps declining snapshot_does_not_fit.
+inline constexpr std::uint64_t kMinWriteSetRegionBytes = std::uint64_t{64} << 20;
+
 /// The regions that switch to write-set snapshots, in the order they switch
-/// when the whole snapshot does not fit: indices into `regions`, largest
-/// first (ties: the earlier region), empty regions left out.
-std::vector<std::uint32_t> write_set_order(std::span<const MemoryRange> regions);
+/// when the whole snapshot does not fit: indices into `regions` of the ones
+/// of at least `min_bytes` bytes, largest first (ties: the earlier region).
+std::vector<std::uint32_t> write_set_order(std::span<const MemoryRange> regions,
+                                           std::uint64_t min_bytes = kMinWriteSetRegionBytes);
 
 /// An entry snapshot with write-set regions: what is copied and what is
 /// digested.

@@ -139,8 +139,8 @@ class RangeController {
   // write-set snapshot (create_write_set_snapshot).
   std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
   // Write-set snapshots (write_set_snapshot.cpp, core/write_set.h). After
-  // `regions` did not fit whole: switches the largest regions (at most 8)
-  // one at a time to their predicted chunks until the snapshot fits, rebuilding
+  // `regions` did not fit whole: switches the largest regions (of 64 MiB or
+  // more, at most 8) one at a time to their predicted chunks until the snapshot fits, rebuilding
   // range.allocations as the snapshot's regions and filling range.write_set.
   // Errors: the last attempt's (snapshot_does_not_fit when none fits).
   StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);

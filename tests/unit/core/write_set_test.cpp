@@ -107,7 +107,14 @@ TEST(ProveWriteSet, changed_bytes_outside_the_prediction_are_counted_and_not_pro
 
 TEST(WriteSetOrder, the_largest_region_switches_first_and_empty_ones_never) {
   const std::vector<MemoryRange> regions = {span(0, 10), span(100, 0), span(200, 1000), span(2000, 10)};
-  EXPECT_EQ(write_set_order(regions), (std::vector<std::uint32_t>{2, 0, 3}));
+  EXPECT_EQ(write_set_order(regions, /*min_bytes=*/1), (std::vector<std::uint32_t>{2, 0, 3}));
+}
+
+TEST(WriteSetOrder, regions_under_64_MiB_never_switch) {
+  EXPECT_EQ(kMinWriteSetRegionBytes, 64 * kMiB);
+  const std::vector<MemoryRange> regions = {span(0, 64 * kMiB - 16), span(64 * kMiB, 64 * kMiB),
+                                            span(256 * kMiB, 100 * kMiB)};
+  EXPECT_EQ(write_set_order(regions), (std::vector<std::uint32_t>{2, 1}));
 }
 
 TEST(PlanWriteSetSnapshot, whole_regions_stay_whole_and_write_set_regions_hold_their_predicted_chunks) {
