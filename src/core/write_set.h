@@ -126,7 +126,7 @@ WriteSetLayout plan_write_set_snapshot(std::span<const MemoryRange> regions, std
 /// What one range name's earlier instances wrote.
 struct WriteSetPrediction {
   ByteSpans chunks;                 // every chunk any measured instance changed (grows only)
-  std::uint32_t from_instance = 0;  // the instance whose measurement last grew `chunks`
+  std::uint32_t from_instance = 0;  // the instance (its range index) whose measurement last grew `chunks`
   std::uint32_t measured = 0;       // instances measured so far
 };
 
@@ -138,7 +138,8 @@ class WriteSetPredictor {
   /// The prediction for ranges named `name`, or nullptr before any instance
   /// was measured. Valid until the next learn().
   const WriteSetPrediction* find(std::string_view name) const;
-  /// Records the chunks instance `instance` of `name` changed in pass 0: the
+  /// Records the chunks instance `instance` (the range's index in the report)
+  /// of `name` changed in pass 0: the
   /// prediction becomes the union of all measured instances' chunks;
   /// from_instance becomes `instance` when the union grew (or at the first).
   void learn(std::string_view name, const ByteSpans& changed, std::uint32_t instance);

@@ -70,7 +70,7 @@ struct ActiveRange {
   // chunks are in `snapshot`; absent when every region fits whole.
   struct WriteSetState {
     WriteSetLayout layout;
-    // The instance whose measurement the prediction is; nullopt for the
+    // The range index of the instance whose measurement last grew the prediction; nullopt for the
     // first instance of the name (nothing predicted: a learn instance).
     std::optional<std::uint32_t> from_instance;
     // Digest-only plan over layout.digested with the entry digests.

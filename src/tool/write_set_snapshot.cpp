@@ -111,7 +111,7 @@ std::optional<Decline> RangeController::prove_write_set(ActiveRange& range) {
 
   const std::string of = report::format_bytes(state.layout.predicted.bytes()) + " of " + regions_text(state.layout);
   const std::string from =
-      state.from_instance ? "write set from instance " + std::to_string(*state.from_instance) : "no write set yet";
+      state.from_instance ? "write set from range " + std::to_string(*state.from_instance) : "no write set yet";
   const std::string digests = "digests " + report::format_ms(state.entry_digest_ms) + " at entry, " +
                               report::format_ms(digest_ms) + " after pass 0";
   if (proof.proven()) {
