@@ -78,22 +78,19 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
-// Fills x[i] = hash(seed, i) on the device (the pool's buffers start from
-// known data without a host upload of their size).
-__global__ void seed_kernel(uint32_t* x, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    x[i] = h ^ (h >> 13);
-  }
-}
-
-uint32_t seed_value(size_t i, uint32_t seed) {
+// The initial value of element i of a buffer seeded with `seed` (a hash).
+__host__ __device__ inline uint32_t seed_value(size_t i, uint32_t seed) {
   uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
   h ^= h >> 15;
   h *= 2246822519u;
   return h ^ (h >> 13);
+}
+
+// Fills x[i] = seed_value(i, seed) on the device (the pool's buffers start
+// from known data without a host upload of their size).
+__global__ void seed_kernel(uint32_t* x, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
+    x[i] = seed_value(i, seed);
 }
 
 // One sub-allocated buffer and its host reference at sampled indices.
