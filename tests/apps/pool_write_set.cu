@@ -60,16 +60,12 @@ Options parse(int argc, char** argv) {
       options.rotate = true;
       continue;
     }
-    const char* value = option_value(argc, argv, i);  // every other option takes one
-    if (arg == "--iterations") {
-      options.iterations = static_cast<int>(parse_count(value));
-    } else if (arg == "--buffer-bytes") {
-      options.buffer_bytes = parse_bytes(value);
-    } else if (arg == "--pool-percent") {
-      options.pool_percent = parse_count(value);
-    } else {
-      usage_error("unknown argument", argv[i - 1]);
-    }
+    if (arg != "--iterations" && arg != "--buffer-bytes" && arg != "--pool-percent")
+      usage_error("unknown argument", argv[i]);
+    const char* value = option_value(argc, argv, i);  // each of these takes one
+    if (arg == "--iterations") options.iterations = static_cast<int>(parse_count(value));
+    if (arg == "--buffer-bytes") options.buffer_bytes = parse_bytes(value);
+    if (arg == "--pool-percent") options.pool_percent = parse_count(value);
   }
   if (options.iterations > 1000) usage_error("--iterations at most 1000", nullptr);
   if (options.buffer_bytes == 0 || options.buffer_bytes % 4 != 0)
