@@ -56,6 +56,22 @@ ByteSpans ByteSpans::within(const MemoryRange& region) const {
   return inside;
 }
 
+ByteSpans ByteSpans::minus(const ByteSpans& other) const {
+  ByteSpans rest;
+  std::size_t j = 0;
+  for (const MemoryRange& s : spans_) {
+    while (j < other.spans_.size() && other.spans_[j].end() <= s.start()) ++j;
+    std::uint64_t at = s.start().address();
+    for (std::size_t k = j; k < other.spans_.size() && other.spans_[k].start() < s.end(); ++k) {
+      const std::uint64_t hole = other.spans_[k].start().address();
+      if (hole > at) rest.spans_.push_back(MemoryRange(DevicePtr(at), hole - at));
+      at = std::max(at, other.spans_[k].end().address());
+    }
+    if (at < s.end().address()) rest.spans_.push_back(MemoryRange(DevicePtr(at), s.end().address() - at));
+  }
+  return rest;
+}
+
 std::uint64_t ByteSpans::bytes_outside(const ByteSpans& other) const {
   // Both sorted: one merge walk, linear in the two sets' spans.
   std::uint64_t inside = 0;

@@ -58,6 +58,8 @@ class ByteSpans {
   std::uint64_t bytes() const;
   /// The bytes of this set that lie inside `region`.
   ByteSpans within(const MemoryRange& region) const;
+  /// The bytes of this set that `other` does not hold, as a set.
+  ByteSpans minus(const ByteSpans& other) const;
   /// Bytes of this set that `other` does not hold (linear in both sets' spans).
   std::uint64_t bytes_outside(const ByteSpans& other) const;
   friend bool operator==(const ByteSpans&, const ByteSpans&) = default;

@@ -73,6 +73,8 @@ struct ActiveRange {
     // The range index of the instance whose measurement last grew the prediction; nullopt for the
     // first instance of the name (nothing predicted: a learn instance).
     std::optional<std::uint32_t> from_instance;
+    // Per region of layout.digested, its allocation's origin (divergences name it).
+    std::vector<std::string> digested_origins;
     // Digest-only plan over layout.digested with the entry digests.
     std::optional<DigestPlan> digests;
     // Per chunk of `digests`, the state pass 0 left (read at its end).

@@ -885,6 +885,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
     restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_);
     if (parts_.config.verify) verifier = full_restore_verifier(range, tool_stream_);
   }
+  if (parts_.config.verify && range.write_set) verifier = write_set_verifier(range, std::move(verifier), tool_stream_);
   restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
 
   KernelCounterRanges kernel_ranges(counters_->backend());

@@ -65,6 +65,9 @@ StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range
     range.allocations.push_back(std::move(piece));
   }
   ActiveRange::WriteSetState& state = range.write_set.emplace();
+  for (std::size_t r = 0; r < regions.size(); ++r) {
+    if (write_set[r]) state.digested_origins.push_back(whole[r].origin);  // layout.digested's order
+  }
   state.layout = std::move(layout);
   if (prediction) state.from_instance = prediction->from_instance;
   return snap;

@@ -53,6 +53,15 @@ TEST(ByteSpans, bytes_outside_counts_each_gap_when_several_spans_fall_in_one) {
   EXPECT_EQ(ByteSpans::of(holes).bytes_outside(ByteSpans::of(whole)), 15u);  // [100, 115)
 }
 
+TEST(ByteSpans, minus_leaves_the_bytes_the_other_set_does_not_hold) {
+  const std::vector<MemoryRange> whole = {span(0, 100), span(200, 10)};
+  const std::vector<MemoryRange> holes = {span(10, 10), span(30, 10), span(95, 110)};
+  EXPECT_EQ(spans_of(ByteSpans::of(whole).minus(ByteSpans::of(holes))),
+            (std::vector<MemoryRange>{span(0, 10), span(20, 10), span(40, 55), span(205, 5)}));
+  EXPECT_TRUE(ByteSpans::of(whole).minus(ByteSpans::of(whole)).empty());
+  EXPECT_EQ(ByteSpans::of(whole).minus(ByteSpans{}), ByteSpans::of(whole));
+}
+
 TEST(ChunksTouching, a_byte_of_a_chunk_takes_the_whole_chunk) {
   const MemoryRange region = span(0, 10 * kMiB);
   const std::vector<MemoryRange> written = {span(kMiB + 7, 1), span(3 * kMiB - 1, 2)};  // chunks 1, 2 and 3
