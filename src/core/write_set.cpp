@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
 
 namespace rangereplay {
 
@@ -139,6 +140,7 @@ WriteSetLayout plan_write_set_snapshot(std::span<const MemoryRange> regions, std
       continue;
     }
     layout.digested.push_back(regions[r]);
+    layout.digested_source.push_back(source);
     layout.digested_bytes += regions[r].size();
     const ByteSpans chunks = chunks_touching(regions[r], prediction, chunk_bytes);
     for (const MemoryRange& c : chunks.spans()) {
@@ -148,6 +150,20 @@ WriteSetLayout plan_write_set_snapshot(std::span<const MemoryRange> regions, std
     layout.predicted.add(chunks);
   }
   return layout;
+}
+
+std::optional<WriteSetLayout> try_write_set_layouts(std::span<const MemoryRange> regions, const ByteSpans& prediction,
+                                                    const std::function<bool(const WriteSetLayout&)>& attempt,
+                                                    std::size_t max_regions, std::uint64_t chunk_bytes) {
+  const std::vector<std::uint32_t> order = write_set_order(regions);
+  const std::unique_ptr<bool[]> write_set = std::make_unique<bool[]>(regions.size());  // all false
+  for (std::size_t k = 0; k < order.size() && k < max_regions; ++k) {
+    write_set[order[k]] = true;
+    WriteSetLayout layout = plan_write_set_snapshot(regions, std::span<const bool>(write_set.get(), regions.size()),
+                                                    prediction, chunk_bytes);
+    if (attempt(layout)) return layout;
+  }
+  return std::nullopt;
 }
 
 const WriteSetPrediction* WriteSetPredictor::find(std::string_view name) const {

@@ -24,8 +24,11 @@
 // WriteSetPredictor is not safe for concurrent calls (the tool's lock).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -113,6 +116,8 @@ struct WriteSetLayout {
   std::vector<std::uint32_t> source;
   /// The write-set regions, whole (digested at entry and after pass 0).
   std::vector<MemoryRange> digested;
+  /// Per write-set region, its index in the regions laid out.
+  std::vector<std::uint32_t> digested_source;
   /// The predicted chunks of all write-set regions (what the snapshot holds of them).
   ByteSpans predicted;
   /// Sum of the write-set regions' sizes, in bytes.
@@ -124,6 +129,22 @@ struct WriteSetLayout {
 /// that fall in them (chunks_touching, `chunk_bytes`); the others are whole.
 WriteSetLayout plan_write_set_snapshot(std::span<const MemoryRange> regions, std::span<const bool> write_set,
                                        const ByteSpans& prediction, std::uint64_t chunk_bytes = kWriteSetChunkBytes);
+
+/// Most regions one snapshot switches to write sets (its largest ones):
+/// pools are few and large.
+inline constexpr std::size_t kMaxWriteSetRegions = 8;
+
+/// Write-set layouts of `regions` in the order they are tried when the whole
+/// snapshot does not fit: the regions of write_set_order(regions) switch one
+/// at a time, largest first, at most `max_regions`, each time laid out by
+/// plan_write_set_snapshot (with `prediction`) and offered to `attempt`. The
+/// first layout `attempt` accepts (returns true: it fits, or trying further
+/// is pointless) is returned; nullopt when it accepts none or no region
+/// qualifies.
+std::optional<WriteSetLayout> try_write_set_layouts(std::span<const MemoryRange> regions, const ByteSpans& prediction,
+                                                    const std::function<bool(const WriteSetLayout&)>& attempt,
+                                                    std::size_t max_regions = kMaxWriteSetRegions,
+                                                    std::uint64_t chunk_bytes = kWriteSetChunkBytes);
 
 /// What one range name's earlier instances wrote.
 struct WriteSetPrediction {

@@ -19,10 +19,6 @@
 namespace rangereplay::tool {
 namespace {
 
-// Most regions one range snapshots as write sets (its largest ones): pools
-// are few and large; past these the range declines snapshot_does_not_fit.
-constexpr std::size_t kMaxWriteSetRegions = 8;
-
 // "a 104.9 GiB region" or "2 regions (104.9 GiB)".
 std::string regions_text(const WriteSetLayout& layout) {
   if (layout.digested.size() == 1) return "a " + report::format_bytes(layout.digested_bytes) + " region";
@@ -42,21 +38,18 @@ StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range
   const WriteSetPrediction* prediction = write_sets_.find(range.name);
   const ByteSpans predicted = prediction ? prediction->chunks : ByteSpans{};
   const std::vector<Allocation> whole = std::move(range.allocations);  // one per region, in region order
-  const std::unique_ptr<bool[]> write_set = std::make_unique<bool[]>(regions.size());  // all false
-  StatusOr<Snapshot> snap = resource_exhausted("no region to snapshot as a write set")
+  StatusOr<Snapshot> snap = resource_exhausted("no region of 64 MiB or more to snapshot as a write set")
                                 .with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
-  WriteSetLayout layout;
-  const std::vector<std::uint32_t> order = write_set_order(regions);
-  for (std::size_t k = 0; k < order.size() && k < kMaxWriteSetRegions; ++k) {
-    write_set[order[k]] = true;
-    layout = plan_write_set_snapshot(regions, std::span<const bool>(write_set.get(), regions.size()), predicted);
-    snap = Snapshot::create(storage_for(range), layout.snapshot, kSnapshotStates, tool_stream_);
-    if (snap.ok() || snap.status().decline_reason() != DeclineReason::kSnapshotDoesNotFit) break;
-  }
-  if (!snap.ok()) {
+  const std::optional<WriteSetLayout> fitting =
+      try_write_set_layouts(regions, predicted, [&](const WriteSetLayout& layout) {
+        snap = Snapshot::create(storage_for(range), layout.snapshot, kSnapshotStates, tool_stream_);
+        return snap.ok() || snap.status().decline_reason() != DeclineReason::kSnapshotDoesNotFit;
+      });
+  if (!fitting || !snap.ok()) {
     range.allocations = whole;
     return snap;
   }
+  const WriteSetLayout& layout = *fitting;
   // The snapshot's regions, each with the inventory facts of its allocation.
   range.allocations.clear();
   for (std::size_t i = 0; i < layout.snapshot.size(); ++i) {
@@ -65,10 +58,8 @@ StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range
     range.allocations.push_back(std::move(piece));
   }
   ActiveRange::WriteSetState& state = range.write_set.emplace();
-  for (std::size_t r = 0; r < regions.size(); ++r) {
-    if (write_set[r]) state.digested_origins.push_back(whole[r].origin);  // layout.digested's order
-  }
-  state.layout = std::move(layout);
+  for (std::uint32_t r : layout.digested_source) state.digested_origins.push_back(whole[r].origin);
+  state.layout = layout;
   if (prediction) state.from_instance = prediction->from_instance;
   return snap;
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 namespace rangereplay {
@@ -136,6 +137,7 @@ TEST(PlanWriteSetSnapshot, whole_regions_stay_whole_and_write_set_regions_hold_t
                                                        span(200 * kMiB, 64)}));
   EXPECT_EQ(layout.source, (std::vector<std::uint32_t>{0, 1, 1, 2}));
   EXPECT_EQ(layout.digested, (std::vector<MemoryRange>{regions[1]}));
+  EXPECT_EQ(layout.digested_source, (std::vector<std::uint32_t>{1}));
   EXPECT_EQ(layout.digested_bytes, 100 * kMiB);
   EXPECT_EQ(layout.predicted.bytes(), 3 * kMiB);
 }
@@ -147,6 +149,49 @@ TEST(PlanWriteSetSnapshot, a_write_set_region_without_a_prediction_is_digested_a
   EXPECT_TRUE(layout.snapshot.empty());
   EXPECT_EQ(layout.digested, regions);
   EXPECT_TRUE(layout.predicted.empty());
+}
+
+// Bytes of a layout's snapshot (what one state of it copies).
+std::uint64_t snapshot_bytes(const WriteSetLayout& layout) {
+  std::uint64_t bytes = 0;
+  for (const MemoryRange& r : layout.snapshot) bytes += r.size();
+  return bytes;
+}
+
+TEST(TryWriteSetLayouts, the_largest_regions_switch_one_at_a_time_until_a_layout_fits) {
+  const std::vector<MemoryRange> regions = {span(0, kMiB), span(16 * kMiB, 200 * kMiB), span(512 * kMiB, 100 * kMiB)};
+  const std::vector<MemoryRange> written = {span(20 * kMiB, kMiB), span(600 * kMiB, 2 * kMiB)};
+  std::vector<std::vector<std::uint32_t>> tried;
+  const std::optional<WriteSetLayout> layout =
+      try_write_set_layouts(regions, ByteSpans::of(written), [&](const WriteSetLayout& l) {
+        tried.push_back(l.digested_source);
+        return snapshot_bytes(l) <= 8 * kMiB;
+      });
+  // First the 200 MiB region alone (1 + 1 + 100 MiB: too much), then both large ones (1 + 1 + 2 MiB).
+  EXPECT_EQ(tried, (std::vector<std::vector<std::uint32_t>>{{1}, {1, 2}}));
+  ASSERT_TRUE(layout.has_value());
+  EXPECT_EQ(layout->snapshot,
+            (std::vector<MemoryRange>{span(0, kMiB), span(20 * kMiB, kMiB), span(600 * kMiB, 2 * kMiB)}));
+  EXPECT_EQ(layout->digested_bytes, 300 * kMiB);
+}
+
+TEST(TryWriteSetLayouts, nothing_fits_after_the_last_qualifying_region_or_the_cap) {
+  const std::vector<MemoryRange> regions = {span(0, 64 * kMiB), span(128 * kMiB, 64 * kMiB),
+                                            span(256 * kMiB, 64 * kMiB)};
+  std::size_t attempts = 0;
+  const auto never = [&](const WriteSetLayout&) {
+    ++attempts;
+    return false;
+  };
+  EXPECT_FALSE(try_write_set_layouts(regions, ByteSpans{}, never).has_value());
+  EXPECT_EQ(attempts, 3u);
+  attempts = 0;
+  EXPECT_FALSE(try_write_set_layouts(regions, ByteSpans{}, never, /*max_regions=*/2).has_value());
+  EXPECT_EQ(attempts, 2u);
+  const std::vector<MemoryRange> small = {span(0, kMiB)};
+  attempts = 0;
+  EXPECT_FALSE(try_write_set_layouts(small, ByteSpans{}, never).has_value());
+  EXPECT_EQ(attempts, 0u);
 }
 
 TEST(WriteSetPredictor, a_name_never_measured_has_no_prediction) {
