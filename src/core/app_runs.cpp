@@ -57,7 +57,9 @@ bool fallback_can_collect(DeclineReason reason) {
     case DeclineReason::kSnapshotDoesNotFit:
     case DeclineReason::kReplayFailed:
     case DeclineReason::kGraphDestroyedInRange:
-    case DeclineReason::kModuleGlobalsInRange: return true;
+    case DeclineReason::kModuleGlobalsInRange:
+    case DeclineReason::kWriteSetLearned:
+    case DeclineReason::kWriteSetExceeded: return true;
     case DeclineReason::kStreamCaptureActive:
     case DeclineReason::kCountersUnavailable:
     case DeclineReason::kCountersNotPermitted:

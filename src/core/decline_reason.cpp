@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 25> kReasons = {{
+constexpr std::array<ReasonInfo, 27> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -108,6 +108,16 @@ constexpr std::array<ReasonInfo, 25> kReasons = {{
      "kernel sequence (names, grids, blocks or launch order) than the first run's, so its passes cannot be merged",
      "make the range's work deterministic across runs (fixed seeds, fixed problem sizes), or narrow the range to "
      "the part that is"},
+    {DeclineReason::kWriteSetLearned, "write_set_learned",
+     "a region too large to snapshot whole had no write-set prediction yet; this instance measured by digests which "
+     "chunks the range writes",
+     "nothing: the next instance of the range snapshots the chunks this one wrote and replays when digests prove "
+     "it wrote no others"},
+    {DeclineReason::kWriteSetExceeded, "write_set_exceeded",
+     "the range changed chunks of a region too large to snapshot whole outside the chunks its snapshot held "
+     "(measured by digests), so a replay could not restore them",
+     "nothing: the prediction grew by the changed chunks and the next instance of the range snapshots them; a range "
+     "that writes different memory every instance keeps declining"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

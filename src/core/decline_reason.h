@@ -62,6 +62,8 @@ enum class DeclineReason : std::uint8_t {
   kRendezvousFailed,       // rendezvous_failed (--collectives replay: the ranks did not meet or agree)
   // nondeterministic_application (application range replay only)
   kNondeterministicApplication,
+  kWriteSetLearned,   // write_set_learned (write-set snapshots, core/write_set.h)
+  kWriteSetExceeded,  // write_set_exceeded (write-set snapshots, core/write_set.h)
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

@@ -18,6 +18,7 @@
 #include "core/memory_range.h"
 #include "core/range/range_event.h"
 #include "core/recorded_program.h"
+#include "core/write_set.h"
 #include "cuda/digest_plan.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
@@ -64,6 +65,23 @@ struct ActiveRange {
   // range entry; absent with --restore full or when it could not be built.
   // Declared after `snapshot`, so it is destroyed first.
   std::optional<DigestPlan> restore_plan;
+  // Write-set snapshot (core/write_set.h): regions too large to capture
+  // whole are digested at entry and after pass 0 and only their predicted
+  // chunks are in `snapshot`; absent when every region fits whole.
+  struct WriteSetState {
+    WriteSetLayout layout;
+    // The range index of the instance whose measurement last grew the prediction; nullopt for the
+    // first instance of the name (nothing predicted: a learn instance).
+    std::optional<std::uint32_t> from_instance;
+    // Per region of layout.digested, its allocation's origin (divergences name it).
+    std::vector<std::string> digested_origins;
+    // Digest-only plan over layout.digested with the entry digests.
+    std::optional<DigestPlan> digests;
+    // Per chunk of `digests`, the state pass 0 left (read at its end).
+    std::vector<std::uint64_t> pass0_digests;
+    double entry_digest_ms = 0;  // the entry digests, with their plan's creation
+  };
+  std::optional<WriteSetState> write_set;
   std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report
   // Per region of the --verify digests (restore_plan's, or exit_digests()'s),
   // its index in `allocations`.

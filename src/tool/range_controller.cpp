@@ -209,11 +209,13 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify &&
                      parts_.config.collectives != CollectivesMode::kReplay;
   if (pass_count() > 1) {
-    std::optional<Decline> failed = capture_entry_state(range);
+    // With deferred ranges waiting, their replay comes before a write-set
+    // snapshot: the range may fit whole once their snapshots are gone.
+    std::optional<Decline> failed = capture_entry_state(range, /*allow_write_set=*/pending_.empty());
     if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {
       // The deferred ranges' snapshots hold the memory: replay them, then try again.
       flush_pending("the next range's snapshot did not fit beside theirs");
-      failed = capture_entry_state(range);
+      failed = capture_entry_state(range, /*allow_write_set=*/true);
     }
     if (failed) return failed;
   }
@@ -333,17 +335,25 @@ std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& r
   return regions;
 }
 
-std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range) {
+std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range, bool allow_write_set) {
   parts_.mutex.set_stage("range begin: capturing the entry snapshot");
   auto capture_start = Clock::now();
+  range.write_set.reset();
   const std::vector<MemoryRange> regions = select_snapshot_regions(range);
   range.record.regions = static_cast<std::uint32_t>(regions.size());
   // Entry and exit states are planned together here (snapshot.h), so a
-  // snapshot that does not fit declines the range before pass 0.
+  // snapshot that does not fit declines the range before pass 0, unless
+  // its largest regions fit as write sets.
   auto snap = Snapshot::create(storage_for(range), regions, kSnapshotStates, tool_stream_);
+  if (allow_write_set && !snap.ok() && snap.status().decline_reason() == DeclineReason::kSnapshotDoesNotFit)
+    snap = create_write_set_snapshot(range, regions);
   Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
+  if (s.ok() && range.write_set) s = digest_write_set_entry(range);
   if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-  if (!s.ok()) return decline_of(s, DeclineReason::kReplayFailed);
+  if (!s.ok()) {
+    range.write_set.reset();
+    return decline_of(s, DeclineReason::kReplayFailed);
+  }
   range.record.footprint_bytes = snap->bytes();
   range.record.tiers.clear();
   for (const SnapshotTierUsage& tier : snap->tiers())
@@ -383,6 +393,7 @@ void RangeController::close_range_counters(ActiveRange& range) {
   }
   range.program.ops.clear();
   range.restore_plan.reset();
+  range.write_set.reset();
   range.snapshot.reset();
   if (pushed) {
     CUcontext popped = nullptr;
@@ -452,6 +463,11 @@ void RangeController::end() {
   if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
+  if (!range->eligibility.declined() && range->write_set) {
+    parts_.mutex.set_stage("range end: proving the write set");
+    if (std::optional<Decline> failed = prove_write_set(*range))
+      decline(*range, failed->reason, std::move(failed->detail));
+  }
   if (coordinated()) {
     // Declined or not: every rank's multi-pass range meets the others here.
     parts_.mutex.set_stage("range end: rendezvous with the other ranks");
@@ -461,8 +477,9 @@ void RangeController::end() {
   range->record.passes = 1;
   parts_.mutex.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
-    if (std::optional<Decline> failed = replay_window(*range))
-      decline(*range, failed->reason, std::move(failed->detail));
+    std::optional<Decline> failed = replay_window(*range);
+    if (range->write_set) check_write_set_after_window(*range);
+    if (failed) decline(*range, failed->reason, std::move(failed->detail));
   }
   if (!range->eligibility.declined() && range->standing_counter_range) {
     record_kernels(*range, {});  // the values come when the standing pass is flushed
@@ -508,7 +525,7 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
   report_range(*range);
   // Freeing is a call a capture forbids: with one open, the buffers wait
   // for the next range's begin; otherwise they go with the range now.
-  if ((range->snapshot || range->restore_plan) && parts_.captures.open_captures() > 0)
+  if ((range->snapshot || range->restore_plan || range->write_set) && parts_.captures.open_captures() > 0)
     parked_.push_back(std::move(range));
 }
 
@@ -927,6 +944,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
     restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_);
     if (parts_.config.verify) verifier = full_restore_verifier(range, tool_stream_);
   }
+  if (parts_.config.verify && range.write_set) verifier = write_set_verifier(range, std::move(verifier), tool_stream_);
   restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
 
   KernelCounterRanges kernel_ranges(counters_->backend());

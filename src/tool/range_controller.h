@@ -43,6 +43,7 @@
 #include "core/range/range_event.h"
 #include "core/rendezvous.h"
 #include "core/status.h"
+#include "core/write_set.h"
 #include "cuda/cache_flush.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
@@ -142,7 +143,27 @@ class RangeController {
   std::optional<Decline> prepare_pass0(ActiveRange& range);
   // The entry snapshot over the regions the range's device can write, with
   // the differential restore plan; its notes and sizes into the record.
-  std::optional<Decline> capture_entry_state(ActiveRange& range);
+  // With `allow_write_set`, a snapshot that does not fit whole becomes a
+  // write-set snapshot (create_write_set_snapshot).
+  std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
+  // Write-set snapshots (write_set_snapshot.cpp, core/write_set.h). After
+  // `regions` did not fit whole: switches the largest regions (of 64 MiB or
+  // more, at most 8) one at a time to their predicted chunks until the snapshot fits, rebuilding
+  // range.allocations as the snapshot's regions and filling range.write_set.
+  // Errors: the last attempt's (snapshot_does_not_fit when none fits).
+  StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
+  // The digest-only plan over the write-set regions and their entry digests
+  // (call right after the entry capture, nothing written since).
+  Status digest_write_set_entry(ActiveRange& range);
+  // At the end of pass 0 (drained): digests the write-set regions again, grows
+  // the prediction by the chunks that changed, and declines
+  // (write_set_learned, write_set_exceeded) unless every one was predicted;
+  // otherwise notes the policy in the record.
+  std::optional<Decline> prove_write_set(ActiveRange& range);
+  // After the replay window restored the exit state: digests the write-set
+  // regions once more and reports chunks the replays changed outside the
+  // snapshot (memory the exit restore could not put back).
+  void check_write_set_after_window(ActiveRange& range);
   // Splits the inventory for a range: its snapshot regions (returned, and
   // range.allocations), pinned or host-attached memory (range.host_mapped),
   // other devices' memory (range.other_device_memory). Takes the
@@ -291,6 +312,8 @@ class RangeController {
   // declines rendezvous_failed with it).
   std::optional<Rendezvous> rendezvous_;
   Status rendezvous_error_ = ok_status();
+  // Write-set predictions per range name (core/write_set.h).
+  WriteSetPredictor write_sets_;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;
   // The launcher's gate; the first range waits at it (the launcher's device

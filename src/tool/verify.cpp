@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/elapsed.h"
@@ -115,7 +116,61 @@ class DifferentialRestoreVerifier final : public ReplayObserver {
   CUstream stream_;
 };
 
+// Chunks of write-set regions outside the snapshot: after each replay the
+// regions are digested whole and compared with the state pass 0 left.
+class WriteSetVerifier final : public ReplayObserver {
+ public:
+  WriteSetVerifier(ActiveRange& range, std::unique_ptr<ReplayObserver> inner, CUstream stream)
+      : range_(range), inner_(std::move(inner)), stream_(stream) {}
+
+  void begin(report::RangeRecord& record) override {
+    if (inner_) inner_->begin(record);
+  }
+  void restored(report::PassRecord* previous, report::StageTimings& t) override {
+    if (inner_) inner_->restored(previous, t);
+  }
+  Status replayed(report::PassRecord& pass, report::StageTimings& t) override {
+    if (inner_) RR_RETURN_IF_ERROR(inner_->replayed(pass, t));
+    ActiveRange::WriteSetState& ws = *range_.write_set;
+    if (!ws.digests || ws.pass0_digests.size() != ws.digests->table().chunk_count()) return ok_status();
+    auto verify_start = Clock::now();
+    RR_RETURN_IF_ERROR(ws.digests->digest(stream_));
+    RR_CU(cuStreamSynchronize(stream_));
+    const ByteSpans changed = changed_chunks(ws.digests->table(), ws.pass0_digests, ws.digests->host_digests());
+    for (const MemoryRange& d : changed.minus(ws.layout.predicted).spans())
+      pass.divergences.push_back({d.start().address(), d.size(), origin_of(ws, d)});
+    t.verify_ms += ms_since(verify_start);
+    return ok_status();
+  }
+  Status before_exit_restore(report::PassRecord& last, report::StageTimings& t) override {
+    return inner_ ? inner_->before_exit_restore(last, t) : ok_status();
+  }
+  void exit_restored(report::PassRecord& last, report::StageTimings& t) override {
+    if (inner_) inner_->exit_restored(last, t);
+  }
+  void release() override {
+    if (inner_) inner_->release();
+  }
+
+ private:
+  static std::string origin_of(const ActiveRange::WriteSetState& ws, const MemoryRange& bytes) {
+    for (std::size_t r = 0; r < ws.layout.digested.size() && r < ws.digested_origins.size(); ++r) {
+      if (ws.layout.digested[r].contains(bytes)) return ws.digested_origins[r];
+    }
+    return "";
+  }
+
+  ActiveRange& range_;
+  std::unique_ptr<ReplayObserver> inner_;
+  CUstream stream_;
+};
+
 }  // namespace
+
+std::unique_ptr<ReplayObserver> write_set_verifier(ActiveRange& range, std::unique_ptr<ReplayObserver> inner,
+                                                   CUstream stream) {
+  return std::make_unique<WriteSetVerifier>(range, std::move(inner), stream);
+}
 
 std::unique_ptr<ReplayObserver> full_restore_verifier(ActiveRange& range, CUstream stream) {
   return std::make_unique<FullRestoreVerifier>(range, stream);

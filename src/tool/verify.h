@@ -5,6 +5,10 @@
 // with its allocation, never fatal (floating-point atomics legitimately
 // reorder).
 //
+// A write-set range's regions are also digested whole after each replay
+// (write_set_verifier): chunks outside its snapshot must stay as pass 0 left
+// them.
+//
 // With differential restore the restore plan's own digests are compared (its
 // exit digests from the exit capture, and the digests each restore found,
 // which describe the state the previous replay left), so verifying reads
@@ -33,5 +37,15 @@ std::unique_ptr<ReplayObserver> full_restore_verifier(ActiveRange& range, CUstre
 /// digest_all) and range.digest_allocations.
 std::unique_ptr<ReplayObserver> differential_restore_verifier(const ActiveRange& range, DifferentialRestore& restore,
                                                               CUstream stream);
+
+/// --verify of a write-set range (range.write_set, core/write_set.h):
+/// forwards every call to `inner` (the restore strategy's verifier, which
+/// covers the snapshot's chunks; may be null) and after each replay digests
+/// the write-set regions whole (one read of them per replay), reporting as
+/// divergences of that pass the chunks outside the snapshot that differ from
+/// the state pass 0 left. Needs range.write_set with its pass-0 digests
+/// (verifies nothing more without them).
+std::unique_ptr<ReplayObserver> write_set_verifier(ActiveRange& range, std::unique_ptr<ReplayObserver> inner,
+                                                   CUstream stream);
 
 }  // namespace rangereplay::tool

@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 TIMEOUT_S = 120
 # How long the output of a killed command is still read (a process outside its
@@ -184,6 +185,26 @@ def injection_environment(build, config, folder):
         json.dump(config, f)
     return dict(os.environ, CUDA_INJECTION64_PATH=inject, NVTX_INJECTION64_PATH=cupti,
                 RANGEREPLAY_CONFIG=config_path)
+
+
+def profile_with_report(cli, tool_args, app_cmd, timeout=TIMEOUT_S):
+    """Runs `cli profile --quiet --output <a temporary file> tool_args -- app_cmd` (run(), so a run past
+    `timeout` seconds is killed) and reads its report (load_report) before removing the file. Returns
+    (returncode, stdout, stderr, report): report is the dict, or a string saying why there is none."""
+    fd, report_path = tempfile.mkstemp(prefix="rr_", suffix=".json")
+    os.close(fd)
+    os.unlink(report_path)
+    try:
+        rc, out, err = run([cli, "profile", "--quiet", "--output", report_path, *tool_args, "--", *app_cmd],
+                           timeout=timeout)
+        try:
+            report = load_report(report_path)
+        except (OSError, ValueError) as e:
+            report = f"no readable report: {e}"
+        return rc, out, err, report
+    finally:
+        if os.path.exists(report_path):
+            os.unlink(report_path)
 
 
 def summarize(failures):

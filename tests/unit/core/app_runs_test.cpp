@@ -112,9 +112,13 @@ TEST(AppRuns, the_fallback_collects_snapshot_and_recorder_limits_but_not_uncount
   EXPECT_FALSE(fallback_can_collect(DeclineReason::kCountersNotPermitted));
   EXPECT_FALSE(fallback_can_collect(DeclineReason::kMultipleContexts));
   EXPECT_FALSE(fallback_can_collect(DeclineReason::kNondeterministicApplication));
+  EXPECT_FALSE(fallback_can_collect(DeclineReason::kPeerDeclined));
+  EXPECT_FALSE(fallback_can_collect(DeclineReason::kRendezvousFailed));
+  EXPECT_TRUE(fallback_can_collect(DeclineReason::kWriteSetLearned));
+  EXPECT_TRUE(fallback_can_collect(DeclineReason::kWriteSetExceeded));
   int collectable = 0;
   for (DeclineReason r : all_decline_reasons()) collectable += fallback_can_collect(r) ? 1 : 0;
-  EXPECT_EQ(collectable, 12);
+  EXPECT_EQ(collectable, 14);
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kPeerDeclined, "peer_declined"},
       {DeclineReason::kRendezvousFailed, "rendezvous_failed"},
       {DeclineReason::kNondeterministicApplication, "nondeterministic_application"},
+      {DeclineReason::kWriteSetLearned, "write_set_learned"},
+      {DeclineReason::kWriteSetExceeded, "write_set_exceeded"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {

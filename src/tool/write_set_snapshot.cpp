@@ -1,0 +1,152 @@
+// Write-set snapshots in the range controller (range_controller.h,
+// core/write_set.h): a region too large to capture whole is snapshotted as
+// the chunks the range is predicted to write, digested whole at entry and
+// after pass 0, and the range replays only when the digests prove that it
+// changed no other chunk.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "core/elapsed.h"
+#include "cuda/cu_status.h"
+#include "cuda/digest_plan.h"
+#include "report/format_helpers.h"
+#include "tool/range_controller.h"
+
+namespace rangereplay::tool {
+namespace {
+
+// "a 104.9 GiB region" or "2 regions (104.9 GiB)".
+std::string regions_text(const WriteSetLayout& layout) {
+  if (layout.digested.size() == 1) return "a " + report::format_bytes(layout.digested_bytes) + " region";
+  return std::to_string(layout.digested.size()) + " regions (" + report::format_bytes(layout.digested_bytes) + ")";
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+  return report::format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+}  // namespace
+
+StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range,
+                                                              const std::vector<MemoryRange>& regions) {
+  // A write-set range keeps its snapshot through its own window: it is never deferred.
+  range.deferrable = false;
+  const WriteSetPrediction* prediction = write_sets_.find(range.name);
+  const ByteSpans predicted = prediction ? prediction->chunks : ByteSpans{};
+  const std::vector<Allocation> whole = std::move(range.allocations);  // one per region, in region order
+  StatusOr<Snapshot> snap = resource_exhausted("no region of 64 MiB or more to snapshot as a write set")
+                                .with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
+  const std::optional<WriteSetLayout> fitting =
+      try_write_set_layouts(regions, predicted, [&](const WriteSetLayout& layout) {
+        snap = Snapshot::create(storage_for(range), layout.snapshot, kSnapshotStates, tool_stream_);
+        return snap.ok() || snap.status().decline_reason() != DeclineReason::kSnapshotDoesNotFit;
+      });
+  if (!fitting || !snap.ok()) {
+    range.allocations = whole;
+    return snap;
+  }
+  const WriteSetLayout& layout = *fitting;
+  // The snapshot's regions, each with the inventory facts of its allocation.
+  range.allocations.clear();
+  for (std::size_t i = 0; i < layout.snapshot.size(); ++i) {
+    Allocation piece = whole[layout.source[i]];
+    piece.range = layout.snapshot[i];
+    range.allocations.push_back(std::move(piece));
+  }
+  ActiveRange::WriteSetState& state = range.write_set.emplace();
+  for (std::uint32_t r : layout.digested_source) state.digested_origins.push_back(whole[r].origin);
+  state.layout = layout;
+  if (prediction) state.from_instance = prediction->from_instance;
+  return snap;
+}
+
+Status RangeController::digest_write_set_entry(ActiveRange& range) {
+  ActiveRange::WriteSetState& state = *range.write_set;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<DigestRegion> regions;
+  for (const MemoryRange& region : state.layout.digested) regions.push_back({region, DevicePtr()});
+  DigestPlanOptions options;
+  options.chunk_bytes = kWriteSetChunkBytes;
+  // Digest-only: nothing is copied, so no in-order copy table (8 bytes per 32 KiB of the regions).
+  options.copy_variant = kernels::DigestCopyVariant::kClusterSlice;
+  auto plan = DigestPlan::create(regions, options, tool_stream_);
+  if (!plan.ok()) {
+    // Out of device memory for the chunk table: the range cannot be proven.
+    if (plan.status().code() == StatusCode::kResourceExhausted)
+      return Status(plan.status()).with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
+    return plan.status();
+  }
+  state.digests.emplace(std::move(plan).value());
+  RR_RETURN_IF_ERROR(state.digests->digest_entry(tool_stream_));
+  RR_RETURN_IF_ERROR(cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__));
+  state.entry_digest_ms = ms_since(start);
+  return ok_status();
+}
+
+std::optional<Decline> RangeController::prove_write_set(ActiveRange& range) {
+  ActiveRange::WriteSetState& state = *range.write_set;
+  const auto start = std::chrono::steady_clock::now();
+  // digest() fills the current digests; read_back() brings the entry digests too.
+  Status s = state.digests->digest(tool_stream_);
+  if (s.ok()) s = state.digests->read_back(tool_stream_);
+  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
+  if (!s.ok()) return Decline{DeclineReason::kReplayFailed, "write-set digests after pass 0: " + s.message()};
+  const double digest_ms = ms_since(start);
+  const std::span<const std::uint64_t> exit = state.digests->host_digests();
+  state.pass0_digests.assign(exit.begin(), exit.end());
+  const ByteSpans changed = changed_chunks(state.digests->table(), state.digests->host_entry_digests(), exit);
+  const WriteSetProof proof = rangereplay::prove_write_set(changed, state.layout.predicted);
+  write_sets_.learn(range.name, changed, range.record.index);
+  const WriteSetPrediction& grown = *write_sets_.find(range.name);
+
+  const std::string of = report::format_bytes(state.layout.predicted.bytes()) + " of " + regions_text(state.layout);
+  const std::string from =
+      state.from_instance ? "write set from range " + std::to_string(*state.from_instance) : "no write set yet";
+  const std::string digests = "digests " + report::format_ms(state.entry_digest_ms) + " at entry, " +
+                              report::format_ms(digest_ms) + " after pass 0";
+  if (proof.proven()) {
+    range.record.notes.push_back("snapshot: " + of + ", " + from + ", proven by digests (" +
+                                 report::format_bytes(proof.changed_bytes) + " changed in pass 0; " + digests + ")");
+    return std::nullopt;
+  }
+  const std::string next = "; the next instance snapshots the grown write set of " +
+                           report::format_bytes(grown.chunks.bytes()) + " (" + digests + ")";
+  if (!state.from_instance) {
+    return Decline{DeclineReason::kWriteSetLearned, "pass 0 changed " + bytes_text(proof.changed_bytes) + " of " +
+                                                        regions_text(state.layout) +
+                                                        ", which no earlier instance predicted" + next};
+  }
+  return Decline{DeclineReason::kWriteSetExceeded, "pass 0 changed " + bytes_text(proof.unpredicted_bytes) + " of " +
+                                                       regions_text(state.layout) + " outside the " + of +
+                                                       " its snapshot held (" + from + ")" + next};
+}
+
+void RangeController::check_write_set_after_window(ActiveRange& range) {
+  ActiveRange::WriteSetState& state = *range.write_set;
+  if (!state.digests || state.pass0_digests.size() != state.digests->table().chunk_count()) return;
+  Status s = state.digests->digest(tool_stream_);
+  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
+  std::string problem;
+  if (!s.ok()) {
+    problem = "the write-set digests after the replay window failed: " + s.message();
+  } else {
+    const ByteSpans changed =
+        changed_chunks(state.digests->table(), state.pass0_digests, state.digests->host_digests());
+    const std::uint64_t outside = changed.bytes_outside(state.layout.predicted);
+    if (outside > 0) {
+      problem = "the replays changed " + bytes_text(outside) + " of " + regions_text(state.layout) +
+                " outside the snapshot's write set, which the exit restore cannot put back: the application's "
+                "memory there differs from its own run";
+    }
+  }
+  if (problem.empty()) return;
+  range.record.notes.push_back(problem);
+  parts_.report.errors.push_back("range " + std::to_string(range.record.index) + " '" + range.name + "': " + problem);
+  if (!parts_.config.quiet) std::fprintf(stderr, "rangereplay: %s\n", problem.c_str());
+}
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,97 @@
+"""Write-set snapshots of a pool that fills most of the device (see pool_write_set.sh)."""
+import os
+import sys
+
+from e2e_common import checksums, profile_with_report, run, summarize, tail
+
+BUILD = sys.argv[1]
+CLI = os.path.join(BUILD, "tools/cli/rangereplay")
+APP = os.path.join(BUILD, "tests/apps/app_pool_write_set")
+METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
+# The pinned tier capped, so the pool never fits whole whatever the host's memory (a host with over 450 GB free
+# could hold both states of a 112 GB pool): the write set is what the test exercises.
+HOST_LIMIT = ["--snapshot-host-limit", "4GiB"]
+PLAIN_TIMEOUT_S = 45
+PROFILE_TIMEOUT_S = 90
+
+# (label, app arguments, tool arguments, expected decline reason per range in order: None = replayed)
+CASES = [
+    ("same buffer", ["--iterations", "6"], [], ["write_set_learned"] + [None] * 5),
+    ("same buffer --verify", ["--iterations", "4"], ["--verify"], ["write_set_learned"] + [None] * 3),
+    ("same buffer --restore full", ["--iterations", "3"], ["--restore", "full"], ["write_set_learned", None, None]),
+    ("rotating buffers", ["--iterations", "6", "--rotate"], [],
+     ["write_set_learned", "write_set_exceeded", "write_set_exceeded", None, None, None]),
+]
+
+
+def inst_values(r):
+    """Per kernel of range `r`, its smsp__inst_executed.sum."""
+    values = []
+    for k in r["kernels"]:
+        for m in k.get("metrics") or []:
+            if m["name"] == "smsp__inst_executed.sum":
+                values.append(m["value"])
+    return values
+
+
+def check(label, app_args, tool_args, expected, failures):
+    plain_rc, plain_out, plain_err = run([APP] + app_args, timeout=PLAIN_TIMEOUT_S)
+    if plain_rc != 0 or not checksums(plain_out):
+        failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
+        return
+    tool = ["--nvtx-include", "step/", "--metrics", METRICS, *HOST_LIMIT, *tool_args]
+    rc, out, err, report = profile_with_report(CLI, tool, [APP] + app_args, timeout=PROFILE_TIMEOUT_S)
+    if rc != plain_rc or checksums(out) != checksums(plain_out):
+        failures.append(f"{label}: results differ with the tool (rc {plain_rc} vs {rc}): {tail(err)}")
+        return
+    if isinstance(report, str):
+        failures.append(f"{label}: {report}")
+        return
+    ranges = report["ranges"]
+    if len(ranges) != len(expected):
+        failures.append(f"{label}: {len(ranges)} ranges in the report, expected {len(expected)}")
+        return
+    for error in report.get("errors") or []:
+        failures.append(f"{label}: report error: {error}")
+    replayed_inst = []
+    cells = []
+    for r, want in zip(ranges, expected):
+        where = f"{label}: range {r['index']}"
+        got = r["decline_reason"] if r["declined"] else None
+        cells.append(got or f"replayed ({r['footprint_bytes']} B)")
+        if got != want:
+            failures.append(f"{where}: {got or 'replayed'}, expected {want or 'replayed'} ({r['decline_detail']}); "
+                            f"notes {r['notes']}")
+            continue
+        if want is not None:
+            if "bytes" not in r["decline_detail"]:
+                failures.append(f"{where}: the detail does not say how many bytes changed: {r['decline_detail']}")
+            continue
+        notes = [n for n in r["notes"] if n.startswith("snapshot: ") and "proven by digests" in n]
+        if not notes:
+            failures.append(f"{where}: no write-set note in {r['notes']}")
+        for note in r["notes"]:
+            if "outside the snapshot's write set" in note or "unavailable" in note:
+                failures.append(f"{where}: {note}")
+        if "--verify" in tool_args:
+            divergent = sum(len(p["divergences"]) for p in r["pass_records"])
+            if divergent:
+                failures.append(f"{where}: {divergent} divergent regions")
+        if not r["pass_records"]:
+            failures.append(f"{where}: replayed without pass records")
+        replayed_inst.append(inst_values(r))
+    # The same kernels over the same sizes: every replayed range counts the same instructions.
+    if replayed_inst and any(v != replayed_inst[0] for v in replayed_inst):
+        failures.append(f"{label}: instruction counts differ between replayed ranges: {replayed_inst}")
+    if replayed_inst and not replayed_inst[0]:
+        failures.append(f"{label}: no smsp__inst_executed.sum values in the replayed ranges")
+    print(f"{label:<28} {'; '.join(cells)}")
+
+
+if not os.access(APP, os.X_OK) or not os.access(CLI, os.X_OK):
+    print(f"missing {APP} or {CLI}: build the targets app_pool_write_set and rangereplay first")
+    sys.exit(1)
+failures = []
+for case in CASES:
+    check(*case, failures)
+sys.exit(summarize(failures))
