@@ -53,7 +53,7 @@ std::optional<std::chrono::seconds> rendezvous_timeout() {
   static const std::optional<std::chrono::seconds> s = []() -> std::optional<std::chrono::seconds> {
     const std::optional<std::string> v = read(kRendezvousTimeout);
     const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
-    if (parsed > 0) return std::chrono::seconds(parsed);
+    if (parsed > 0 && parsed <= 3600) return std::chrono::seconds(parsed);
     return std::nullopt;
   }();
   return s;

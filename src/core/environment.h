@@ -80,10 +80,11 @@ inline constexpr std::array<Variable, 12> kVariables{{
      "runtime's own exit handler; ranges left after that decline (replay_failed). While ranges wait, every "
      "launch takes the tool's lock. Not with --verify; ranges with graph launches or pinned host buffers passed "
      "to kernels are replayed at once"},
-    {kRendezvousTimeout, SetBy::kUser, "injection", "60: a rank waits up to 60 s for the others",
-     "a whole number of seconds above 0: how long a rank of --collectives replay waits for the job's other ranks "
-     "at the rendezvous (to join, at each range's end, at each pass's barrier) before the range declines "
-     "rendezvous_failed; other values are ignored"},
+    {kRendezvousTimeout, SetBy::kUser, "injection",
+     "60: rank 0 waits up to 60 s for the others, the others twice that for rank 0",
+     "whole seconds from 1 to 3600: how long rank 0 of --collectives replay waits for the job's other ranks at "
+     "the rendezvous (to join, at each range's end, at each pass's barrier; the others wait up to twice as long "
+     "for rank 0) before the range declines rendezvous_failed; other values are ignored"},
     {kInjectLib, SetBy::kUser, "launcher",
      "unset: librangereplay_inject.so next to the launcher, in ../lib, or in the build tree",
      "the injection library to use; when set it must name a file"},
@@ -116,8 +117,8 @@ bool standing_pass_off();
 /// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base
 /// 10), or nullopt when unset or below 2.
 std::optional<std::size_t> batch_ranges();
-/// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds above 0 (read as strtol
-/// does, base 10), or nullopt when unset or not above 0.
+/// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as
+/// strtol does, base 10), or nullopt when unset or outside that.
 std::optional<std::chrono::seconds> rendezvous_timeout();
 /// RANGEREPLAY_KERNEL_RANGES is exactly "user".
 bool user_kernel_ranges();

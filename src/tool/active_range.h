@@ -109,6 +109,8 @@ struct ActiveRange {
   // --collectives replay: the first collective kernel the range launched
   // (demangled), empty when none.
   std::string collective_kernel;
+  // --collectives replay: the barriers the replay window met the other ranks at.
+  std::uint32_t rendezvous_barriers = 0;
   // ModuleRegistry::unloads() when the range ended: a replay pass is not
   // submitted once another thread has unloaded a module since.
   std::uint64_t unloads_at_end = 0;

@@ -99,13 +99,14 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
     StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device, tool_stream_);
     if (flush.ok()) {
       cache_flush_.emplace(std::move(*flush));
-    } else if (parts_.config.cache_control == CacheControl::kAll) {
-      s = Status(flush.status().code(), "--cache-control all: " + flush.status().message() +
-                                            "; free device memory or use --cache-control none");
     } else {
-      // Under none the ranges still run; their DRAM writes may include the restore's.
-      parts_.report.errors.push_back(flush.status().message() +
-                                     "; replayed passes may count the tool's write-backs as DRAM writes");
+      // The ranges still run, without a flush: the report says so (the
+      // cache control that held is none), and why.
+      parts_.report.errors.push_back(
+          flush.status().message() +
+          "; the passes start from the cache state as the application and the tool left it (cache control "
+          "none, and replayed passes may count the tool's write-backs as DRAM writes); free device memory for it");
+      parts_.report.cache_control = std::string(name_of(kCacheControlNames, CacheControl::kNone));
     }
   }
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
@@ -259,16 +260,26 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
 }
 
 bool RangeController::coordinated() const {
-  // A rank whose counters failed cannot tell its pass count: it still meets
-  // the others with its decline, so that they decline too instead of
-  // waiting for it.
-  return parts_.config.collectives == CollectivesMode::kReplay && (pass_count() > 1 || counters_failed_);
+  // From the configuration alone, the same on every rank: a rank whose
+  // counters failed, or whose range declined before they were set up,
+  // still meets the others with its decline, so that every rank agrees on
+  // every range in the same order.
+  return parts_.config.collectives == CollectivesMode::kReplay;
 }
 
 std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& range) {
   const auto failed = [](const std::string& why) { return Decline{DeclineReason::kRendezvousFailed, why}; };
   if (!rendezvous_ && rendezvous_error_.ok()) {
     StatusOr<RendezvousJob> job = rendezvous_job_from_environment(parts_.config.rendezvous, process_environment);
+    const bool rank_set = std::any_of(std::begin(kRendezvousRankVariables), std::end(kRendezvousRankVariables),
+                                      [](const RankVariables& v) { return process_environment(v.rank).has_value(); });
+    if (!job.ok() && !rank_set) {
+      // Not one rank of a job: a process of its own replays alone.
+      parts_.report.errors.push_back(
+          "--collectives replay: no rank variable (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, "
+          "SLURM_PROCID) is set, so this process replays its ranges alone");
+      job = RendezvousJob{Endpoint{"127.0.0.1", 0}, 0, 1};
+    }
     StatusOr<Rendezvous> joined =
         job.ok() ? Rendezvous::connect(job->endpoint, job->rank, job->world_size,
                                        environment::rendezvous_timeout()
@@ -289,7 +300,7 @@ std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& rang
   const RangeVerdict verdict =
       range.eligibility.declined()
           ? RangeVerdict::declined(Decline{*range.eligibility.reason(), range.eligibility.detail()})
-          : RangeVerdict::replay(pass_count());
+          : RangeVerdict::replay(std::max<std::uint32_t>(pass_count(), 1));
   StatusOr<Agreement> agreed = rendezvous_->agree(key, verdict);
   if (range.eligibility.declined()) return std::nullopt;
   if (!agreed.ok()) return failed(agreed.status().message());
@@ -488,10 +499,11 @@ void RangeController::end() {
   }
   if (!range->eligibility.declined())
     range->record.counter_ranges = counter_ranges_name(*range, parts_.config.range_metrics);
-  if (!range->eligibility.declined() && coordinated() && rendezvous_ && rendezvous_->world_size() > 1) {
+  if (!range->eligibility.declined() && range->rendezvous_barriers > 0 && rendezvous_ &&
+      rendezvous_->world_size() > 1) {
     range->record.notes.push_back(
         "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
-        " rank(s) (--collectives replay)" +
+        " rank(s), meeting them at " + std::to_string(range->rendezvous_barriers) + " barriers (--collectives replay)" +
         (range->collective_kernel.empty() ? std::string() : "; it holds the collective " + range->collective_kernel));
   }
   if (range->whole_range_counters || range->kernel_counter_ranges) {
@@ -958,7 +970,8 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
                         },
                         cache_flush_ ? std::function<Status()>([this] { return cache_flush_->flush(tool_stream_); })
                                      : std::function<Status()>(),
-                        coordinated() ? std::function<Status(std::size_t)>([this](std::size_t pass) {
+                        coordinated() ? std::function<Status(std::size_t)>([this, &range](std::size_t pass) {
+                          ++range.rendezvous_barriers;
                           Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
                                                  : failed_precondition("rendezvous: not connected");
                           return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);

@@ -100,7 +100,6 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
   while (!all_submitted) {
     if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
-    if (parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
     if (parts_.pass_begins) parts_.pass_begins(pass);
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreBegin));
     RR_RETURN_IF_ERROR(restore.restore_entry());
@@ -121,6 +120,9 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
       return failed_precondition(
           "a module was unloaded by another thread while the range was being replayed; its "
           "kernels cannot be launched again");
+    // Every rank is ready to submit this pass (restored, counters started),
+    // so a collective in it finds its peers submitting too.
+    if (parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
     auto submit_start = Clock::now();
     RR_RETURN_IF_ERROR(parts_.resubmission.submit());
     t.replay_submit_ms += ms_since(submit_start);
@@ -149,6 +151,9 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
                            " counter passes were replays");
 
   if (observer != nullptr) RR_RETURN_IF_ERROR(observer->before_exit_restore(record.pass_records.back(), t));
+  // No rank hands its exit state back while a peer's last pass may still
+  // write into it (a collective's peer-to-peer buffers).
+  if (parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
   // The guard stays armed until the hand-back has completed: if a step here
   // fails, it restores the exit state again (best effort, every step).
   auto restore_start = Clock::now();

@@ -153,8 +153,10 @@ struct ReplayWindowParts {
   // the tool has no flush buffer.
   std::function<Status()> flush_caches;
   // --collectives replay: returns when every rank of the job is at replayed
-  // pass `pass` (1-based), before its restore; its error (decline reason
-  // rendezvous_failed) ends the window before the pass. Empty otherwise.
+  // pass `pass` (1-based), ready to submit it (restored, counters started),
+  // and once more with the number after the last pass, before the exit
+  // state is handed back; its error (decline reason rendezvous_failed) ends
+  // the window. Empty otherwise.
   std::function<Status(std::size_t pass)> pass_barrier;
 };
 

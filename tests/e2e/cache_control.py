@@ -72,7 +72,7 @@ for size in ("16MiB", "256MiB"):
         except NcuCsvError as e:
             theirs = []
             err += str(e)
-        if len(theirs) != len(ours):
+        if len(theirs) != len(ours) or len(ours) != 3:
             failures.append(f"{size} {mode}: ncu gave {len(theirs)} ranges, rangereplay {len(ours)}: {tail(err)}")
             continue
         for i, (a, b) in enumerate(zip(ours, theirs)):
@@ -91,8 +91,8 @@ for size in ("16MiB", "256MiB"):
             out = tempfile.mktemp(suffix=".json")
             rc, prof, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", ",".join(METRICS[:2]),
                                  "--range-metrics", "whole", "--output", out, "--"] + app, timeout=300)
-            one_pass = load_report(out) if rc == 0 else {"pass_count": 0}
-            if one_pass["pass_count"] != 1:
+            one_pass = load_report(out) if rc == 0 and checksums(prof) == checksums(plain) else {"pass_count": 0}
+            if one_pass["pass_count"] != 1 or len(one_pass["ranges"]) != len(theirs):
                 failures.append(f"{size} all one pass: rc={rc}, {one_pass['pass_count']} passes: {tail(err)}")
                 continue
             for i, (a, b) in enumerate(zip(range_sums(one_pass, METRICS[:2]), theirs)):
@@ -107,8 +107,8 @@ for size in ("16MiB", "256MiB"):
     out = tempfile.mktemp(suffix=".json")
     rc, prof, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics",
                          ",".join(bytes_metrics + EXTRA), "--output", out, "--"] + app, timeout=300)
-    if rc != 0:
-        failures.append(f"{size} per kernel: profile rc={rc}: {tail(err)}")
+    if rc != 0 or checksums(prof) != checksums(plain):
+        failures.append(f"{size} per kernel: profile rc={rc} or checksums differ: {tail(err)}")
         continue
     report = load_report(out)
     rc, ncu_out, err = run(ncu_csv_command(app, bytes_metrics, ["--cache-control", "all"]), timeout=300)

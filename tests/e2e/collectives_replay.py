@@ -14,6 +14,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 
 from e2e_common import checksums, load_report, run, summarize, tail
 
@@ -66,8 +67,10 @@ else:
             if not a or not b or a["declined"] or b["declined"]:
                 failures.append(f"range {i} not replayed by both ranks")
                 continue
-            if not all(any("together with the job's other 1 rank(s)" in n for n in r.get("notes", [])) for r in (a, b)):
-                failures.append(f"range {i}: a rank's notes lack the coordinated replay: {a.get('notes')} / {b.get('notes')}")
+            # One barrier before each replayed pass's submit and one before the exit restore.
+            want = f"together with the job's other 1 rank(s), meeting them at {a['passes']} barriers"
+            if not all(any(want in n for n in r.get("notes", [])) for r in (a, b)) or a["passes"] < 2:
+                failures.append(f"range {i}: a rank's notes lack '{want}': {a.get('notes')} / {b.get('notes')}")
             if not instructions(a) or instructions(a) != instructions(b):
                 failures.append(f"range {i}: instructions rank 0 {instructions(a)} vs rank 1 {instructions(b)}")
         r0, r1 = reports[0].get(1), reports[1].get(1)
@@ -81,12 +84,19 @@ else:
     alone = dict(env, RANK="1", WORLD_SIZE="2", LOCAL_RANK="1", RANGEREPLAY_RENDEZVOUS_TIMEOUT="5")
     out_path = os.path.join(out_dir, "alone.json")
     rc_plain, plain1, _ = run(APP, timeout=60, env=alone)
+    started = time.monotonic()
     rc, out, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--collectives",
                         "replay", "--rendezvous", f"127.0.0.1:{free_port()}", "-o", out_path, "--"] + APP,
                        timeout=120, env=alone)
-    if rc != 0 or checksums(out) != checksums(plain1):
-        failures.append(f"rank alone: rc={rc} or checksums differ: {tail(err)}")
-    elif os.path.exists(out_path):
+    took = time.monotonic() - started
+    if rc_plain != 0 or rc != 0 or checksums(out) != checksums(plain1) or not checksums(plain1):
+        failures.append(f"rank alone: rc={rc_plain}/{rc} or checksums differ: {tail(err)}")
+    elif not os.path.exists(out_path):
+        failures.append(f"rank alone: no report {out_path}: {tail(err)}")
+    else:
+        # Rank 1 waits up to twice the 5 s timeout to reach rank 0, once.
+        if took > 60:
+            failures.append(f"rank alone: the profiled run took {took:.0f} s")
         reasons = [r.get("decline_reason") for r in load_report(out_path)["ranges"]]
         print(f"rank alone: {reasons}")
         if reasons[:1] != ["rendezvous_failed"] or any(x not in ("rendezvous_failed", "allocation_in_range")

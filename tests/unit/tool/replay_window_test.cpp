@@ -176,10 +176,16 @@ struct Fixture {
         log.push_back("flush_caches");
         return failure.check("flush_caches");
       };
+    std::function<Status(std::size_t)> barrier;
+    if (barriers)
+      barrier = [this](std::size_t pass) {
+        log.push_back("barrier " + std::to_string(pass));
+        return failure.check("barrier " + std::to_string(pass));
+      };
     ReplayWindow window(
         ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
                           [this] { return unloaded; },
-                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); }, flush},
+                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); }, flush, barrier},
         pass_count);
     return window.run("step", notes, record);
   }
@@ -193,6 +199,7 @@ struct Fixture {
   bool verify;
   bool unloaded = false;
   bool flush_caches = false;
+  bool barriers = false;
   report::RangeRecord record;
 };
 
@@ -238,6 +245,26 @@ TEST(ReplayWindow, a_flush_runs_after_each_restore_and_before_the_counters_start
   Log pass = kOnePass;
   pass.insert(std::find(pass.begin(), pass.end(), "synchronize"), "flush_caches");
   EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"}, pass, {"restore_exit", "release_events"}}));
+}
+
+TEST(ReplayWindow, the_ranks_meet_before_each_submit_and_before_the_exit_state_is_handed_back) {
+  Fixture f(/*passes=*/2);
+  f.barriers = true;
+  EXPECT_EQ(f.run(2), std::nullopt);
+  Log pass = kOnePass;
+  pass.insert(std::find(pass.begin(), pass.end(), "submit"), "barrier 1");
+  EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"}, pass, {"barrier 2", "restore_exit", "release_events"}}));
+}
+
+TEST(ReplayWindow, a_barrier_that_fails_declines_with_its_reason_and_hands_back_the_exit_state) {
+  Fixture f(/*passes=*/2);
+  f.barriers = true;
+  f.failure.fail_at = "barrier 1";
+  const std::optional<Decline> d = f.run(2);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->detail, "barrier 1 failed");
+  EXPECT_EQ(std::count(f.log.begin(), f.log.end(), "submit"), 0);
+  EXPECT_NE(std::find(f.log.begin(), f.log.end(), "restore_exit_after_failure"), f.log.end());
 }
 
 TEST(ReplayWindow, a_flush_that_fails_declines_before_the_counters_start_and_hands_back_the_exit_state) {
