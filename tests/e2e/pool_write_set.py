@@ -70,6 +70,8 @@ def check(label, app_args, tool_args, expected, failures):
         notes = [n for n in r["notes"] if n.startswith("snapshot: ") and "proven by digests" in n]
         if not notes:
             failures.append(f"{where}: no write-set note in {r['notes']}")
+        elif r["index"] == ranges[-1]["index"]:
+            print(f"{label}: last range's policy: {notes[0]}")  # the pool's size and the digests' cost
         for note in r["notes"]:
             if "outside the snapshot's write set" in note or "unavailable" in note:
                 failures.append(f"{where}: {note}")

@@ -2,6 +2,8 @@
 runs the given program as rank 0 and rank 1 (RANK, LOCAL_RANK and WORLD_SIZE
 set), one after the other (--sequential) or at the same time (--concurrent),
 with its output passed through; exits with the first non-zero exit code.
+With TWO_RANKS_GPU_EACH=1 in the environment, each rank sees only GPU
+<rank> (CUDA_VISIBLE_DEVICES), as a one-GPU-per-rank job does.
 
     python3 tests/e2e/two_ranks.py <program> [args...] --sequential|--concurrent
 """
@@ -17,6 +19,8 @@ if mode not in ("--sequential", "--concurrent") or not cmd:
 
 def start(rank):
     env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2")
+    if os.environ.get("TWO_RANKS_GPU_EACH") == "1":
+        env["CUDA_VISIBLE_DEVICES"] = str(rank)
     return subprocess.Popen(cmd, env=env)
 
 
