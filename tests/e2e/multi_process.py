@@ -5,8 +5,12 @@ the same time. Under `rangereplay profile -o <dir>/r_%q{RANK}.json`: each rank
 writes its own report, named by its own RANK (unset where rangereplay runs),
 recording its pid, host and RANK; the terminal shows one summary line per rank;
 the job's output equals a plain run's. Ranks run one after the other replay
-their ranges with equal instruction counts; ranks run at the same time are
-reported as they come (a range that could not get the GPU's counters says why)."""
+their ranges with equal instruction counts, and `rangereplay merge` of their
+two reports pairs every range across the ranks, each rank's instruction
+counts side by side (min equal to max); ranks run at the same time are
+reported as they come (a range that could not get the GPU's counters says why:
+two processes cannot count on one GPU at once)."""
+import json
 import os
 import sys
 import tempfile
@@ -62,6 +66,23 @@ for mode in ("sequential", "concurrent"):
         if not instructions(reports[0]) or instructions(reports[0]) != instructions(reports[1]):
             failures.append(f"{mode}: instruction counts rank 0 {instructions(reports[0])} vs rank 1 "
                             f"{instructions(reports[1])}")
+        merged_path = os.path.join(out_dir, "job.json")
+        rc, mout, merr = run([CLI, "merge", os.path.join(out_dir, "r_0.json"), os.path.join(out_dir, "r_1.json"),
+                              "-o", merged_path], timeout=60)
+        if rc != 0 or not os.path.exists(merged_path):
+            failures.append(f"merge rc={rc}: {tail(merr)}")
+        else:
+            with open(merged_path) as f:
+                merged = json.load(f)
+            pairs = [(r["range"], m) for r in merged["ranges"] for k in r["kernels"] for m in k["metrics"]
+                     if m["metric"] == "smsp__inst_executed.sum"]
+            print(f"merge: {len(merged['ranks'])} ranks, {len(merged['ranges'])} ranges, {len(pairs)} kernel "
+                  f"instruction rows, mismatched {merged['mismatched']}")
+            if len(merged["ranks"]) != 2 or len(merged["ranges"]) != len(reports[0]["ranges"]) or not pairs:
+                failures.append(f"merge: {len(merged['ranks'])} ranks and {len(merged['ranges'])} ranges")
+            for rng, m in pairs:
+                if m["count"] != 2 or m["min"] != m["max"]:
+                    failures.append(f"merge: {rng}: instructions per rank {m['values']}")
     lines = [line for line in out.splitlines() if line.startswith("  rank ")]
     if "2 processes profiled:" not in out or len(lines) != 2 or not all(" -> " in line for line in lines):
         failures.append(f"{mode}: the terminal's per-process lines: {lines}")
