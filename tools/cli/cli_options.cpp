@@ -274,7 +274,9 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
                   "none (default: declined ranges get no values) or app-range (re-run the application once per pass "
                   "for them; not available yet)")
       ->type_name("none|app-range");
-  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
+  profile
+      .add_option("--max-app-runs", o.max_app_runs,
+                  "Most application runs app-range may take (default: no cap; not available yet)")
       ->type_name("N");
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }
@@ -649,8 +651,13 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   if (!o.rendezvous.empty()) {
     if (c.collectives != CollectivesMode::kReplay)
       return invalid_argument("--rendezvous is for --collectives replay; add --collectives replay or drop it");
-    if (StatusOr<Endpoint> e = parse_endpoint(o.rendezvous); !e.ok())
-      return invalid_argument("--rendezvous: " + e.status().message());
+    if (StatusOr<Endpoint> e = parse_endpoint(o.rendezvous); !e.ok()) {
+      // "rendezvous endpoint 'x': why" as "--rendezvous 'x': why".
+      const std::string& why = e.status().message();
+      const std::size_t cut = why.find("': ");
+      return invalid_argument("--rendezvous '" + o.rendezvous + "'" +
+                              (cut == std::string::npos ? ": " + why : why.substr(cut + 1)));
+    }
     c.rendezvous = o.rendezvous;
   }
   if (!o.device_limit.empty()) {
@@ -689,7 +696,13 @@ Status parse_app_run_options(const ProfileOptions& o, ProfileRequest& req) {
 Status parse_output(const ProfileOptions& o, const EnvLookup& env, ProfileRequest& req) {
   if (!o.output.empty()) {
     RR_ASSIGN_OR_RETURN(std::string sample, expand_output_path(o.output, 12345, "host", with_stand_ins(env)));
-    RR_ASSIGN_OR_RETURN(req.output_format, output_format_of(sample));
+    StatusOr<OutputFormat> format = output_format_of(sample);
+    if (!format.ok()) {
+      // Named as typed, not with the stand-in values.
+      StatusOr<OutputFormat> typed = output_format_of(o.output);
+      return typed.ok() ? format.status() : typed.status();
+    }
+    req.output_format = *format;
   }
   if (!o.csv_page.empty() && o.output.empty()) return invalid_argument("--csv-page needs an output ending in .csv");
   RR_ASSIGN_OR_RETURN(req.csv_page, parse_csv_page(o.csv_page, req.output_format));

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +48,14 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
         std::string name = pattern.substr(i + 2, close - (i + 2));
         if (name.empty()) {
           return invalid_argument("output name '" + pattern + "': %q{} names no variable, e.g. %q{RANK}");
+        }
+        const bool word = std::all_of(name.begin(), name.end(), [](char c) {
+          return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        });
+        if (!word || (name[0] >= '0' && name[0] <= '9')) {
+          return invalid_argument("output name '" + pattern + "': '" + name +
+                                  "' in %q{...} is not a variable name (letters, digits and '_', not starting "
+                                  "with a digit)");
         }
         std::optional<std::string> value = env(name);
         if (!value) {
@@ -117,6 +126,10 @@ Status check_output_writable(const std::string& pattern, const std::string& host
   if (folder.empty()) folder = ".";
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
+    if (fs::exists(folder, ec))
+      return invalid_argument("output folder '" + folder.string() +
+                              "' is a file, not a folder; give --output a path "
+                              "in a folder");
     return not_found("output folder '" + folder.string() + "' does not exist; create it first");
   }
   if (pattern.find("%p") == std::string::npos && unset.empty()) {

@@ -494,7 +494,7 @@ TEST(CliOptions, the_rendezvous_is_checked_and_needs_collectives_replay) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--rendezvous", "h:1", "--", "./app"}),
             "--rendezvous is for --collectives replay; add --collectives replay or drop it");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--collectives", "replay", "--rendezvous", "h", "--", "./app"})
-                .rfind("--rendezvous: ", 0),
+                .rfind("--rendezvous 'h': ", 0),
             0u);
 }
 
@@ -508,6 +508,9 @@ TEST(CliOptions, output_names_are_checked_before_launch) {
             std::string::npos);
   EXPECT_NE(error_of({"profile", "--profiler-api", "-o", "r%x.json", "--", "./app"}).find("unknown placeholder"),
             std::string::npos);
+  // Named as typed, not with the stand-in values.
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "-o", "run_%p", "--", "./app"}),
+            "output 'run_%p' must end in .json, .csv or .html (the extension picks the format)");
 }
 
 TEST(CliOptions, empty_nvtx_expressions_are_rejected) {

@@ -161,6 +161,25 @@ TEST(CheckOutputWritable, a_variable_unset_here_probes_the_folder_and_leaves_not
   EXPECT_EQ(writable(t.path("none/r%q{LOCAL_RANK}.json")).code(), StatusCode::kNotFound);
 }
 
+TEST(CheckOutputWritable, a_file_in_place_of_the_folder_is_named) {
+  testing::TempTree t;
+  t.file("f", 0644, "x");
+  Status s = writable(t.path("f/x.json"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "output folder '" + t.path("f") + "' is a file, not a folder; give --output a path in a folder");
+}
+
+TEST(ExpandOutputPath, a_variable_name_must_be_a_word) {
+  StatusOr<std::string> s = expand_output_path("r%q{A B}.json", 1, "h", fake_env({}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "output name 'r%q{A B}.json': 'A B' in %q{...} is not a variable name (letters, "
+            "digits and '_', not starting with a digit)");
+  EXPECT_FALSE(expand_output_path("r%q{1X}.json", 1, "h", fake_env({})).ok());
+  EXPECT_TRUE(expand_output_path("r%q{_X1}.json", 1, "h", fake_env({{"_X1", "v"}})).ok());
+}
+
 TEST(CheckOutputWritable, a_malformed_pattern_is_the_expansion_error) {
   EXPECT_EQ(writable("r%q{}.json").message(), "output name 'r%q{}.json': %q{} names no variable, e.g. %q{RANK}");
 }
