@@ -129,6 +129,17 @@ std::string shell_word(const std::string& word) {
 // name "a.sum b.sum" and say "'a' has no suffix '.sum b.sum'". Errors:
 // invalid_argument with the list rewritten with commas.
 Status check_metric_separators(const std::string& metrics) {
+  if (!metrics.empty()) {
+    // An empty name between commas ("a.sum,,b.sum", "a.sum,") is a slip, as
+    // in the other comma lists (--kernel-range, --range-list).
+    std::size_t item_start = 0;
+    while (item_start <= metrics.size()) {
+      const std::size_t comma = std::min(metrics.find(',', item_start), metrics.size());
+      if (trim(std::string_view(metrics).substr(item_start, comma - item_start)).empty())
+        return invalid_argument("--metrics '" + metrics + "' has an empty name between commas; drop the extra comma");
+      item_start = comma + 1;
+    }
+  }
   if (metrics.find_first_of(" \t;") == std::string::npos) return ok_status();
   std::string fixed;
   std::size_t start = 0;

@@ -488,6 +488,15 @@ TEST(CliOptions, choices_are_checked) {
             "--range-metrics must be kernel or whole, not 'range'");
 }
 
+TEST(CliOptions, an_empty_metric_name_between_commas_is_an_error) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum,,", "--", "./app"}),
+            "--metrics 'dram__bytes_read.sum,,' has an empty name between commas; drop the extra comma");
+  EXPECT_NE(error_of({"profile", "--profiler-api", "--metrics", ",a.sum", "--", "./app"}).find("empty name"),
+            std::string::npos);
+  EXPECT_EQ(parse({"profile", "--profiler-api", "--metrics", "a.sum, b.sum", "--", "./app"}).profile.metrics_csv,
+            "a.sum, b.sum");
+}
+
 TEST(CliOptions, the_rendezvous_is_checked_and_needs_collectives_replay) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--collectives", "lockstep", "--", "./app"}),
             "--collectives must be decline or replay, not 'lockstep'");
