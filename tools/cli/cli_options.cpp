@@ -332,6 +332,12 @@ class LauncherApp {
         ->expected(0, -1);
     merge->add_option("-o,--output", merge_output, "Write the merge as JSON or CSV (by extension), not a table")
         ->type_name("PATH");
+    merge->footer(
+        "Examples:\n"
+        "  rangereplay merge rank0.json rank1.json            # a table: per-rank values, min/mean/max\n"
+        "  rangereplay merge rank*.json -o job.json           # or job.csv\n"
+        "Exit codes: 0 when merged; 2 for an option error, a report that cannot be read or an output that cannot be "
+        "written.");
     report = app.add_subcommand("report", "Write an existing report again: report <x.json> -o <out.html|.csv|.json>");
     report->add_option("report", report_input, "The report (JSON)")->required();
     report->add_option("-o,--output", report_output, "The file to write; its extension picks the format")
@@ -339,6 +345,12 @@ class LauncherApp {
         ->type_name("PATH");
     report->add_option("--csv-page", report_csv_page, "With a .csv output: ncu's CSV layout, details or raw")
         ->type_name("details|raw");
+    report->footer(
+        "Examples:\n"
+        "  rangereplay report run.json -o run.html                    # a page to look at\n"
+        "  rangereplay report run.json -o run.csv --csv-page details  # ncu's --page details layout\n"
+        "Exit codes: 0 when written; 2 for an option error, a report that cannot be read or an output that cannot be "
+        "written.");
     app.require_subcommand(0, 1);
     add_profile_options(*profile, options);
   }
