@@ -245,14 +245,14 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
   profile.add_option("--range-list", o.range_list, "Matched ranges to profile, e.g. 2,5-7 (from 0)")->type_name("LIST");
   profile
       .add_option("-o,--output", o.output,
-                  "Write the report to PATH, which must end in .json, .csv or .html (checked writable before the run)")
+                  "Write the report to PATH (.json, .csv or .html; checked writable before the run)")
       ->type_name("PATH");
   profile.add_option("--csv-page", o.csv_page, "With a .csv output: ncu's CSV layout, details or raw (--page of ncu)")
       ->type_name("details|raw");
   profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
   profile
       .add_option("--restore", o.restore,
-                  name(RestoreMode::kDifferential) + " (default: copy back only the 1 MiB chunks that changed) or " +
+                  name(RestoreMode::kDifferential) + " (default: only the 1 MiB chunks that changed) or " +
                       name(RestoreMode::kFull) + " (every byte)")
       ->type_name(restore_choices("|"));
   profile.add_option("--snapshot-device-limit", o.device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
@@ -261,29 +261,23 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("SIZE");
   profile
       .add_option("--cache-control", o.cache_control,
-                  "all (default: flush the L2 cache before every counted pass, as Nsight Compute's --cache-control "
-                  "all) or none (leave it as the application left it; the restore's writes are still written back "
-                  "before a replayed pass's counters start)")
+                  "all (default: flush L2 before each counted pass, as ncu) or none (after the tool's writes)")
       ->type_name("all|none");
   profile
       .add_option("--collectives", o.collectives,
-                  "decline (default: a range holding an NCCL or NVSHMEM kernel declines collective_in_range) or "
-                  "replay (every rank of the job replays each multi-pass range together, pass by pass)")
+                  "decline (default: collective_in_range) or replay (the job's ranks replay together)")
       ->type_name("decline|replay");
   profile
       .add_option("--rendezvous", o.rendezvous,
-                  "Where the ranks meet for --collectives replay (rank 0 listens); default MASTER_ADDR and "
-                  "MASTER_PORT + 1")
+                  "Where --collectives replay's ranks meet; default MASTER_ADDR:MASTER_PORT+1")
       ->type_name("HOST:PORT");
   profile
       .add_option("--replay-mode", o.replay_mode,
-                  "range (default: replay each range inside the one run) or app-range (re-run the application once "
-                  "per pass; not available yet)")
+                  "range (default: replay in the run) or app-range (a run per pass; not available yet)")
       ->type_name("range|app-range");
   profile
       .add_option("--fallback", o.fallback,
-                  "none (default: declined ranges get no values) or app-range (re-run the application once per pass "
-                  "for them; not available yet)")
+                  "none (default) or app-range (re-run for declined ranges; not available yet)")
       ->type_name("none|app-range");
   profile
       .add_option("--max-app-runs", o.max_app_runs,
