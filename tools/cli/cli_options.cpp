@@ -261,7 +261,7 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("SIZE");
   profile
       .add_option("--cache-control", o.cache_control,
-                  "all (default: flush L2 before every counted pass) or none (after the tool's writes only)")
+                  "all (default: flush L2 before every counted pass) or none (after the tool's writes)")
       ->type_name("all|none");
   profile
       .add_option("--collectives", o.collectives,
