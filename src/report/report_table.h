@@ -11,7 +11,7 @@
 //       dram__bytes_read.sum        byte    6,291,488
 //       -------------------- ----------- ------------
 //     restored per pass (differential, footprint 256.0 MiB): passes 1-2 3.0 MiB each
-//   range 1 'step': declined (allocation_freed_in_range): <detail>
+//   range 1 'step': declined (free_in_range): <detail>
 //
 // Metric columns are aligned across all kernels of one range. Values are
 // printed for people (format_metric_value); JSON/CSV carry the exact ones.

@@ -309,7 +309,7 @@ class LoadTest(TempDir):
         self.assertEqual(step.pass_records[1].pass_, 2)
         self.assertEqual(step.pass_records[1].divergences[0].address, 139637976731648)
         self.assertEqual([t.tier for t in step.tiers], ["device", "pinned"])
-        self.assertEqual((declined.declined, declined.decline_reason), (True, "allocation_freed_in_range"))
+        self.assertEqual((declined.declined, declined.decline_reason), (True, "free_in_range"))
         # The budget's gate wait and counter set-up are the report's own fields, written again.
         self.assertEqual(report.time_budget, rr.TimeBudget(gate_wait_ms=math.inf, counter_setup_ms=171.25))
         self.assertEqual((report.time_budget.gate_wait_ms, report.time_budget.counter_setup_ms),
@@ -405,7 +405,7 @@ class LoadTest(TempDir):
     def test_command_line_prints_ranges_and_fails_on_a_bad_file(self):
         ok = subprocess.run([sys.executable, MODULE, SAMPLE], capture_output=True, text=True)
         self.assertEqual(ok.returncode, 0, ok.stderr)
-        self.assertIn("range 1 'step': declined (allocation_freed_in_range)", ok.stdout)
+        self.assertIn("range 1 'step': declined (free_in_range)", ok.stdout)
         bad = subprocess.run([sys.executable, MODULE, self.write("x.json", {})], capture_output=True, text=True)
         self.assertEqual(bad.returncode, 1)
         self.assertEqual(bad.stderr.count("\n"), 1)

@@ -87,8 +87,7 @@ TEST(MergeReportFiles, json_output_holds_every_rank_and_the_terminal_gets_the_fl
   StatusOr<std::string> text = merge_report_files({ranks, out, OutputFormat::kJson});
   ASSERT_TRUE(text.ok()) << text.status().to_string();
   EXPECT_EQ(text->rfind("rangereplay merge: 2 ranks merged into " + out + "\n", 0), 0u) << *text;
-  EXPECT_NE(text->find("declined:\n  range 'step #1' declined in ranks 0, 1 (allocation_freed_in_range)\n"),
-            std::string::npos)
+  EXPECT_NE(text->find("declined:\n  range 'step #1' declined in ranks 0, 1 (free_in_range)\n"), std::string::npos)
       << *text;
   const nlohmann::json j = nlohmann::json::parse(read_all(out));
   EXPECT_EQ(j.at("ranks").at(1).at("file"), ranks[1]);

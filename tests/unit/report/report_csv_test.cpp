@@ -33,7 +33,7 @@ TEST(ReportCsv, one_row_per_range_kernel_and_metric_like_ncu) {
             "dram__bytes_read.sum,byte,1234.5678\n"
             "0,step,replayed,,1,\"void add<float, 2>(float const*, float*)\",\"(64, 2, 1)\",\"(128, 1, 1)\","
             "smsp__inst_executed.sum,inst,0\n"
-            "1,step,declined,allocation_freed_in_range,,,,,,,\n");
+            "1,step,declined,free_in_range,,,,,,,\n");
 }
 
 TEST(ReportCsv, names_with_commas_and_quotes_are_escaped) {
@@ -100,7 +100,7 @@ TEST(ReportCsv, stage_timings_have_one_row_per_range_and_a_column_per_tier) {
             "other_ms\n"
             "0,step,replayed,,,3,2,4,268435456,268435456,201326592,67108864,differential,6291456,1,0.12,1.5,3,0.4,10,"
             "40,2,1.25,61.2,1.75,8.2\n"
-            "1,step,declined,allocation_freed_in_range,cuMemFree(0x7f0000200000) inside the range; free it after "
+            "1,step,declined,free_in_range,cuMemFree(0x7f0000200000) inside the range; free it after "
             "the range ends,1,0,0,0,0,0,0,,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
 }
 

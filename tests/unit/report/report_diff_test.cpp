@@ -40,9 +40,8 @@ TEST(ReportDiff, a_report_against_itself_changes_nothing) {
   }
   EXPECT_TRUE(d.unmatched.empty());
   // The second `step` is declined on both sides: said, not compared.
-  EXPECT_EQ(d.declined,
-            (std::vector<std::string>{"range 'step #1' declined in the baseline (allocation_freed_in_range)",
-                                      "range 'step #1' declined in the new report (allocation_freed_in_range)"}));
+  EXPECT_EQ(d.declined, (std::vector<std::string>{"range 'step #1' declined in the baseline (free_in_range)",
+                                                  "range 'step #1' declined in the new report (free_in_range)"}));
   EXPECT_EQ(find_row(d, "scale(float*, int) (1024,1,1)x(256,1,1) #0", "smsp__inst_executed.sum")->base, 98304);
 }
 

@@ -209,7 +209,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
     {
       "counter_ranges": "",
       "decline_detail": "cuMemFree(0x7f0000200000) inside the range; free it after the range ends",
-      "decline_reason": "allocation_freed_in_range",
+      "decline_reason": "free_in_range",
       "declined": true,
       "footprint_bytes": 0,
       "index": 1,

@@ -97,10 +97,9 @@ TEST(ReportMerge, a_range_every_rank_declined_is_one_line_and_has_no_values) {
   ASSERT_EQ(second.ranks.size(), 3u);
   EXPECT_EQ(second.ranks[2].status, RankRangeStatus::kDeclined);
   EXPECT_EQ(second.ranks[2].index, 1u);
-  EXPECT_EQ(second.ranks[2].decline_reason, "allocation_freed_in_range");
+  EXPECT_EQ(second.ranks[2].decline_reason, "free_in_range");
   EXPECT_EQ(second.ranks[2].decline_detail, "cuMemFree(0x7f0000200000) inside the range; free it after the range ends");
-  EXPECT_EQ(m.declined,
-            (std::vector<std::string>{"range 'step #1' declined in ranks 0, 1, 2 (allocation_freed_in_range)"}));
+  EXPECT_EQ(m.declined, (std::vector<std::string>{"range 'step #1' declined in ranks 0, 1, 2 (free_in_range)"}));
 }
 
 TEST(ReportMerge, a_rank_that_declined_gives_no_value_and_the_next_rank_is_the_reference) {
@@ -345,7 +344,7 @@ TEST(ReportMerge, json_carries_the_ranks_each_ranges_rank_status_and_every_value
                                                         {"count", 2}}));
   const nlohmann::json& second = j.at("ranges").at(1);
   EXPECT_TRUE(second.at("reference_rank").is_null());
-  EXPECT_EQ(second.at("ranks").at(1).at("decline_reason"), "allocation_freed_in_range");
+  EXPECT_EQ(second.at("ranks").at(1).at("decline_reason"), "free_in_range");
   EXPECT_EQ(j.at("mismatched").size(), 1u);
   EXPECT_EQ(j.at("declined").size(), 1u);
   EXPECT_TRUE(j.at("unmatched").empty());
@@ -366,8 +365,7 @@ TEST(ReportMerge, the_table_lists_the_ranks_then_the_figures_and_each_ranks_valu
       << table;
   const std::string row = table_row("dram__bytes_read.sum", "byte", {"100", "200", "300", "1", "100", "300", "200"});
   EXPECT_NE(table.find(row), std::string::npos) << table << "\nwanted:\n" << row;
-  EXPECT_NE(table.find("declined:\n  range 'step #1' declined in ranks 0, 1, 2 (allocation_freed_in_range)\n"),
-            std::string::npos)
+  EXPECT_NE(table.find("declined:\n  range 'step #1' declined in ranks 0, 1, 2 (free_in_range)\n"), std::string::npos)
       << table;
   EXPECT_NE(table.find("\n4 metrics merged over 3 ranks, 0 mismatched, 0 unmatched, 1 declined\n"), std::string::npos)
       << table;

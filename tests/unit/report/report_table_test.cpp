@@ -49,7 +49,7 @@ TEST(ReportTable, sample_report_renders_exactly) {
       "    pass 2: 0x7f0000001000, 4.0 KiB, allocated at stream.cu:42\n"
       "  note: 2 device-to-host copies not re-executed\n"
       "\n"
-      "range 1 'step': declined (allocation_freed_in_range): cuMemFree(0x7f0000200000) inside the range; free it "
+      "range 1 'step': declined (free_in_range): cuMemFree(0x7f0000200000) inside the range; free it "
       "after the range ends\n"
       "\n"
       "error: counters unavailable after range 1: CUPTI_ERROR_NOT_INITIALIZED\n"

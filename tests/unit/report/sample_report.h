@@ -74,7 +74,7 @@ inline Report sample_report() {
   declined.index = 1;
   declined.name = "step";
   declined.declined = true;
-  declined.decline_reason = "allocation_freed_in_range";
+  declined.decline_reason = "free_in_range";
   declined.decline_detail = "cuMemFree(0x7f0000200000) inside the range; free it after the range ends";
   declined.passes = 1;
 
