@@ -19,8 +19,8 @@ std::optional<std::uint64_t> whole_number(std::string_view text) {
   return value;
 }
 
-Status bad_endpoint(std::string_view text, std::string_view why) {
-  return invalid_argument("rendezvous endpoint '" + std::string(text) + "': " + std::string(why) +
+Status bad_endpoint(std::string_view what, std::string_view text, std::string_view why) {
+  return invalid_argument(std::string(what) + " '" + std::string(text) + "': " + std::string(why) +
                           "; give host:port or [IPv6 address]:port with a port from 1 to 65535");
 }
 
@@ -63,40 +63,41 @@ std::string Endpoint::to_string() const {
   return host + ":" + port_text;
 }
 
-StatusOr<Endpoint> parse_endpoint(std::string_view text) {
+StatusOr<Endpoint> parse_endpoint(std::string_view text, std::string_view what) {
   std::string_view host;
   std::string_view rest;
   if (!text.empty() && text.front() == '[') {
     const std::size_t close = text.find(']');
-    if (close == std::string_view::npos) return bad_endpoint(text, "'[' without ']'");
+    if (close == std::string_view::npos) return bad_endpoint(what, text, "'[' without ']'");
     host = text.substr(1, close - 1);
     rest = text.substr(close + 1);
-    if (rest.empty() || rest.front() != ':') return bad_endpoint(text, "no ':port' after ']'");
+    if (rest.empty() || rest.front() != ':') return bad_endpoint(what, text, "no ':port' after ']'");
     rest.remove_prefix(1);
   } else {
     const std::size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return bad_endpoint(text, "no ':port'");
+    if (colon == std::string_view::npos) return bad_endpoint(what, text, "no ':port'");
     host = text.substr(0, colon);
     rest = text.substr(colon + 1);
-    if (host.find(':') != std::string_view::npos) return bad_endpoint(text, "an IPv6 address needs brackets");
-    if (host.find_first_of("[]") != std::string_view::npos) return bad_endpoint(text, "unbalanced brackets");
+    if (host.find(':') != std::string_view::npos) return bad_endpoint(what, text, "an IPv6 address needs brackets");
+    if (host.find_first_of("[]") != std::string_view::npos) return bad_endpoint(what, text, "unbalanced brackets");
   }
-  if (host.empty()) return bad_endpoint(text, "empty host");
-  if (host.find_first_of(" \t/") != std::string_view::npos) return bad_endpoint(text, "bad host");
+  if (host.empty()) return bad_endpoint(what, text, "empty host");
+  if (host.find_first_of(" \t/") != std::string_view::npos) return bad_endpoint(what, text, "bad host");
   const std::optional<std::uint64_t> port = whole_number(rest);
-  if (!port || *port == 0 || *port > 65535) return bad_endpoint(text, "bad port");
+  if (!port || *port == 0 || *port > 65535) return bad_endpoint(what, text, "bad port");
   return Endpoint{std::string(host), static_cast<std::uint16_t>(*port)};
+}
+
+const RankVariables* job_rank_variables(const EnvironmentLookup& env) {
+  for (const RankVariables& vars : kRendezvousRankVariables) {
+    if (env(vars.rank)) return &vars;
+  }
+  return nullptr;
 }
 
 StatusOr<RendezvousJob> rendezvous_job_from_environment(std::string_view explicit_endpoint,
                                                         const EnvironmentLookup& env) {
-  const RankVariables* found = nullptr;
-  for (const RankVariables& vars : kRendezvousRankVariables) {
-    if (env(vars.rank)) {
-      found = &vars;
-      break;
-    }
-  }
+  const RankVariables* found = job_rank_variables(env);
   if (found == nullptr) {
     return invalid_argument(
         "no rank: none of RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set; run the job under torchrun, "

@@ -36,10 +36,10 @@ struct Endpoint {
 };
 
 /// Parses "host:port" or "[v6 address]:port"; the port is decimal, 1 to
-/// 65535. Errors (invalid_argument, one line naming the text and the form
-/// expected): an empty host, a missing or bad port, unbalanced brackets, an
-/// unbracketed IPv6 address.
-StatusOr<Endpoint> parse_endpoint(std::string_view text);
+/// 65535. Errors (invalid_argument, one line "<what> '<text>': <why>; <the
+/// form expected>"): an empty host, a missing or bad port, unbalanced
+/// brackets, an unbracketed IPv6 address.
+StatusOr<Endpoint> parse_endpoint(std::string_view text, std::string_view what = "rendezvous endpoint");
 
 /// The rendezvous port's distance above MASTER_PORT.
 inline constexpr std::uint16_t kRendezvousPortOffset = 1;
@@ -70,6 +70,10 @@ struct RendezvousJob {
 
 /// Looks up an environment variable; nullopt when unset.
 using EnvironmentLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+/// The first pair of kRendezvousRankVariables whose rank variable `env`
+/// sets, or nullptr when none is set (a process that is no rank of a job).
+const RankVariables* job_rank_variables(const EnvironmentLookup& env);
 
 /// The job as `explicit_endpoint` (when not empty) and `env` describe it.
 /// Errors (invalid_argument, one line naming the variable and its value, or

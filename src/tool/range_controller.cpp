@@ -271,13 +271,10 @@ std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& rang
   const auto failed = [](const std::string& why) { return Decline{DeclineReason::kRendezvousFailed, why}; };
   if (!rendezvous_ && rendezvous_error_.ok()) {
     StatusOr<RendezvousJob> job = rendezvous_job_from_environment(parts_.config.rendezvous, process_environment);
-    const bool rank_set = std::any_of(std::begin(kRendezvousRankVariables), std::end(kRendezvousRankVariables),
-                                      [](const RankVariables& v) { return process_environment(v.rank).has_value(); });
-    if (!job.ok() && !rank_set) {
+    if (!job.ok() && job_rank_variables(process_environment) == nullptr) {
       // Not one rank of a job: a process of its own replays alone.
-      parts_.report.errors.push_back(
-          "--collectives replay: no rank variable (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, "
-          "SLURM_PROCID) is set, so this process replays its ranges alone");
+      parts_.report.errors.push_back("--collectives replay: " + job.status().message() +
+                                     " (this process replays its ranges alone)");
       job = RendezvousJob{Endpoint{"127.0.0.1", 0}, 0, 1};
     }
     StatusOr<Rendezvous> joined =

@@ -668,13 +668,7 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   if (!o.rendezvous.empty()) {
     if (c.collectives != CollectivesMode::kReplay)
       return invalid_argument("--rendezvous is for --collectives replay; add --collectives replay or drop it");
-    if (StatusOr<Endpoint> e = parse_endpoint(o.rendezvous); !e.ok()) {
-      // "rendezvous endpoint 'x': why" as "--rendezvous 'x': why".
-      const std::string& why = e.status().message();
-      const std::size_t cut = why.find("': ");
-      return invalid_argument("--rendezvous '" + o.rendezvous + "'" +
-                              (cut == std::string::npos ? ": " + why : why.substr(cut + 1)));
-    }
+    if (StatusOr<Endpoint> e = parse_endpoint(o.rendezvous, "--rendezvous"); !e.ok()) return e.status();
     c.rendezvous = o.rendezvous;
   }
   if (!o.device_limit.empty()) {

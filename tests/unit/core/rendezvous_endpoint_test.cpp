@@ -91,6 +91,20 @@ TEST(RendezvousJobFromEnvironment, open_mpi_pmi_and_slurm_ranks_are_read_in_orde
             (RendezvousJob{Endpoint{"h", 101}, 0, 2}));
 }
 
+TEST(JobRankVariables, the_first_launcher_whose_rank_is_set_or_none) {
+  EXPECT_EQ(job_rank_variables(env_of({})), nullptr);
+  EXPECT_EQ(job_rank_variables(env_of({{"WORLD_SIZE", "2"}})), nullptr);  // a world size alone names no rank
+  const RankVariables* slurm = job_rank_variables(env_of({{"SLURM_PROCID", "1"}}));
+  ASSERT_NE(slurm, nullptr);
+  EXPECT_STREQ(slurm->world_size, "SLURM_NTASKS");
+  EXPECT_STREQ(job_rank_variables(env_of({{"RANK", "0"}, {"SLURM_PROCID", "1"}}))->rank, "RANK");
+}
+
+TEST(ParseEndpoint, names_what_it_parses) {
+  EXPECT_EQ(parse_endpoint("head", "--rendezvous").status().message(),
+            "--rendezvous 'head': no ':port'; give host:port or [IPv6 address]:port with a port from 1 to 65535");
+}
+
 TEST(RendezvousJobFromEnvironment, missing_or_bad_variables_are_one_line_errors) {
   const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
       {{},
