@@ -306,6 +306,11 @@ std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& rang
   return failed(agreed->detail);
 }
 
+std::function<Status()> RangeController::flush_on_tool_stream() {
+  if (!cache_flush_) return {};
+  return [this] { return cache_flush_->flush(tool_stream_); };
+}
+
 Status RangeController::flush_caches() {
   InToolScope guard;
   RR_RETURN_IF_ERROR(cache_flush_->flush(tool_stream_));
@@ -831,9 +836,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   if (s.ok()) s = counters_->backend().begin_range();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    BatchWindow window(*counters_, stream, pass_count(),
-                       cache_flush_ ? std::function<Status()>([this] { return cache_flush_->flush(tool_stream_); })
-                                    : std::function<Status()>());
+    BatchWindow window(*counters_, stream, pass_count(), flush_on_tool_stream());
     s = window.run(members);
   }
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
@@ -965,8 +968,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
                           progress(range, pass + 1);
                           debug("replay pass %s%ld", "", static_cast<long>(pass));
                         },
-                        cache_flush_ ? std::function<Status()>([this] { return cache_flush_->flush(tool_stream_); })
-                                     : std::function<Status()>(),
+                        flush_on_tool_stream(),
                         coordinated() ? std::function<Status(std::size_t)>([this, &range](std::size_t pass) {
                           ++range.rendezvous_barriers;
                           Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))

@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -196,6 +197,9 @@ class RangeController {
   std::optional<Decline> ensure_counters(CUcontext ctx);
   // Flushes L2 on the tool's stream and waits for it.
   Status flush_caches();
+  // Enqueues the L2 flush on the tool's stream without waiting (a replay
+  // window's flush_caches hook); empty when the tool has no flush buffer.
+  std::function<Status()> flush_on_tool_stream();
   // --collectives replay with a multi-pass list (or counters that failed to
   // set up): every range's end meets the job's other ranks (core/rendezvous.h).
   bool coordinated() const;

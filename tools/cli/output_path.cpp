@@ -77,7 +77,7 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 EnvLookup with_stand_ins(EnvLookup env, std::vector<std::string>* unset) {
   return [env = std::move(env), unset](const std::string& name) -> std::optional<std::string> {
     if (std::optional<std::string> value = env(name)) return value;
-    if (unset != nullptr) unset->push_back(name);
+    if (unset != nullptr && std::find(unset->begin(), unset->end(), name) == unset->end()) unset->push_back(name);
     return std::string("0");
   };
 }

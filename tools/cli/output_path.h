@@ -44,7 +44,7 @@ StatusOr<std::string> expand_output_path(const std::string& pattern, long pid, c
 /// multi-process job's launcher (torchrun, mpirun, srun) sets RANK and the
 /// like in each process, not where rangereplay starts, so a check made there
 /// expands an unset %q{NAME} with this. Each unset name looked up is appended
-/// to `*unset` when `unset` is not null (which must outlive the lookup).
+/// to `*unset`, once, when `unset` is not null (which must outlive the lookup).
 /// Thread-safe if `env` is and `unset` is null.
 EnvLookup with_stand_ins(EnvLookup env, std::vector<std::string>* unset = nullptr);
 

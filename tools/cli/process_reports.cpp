@@ -82,13 +82,11 @@ std::string process_label(const report::Report& report) {
 }
 
 std::vector<std::string> output_variables(const std::string& pattern) {
-  // expand_output_path's own parser, with a lookup that notes each name.
+  // expand_output_path's own parser, with a lookup that sets nothing and
+  // notes each name.
   std::vector<std::string> names;
-  const EnvLookup note = [&names](const std::string& name) -> std::optional<std::string> {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    return std::string();
-  };
-  (void)expand_output_path(pattern, 0, "", note);
+  (void)expand_output_path(pattern, 0, "",
+                           with_stand_ins([](const std::string&) { return std::optional<std::string>(); }, &names));
   return names;
 }
 
