@@ -232,9 +232,9 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   parts_.mutex.set_stage("range begin: starting pass 0");
   // Under all every counted pass starts cold. Under none the entry snapshot
   // of a multi-pass range (its copy's writes, dirty in L2) is drained, so
-  // that no byte the tool moved is counted as the range's.
-  const bool flush_before_pass0 =
-      cache_flush_ && (parts_.config.cache_control == CacheControl::kAll || pass_count() > 1);
+  // that no byte the tool moved is counted as the range's. The flush buffer
+  // exists in exactly those cases (ensure_counters).
+  const bool flush_before_pass0 = cache_flush_.has_value();
   if (range.counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
     if (flush_before_pass0) s = flush_caches();  // runs and ends before the push
