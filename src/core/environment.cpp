@@ -64,6 +64,11 @@ bool standing_pass_off() {
   return off;
 }
 
+bool counter_warm_up_off() {
+  static const bool off = read(kCounterWarmUp) == "0";
+  return off;
+}
+
 bool user_kernel_ranges() {
   static const bool on = read(kKernelRanges) == "user";
   return on;

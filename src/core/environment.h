@@ -32,6 +32,7 @@ inline constexpr const char* kDebug = "RANGEREPLAY_DEBUG";
 inline constexpr const char* kMaxKernelsPerRange = "RANGEREPLAY_MAX_KERNELS_PER_RANGE";
 inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
+inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
 inline constexpr const char* kBatch = "RANGEREPLAY_BATCH";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
@@ -56,7 +57,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 12> kVariables{{
+inline constexpr std::array<Variable, 13> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -68,6 +69,10 @@ inline constexpr std::array<Variable, 12> kVariables{{
     {kStandingPass, SetBy::kUser, "injection", "unset: the standing pass is used where it applies",
      "0 turns off the standing pass (one-pass metric lists with --range-metrics whole keep one CUPTI pass open "
      "across ranges): every range then starts and stops its own pass"},
+    {kCounterWarmUp, SetBy::kUser, "injection", "unset: one empty counter pass at the counter set-up",
+     "0 leaves out the empty CUPTI pass (start and stop, no work) that the counter set-up runs before the first "
+     "range, so that CUPTI's one-time work at the process's first start is neither in the first range's time nor "
+     "in its cache state"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
@@ -114,6 +119,8 @@ const char* gate();
 std::optional<std::size_t> max_kernels_per_range();
 /// RANGEREPLAY_STANDING_PASS is exactly "0".
 bool standing_pass_off();
+/// RANGEREPLAY_COUNTER_WARMUP is exactly "0".
+bool counter_warm_up_off();
 /// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base
 /// 10), or nullopt when unset or below 2.
 std::optional<std::size_t> batch_ranges();

@@ -135,7 +135,7 @@ struct TimeBudget {
   double start_to_tool_ms = 0;    // launcher: the application's start until the tool's initialization
   // The gate wait and the counter set-up are the report's own gate_wait_ms
   // and setup_ms, not copied here (budget_rows reads them there).
-  double first_pass_start_ms = 0;  // the process's first CUPTI pass start (inside a range begin or window)
+  double first_pass_start_ms = 0;  // the process's first CUPTI pass start (set-up warm-up, a begin or window)
   double range_begins_ms = 0;      // every range's begin: drain, entry snapshot, counter start
   double in_ranges_ms = 0;         // the application's own work inside ranges (pass 0), under the tool
   double windows_ms = 0;           // every range's replay window

@@ -41,6 +41,29 @@ Status CounterSession::start_backend_pass(const std::string& range_name) {
   return s;
 }
 
+Status CounterSession::warm_up() {
+  const auto start = std::chrono::steady_clock::now();
+  CounterMode mode = configured_mode();
+  std::size_t ranges = 1;
+  if (standing_pass_eligible()) {
+    mode = CounterMode::kUserRanges;
+    ranges = std::min(kStandingRanges, backend_->most_ranges());
+  } else if (mode == CounterMode::kPerKernel) {
+    ranges = counter_ranges_for(std::string());  // no range has this name: the image a new name gets
+  }
+  Status s = backend_->set_mode(mode);
+  if (s.ok()) s = backend_->resize(ranges);
+  if (s.ok()) s = backend_->begin_range();
+  if (s.ok()) s = start_backend_pass("rangereplay_warm_up");
+  if (s.ok()) s = backend_->end_pass().status();
+  const Status back = backend_->set_mode(configured_mode());
+  warm_up_ms_ = ms_since(start);
+  if (debug_)
+    debug_("counter warm-up (" + std::to_string(ranges) + " counter ranges): " + s.to_string() + ", " +
+           std::to_string(warm_up_ms_) + " ms");
+  return s.ok() ? back : s;
+}
+
 bool CounterSession::standing_pass_eligible() const {
   return options_.standing_pass && options_.pass_count == 1 && options_.whole_range_metrics;
 }

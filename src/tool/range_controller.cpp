@@ -112,6 +112,13 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
   counters_context_ = ctx;
+  if (!environment::counter_warm_up_off()) {
+    // CUPTI's first start of the process, outside any range.
+    parts_.mutex.set_stage("configuring counters: warm-up pass");
+    if (Status w = counters_->warm_up(); !w.ok())
+      parts_.report.errors.push_back("the counter warm-up pass failed (" + w.message() +
+                                     "); the first range's counters may include CUPTI's first-start work");
+  }
   parts_.report.chip_name = setup->chip;
   parts_.report.pass_count = counters_->pass_count();
   parts_.report.setup_ms = ms_since(start);

@@ -125,6 +125,47 @@ TEST(CounterSession, a_known_range_name_gets_a_quarter_more_than_last_time) {
   EXPECT_EQ(f.session->counter_ranges_for("other"), 2048u);
 }
 
+TEST(CounterSession, the_warm_up_runs_one_empty_pass_in_the_standing_pass_mode) {
+  Fixture f(one_pass_whole_range());
+  ASSERT_TRUE(f.session->warm_up().ok());
+  const Log expected = {"set_mode 2", "resize 256", "begin_range", "start_pass rangereplay_warm_up",
+                        "end_pass",   "set_mode 1"};
+  EXPECT_EQ(f.log, expected);
+  EXPECT_FALSE(f.session->standing_open());
+  EXPECT_GE(f.session->first_pass_start_ms(), 0.0);
+  EXPECT_GE(f.session->warm_up_ms(), f.session->first_pass_start_ms());
+}
+
+TEST(CounterSession, the_warm_up_sizes_a_per_kernel_image_as_for_a_new_range_name) {
+  CounterSessionOptions o;
+  o.pass_count = 9;
+  Fixture f(o);
+  ASSERT_TRUE(f.session->warm_up().ok());
+  const Log expected = {"set_mode 0",  "resize " + std::to_string(f.session->counter_ranges_for("step")),
+                        "begin_range", "start_pass rangereplay_warm_up",
+                        "end_pass",    "set_mode 0"};
+  EXPECT_EQ(f.log, expected);
+}
+
+TEST(CounterSession, a_multi_pass_whole_range_warm_up_holds_one_counter_range) {
+  CounterSessionOptions o = one_pass_whole_range();
+  o.pass_count = 31;
+  Fixture f(o);
+  ASSERT_TRUE(f.session->warm_up().ok());
+  EXPECT_EQ(f.log[0], "set_mode 1");
+  EXPECT_EQ(f.log[1], "resize 1");
+}
+
+TEST(CounterSession, a_failed_warm_up_still_sets_the_configured_mode_back) {
+  Fixture f(one_pass_whole_range());
+  f.backend->fail_at = "end_pass";
+  const Status s = f.session->warm_up();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cuptiRangeProfilerStop failed"), std::string::npos) << s.message();
+  EXPECT_EQ(f.log.back(), "set_mode 1");
+  EXPECT_FALSE(f.session->in_pass());
+}
+
 TEST(CounterSession, the_standing_pass_is_for_one_pass_whole_range_lists) {
   EXPECT_TRUE(Fixture(one_pass_whole_range()).session->standing_pass_eligible());
   CounterSessionOptions two_passes = one_pass_whole_range();
