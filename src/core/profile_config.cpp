@@ -1,6 +1,7 @@
 // JSON (de)serialization of ProfileConfig (see profile_config.h).
 #include "core/profile_config.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,14 @@ json config_json(const ProfileConfig& c) {
   j["cache_control"] = name_of(kCacheControlNames, c.cache_control);
   j["collectives"] = name_of(kCollectivesModeNames, c.collectives);
   j["rendezvous"] = c.rendezvous;
+  if (c.app_range) {
+    j["app_range"] = json{{"pass", c.app_range->pass},
+                          {"state_dir", c.app_range->state_dir},
+                          {"every_range", c.app_range->every_range},
+                          {"ranges", c.app_range->ranges}};
+  } else {
+    j["app_range"] = nullptr;
+  }
   j["report_path"] = c.report_path;
   j["report_environment"] = c.report_environment;
   j["quiet"] = c.quiet;
@@ -79,6 +88,16 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "cache_control", "", kCacheControlNames, c.cache_control));
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "collectives", "", kCollectivesModeNames, c.collectives));
   RR_RETURN_IF_ERROR(read(j, "rendezvous", "", c.rendezvous));
+  if (const auto it = j.find("app_range"); it != j.end() && !it->is_null()) {
+    RR_RETURN_IF_ERROR(json_field::require_object(*it, "app_range"));
+    AppRangeRun run;
+    RR_RETURN_IF_ERROR(read(*it, "pass", "app_range", run.pass));
+    RR_RETURN_IF_ERROR(read(*it, "state_dir", "app_range", run.state_dir));
+    RR_RETURN_IF_ERROR(read(*it, "every_range", "app_range", run.every_range));
+    RR_RETURN_IF_ERROR(read(*it, "ranges", "app_range", run.ranges));
+    if (run.state_dir.empty()) return invalid_argument("app_range.state_dir: empty; the launcher names a folder");
+    c.app_range = std::move(run);
+  }
   RR_RETURN_IF_ERROR(read(j, "report_path", "", c.report_path));
   RR_RETURN_IF_ERROR(read(j, "report_environment", "", c.report_environment));
   RR_RETURN_IF_ERROR(read(j, "quiet", "", c.quiet));
@@ -87,6 +106,10 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
 }
 
 }  // namespace
+
+bool AppRangeRun::collects(std::uint32_t index) const {
+  return every_range || std::find(ranges.begin(), ranges.end(), index) != ranges.end();
+}
 
 std::string report_path_for_process(const ProfileConfig& config, long pid) {
   const std::string id = std::to_string(pid);

@@ -68,6 +68,23 @@ inline constexpr EnumNames<CollectivesMode, 2> kCollectivesModeNames{{
     {CollectivesMode::kReplay, "replay"},
 }};
 
+/// One run of application range replay (--replay-mode app-range, --fallback
+/// app-range), as the launcher hands it to the injection: the run neither
+/// snapshots nor replays; it collects counter pass `pass` of the matched
+/// ranges it names, one CUPTI pass per range in the application's own
+/// execution, and leaves every other range alone (no record). Each range's
+/// counter data is carried from run to run in a file under `state_dir`
+/// (core/app_range_state.h).
+struct AppRangeRun {
+  std::uint32_t pass = 0;             // the counter pass this run collects, from 0
+  std::string state_dir;              // an existing folder, the same for every run of a profile
+  bool every_range = false;           // --replay-mode app-range: every matched range
+  std::vector<std::uint32_t> ranges;  // else: the matched-range indices (RangeRecord::index) it collects
+  /// Whether the run collects matched range `index`.
+  bool collects(std::uint32_t index) const;
+  friend bool operator==(const AppRangeRun&, const AppRangeRun&) = default;
+};
+
 struct ProfileConfig {
   // Range selection.
   std::vector<range::NvtxExpression> nvtx_include;     // --nvtx-include, parsed (each keeps its text)
@@ -87,6 +104,9 @@ struct ProfileConfig {
   CacheControl cache_control = CacheControl::kAll;          // --cache-control
   CollectivesMode collectives = CollectivesMode::kDecline;  // --collectives
   std::string rendezvous;  // --rendezvous host:port; empty: MASTER_ADDR and MASTER_PORT + 1
+  // Application range replay: this run collects one pass by re-running
+  // (set by the launcher for its runs of --replay-mode/--fallback app-range).
+  std::optional<AppRangeRun> app_range;
   // Output.
   // Where the injection writes the JSON report at exit; "%p" in it is the
   // writing process's id, so each process of a multi-process job (torchrun,

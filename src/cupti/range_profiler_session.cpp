@@ -107,8 +107,9 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
 
 Status RangeProfilerSession::reenable() {
   // The configuration is the new object's to set: forget the old one's
-  // range type whatever happens below.
+  // range type and replay mode whatever happens below.
   configured_range_.reset();
+  configured_replay_.reset();
   if (object_ != nullptr) {
     CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     off.pRangeProfilerObject = object_;
@@ -129,6 +130,11 @@ Status RangeProfilerSession::begin_range() {
   if (object_ == nullptr) return unavailable("the range profiler could not be enabled again for a new range type");
   if (configured_range_ && *configured_range_ != range) RR_RETURN_IF_ERROR(reenable());
   counter_data_ = counter_data_blank_;
+  return set_config(range, CUPTI_UserReplay, 0, 1);
+}
+
+Status RangeProfilerSession::set_config(CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay,
+                                        std::size_t pass_index, std::uint16_t target_nesting_level) {
   CUpti_RangeProfiler_SetConfig_Params p{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   p.pRangeProfilerObject = object_;
   p.configSize = config_image_.size();
@@ -136,16 +142,32 @@ Status RangeProfilerSession::begin_range() {
   p.counterDataImageSize = counter_data_.size();
   p.pCounterDataImage = counter_data_.data();
   p.range = range;
-  p.replayMode = CUPTI_UserReplay;
+  p.replayMode = replay;
   p.maxRangesPerPass = max_ranges_;
   p.numNestingLevels = 1;
   p.minNestingLevel = 1;
-  p.passIndex = 0;
-  p.targetNestingLevel = 1;
+  p.passIndex = pass_index;
+  p.targetNestingLevel = target_nesting_level;
   RR_CUPTI(cuptiRangeProfilerSetConfig(&p));
   configured_range_ = range;
-  pass_index_ = 0;
+  configured_replay_ = replay;
+  pass_index_ = pass_index;
   return ok_status();
+}
+
+Status RangeProfilerSession::begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass_index,
+                                                    std::uint16_t target_nesting_level) {
+  if (mode_ != Mode::kWholeRange) return failed_precondition("application range replay counts whole ranges only");
+  if (in_pass_) return failed_precondition("begin_application_pass inside a pass");
+  if (object_ == nullptr) return unavailable("the range profiler could not be enabled again for a new range type");
+  if (configured_replay_ && *configured_replay_ != CUPTI_ApplicationReplay) RR_RETURN_IF_ERROR(reenable());
+  if (!carried.empty() && carried.size() != counter_data_blank_.size()) {
+    return failed_precondition("the carried counter data holds " + std::to_string(carried.size()) +
+                               " bytes, this configuration's image " + std::to_string(counter_data_blank_.size()) +
+                               ": another metric list or GPU wrote it");
+  }
+  counter_data_ = carried.empty() ? counter_data_blank_ : carried;
+  return set_config(CUPTI_UserRange, CUPTI_ApplicationReplay, pass_index, target_nesting_level);
 }
 
 Status RangeProfilerSession::push(const std::string& range_name) {
@@ -211,6 +233,7 @@ StatusOr<bool> RangeProfilerSession::end_pass() {
   RR_RETURN_IF_ERROR(popped);
   if (stopped != CUPTI_SUCCESS) return cupti_status(stopped, "cuptiRangeProfilerStop", __FILE__, __LINE__);
   pass_index_ = p.passIndex;
+  next_nesting_level_ = p.targetNestingLevel;
   return p.isAllPassSubmitted != 0;
 }
 

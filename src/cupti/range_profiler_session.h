@@ -73,6 +73,22 @@ class RangeProfilerSession {
   /// enable) and re-initializes the image for it. Errors: CUPTI failures;
   /// after a failed replacement, kUnavailable for every later call.
   Status begin_range();
+  /// Application range replay: sets the configuration for pass
+  /// `pass_index` at nesting level `target_nesting_level` with
+  /// CUPTI_ApplicationReplay (the application is run once per pass; this
+  /// process collects one), over `carried`, the counter data an earlier
+  /// run's passes left (empty: a fresh image, for pass 0). Whole-range mode
+  /// only; then start_pass, the range's own work, end_pass, and
+  /// counter_data() holds the image to carry to the next run. The first call
+  /// after a user-replay configuration (the warm-up pass) replaces the
+  /// range profiler object, so the object has never been configured for
+  /// another replay mode. Errors: failed_precondition outside whole-range
+  /// mode, or for `carried` of another size than this configuration's image
+  /// (another metric list or chip wrote it); CUPTI failures.
+  Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass_index,
+                                std::uint16_t target_nesting_level);
+  /// The nesting level CUPTI asks for next (cuptiRangeProfilerStop's, after end_pass).
+  std::size_t next_nesting_level() const { return next_nesting_level_; }
   Status start_pass(const std::string& range_name);
   /// User-ranges mode, inside a pass: opens / closes one counter range
   /// (nesting level 1). Errors: CUPTI failures.
@@ -98,6 +114,9 @@ class RangeProfilerSession {
   std::vector<std::uint8_t> counter_data_;
   std::vector<std::uint8_t> counter_data_blank_;  // initialized image, copied at begin_range
   Status size_image(std::size_t max_ranges);
+  // cuptiRangeProfilerSetConfig over counter_data_ (as the caller filled it).
+  Status set_config(CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay, std::size_t pass_index,
+                    std::uint16_t target_nesting_level);
   // One cuptiRangeProfilerPushRange / PopRange (whole-range passes and
   // user-ranges mode alike).
   Status push(const std::string& range_name);
@@ -110,7 +129,10 @@ class RangeProfilerSession {
   std::size_t bytes_per_range_ = 0;
   Mode mode_ = Mode::kPerKernel;
   std::size_t pass_index_ = 0;
+  std::size_t next_nesting_level_ = 1;
   bool in_pass_ = false;
+  // The replay mode of the object's last cuptiRangeProfilerSetConfig.
+  std::optional<CUpti_ProfilerReplayMode> configured_replay_;
   // The range type of the object's last cuptiRangeProfilerSetConfig: after
   // auto ranges, the same object refused a user range (push failed with
   // CUPTI_ERROR_INVALID_PARAMETER, H200), so begin_range makes a new object

@@ -74,6 +74,27 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
         }
       }
     }
+    const std::string before = range.declined ? "; range replay declined it first (" + range.decline_reason + ")" : "";
+    const std::string log = plan.total_runs > 1 ? "; the later runs' output is in " + log_path : "";
+    // A run that declined the range (its counters failed, a capture began
+    // in it) collected no pass of it: nothing is merged.
+    const AppRunReport* declined_in = nullptr;
+    for (const AppRunReport& r : later) {
+      if (r.run < plan.first_app_range_run || r.run > plan.total_runs) continue;
+      const RangeRecord* found = find_range(r.report, range.index);
+      if (found != nullptr && found->declined && (declined_in == nullptr || r.run < declined_in->run)) declined_in = &r;
+    }
+    if (declined_in != nullptr) {
+      const RangeRecord& in_run = *find_range(declined_in->report, range.index);
+      range.declined = true;
+      range.decline_reason = in_run.decline_reason;
+      range.decline_detail = "application run " + std::to_string(declined_in->run) + ": " + in_run.decline_detail;
+      for (KernelRecord& k : range.kernels) k.metrics.clear();
+      range.range_metrics.clear();
+      range.notes.push_back("app-range: not merged: application run " + std::to_string(declined_in->run) +
+                            " declined it" + before + log);
+      continue;
+    }
     std::optional<std::string> difference;
     if (reference == nullptr) {
       // No run matched the range: the earliest run made says how it differs.
@@ -94,8 +115,6 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
       if (r.run < plan.first_app_range_run || r.run > plan.total_runs || r.run == reference_run) continue;
       difference = run_difference(range, *reference, reference_run, r.report, r.run);
     }
-    const std::string before = range.declined ? "; range replay declined it first (" + range.decline_reason + ")" : "";
-    const std::string log = plan.total_runs > 1 ? "; the later runs' output is in " + log_path : "";
     if (difference) {
       range.declined = true;
       range.decline_reason = std::string(decline_reason_name(DeclineReason::kNondeterministicApplication));

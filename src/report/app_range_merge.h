@@ -49,6 +49,9 @@ bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan);
 ///     record may list none or part of its kernels), declines the range
 ///     nondeterministic_application with that difference in its detail, and
 ///     no values are merged;
+///   - else, when a run declined the range (its pass not collected), the
+///     range takes the earliest such run's decline (its detail prefixed
+///     "application run <k>: "), and no values are merged;
 ///   - else, when the run that collected the last pass (plan.total_runs) is
 ///     present, the range takes that run's kernel records and whole-range
 ///     values, is not declined, its passes are plan.pass_count, and a note

@@ -32,6 +32,13 @@ struct ActiveRange {
   CUcontext ctx = nullptr;
   int device = -1;        // ordinal of ctx's device; -1 when unknown
   bool profiled = false;  // the range is recorded (pass 0 runs under the tool)
+  // Application range replay runs (ProfileConfig::app_range): the range is
+  // one this run collects a counter pass of, counted in its own execution
+  // and neither recorded nor replayed (`app_range_kernels` lists its
+  // launches); or one the run leaves alone, with no record at all.
+  bool app_range = false;
+  bool left_alone = false;
+  std::vector<report::KernelRecord> app_range_kernels;
   // Pass 0 is a counter pass. Per-kernel multi-pass ranges leave it
   // uncounted: the counter image is then sized to the kernels pass 0
   // recorded and every counter pass is a replay.

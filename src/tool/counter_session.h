@@ -66,6 +66,16 @@ class CounterBackend {
   virtual std::size_t max_ranges() const = 0;
   virtual std::size_t most_ranges() const = 0;
   virtual std::size_t bytes_per_range() const = 0;
+  /// Application range replay (cupti::RangeProfilerSession's
+  /// begin_application_pass): pass `pass` at nesting level `nesting` over
+  /// the carried counter data (empty: a fresh image).
+  virtual Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
+                                        std::uint16_t nesting) = 0;
+  /// The counter data image as the last pass left it.
+  virtual const std::vector<std::uint8_t>& counter_data() const = 0;
+  /// The pass and nesting level CUPTI asks for next (after end_pass).
+  virtual std::size_t next_pass() const = 0;
+  virtual std::size_t next_nesting_level() const = 0;
 };
 
 struct CounterSessionOptions {

@@ -42,6 +42,13 @@ class CuptiCounterBackend final : public CounterBackend {
   std::size_t max_ranges() const override { return session_->max_ranges(); }
   std::size_t most_ranges() const override { return session_->most_ranges(); }
   std::size_t bytes_per_range() const override { return session_->bytes_per_range(); }
+  Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
+                                std::uint16_t nesting) override {
+    return session_->begin_application_pass(carried, pass, nesting);
+  }
+  const std::vector<std::uint8_t>& counter_data() const override { return session_->counter_data(); }
+  std::size_t next_pass() const override { return session_->pass_index(); }
+  std::size_t next_nesting_level() const override { return session_->next_nesting_level(); }
 
  private:
   std::unique_ptr<cupti::RangeProfilerSession> session_;

@@ -28,6 +28,7 @@
 #include "core/launcher_gate.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
+#include "report/demangle.h"
 #include "report/report_json.h"
 #include "report/time_budget.h"
 #include "tool/host_regions.h"
@@ -349,7 +350,11 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }
-  if (ActiveRange* range = recording()) observe_in_range(*range, &call, data);
+  if (ActiveRange* range = recording()) {
+    observe_in_range(*range, &call, data);
+  } else if (ActiveRange* counted = ranges_.app_range_counting()) {
+    note_app_range_work(*counted, call, data);
+  }
 }
 
 void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
@@ -471,7 +476,33 @@ void ProfilerTool::observe_if_in_range(const DriverCall* call, const CUpti_Callb
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  if (ActiveRange* range = recording()) observe_in_range(*range, call, data);
+  if (ActiveRange* range = recording()) {
+    observe_in_range(*range, call, data);
+  } else if (ActiveRange* counted = ranges_.app_range_counting(); counted != nullptr && call != nullptr) {
+    note_app_range_work(*counted, *call, data);
+  }
+}
+
+void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data) {
+  // The kernel sequence each run's matched range is compared by
+  // (report::merge_app_runs): launches in call order, a graph launch as one
+  // entry of its own.
+  report::KernelRecord k;
+  k.index = static_cast<std::uint32_t>(range.app_range_kernels.size());
+  if (call.kind == CallKind::kGraphLaunch) {
+    k.name = "(graph launch)";
+    range.app_range_kernels.push_back(std::move(k));
+    return;
+  }
+  if (call.kind != CallKind::kKernelLaunch || call.decode == nullptr) return;
+  const LaunchParams launch = call.decode(data->functionParams).launch;
+  k.mangled_name = data->symbolName != nullptr ? data->symbolName : "";
+  k.name = report::demangle(k.mangled_name);
+  k.grid = {launch.grid[0], launch.grid[1], launch.grid[2]};
+  k.block = {launch.block[0], launch.block[1], launch.block[2]};
+  k.shared_mem_bytes = launch.shared_mem_bytes;
+  k.launch_index = current_launch_index();
+  range.app_range_kernels.push_back(std::move(k));
 }
 
 void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data) {
@@ -529,7 +560,7 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
 ActiveRange* ProfilerTool::recording() const {
   // A declined range is not replayed: recording more would only cost memory.
   ActiveRange* range = ranges_.active();
-  return range != nullptr && range->profiled && !range->eligibility.declined() ? range : nullptr;
+  return range != nullptr && range->profiled && !range->app_range && !range->eligibility.declined() ? range : nullptr;
 }
 
 }  // namespace rangereplay::tool

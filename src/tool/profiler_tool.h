@@ -114,7 +114,12 @@ class ProfilerTool {
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
-  // The range being recorded: active, profiled and not declined; or null.
+  // A kernel or graph launch (`call`, at its entry) inside a range an
+  // application range replay run counts: noted in the range's kernel list.
+  // Caller holds mutex_.
+  void note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data);
+  // The range being recorded: active, profiled, not an application range
+  // replay run's and not declined; or null.
   // Caller holds mutex_.
   ActiveRange* recording() const;
   // `range` is recording() (active, profiled, not declined).

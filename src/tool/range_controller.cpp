@@ -75,10 +75,12 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   }
   auto start = Clock::now();
   CounterSessionOptions options;
-  options.whole_range_metrics = parts_.config.range_metrics == RangeMetrics::kWholeRange;
+  // Application range replay counts whole ranges in their own execution.
+  options.whole_range_metrics =
+      parts_.config.range_metrics == RangeMetrics::kWholeRange || parts_.config.app_range.has_value();
   // Under --cache-control all a standing pass still holds: only work between
   // a push and its pop is counted, so the flush before each push is not.
-  options.standing_pass = !environment::standing_pass_off();
+  options.standing_pass = !environment::standing_pass_off() && !parts_.config.app_range;
   options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
   const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
@@ -159,6 +161,10 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
   if (ctx != nullptr && cuCtxGetDevice(&device) == CUDA_SUCCESS) range->device = static_cast<int>(device);
   range->record.index = range->index;
   range->record.name = event.name;
+  if (parts_.config.app_range) {
+    begin_app_range(std::move(range), ctx);
+    return;
+  }
 
   std::optional<Decline> declined = admit_range(ctx);
   if (!declined) {
@@ -403,6 +409,7 @@ void RangeController::close_range_counters(ActiveRange& range) {
   // on the thread beginning the capture, with the range's context made
   // current for them.
   range.counters_closed = true;
+  if (range.app_range && app_range_) app_range_->abandon();
   debug("counters of declined range '%s' closed before a stream capture", range.name);
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (range.standing_counter_range) {
@@ -453,6 +460,10 @@ void RangeController::end() {
   if (!active_) return;
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
+  if (range->app_range || range->left_alone) {
+    end_app_range(std::move(range));
+    return;
+  }
   std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
   range->unloads_at_end = parts_.modules.unloads();
   apply_module_events(*range, std::move(module_events));
@@ -635,6 +646,7 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
 void RangeController::at_exit() {
   exiting_ = true;
   if (counters_) parts_.report.time_budget->first_pass_start_ms = counters_->first_pass_start_ms();
+  if (active_ && active_->left_alone) active_.reset();
   if (active_) {
     // No GPU work at exit (the runtime may already be tearing down): the range
     // ran once, as the application's own execution, and is reported declined.

@@ -49,6 +49,7 @@
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/app_range_collector.h"
 #include "tool/counter_session.h"
 #include "tool/range_report.h"
 #include "tool/restore_strategy.h"
@@ -117,6 +118,12 @@ class RangeController {
 
   /// The open range, or null.
   ActiveRange* active() const { return active_.get(); }
+  /// The open range when it is one this application range replay run counts
+  /// (ActiveRange::app_range) and not declined; else null.
+  ActiveRange* app_range_counting() const {
+    return active_ && active_->app_range && active_->profiled && !active_->eligibility.declined() ? active_.get()
+                                                                                                  : nullptr;
+  }
 
   /// Ranges are deferred (RANGEREPLAY_BATCH); read without the lock.
   bool has_pending() const { return has_pending_.load(std::memory_order_seq_cst); }
@@ -136,6 +143,13 @@ class RangeController {
   void flush_before_capture(const char* call);
 
  private:
+  // Application range replay runs (app_range_pass.cpp): a range this run
+  // collects gets its pass counted in its own execution (drained first, the
+  // caches flushed under --cache-control all); one it does not collect is
+  // left alone. end_app_range stops the pass, carries the counter data to
+  // the next run and, after the last pass, writes the values.
+  void begin_app_range(std::unique_ptr<ActiveRange> range, CUcontext ctx);
+  void end_app_range(std::unique_ptr<ActiveRange> range);
   // Why a range in `ctx` cannot begin now (sets up the counters at the first
   // range); makes no call a capture forbids when one is open.
   std::optional<Decline> admit_range(CUcontext ctx);
@@ -316,6 +330,9 @@ class RangeController {
   // declines rendezvous_failed with it).
   std::optional<Rendezvous> rendezvous_;
   Status rendezvous_error_ = ok_status();
+  // Application range replay's pass of the open range (a run with
+  // ProfileConfig::app_range), made with the counters.
+  std::optional<AppRangeCollector> app_range_;
   // Write-set predictions per range name (core/write_set.h).
   WriteSetPredictor write_sets_;
   // Snapshot tiers for the process: retained arenas are reused across ranges.

@@ -71,6 +71,27 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   std::remove(path.c_str());
 }
 
+TEST(ProfileConfig, an_application_range_run_round_trips_and_names_what_it_collects) {
+  ProfileConfig c;
+  c.app_range = AppRangeRun{3, "/tmp/rr-state", false, {0, 4}};
+  const std::string path = ::testing::TempDir() + "rr_config_app_range.json";
+  ASSERT_TRUE(write_profile_config(c, path).ok());
+  auto back = read_profile_config(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, c);
+  EXPECT_TRUE(back->app_range->collects(4));
+  EXPECT_FALSE(back->app_range->collects(1));
+  EXPECT_TRUE((AppRangeRun{0, "/tmp/x", true, {}}).collects(7));
+  EXPECT_FALSE(ProfileConfig{}.app_range.has_value());
+  StatusOr<ProfileConfig> no_dir = read_text(R"({"app_range": {"pass": 1, "state_dir": ""}})");
+  ASSERT_FALSE(no_dir.ok());
+  EXPECT_NE(no_dir.status().message().find("app_range.state_dir"), std::string::npos) << no_dir.status().message();
+  StatusOr<ProfileConfig> bad_pass = read_text(R"({"app_range": {"pass": "one", "state_dir": "/tmp"}})");
+  ASSERT_FALSE(bad_pass.ok());
+  EXPECT_NE(bad_pass.status().message().find("app_range.pass"), std::string::npos) << bad_pass.status().message();
+}
+
 TEST(ProfileConfig, a_default_config_round_trips_and_selects_every_range) {
   const std::string path = ::testing::TempDir() + "rr_config_default.json";
   ASSERT_TRUE(write_profile_config(ProfileConfig{}, path).ok());

@@ -112,6 +112,24 @@ TEST(AppRangeMerge, a_run_with_another_kernel_sequence_declines_the_range_nondet
             "in /tmp/rr/app_runs.log");
 }
 
+TEST(AppRangeMerge, a_run_that_declined_the_range_leaves_it_declined_with_that_runs_reason) {
+  std::vector<AppRunReport> later = {later_run(2), later_run(3), later_run(4, 500)};
+  later[1].report.ranges[1].declined = true;
+  later[1].report.ranges[1].decline_reason = "counters_unavailable";
+  later[1].report.ranges[1].decline_detail = "cuptiRangeProfilerStart failed";
+  const Report merged = merge_app_runs(first_run(), later, fallback_plan(), "log");
+  const RangeRecord& step = merged.ranges[1];
+  EXPECT_TRUE(step.declined);
+  EXPECT_EQ(step.decline_reason, "counters_unavailable");
+  EXPECT_EQ(step.decline_detail, "application run 3: cuptiRangeProfilerStart failed");
+  EXPECT_TRUE(step.range_metrics.empty());
+  for (const KernelRecord& k : step.kernels) EXPECT_TRUE(k.metrics.empty());
+  ASSERT_EQ(step.notes.size(), 1u);
+  EXPECT_EQ(step.notes[0],
+            "app-range: not merged: application run 3 declined it; range replay declined it first "
+            "(allocation_in_range); the later runs' output is in log");
+}
+
 TEST(AppRangeMerge, a_different_grid_is_named_with_both_runs) {
   std::vector<AppRunReport> later = {later_run(2), later_run(3), later_run(4, 500)};
   later[2].report.ranges[1].kernels[1].grid.x = 65;

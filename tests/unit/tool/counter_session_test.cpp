@@ -3,6 +3,10 @@
 // and what a flush writes into the pending records.
 #include "tool/counter_session.h"
 
+#include <filesystem>
+
+#include "tool/app_range_collector.h"
+
 #include "tool/restore_strategy.h"
 
 #include <gtest/gtest.h>
@@ -41,7 +45,7 @@ class FakeBackend final : public CounterBackend {
     log_.push_back("end_pass");
     in_pass_ = false;
     if (fail_at == "end_pass") return internal_error("cuptiRangeProfilerStop failed");
-    return true;
+    return all_submitted;
   }
   Status push_range(const std::string& name) override {
     log_.push_back("push_range " + name);
@@ -63,9 +67,24 @@ class FakeBackend final : public CounterBackend {
   std::size_t max_ranges() const override { return max_ranges_; }
   std::size_t most_ranges() const override { return most; }
   std::size_t bytes_per_range() const override { return bytes; }
+  Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
+                                std::uint16_t nesting) override {
+    log_.push_back("begin_application_pass " + std::to_string(carried.size()) + " " + std::to_string(pass) + " " +
+                   std::to_string(nesting));
+    image = carried.empty() ? std::vector<std::uint8_t>(4, 0) : carried;
+    image.push_back(static_cast<std::uint8_t>(pass));  // what the pass adds
+    next_pass_ = pass + 1;                             // CUPTI's pass index after the stop
+    return ok_status();
+  }
+  const std::vector<std::uint8_t>& counter_data() const override { return image; }
+  std::size_t next_pass() const override { return next_pass_; }
+  std::size_t next_nesting_level() const override { return 1; }
+  std::vector<std::uint8_t> image;
+  std::size_t next_pass_ = 0;
 
   std::vector<std::vector<double>> values;
   std::string fail_at;
+  bool all_submitted = true;
   std::size_t most = 100000;
   std::size_t bytes = 9 * 1024 * 10;  // ~9 KB per metric and range, 10 metrics
 
@@ -281,6 +300,69 @@ TEST(CounterSession, a_failed_flush_declines_every_pending_record_with_the_error
   EXPECT_EQ(records[0].decline_reason, "counters_unavailable");
   EXPECT_EQ(records[0].decline_detail,
             decline_report_detail(DeclineReason::kCountersUnavailable, "cuptiRangeProfilerStop failed"));
+}
+
+// Application range replay: three runs of a 3-pass list, each collecting its
+// pass of range 4 through the counter data carried in the state folder.
+TEST(AppRangeCollector, each_run_collects_its_pass_and_the_last_one_decodes_the_values) {
+  const std::string dir = ::testing::TempDir() + "rr_app_collector";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  CounterSessionOptions o = one_pass_whole_range();
+  o.pass_count = 3;
+  for (std::uint32_t pass = 0; pass < 3; ++pass) {
+    Fixture f(o);
+    f.backend->all_submitted = pass == 2;
+    f.backend->values = {{42.0}};
+    const AppRangeRun run{pass, dir, false, {4}};
+    AppRangeCollector collector(*f.session, run);
+    ASSERT_TRUE(collector.begin(4, "step").ok());
+    EXPECT_TRUE(collector.open());
+    StatusOr<AppRangeOutcome> out = collector.end();
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(out->pass, pass);
+    EXPECT_EQ(out->runs, pass + 1);
+    EXPECT_EQ(out->complete, pass == 2);
+    // The image an earlier run left is the one this run configures.
+    const std::size_t carried = pass == 0 ? 0 : 4 + pass;
+    EXPECT_EQ(f.log[0], "begin_application_pass " + std::to_string(carried) + " " + std::to_string(pass) + " 1");
+    EXPECT_EQ(f.log[1], "start_pass step");
+    if (pass == 2) {
+      EXPECT_EQ(out->values, std::vector<double>{42.0});
+      EXPECT_EQ(f.log.back(), "evaluate");
+    }
+  }
+  StatusOr<std::optional<AppRangeCounterState>> state = read_app_range_state(app_range_state_path(dir, 4));
+  ASSERT_TRUE(state.ok() && state->has_value());
+  EXPECT_TRUE((*state)->all_passes_submitted);
+  EXPECT_EQ((*state)->runs, 3u);
+  EXPECT_EQ((*state)->counter_data, (std::vector<std::uint8_t>{0, 0, 0, 0, 0, 1, 2}));
+  // A fourth run finds the counter data complete.
+  Fixture f(o);
+  const AppRangeRun extra{3, dir, false, {4}};
+  AppRangeCollector collector(*f.session, extra);
+  const Status s = collector.begin(4, "step");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("already holds every pass"), std::string::npos) << s.message();
+  EXPECT_FALSE(collector.open());
+  EXPECT_TRUE(f.log.empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AppRangeCollector, a_run_out_of_step_with_the_counter_data_is_refused) {
+  const std::string dir = ::testing::TempDir() + "rr_app_collector_step";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Fixture f(one_pass_whole_range());
+  const AppRangeRun run{2, dir, true, {}};  // pass 3, but no earlier run left counter data
+  AppRangeCollector collector(*f.session, run);
+  const Status s = collector.begin(0, "step");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("collects pass 3 of range 0 'step', but its counter data asks for pass 1"),
+            std::string::npos)
+      << s.message();
+  EXPECT_FALSE(collector.end().ok());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

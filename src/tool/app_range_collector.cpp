@@ -1,0 +1,55 @@
+// One run's counter pass of application range replay (see app_range_collector.h).
+#include "tool/app_range_collector.h"
+
+namespace rangereplay::tool {
+
+Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& name) {
+  if (open_) return failed_precondition("an application range replay pass is already open");
+  path_ = app_range_state_path(run_.state_dir, range_index);
+  RR_ASSIGN_OR_RETURN(std::optional<AppRangeCounterState> carried, read_app_range_state(path_));
+  state_ = carried ? std::move(*carried) : AppRangeCounterState{};
+  const std::string which = "range " + std::to_string(range_index) + " '" + name + "'";
+  if (state_.all_passes_submitted) {
+    return failed_precondition("the counter data of " + which +
+                               " already holds every pass, yet this run collects pass " +
+                               std::to_string(run_.pass + 1) + "; the application matched more ranges in this run");
+  }
+  if (state_.next_pass != run_.pass) {
+    return failed_precondition("this run collects pass " + std::to_string(run_.pass + 1) + " of " + which +
+                               ", but its counter data asks for pass " + std::to_string(state_.next_pass + 1) +
+                               " (a run in between did not collect its pass, or this range matched in one run only)");
+  }
+  RR_RETURN_IF_ERROR(counters_.backend().begin_application_pass(
+      state_.counter_data, state_.next_pass, static_cast<std::uint16_t>(state_.target_nesting_level)));
+  RR_RETURN_IF_ERROR(counters_.start_pass(name));
+  open_ = true;
+  return ok_status();
+}
+
+StatusOr<AppRangeOutcome> AppRangeCollector::end() {
+  if (!open_) return failed_precondition("no application range replay pass is open");
+  open_ = false;
+  RR_ASSIGN_OR_RETURN(const bool all_submitted, counters_.end_pass());
+  AppRangeOutcome outcome;
+  outcome.pass = run_.pass;
+  CounterBackend& backend = counters_.backend();
+  state_.next_pass = backend.next_pass();
+  state_.target_nesting_level = backend.next_nesting_level();
+  state_.all_passes_submitted = all_submitted;
+  state_.runs += 1;
+  state_.counter_data = backend.counter_data();
+  outcome.runs = state_.runs;
+  RR_RETURN_IF_ERROR(write_app_range_state(path_, state_));
+  if (!all_submitted) return outcome;
+  RR_ASSIGN_OR_RETURN(const std::size_t dropped, backend.decode());
+  RR_ASSIGN_OR_RETURN(std::vector<std::vector<double>> rows, backend.evaluate());
+  if (rows.empty()) {
+    return internal_error("CUPTI returned no counter range for the range after every pass (" + std::to_string(dropped) +
+                          " dropped)");
+  }
+  outcome.complete = true;
+  outcome.values = std::move(rows.front());
+  return outcome;
+}
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,75 @@
+// AppRangeCollector: one run's counter pass of application range replay
+// (--replay-mode app-range, --fallback app-range) for the ranges it
+// collects. Nothing is snapshotted or replayed: at a collected range's begin
+// the range's counter data from the earlier runs is read back
+// (core/app_range_state.h), CUPTI is configured for this run's pass in
+// application-replay mode and the pass starts with the range's own counter
+// range pushed; the application's work runs counted; at its end the pass
+// stops, the counter data is carried to the next run, and once CUPTI has
+// every pass the range's values are decoded:
+//
+//   AppRangeCollector collector(counters, *config.app_range);
+//   RR_RETURN_IF_ERROR(collector.begin(range.index, range.name));   // drained before, flushed under all
+//   ... the application's range runs ...
+//   RR_ASSIGN_OR_RETURN(AppRangeOutcome out, collector.end());      // drained before
+//   if (out.complete) record.range_metrics = metric_values(counters.columns(), out.values);
+//
+// The checks that keep the runs in step: the carried counter data must ask
+// for this run's pass (a run that skipped or repeated a pass is refused,
+// named), and must not be complete already.
+//
+// CUDA-free over the counter session's backend (tests with a fake one).
+// Thread-safety: the range's thread only (the tool's lock).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/app_range_state.h"
+#include "core/profile_config.h"
+#include "core/status.h"
+#include "tool/counter_session.h"
+
+namespace rangereplay::tool {
+
+/// What one range's pass left.
+struct AppRangeOutcome {
+  bool complete = false;       // CUPTI had every pass after this run's: `values` hold the range's metrics
+  std::vector<double> values;  // one per metric (CounterSession::columns() order), when complete
+  std::uint32_t pass = 0;      // the pass this run collected, from 0
+  std::uint32_t runs = 0;      // application runs whose pass is in the counter data, this one included
+};
+
+class AppRangeCollector {
+ public:
+  /// `counters` (set up in whole-range mode) and `run` outlive the collector.
+  AppRangeCollector(CounterSession& counters, const AppRangeRun& run) : counters_(counters), run_(run) {}
+
+  /// Begins this run's pass of matched range `range_index` (named `name`
+  /// for its counter range). Errors: the carried state's (unreadable,
+  /// another configuration's image), failed_precondition when it asks for
+  /// another pass than this run's or is complete already, a range already
+  /// begun; the backend's. After an error no pass is open.
+  Status begin(std::uint32_t range_index, const std::string& name);
+  /// Ends the pass begun last, writes the counter data for the next run,
+  /// and decodes the values when CUPTI has every pass. Errors: no pass
+  /// begun; the backend's; the state file's write.
+  StatusOr<AppRangeOutcome> end();
+  /// The open pass was ended elsewhere (a stream capture began inside the
+  /// range, or one was open at its end): nothing is carried from this run,
+  /// so the next run's begin() refuses the range as out of step.
+  void abandon() { open_ = false; }
+  /// A pass is open (begin() succeeded, end() not called yet).
+  bool open() const { return open_; }
+
+ private:
+  CounterSession& counters_;
+  const AppRangeRun& run_;
+  bool open_ = false;
+  std::string path_;
+  AppRangeCounterState state_;
+};
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,102 @@
+// Application range replay's runs in the range controller (range_controller.h,
+// tool/app_range_collector.h): a range the run collects has one counter pass
+// counted in the application's own execution; nothing is recorded,
+// snapshotted or replayed, so any API may run inside it.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/elapsed.h"
+#include "cuda/cu_status.h"
+#include "tool/range_controller.h"
+#include "tool/range_report.h"
+#include "tool/tool_thread.h"
+
+namespace rangereplay::tool {
+namespace {
+using Clock = std::chrono::steady_clock;
+}  // namespace
+
+void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcontext ctx) {
+  const AppRangeRun& run = *parts_.config.app_range;
+  range->pass0_start = Clock::now();
+  if (!run.collects(range->index)) {
+    // Another run collects it, or the first run replayed it: untouched here.
+    range->left_alone = true;
+    active_ = std::move(range);
+    return;
+  }
+  range->app_range = true;
+  const auto begin_start = Clock::now();
+  std::optional<Decline> declined = admit_range(ctx);
+  if (!declined) {
+    release_left_over_state();
+    // The work before the range is not the range's.
+    parts_.mutex.set_stage("app-range begin: draining the context (cuCtxSynchronize)");
+    if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok())
+      declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
+  }
+  if (!declined && cache_flush_ && parts_.config.cache_control == CacheControl::kAll) {
+    if (Status s = flush_caches(); !s.ok()) declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
+  }
+  if (!declined) {
+    parts_.mutex.set_stage("app-range begin: starting the counter pass");
+    if (!app_range_) app_range_.emplace(*counters_, run);
+    if (Status s = app_range_->begin(range->index, range->name); !s.ok())
+      declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
+  }
+  range->record.timings.begin_ms = ms_since(begin_start);
+  if (declined) {
+    range->eligibility.decline(declined->reason, std::move(declined->detail));
+  } else {
+    range->profiled = true;
+    if (!parts_.config.quiet)
+      std::fprintf(stderr, "rangereplay: range %u '%s': app-range pass %u\n", range->index + 1, range->name.c_str(),
+                   run.pass + 1);
+  }
+  range->pass0_start = Clock::now();
+  active_ = std::move(range);
+}
+
+void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
+  parts_.modules.close_range_window();
+  if (range->left_alone) return;
+  range->window_start = Clock::now();
+  range->record.timings.pass0_ms =
+      std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
+  if (!range->profiled || range->counters_closed || parts_.captures.open_captures() > 0) {
+    if (range->profiled && app_range_) app_range_->abandon();
+    end_range_without_gpu(std::move(range));
+    return;
+  }
+  range->record.passes = 1;
+  range->record.kernels = std::move(range->app_range_kernels);
+  range->record.counter_ranges = "whole";
+  parts_.mutex.set_stage("app-range end: draining the context (cuCtxSynchronize)");
+  auto sync_start = Clock::now();
+  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
+  range->record.timings.sync_ms += ms_since(sync_start);
+  parts_.mutex.set_stage("app-range end: stopping the counter pass");
+  auto c = Clock::now();
+  StatusOr<AppRangeOutcome> outcome = app_range_->end();
+  range->record.timings.counters_ms += ms_since(c);
+  if (!s.ok()) {
+    range->eligibility.decline(DeclineReason::kCountersUnavailable, s.message());
+  } else if (!outcome.ok()) {
+    range->eligibility.decline(DeclineReason::kCountersUnavailable, outcome.status().message());
+  } else if (outcome->complete) {
+    range->record.range_metrics = metric_values(counters_->columns(), outcome->values);
+    range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) +
+                                  " collected in this run, the last; the values hold the passes of " +
+                                  std::to_string(outcome->runs) + " application runs");
+  } else {
+    range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) + " of " +
+                                  std::to_string(pass_count()) + " collected in this run");
+  }
+  range->eligibility.finish();  // no kernel in range
+  parts_.mutex.set_stage("app-range end: report");
+  report_range(*range);
+}
+
+}  // namespace rangereplay::tool
