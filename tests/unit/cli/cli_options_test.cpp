@@ -617,6 +617,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "--",
                          "x"}),
             R"json({
+  "app_range": null,
   "cache_control": "all",
   "collectives": "replay",
   "command": [
@@ -705,6 +706,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
   EXPECT_EQ(
       config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "2,5-7", "--set", "full", "./app", "a"}),
       R"json({
+  "app_range": null,
   "cache_control": "all",
   "collectives": "decline",
   "command": [
@@ -751,6 +753,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
 
 TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
   EXPECT_EQ(config_json({"profile", "--profiler-api", "--", "./app"}), R"json({
+  "app_range": null,
   "cache_control": "all",
   "collectives": "decline",
   "command": [
