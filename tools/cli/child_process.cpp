@@ -106,6 +106,8 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec) {
   std::vector<char*> sh_argv = c_strings(sh_strings);
   const char* path = spec.path.c_str();
   const std::vector<int>& inherited = spec.inherited_fds;
+  const int out_fd = spec.stdout_fd;
+  const int err_fd = spec.stderr_fd;
 
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -123,6 +125,8 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec) {
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::close(pipe_fds[0]);
     for (int fd : inherited) ::fcntl(fd, F_SETFD, 0);
+    if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
+    if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
     ::execve(path, argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve("/bin/sh", sh_argv.data(), envp.data());
     int err = errno;

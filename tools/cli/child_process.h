@@ -33,6 +33,10 @@ struct ChildSpec {
   // Close-on-exec descriptors the application inherits all the same (the
   // flag is cleared in the child only, between fork and exec).
   std::vector<int> inherited_fds;
+  // Where the application's standard output and error go (descriptors
+  // dup2'ed over 1 and 2 in the child); -1 leaves the launcher's.
+  int stdout_fd = -1;
+  int stderr_fd = -1;
 };
 
 /// `base` ("NAME=value" entries, e.g. from environ) with `overrides` applied:

@@ -273,15 +273,13 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("HOST:PORT");
   profile
       .add_option("--replay-mode", o.replay_mode,
-                  "range (default: replay in the run) or app-range (a run per pass; not available yet)")
+                  "range (default: replay in the run) or app-range (re-run the application once per pass)")
       ->type_name("range|app-range");
   profile
       .add_option("--fallback", o.fallback,
-                  "none (default) or app-range (re-run for declined ranges; not available yet)")
+                  "none (default) or app-range (re-run the application once per pass for declined ranges)")
       ->type_name("none|app-range");
-  profile
-      .add_option("--max-app-runs", o.max_app_runs,
-                  "Most application runs app-range may take (default: no cap; not available yet)")
+  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
       ->type_name("N");
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }

@@ -59,9 +59,7 @@ struct ProfileRequest {
   std::string output_pattern;                        // --output before %p/%q/%h expansion, "" = no file
   OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
   CsvPage csv_page = CsvPage::kOwn;                  // --csv-page
-  // Application range replay (core/app_runs.h). The launcher does not run it
-  // yet: a request for it is refused before anything starts
-  // (app_range_unavailable in launcher.h).
+  // Application range replay (core/app_runs.h, cli/app_range_runs.h).
   ReplayMode replay_mode = ReplayMode::kRange;  // --replay-mode
   Fallback fallback = Fallback::kNone;          // --fallback
   std::uint32_t max_app_runs = 0;               // --max-app-runs, 0 = no cap

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/app_range_runs.h"
 #include "cli/application_path.h"
 #include "cli/child_process.h"
 #include "cli/gpu_probe.h"
@@ -182,7 +183,8 @@ class DebugSteps {
 // reported); its other errors are reported after the device check, which
 // explains most of them.
 std::optional<int> check_device(const ProfileRequest& request, const MetricModule& module,
-                                const StatusOr<std::vector<std::string>>& selected, DebugSteps& steps) {
+                                const StatusOr<std::vector<std::string>>& selected, DebugSteps& steps,
+                                std::uint32_t* passes_out = nullptr) {
   StatusOr<int> devices = probe_cuda_devices();
   steps.done("device probe (cuInit)");
   if (!devices.ok()) {
@@ -207,6 +209,7 @@ std::optional<int> check_device(const ProfileRequest& request, const MetricModul
       }
       warn("cannot check metric names here (" + valid.message() + "); the profiled process checks them");
     } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, metrics); passes.ok()) {
+      if (passes_out != nullptr) *passes_out = *passes;
       progress(request, std::to_string(metrics.size()) + " metrics on " + *chip + ": " + std::to_string(*passes) +
                             " passes per range");
     }
@@ -224,6 +227,7 @@ struct Launch {
   std::unique_ptr<TempFolder> temp;
   LauncherGate gate;
   ChildSpec spec;
+  ProfileConfig config;  // as written for the application (metrics expanded)
 };
 
 // Errors: CUPTI library not found, temporary folder, configuration file or
@@ -241,6 +245,15 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   // Each injected process writes report.<its pid>.json.
   config.report_path = temp->path() + "/" + kProcessReportPattern;
   config.report_environment = output_variables(request.output_pattern);
+  if (request.replay_mode == ReplayMode::kAppRange) {
+    // The first run collects pass 1 of every range; the ranges' counter
+    // data is carried to the later runs in the folder.
+    const std::string state_dir = app_range_state_dir(temp->path());
+    std::error_code ec;
+    std::filesystem::create_directories(state_dir, ec);
+    if (ec) return failed_precondition("cannot create " + state_dir + ": " + ec.message() + "; set TMPDIR");
+    config.app_range = AppRangeRun{0, state_dir, true, {}};
+  }
   RR_RETURN_IF_ERROR(write_profile_config(config, config_path));
   RR_ASSIGN_OR_RETURN(LauncherGate gate, LauncherGate::create());
   ChildSpec spec;
@@ -249,7 +262,7 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   spec.env = merge_environment(current_environment(),
                                application_environment(inject_lib, cupti, config_path, gate.variable_value()));
   spec.inherited_fds = {gate.read_fd()};
-  return Launch{std::move(temp), std::move(gate), std::move(spec)};
+  return Launch{std::move(temp), std::move(gate), std::move(spec), std::move(config)};
 }
 
 int profile(const ProfileRequest& request) {
@@ -262,7 +275,6 @@ int profile(const ProfileRequest& request) {
   const std::vector<std::string>& command = request.config.command;
 
   // 1. What the user typed.
-  if (Status s = app_range_unavailable(request); !s.ok()) return fail(s, kExitUsage);
   StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
   if (!app.ok()) return fail(app.status(), kExitUsage);
   if (!request.output_pattern.empty()) {
@@ -326,7 +338,14 @@ int profile(const ProfileRequest& request) {
   std::signal(SIGPIPE, SIG_IGN);
   launch->gate.close_read_end();
   steps.done("application started");
-  std::optional<int> stop = check_device(request, module, selected, steps);
+  std::uint32_t passes = 0;
+  std::optional<int> stop = check_device(request, module, selected, steps, &passes);
+  if (!stop && request.replay_mode == ReplayMode::kAppRange && passes > 0) {
+    // The runs --max-app-runs allows, known before any range is profiled.
+    if (StatusOr<AppRunPlan> plan = plan_app_runs(request.replay_mode, request.fallback, passes, request.max_app_runs);
+        !plan.ok())
+      stop = fail(plan.status(), kExitUsage);
+  }
   if (!pid.ok()) return stop ? *stop : fail(pid.status(), exit_code_for(pid.status()));
   if (stop) {
     // Before its first range is profiled (at the gate, or before it): the
@@ -381,6 +400,23 @@ int profile(const ProfileRequest& request) {
   }
   if (reports.empty()) return unsaved ? exit_code_after_unsaved_report(exit_code) : exit_code;
   order_by_rank(reports);
+  if (request.replay_mode == ReplayMode::kAppRange || request.fallback == Fallback::kAppRange) {
+    // 5. Application range replay's later runs, merged into the first run's report.
+    if (reports.size() == 1) {
+      ChildSpec child = launch->spec;
+      // Beside the temporary folder, which is removed at the end.
+      const std::string log_path = (fs::path(launch->temp->path()).parent_path() /
+                                    ("rangereplay-app-runs-" + std::to_string(::getpid()) + ".log"))
+                                       .string();
+      const AppRangeRuns runs{std::move(child), launch->config, launch->temp->path(), log_path};
+      reports.front() = run_app_range_replay(
+          request, runs, std::move(reports.front()), exit_code, passes,
+          [&](const std::string& line) { progress(request, line); }, warn);
+    } else {
+      warn("application range replay runs one process's ranges; " + std::to_string(reports.size()) +
+           " processes wrote reports, so no further run was made");
+    }
+  }
   const bool several = reports.size() > 1;
   // Saved first: a terminal that goes away (a closed pipe, a full disk)
   // cannot lose a report.
@@ -520,20 +556,6 @@ Status no_device_error(const ProfileRequest& request, MetricQueries* offline, co
     return Status(valid.code(), valid.message() + " (checked against " + kOfflineChip + "; no GPU found)");
   }
   return Status(no_device.code(), unchecked);
-}
-
-Status app_range_unavailable(const ProfileRequest& request) {
-  if (request.replay_mode == ReplayMode::kAppRange) {
-    return unimplemented(
-        "--replay-mode app-range is not available yet: this version does not re-run the application once per pass; "
-        "profile with --replay-mode range (the default)");
-  }
-  if (request.fallback == Fallback::kAppRange) {
-    return unimplemented(
-        "--fallback app-range is not available yet: declined ranges are reported with their reason only; drop "
-        "--fallback");
-  }
-  return ok_status();
 }
 
 int run_launcher(const std::vector<std::string>& args) {

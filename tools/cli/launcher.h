@@ -98,15 +98,6 @@ std::map<std::string, std::string> application_environment(const std::string& in
                                                            const std::string& cupti_library,
                                                            const std::string& config_path, const std::string& gate);
 
-/// ok unless `request` asks for application range replay (--replay-mode
-/// app-range or --fallback app-range), which the launcher and the injection
-/// do not run yet: the plan, the merge of the runs' reports and the options
-/// exist (core/app_runs.h, report/app_range_merge.h), the runs themselves do
-/// not. profile() refuses such a request with exit 2 before anything
-/// starts. Errors: unimplemented, one line naming the option and the fix.
-/// Thread-safe (pure).
-Status app_range_unavailable(const ProfileRequest& request);
-
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),
 /// kExitFailure otherwise.

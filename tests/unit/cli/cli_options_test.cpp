@@ -807,7 +807,6 @@ TEST(AppRunOptions, the_defaults_are_range_replay_without_fallback_or_cap) {
   EXPECT_EQ(c->profile.replay_mode, ReplayMode::kRange);
   EXPECT_EQ(c->profile.fallback, Fallback::kNone);
   EXPECT_EQ(c->profile.max_app_runs, 0u);
-  EXPECT_TRUE(app_range_unavailable(c->profile).ok());
 }
 
 TEST(AppRunOptions, each_option_reaches_the_request) {
@@ -849,21 +848,6 @@ TEST(AppRunOptions, fallback_with_app_range_mode_is_refused) {
 
 TEST(AppRunOptions, a_missing_value_is_named_with_its_hint) {
   EXPECT_EQ(app_run_error({"--fallback="}), "--fallback needs a value (none or app-range)");
-}
-
-TEST(AppRunOptions, the_launcher_refuses_application_range_replay_until_the_runs_exist) {
-  StatusOr<CommandLine> fallback = app_run_request({"--fallback", "app-range"});
-  ASSERT_TRUE(fallback.ok()) << fallback.status().message();
-  const Status f = app_range_unavailable(fallback->profile);
-  EXPECT_EQ(f.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(f.message(),
-            "--fallback app-range is not available yet: declined ranges are reported with their reason only; drop "
-            "--fallback");
-  StatusOr<CommandLine> mode = app_run_request({"--replay-mode", "app-range"});
-  ASSERT_TRUE(mode.ok()) << mode.status().message();
-  EXPECT_EQ(app_range_unavailable(mode->profile).message(),
-            "--replay-mode app-range is not available yet: this version does not re-run the application once per "
-            "pass; profile with --replay-mode range (the default)");
 }
 
 }  // namespace

@@ -1,0 +1,203 @@
+// Application range replay's later runs as the launcher makes them, with a
+// stand-in application (a shell script) that writes the report its run
+// would: which ranges the runs collect, each run's configuration (its pass,
+// the ranges, the state folder, no gate), the log of their output, the
+// merge into the first run's report, and the cases where no run is made.
+#include "cli/app_range_runs.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/environment.h"
+#include "report/report_json.h"
+#include "temp_tree.h"
+
+namespace rangereplay::cli {
+namespace {
+
+using testing::TempTree;
+
+report::KernelRecord kernel(const std::string& name) {
+  report::KernelRecord k;
+  k.name = name;
+  k.grid = {64, 1, 1};
+  k.block = {256, 1, 1};
+  return k;
+}
+
+// Run 1 under --fallback app-range: range 0 replayed, range 1 declined
+// allocation_in_range (collectable), range 2 declined stream_capture_active.
+report::Report first_run() {
+  report::Report r;
+  r.pass_count = 2;
+  report::RangeRecord replayed;
+  replayed.index = 0;
+  replayed.name = "warmup";
+  replayed.passes = 2;
+  report::RangeRecord step;
+  step.index = 1;
+  step.name = "step";
+  step.declined = true;
+  step.decline_reason = "allocation_in_range";
+  report::RangeRecord capture;
+  capture.index = 2;
+  capture.name = "capture";
+  capture.declined = true;
+  capture.decline_reason = "stream_capture_active";
+  r.ranges = {replayed, step, capture};
+  return r;
+}
+
+// The report a later run writes: `step` with one kernel and, in the last
+// run, its values.
+report::Report later_report(bool last) {
+  report::Report r;
+  report::RangeRecord step;
+  step.index = 1;
+  step.name = "step";
+  step.kernels = {kernel("scale")};
+  step.counter_ranges = "whole";
+  if (last) step.range_metrics = {{"smsp__inst_executed.sum", "inst", 4096}};
+  r.ranges = {step};
+  return r;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A stand-in application: prints its gate variable, then copies the report
+// of its pass (report_<pass>.json beside it) to its configuration's report
+// path, "%p" replaced by its pid; exits with `exit_code`.
+std::string fake_app(const TempTree& t, int exit_code = 0) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "echo \"gate=${RANGEREPLAY_GATE-unset}\"\n"
+      "out=$(sed -n 's/.*\"report_path\": \"\\(.*\\)\".*/\\1/p' \"$RANGEREPLAY_CONFIG\")\n"
+      "pass=$(tr -d ' \\n' < \"$RANGEREPLAY_CONFIG\" | sed -n 's/.*\"pass\":\\([0-9]*\\).*/\\1/p')\n"
+      "cp \"" +
+      t.root() + "/report_$pass.json\" \"$(echo \"$out\" | sed \"s/%p/$$/\")\"\n" + "exit " +
+      std::to_string(exit_code) + "\n";
+  return t.file("app.sh", 0755, script);
+}
+
+struct Runs {
+  explicit Runs(int exit_code = 0) {
+    app = fake_app(tree, exit_code);
+    EXPECT_TRUE(report::write_report_json(later_report(false), tree.path("report_0.json")).ok());
+    EXPECT_TRUE(report::write_report_json(later_report(true), tree.path("report_1.json")).ok());
+    runs.child.path = app;
+    runs.child.argv = {app};
+    runs.child.env = current_environment();
+    runs.child.env.push_back(std::string(environment::kGate) + "=7");
+    runs.config.metrics = {"smsp__inst_executed.sum"};
+    runs.config.command = {app};
+    runs.folder = tree.folder("launch");
+    runs.log_path = tree.path("runs.log");
+    request.fallback = Fallback::kAppRange;
+  }
+  TempTree tree;
+  std::string app;
+  AppRangeRuns runs;
+  ProfileRequest request;
+  std::vector<std::string> progress, warnings;
+  report::Report replay(report::Report first, int first_exit = 0) {
+    return run_app_range_replay(
+        request, runs, std::move(first), first_exit, 0, [&](const std::string& l) { progress.push_back(l); },
+        [&](const std::string& l) { warnings.push_back(l); });
+  }
+};
+
+TEST(AppRangeRuns, the_fallback_collects_the_collectable_declines_only) {
+  const AppRunPlan plan = *plan_app_runs(ReplayMode::kRange, Fallback::kAppRange, 2, 0);
+  EXPECT_EQ(app_range_indices(first_run(), plan), std::vector<std::uint32_t>{1});
+  const AppRunPlan every = *plan_app_runs(ReplayMode::kAppRange, Fallback::kNone, 2, 0);
+  EXPECT_EQ(app_range_indices(first_run(), every), std::vector<std::uint32_t>{0});
+}
+
+TEST(AppRangeRuns, a_later_run_configuration_names_its_pass_ranges_and_state) {
+  ProfileConfig base;
+  base.metrics = {"a"};
+  base.report_path = "/run1/report.%p.json";
+  const ProfileConfig c = app_run_config(base, 3, "/f/app_range", {1, 4}, "/f/run_5/report.%p.json");
+  ASSERT_TRUE(c.app_range.has_value());
+  EXPECT_EQ(*c.app_range, (AppRangeRun{3, "/f/app_range", false, {1, 4}}));
+  EXPECT_EQ(c.report_path, "/f/run_5/report.%p.json");
+  EXPECT_TRUE(c.quiet);
+  EXPECT_EQ(c.metrics, base.metrics);
+  EXPECT_EQ(app_range_state_dir("/f"), "/f/app_range");
+}
+
+TEST(AppRangeRuns, the_fallback_runs_the_application_once_per_pass_and_merges_the_last_runs_values) {
+  Runs s;
+  const report::Report merged = s.replay(first_run());
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+  const report::RangeRecord& step = merged.ranges[1];
+  EXPECT_FALSE(step.declined) << step.decline_reason << ": " << step.decline_detail;
+  ASSERT_EQ(step.range_metrics.size(), 1u);
+  EXPECT_EQ(step.range_metrics[0].value, 4096);
+  EXPECT_EQ(step.passes, 2u);
+  EXPECT_TRUE(merged.ranges[2].declined);
+  // Runs 2 and 3 collected passes 1 and 2 of range 1 only, without the gate.
+  for (std::uint32_t run : {2u, 3u}) {
+    StatusOr<ProfileConfig> c = read_profile_config(s.runs.folder + "/run_" + std::to_string(run) + "/config.json");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    ASSERT_TRUE(c->app_range.has_value());
+    EXPECT_EQ(c->app_range->pass, run - 2);
+    EXPECT_EQ(c->app_range->ranges, std::vector<std::uint32_t>{1});
+    EXPECT_EQ(c->app_range->state_dir, s.runs.folder + "/app_range");
+  }
+  const std::string log = read_file(s.runs.log_path);
+  EXPECT_NE(log.find("==== rangereplay: application run 2, counter pass 1 ===="), std::string::npos) << log;
+  EXPECT_NE(log.find("==== rangereplay: application run 3, counter pass 2 ===="), std::string::npos) << log;
+  EXPECT_EQ(log.find("gate=7"), std::string::npos) << log;
+  EXPECT_NE(log.find("gate=unset"), std::string::npos) << log;
+  ASSERT_FALSE(s.progress.empty());
+  EXPECT_EQ(s.progress.front(),
+            "--fallback app-range: 2 more application runs for 1 ranges; their output goes to " + s.runs.log_path);
+  EXPECT_NE(step.notes.back().find(s.runs.log_path), std::string::npos) << step.notes.back();
+}
+
+TEST(AppRangeRuns, a_failing_later_run_stops_the_runs_and_merges_nothing) {
+  Runs s(/*exit_code=*/3);
+  const report::Report merged = s.replay(first_run());
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "--fallback app-range: run 2 of 3 exited with 3 (the first run's exit code is the one returned)");
+  EXPECT_TRUE(merged.ranges[1].declined);
+  EXPECT_EQ(merged.ranges[1].decline_reason, "allocation_in_range");
+}
+
+TEST(AppRangeRuns, no_run_is_made_without_a_collectable_decline_or_after_a_failed_first_run) {
+  Runs s;
+  report::Report all_replayed = first_run();
+  all_replayed.ranges.erase(all_replayed.ranges.begin() + 1);
+  EXPECT_EQ(s.replay(all_replayed), all_replayed);
+  EXPECT_EQ(s.progress,
+            std::vector<std::string>{"--fallback app-range: no declined range it can collect; no further run"});
+  EXPECT_FALSE(std::filesystem::exists(s.runs.log_path));
+
+  const report::Report first = first_run();
+  EXPECT_EQ(s.replay(first, 1), first);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "--fallback app-range: the first run exited with 1, so no further run was made; its report is as it ran");
+}
+
+TEST(AppRangeRuns, runs_above_the_cap_are_not_made) {
+  Runs s;
+  s.request.max_app_runs = 2;
+  const report::Report first = first_run();
+  EXPECT_EQ(s.replay(first), first);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("--max-app-runs 2"), std::string::npos) << s.warnings[0];
+}
+
+}  // namespace
+}  // namespace rangereplay::cli

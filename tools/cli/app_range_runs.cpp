@@ -1,0 +1,179 @@
+// Application range replay's later runs (see app_range_runs.h).
+#include "cli/app_range_runs.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "cli/process_reports.h"
+#include "cli/report_output.h"
+#include "core/environment.h"
+#include "report/app_range_merge.h"
+
+namespace rangereplay::cli {
+namespace fs = std::filesystem;
+namespace {
+
+std::atomic<bool> g_stop_runs{false};
+
+void stop_runs(int /*sig*/) { g_stop_runs.store(true); }
+
+// SIGINT and SIGTERM set g_stop_runs while the runs are made (between runs;
+// during one, the child gets the signal and its exit ends the runs).
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    g_stop_runs.store(false);
+    struct sigaction sa {};
+    sa.sa_handler = stop_runs;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &previous_int_);
+    ::sigaction(SIGTERM, &sa, &previous_term_);
+  }
+  ~StopOnSignal() {
+    ::sigaction(SIGINT, &previous_int_, nullptr);
+    ::sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+// `env` ("NAME=value" entries) without `name`.
+std::vector<std::string> without(std::vector<std::string> env, const std::string& name) {
+  const std::string prefix = name + "=";
+  std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });
+  return env;
+}
+
+AppRunOutcome failed_run(int exit_code, std::string why) {
+  AppRunOutcome outcome;
+  outcome.exit_code = exit_code;
+  outcome.report_error = std::move(why);
+  return outcome;
+}
+
+void append_line(int fd, const std::string& line) {
+  const std::string text = line + "\n";
+  ssize_t ignored = ::write(fd, text.data(), text.size());
+  (void)ignored;
+}
+
+}  // namespace
+
+std::string app_range_state_dir(const std::string& folder) { return (fs::path(folder) / "app_range").string(); }
+
+std::vector<std::uint32_t> app_range_indices(const report::Report& first, const AppRunPlan& plan) {
+  std::vector<std::uint32_t> out;
+  for (const report::RangeRecord& r : first.ranges) {
+    if (report::measured_by_app_runs(r, plan)) out.push_back(r.index);
+  }
+  return out;
+}
+
+ProfileConfig app_run_config(const ProfileConfig& base, std::uint32_t pass, const std::string& state_dir,
+                             std::vector<std::uint32_t> ranges, const std::string& report_path) {
+  ProfileConfig c = base;
+  c.app_range = AppRangeRun{pass, state_dir, false, std::move(ranges)};
+  c.report_path = report_path;
+  c.quiet = true;
+  return c;
+}
+
+AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t> ranges) {
+  return [&runs, ranges = std::move(ranges)](std::uint32_t run, std::uint32_t pass) -> AppRunOutcome {
+    const fs::path dir = fs::path(runs.folder) / ("run_" + std::to_string(run));
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return failed_run(1, "cannot create " + dir.string() + ": " + ec.message());
+    const std::string config_path = (dir / "config.json").string();
+    const ProfileConfig config = app_run_config(runs.config, pass, app_range_state_dir(runs.folder), ranges,
+                                                (dir / kProcessReportPattern).string());
+    if (Status s = write_profile_config(config, config_path); !s.ok()) return failed_run(1, s.message());
+    const int log = ::open(runs.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log < 0) return failed_run(1, "cannot open the log " + runs.log_path + ": " + std::strerror(errno));
+    append_line(log, "==== rangereplay: application run " + std::to_string(run) + ", counter pass " +
+                         std::to_string(pass + 1) + " ====");
+    ChildSpec spec = runs.child;
+    spec.env = merge_environment(without(spec.env, environment::kGate), {{environment::kConfig, config_path}});
+    spec.inherited_fds.clear();
+    spec.stdout_fd = log;
+    spec.stderr_fd = log;
+    StatusOr<pid_t> pid = spawn_child(spec);
+    if (!pid.ok()) {
+      ::close(log);
+      return failed_run(1, pid.status().message());
+    }
+    StatusOr<int> waited = wait_child(*pid);
+    ::close(log);
+    if (!waited.ok()) return failed_run(1, waited.status().message());
+    AppRunOutcome outcome;
+    outcome.exit_code = exit_code_from_wait_status(*waited);
+    const std::vector<std::string> files = process_report_files(dir.string());
+    if (files.size() != 1) {
+      outcome.report_error = files.empty() ? "no report in " + dir.string()
+                                           : std::to_string(files.size()) +
+                                                 " processes wrote reports; application range replay runs one "
+                                                 "process's ranges";
+      return outcome;
+    }
+    StatusOr<report::Report> rep = load_report(files.front());
+    if (rep.ok()) {
+      outcome.report = std::move(*rep);
+    } else {
+      outcome.report_error = rep.status().message();
+    }
+    return outcome;
+  };
+}
+
+report::Report run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
+                                    int first_exit_code, std::uint32_t launcher_passes,
+                                    const std::function<void(const std::string&)>& progress,
+                                    const std::function<void(const std::string&)>& warn) {
+  if (request.replay_mode == ReplayMode::kRange && request.fallback == Fallback::kNone) return first;
+  const std::string what =
+      request.replay_mode == ReplayMode::kAppRange ? "--replay-mode app-range" : "--fallback app-range";
+  const std::uint32_t passes = first.pass_count > 0 ? first.pass_count : launcher_passes;
+  if (passes == 0) {
+    warn(what + ": the first run set up no counters, so the passes are not known; no further run was made");
+    return first;
+  }
+  StatusOr<AppRunPlan> plan = plan_app_runs(request.replay_mode, request.fallback, passes, request.max_app_runs);
+  if (!plan.ok()) {
+    warn(plan.status().message());
+    return first;
+  }
+  const std::vector<std::uint32_t> ranges = app_range_indices(first, *plan);
+  if (ranges.empty()) {
+    if (request.fallback == Fallback::kAppRange) {
+      progress("--fallback app-range: no declined range it can collect; no further run");
+      return first;
+    }
+    return report::merge_app_runs(first, {}, *plan, runs.log_path);
+  }
+  if (first_exit_code != 0) {
+    warn(what + ": the first run exited with " + std::to_string(first_exit_code) +
+         ", so no further run was made; its report is as it ran");
+    return first;
+  }
+  AppRunLoopResult result;
+  if (plan->total_runs > 1) {
+    progress(what + ": " + std::to_string(plan->total_runs - 1) + " more application runs for " +
+             std::to_string(ranges.size()) + " ranges; their output goes to " + runs.log_path);
+    StopOnSignal stop;
+    result = run_app_runs(*plan, app_process_runner(runs, ranges), g_stop_runs, progress);
+  }
+  if (!result.stopped_because.empty()) warn(what + ": " + result.stopped_because);
+  return report::merge_app_runs(first, result.reports, *plan, runs.log_path);
+}
+
+}  // namespace rangereplay::cli

@@ -1,0 +1,76 @@
+// Application range replay's later runs as the launcher makes them: after
+// the first run, the application is started again once per counter pass
+// still missing (--replay-mode app-range: passes 2..P, run 1 collected pass
+// 1; --fallback app-range: passes 1..P for the ranges run 1 declined), each
+// run with a configuration that names its pass, the ranges it collects and
+// the folder the ranges' counter data is carried in (core/profile_config.h,
+// AppRangeRun). The later runs' standard output and error go to a log file;
+// their reports are merged into the first run's (report/app_range_merge.h).
+//
+//   AppRangeRuns runs{child, config, folder, log_path};
+//   report::Report merged = run_app_range_replay(request, runs, first, exit_code, passes, progress, warn);
+//
+// Thread-safety: the launcher's main thread only (it starts one child at a
+// time; a SIGINT between runs stops the runs through a handler installed
+// for their duration).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/app_run_loop.h"
+#include "cli/child_process.h"
+#include "cli/cli_options.h"
+#include "core/app_runs.h"
+#include "core/profile_config.h"
+#include "report/report_model.h"
+
+namespace rangereplay::cli {
+
+/// What the later runs take from the first one.
+struct AppRangeRuns {
+  ChildSpec child;       // the application as run 1 was started (its configuration and gate variables are replaced)
+  ProfileConfig config;  // run 1's configuration, metrics expanded
+  std::string folder;    // the launcher's temporary folder: the counter data, each run's configuration and report
+  std::string log_path;  // the later runs' standard output and error, appended run by run
+};
+
+/// `<folder>/app_range`: where the ranges' counter data is carried.
+std::string app_range_state_dir(const std::string& folder);
+
+/// The matched-range indices the later runs collect: those of `first`'s
+/// records that measured_by_app_runs selects under `plan`.
+std::vector<std::uint32_t> app_range_indices(const report::Report& first, const AppRunPlan& plan);
+
+/// The configuration of a later run collecting pass `pass` (from 0) of
+/// `ranges`: `base` with that AppRangeRun (its state under `state_dir`), its
+/// report written to `report_path` (a "%p" pattern), and quiet (the run's
+/// output goes to the log).
+ProfileConfig app_run_config(const ProfileConfig& base, std::uint32_t pass, const std::string& state_dir,
+                             std::vector<std::uint32_t> ranges, const std::string& report_path);
+
+/// An AppRunner that starts the application of `runs` for run `run`, pass
+/// `pass`: its configuration and report in `<folder>/run_<run>/`, no gate
+/// (the device checks passed before run 1), standard output and error
+/// appended to runs.log_path after a header line; it waits for the run and
+/// reads the one report it wrote. A run that cannot start, or that writes
+/// no report or several (a multi-process application), is an outcome with
+/// exit code 1 or the run's own and report_error saying which.
+AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t> ranges);
+
+/// After the first run (its report `first`, its exit code `first_exit_code`,
+/// `launcher_passes` the metric list's passes as the launcher counted them,
+/// 0 when unknown): makes the later runs request's --replay-mode /
+/// --fallback call for and returns `first` merged with them; `first`
+/// unchanged when no run is needed (no declined range the fallback can
+/// collect), or when none can be made (the first run failed, the cap of
+/// --max-app-runs is below the runs needed), which `warn` says in one line.
+/// `progress` gets a line per run and one naming the log.
+report::Report run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
+                                    int first_exit_code, std::uint32_t launcher_passes,
+                                    const std::function<void(const std::string&)>& progress,
+                                    const std::function<void(const std::string&)>& warn);
+
+}  // namespace rangereplay::cli
