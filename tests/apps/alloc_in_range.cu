@@ -2,12 +2,16 @@
 // kernels. Expected decline: allocation of a tracked region inside the range.
 // The range still runs once, so the program's own result must stay right:
 //   affine(x, salt);  tmp = cudaMalloc;  tmp = x;  affine(tmp, salt + 1)
-// `tmp` is freed after the range (outside it).
+// `tmp` is freed after the range (outside it). With --free-in-range the range
+// has the common shape of a whole computation instead: allocate, compute,
+// copy the result back, free, all inside it (still allocation_in_range, the
+// first decline; application range replay, --fallback app-range, measures it).
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "app_kernels.cuh"
@@ -17,10 +21,11 @@ namespace rangereplay::example {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: app_alloc_in_range [--iterations N]\n"
-    "  --iterations N  number of NVTX ranges `step` (default 2), each calling cudaMalloc\n";
+    "usage: app_alloc_in_range [--iterations N] [--free-in-range]\n"
+    "  --iterations N   number of NVTX ranges `step` (default 2), each calling cudaMalloc\n"
+    "  --free-in-range  copy the scratch buffer back and free it inside the range, not after it\n";
 
-int run(int iterations) {
+int run(int iterations, bool free_in_range) {
   init_device();
   std::vector<uint32_t> expected_x = random_words(kAppElements, 0xa9900011);
   std::vector<uint32_t> expected_tmp;
@@ -34,10 +39,16 @@ int run(int iterations) {
     CHECK_CUDA(cudaMalloc(&tmp, kAppElements * sizeof(uint32_t)));
     launch_copy(tmp, x, kAppElements, /*stream=*/0);
     launch_affine(tmp, kAppElements, salt + 1, /*stream=*/0);
+    if (free_in_range) {
+      result_tmp = download(tmp, kAppElements);
+      CHECK_CUDA(cudaFree(tmp));
+    }
     nvtxRangePop();
     CHECK_CUDA(cudaDeviceSynchronize());
-    result_tmp = download(tmp, kAppElements);
-    CHECK_CUDA(cudaFree(tmp));
+    if (!free_in_range) {
+      result_tmp = download(tmp, kAppElements);
+      CHECK_CUDA(cudaFree(tmp));
+    }
     host_affine(expected_x, salt);
     expected_tmp = expected_x;
     host_affine(expected_tmp, salt + 1);
@@ -54,5 +65,15 @@ int run(int iterations) {
 
 int main(int argc, char** argv) {
   using namespace rangereplay::example;
-  return run(parse_iterations_only(argc, argv, 2, kUsage));
+  // --free-in-range is taken out before the shared parser sees the rest.
+  bool free_in_range = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--free-in-range") == 0) {
+      free_in_range = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  return run(parse_iterations_only(kept, argv, 2, kUsage), free_in_range);
 }

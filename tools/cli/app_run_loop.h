@@ -10,8 +10,7 @@
 //   AppRunLoopResult r = run_app_runs(plan, runner, stop, [](const std::string& l) { std::cerr << l << "\n"; });
 //   Report merged = report::merge_app_runs(first, r.reports, plan, log_path);
 //
-// The launcher does not call it yet: the injection has no mode that collects
-// one pass per run (docs/architecture.md, "Application range replay").
+// The launcher calls it through run_app_range_replay (cli/app_range_runs.h).
 #pragma once
 
 #include <atomic>

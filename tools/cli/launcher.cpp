@@ -253,6 +253,9 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
     std::filesystem::create_directories(state_dir, ec);
     if (ec) return failed_precondition("cannot create " + state_dir + ": " + ec.message() + "; set TMPDIR");
     config.app_range = AppRangeRun{0, state_dir, true, {}};
+    // A range's values come from its own execution in each run, one counter
+    // range per pass: whole-range values, as Nsight Compute's app-range gives.
+    config.range_metrics = RangeMetrics::kWholeRange;
   }
   RR_RETURN_IF_ERROR(write_profile_config(config, config_path));
   RR_ASSIGN_OR_RETURN(LauncherGate gate, LauncherGate::create());
