@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <memory>
 
 namespace rangereplay {
@@ -180,6 +181,23 @@ void WriteSetPredictor::learn(std::string_view name, const ByteSpans& changed, s
   p.chunks.add(changed);
   if (first || grows) p.from_instance = instance;
   ++p.measured;
+}
+
+std::string write_set_prediction_key(bool kernel_window, std::string_view name) {
+  constexpr std::string_view kPrefix = "kernels ";
+  if (!kernel_window || !name.starts_with(kPrefix)) return std::string(name);
+  const std::string_view bounds = name.substr(kPrefix.size());
+  const std::size_t colon = bounds.find(':');
+  std::uint64_t first = 0, end = 0;
+  const auto number = [](std::string_view text, std::uint64_t& out) {
+    const char* last = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), last, out);
+    return ec == std::errc() && ptr == last && !text.empty();
+  };
+  if (colon == std::string_view::npos || !number(bounds.substr(0, colon), first) ||
+      !number(bounds.substr(colon + 1), end) || end <= first)
+    return std::string(name);
+  return "kernel windows of " + std::to_string(end - first) + " launches";
 }
 
 }  // namespace rangereplay

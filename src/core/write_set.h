@@ -156,6 +156,16 @@ struct WriteSetPrediction {
 /// Predictions per range name. A prediction is keyed by the range's name
 /// alone (its kernels are not known before it runs); a wrong prediction costs
 /// a decline, never soundness, because every instance is proven by digests.
+/// The name a range's write-set prediction is kept under: its own name,
+/// except for a kernel window (`kernel_window`), whose name holds its launch
+/// numbers ("kernels 100:164", range::KernelWindows::window_name): windows of
+/// the same number of launches share one prediction ("kernel windows of 64
+/// launches"), as the steps of a training loop do, so a window after the
+/// first can replay. Sound either way: the digests prove or refute every
+/// prediction. A name that is not a window's is returned as it is.
+/// Thread-safe (pure).
+std::string write_set_prediction_key(bool kernel_window, std::string_view name);
+
 class WriteSetPredictor {
  public:
   /// The prediction for ranges named `name`, or nullptr before any instance

@@ -29,13 +29,18 @@ std::string bytes_text(std::uint64_t bytes) {
   return report::format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
 
+// The name `range`'s write-set prediction is kept under.
+std::string prediction_key(const ActiveRange& range) {
+  return write_set_prediction_key(range.source == range::RangeSource::kKernelWindow, range.name);
+}
+
 }  // namespace
 
 StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range,
                                                               const std::vector<MemoryRange>& regions) {
   // A write-set range keeps its snapshot through its own window: it is never deferred.
   range.deferrable = false;
-  const WriteSetPrediction* prediction = write_sets_.find(range.name);
+  const WriteSetPrediction* prediction = write_sets_.find(prediction_key(range));
   const ByteSpans predicted = prediction ? prediction->chunks : ByteSpans{};
   const std::vector<Allocation> whole = std::move(range.allocations);  // one per region, in region order
   StatusOr<Snapshot> snap = resource_exhausted("no region of 64 MiB or more to snapshot as a write set")
@@ -100,8 +105,8 @@ std::optional<Decline> RangeController::prove_write_set(ActiveRange& range) {
   state.pass0_digests.assign(exit.begin(), exit.end());
   const ByteSpans changed = changed_chunks(state.digests->table(), state.digests->host_entry_digests(), exit);
   const WriteSetProof proof = rangereplay::prove_write_set(changed, state.layout.predicted);
-  write_sets_.learn(range.name, changed, range.record.index);
-  const WriteSetPrediction& grown = *write_sets_.find(range.name);
+  write_sets_.learn(prediction_key(range), changed, range.record.index);
+  const WriteSetPrediction& grown = *write_sets_.find(prediction_key(range));
 
   const std::string of = report::format_bytes(state.layout.predicted.bytes()) + " of " + regions_text(state.layout);
   const std::string from =

@@ -4,9 +4,13 @@ import sys
 
 from e2e_common import checksums, profile_with_report, run, summarize, tail
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ncu"))
+from ncu_compare import NcuCsvError, ncu_csv_command, parse_ncu_csv  # noqa: E402
+
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
 APP = os.path.join(BUILD, "tests/apps/app_pool_write_set")
+INST = "smsp__inst_executed.sum"
 METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
 # The pinned tier capped, so the pool never fits whole whatever the host's memory (a host with over 450 GB free
 # could hold both states of a 112 GB pool): the write set is what the test exercises.
@@ -21,6 +25,11 @@ CASES = [
     ("same buffer --restore full", ["--iterations", "3"], ["--restore", "full"], ["write_set_learned", None, None]),
     ("rotating buffers", ["--iterations", "6", "--rotate"], [],
      ["write_set_learned", "write_set_exceeded", "write_set_exceeded", None, None, None]),
+    # Kernel windows over the same steps (4 seed launches, then 2 per step):
+    # windows of one length share their prediction, so the first learns and
+    # the others replay.
+    ("kernel windows", ["--iterations", "4"], ["--kernel-range", "4:6,6:8,8:10,10:12"],
+     ["write_set_learned", None, None, None]),
 ]
 
 
@@ -39,7 +48,8 @@ def check(label, app_args, tool_args, expected, failures):
     if plain_rc != 0 or not checksums(plain_out):
         failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
         return
-    tool = ["--nvtx-include", "step/", "--metrics", METRICS, *HOST_LIMIT, *tool_args]
+    selection = [] if "--kernel-range" in tool_args else ["--nvtx-include", "step/"]
+    tool = [*selection, "--metrics", METRICS, *HOST_LIMIT, *tool_args]
     rc, out, err, report = profile_with_report(CLI, tool, [APP] + app_args, timeout=PROFILE_TIMEOUT_S)
     if rc != plain_rc or checksums(out) != checksums(plain_out):
         failures.append(f"{label}: results differ with the tool (rc {plain_rc} vs {rc}): {tail(err)}")
@@ -88,12 +98,35 @@ def check(label, app_args, tool_args, expected, failures):
     if replayed_inst and not replayed_inst[0]:
         failures.append(f"{label}: no smsp__inst_executed.sum values in the replayed ranges")
     print(f"{label:<28} {'; '.join(cells)}")
+    return report
 
 
 if not os.access(APP, os.X_OK) or not os.access(CLI, os.X_OK):
     print(f"missing {APP} or {CLI}: build the targets app_pool_write_set and rangereplay first")
     sys.exit(1)
 failures = []
-for case in CASES:
-    check(*case, failures)
+reports = {case[0]: check(*case, failures) for case in CASES}
+
+# Instruction counts of the replayed ranges against ncu's kernel replay of the
+# same launches (one pass for this metric, so ncu saves no memory of the pool).
+first = reports.get("same buffer")
+if isinstance(first, dict):
+    app = [APP, "--iterations", "6"]
+    rc, ncu_out, err = run(ncu_csv_command(app, [INST]), timeout=600)
+    try:
+        theirs = parse_ncu_csv(ncu_out) if rc == 0 else []
+    except NcuCsvError as e:
+        theirs, err = [], err + str(e)
+    ranges = sorted(first["ranges"], key=lambda r: r["index"])
+    per = len(theirs) // len(ranges) if ranges and len(theirs) % len(ranges) == 0 else 0
+    if not per:
+        failures.append(f"ncu gave {len(theirs)} kernels for {len(ranges)} ranges: {tail(err)}")
+    for r in ranges:
+        if r["declined"] or not per:
+            continue
+        ours = inst_values(r)
+        ref = [k.get(INST) for k in theirs[r["index"] * per:(r["index"] + 1) * per]]
+        print(f"range {r['index']}: {INST} per kernel {ours} vs ncu kernel replay {ref}")
+        if ours != ref:
+            failures.append(f"range {r['index']}: {INST} {ours} vs ncu kernel replay {ref}")
 sys.exit(summarize(failures))

@@ -194,6 +194,17 @@ TEST(TryWriteSetLayouts, nothing_fits_after_the_last_qualifying_region_or_the_ca
   EXPECT_EQ(attempts, 0u);
 }
 
+TEST(WriteSetPredictionKey, kernel_windows_of_one_length_share_a_key_and_other_names_keep_theirs) {
+  EXPECT_EQ(write_set_prediction_key(true, "kernels 6:12"), "kernel windows of 6 launches");
+  EXPECT_EQ(write_set_prediction_key(true, "kernels 100:106"), "kernel windows of 6 launches");
+  EXPECT_EQ(write_set_prediction_key(true, "kernels 0:64"), "kernel windows of 64 launches");
+  EXPECT_EQ(write_set_prediction_key(false, "kernels 6:12"), "kernels 6:12");  // an NVTX range of that name
+  EXPECT_EQ(write_set_prediction_key(false, "step"), "step");
+  EXPECT_EQ(write_set_prediction_key(true, "kernels 12:6"), "kernels 12:6");
+  EXPECT_EQ(write_set_prediction_key(true, "kernels x:6"), "kernels x:6");
+  EXPECT_EQ(write_set_prediction_key(true, "kernels 6:"), "kernels 6:");
+}
+
 TEST(WriteSetPredictor, a_name_never_measured_has_no_prediction) {
   WriteSetPredictor predictor;
   EXPECT_EQ(predictor.find("step/"), nullptr);
