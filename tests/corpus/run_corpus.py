@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""run_corpus.py: NVIDIA cuda-samples programs run plain and under rangereplay.
+"""run_corpus.py: public CUDA programs run plain and under rangereplay.
 
-The programs, how to build and run them, their range selections and their own
+The programs (NVIDIA cuda-samples and the Rodinia benchmark suite's CUDA
+programs), how to build and run them, their range selections and their own
 pass/fail lines are listed in programs.json beside this file (nothing of the
-samples' code is kept in this repository). Two subcommands:
+programs' code is kept in this repository). Two subcommands:
 
-  prepare --samples <path> --out <dir> [--only A,B] [--jobs N]
-      <path> is a cuda-samples checkout or a bare git repository of it (the
-      pinned commit is then extracted with `git archive`). Builds every program
-      with nvcc into <dir>/<name>/ with its data files, strips the binaries and
-      writes <dir>/manifest.json (commit, build lines, what built, build
-      errors). A program that does not build is reported and skipped. Fails
-      when <dir> is larger than --max-mib (45 MiB: it travels to the GPU
-      machine).
+  prepare [--samples <path>] [--rodinia <path>] --out <dir> [--only A,B] [--jobs N]
+      <path> is a checkout or a bare git repository of the source (the
+      pinned commit is then extracted with `git archive`): --samples for
+      cuda-samples, --rodinia for gpu-rodinia. Builds every program of the
+      sources given with nvcc into <dir>/<name>/ with its data files (and
+      runs its input generator there, where it has one), strips the binaries
+      and writes <dir>/manifest.json (each source's commit, build lines, what
+      built, build errors). A program that does not build is reported and
+      skipped. Fails when <dir> is larger than --max-mib (45 MiB: it travels
+      to the GPU machine).
 
   run --build <rangereplay build dir> --corpus <dir> --logs <dir>
       [--only A,B] [--timeout S] [--repeat-hang-test N] [--budget S]
@@ -52,7 +55,20 @@ MANIFEST = "manifest.json"
 SIZE_LIMIT_MIB = 45
 KNOWN_SETS = ("single-pass", "basic", "memory", "compute", "detailed", "full")
 PROGRAM_FIELDS = {"name", "path", "sources", "nvcc", "libs", "data", "args", "features", "selections", "pass", "fail",
-                  "deterministic", "ignore", "set", "hang_repro", "notes", "exe"}
+                  "deterministic", "ignore", "set", "hang_repro", "notes", "exe", "source", "generate", "files"}
+GENERATE_FIELDS = {"sources", "nvcc", "libs", "args", "mkdir", "outputs"}
+DEFAULT_SOURCE = "cuda-samples"
+# The repositories programs.json may take programs from: the prepare option
+# that names a copy, the folders a checkout holds, the placeholder its root
+# becomes in the manifest's build lines, the folders extracted besides the
+# programs' own, and where to clone it. programs.json pins each one's commit
+# (cuda-samples: the top-level 'commit'; the others: 'sources').
+SOURCE_KINDS = {
+    "cuda-samples": {"option": "--samples", "markers": ("Common", "Samples"), "placeholder": "<samples>",
+                     "extract": ("Common",), "url": "https://github.com/NVIDIA/cuda-samples"},
+    "rodinia": {"option": "--rodinia", "markers": ("cuda", "common"), "placeholder": "<rodinia>",
+                "extract": (), "url": "https://github.com/yuhc/gpu-rodinia"},
+}
 REQUIRED_FIELDS = ("name", "path", "sources", "features", "selections", "pass", "fail", "deterministic")
 RANGE_SOURCES = ("--kernel-range", "--profiler-api", "--nvtx-include")
 # The first line of the report table the launcher prints on stdout after the
@@ -150,9 +166,92 @@ def combine_regex(patterns, where):
                           f"e.g. (?i:...) instead of (?i)...") from None
 
 
+def relative_inside(rel):
+    """Whether rel is a relative path that stays inside its folder."""
+    return isinstance(rel, str) and rel != "" and not os.path.isabs(rel) and ".." not in rel.split("/")
+
+
+def check_pin(value, where, what):
+    if not re.fullmatch(r"[0-9a-f]{40}", str(value or "")):
+        raise CorpusError(f"{where}: 'commit' must be the 40-hex-digit {what} commit")
+
+
+def load_sources(doc, path):
+    """{source name: {"repository", "commit", "defaults"}}: cuda-samples from
+    the document's top-level fields, the others from its 'sources' object. A
+    source's defaults replace the top-level defaults key by key."""
+    check_pin(doc.get("commit"), path, "cuda-samples")
+    defaults = doc.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise CorpusError(f"{path}: 'defaults' must be an object")
+    out = {DEFAULT_SOURCE: {"repository": doc.get("repository", SOURCE_KINDS[DEFAULT_SOURCE]["url"]),
+                            "commit": doc["commit"], "defaults": dict(defaults)}}
+    extra = doc.get("sources", {})
+    if not isinstance(extra, dict):
+        raise CorpusError(f"{path}: 'sources' must be an object {{\"rodinia\": {{\"commit\": ..., \"defaults\": ...}}}}")
+    for name, src in extra.items():
+        where = f"{path}: sources.{name}"
+        if name not in SOURCE_KINDS or name == DEFAULT_SOURCE:
+            known = [k for k in SOURCE_KINDS if k != DEFAULT_SOURCE]
+            raise CorpusError(f"{where}: unknown source (known: {', '.join(known)}; cuda-samples is the top-level "
+                              f"'commit')")
+        if not isinstance(src, dict):
+            raise CorpusError(f"{where}: must be an object")
+        unknown = sorted(set(src) - {"repository", "commit", "defaults", "about"})
+        if unknown:
+            raise CorpusError(f"{where}: unknown field '{unknown[0]}' (known: about, commit, defaults, repository)")
+        check_pin(src.get("commit"), where, name)
+        own = src.get("defaults", {})
+        if not isinstance(own, dict):
+            raise CorpusError(f"{where}: 'defaults' must be an object")
+        out[name] = {"repository": src.get("repository", SOURCE_KINDS[name]["url"]), "commit": src["commit"],
+                     "defaults": dict(defaults, **own)}
+    for name, src in out.items():
+        d = src["defaults"]
+        compile_regex(d.get("fail"), f"{path}: defaults.fail ({name})")
+        compile_regex(d.get("ignore"), f"{path}: defaults.ignore ({name})")
+        if not isinstance(d.get("nvcc", []), list) or not all(isinstance(x, str) for x in d.get("nvcc", [])):
+            raise CorpusError(f"{path}: defaults.nvcc ({name}) must be a list of strings")
+    return out
+
+
+def check_generate(gen, where):
+    """A program's input generator: {"sources": [...], "nvcc": [...], "libs":
+    [...], "args": [...], "mkdir": [...], "outputs": [...]} (paths inside the
+    program's folder; the generator runs in the corpus folder of the
+    program and must leave every output there)."""
+    if not isinstance(gen, dict):
+        raise CorpusError(f"{where}: 'generate' must be an object with 'sources' and 'outputs'")
+    unknown = sorted(set(gen) - GENERATE_FIELDS)
+    if unknown:
+        raise CorpusError(f"{where}: generate: unknown field '{unknown[0]}' (known: {', '.join(sorted(GENERATE_FIELDS))})")
+    for key in GENERATE_FIELDS:
+        v = gen.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise CorpusError(f"{where}: generate.{key} must be a list of strings")
+    for key in ("sources", "outputs"):
+        if not gen.get(key):
+            raise CorpusError(f"{where}: generate.{key} is empty")
+    for key in ("sources", "mkdir", "outputs"):
+        for rel in gen.get(key, []):
+            if not relative_inside(rel):
+                raise CorpusError(f"{where}: generate.{key} entry '{rel}' must be a path inside the program's folder")
+
+
+def check_files(files, where):
+    """Small text files written beside the binary ({"relative path": "text"}),
+    e.g. a file list naming generated inputs."""
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise CorpusError(f"{where}: 'files' must be an object {{\"name\": \"text\"}}")
+    for rel in files:
+        if not relative_inside(rel):
+            raise CorpusError(f"{where}: files entry '{rel}' must be a path inside the program's folder")
+
+
 def load_programs(path=PROGRAMS_JSON):
     """programs.json, checked; returns the document with defaults applied to
-    each program (keys added: nvcc_all, set, pass_re, fail_re, ignore_re)."""
+    each program (keys added: source, nvcc_all, set, pass_re, fail_re,
+    ignore_re) and doc["source_defs"] (load_sources)."""
     try:
         with open(path) as f:
             doc = json.load(f)
@@ -160,14 +259,10 @@ def load_programs(path=PROGRAMS_JSON):
         raise CorpusError(f"cannot read {path}: {e.strerror}; pass --programs <programs.json>") from None
     except json.JSONDecodeError as e:
         raise CorpusError(f"{path} is not valid JSON: {e}") from None
-    if not re.fullmatch(r"[0-9a-f]{40}", str(doc.get("commit", ""))):
-        raise CorpusError(f"{path}: 'commit' must be the 40-hex-digit cuda-samples commit")
-    defaults = doc.get("defaults", {})
-    default_set = defaults.get("set", "basic")
-    default_fail = defaults.get("fail")
-    default_ignore = defaults.get("ignore")
-    compile_regex(default_fail, f"{path}: defaults.fail")
-    compile_regex(default_ignore, f"{path}: defaults.ignore")
+    if not isinstance(doc, dict):
+        raise CorpusError(f"{path}: must be a JSON object with 'commit', 'defaults' and 'programs'")
+    sources = load_sources(doc, path)
+    doc["source_defs"] = sources
     programs = doc.get("programs")
     if not isinstance(programs, list) or not programs:
         raise CorpusError(f"{path}: 'programs' must be a non-empty list")
@@ -189,6 +284,14 @@ def load_programs(path=PROGRAMS_JSON):
         if p["name"] in seen:
             raise CorpusError(f"{where}: name '{p['name']}' is listed twice")
         seen.add(p["name"])
+        p["source"] = p.get("source", DEFAULT_SOURCE)
+        if p["source"] not in sources:
+            known = sorted(sources)
+            close = difflib.get_close_matches(str(p["source"]), known, n=1)
+            raise CorpusError(f"{where}: source '{p['source']}' is not defined" +
+                              (f" (did you mean '{close[0]}'?)" if close else "") +
+                              f"; known: {', '.join(known)} (others need an entry in the top-level 'sources')")
+        defaults = sources[p["source"]]["defaults"]
         for key in ("sources", "nvcc", "libs", "data", "args", "features"):
             v = p.get(key, [])
             if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
@@ -197,8 +300,12 @@ def load_programs(path=PROGRAMS_JSON):
             raise CorpusError(f"{where}: 'sources' is empty")
         for key in ("sources", "data"):
             for rel in p.get(key, []):
-                if os.path.isabs(rel) or ".." in rel.split("/"):
+                if not relative_inside(rel):
                     raise CorpusError(f"{where}: {key} entry '{rel}' must be a path inside the sample's folder")
+        if "generate" in p:
+            check_generate(p["generate"], where)
+        if "files" in p:
+            check_files(p["files"], where)
         if not isinstance(p["deterministic"], bool):
             raise CorpusError(f"{where}: 'deterministic' must be true or false")
         if not isinstance(p.get("hang_repro", False), bool):
@@ -210,13 +317,13 @@ def load_programs(path=PROGRAMS_JSON):
             if not isinstance(s, dict) or "args" not in s:
                 raise CorpusError(f"{where}: selections[{k}] must be an object with 'args'")
             check_selection(s["args"], f"{where}: selections[{k}]")
-        p["set"] = p.get("set", default_set)
+        p["set"] = p.get("set", defaults.get("set", "basic"))
         if p["set"] not in KNOWN_SETS:
             close = difflib.get_close_matches(p["set"], KNOWN_SETS, n=1)
             raise CorpusError(f"{where}: unknown set '{p['set']}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
         p["pass_re"] = compile_regex(p["pass"], f"{where}: 'pass'")
-        p["fail_re"] = combine_regex([p["fail"], default_fail], f"{where}: 'fail'")
-        p["ignore_re"] = combine_regex([p.get("ignore"), default_ignore], f"{where}: 'ignore'")
+        p["fail_re"] = combine_regex([p["fail"], defaults.get("fail")], f"{where}: 'fail'")
+        p["ignore_re"] = combine_regex([p.get("ignore"), defaults.get("ignore")], f"{where}: 'ignore'")
         p["nvcc_all"] = list(defaults.get("nvcc", [])) + list(p.get("nvcc", []))
         p.setdefault("exe", p["name"])
         for key in ("libs", "data", "args", "nvcc"):
@@ -242,6 +349,11 @@ def select_programs(doc, only):
 def build_fingerprint(p):
     """Digest of what a program's build depends on in programs.json."""
     key = {k: p.get(k) for k in ("path", "sources", "nvcc_all", "libs", "data", "exe")}
+    # Keys added later enter only when set, so the fingerprints of corpora
+    # prepared before them stay valid.
+    key.update({k: p[k] for k in ("generate", "files") if p.get(k)})
+    if p.get("source", DEFAULT_SOURCE) != DEFAULT_SOURCE:
+        key["source"] = p["source"]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -256,32 +368,63 @@ def git(path, *args, check=True):
     return r
 
 
-def samples_kind(path):
-    """'bare' (a bare git repository), 'checkout' (a folder holding Common/
-    and Samples/) or raises CorpusError."""
+def samples_kind(path, source=DEFAULT_SOURCE):
+    """'bare' (a bare git repository), 'checkout' (a folder holding the
+    source's top folders: Common/ and Samples/ for cuda-samples, cuda/ and
+    common/ for Rodinia) or raises CorpusError."""
+    kind = SOURCE_KINDS[source]
+    opt, url, markers = kind["option"], kind["url"], kind["markers"]
     if os.path.exists(path) and not os.path.isdir(path):
-        raise CorpusError(f"--samples {path}: is a file, not a folder; give the folder of a cuda-samples checkout "
+        raise CorpusError(f"{opt} {path}: is a file, not a folder; give the folder of a {source} checkout "
                           f"(or a bare clone)")
     if not os.path.isdir(path):
-        raise CorpusError(f"--samples {path}: no such folder; clone the samples first: "
-                          f"git clone https://github.com/NVIDIA/cuda-samples {path}")
+        raise CorpusError(f"{opt} {path}: no such folder; clone {source} first: git clone {url} {path}")
     if shutil.which("git"):
         r = subprocess.run(["git", "-C", path, "rev-parse", "--is-bare-repository"], capture_output=True, text=True)
         if r.returncode == 0 and r.stdout.strip() == "true":
             return "bare"
-    if os.path.isdir(os.path.join(path, "Common")) and os.path.isdir(os.path.join(path, "Samples")):
+    if all(os.path.isdir(os.path.join(path, m)) for m in markers):
         return "checkout"
-    raise CorpusError(f"--samples {path}: neither a cuda-samples checkout (no Common/ and Samples/) nor a bare git "
-                      f"repository; give the folder of `git clone https://github.com/NVIDIA/cuda-samples`")
+    raise CorpusError(f"{opt} {path}: neither a {source} checkout (no {' and '.join(m + '/' for m in markers)}) nor a "
+                      f"bare git repository; give the folder of `git clone {url}`")
 
 
-def materialize_samples(path, commit, paths):
-    """(root folder with the samples, temporary folder to remove or None,
-    description). For a bare repository the pinned commit's `paths` are
-    extracted with `git archive` (only those: a mirror may lack large files
-    elsewhere). For a checkout, a HEAD other than the pinned commit is warned
-    about."""
-    kind = samples_kind(path)
+def present_files(path, commit, paths):
+    """(files, missing, unmatched) of `paths` at `commit` in the git
+    repository at `path`: the files whose contents the repository holds, the
+    ones it lacks (a mirror may leave large files out: git archive of their
+    folder would fail) and the requested paths that name nothing."""
+    r = git(path, "ls-tree", "-r", "-z", commit, "--", *paths)
+    entries = []
+    for rec in r.stdout.split("\0"):
+        if not rec or "\t" not in rec:
+            continue
+        meta, name = rec.split("\t", 1)
+        mode, typ, sha = meta.split()
+        if typ == "blob":
+            entries.append((sha, name))
+    have = set()
+    if entries:
+        check = subprocess.run(["git", "-C", path, "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                               input="".join(sha + "\n" for sha, _ in entries), capture_output=True, text=True)
+        for line in check.stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1] == "blob":
+                have.add(parts[0])
+    files = [name for sha, name in entries if sha in have]
+    missing = [name for sha, name in entries if sha not in have]
+    unmatched = [p for p in paths if not any(n == p or n.startswith(p.rstrip("/") + "/") for _, n in entries)]
+    return files, missing, unmatched
+
+
+def materialize_samples(path, commit, paths, source=DEFAULT_SOURCE):
+    """(root folder with the source's files, temporary folder to remove or
+    None, description). For a bare repository the pinned commit's `paths`
+    are extracted with `git archive` (only those, and of them only the files
+    the repository holds: a mirror may lack large files). For a checkout, a
+    HEAD other than the pinned commit is warned about."""
+    kind = samples_kind(path, source)
+    opt = SOURCE_KINDS[source]["option"]
     if kind == "checkout":
         desc = f"checkout {path}"
         if shutil.which("git") and os.path.exists(os.path.join(path, ".git")):
@@ -294,11 +437,17 @@ def materialize_samples(path, commit, paths):
             log(f"run_corpus: warning: {path} is not a git checkout; cannot check it is at {commit[:12]}")
         return os.path.abspath(path), None, desc
     if git(path, "cat-file", "-e", commit + "^{commit}", check=False).returncode != 0:
-        raise CorpusError(f"--samples {path}: commit {commit} is not in this repository; fetch it "
+        raise CorpusError(f"{opt} {path}: commit {commit} is not in this repository; fetch it "
                           f"(git -C {path} fetch origin {commit})")
-    tmp = tempfile.mkdtemp(prefix="cuda-samples-")
-    proc = subprocess.Popen(["git", "-C", path, "archive", "--format=tar", commit, "--", *sorted(set(paths))],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wanted = sorted(set(paths))
+    files, missing, unmatched = present_files(path, commit, wanted)
+    if missing:
+        log(f"run_corpus: warning: {path} lacks {len(missing)} file(s) of {commit[:12]} (left out): "
+            f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+    tmp = tempfile.mkdtemp(prefix=f"{source}-")
+    # Paths that name nothing are passed on as they are: git archive says so.
+    proc = subprocess.Popen(["git", "-C", path, "--literal-pathspecs", "archive", "--format=tar", commit, "--",
+                             *(files + unmatched)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
             if hasattr(tarfile, "data_filter"):
@@ -323,31 +472,99 @@ def find_nvcc(explicit=None):
     raise CorpusError("nvcc not found: put the CUDA 13 toolkit's bin folder on PATH or pass --nvcc /usr/local/cuda/bin/nvcc")
 
 
+def expand_flag(flag, src_root, p):
+    """A build flag with its placeholders filled in: {common} (the samples'
+    Common/ folder), {root} (the source's root folder), {path} (the
+    program's folder)."""
+    root = src_root.rstrip("/") or "/"
+    return (flag.replace("{common}", os.path.join(root, "Common")).replace("{root}", root)
+            .replace("{path}", os.path.join(root, p["path"])))
+
+
 def build_command(p, nvcc, src_root, out):
     sample = os.path.join(src_root, p["path"])
-    flags = [f.replace("{common}", os.path.join(src_root, "Common")) for f in p["nvcc_all"]]
+    flags = [expand_flag(f, src_root, p) for f in p["nvcc_all"]]
     exe = os.path.join(out, p["name"], p["exe"])
     return [nvcc] + flags + ["-o", exe] + [os.path.join(sample, s) for s in p["sources"]] + p["libs"]
 
 
-def display_command(cmd, src_root, out):
-    """The build line with this run's folders written as <samples> and <out>."""
+def generator_command(p, nvcc, src_root, exe):
+    """The build line of a program's input generator: nvcc -O2 <its flags>
+    -o exe <its sources> <its libraries> (host code: nvcc hands .c/.cpp
+    files to the host compiler)."""
+    gen = p["generate"]
+    sample = os.path.join(src_root, p["path"])
+    return ([nvcc, "-O2"] + [expand_flag(f, src_root, p) for f in gen.get("nvcc", [])] + ["-o", exe] +
+            [os.path.join(sample, s) for s in gen["sources"]] + list(gen.get("libs", [])))
+
+
+def display_command(cmd, src_root, out, placeholder="<samples>"):
+    """The build line with this run's folders written as <samples> (or the
+    source's own placeholder) and <out>."""
     text = shlex.join(cmd)
-    return text.replace(src_root.rstrip("/"), "<samples>").replace(out.rstrip("/"), "<out>")
+    return text.replace(src_root.rstrip("/"), placeholder).replace(out.rstrip("/"), "<out>")
+
+
+def error_lines(text, rc, what="nvcc"):
+    lines = [l for l in text.splitlines() if l.strip()]
+    errors = [l for l in lines if "error" in l.lower()] or lines
+    return " | ".join(errors[:3])[:600] or f"{what} exit code {rc}", "\n".join(lines[-30:])
+
+
+def run_generator(p, nvcc, src_root, out, pdir, work, timeout, entry):
+    """Builds the program's input generator in `work` and runs it in the
+    program's corpus folder; returns an error text or "" (entry gets the
+    generator's build line, command and outputs with their sizes)."""
+    gen = p["generate"]
+    placeholder = SOURCE_KINDS[p["source"]]["placeholder"]
+    exe = os.path.join(work, os.path.splitext(os.path.basename(gen["sources"][0]))[0])
+    cmd = generator_command(p, nvcc, src_root, exe)
+    entry["generate_line"] = display_command(cmd, src_root, out, placeholder).replace(work, "<tmp>")
+    try:
+        r = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
+        rc, text = r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        rc, text = None, f"nvcc did not finish within {timeout} s"
+    if rc != 0 or not os.path.exists(exe):
+        err, entry["log_tail"] = error_lines(text, rc)
+        return f"input generator did not build: {err}"
+    for rel in gen.get("mkdir", []):
+        os.makedirs(os.path.join(pdir, rel), exist_ok=True)
+    entry["generate_run"] = shlex.join([os.path.basename(exe)] + gen.get("args", []))
+    try:
+        r = subprocess.run([exe] + gen.get("args", []), cwd=pdir, capture_output=True, text=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+        rc, text = r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        rc, text = None, f"the generator did not finish within {timeout} s"
+    except OSError as e:
+        rc, text = None, f"cannot run the generator: {e.strerror}"
+    absent = [rel for rel in gen["outputs"] if not os.path.isfile(os.path.join(pdir, rel))]
+    if rc != 0 or absent:
+        err, entry["log_tail"] = error_lines(text, rc, "generator")
+        return (f"input generator failed (exit code {rc})" + (f", no {', '.join(absent)}" if absent else "") +
+                f": {err}")
+    entry["generated"] = {rel: os.path.getsize(os.path.join(pdir, rel)) for rel in gen["outputs"]}
+    return ""
 
 
 def build_one(p, nvcc, src_root, out, timeout):
-    """Builds one program into <out>/<name>/; returns its manifest entry."""
+    """Builds one program into <out>/<name>/ (copies its data files, writes
+    its 'files', runs its input generator); returns its manifest entry."""
     pdir = os.path.join(out, p["name"])
     shutil.rmtree(pdir, ignore_errors=True)
     os.makedirs(pdir)
+    placeholder = SOURCE_KINDS[p["source"]]["placeholder"]
     cmd = build_command(p, nvcc, src_root, out)
-    entry = {"built": False, "exe": p["exe"], "path": p["path"], "build_line": display_command(cmd, src_root, out),
+    entry = {"built": False, "exe": p["exe"], "path": p["path"], "build_line": display_command(cmd, src_root, out, placeholder),
              "fingerprint": build_fingerprint(p), "data": list(p["data"])}
+    if p["source"] != DEFAULT_SOURCE:
+        entry["source"] = p["source"]
     sample = os.path.join(src_root, p["path"])
-    missing = [s for s in p["sources"] + p["data"] if not os.path.exists(os.path.join(sample, s))]
+    needed = p["sources"] + p["data"] + (p["generate"]["sources"] if p.get("generate") else [])
+    missing = [s for s in needed if not os.path.exists(os.path.join(sample, s))]
     if missing:
-        entry["error"] = f"not in the samples at this commit: {', '.join(os.path.join(p['path'], m) for m in missing)}"
+        entry["error"] = f"not in the {p['source']} files at this commit: {', '.join(os.path.join(p['path'], m) for m in missing)}"
         shutil.rmtree(pdir, ignore_errors=True)
         return entry
     t0 = time.monotonic()
@@ -357,23 +574,33 @@ def build_one(p, nvcc, src_root, out, timeout):
             rc, text = r.returncode, (r.stdout + r.stderr)
         except subprocess.TimeoutExpired:
             rc, text = None, f"nvcc did not finish within {timeout} s"
+        exe = os.path.join(pdir, p["exe"])
+        if rc != 0 or not os.path.exists(exe):
+            entry["seconds"] = round(time.monotonic() - t0, 1)
+            entry["error"], entry["log_tail"] = error_lines(text, rc)
+            shutil.rmtree(pdir, ignore_errors=True)
+            return entry
+        if shutil.which("strip"):
+            s = subprocess.run(["strip", "--strip-all", exe], capture_output=True, text=True)
+            entry["stripped"] = s.returncode == 0
+        for rel in p["data"]:
+            dst = os.path.join(pdir, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            src = os.path.join(sample, rel)
+            (shutil.copytree if os.path.isdir(src) else shutil.copy2)(src, dst)
+        for rel, text in sorted(p.get("files", {}).items()):
+            dst = os.path.join(pdir, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "w") as f:
+                f.write(text)
+        if p.get("generate"):
+            err = run_generator(p, nvcc, src_root, out, pdir, work, timeout, entry)
+            if err:
+                entry["seconds"] = round(time.monotonic() - t0, 1)
+                entry["error"] = err
+                shutil.rmtree(pdir, ignore_errors=True)
+                return entry
     entry["seconds"] = round(time.monotonic() - t0, 1)
-    exe = os.path.join(pdir, p["exe"])
-    if rc != 0 or not os.path.exists(exe):
-        lines = [l for l in text.splitlines() if l.strip()]
-        errors = [l for l in lines if "error" in l.lower()] or lines
-        entry["error"] = " | ".join(errors[:3])[:600] or f"nvcc exit code {rc}"
-        entry["log_tail"] = "\n".join(lines[-30:])
-        shutil.rmtree(pdir, ignore_errors=True)
-        return entry
-    if shutil.which("strip"):
-        s = subprocess.run(["strip", "--strip-all", exe], capture_output=True, text=True)
-        entry["stripped"] = s.returncode == 0
-    for rel in p["data"]:
-        dst = os.path.join(pdir, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        src = os.path.join(sample, rel)
-        (shutil.copytree if os.path.isdir(src) else shutil.copy2)(src, dst)
     entry["built"] = True
     entry["size_bytes"] = folder_bytes(pdir)
     return entry
@@ -402,34 +629,59 @@ def mib(n):
     return f"{n / 1048576:.1f} MiB"
 
 
+def source_paths(programs, source):
+    """The folders of `source` that its programs' builds need: the source's
+    shared folders (cuda-samples' Common/) and each program's folder."""
+    return list(SOURCE_KINDS[source]["extract"]) + [p["path"] for p in programs]
+
+
 def cmd_prepare(args):
     doc = load_programs(args.programs)
     chosen = select_programs(doc, args.only)
+    given = {name: getattr(args, kind["option"][2:]) for name, kind in SOURCE_KINDS.items()}
+    if not any(given.values()):
+        raise CorpusError("prepare needs --samples <cuda-samples git dir> and/or --rodinia <gpu-rodinia git dir> "
+                          "(tests/corpus/README.md says how to get them)")
     nvcc = find_nvcc(args.nvcc)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     manifest_path = os.path.join(out, MANIFEST)
-    old = {}
+    old_doc = {}
     if os.path.exists(manifest_path):
         try:
             with open(manifest_path) as f:
-                old = json.load(f).get("programs", {})
+                old_doc = json.load(f)
         except (OSError, json.JSONDecodeError):
-            old = {}
-    listed = {p["name"] for p in doc["programs"]}
+            old_doc = {}
+    old = old_doc.get("programs", {}) if isinstance(old_doc.get("programs"), dict) else {}
+    by_name = {p["name"]: p for p in doc["programs"]}
     for name in old:
-        if name not in listed and re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        if name not in by_name and re.fullmatch(r"[A-Za-z0-9_.-]+", name):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)  # a program no longer listed
-    if not args.only:
-        old = {}
-    src_root, tmp, desc = materialize_samples(args.samples, doc["commit"], ["Common"] + [p["path"] for p in chosen])
+    # Entries kept from the old manifest: with --only, every program not
+    # chosen; always, the programs of a source not given this time.
+    kept = {n: e for n, e in old.items() if n in by_name and
+            (args.only or not given[by_name[n]["source"]])}
+    skipped = [p for p in chosen if not given[p["source"]]]
+    todo = [p for p in chosen if given[p["source"]]]
+    roots, tmps, descs = {}, [], {}
+    results = {}
     try:
+        for source in SOURCE_KINDS:
+            progs = [p for p in todo if p["source"] == source]
+            if not progs:
+                continue
+            commit = doc["source_defs"][source]["commit"]
+            roots[source], tmp, descs[source] = materialize_samples(given[source], commit, source_paths(progs, source),
+                                                                    source)
+            if tmp:
+                tmps.append(tmp)
         version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
         jobs = args.jobs or os.cpu_count() or 1
-        log(f"run_corpus: building {len(chosen)} programs from {desc} with {nvcc}, {jobs} at a time")
-        results = {}
+        log(f"run_corpus: building {len(todo)} programs from {'; '.join(descs.values()) or 'nothing'} with {nvcc}, "
+            f"{jobs} at a time")
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(build_one, p, nvcc, src_root, out, args.build_timeout): p for p in chosen}
+            futures = {pool.submit(build_one, p, nvcc, roots[p["source"]], out, args.build_timeout): p for p in todo}
             for fut in concurrent.futures.as_completed(futures):
                 p = futures[fut]
                 e = fut.result()
@@ -437,12 +689,36 @@ def cmd_prepare(args):
                 log(f"  {p['name']:<32} {'built' if e['built'] else 'FAILED: ' + e.get('error', '')}"
                     f"{' (%s s)' % e['seconds'] if 'seconds' in e else ''}")
     finally:
-        if tmp:
+        for tmp in tmps:
             shutil.rmtree(tmp, ignore_errors=True)
-    programs = {n: e for n, e in old.items() if n in listed}
-    for p in chosen:
+    for source in sorted({p["source"] for p in skipped}):
+        n = sum(1 for p in skipped if p["source"] == source)
+        log(f"run_corpus: {n} {source} programs not built: no {SOURCE_KINDS[source]['option']} given"
+            + (" (their earlier builds are kept)" if any(p["name"] in kept for p in skipped if p["source"] == source)
+               else ""))
+    programs = dict(kept)
+    for p in todo:
         programs[p["name"]] = results[p["name"]]
-    manifest = {"schema": 1, "commit": doc["commit"], "samples": desc, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    for p in skipped:
+        if p["name"] not in programs:
+            kind = SOURCE_KINDS[p["source"]]
+            programs[p["name"]] = {"built": False, "exe": p["exe"], "path": p["path"], "source": p["source"],
+                                   "no_source": True,
+                                   "error": f"prepare had no {kind['option']} (a git directory of {kind['url']})"}
+    sources = {k: v for k, v in (old_doc.get("sources") or {}).items() if k in doc["source_defs"]}
+    if DEFAULT_SOURCE not in sources and old_doc.get("commit"):
+        # A manifest from before 'sources': its samples' commit.
+        sources[DEFAULT_SOURCE] = {"commit": old_doc["commit"], "from": old_doc.get("samples", ""),
+                                   "repository": doc["source_defs"][DEFAULT_SOURCE]["repository"]}
+    for source, desc in descs.items():
+        sources[source] = {"commit": doc["source_defs"][source]["commit"], "from": desc,
+                           "repository": doc["source_defs"][source]["repository"]}
+    samples_desc = descs.get(DEFAULT_SOURCE, old_doc.get("samples", ""))
+    # 'commit' and 'samples' (the cuda-samples ones) are kept for readers of
+    # the first manifests.
+    manifest = {"schema": 2, "commit": sources.get(DEFAULT_SOURCE, {}).get("commit", doc["commit"]),
+                "samples": samples_desc, "sources": sources,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "nvcc": nvcc, "nvcc_version": version[-1] if version else "", "programs": programs}
     total = du_bytes(out)
     manifest["size_bytes"] = total
@@ -453,7 +729,12 @@ def cmd_prepare(args):
     failed = [n for n, e in programs.items() if not e.get("built")]
     print(f"corpus: {out}: {len(built)} of {len(programs)} programs built, {mib(total)} (limit {args.max_mib} MiB)")
     for n in failed:
-        print(f"  not built: {n}: {programs[n].get('error', '?')}")
+        if not programs[n].get("no_source"):
+            print(f"  not built: {n}: {programs[n].get('error', '?')}")
+    absent = collections.Counter(programs[n].get("source", DEFAULT_SOURCE) for n in failed if programs[n].get("no_source"))
+    for source, n in sorted(absent.items()):
+        kind = SOURCE_KINDS[source]
+        print(f"  not built: {n} {source} programs: prepare had no {kind['option']} (a git directory of {kind['url']})")
     if total > args.max_mib * 1048576:
         biggest = sorted(((e.get("size_bytes", 0), n) for n, e in programs.items()), reverse=True)[:5]
         print(f"run_corpus: {out} is {mib(total)}, over the {args.max_mib} MiB it may take to travel to the GPU "
@@ -463,7 +744,8 @@ def cmd_prepare(args):
     if not built:
         print("run_corpus: no program built; see the errors above", file=sys.stderr)
         return 1
-    return 1 if (failed and args.strict) else 0
+    # --strict: a build that failed; not a program whose source was not given.
+    return 1 if (args.strict and any(not programs[n].get("no_source") for n in failed)) else 0
 
 
 # --------------------------------------------------------------------------
@@ -1066,7 +1348,7 @@ def load_manifest(corpus):
     path = os.path.join(corpus, MANIFEST)
     if not os.path.exists(path):
         raise CorpusError(f"--corpus {corpus}: no {MANIFEST}; build it first: python3 tests/corpus/run_corpus.py "
-                          f"prepare --samples <cuda-samples> --out {corpus}")
+                          f"prepare --samples <cuda-samples> --rodinia <gpu-rodinia> --out {corpus}")
     try:
         with open(path) as f:
             return json.load(f)
@@ -1085,9 +1367,16 @@ def cmd_run(args):
     chosen = select_programs(doc, args.only)
     args.corpus = os.path.abspath(args.corpus)
     manifest = load_manifest(args.corpus)
-    if manifest.get("commit") != doc["commit"]:
-        log(f"run_corpus: warning: the corpus was built from {manifest.get('commit', '?')[:12]}, programs.json pins "
-            f"{doc['commit'][:12]}; rerun prepare")
+    for source in sorted({p["source"] for p in chosen}):
+        pinned = doc["source_defs"][source]["commit"]
+        built = (manifest.get("sources") or {}).get(source, {}).get("commit")
+        if built is None and source == DEFAULT_SOURCE:
+            built = manifest.get("commit")  # a manifest from before 'sources'
+        if built is None:
+            continue  # none of its programs was built: their rows say so
+        if built != pinned:
+            log(f"run_corpus: warning: the corpus's {source} programs were built from {built[:12]}, programs.json "
+                f"pins {pinned[:12]}; rerun prepare")
     cli = os.path.join(os.path.abspath(args.build), "tools", "cli", "rangereplay")
     if not os.access(cli, os.X_OK):
         raise CorpusError(f"--build {args.build}: no launcher at {cli}; build rangereplay (scripts/build.sh) or pass "
@@ -1100,7 +1389,10 @@ def cmd_run(args):
         for p in ordered(chosen):
             e = manifest["programs"].get(p["name"], {})
             exe = os.path.join(args.corpus, p["name"], e.get("exe", p["exe"]))
-            print(f"# {p['name']} ({'built' if e.get('built') else 'NOT BUILT'}), cwd {os.path.dirname(exe)}")
+            state = "built" if e.get("built") else "NOT BUILT"
+            if p["source"] != DEFAULT_SOURCE:
+                state += ", " + p["source"]
+            print(f"# {p['name']} ({state}), cwd {os.path.dirname(exe)}")
             print("  " + shlex.join([exe] + p["args"]))
             for k, s in enumerate(p["selections"]):
                 for verify in (False, True):
@@ -1111,7 +1403,10 @@ def cmd_run(args):
     gpu = gpu_check()
     os.makedirs(logs, exist_ok=True)
     suite = Suite(args, doc, manifest, cli, logs, env)
-    header = [f"corpus: {len(chosen)} cuda-samples programs at {doc['commit'][:12]} ({args.corpus}), "
+    counts = collections.Counter(p["source"] for p in chosen)
+    origin = ", ".join(f"{counts[src]} {src} at {doc['source_defs'][src]['commit'][:12]}"
+                       for src in SOURCE_KINDS if counts[src])
+    header = [f"corpus: {len(chosen)} programs ({origin}) ({args.corpus}), "
               f"set {args.set or 'per program'}, timeout {args.timeout} s", f"gpu: {gpu}",
               f"CUDA libraries: {lib or 'not found (system paths)'}"]
     summary_path = os.path.join(logs, "corpus.json")
@@ -1150,8 +1445,9 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default=PROGRAMS_JSON, help="the program list (default: programs.json beside this file)")
     sub = ap.add_subparsers(dest="command", required=True)
-    pp = sub.add_parser("prepare", help="build the programs into a corpus folder")
-    pp.add_argument("--samples", required=True, help="cuda-samples checkout or bare git repository")
+    pp = sub.add_parser("prepare", help="build the programs into a corpus folder (--samples and/or --rodinia)")
+    pp.add_argument("--samples", help="cuda-samples checkout or bare git repository")
+    pp.add_argument("--rodinia", help="gpu-rodinia (Rodinia's CUDA programs) checkout or bare git repository")
     pp.add_argument("--out", required=True, help="corpus folder (e.g. .corpus)")
     pp.add_argument("--only", help="comma-separated program names")
     pp.add_argument("--jobs", type=int, default=0, help="parallel nvcc runs (default: number of CPUs)")

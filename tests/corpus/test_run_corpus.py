@@ -1,7 +1,9 @@
-"""CPU test of run_corpus.py: the program list, verdict and output parsing,
-report summaries, the judgement of tool runs against plain runs, the table,
-the process-group time limit, sample extraction from a bare git repository
-and the one-line input errors. No GPU, rangereplay build or cuda-samples
+"""CPU test of run_corpus.py: the program list (both sources, cuda-samples
+and Rodinia, with their defaults), verdict and output parsing, report
+summaries, the judgement of tool runs against plain runs, the table, the
+process-group time limit, extraction from a bare git repository (a mirror
+lacking files included), build lines, input generators, prepare with either
+or both sources, and the one-line input errors. No GPU, rangereplay build or cuda-samples
 needed (CTest label unit):
 
     python3 tests/corpus/test_run_corpus.py
@@ -98,12 +100,43 @@ class ProgramList(unittest.TestCase):
             for s in p["selections"]:
                 self.assertTrue(s.get("why"), f"{p['name']}: every selection says why it lands where it does")
             self.assertIn("-arch=sm_90", p["nvcc_all"])
-            self.assertTrue(any("{common}" in f for f in p["nvcc_all"]), p["name"])
+            if p["source"] == "cuda-samples":
+                self.assertTrue(any("{common}" in f for f in p["nvcc_all"]), p["name"])
         hang = [p["name"] for p in programs if p.get("hang_repro")]
         self.assertEqual(hang, ["UnifiedMemoryStreams"])
         # Programs built from the same folder with other arguments keep their own names.
         zc = [p for p in programs if p["path"].endswith("simpleZeroCopy")]
         self.assertEqual(sorted(p["name"] for p in zc), ["simpleZeroCopy", "simpleZeroCopy_generic"])
+
+    def test_rodinia_programs_are_pinned_and_built_for_cuda_13(self):
+        doc = rc.load_programs()
+        rodinia = doc["source_defs"]["rodinia"]
+        self.assertRegex(rodinia["commit"], r"^[0-9a-f]{40}$")
+        self.assertEqual(rodinia["repository"], "https://github.com/yuhc/gpu-rodinia")
+        progs = [p for p in doc["programs"] if p["source"] == "rodinia"]
+        self.assertTrue(6 <= len(progs) <= 10, [p["name"] for p in progs])
+        for p in progs:
+            self.assertTrue(p["path"].startswith("cuda/"), p["name"])
+            # Rodinia's own defaults, not the samples' (no Common/ folder there).
+            self.assertFalse(any("{common}" in f for f in p["nvcc_all"]), p["name"])
+            self.assertIn("-DcudaThreadSynchronize=cudaDeviceSynchronize", p["nvcc_all"])
+            self.assertIn("features", p)
+            self.assertIn("rodinia", p["features"])
+            # Rodinia has no NVTX ranges: kernel windows only.
+            for sel in p["selections"]:
+                self.assertEqual(sel["args"][0], "--kernel-range", p["name"])
+            # The Rodinia default fail pattern applies on top of the program's own.
+            self.assertEqual(rc.verdict(p, "", "Cuda error in file 'x.cu' in line 3 : out of memory.\n"), "FAIL")
+        # At least one window spans copies or allocations between kernels.
+        spans = [p["name"] for p in progs if any("cudaMemcpy" in s.get("why", "") and ":" in s["args"][1]
+                                                 for s in p["selections"])]
+        self.assertIn("srad_v2", spans)
+        # No data set: inputs are generated (lud -s, gaussian -s) or made by the generator prepare runs (nn).
+        by_name = {p["name"]: p for p in progs}
+        self.assertEqual(by_name["nn"]["generate"]["outputs"], ["data/cane1_0.db"])
+        self.assertIn("data/cane1_0.db", by_name["nn"]["files"]["filelist.txt"])
+        self.assertEqual(rc.verdict(by_name["lud"], ">>>Verify<<<<\ndismatch at (1, 0): (o)9.9 (n)99.9\n", ""), "FAIL")
+        self.assertEqual(rc.verdict(by_name["lud"], ">>>Verify<<<<\n", ""), "-")
 
     def test_readme_lists_every_program(self):
         readme = read(os.path.join(HERE, "README.md"))
@@ -166,6 +199,63 @@ class ProgramList(unittest.TestCase):
             self.assertIn(words, str(e.exception), change)
             self.assertNotIn("\n", str(e.exception))
         self.assertEqual(program()["set"], "basic")  # a valid entry loads, with the default set
+
+    def test_sources_parse_with_defaults_replaced_key_by_key(self):
+        base = {"name": "r", "path": "cuda/r", "sources": ["r.cu"], "features": ["rodinia"],
+                "selections": [{"args": ["--kernel-range", "0:1"], "why": "t"}], "pass": None, "fail": None,
+                "deterministic": True}
+
+        def load(sources, **prog):
+            doc = {"commit": "c" * 40, "defaults": {"nvcc": ["-I{common}"], "set": "memory", "fail": "A", "ignore": "T"},
+                   "sources": sources, "programs": [dict(base, **prog)]}
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                json.dump(doc, f)
+            try:
+                return rc.load_programs(f.name)
+            finally:
+                os.unlink(f.name)
+        doc = load({"rodinia": {"commit": "d" * 40, "defaults": {"nvcc": ["-arch=sm_90"], "fail": "B"}}},
+                   source="rodinia", nvcc=["-DX"])
+        p = doc["programs"][0]
+        self.assertEqual(p["source"], "rodinia")
+        self.assertEqual(p["nvcc_all"], ["-arch=sm_90", "-DX"])  # nvcc replaced, the program's appended
+        self.assertEqual(p["set"], "memory")  # set inherited
+        self.assertEqual(rc.verdict(p, "B", ""), "FAIL")
+        self.assertEqual(rc.verdict(p, "A", ""), "-")  # fail replaced
+        self.assertEqual(rc.compared_output(p, "T 1\nx\n"), ["x"])  # ignore inherited
+        self.assertEqual(doc["source_defs"]["rodinia"]["commit"], "d" * 40)
+        self.assertEqual(doc["source_defs"]["rodinia"]["repository"], "https://github.com/yuhc/gpu-rodinia")
+        self.assertEqual(doc["source_defs"]["cuda-samples"]["commit"], "c" * 40)
+        # Without 'source', a program is a cuda-samples one.
+        self.assertEqual(load({})["programs"][0]["source"], "cuda-samples")
+        cases = [
+            (({"rodinia": {"commit": "xyz"}},), {}, "'commit' must be the 40-hex-digit rodinia commit"),
+            (({"parsec": {"commit": "d" * 40}},), {}, "sources.parsec: unknown source (known: rodinia"),
+            (({"rodinia": {"commit": "d" * 40, "url": "x"}},), {}, "unknown field 'url'"),
+            (({"rodinia": {"commit": "d" * 40, "defaults": {"fail": "("}}},), {}, "bad regular expression"),
+            (({},), {"source": "rodinia"}, "source 'rodinia' is not defined"),
+            (({"rodinia": {"commit": "d" * 40}},), {"source": "rodinai"}, "(did you mean 'rodinia'?)"),
+            (({},), {"generate": {"sources": ["g.c"]}}, "generate.outputs is empty"),
+            (({},), {"generate": {"sources": ["g.c"], "outputs": ["../x"]}}, "generate.outputs entry '../x'"),
+            (({},), {"generate": {"sources": ["g.c"], "outputs": ["x"], "run": ["sh"]}}, "generate: unknown field 'run'"),
+            (({},), {"generate": {"sources": ["g.c"], "outputs": ["x"], "args": [1]}}, "generate.args must be a list"),
+            (({},), {"files": {"/etc/x": "t"}}, "files entry '/etc/x'"),
+            (({},), {"files": {"a": 1}}, "'files' must be an object"),
+        ]
+        for (sources,), prog, words in cases:
+            with self.assertRaises(rc.CorpusError) as e:
+                load(sources, **prog)
+            self.assertIn(words, str(e.exception), (sources, prog))
+            self.assertNotIn("\n", str(e.exception))
+
+    def test_fingerprints_of_older_corpora_stay_valid(self):
+        # Fields added with the second source enter the digest only when set.
+        p = program()
+        self.assertEqual(rc.build_fingerprint(p), rc.build_fingerprint(dict(p, files={})))
+        self.assertNotEqual(rc.build_fingerprint(p), rc.build_fingerprint(dict(p, source="rodinia")))
+        self.assertNotEqual(rc.build_fingerprint(p), rc.build_fingerprint(dict(p, files={"a": "b"})))
+        self.assertNotEqual(rc.build_fingerprint(p), rc.build_fingerprint(
+            dict(p, generate={"sources": ["g.c"], "outputs": ["o"]})))
 
     def test_only_names_unknown_programs_with_the_closest(self):
         doc = rc.load_programs()
@@ -460,6 +550,32 @@ class Samples(Git, unittest.TestCase):
                 rc.materialize_samples(bare, first, ["Common", "Samples/none"])
             self.assertIn("git archive", str(e.exception))
 
+    def test_files_missing_from_a_mirror_are_left_out(self):
+        # A mirror that lacks a large file: its tree names a blob it does not hold.
+        with tempfile.TemporaryDirectory() as d:
+            bare = os.path.join(d, "mirror.git")
+            self.git(d, "init", "-q", "--bare", bare)
+            with open(os.path.join(d, "a.cu"), "w") as f:
+                f.write("int main() {}\n")
+            blob = self.git(bare, "hash-object", "-w", os.path.join(d, "a.cu"))
+            inner = subprocess.run(["git", "-C", bare, "mktree", "--missing"], check=True, capture_output=True, text=True,
+                                   input=f"100644 blob {blob}\ta.cu\n100644 blob {'1' * 40}\tresult.txt\n").stdout.strip()
+            top = subprocess.run(["git", "-C", bare, "mktree", "--missing"], check=True, capture_output=True, text=True,
+                                 input=f"040000 tree {inner}\tprog\n").stdout.strip()
+            commit = self.git(bare, "commit-tree", top, "-m", "one")
+            files, missing, unmatched = rc.present_files(bare, commit, ["prog", "nothing"])
+            self.assertEqual((files, missing, unmatched), (["prog/a.cu"], ["prog/result.txt"], ["nothing"]))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                root, tmp, _ = rc.materialize_samples(bare, commit, ["prog"], "rodinia")
+            try:
+                self.assertEqual(read(os.path.join(root, "prog", "a.cu")), "int main() {}\n")
+                self.assertFalse(os.path.exists(os.path.join(root, "prog", "result.txt")))
+                self.assertIn("lacks 1 file(s)", err.getvalue())
+                self.assertIn("prog/result.txt", err.getvalue())
+            finally:
+                shutil.rmtree(tmp)
+
     def test_checkout_at_another_commit_is_warned_about(self):
         with tempfile.TemporaryDirectory() as d:
             work, _, first = self.make_repo(d)
@@ -477,6 +593,17 @@ class Samples(Git, unittest.TestCase):
             self.assertIn("git clone https://github.com/NVIDIA/cuda-samples", str(e.exception))
             with self.assertRaises(rc.CorpusError):
                 rc.samples_kind(d)
+            # A Rodinia checkout holds cuda/ and common/; the messages name its option and repository.
+            with self.assertRaises(rc.CorpusError) as e:
+                rc.samples_kind(os.path.join(d, "missing"), "rodinia")
+            self.assertIn("--rodinia", str(e.exception))
+            self.assertIn("git clone https://github.com/yuhc/gpu-rodinia", str(e.exception))
+            os.makedirs(os.path.join(d, "cuda"))
+            os.makedirs(os.path.join(d, "common"))
+            self.assertEqual(rc.samples_kind(d, "rodinia"), "checkout")
+            with self.assertRaises(rc.CorpusError) as e:
+                rc.samples_kind(d)
+            self.assertIn("no Common/ and Samples/", str(e.exception))
 
 
 FAKE_NVCC = r"""#!/usr/bin/env python3
@@ -489,7 +616,21 @@ if args == ["--version"]:
 if any(a.endswith("broken.cu") for a in args):
     print("broken.cu(1): error: expected a ';'", file=sys.stderr)
     sys.exit(1)
-with open(args[args.index("-o") + 1], "w") as f:
+exe = args[args.index("-o") + 1]
+if any(a.endswith("gen.c") for a in args):
+    # An input generator: writes its arguments to data/gen.db (in its working folder).
+    with open(exe, "w") as f:
+        f.write('#!/bin/sh\necho "$@" > data/gen.db\n')
+    import os
+    os.chmod(exe, 0o755)
+    sys.exit(0)
+if any(a.endswith("genfail.c") for a in args):
+    with open(exe, "w") as f:
+        f.write('#!/bin/sh\necho "no space left" >&2\nexit 3\n')
+    import os
+    os.chmod(exe, 0o755)
+    sys.exit(0)
+with open(exe, "w") as f:
     f.write("binary " + " ".join(args))
 """
 
@@ -557,6 +698,123 @@ class Prepare(Git, unittest.TestCase):
         self.assertIn("over the 1e-06 MiB it may take to travel to the GPU machine; largest: good", err)
 
 
+@unittest.skipUnless(shutil.which("git"), "git not installed")
+class PrepareTwoSources(Git, unittest.TestCase):
+    """prepare with cuda-samples and Rodinia programs in one list."""
+
+    def repo(self, name, files):
+        work = os.path.join(self.d, name)
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
+            write(os.path.join(work, rel), text)
+        self.git(self.d, "init", "-q", work)
+        self.git(work, "add", ".")
+        self.git(work, "commit", "-qm", "one")
+        bare = os.path.join(self.d, name + ".git")
+        subprocess.run(["git", "clone", "-q", "--bare", work, bare], check=True, capture_output=True)
+        return bare, self.git(work, "rev-parse", "HEAD")
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+        self.samples, self.samples_commit = self.repo("samples", {"Common/helper.h": "//",
+                                                                  "Samples/a/good/good.cu": "int main() {}"})
+        self.rodinia, self.rodinia_commit = self.repo("rodinia", {
+            "common/make.config": "#", "cuda/nn/nn_cuda.cu": "int main() {}", "cuda/nn/gen.c": "int main() {}",
+            "cuda/nw/needle.cu": "int main() {}", "cuda/bad/needle.cu": "int main() {}", "cuda/bad/genfail.c": ""})
+        self.nvcc = os.path.join(self.d, "nvcc")
+        write(self.nvcc, FAKE_NVCC)
+        os.chmod(self.nvcc, 0o755)
+        base = {"features": ["atomics"], "selections": [{"args": ["--kernel-range", "0:1"], "why": "t"}],
+                "pass": None, "fail": None, "deterministic": True}
+        gen = {"sources": ["gen.c"], "mkdir": ["data"], "args": ["5", "1"], "outputs": ["data/gen.db"]}
+        doc = {"commit": self.samples_commit, "defaults": {"nvcc": ["-std=c++17", "-I{common}"]},
+               "sources": {"rodinia": {"commit": self.rodinia_commit, "defaults": {"nvcc": ["-arch=sm_90"]}}},
+               "programs": [dict(base, name="good", path="Samples/a/good", sources=["good.cu"]),
+                            dict(base, name="nn", source="rodinia", path="cuda/nn", sources=["nn_cuda.cu"],
+                                 nvcc=["-I{path}"], generate=gen, files={"filelist.txt": "data/gen.db\n"}),
+                            dict(base, name="nw", source="rodinia", path="cuda/nw", sources=["needle.cu"]),
+                            dict(base, name="badgen", source="rodinia", path="cuda/bad", sources=["needle.cu"],
+                                 generate=dict(gen, sources=["genfail.c"]))]}
+        self.plist = os.path.join(self.d, "programs.json")
+        write(self.plist, json.dumps(doc))
+        self.corpus = os.path.join(self.d, "corpus")
+
+    def prepare(self, *extra):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = rc.main(["--programs", self.plist, "prepare", "--out", self.corpus, "--nvcc", self.nvcc, *extra])
+        return code, out.getvalue(), err.getvalue()
+
+    def manifest(self):
+        return json.loads(read(os.path.join(self.corpus, rc.MANIFEST)))
+
+    def test_both_sources_build_with_their_own_defaults_and_commits(self):
+        code, out, err = self.prepare("--samples", self.samples, "--rodinia", self.rodinia)
+        self.assertEqual(code, 0, err)
+        self.assertIn("3 of 4 programs built", out)
+        m = self.manifest()
+        self.assertEqual(m["commit"], self.samples_commit)
+        self.assertEqual(m["sources"]["rodinia"]["commit"], self.rodinia_commit)
+        self.assertEqual(m["sources"]["cuda-samples"]["commit"], self.samples_commit)
+        self.assertIn(self.rodinia_commit, m["sources"]["rodinia"]["from"])
+        nn = m["programs"]["nn"]
+        self.assertEqual(nn["source"], "rodinia")
+        self.assertTrue(nn["build_line"].endswith(" -arch=sm_90 -I<rodinia>/cuda/nn -o <out>/nn/nn "
+                                                  "<rodinia>/cuda/nn/nn_cuda.cu"), nn["build_line"])
+        self.assertIn("-std=c++17 -I<samples>/Common -o <out>/good/good", m["programs"]["good"]["build_line"])
+        # The generator ran in the program's folder (data/ made first) and only its output stays.
+        self.assertEqual(read(os.path.join(self.corpus, "nn", "data", "gen.db")), "5 1\n")
+        self.assertEqual(nn["generated"], {"data/gen.db": 4})
+        self.assertEqual(nn["generate_run"], "gen 5 1")
+        self.assertIn("-O2 -o <tmp>/gen <rodinia>/cuda/nn/gen.c", nn["generate_line"])
+        self.assertEqual(sorted(os.listdir(os.path.join(self.corpus, "nn"))), ["data", "filelist.txt", "nn"])
+        self.assertEqual(read(os.path.join(self.corpus, "nn", "filelist.txt")), "data/gen.db\n")
+        # A failing generator fails the program's build, with the generator's own words.
+        self.assertFalse(m["programs"]["badgen"]["built"])
+        self.assertIn("input generator failed (exit code 3), no data/gen.db: no space left",
+                      m["programs"]["badgen"]["error"])
+        self.assertFalse(os.path.exists(os.path.join(self.corpus, "badgen")))
+        self.assertIn("not built: badgen: input generator failed", out)
+
+    def test_a_source_not_given_is_skipped_and_its_earlier_builds_kept(self):
+        code, out, err = self.prepare("--samples", self.samples)
+        self.assertEqual(code, 0, err)
+        self.assertIn("1 of 4 programs built", out)
+        self.assertIn("not built: 3 rodinia programs: prepare had no --rodinia (a git directory of "
+                      "https://github.com/yuhc/gpu-rodinia)", out)
+        self.assertNotIn("not built: nn", out)
+        self.assertEqual(self.prepare("--samples", self.samples, "--strict")[0], 0)  # not a build failure
+        self.assertNotIn("rodinia", self.manifest()["sources"])
+        code, out, err = self.prepare("--rodinia", self.rodinia)
+        self.assertEqual(code, 0, err)
+        self.assertIn("3 of 4 programs built", out)  # good's earlier build is kept
+        m = self.manifest()
+        self.assertTrue(m["programs"]["good"]["built"])
+        self.assertEqual(set(m["sources"]), {"cuda-samples", "rodinia"})
+        self.assertIn("1 cuda-samples programs not built: no --samples given (their earlier builds are kept)", err)
+        self.assertEqual(self.prepare("--rodinia", self.rodinia, "--strict")[0], 1)  # badgen failed to build
+        # --only across sources.
+        code, out, _ = self.prepare("--rodinia", self.rodinia, "--only", "nw")
+        self.assertEqual(code, 0)
+        self.assertTrue(self.manifest()["programs"]["nn"]["built"])
+        # A manifest from before 'sources' keeps telling the samples' commit it was built from.
+        m = self.manifest()
+        del m["sources"]
+        m["commit"] = "f" * 40
+        write(os.path.join(self.corpus, rc.MANIFEST), json.dumps(m))
+        self.assertEqual(self.prepare("--rodinia", self.rodinia, "--only", "nw")[0], 0)
+        m = self.manifest()
+        self.assertEqual((m["commit"], m["sources"]["cuda-samples"]["commit"]), ("f" * 40, "f" * 40))
+        self.assertEqual(m["sources"]["rodinia"]["commit"], self.rodinia_commit)
+
+    def test_no_source_at_all_is_one_line(self):
+        code, _, err = self.prepare()
+        self.assertEqual(code, 2)
+        self.assertIn("prepare needs --samples <cuda-samples git dir> and/or --rodinia <gpu-rodinia git dir>", err)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+
+
 class CommandLine(unittest.TestCase):
     def main(self, *argv):
         out, err = io.StringIO(), io.StringIO()
@@ -607,14 +865,32 @@ class CommandLine(unittest.TestCase):
 
     def test_dry_run_prints_plain_tool_and_verify_commands(self):
         with tempfile.TemporaryDirectory() as d:
-            build, corpus = self.fake_tree(d, programs=("matrixMul",))
+            build, corpus = self.fake_tree(d, programs=("matrixMul", "nn"))
             code, out, _ = self.main("run", "--build", build, "--corpus", corpus, "--logs", "/L", "--dry-run",
-                                     "--only", "matrixMul,simpleCUFFT")
+                                     "--only", "matrixMul,simpleCUFFT,nn,srad_v2")
             self.assertEqual(code, 0)
             self.assertIn("# matrixMul (built)", out)
             self.assertIn("# simpleCUFFT (NOT BUILT)", out)
             self.assertIn("profile --profiler-api --set basic -o /L/matrixMul.json -- ", out)
             self.assertIn("profile --kernel-range 1:5,100:104 --set basic -o /L/matrixMul.s1.verify.json --verify -- ", out)
+            # Rodinia programs name their source; their binary may have another name (srad_v2's is srad).
+            self.assertIn(f"# nn (built, rodinia), cwd {corpus}/nn", out)
+            self.assertIn("# srad_v2 (NOT BUILT, rodinia)", out)
+            self.assertIn(f"  {corpus}/nn/nn filelist.txt -r 5 -lat 30 -lng 90\n", out)
+            self.assertIn(f"profile --kernel-range 0:1 --set basic -o /L/nn.verify.json --verify -- {corpus}/nn/nn "
+                          f"filelist.txt", out)
+            self.assertIn(f"{corpus}/srad_v2/srad 128 128", out)
+
+    def test_run_warns_about_each_source_built_from_another_commit(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, corpus = self.fake_tree(d, programs=("nn", "simpleCUFFT"))
+            m = json.loads(read(os.path.join(corpus, rc.MANIFEST)))
+            m["sources"] = {"rodinia": {"commit": "e" * 40}}
+            write(os.path.join(corpus, rc.MANIFEST), json.dumps(m))
+            code, _, err = self.main("run", "--build", build, "--corpus", corpus, "--logs", "/L", "--dry-run")
+            self.assertEqual(code, 0)
+            self.assertIn("the corpus's rodinia programs were built from eeeeeeeeeeee", err)
+            self.assertNotIn("cuda-samples programs were built from", err)  # the top-level commit matches
 
     def test_build_command_and_its_display(self):
         p = [x for x in rc.load_programs()["programs"] if x["name"] == "UnifiedMemoryStreams"][0]
@@ -627,6 +903,30 @@ class CommandLine(unittest.TestCase):
         shown = rc.display_command(cmd, "/tmp/src", "/o")
         self.assertIn("-I<samples>/Common", shown)
         self.assertIn("<samples>/Samples/0_Introduction/UnifiedMemoryStreams/UnifiedMemoryStreams.cu", shown)
+
+    def test_rodinia_build_lines_fill_in_the_program_folder(self):
+        by_name = {x["name"]: x for x in rc.load_programs()["programs"]}
+        lud = by_name["lud"]
+        cmd = rc.build_command(lud, "/cuda/bin/nvcc", "/tmp/rod/", "/o")
+        self.assertEqual(cmd[:5], ["/cuda/bin/nvcc", "-O2", "-arch=sm_90", "-Wno-deprecated-gpu-targets",
+                                   "-DcudaThreadSynchronize=cudaDeviceSynchronize"])
+        self.assertIn("-I/tmp/rod/cuda/lud/common", cmd)  # {path}
+        self.assertNotIn("-std=c++17", cmd)  # the samples' defaults are replaced, not added to
+        self.assertEqual(cmd[cmd.index("-o") + 1:], ["/o/lud/lud", "/tmp/rod/cuda/lud/cuda/lud.cu",
+                                                     "/tmp/rod/cuda/lud/cuda/lud_kernel.cu",
+                                                     "/tmp/rod/cuda/lud/common/common.c"])
+        shown = rc.display_command(cmd, "/tmp/rod/", "/o", rc.SOURCE_KINDS["rodinia"]["placeholder"])
+        self.assertIn("-I<rodinia>/cuda/lud/common -o <out>/lud/lud <rodinia>/cuda/lud/cuda/lud.cu", shown)
+        # exe differs from the name; -D values with brackets survive as one argument.
+        srad = rc.build_command(by_name["srad_v2"], "nvcc", "/r", "/o")
+        self.assertEqual(srad[srad.index("-o") + 1], "/o/srad_v2/srad")
+        self.assertIn("-DclockRate=reserved[0]", rc.build_command(by_name["gaussian"], "nvcc", "/r", "/o"))
+        self.assertIn("'-DclockRate=reserved[0]'", rc.display_command(
+            rc.build_command(by_name["gaussian"], "nvcc", "/r", "/o"), "/r", "/o", "<rodinia>"))
+        # The input generator: nvcc -O2, its sources from the program's folder, its libraries last.
+        gen = rc.generator_command(by_name["nn"], "nvcc", "/r", "/tmp/w/hurricane_gen")
+        self.assertEqual(gen, ["nvcc", "-O2", "-o", "/tmp/w/hurricane_gen", "/r/cuda/nn/hurricane_gen.c", "-lm"])
+        self.assertEqual(rc.expand_flag("{root}/x:{path}:{common}", "/r/", by_name["nn"]), "/r/x:/r/cuda/nn:/r/Common")
 
 
 FAKE_LAUNCHER = r"""#!/usr/bin/env python3
@@ -722,6 +1022,7 @@ class EndToEnd(FakeCorpus, unittest.TestCase):
             self.assertIn("noreport: tool: report missing", table)
             self.assertIn("hang test hangs: 1/1 runs hung (limit 1.0 s)", table)
             self.assertIn("gpu: Fake GPU, 1.0", table)
+            self.assertIn("corpus: 5 programs (5 cuda-samples at cccccccccccc) (", table)
             self.assertIn("5 ran (2 unchanged, 1 changed, 1 hung, 1 without a report)", table)
             # The hang_repro program ran last; every run left its output behind.
             summary = json.loads(read(os.path.join(logs, "corpus.json")))
