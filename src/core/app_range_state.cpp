@@ -1,6 +1,10 @@
 // A range's counter data between application runs (see app_range_state.h).
 #include "core/app_range_state.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +32,29 @@ bool take(const std::string& in, std::size_t& at, T& value) {
 }
 
 }  // namespace
+
+Status claim_app_range_run(const std::string& dir, std::uint32_t pass, long pid) {
+  const std::string path = (std::filesystem::path(dir) / ("run_" + std::to_string(pass) + ".owner")).string();
+  const std::string mine = std::to_string(pid);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    const bool written = ::write(fd, mine.data(), mine.size()) == static_cast<ssize_t>(mine.size());
+    ::close(fd);
+    if (written) return ok_status();
+    return failed_precondition("cannot write " + path + "; free space in the launcher's temporary folder (TMPDIR)");
+  }
+  if (errno != EEXIST) {
+    return failed_precondition("cannot create " + path + ": " + std::strerror(errno) +
+                               "; check the launcher's temporary folder (TMPDIR)");
+  }
+  std::ifstream in(path);
+  std::string owner;
+  std::getline(in, owner);
+  if (owner == mine) return ok_status();
+  return failed_precondition("process " + owner +
+                             " of this application run already collects its ranges; application range replay "
+                             "measures one process's ranges, so profile one process of the job");
+}
 
 std::string app_range_state_path(const std::string& dir, std::uint32_t range_index) {
   return (std::filesystem::path(dir) / ("range_" + std::to_string(range_index) + ".counters")).string();

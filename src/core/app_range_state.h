@@ -36,6 +36,15 @@ struct AppRangeCounterState {
   friend bool operator==(const AppRangeCounterState&, const AppRangeCounterState&) = default;
 };
 
+/// Claims application run `pass` of the state folder `dir` for process
+/// `pid`: creates `<dir>/run_<pass>.owner` holding the pid, or finds it
+/// holding `pid` already. Application range replay measures one process: a
+/// second process of the same run (a multi-process job) must not read and
+/// write the same ranges' counter data. Errors: failed_precondition naming
+/// the other process ("process 123 of this application run already
+/// collects its ranges; ..."), or the file that cannot be created.
+Status claim_app_range_run(const std::string& dir, std::uint32_t pass, long pid);
+
 /// `<dir>/range_<range_index>.counters`. Thread-safe (pure).
 std::string app_range_state_path(const std::string& dir, std::uint32_t range_index);
 

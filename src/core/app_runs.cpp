@@ -71,6 +71,7 @@ bool fallback_can_collect(DeclineReason reason) {
     case DeclineReason::kRangeNotClosed:
     case DeclineReason::kCollectiveInRange:
     case DeclineReason::kNondeterministicApplication:
+    case DeclineReason::kAppRangeIncomplete:
     case DeclineReason::kPeerDeclined:
     case DeclineReason::kRendezvousFailed: return false;
   }

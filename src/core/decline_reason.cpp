@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 27> kReasons = {{
+constexpr std::array<ReasonInfo, 28> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -118,6 +118,11 @@ constexpr std::array<ReasonInfo, 27> kReasons = {{
      "(measured by digests), so a replay could not restore them",
      "nothing: the prediction grew by the changed chunks and the next instance of the range snapshots them; a range "
      "that writes different memory every instance keeps declining"},
+    {DeclineReason::kAppRangeIncomplete, "app_range_incomplete",
+     "application range replay's runs ended before the one that collects the range's last pass (the first run "
+     "failed, a later run failed or was stopped, the runs would exceed --max-app-runs, or the application ran as "
+     "several processes), so the range has no values",
+     "profile again without what ended the runs (see the warning the launcher printed), or raise --max-app-runs"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

@@ -64,6 +64,9 @@ enum class DeclineReason : std::uint8_t {
   kNondeterministicApplication,
   kWriteSetLearned,   // write_set_learned (write-set snapshots, core/write_set.h)
   kWriteSetExceeded,  // write_set_exceeded (write-set snapshots, core/write_set.h)
+  // app_range_incomplete (application range replay only: its runs ended
+  // before the range's last pass)
+  kAppRangeIncomplete,
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

@@ -72,7 +72,7 @@ inline constexpr std::array<Variable, 13> kVariables{{
     {kCounterWarmUp, SetBy::kUser, "injection", "unset: one empty counter pass at the counter set-up",
      "0 leaves out the empty CUPTI pass (start and stop, no work) that the counter set-up runs before the first "
      "range, so that CUPTI's one-time work at the process's first start is neither in the first range's time nor "
-     "in its cache state"},
+     "in its cache state; other values are ignored; application range replay's runs never run it"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "

@@ -1,6 +1,7 @@
 // Application range replay's reports merged into one (see app_range_merge.h).
 #include "report/app_range_merge.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,19 @@ bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan) {
   return reason.has_value() && fallback_can_collect(*reason);
 }
 
+void decline_app_range_incomplete(RangeRecord& range, const std::string& why) {
+  // Under --fallback a range range replay declined keeps its own reason.
+  if (range.declined) {
+    range.notes.push_back("app-range: no values merged: " + why);
+    return;
+  }
+  range.declined = true;
+  range.decline_reason = std::string(decline_reason_name(DeclineReason::kAppRangeIncomplete));
+  range.decline_detail = decline_report_detail(DeclineReason::kAppRangeIncomplete, why);
+  for (KernelRecord& k : range.kernels) k.metrics.clear();
+  range.range_metrics.clear();
+}
+
 Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, const AppRunPlan& plan,
                       const std::string& log_path) {
   Report merged = first;
@@ -54,66 +68,45 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
   for (const AppRunReport& r : later) {
     if (r.run == plan.total_runs) last_run = &r.report;
   }
+  // The later runs of the plan, in run order.
+  std::vector<const AppRunReport*> runs;
+  for (const AppRunReport& r : later) {
+    if (r.run >= plan.first_app_range_run && r.run <= plan.total_runs && r.run > 1) runs.push_back(&r);
+  }
+  std::sort(runs.begin(), runs.end(), [](const AppRunReport* a, const AppRunReport* b) { return a->run < b->run; });
   for (RangeRecord& range : merged.ranges) {
     if (!measured_by_app_runs(range, plan)) continue;
-    // The reference sequence: the first application range replay run's. Under
-    // --fallback that is run 2 (or the first later run made): run 1 declined
-    // the range, and a declined range's record may list none or part of its
-    // kernels.
-    const RangeRecord* reference = &range;
-    std::uint32_t reference_run = 1;
-    if (plan.first_app_range_run != 1) {
-      reference = nullptr;
-      for (const AppRunReport& r : later) {
-        if (r.run < plan.first_app_range_run || r.run > plan.total_runs) continue;
-        if (reference != nullptr && r.run >= reference_run) continue;
-        const RangeRecord* found = find_range(r.report, range.index);
-        if (found != nullptr && found->name == range.name) {
-          reference = found;
-          reference_run = r.run;
-        }
-      }
-    }
     const std::string before = range.declined ? "; range replay declined it first (" + range.decline_reason + ")" : "";
     const std::string log = plan.total_runs > 1 ? "; the later runs' output is in " + log_path : "";
-    // A run that declined the range (its counters failed, a capture began
-    // in it) collected no pass of it: nothing is merged.
-    const AppRunReport* declined_in = nullptr;
-    for (const AppRunReport& r : later) {
-      if (r.run < plan.first_app_range_run || r.run > plan.total_runs) continue;
-      const RangeRecord* found = find_range(r.report, range.index);
-      if (found != nullptr && found->declined && (declined_in == nullptr || r.run < declined_in->run)) declined_in = &r;
-    }
-    if (declined_in != nullptr) {
-      const RangeRecord& in_run = *find_range(declined_in->report, range.index);
-      range.declined = true;
-      range.decline_reason = in_run.decline_reason;
-      range.decline_detail = "application run " + std::to_string(declined_in->run) + ": " + in_run.decline_detail;
-      for (KernelRecord& k : range.kernels) k.metrics.clear();
-      range.range_metrics.clear();
-      range.notes.push_back("app-range: not merged: application run " + std::to_string(declined_in->run) +
-                            " declined it" + before + log);
+    if (runs.empty() && plan.total_runs > 1) {
+      decline_app_range_incomplete(
+          range, "the runs stopped before run " + std::to_string(std::max<std::uint32_t>(plan.first_app_range_run, 2)));
       continue;
     }
+    // The reference sequence: the first application range replay run's. Under
+    // --fallback that is the earliest later run that counted the range (run
+    // 1 declined it, and a declined record may list none or part of its
+    // kernels); a run's declined record is never a reference.
+    const RangeRecord* reference = plan.first_app_range_run == 1 ? &range : nullptr;
+    std::uint32_t reference_run = 1;
+    // The first difference in run order: a run that matched no range of
+    // this index or name, or whose kernels differ from the reference; then,
+    // when none differs, the earliest run that declined the range.
     std::optional<std::string> difference;
-    if (reference == nullptr) {
-      // No run matched the range: the earliest run made says how it differs.
-      const AppRunReport* earliest = nullptr;
-      for (const AppRunReport& r : later) {
-        if (r.run < plan.first_app_range_run || r.run > plan.total_runs) continue;
-        if (earliest == nullptr || r.run < earliest->run) earliest = &r;
-      }
-      if (earliest == nullptr) {
-        range.notes.push_back("app-range: the runs stopped before run " + std::to_string(plan.first_app_range_run) +
-                              ", so no values were merged");
+    const AppRunReport* declined_in = nullptr;
+    for (const AppRunReport* r : runs) {
+      const RangeRecord* found = find_range(r->report, range.index);
+      if (found != nullptr && found->declined && found->name == range.name) {
+        if (declined_in == nullptr) declined_in = r;
         continue;
       }
-      difference = run_difference(range, range, 1, earliest->report, earliest->run);
-    }
-    for (const AppRunReport& r : later) {
-      if (difference || reference == nullptr) break;
-      if (r.run < plan.first_app_range_run || r.run > plan.total_runs || r.run == reference_run) continue;
-      difference = run_difference(range, *reference, reference_run, r.report, r.run);
+      if (reference == nullptr && found != nullptr && found->name == range.name) {
+        reference = found;
+        reference_run = r->run;
+        continue;
+      }
+      difference = run_difference(range, reference != nullptr ? *reference : range, reference_run, r->report, r->run);
+      if (difference) break;
     }
     if (difference) {
       range.declined = true;
@@ -124,10 +117,30 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
       range.notes.push_back("app-range: not merged" + before + log);
       continue;
     }
+    if (declined_in != nullptr) {
+      // That run collected no pass of the range (its counters failed, a
+      // capture began in it): nothing is merged.
+      const RangeRecord& in_run = *find_range(declined_in->report, range.index);
+      range.declined = true;
+      range.decline_reason = in_run.decline_reason;
+      range.decline_detail = "application run " + std::to_string(declined_in->run) + ": " + in_run.decline_detail;
+      for (KernelRecord& k : range.kernels) k.metrics.clear();
+      range.range_metrics.clear();
+      range.notes.push_back("app-range: not merged: application run " + std::to_string(declined_in->run) +
+                            " declined it" + before + log);
+      continue;
+    }
     const RangeRecord* values = last_run != nullptr ? find_range(*last_run, range.index) : nullptr;
     if (values == nullptr) {
-      range.notes.push_back("app-range: the runs stopped before run " + std::to_string(plan.total_runs) +
-                            " (the last pass), so no values were merged" + before);
+      decline_app_range_incomplete(
+          range, "the runs stopped before run " + std::to_string(plan.total_runs) + " (the last pass)" + log);
+      continue;
+    }
+    if (values->range_metrics.empty()) {
+      decline_app_range_incomplete(range, "run " + std::to_string(plan.total_runs) +
+                                              " (the last pass) decoded no values: its counter data did not hold "
+                                              "every pass" +
+                                              log);
       continue;
     }
     range.declined = false;
@@ -142,6 +155,12 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
                           " application runs" + before + log);
   }
   return merged;
+}
+
+void decline_unmeasured_app_ranges(Report& report, const std::string& why) {
+  for (RangeRecord& range : report.ranges) {
+    if (!range.declined && range.range_metrics.empty()) decline_app_range_incomplete(range, why);
+  }
 }
 
 }  // namespace rangereplay::report

@@ -41,26 +41,34 @@ bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan);
 /// `first` (run 1's report) with the ranges application range replay
 /// measures merged from `later` (runs 2..plan.total_runs, any order; a run
 /// missing from it was not made, e.g. the user stopped the runs). For each
-/// range measured_by_app_runs selects, paired by its matched-range index:
-///   - a run that matched no range of that index, or one of another name, or
-///     whose kernel sequence differs from the reference (the first
-///     application range replay run's record: run 1's with --replay-mode
-///     app-range, else the earliest later run's, since a declined range's
-///     record may list none or part of its kernels), declines the range
-///     nondeterministic_application with that difference in its detail, and
-///     no values are merged;
+/// range measured_by_app_runs selects, paired by its matched-range index,
+/// the later runs are read in run order:
+///   - the first run that matched no range of that index, or one of another
+///     name, or whose kernel sequence differs from the reference (the first
+///     application range replay run's record that is not declined: run 1's
+///     with --replay-mode app-range, else the earliest later run's, since a
+///     declined range's record may list none or part of its kernels),
+///     declines the range nondeterministic_application with that difference
+///     in its detail, and no values are merged;
 ///   - else, when a run declined the range (its pass not collected), the
 ///     range takes the earliest such run's decline (its detail prefixed
 ///     "application run <k>: "), and no values are merged;
 ///   - else, when the run that collected the last pass (plan.total_runs) is
-///     present, the range takes that run's kernel records and whole-range
-///     values, is not declined, its passes are plan.pass_count, and a note
-///     "app-range: ..." names the runs and, with more than one run,
-///     `log_path` (where the later runs' output went);
-///   - else it stays as it was, with a note that the runs stopped before its
-///     last pass.
+///     present and its record has values, the range takes that run's kernel
+///     records and whole-range values, is not declined, its passes are
+///     plan.pass_count, and a note "app-range: ..." names the runs and, with
+///     more than one run, `log_path` (where the later runs' output went);
+///   - else (the runs stopped before the last pass, or it decoded no values)
+///     the range is declined app_range_incomplete saying which; a range
+///     range replay declined (--fallback) keeps its own reason, with a note.
 /// Every other range, and the report's other fields, are run 1's.
 Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, const AppRunPlan& plan,
                       const std::string& log_path);
+
+/// For runs that could not be made at all (the first run failed, the cap,
+/// several processes): every range of `report` that is not declined and has
+/// no values is declined app_range_incomplete with `why` (a range
+/// --replay-mode app-range's first run counted one pass of).
+void decline_unmeasured_app_ranges(Report& report, const std::string& why);
 
 }  // namespace rangereplay::report

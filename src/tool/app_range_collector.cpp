@@ -1,10 +1,16 @@
 // One run's counter pass of application range replay (see app_range_collector.h).
 #include "tool/app_range_collector.h"
 
+#include <unistd.h>
+
 namespace rangereplay::tool {
 
 Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& name) {
   if (open_) return failed_precondition("an application range replay pass is already open");
+  if (!claimed_) {
+    RR_RETURN_IF_ERROR(claim_app_range_run(run_.state_dir, run_.pass, static_cast<long>(::getpid())));
+    claimed_ = true;
+  }
   path_ = app_range_state_path(run_.state_dir, range_index);
   RR_ASSIGN_OR_RETURN(std::optional<AppRangeCounterState> carried, read_app_range_state(path_));
   state_ = carried ? std::move(*carried) : AppRangeCounterState{};
@@ -33,6 +39,9 @@ StatusOr<AppRangeOutcome> AppRangeCollector::end() {
   AppRangeOutcome outcome;
   outcome.pass = run_.pass;
   CounterBackend& backend = counters_.backend();
+  // The pass's counters stay in CUPTI until decoded into the image: decoded
+  // after every pass, so the image carried to the next run holds them.
+  RR_ASSIGN_OR_RETURN(const std::size_t dropped, backend.decode());
   state_.next_pass = backend.next_pass();
   state_.target_nesting_level = backend.next_nesting_level();
   state_.all_passes_submitted = all_submitted;
@@ -41,7 +50,6 @@ StatusOr<AppRangeOutcome> AppRangeCollector::end() {
   outcome.runs = state_.runs;
   RR_RETURN_IF_ERROR(write_app_range_state(path_, state_));
   if (!all_submitted) return outcome;
-  RR_ASSIGN_OR_RETURN(const std::size_t dropped, backend.decode());
   RR_ASSIGN_OR_RETURN(std::vector<std::vector<double>> rows, backend.evaluate());
   if (rows.empty()) {
     return internal_error("CUPTI returned no counter range for the range after every pass (" + std::to_string(dropped) +

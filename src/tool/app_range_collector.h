@@ -14,9 +14,10 @@
 //   RR_ASSIGN_OR_RETURN(AppRangeOutcome out, collector.end());      // drained before
 //   if (out.complete) record.range_metrics = metric_values(counters.columns(), out.values);
 //
-// The checks that keep the runs in step: the carried counter data must ask
-// for this run's pass (a run that skipped or repeated a pass is refused,
-// named), and must not be complete already.
+// The checks that keep the runs in step: the run is claimed by the first
+// process that collects in it (a second process of a job is refused), the
+// carried counter data must ask for this run's pass (a run that skipped or
+// repeated a pass is refused, named), and must not be complete already.
 //
 // CUDA-free over the counter session's backend (tests with a fake one).
 // Thread-safety: the range's thread only (the tool's lock).
@@ -53,8 +54,9 @@ class AppRangeCollector {
   /// another pass than this run's or is complete already, a range already
   /// begun; the backend's. After an error no pass is open.
   Status begin(std::uint32_t range_index, const std::string& name);
-  /// Ends the pass begun last, writes the counter data for the next run,
-  /// and decodes the values when CUPTI has every pass. Errors: no pass
+  /// Ends the pass begun last, decodes it into the range's counter data,
+  /// writes that for the next run, and evaluates the values when CUPTI has
+  /// every pass. Errors: no pass
   /// begun; the backend's; the state file's write.
   StatusOr<AppRangeOutcome> end();
   /// The open pass was ended elsewhere (a stream capture began inside the
@@ -68,6 +70,7 @@ class AppRangeCollector {
   CounterSession& counters_;
   const AppRangeRun& run_;
   bool open_ = false;
+  bool claimed_ = false;  // this process holds the run (claim_app_range_run)
   std::string path_;
   AppRangeCounterState state_;
 };

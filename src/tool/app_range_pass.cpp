@@ -71,6 +71,7 @@ void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
     return;
   }
   range->record.passes = 1;
+  const bool no_kernel = range->app_range_kernels.empty();
   range->record.kernels = std::move(range->app_range_kernels);
   range->record.counter_ranges = "whole";
   parts_.mutex.set_stage("app-range end: draining the context (cuCtxSynchronize)");
@@ -94,7 +95,9 @@ void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
     range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) + " of " +
                                   std::to_string(pass_count()) + " collected in this run");
   }
-  range->eligibility.finish();  // no kernel in range
+  // The recorder's count of kernel operations is not kept here: its list is.
+  if (no_kernel)
+    range->eligibility.decline(DeclineReason::kNoKernelInRange, "no kernel or graph was launched inside the range");
   parts_.mutex.set_stage("app-range end: report");
   report_range(*range);
 }

@@ -152,7 +152,8 @@ class CounterSession final : public CounterPasses {
   /// counter range. CUPTI's first start in a process does one-time work that
   /// takes 0.4-0.7 s on an H200 and leaves lines dirty in L2 for the pass to
   /// write back; run here, at the set-up, it is neither in the first range's
-  /// times nor in its counters. The mode is set back to configured_mode()
+  /// times nor in its counters. When that pass had every pass CUPTI needs (a
+  /// one-pass list) its empty data is decoded. The mode is set back to configured_mode()
   /// either way. Call between ranges, with no pass open. Errors: the
   /// backend's (the caller may go on: every later range begins its own
   /// configuration).

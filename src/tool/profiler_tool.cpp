@@ -487,6 +487,12 @@ void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& cal
   // The kernel sequence each run's matched range is compared by
   // (report::merge_app_runs): launches in call order, a graph launch as one
   // entry of its own.
+  if (range.ctx != nullptr && data->context != nullptr && data->context != range.ctx) {
+    // The range's counters are those of its own context.
+    range.eligibility.decline(DeclineReason::kMultipleContexts,
+                              std::string(data->functionName) + " in a second context inside the range");
+    return;
+  }
   report::KernelRecord k;
   k.index = static_cast<std::uint32_t>(range.app_range_kernels.size());
   if (call.kind == CallKind::kGraphLaunch) {

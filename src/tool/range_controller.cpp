@@ -114,8 +114,12 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
   counters_context_ = ctx;
-  if (!environment::counter_warm_up_off()) {
-    // CUPTI's first start of the process, outside any range.
+  // Not in application range replay runs: their passes configure the
+  // object for application replay, which would replace it after a warm-up
+  // in user replay.
+  if (!environment::counter_warm_up_off() && !parts_.config.app_range) {
+    // CUPTI's first start of the process, before the first range's pass 0
+    // (its time is in the report's setup_ms, not the range's).
     parts_.mutex.set_stage("configuring counters: warm-up pass");
     if (Status w = counters_->warm_up(); !w.ok())
       parts_.report.errors.push_back("the counter warm-up pass failed (" + w.message() +

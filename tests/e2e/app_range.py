@@ -112,6 +112,9 @@ for mode in (["--replay-mode", "app-range"], ["--range-metrics", "whole"]):
         failures.append(f"stream {' '.join(mode)}: rc={rc}, checksums equal {checksums(out) == checksums(pout)}: "
                         f"{report if isinstance(report, str) else ''} {tail(err)}")
         continue
+    if report["pass_count"] < 2:
+        failures.append(f"stream {' '.join(mode)}: {report['pass_count']} passes: no counter data was carried; "
+                        "add metrics that need more passes")
     both[mode[0]] = [range_values(r).get(INST) for r in sorted(report["ranges"], key=lambda r: r["index"])]
     print(f"stream {' '.join(mode)}: {report['pass_count']} passes, {INST} per range {both[mode[0]]}")
 if len(both) == 2 and (both["--replay-mode"] != both["--range-metrics"] or None in both["--replay-mode"]):

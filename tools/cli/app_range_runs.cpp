@@ -20,15 +20,22 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<bool> g_stop_runs{false};
+volatile sig_atomic_t g_stop_signal = 0;
 
-void stop_runs(int /*sig*/) { g_stop_runs.store(true); }
+void stop_runs(int sig) {
+  g_stop_signal = sig;
+  g_stop_runs.store(true);
+}
 
-// SIGINT and SIGTERM set g_stop_runs while the runs are made (between runs;
-// during one, the child gets the signal and its exit ends the runs).
+// SIGINT and SIGTERM set g_stop_runs while the runs are made: between runs
+// through this handler; during one the launcher forwards them to the
+// application, and the runner sets g_stop_runs after that run
+// (signal_during_child), whatever the application made of the signal.
 class StopOnSignal {
  public:
   StopOnSignal() {
     g_stop_runs.store(false);
+    g_stop_signal = 0;
     struct sigaction sa {};
     sa.sa_handler = stop_runs;
     sigemptyset(&sa.sa_mask);
@@ -107,13 +114,23 @@ AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t
     spec.inherited_fds.clear();
     spec.stdout_fd = log;
     spec.stderr_fd = log;
+    const int null_input = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    spec.stdin_fd = null_input;
     StatusOr<pid_t> pid = spawn_child(spec);
-    if (!pid.ok()) {
+    const auto close_files = [&] {
       ::close(log);
+      if (null_input >= 0) ::close(null_input);
+    };
+    if (!pid.ok()) {
+      close_files();
       return failed_run(1, pid.status().message());
     }
     StatusOr<int> waited = wait_child(*pid);
-    ::close(log);
+    close_files();
+    if (const int sig = signal_during_child(); sig != 0) {
+      g_stop_signal = sig;
+      g_stop_runs.store(true);
+    }
     if (!waited.ok()) return failed_run(1, waited.status().message());
     AppRunOutcome outcome;
     outcome.exit_code = exit_code_from_wait_status(*waited);
@@ -135,45 +152,56 @@ AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t
   };
 }
 
-report::Report run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
+AppRangeReplay run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
                                     int first_exit_code, std::uint32_t launcher_passes,
                                     const std::function<void(const std::string&)>& progress,
                                     const std::function<void(const std::string&)>& warn) {
-  if (request.replay_mode == ReplayMode::kRange && request.fallback == Fallback::kNone) return first;
+  AppRangeReplay out;
+  if (request.replay_mode == ReplayMode::kRange && request.fallback == Fallback::kNone) {
+    out.report = std::move(first);
+    return out;
+  }
   const std::string what =
       request.replay_mode == ReplayMode::kAppRange ? "--replay-mode app-range" : "--fallback app-range";
+  // No run can be made: the ranges the first run began to measure have no values.
+  const auto none = [&](const std::string& why) {
+    warn(what + ": " + why);
+    out.report = std::move(first);
+    // Under --fallback the ranges keep run 1's outcome (replayed, or its decline).
+    if (request.replay_mode == ReplayMode::kAppRange) report::decline_unmeasured_app_ranges(out.report, why);
+    return out;
+  };
   const std::uint32_t passes = first.pass_count > 0 ? first.pass_count : launcher_passes;
-  if (passes == 0) {
-    warn(what + ": the first run set up no counters, so the passes are not known; no further run was made");
-    return first;
-  }
+  if (passes == 0)
+    return none("the first run set up no counters, so the passes are not known; no further run was made");
   StatusOr<AppRunPlan> plan = plan_app_runs(request.replay_mode, request.fallback, passes, request.max_app_runs);
-  if (!plan.ok()) {
-    warn(plan.status().message());
-    return first;
-  }
+  if (!plan.ok()) return none(plan.status().message());
   const std::vector<std::uint32_t> ranges = app_range_indices(first, *plan);
   if (ranges.empty()) {
     if (request.fallback == Fallback::kAppRange) {
       progress("--fallback app-range: no declined range it can collect; no further run");
-      return first;
+      out.report = std::move(first);
+      return out;
     }
-    return report::merge_app_runs(first, {}, *plan, runs.log_path);
+    out.report = report::merge_app_runs(first, {}, *plan, runs.log_path);
+    return out;
   }
-  if (first_exit_code != 0) {
-    warn(what + ": the first run exited with " + std::to_string(first_exit_code) +
-         ", so no further run was made; its report is as it ran");
-    return first;
-  }
+  if (first_exit_code != 0)
+    return none("the first run exited with " + std::to_string(first_exit_code) + ", so no further run was made");
   AppRunLoopResult result;
   if (plan->total_runs > 1) {
+    std::error_code ec;
+    fs::create_directories(app_range_state_dir(runs.folder), ec);
+    if (ec) return none("cannot create " + app_range_state_dir(runs.folder) + ": " + ec.message());
     progress(what + ": " + std::to_string(plan->total_runs - 1) + " more application runs for " +
              std::to_string(ranges.size()) + " ranges; their output goes to " + runs.log_path);
     StopOnSignal stop;
     result = run_app_runs(*plan, app_process_runner(runs, ranges), g_stop_runs, progress);
+    out.stop_signal = g_stop_signal;
   }
   if (!result.stopped_because.empty()) warn(what + ": " + result.stopped_because);
-  return report::merge_app_runs(first, result.reports, *plan, runs.log_path);
+  out.report = report::merge_app_runs(first, result.reports, *plan, runs.log_path);
+  return out;
 }
 
 }  // namespace rangereplay::cli

@@ -11,8 +11,8 @@
 //   report::Report merged = run_app_range_replay(request, runs, first, exit_code, passes, progress, warn);
 //
 // Thread-safety: the launcher's main thread only (it starts one child at a
-// time; a SIGINT between runs stops the runs through a handler installed
-// for their duration).
+// time; a SIGINT or SIGTERM during a run, or between runs through a handler
+// installed for their duration, stops the runs).
 #pragma once
 
 #include <cstdint>
@@ -53,22 +53,34 @@ ProfileConfig app_run_config(const ProfileConfig& base, std::uint32_t pass, cons
 
 /// An AppRunner that starts the application of `runs` for run `run`, pass
 /// `pass`: its configuration and report in `<folder>/run_<run>/`, no gate
-/// (the device checks passed before run 1), standard output and error
-/// appended to runs.log_path after a header line; it waits for the run and
+/// (the device checks passed before run 1), standard input from /dev/null
+/// (run 1 had the launcher's), standard output and error appended to
+/// runs.log_path after a header line; it waits for the run and
 /// reads the one report it wrote. A run that cannot start, or that writes
 /// no report or several (a multi-process application), is an outcome with
 /// exit code 1 or the run's own and report_error saying which.
 AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t> ranges);
+
+/// What the later runs gave: the merged report, and the signal that stopped
+/// them (SIGINT, SIGTERM, ... sent to the launcher during or between the
+/// runs; 0 when none did), for the launcher's exit code.
+struct AppRangeReplay {
+  report::Report report;
+  int stop_signal = 0;
+};
 
 /// After the first run (its report `first`, its exit code `first_exit_code`,
 /// `launcher_passes` the metric list's passes as the launcher counted them,
 /// 0 when unknown): makes the later runs request's --replay-mode /
 /// --fallback call for and returns `first` merged with them; `first`
 /// unchanged when no run is needed (no declined range the fallback can
-/// collect), or when none can be made (the first run failed, the cap of
-/// --max-app-runs is below the runs needed), which `warn` says in one line.
-/// `progress` gets a line per run and one naming the log.
-report::Report run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
+/// collect); when none can be made (the first run failed, the cap of
+/// --max-app-runs is below the runs needed), which `warn` says in one line,
+/// `first` with the ranges --replay-mode app-range began to measure declined
+/// app_range_incomplete. A signal stops the runs (the run under way ends as
+/// the application handles the signal; no later run starts). `progress`
+/// gets a line per run and one naming the log.
+AppRangeReplay run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
                                     int first_exit_code, std::uint32_t launcher_passes,
                                     const std::function<void(const std::string&)>& progress,
                                     const std::function<void(const std::string&)>& warn);

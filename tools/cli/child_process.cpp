@@ -18,9 +18,11 @@ namespace {
 constexpr std::array<int, 4> kForwarded = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 volatile sig_atomic_t g_child_pid = 0;
+volatile sig_atomic_t g_signal_seen = 0;
 std::array<struct sigaction, kForwarded.size()> g_previous{};
 
 void forward_signal(int sig, siginfo_t* info, void* /*context*/) {
+  g_signal_seen = sig;
   // A terminal's ^C / ^\ is sent by the kernel (SI_KERNEL) to the whole
   // foreground process group, which includes the child: do not send it twice.
   if (info != nullptr && info->si_code == SI_KERNEL) return;
@@ -108,6 +110,8 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec) {
   const std::vector<int>& inherited = spec.inherited_fds;
   const int out_fd = spec.stdout_fd;
   const int err_fd = spec.stderr_fd;
+  const int in_fd = spec.stdin_fd;
+  g_signal_seen = 0;
 
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -127,6 +131,7 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec) {
     for (int fd : inherited) ::fcntl(fd, F_SETFD, 0);
     if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
     if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
+    if (in_fd >= 0) ::dup2(in_fd, STDIN_FILENO);
     ::execve(path, argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve("/bin/sh", sh_argv.data(), envp.data());
     int err = errno;
@@ -181,6 +186,8 @@ TreeKill kill_child(pid_t pid) {
   remove_forwarding();
   return killed;
 }
+
+int signal_during_child() { return g_signal_seen; }
 
 int exit_code_from_wait_status(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);

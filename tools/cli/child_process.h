@@ -37,6 +37,8 @@ struct ChildSpec {
   // dup2'ed over 1 and 2 in the child); -1 leaves the launcher's.
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // The application's standard input (dup2'ed over 0); -1 leaves the launcher's.
+  int stdin_fd = -1;
 };
 
 /// `base` ("NAME=value" entries, e.g. from environ) with `overrides` applied:
@@ -61,6 +63,13 @@ StatusOr<pid_t> spawn_child(const ChildSpec& spec);
 /// process group are not sent twice). Removes forwarding afterwards. Returns
 /// the raw wait status. Errors: internal when waitpid fails.
 StatusOr<int> wait_child(pid_t pid);
+
+/// The last of SIGINT, SIGTERM, SIGHUP and SIGQUIT that reached the launcher
+/// between the last spawn_child and the end of its wait_child (including a
+/// terminal's ^C sent to the whole process group, which is not forwarded
+/// again), or 0 when none did: whether the user asked to stop, whatever the
+/// application did with the signal. Async-signal-safe to read.
+int signal_during_child();
 
 /// Ends `pid` (started by spawn_child) and its whole process tree with
 /// SIGKILL (kill_process_tree in process_tree.h: with a ChildSubreaper active

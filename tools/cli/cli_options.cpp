@@ -771,6 +771,33 @@ StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, con
   return as_flag_error(range::parse_nvtx_expression(text, name));
 }
 
+// Options of range replay that --replay-mode app-range cannot honour (it
+// neither snapshots, restores nor replays, and its values are whole-range),
+// and a --max-app-runs that leaves --fallback app-range no run. Errors:
+// invalid_argument naming the option and the fix.
+Status check_app_range_mode_options(const CLI::App& profile, const ProfileRequest& req) {
+  if (req.fallback == Fallback::kAppRange && req.max_app_runs == 1) {
+    return invalid_argument(
+        "--max-app-runs 1 leaves --fallback app-range no run: it needs the first run and one more per pass; give "
+        "at least 2");
+  }
+  if (req.replay_mode != ReplayMode::kAppRange) return ok_status();
+  for (const char* name : {"--verify", "--restore", "--snapshot-device-limit", "--snapshot-host-limit"}) {
+    if (profile.count(name) > 0) {
+      return invalid_argument(std::string(name) +
+                              " applies to range replay; --replay-mode app-range neither snapshots, restores nor "
+                              "replays; drop " +
+                              name);
+    }
+  }
+  if (profile.count("--range-metrics") > 0 && req.config.range_metrics == RangeMetrics::kPerKernel) {
+    return invalid_argument(
+        "--replay-mode app-range gives whole-range values (one counter range per range and pass); drop "
+        "--range-metrics kernel, or profile with --replay-mode range for per-kernel values");
+  }
+  return ok_status();
+}
+
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env) {
   const Words words = split_at_dashes(args);
   LauncherApp launcher;
@@ -783,6 +810,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   CommandLine out;
   out.action = Action::kProfile;
   RR_ASSIGN_OR_RETURN(out.profile, profile_request(launcher.options, std::move(command), env));
+  RR_RETURN_IF_ERROR(check_app_range_mode_options(*launcher.profile, out.profile));
   return out;
 }
 

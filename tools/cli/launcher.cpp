@@ -33,6 +33,7 @@
 #include "core/launcher_gate.h"
 #include "core/metric_sets.h"
 #include "core/profile_config.h"
+#include "report/app_range_merge.h"
 #include "report/report_table.h"
 
 namespace rangereplay::cli {
@@ -369,7 +370,7 @@ int profile(const ProfileRequest& request) {
   StatusOr<int> wait_status = wait_child(*pid);
   const double end_clock_ms = monotonic_ms();
   if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
-  const int exit_code = exit_code_from_wait_status(*wait_status);
+  int exit_code = exit_code_from_wait_status(*wait_status);
   const std::vector<std::string> files = process_report_files(launch->temp->path());
   if (files.empty()) {
     std::cerr << "rangereplay: no report: '" << command.front() << "' ended (exit code " << exit_code
@@ -412,12 +413,18 @@ int profile(const ProfileRequest& request) {
                                     ("rangereplay-app-runs-" + std::to_string(::getpid()) + ".log"))
                                        .string();
       const AppRangeRuns runs{std::move(child), launch->config, launch->temp->path(), log_path};
-      reports.front() = run_app_range_replay(
+      AppRangeReplay replayed = run_app_range_replay(
           request, runs, std::move(reports.front()), exit_code, passes,
           [&](const std::string& line) { progress(request, line); }, warn);
+      reports.front() = std::move(replayed.report);
+      // Stopped by the user: the exit code says so, as the shell's would.
+      if (replayed.stop_signal != 0 && exit_code == 0) exit_code = 128 + replayed.stop_signal;
     } else {
-      warn("application range replay runs one process's ranges; " + std::to_string(reports.size()) +
-           " processes wrote reports, so no further run was made");
+      const std::string why = "application range replay measures one process's ranges; " +
+                              std::to_string(reports.size()) + " processes wrote reports, so no further run was made";
+      warn(why);
+      if (request.replay_mode == ReplayMode::kAppRange)
+        for (report::Report& rep : reports) report::decline_unmeasured_app_ranges(rep, why);
     }
   }
   const bool several = reports.size() > 1;

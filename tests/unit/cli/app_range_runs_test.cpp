@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -75,10 +76,15 @@ std::string read_file(const std::string& path) {
 // A stand-in application: prints its gate variable, then copies the report
 // of its pass (report_<pass>.json beside it) to its configuration's report
 // path, "%p" replaced by its pid; exits with `exit_code`.
-std::string fake_app(const TempTree& t, int exit_code = 0) {
+std::string fake_app(const TempTree& t, int exit_code = 0, const std::string& extra = "") {
   const std::string script =
       "#!/bin/sh\n"
       "echo \"gate=${RANGEREPLAY_GATE-unset}\"\n"
+      "state=$(sed -n 's/.*\"state_dir\": \"\\(.*\\)\".*/\\1/p' \"$RANGEREPLAY_CONFIG\")\n"
+      "test -d \"$state\" || { echo \"no state folder $state\"; exit 9; }\n"
+      "read -r line && echo \"stdin: $line\"\n" +
+      extra +
+      "\n"
       "out=$(sed -n 's/.*\"report_path\": \"\\(.*\\)\".*/\\1/p' \"$RANGEREPLAY_CONFIG\")\n"
       "pass=$(tr -d ' \\n' < \"$RANGEREPLAY_CONFIG\" | sed -n 's/.*\"pass\":\\([0-9]*\\).*/\\1/p')\n"
       "cp \"" +
@@ -88,8 +94,8 @@ std::string fake_app(const TempTree& t, int exit_code = 0) {
 }
 
 struct Runs {
-  explicit Runs(int exit_code = 0) {
-    app = fake_app(tree, exit_code);
+  explicit Runs(int exit_code = 0, const std::string& extra = "") {
+    app = fake_app(tree, exit_code, extra);
     EXPECT_TRUE(report::write_report_json(later_report(false), tree.path("report_0.json")).ok());
     EXPECT_TRUE(report::write_report_json(later_report(true), tree.path("report_1.json")).ok());
     runs.child.path = app;
@@ -108,10 +114,13 @@ struct Runs {
   ProfileRequest request;
   std::vector<std::string> progress, warnings;
   report::Report replay(report::Report first, int first_exit = 0) {
-    return run_app_range_replay(
+    AppRangeReplay out = run_app_range_replay(
         request, runs, std::move(first), first_exit, 0, [&](const std::string& l) { progress.push_back(l); },
         [&](const std::string& l) { warnings.push_back(l); });
+    stop_signal = out.stop_signal;
+    return out.report;
   }
+  int stop_signal = 0;
 };
 
 TEST(AppRangeRuns, the_fallback_collects_the_collectable_declines_only) {
@@ -158,6 +167,9 @@ TEST(AppRangeRuns, the_fallback_runs_the_application_once_per_pass_and_merges_th
   EXPECT_NE(log.find("==== rangereplay: application run 3, counter pass 2 ===="), std::string::npos) << log;
   EXPECT_EQ(log.find("gate=7"), std::string::npos) << log;
   EXPECT_NE(log.find("gate=unset"), std::string::npos) << log;
+  EXPECT_EQ(log.find("stdin:"), std::string::npos) << log;  // read from /dev/null
+  EXPECT_EQ(log.find("no state folder"), std::string::npos) << log;
+  EXPECT_EQ(s.stop_signal, 0);
   ASSERT_FALSE(s.progress.empty());
   EXPECT_EQ(s.progress.front(),
             "--fallback app-range: 2 more application runs for 1 ranges; their output goes to " + s.runs.log_path);
@@ -186,8 +198,7 @@ TEST(AppRangeRuns, no_run_is_made_without_a_collectable_decline_or_after_a_faile
   const report::Report first = first_run();
   EXPECT_EQ(s.replay(first, 1), first);
   ASSERT_EQ(s.warnings.size(), 1u);
-  EXPECT_EQ(s.warnings[0],
-            "--fallback app-range: the first run exited with 1, so no further run was made; its report is as it ran");
+  EXPECT_EQ(s.warnings[0], "--fallback app-range: the first run exited with 1, so no further run was made");
 }
 
 TEST(AppRangeRuns, runs_above_the_cap_are_not_made) {
@@ -197,6 +208,31 @@ TEST(AppRangeRuns, runs_above_the_cap_are_not_made) {
   EXPECT_EQ(s.replay(first), first);
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_NE(s.warnings[0].find("--max-app-runs 2"), std::string::npos) << s.warnings[0];
+  EXPECT_EQ(s.replay(first).ranges[1].decline_reason, "allocation_in_range");  // keeps run 1's reason
+}
+
+TEST(AppRangeRuns, a_signal_during_a_run_stops_the_runs_even_when_the_application_exits_0) {
+  // The stand-in sends SIGINT to the launcher (this test), which forwards it.
+  Runs s(0, "trap '' INT; kill -INT $PPID; sleep 0.2");
+  const report::Report merged = s.replay(first_run());
+  EXPECT_EQ(s.stop_signal, SIGINT);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], "--fallback app-range: stopped by the user after run 2 of 3");
+  EXPECT_TRUE(merged.ranges[1].declined);
+  EXPECT_EQ(merged.ranges[1].decline_reason, "allocation_in_range");
+}
+
+TEST(AppRangeRuns, under_app_range_mode_a_failed_first_run_declines_its_ranges_incomplete) {
+  Runs s;
+  s.request.fallback = Fallback::kNone;
+  s.request.replay_mode = ReplayMode::kAppRange;
+  report::Report first = first_run();
+  first.ranges.resize(1);
+  first.ranges[0].notes = {"app-range: pass 1 of 2 collected in this run"};
+  const report::Report out = s.replay(first, 1);
+  EXPECT_EQ(out.ranges[0].decline_reason, "app_range_incomplete");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], "--replay-mode app-range: the first run exited with 1, so no further run was made");
 }
 
 }  // namespace

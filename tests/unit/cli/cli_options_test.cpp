@@ -846,6 +846,27 @@ TEST(AppRunOptions, fallback_with_app_range_mode_is_refused) {
             "so none falls back); drop --fallback");
 }
 
+TEST(AppRunOptions, range_replay_options_are_refused_with_app_range_mode) {
+  EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--verify"}),
+            "--verify applies to range replay; --replay-mode app-range neither snapshots, restores nor replays; drop "
+            "--verify");
+  EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--snapshot-host-limit", "1GiB"}),
+            "--snapshot-host-limit applies to range replay; --replay-mode app-range neither snapshots, restores nor "
+            "replays; drop --snapshot-host-limit");
+  EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--range-metrics", "kernel"}),
+            "--replay-mode app-range gives whole-range values (one counter range per range and pass); drop "
+            "--range-metrics kernel, or profile with --replay-mode range for per-kernel values");
+  EXPECT_TRUE(app_run_request({"--replay-mode", "app-range", "--range-metrics", "whole"}).ok());
+  EXPECT_TRUE(app_run_request({"--fallback", "app-range", "--verify"}).ok());  // run 1 replays
+}
+
+TEST(AppRunOptions, a_cap_of_one_leaves_the_fallback_no_run) {
+  EXPECT_EQ(app_run_error({"--fallback", "app-range", "--max-app-runs", "1"}),
+            "--max-app-runs 1 leaves --fallback app-range no run: it needs the first run and one more per pass; give "
+            "at least 2");
+  EXPECT_TRUE(app_run_request({"--replay-mode", "app-range", "--max-app-runs", "1"}).ok());
+}
+
 TEST(AppRunOptions, a_missing_value_is_named_with_its_hint) {
   EXPECT_EQ(app_run_error({"--fallback="}), "--fallback needs a value (none or app-range)");
 }

@@ -74,6 +74,20 @@ TEST(AppRangeState, a_foreign_or_cut_file_is_refused_with_its_path) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(AppRangeState, a_run_is_claimed_by_one_process) {
+  const std::string dir = fresh_dir("rr_app_state_claim");
+  EXPECT_TRUE(claim_app_range_run(dir, 2, 100).ok());
+  EXPECT_TRUE(claim_app_range_run(dir, 2, 100).ok());  // the same process again
+  const Status other = claim_app_range_run(dir, 2, 200);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.message(),
+            "process 100 of this application run already collects its ranges; application range replay measures one "
+            "process's ranges, so profile one process of the job");
+  EXPECT_TRUE(claim_app_range_run(dir, 3, 200).ok());  // the next run is another process's
+  EXPECT_FALSE(claim_app_range_run("/nonexistent-folder-rr", 0, 1).ok());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(AppRangeState, an_unwritable_folder_is_a_one_line_error) {
   const Status s = write_app_range_state("/nonexistent-folder-rr/range_0.counters", AppRangeCounterState{});
   ASSERT_FALSE(s.ok());

@@ -46,6 +46,7 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kNondeterministicApplication, "nondeterministic_application"},
       {DeclineReason::kWriteSetLearned, "write_set_learned"},
       {DeclineReason::kWriteSetExceeded, "write_set_exceeded"},
+      {DeclineReason::kAppRangeIncomplete, "app_range_incomplete"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {

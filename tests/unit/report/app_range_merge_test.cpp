@@ -60,6 +60,8 @@ AppRunReport later_run(std::uint32_t run, double inst = -1) {
   r.report.ranges = {range(0, "warmup", {kernel("init", 8)}),
                      range(1, "step", {kernel("scale", 64, inst), kernel("add", 64, inst < 0 ? -1 : inst * 2)}),
                      range(2, "capture", {})};
+  // The run of the last pass decodes the range's whole-range values.
+  if (inst >= 0) r.report.ranges[1].range_metrics = {{"smsp__inst_executed.sum", "inst", inst * 3}};
   return r;
 }
 
@@ -166,15 +168,54 @@ TEST(AppRangeMerge, runs_stopped_before_the_last_pass_leave_the_range_declined_w
   EXPECT_EQ(step.decline_reason, "allocation_in_range");
   ASSERT_EQ(step.notes.size(), 1u);
   EXPECT_EQ(step.notes[0],
-            "app-range: the runs stopped before run 4 (the last pass), so no values were merged; range replay "
-            "declined it first (allocation_in_range)");
+            "app-range: no values merged: the runs stopped before run 4 (the last pass); the later runs' output is "
+            "in log");
+}
+
+TEST(AppRangeMerge, under_app_range_mode_ranges_without_their_last_pass_decline_incomplete) {
+  const AppRunPlan plan = *plan_app_runs(ReplayMode::kAppRange, Fallback::kNone, 3, 0);
+  Report first;
+  first.ranges = {range(0, "step", {kernel("scale", 64)})};
+  AppRunReport second;
+  second.run = 2;
+  second.report.ranges = {range(0, "step", {kernel("scale", 64)})};
+  const Report stopped = merge_app_runs(first, {&second, 1}, plan, "log");
+  EXPECT_EQ(stopped.ranges[0].decline_reason, "app_range_incomplete");
+  EXPECT_EQ(stopped.ranges[0].decline_detail,
+            decline_report_detail(DeclineReason::kAppRangeIncomplete,
+                                  "the runs stopped before run 3 (the last pass); the later runs' output is in log"));
+  // The last run came, but decoded nothing.
+  AppRunReport third = second;
+  third.run = 3;
+  const std::vector<AppRunReport> all = {second, third};
+  const Report empty = merge_app_runs(first, all, plan, "log");
+  EXPECT_EQ(empty.ranges[0].decline_reason, "app_range_incomplete");
+  EXPECT_NE(empty.ranges[0].decline_detail.find("decoded no values"), std::string::npos)
+      << empty.ranges[0].decline_detail;
+  // No run could be made.
+  Report none = first;
+  decline_unmeasured_app_ranges(none, "the first run exited with 1");
+  EXPECT_EQ(none.ranges[0].decline_reason, "app_range_incomplete");
+  EXPECT_EQ(none.ranges[0].decline_detail,
+            decline_report_detail(DeclineReason::kAppRangeIncomplete, "the first run exited with 1"));
+}
+
+TEST(AppRangeMerge, a_run_that_differs_before_a_run_that_declines_gives_nondeterministic_application) {
+  // Run 2 matched no `step` at index 1; run 3 then refused the range as out of step.
+  std::vector<AppRunReport> later = {later_run(2), later_run(3), later_run(4, 500)};
+  later[0].report.ranges.erase(later[0].report.ranges.begin() + 1);
+  later[1].report.ranges[1].declined = true;
+  later[1].report.ranges[1].decline_reason = "counters_unavailable";
+  const Report merged = merge_app_runs(first_run(), later, fallback_plan(), "log");
+  EXPECT_EQ(merged.ranges[1].decline_reason, "nondeterministic_application");
+  EXPECT_EQ(merged.ranges[1].decline_detail, detail_of("run 2 matched no range 1 'step'"));
 }
 
 TEST(AppRangeMerge, no_later_run_leaves_the_range_declined_with_a_note) {
   const Report merged = merge_app_runs(first_run(), {}, fallback_plan(), "log");
   EXPECT_EQ(merged.ranges[1].decline_reason, "allocation_in_range");
   ASSERT_EQ(merged.ranges[1].notes.size(), 1u);
-  EXPECT_EQ(merged.ranges[1].notes[0], "app-range: the runs stopped before run 2, so no values were merged");
+  EXPECT_EQ(merged.ranges[1].notes[0], "app-range: no values merged: the runs stopped before run 2");
 }
 
 TEST(AppRangeMerge, app_range_mode_measures_every_range_against_run_one) {
@@ -184,6 +225,7 @@ TEST(AppRangeMerge, app_range_mode_measures_every_range_against_run_one) {
   AppRunReport second;
   second.run = 2;
   second.report.ranges = {range(0, "step", {kernel("scale", 64, 7)}), range(1, "step", {kernel("scale", 32, 9)})};
+  second.report.ranges[0].range_metrics = {{"smsp__inst_executed.sum", "inst", 7}};
   const Report merged = merge_app_runs(first, {&second, 1}, plan, "log");
   EXPECT_FALSE(merged.ranges[0].declined);
   EXPECT_EQ(merged.ranges[0].kernels[0].metrics[0].value, 7);

@@ -57,6 +57,7 @@ class FakeBackend final : public CounterBackend {
   }
   StatusOr<std::size_t> decode() override {
     log_.push_back("decode");
+    image.push_back(static_cast<std::uint8_t>(current_pass_));  // what a decoded pass adds to the image
     return std::size_t{0};
   }
   StatusOr<std::vector<std::vector<double>>> evaluate() const override {
@@ -72,8 +73,8 @@ class FakeBackend final : public CounterBackend {
     log_.push_back("begin_application_pass " + std::to_string(carried.size()) + " " + std::to_string(pass) + " " +
                    std::to_string(nesting));
     image = carried.empty() ? std::vector<std::uint8_t>(4, 0) : carried;
-    image.push_back(static_cast<std::uint8_t>(pass));  // what the pass adds
-    next_pass_ = pass + 1;                             // CUPTI's pass index after the stop
+    current_pass_ = pass;
+    next_pass_ = pass + 1;  // CUPTI's pass index after the stop
     return ok_status();
   }
   const std::vector<std::uint8_t>& counter_data() const override { return image; }
@@ -81,6 +82,7 @@ class FakeBackend final : public CounterBackend {
   std::size_t next_nesting_level() const override { return 1; }
   std::vector<std::uint8_t> image;
   std::size_t next_pass_ = 0;
+  std::size_t current_pass_ = 0;
 
   std::vector<std::vector<double>> values;
   std::string fail_at;
@@ -147,18 +149,23 @@ TEST(CounterSession, a_known_range_name_gets_a_quarter_more_than_last_time) {
 TEST(CounterSession, the_warm_up_runs_one_empty_pass_in_the_standing_pass_mode) {
   Fixture f(one_pass_whole_range());
   ASSERT_TRUE(f.session->warm_up().ok());
+  // One pass had everything a one-pass list needs: its data is decoded.
   const Log expected = {"set_mode 2", "resize 256", "begin_range", "start_pass rangereplay_warm_up",
-                        "end_pass",   "set_mode 1"};
+                        "end_pass",   "decode",     "set_mode 1"};
   EXPECT_EQ(f.log, expected);
   EXPECT_FALSE(f.session->standing_open());
-  EXPECT_GE(f.session->first_pass_start_ms(), 0.0);
   EXPECT_GE(f.session->warm_up_ms(), f.session->first_pass_start_ms());
+  // The warm-up's start was the session's first: a range's later start is not timed as one.
+  const double first = f.session->first_pass_start_ms();
+  ASSERT_TRUE(f.session->start_pass("step").ok());
+  EXPECT_EQ(f.session->first_pass_start_ms(), first);
 }
 
 TEST(CounterSession, the_warm_up_sizes_a_per_kernel_image_as_for_a_new_range_name) {
   CounterSessionOptions o;
   o.pass_count = 9;
   Fixture f(o);
+  f.backend->all_submitted = false;  // a 9-pass list: no decode after one pass
   ASSERT_TRUE(f.session->warm_up().ok());
   const Log expected = {"set_mode 0",  "resize " + std::to_string(f.session->counter_ranges_for("step")),
                         "begin_range", "start_pass rangereplay_warm_up",
@@ -327,9 +334,13 @@ TEST(AppRangeCollector, each_run_collects_its_pass_and_the_last_one_decodes_the_
     const std::size_t carried = pass == 0 ? 0 : 4 + pass;
     EXPECT_EQ(f.log[0], "begin_application_pass " + std::to_string(carried) + " " + std::to_string(pass) + " 1");
     EXPECT_EQ(f.log[1], "start_pass step");
+    // Every pass is decoded into the image before it is carried.
+    EXPECT_EQ(f.log[3], "decode");
     if (pass == 2) {
       EXPECT_EQ(out->values, std::vector<double>{42.0});
       EXPECT_EQ(f.log.back(), "evaluate");
+    } else {
+      EXPECT_EQ(f.log.size(), 4u);
     }
   }
   StatusOr<std::optional<AppRangeCounterState>> state = read_app_range_state(app_range_state_path(dir, 4));
