@@ -7,7 +7,7 @@ Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (tests/ncu/ncu_compare.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
-    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,batch,prewarm,single,whole,verify,kernels,loading,outside]
+    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,batch,single,whole,verify,kernels,loading,outside]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
@@ -16,8 +16,8 @@ from ncu_compare import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,
-# batch, prewarm, single, whole, verify, kernels, loading, outside); all when absent.
-GROUPS = {"full", "batch", "prewarm", "single", "whole", "verify", "kernels", "loading", "outside"}
+# batch, single, whole, verify, kernels, loading, outside); all when absent.
+GROUPS = {"full", "batch", "single", "whole", "verify", "kernels", "loading", "outside"}
 only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
 if only is not None and not only <= GROUPS:
     sys.exit(f"profile_vs_ncu: unknown row group(s) {','.join(sorted(only - GROUPS))}; "
@@ -99,29 +99,6 @@ if want("batch"):
     case("stream 256MB x3, --set full, batch 3", ["--iterations", "3"], "full", env={"RANGEREPLAY_BATCH": "3"})
     case("stream 256MB x10, --set full, batch 10", ["--iterations", "10"], "full", env={"RANGEREPLAY_BATCH": "10"})
 x50 = ["--iterations", "50", "--bytes", "64MiB"]
-if want("prewarm"):
-    # The counter set-up started when the application creates its context
-    # (RANGEREPLAY_PREWARM=1), beside its start-up, instead of at the first range.
-    case("stream 256MB x3, --set full, batch 3, prewarm", ["--iterations", "3"], "full",
-         env={"RANGEREPLAY_BATCH": "3", "RANGEREPLAY_PREWARM": "1"})
-    def whole_insts(rep):
-        return [[m["value"] for m in r.get("range_metrics", []) if "inst_executed" in m["name"]] for r in rep["ranges"]]
-    runs = {"off": [], "on": []}
-    for label in ("off", "on", "off", "on"):
-        s, rep, err = profile(x50, ["--set", "single-pass", "--range-metrics", "whole"],
-                              env={"RANGEREPLAY_PREWARM": "1"} if label == "on" else None)
-        runs[label].append((s, rep, err))
-    ok = all(rep is not None for v in runs.values() for _, rep, _ in v)
-    if ok:
-        off_s, on_s = median([s for s, _, _ in runs["off"]]), median([s for s, _, _ in runs["on"]])
-        setup = {k: median([rep["setup_ms"] for _, rep, _ in v]) for k, v in runs.items()}
-        equal = whole_insts(runs["on"][0][1]) == whole_insts(runs["off"][0][1]) and bool(whole_insts(runs["on"][0][1]))
-        raw["prewarm"] = {"on_s": on_s, "off_s": off_s, "setup_ms": setup}
-        rows.append(("  prewarm on vs off (64MB x50, single-pass, whole)",
-                     f"{on_s:.2f} s vs {off_s:.2f} s (medians of 2): saves {off_s - on_s:.2f} s; the first range "
-                     f"waited {setup['on']:.0f} ms for the set-up vs {setup['off']:.0f} ms; values equal: {equal}"))
-    else:
-        rows.append(("  prewarm on vs off", "failed: " + " | ".join(e for v in runs.values() for _, _, e in v if e)))
 if want("single"):
     case("stream 64MB x50, --set single-pass", x50, "single-pass")
 if want("whole"):

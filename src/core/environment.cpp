@@ -64,11 +64,6 @@ bool standing_pass_off() {
   return off;
 }
 
-bool prewarm() {
-  static const bool on = read(kPrewarm) == "1";
-  return on;
-}
-
 bool counter_warm_up_off() {
   static const bool off = read(kCounterWarmUp) == "0";
   return off;

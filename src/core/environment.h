@@ -33,7 +33,6 @@ inline constexpr const char* kMaxKernelsPerRange = "RANGEREPLAY_MAX_KERNELS_PER_
 inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
-inline constexpr const char* kPrewarm = "RANGEREPLAY_PREWARM";
 inline constexpr const char* kBatch = "RANGEREPLAY_BATCH";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
@@ -58,7 +57,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 14> kVariables{{
+inline constexpr std::array<Variable, 13> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -74,11 +73,6 @@ inline constexpr std::array<Variable, 14> kVariables{{
      "0 leaves out the empty CUPTI pass (start and stop, no work) that the counter set-up runs before the first "
      "range, so that CUPTI's one-time work at the process's first start is neither in the first range's time nor "
      "in its cache state; other values are ignored; application range replay's runs never run it"},
-    {kPrewarm, SetBy::kUser, "injection", "unset: the counters are set up when the first range begins",
-     "experimental; 1: the counter set-up (chip, range profiler, configuration, counter data, and the warm-up pass "
-     "but in per-kernel auto-range mode) starts on a thread of the tool's own when the application creates its "
-     "first context, beside its start-up, and the first range in that context takes it over; other values are "
-     "ignored"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
@@ -125,8 +119,6 @@ const char* gate();
 std::optional<std::size_t> max_kernels_per_range();
 /// RANGEREPLAY_STANDING_PASS is exactly "0".
 bool standing_pass_off();
-/// RANGEREPLAY_PREWARM is exactly "1".
-bool prewarm();
 /// RANGEREPLAY_COUNTER_WARMUP is exactly "0".
 bool counter_warm_up_off();
 /// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base

@@ -549,11 +549,6 @@ void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, 
 }
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
-  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-    // No tool lock either: the set-up made ahead runs on a thread of its own.
-    if (!in_tool()) ranges_.prewarm_counters(data->context);
-    return;
-  }
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
   // The driver holds its own locks during these callbacks: no tool lock is
   // waited for here (core/module_registry.h), only the registry's leaf lock.

@@ -66,54 +66,6 @@ void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
 RangeController::RangeController(RangeControllerParts parts)
     : parts_(parts), batch_size_(environment::batch_ranges()) {}
 
-CounterSessionOptions RangeController::counter_options() const {
-  CounterSessionOptions options;
-  // Application range replay counts whole ranges in their own execution.
-  options.whole_range_metrics =
-      parts_.config.range_metrics == RangeMetrics::kWholeRange || parts_.config.app_range.has_value();
-  // Under --cache-control all a standing pass still holds: only work between
-  // a push and its pop is counted, so the flush before each push is not.
-  options.standing_pass = !environment::standing_pass_off() && !parts_.config.app_range;
-  options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
-  return options;
-}
-
-bool RangeController::counter_warm_up_wanted() const {
-  return !environment::counter_warm_up_off() && !parts_.config.app_range;
-}
-
-void RangeController::prewarm_counters(CUcontext ctx) {
-  if (!environment::prewarm() || ctx == nullptr || parts_.config.metrics.empty()) return;
-  prewarm_.start([this, ctx] {
-    // The tool's own thread: its driver calls are not observed, and it takes
-    // no lock of the tool (the first range waits for it holding one).
-    InToolScope scope;
-    Prewarmed out{ctx, internal_error("the counter set-up made ahead did not run"), ok_status(), false};
-    if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) {
-      out.setup = unavailable("the context created first could not be made current for the counter set-up");
-      prewarmed_.emplace(std::move(out));
-      return;
-    }
-    // Its own trace lines (debug() keeps state for the tool's lock holder).
-    const CounterSetupHooks hooks{{}, [](const std::string& line) {
-                                    if (debug_enabled())
-                                      std::fprintf(stderr, "rangereplay[debug] ahead: %s\n", line.c_str());
-                                  }};
-    out.setup = set_up_counters(ctx, parts_.config.metrics, counter_options(), hooks);
-    // The warm-up pass too, but not in auto-range mode: there every kernel
-    // the application launches meanwhile would become a counter range and
-    // wait for its own end.
-    if (out.setup.ok() && counter_warm_up_wanted() &&
-        out.setup->session->configured_mode() != CounterMode::kPerKernel) {
-      out.warm_up = out.setup->session->warm_up();
-      out.warmed_up = out.warm_up.ok();
-    }
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
-    prewarmed_.emplace(std::move(out));
-  });
-}
-
 std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
     if (counters_context_ != ctx)
@@ -122,28 +74,19 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
     return std::nullopt;
   }
   auto start = Clock::now();
-  // The set-up made ahead on the tool's thread (RANGEREPLAY_PREWARM), when
-  // it is for this context; it takes no tool lock, so it is waited for here.
-  parts_.mutex.set_stage("configuring counters: waiting for the set-up made ahead");
-  bool warmed_up = false;
-  std::optional<StatusOr<CounterSetup>> ahead;
-  if (prewarm_.join() && prewarmed_) {
-    if (prewarmed_->ctx == ctx && prewarmed_->setup.ok()) {
-      ahead.emplace(std::move(prewarmed_->setup));
-      warmed_up = prewarmed_->warmed_up;
-      debug("counters set up ahead of the first range: %s", prewarmed_->warm_up.to_string());
-    } else {
-      debug("the counter set-up made ahead is not used: %s",
-            prewarmed_->ctx != ctx ? std::string("another context") : prewarmed_->setup.status().message());
-    }
-    prewarmed_.reset();  // a session of another context is disabled here
-  }
+  CounterSessionOptions options;
+  // Application range replay counts whole ranges in their own execution.
+  options.whole_range_metrics =
+      parts_.config.range_metrics == RangeMetrics::kWholeRange || parts_.config.app_range.has_value();
+  // Under --cache-control all a standing pass still holds: only work between
+  // a push and its pop is counted, so the flush before each push is not.
+  options.standing_pass = !environment::standing_pass_off() && !parts_.config.app_range;
+  options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
   const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
   // A failing step names its reason where the fact is known (CUPTI's
   // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  StatusOr<CounterSetup> setup =
-      ahead ? std::move(*ahead) : set_up_counters(ctx, parts_.config.metrics, counter_options(), hooks);
+  StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, options, hooks);
   Status s = setup.status();
   const auto create_stream = [this]() -> Status {
     RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
@@ -174,7 +117,7 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   // Not in application range replay runs: their passes configure the
   // object for application replay, which would replace it after a warm-up
   // in user replay.
-  if (!warmed_up && counter_warm_up_wanted()) {
+  if (!environment::counter_warm_up_off() && !parts_.config.app_range) {
     // CUPTI's first start of the process, before the first range's pass 0
     // (its time is in the report's setup_ms, not the range's).
     parts_.mutex.set_stage("configuring counters: warm-up pass");
@@ -706,8 +649,6 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
 
 void RangeController::at_exit() {
   exiting_ = true;
-  // A set-up made ahead that no range took: it ends before the process does.
-  prewarm_.join();
   if (counters_) parts_.report.time_budget->first_pass_start_ms = counters_->first_pass_start_ms();
   if (active_ && active_->left_alone) active_.reset();
   if (active_) {

@@ -50,9 +50,7 @@
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/app_range_collector.h"
-#include "tool/background_task.h"
 #include "tool/counter_session.h"
-#include "tool/cupti_counters.h"
 #include "tool/range_report.h"
 #include "tool/restore_strategy.h"
 #include "tool/tool_mutex.h"
@@ -117,16 +115,6 @@ class RangeController {
   /// standing pass is flushed; the
   /// report's time budget gets the first CUPTI pass start's time.
   void at_exit();
-
-  /// RANGEREPLAY_PREWARM=1: the counter set-up (and, but in auto-range
-  /// mode, its warm-up pass) for the first context created, `ctx`, starts on
-  /// a thread of the tool's own, so that it runs beside the application's
-  /// start-up; the first range takes it over, waiting for it to end, when it
-  /// begins in that context, and sets up anew otherwise. Called from the
-  /// context-created callback without the tool's lock: it touches only the
-  /// set-up made ahead (prewarm_ orders it with the first range). Nothing
-  /// starts once a range has set the counters up.
-  void prewarm_counters(CUcontext ctx);
 
   /// The open range, or null.
   ActiveRange* active() const { return active_.get(); }
@@ -221,11 +209,6 @@ class RangeController {
   // or a failing set-up, is a decline, with the reason the failing step
   // established.
   std::optional<Decline> ensure_counters(CUcontext ctx);
-  // The counter session's options from the configuration and environment.
-  CounterSessionOptions counter_options() const;
-  // The set-up ends with the warm-up pass (RANGEREPLAY_COUNTER_WARMUP, not in
-  // application range replay runs).
-  bool counter_warm_up_wanted() const;
   // Flushes L2 on the tool's stream and waits for it.
   Status flush_caches();
   // Enqueues the L2 flush on the tool's stream without waiting (a replay
@@ -331,18 +314,6 @@ class RangeController {
   // sizing, the standing pass; and the context they were set up in.
   std::unique_ptr<CounterSession> counters_;
   CUcontext counters_context_ = nullptr;
-  // The counter set-up made ahead (prewarm_counters) and what it left,
-  // written by its thread and read after prewarm_.join(). Declared before
-  // prewarm_, whose destructor joins the thread, so the thread never writes
-  // a destroyed slot.
-  struct Prewarmed {
-    CUcontext ctx = nullptr;
-    StatusOr<CounterSetup> setup;
-    Status warm_up;
-    bool warmed_up = false;
-  };
-  std::optional<Prewarmed> prewarmed_;
-  BackgroundTask prewarm_;
   // The counter set-up failed once: every later range declines the same way.
   std::optional<Decline> counters_failed_;
   // The tool's own stream (replays, snapshot copies, digests), created with

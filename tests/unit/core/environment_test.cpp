@@ -22,7 +22,7 @@ TEST(Environment, the_table_names_each_variable_once_and_marks_test_hooks) {
     EXPECT_FALSE(v.default_value.empty()) << v.name;
     EXPECT_EQ(v.set_by == SetBy::kTests, v.name.starts_with("RANGEREPLAY_TEST_")) << v.name;
   }
-  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kPrewarm, kKernelRanges, kBatch,
+  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kKernelRanges, kBatch,
                            kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
     EXPECT_TRUE(names.contains(name)) << name;
   }
