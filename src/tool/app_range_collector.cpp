@@ -7,9 +7,11 @@ namespace rangereplay::tool {
 
 Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& name) {
   if (open_) return failed_precondition("an application range replay pass is already open");
-  if (!claimed_) {
-    RR_RETURN_IF_ERROR(claim_app_range_run(run_.state_dir, run_.pass, static_cast<long>(::getpid())));
-    claimed_ = true;
+  // Claimed by this process: a child forked from it is another process.
+  const long pid = static_cast<long>(::getpid());
+  if (claimed_by_ != pid) {
+    RR_RETURN_IF_ERROR(claim_app_range_run(run_.state_dir, run_.pass, pid));
+    claimed_by_ = pid;
   }
   path_ = app_range_state_path(run_.state_dir, range_index);
   RR_ASSIGN_OR_RETURN(std::optional<AppRangeCounterState> carried, read_app_range_state(path_));

@@ -70,7 +70,7 @@ class AppRangeCollector {
   CounterSession& counters_;
   const AppRangeRun& run_;
   bool open_ = false;
-  bool claimed_ = false;  // this process holds the run (claim_app_range_run)
+  long claimed_by_ = 0;  // the process that holds the run (claim_app_range_run), 0 before the claim
   std::string path_;
   AppRangeCounterState state_;
 };

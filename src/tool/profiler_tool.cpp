@@ -487,12 +487,8 @@ void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& cal
   // The kernel sequence each run's matched range is compared by
   // (report::merge_app_runs): launches in call order, a graph launch as one
   // entry of its own.
-  if (range.ctx != nullptr && data->context != nullptr && data->context != range.ctx) {
-    // The range's counters are those of its own context.
-    range.eligibility.decline(DeclineReason::kMultipleContexts,
-                              std::string(data->functionName) + " in a second context inside the range");
-    return;
-  }
+  // The range's counters are those of its own context.
+  if (in_other_context(range, data)) return;
   report::KernelRecord k;
   k.index = static_cast<std::uint32_t>(range.app_range_kernels.size());
   if (call.kind == CallKind::kGraphLaunch) {
@@ -511,22 +507,25 @@ void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& cal
   range.app_range_kernels.push_back(std::move(k));
 }
 
-void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data) {
-  if (range.ctx != nullptr && data->context != nullptr && data->context != range.ctx) {
-    // A context of another device (cudaSetDevice(1) inside a range on device
-    // 0) is multiple_devices, whose fix is direct; the same device's second
-    // context is multiple_contexts.
-    const int other = device_of(data->context);
-    if (other >= 0 && range.device >= 0 && other != range.device) {
-      range.eligibility.decline(DeclineReason::kMultipleDevices,
-                                std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
-                                    " inside a range on device " + std::to_string(range.device));
-    } else {
-      range.eligibility.decline(DeclineReason::kMultipleContexts,
-                                std::string(data->functionName) + " in a second context inside the range");
-    }
-    return;
+bool ProfilerTool::in_other_context(ActiveRange& range, const CUpti_CallbackData* data) {
+  if (range.ctx == nullptr || data->context == nullptr || data->context == range.ctx) return false;
+  // A context of another device (cudaSetDevice(1) inside a range on device
+  // 0) is multiple_devices, whose fix is direct; the same device's second
+  // context is multiple_contexts.
+  const int other = device_of(data->context);
+  if (other >= 0 && range.device >= 0 && other != range.device) {
+    range.eligibility.decline(DeclineReason::kMultipleDevices,
+                              std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
+                                  " inside a range on device " + std::to_string(range.device));
+  } else {
+    range.eligibility.decline(DeclineReason::kMultipleContexts,
+                              std::string(data->functionName) + " in a second context inside the range");
   }
+  return true;
+}
+
+void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data) {
+  if (in_other_context(range, data)) return;
   const std::size_t first_new = range.program.ops.size();
   RangeRecorder recorder = range_recorder(range);
   const CallParams params =

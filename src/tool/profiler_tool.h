@@ -114,6 +114,10 @@ class ProfilerTool {
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
+  // Whether `data`'s call went to another context than `range`'s; if so the
+  // range is declined (multiple_devices for another device's context, else
+  // multiple_contexts). Caller holds mutex_.
+  static bool in_other_context(ActiveRange& range, const CUpti_CallbackData* data);
   // A kernel or graph launch (`call`, at its entry) inside a range an
   // application range replay run counts: noted in the range's kernel list.
   // Caller holds mutex_.

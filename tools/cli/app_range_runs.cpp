@@ -27,10 +27,10 @@ void stop_runs(int sig) {
   g_stop_runs.store(true);
 }
 
-// SIGINT and SIGTERM set g_stop_runs while the runs are made: between runs
-// through this handler; during one the launcher forwards them to the
-// application, and the runner sets g_stop_runs after that run
-// (signal_during_child), whatever the application made of the signal.
+// SIGINT and SIGTERM set g_stop_runs while the runs are made, between runs,
+// through this handler; during a run the launcher forwards SIGINT, SIGTERM,
+// SIGHUP and SIGQUIT to the application, and the runner sets g_stop_runs
+// after that run (signal_during_child), whatever the application made of it.
 class StopOnSignal {
  public:
   StopOnSignal() {

@@ -77,7 +77,8 @@ struct AppRangeReplay {
 /// collect); when none can be made (the first run failed, the cap of
 /// --max-app-runs is below the runs needed), which `warn` says in one line,
 /// `first` with the ranges --replay-mode app-range began to measure declined
-/// app_range_incomplete. A signal stops the runs (the run under way ends as
+/// app_range_incomplete. SIGINT or SIGTERM (during a run also SIGHUP or
+/// SIGQUIT) stops the runs (the run under way ends as
 /// the application handles the signal; no later run starts). `progress`
 /// gets a line per run and one naming the log.
 AppRangeReplay run_app_range_replay(const ProfileRequest& request, const AppRangeRuns& runs, report::Report first,
