@@ -160,14 +160,22 @@ Status RangeProfilerSession::begin_application_pass(const std::vector<std::uint8
   if (mode_ != Mode::kWholeRange) return failed_precondition("application range replay counts whole ranges only");
   if (in_pass_) return failed_precondition("begin_application_pass inside a pass");
   if (object_ == nullptr) return unavailable("the range profiler could not be enabled again for a new range type");
-  if (configured_replay_ && *configured_replay_ != CUPTI_ApplicationReplay) RR_RETURN_IF_ERROR(reenable());
+  // A fresh object for every range after the first of a process: after one
+  // application-replay pass the object's pass index went on from there
+  // whatever passIndex the next cuptiRangeProfilerSetConfig named (a second
+  // range configured for pass 0 stopped at pass index 2; H200), and so does
+  // one configured for user replay before.
+  if (application_passes_ > 0 || (configured_replay_ && *configured_replay_ != CUPTI_ApplicationReplay))
+    RR_RETURN_IF_ERROR(reenable());
   if (!carried.empty() && carried.size() != counter_data_blank_.size()) {
     return failed_precondition("the carried counter data holds " + std::to_string(carried.size()) +
                                " bytes, this configuration's image " + std::to_string(counter_data_blank_.size()) +
                                ": another metric list or GPU wrote it");
   }
   counter_data_ = carried.empty() ? counter_data_blank_ : carried;
-  return set_config(CUPTI_UserRange, CUPTI_ApplicationReplay, pass_index, target_nesting_level);
+  RR_RETURN_IF_ERROR(set_config(CUPTI_UserRange, CUPTI_ApplicationReplay, pass_index, target_nesting_level));
+  ++application_passes_;
+  return ok_status();
 }
 
 Status RangeProfilerSession::push(const std::string& range_name) {

@@ -79,10 +79,10 @@ class RangeProfilerSession {
   /// process collects one), over `carried`, the counter data an earlier
   /// run's passes left (empty: a fresh image, for pass 0). Whole-range mode
   /// only; then start_pass, the range's own work, end_pass, and
-  /// counter_data() holds the image to carry to the next run. The first call
-  /// after a user-replay configuration (the warm-up pass) replaces the
-  /// range profiler object, so the object has never been configured for
-  /// another replay mode. Errors: failed_precondition outside whole-range
+  /// counter_data() holds the image to carry to the next run. Every call but
+  /// the process's first replaces the range profiler object (disable,
+  /// enable), as does one after a user-replay configuration: an object's pass
+  /// index goes on from its last pass, whatever passIndex says. Errors: failed_precondition outside whole-range
   /// mode, or for `carried` of another size than this configuration's image
   /// (another metric list or chip wrote it); CUPTI failures.
   Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass_index,
@@ -133,6 +133,8 @@ class RangeProfilerSession {
   bool in_pass_ = false;
   // The replay mode of the object's last cuptiRangeProfilerSetConfig.
   std::optional<CUpti_ProfilerReplayMode> configured_replay_;
+  // Application-replay passes configured on this process's objects.
+  std::size_t application_passes_ = 0;
   // The range type of the object's last cuptiRangeProfilerSetConfig: after
   // auto ranges, the same object refused a user range (push failed with
   // CUPTI_ERROR_INVALID_PARAMETER, H200), so begin_range makes a new object

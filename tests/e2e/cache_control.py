@@ -33,12 +33,17 @@ EXTRA = ["sm__throughput.avg.pct_of_peak_sustained_elapsed",
 failures = []
 
 
+def number(v):
+    """A finite value of a report or ncu row (reports write NaN as the string "nan")."""
+    return isinstance(v, (int, float)) and v == v
+
+
 def bytes_close(ours, ref):
-    return ours is not None and ref is not None and abs(ours - ref) <= max(0.02 * abs(ref), 65536.0)
+    return number(ours) and number(ref) and abs(ours - ref) <= max(0.02 * abs(ref), 65536.0)
 
 
 def close(metric, ours, ref):
-    if ours is None or ref is None:
+    if not number(ours) or not number(ref):
         return False
     if metric.endswith(".pct"):
         return abs(ours - ref) <= 0.02 * abs(ref)
@@ -86,7 +91,7 @@ for size in ("16MiB", "256MiB"):
                         failures.append(f"{size} all range {i}: {m} {a.get(m)} vs ncu {b.get(m)}")
             elif size == "16MiB":
                 w, ref = a.get("dram__bytes_write.sum"), b.get("dram__bytes_write.sum")
-                if w is None or ref is None or w > ref + max(0.02 * ref, 65536.0):
+                if not number(w) or not number(ref) or w > ref + max(0.02 * ref, 65536.0):
                     failures.append(f"{size} none range {i}: dram__bytes_write.sum {w} above ncu none's {ref}")
         if mode == "all":
             # The DRAM counters alone fit one pass: the standing pass, a flush before each range's push.
