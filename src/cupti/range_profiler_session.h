@@ -73,11 +73,6 @@ class RangeProfilerSession {
   /// enable) and re-initializes the image for it. Errors: CUPTI failures;
   /// after a failed replacement, kUnavailable for every later call.
   Status begin_range();
-  /// Replaces the range profiler object (disable, enable; the image is
-  /// initialized again for the new one): after an incomplete session, whose
-  /// pass index the next configuration would not reset. Only between ranges.
-  /// Errors: CUPTI failures; afterwards kUnavailable for every later call.
-  Status renew() { return reenable(); }
   /// Application range replay: sets the configuration for pass
   /// `pass_index` at nesting level `target_nesting_level` with
   /// CUPTI_ApplicationReplay (the application is run once per pass; this

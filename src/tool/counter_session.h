@@ -76,9 +76,6 @@ class CounterBackend {
   /// The pass and nesting level CUPTI asks for next (after end_pass).
   virtual std::size_t next_pass() const = 0;
   virtual std::size_t next_nesting_level() const = 0;
-  /// A new range profiler object for the same configuration (after an
-  /// incomplete session).
-  virtual Status renew() = 0;
 };
 
 struct CounterSessionOptions {
@@ -148,21 +145,20 @@ class CounterSession final : public CounterPasses {
   /// is set back to configured_mode().
   void flush_standing_pass(const char* why, std::vector<report::RangeRecord>& records, const RangeReporter& reporter);
 
-  /// One empty counter pass (begin, start, end, no work between) in the mode
-  /// and at the image size the first range will most likely use: the
-  /// standing pass's user ranges and kStandingRanges, per-kernel auto ranges
-  /// at the image of a range name not seen yet, or one whole-range counter
-  /// range. CUPTI's first start in a process does one-time work that takes
-  /// 0.4-0.7 s on an H200 and leaves lines dirty in L2 for the pass to write
-  /// back (19.9 MB of a 16 MiB range's DRAM writes; H200); run here, at the
-  /// set-up, it is neither in the first range's times nor in its counters.
-  /// A one-pass list's pass completes and is decoded; a multi-pass list's
-  /// session is left incomplete, and an incomplete session keeps its pass
-  /// index whatever the next configuration names (the first range's values
-  /// came out NaN on the H200), so the range profiler object is then
-  /// replaced (renew). The mode is set back to configured_mode() either way.
-  /// Call between ranges, with no pass open. Errors: the backend's (the
-  /// caller may go on: every later range begins its own configuration).
+  /// For a one-pass metric list, one empty counter pass (begin, start, end,
+  /// decode, no work between) in the mode and at the image size the first
+  /// range will most likely use: the standing pass's user ranges and
+  /// kStandingRanges, per-kernel auto ranges at the image of a range name not
+  /// seen yet, or one whole-range counter range. CUPTI's first start in a
+  /// process does one-time work that takes 0.4-0.7 s on an H200 and leaves
+  /// lines dirty in L2 for the pass to write back; run here, at the set-up,
+  /// it is neither in the first range's times nor in its counters. Nothing
+  /// for a multi-pass list: an incomplete session leaves CUPTI's pass index
+  /// where it stopped, whatever the next configuration names (the first
+  /// range's values came out NaN on the H200). The mode is set back to
+  /// configured_mode() either way. Call between ranges, with no pass open.
+  /// Errors: the backend's (the caller may go on: every later range begins
+  /// its own configuration).
   Status warm_up();
   /// Milliseconds warm_up() took (0 when it did not run).
   double warm_up_ms() const { return warm_up_ms_; }

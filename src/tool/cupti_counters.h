@@ -49,7 +49,6 @@ class CuptiCounterBackend final : public CounterBackend {
   const std::vector<std::uint8_t>& counter_data() const override { return session_->counter_data(); }
   std::size_t next_pass() const override { return session_->pass_index(); }
   std::size_t next_nesting_level() const override { return session_->next_nesting_level(); }
-  Status renew() override { return session_->renew(); }
 
  private:
   std::unique_ptr<cupti::RangeProfilerSession> session_;
