@@ -100,7 +100,7 @@ if has corpus; then
   # by `run_corpus.py prepare` into .corpus and carried over. --budget keeps
   # the call inside its timeout (programs left are reported as skipped).
   timeout 480 python3 tests/corpus/run_corpus.py run --build $build --corpus .corpus --logs "$logs/corpus" \
-    --timeout 30 --budget 420 --repeat-hang-test "${CORPUS_HANG_REPEAT:-3}" ${CORPUS_ARGS:-} >"$logs/corpus.log" 2>&1
+    --timeout 45 --budget 420 --repeat-hang-test "${CORPUS_HANG_REPEAT:-3}" ${CORPUS_ARGS:-} >"$logs/corpus.log" 2>&1
   rc=$?
   unchanged=$(grep -c ' yes ' "$logs/corpus/corpus.txt" 2>/dev/null)
   row "corpus (cuda-samples, Rodinia)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') (${unchanged:-0} programs unchanged)"
