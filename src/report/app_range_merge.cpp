@@ -38,6 +38,27 @@ std::string runs_text(const AppRunPlan& plan) {
   return "runs " + std::to_string(plan.first_app_range_run) + "-" + std::to_string(plan.total_runs);
 }
 
+// `range` declined with `reason` and `detail`, its values dropped: nothing of
+// the runs is merged into it.
+void decline_unmerged(RangeRecord& range, std::string reason, std::string detail) {
+  range.declined = true;
+  range.decline_reason = std::move(reason);
+  range.decline_detail = std::move(detail);
+  for (KernelRecord& k : range.kernels) k.metrics.clear();
+  range.range_metrics.clear();
+}
+
+// Declines `range` app_range_incomplete with `why`; under --fallback a range
+// range replay declined keeps its own reason, with a note.
+void decline_app_range_incomplete(RangeRecord& range, const std::string& why) {
+  if (range.declined) {
+    range.notes.push_back("app-range: no values merged: " + why);
+    return;
+  }
+  decline_unmerged(range, std::string(decline_reason_name(DeclineReason::kAppRangeIncomplete)),
+                   decline_report_detail(DeclineReason::kAppRangeIncomplete, why));
+}
+
 }  // namespace
 
 bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan) {
@@ -45,19 +66,6 @@ bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan) {
   if (plan.first_app_range_run != 2 || !record.declined) return false;
   const std::optional<DeclineReason> reason = decline_reason_from_name(record.decline_reason);
   return reason.has_value() && fallback_can_collect(*reason);
-}
-
-void decline_app_range_incomplete(RangeRecord& range, const std::string& why) {
-  // Under --fallback a range range replay declined keeps its own reason.
-  if (range.declined) {
-    range.notes.push_back("app-range: no values merged: " + why);
-    return;
-  }
-  range.declined = true;
-  range.decline_reason = std::string(decline_reason_name(DeclineReason::kAppRangeIncomplete));
-  range.decline_detail = decline_report_detail(DeclineReason::kAppRangeIncomplete, why);
-  for (KernelRecord& k : range.kernels) k.metrics.clear();
-  range.range_metrics.clear();
 }
 
 Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, const AppRunPlan& plan,
@@ -109,11 +117,8 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
       if (difference) break;
     }
     if (difference) {
-      range.declined = true;
-      range.decline_reason = std::string(decline_reason_name(DeclineReason::kNondeterministicApplication));
-      range.decline_detail = decline_report_detail(DeclineReason::kNondeterministicApplication, *difference);
-      for (KernelRecord& k : range.kernels) k.metrics.clear();
-      range.range_metrics.clear();
+      decline_unmerged(range, std::string(decline_reason_name(DeclineReason::kNondeterministicApplication)),
+                       decline_report_detail(DeclineReason::kNondeterministicApplication, *difference));
       range.notes.push_back("app-range: not merged" + before + log);
       continue;
     }
@@ -121,11 +126,8 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
       // That run collected no pass of the range (its counters failed, a
       // capture began in it): nothing is merged.
       const RangeRecord& in_run = *find_range(declined_in->report, range.index);
-      range.declined = true;
-      range.decline_reason = in_run.decline_reason;
-      range.decline_detail = "application run " + std::to_string(declined_in->run) + ": " + in_run.decline_detail;
-      for (KernelRecord& k : range.kernels) k.metrics.clear();
-      range.range_metrics.clear();
+      decline_unmerged(range, in_run.decline_reason,
+                       "application run " + std::to_string(declined_in->run) + ": " + in_run.decline_detail);
       range.notes.push_back("app-range: not merged: application run " + std::to_string(declined_in->run) +
                             " declined it" + before + log);
       continue;

@@ -78,6 +78,15 @@ void append_line(int fd, const std::string& line) {
 
 std::string app_range_state_dir(const std::string& folder) { return (fs::path(folder) / "app_range").string(); }
 
+StatusOr<std::string> create_app_range_state_dir(const std::string& folder) {
+  const std::string dir = app_range_state_dir(folder);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return failed_precondition("cannot create " + dir + ": " + ec.message() + "; set TMPDIR to a writable folder");
+  return dir;
+}
+
 std::vector<std::uint32_t> app_range_indices(const report::Report& first, const AppRunPlan& plan) {
   std::vector<std::uint32_t> out;
   for (const report::RangeRecord& r : first.ranges) {
@@ -190,9 +199,8 @@ AppRangeReplay run_app_range_replay(const ProfileRequest& request, const AppRang
     return none("the first run exited with " + std::to_string(first_exit_code) + ", so no further run was made");
   AppRunLoopResult result;
   if (plan->total_runs > 1) {
-    std::error_code ec;
-    fs::create_directories(app_range_state_dir(runs.folder), ec);
-    if (ec) return none("cannot create " + app_range_state_dir(runs.folder) + ": " + ec.message());
+    if (StatusOr<std::string> dir = create_app_range_state_dir(runs.folder); !dir.ok())
+      return none(dir.status().message());
     progress(what + ": " + std::to_string(plan->total_runs - 1) + " more application runs for " +
              std::to_string(ranges.size()) + " ranges; their output goes to " + runs.log_path);
     StopOnSignal stop;

@@ -39,6 +39,9 @@ struct AppRangeRuns {
 
 /// `<folder>/app_range`: where the ranges' counter data is carried.
 std::string app_range_state_dir(const std::string& folder);
+/// Creates app_range_state_dir(folder) and returns it. Errors:
+/// failed_precondition naming the folder and the fix.
+StatusOr<std::string> create_app_range_state_dir(const std::string& folder);
 
 /// The matched-range indices the later runs collect: those of `first`'s
 /// records that measured_by_app_runs selects under `plan`.

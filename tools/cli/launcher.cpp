@@ -249,11 +249,8 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   if (request.replay_mode == ReplayMode::kAppRange) {
     // The first run collects pass 1 of every range; the ranges' counter
     // data is carried to the later runs in the folder.
-    const std::string state_dir = app_range_state_dir(temp->path());
-    std::error_code ec;
-    std::filesystem::create_directories(state_dir, ec);
-    if (ec) return failed_precondition("cannot create " + state_dir + ": " + ec.message() + "; set TMPDIR");
-    config.app_range = AppRangeRun{0, state_dir, true, {}};
+    RR_ASSIGN_OR_RETURN(std::string state_dir, create_app_range_state_dir(temp->path()));
+    config.app_range = AppRangeRun{0, std::move(state_dir), true, {}};
     // A range's values come from its own execution in each run, one counter
     // range per pass: whole-range values, as Nsight Compute's app-range gives.
     config.range_metrics = RangeMetrics::kWholeRange;
