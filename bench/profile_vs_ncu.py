@@ -83,6 +83,21 @@ def case(name, app_args, set_name, extra=(), env=None):
         rows.append((name, f"NOT LIKE FOR LIKE: ncu refused the filtered list ({' | '.join(speed['ncu']['errors'])}); "
                            f"ncu --set full {speed['ncu_s']:.2f} s vs rangereplay --set {set_name} {rr_s:.2f} s = "
                            f"{speed['ratio']:.2f}x"))
+    budget = rep.get("time_budget")
+    if budget and budget.get("wall_ms", 0) > 0:
+        # Where the --set run's wall time went (the report's time budget, ms).
+        def num(v):  # the report writes a non-finite time as a string ("inf")
+            return float(v) if isinstance(v, (int, float)) else 0.0
+        parts = [("launcher checks", budget.get("launcher_checks_ms", 0)),
+                 ("start to tool", budget.get("start_to_tool_ms", 0)),
+                 ("gate", rep.get("gate_wait_ms") or 0), ("counter set-up", rep.get("setup_ms", 0)),
+                 ("begins", budget.get("range_begins_ms", 0)), ("in ranges", budget.get("in_ranges_ms", 0)),
+                 ("windows", budget.get("windows_ms", 0)), ("standing flushes", budget.get("standing_flushes_ms", 0)),
+                 ("exit", budget.get("exit_ms", 0)), ("outside ranges", budget.get("outside_ranges_ms", 0))]
+        raw[name]["time_budget"] = budget
+        rows.append(("  time budget", f"{num(budget['wall_ms']):.0f} ms = " +
+                     " + ".join(f"{label} {num(ms):.0f}" for label, ms in parts if num(ms) >= 0.5) +
+                     f" (first CUPTI start {num(budget.get('first_pass_start_ms')):.0f} ms of these; --set {set_name} run)"))
     if ranges and rep["pass_count"] > 1:
         t = ranges[-1]["timings"]  # a warm window (not the first range)
         replays = max(1, ranges[-1]["passes"] - 1)  # executions less pass 0 (which may not count)
