@@ -535,6 +535,19 @@ constexpr DriverCall kRows[] = {
     RR_ROW(cuDevicePrimaryCtxRelease_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     RR_ROW(cuDevicePrimaryCtxReset_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     RR_ROW(cuLibraryUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuGreenCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    // Objects a deferred range's kernels may use that the allocation
+    // inventory does not hold: replayed before they go, as for a teardown.
+    RR_ROW(cuArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuMipmappedArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuTexRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuSurfRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuTexObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuSurfObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuGraphicsUnregisterResource, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuIpcCloseMemHandle, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuDestroyExternalMemory, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuMemPoolDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
 };
 
 #undef RR_EXEC
@@ -578,6 +591,17 @@ std::optional<CallDecline> unrecorded_call_decline(const DriverCall* call, std::
   return CallDecline{DeclineReason::kUnsupportedApi,
                      std::string(function_name) +
                          " inside the range: the tool does not record this call, so a replay would leave it out"};
+}
+
+bool writes_untracked_device_memory(const DriverCall* call, std::string_view function_name, const CallParams& params,
+                                    const std::function<bool(std::uint64_t)>& tracked,
+                                    const std::function<bool(std::uint64_t)>& device_address) {
+  if (call == nullptr) return is_unrecorded_gpu_work(function_name);
+  if (!may_write_device_memory(call->kind)) return false;
+  if (call->decode == nullptr) return true;
+  const std::uint64_t dst = params.memory.dst;
+  if (tracked(dst)) return false;
+  return call->kind != CallKind::kCopyUnified || device_address(dst);
 }
 
 }  // namespace rangereplay::tool

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,7 +61,8 @@ enum class CallKind : std::uint8_t {
   kStreamAttachMemory,         // cuStreamAttachMemAsync: managed memory attached to the host or not
   kProfilerStart,              // cuProfilerStart (range trigger)
   kProfilerStop,               // cuProfilerStop (range trigger)
-  kTeardown,                   // ends a context or unloads a module: deferred replays run at its entry
+  kTeardown,  // ends a context, unloads a module or destroys an object kernels may use (an array, a texture or
+              // surface, external or IPC memory, a pool): deferred replays run at its entry
 };
 
 /// What the call does to a range open when it is made.
@@ -215,5 +217,33 @@ struct CallDecline {
 /// replay would leave it out". nullopt for any other call (recorded,
 /// tracked, passed through, or of no family).
 std::optional<CallDecline> unrecorded_call_decline(const DriverCall* call, std::string_view function_name);
+
+/// Whether a call of this kind may write device memory: memsets, copies
+/// into device or unified memory (the rows writes_untracked_device_memory
+/// looks further into).
+constexpr bool may_write_device_memory(CallKind kind) {
+  return kind == CallKind::kMemset || kind == CallKind::kCopyHostToDevice || kind == CallKind::kCopyDeviceToDevice ||
+         kind == CallKind::kCopyUnified;
+}
+
+/// While ranges are deferred (RANGEREPLAY_BATCH): whether the call about to
+/// run writes device memory that no deferred range's snapshot may hold, so
+/// that they must be replayed first (their replays would read its new
+/// bytes). `call` is the call's row (null for a call without one, named
+/// `function_name`) and `params` its decoded parameters; `tracked(address)`
+/// says whether an address lies in memory the allocation inventory holds,
+/// `device_address(address)` whether an untracked address is device memory
+/// (asked only for cuMemcpy's unified copies, whose destination may be
+/// pageable host memory). True for a memset or a host-to-device or
+/// device-to-device copy into untracked memory (a `__constant__` variable,
+/// another allocator's memory) or whose destination the row does not
+/// decode (2D memsets), a unified copy into untracked device memory, and a
+/// call without a row of a family of GPU work (core/unrecorded_work.h:
+/// copies into CUDA arrays, 2D and 3D copies, stream memory operations),
+/// whose destination is not read. False for anything else. Pure: the
+/// predicates are the only lookups.
+bool writes_untracked_device_memory(const DriverCall* call, std::string_view function_name, const CallParams& params,
+                                    const std::function<bool(std::uint64_t)>& tracked,
+                                    const std::function<bool(std::uint64_t)>& device_address);
 
 }  // namespace rangereplay::tool

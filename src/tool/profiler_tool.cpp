@@ -369,6 +369,8 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
   // reaches the tool (tool_thread_number): range selection and capture modes
   // name threads by these numbers.
   static_cast<void>(tool_thread_number());
+  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() && captures_.open_captures() == 0)
+    replay_deferred_before_untracked_write(call, data);
   if (call == nullptr) {
     observe_if_in_range(nullptr, data);
     return;
@@ -481,6 +483,26 @@ void ProfilerTool::observe_if_in_range(const DriverCall* call, const CUpti_Callb
   } else if (ActiveRange* counted = ranges_.app_range_counting(); counted != nullptr && call != nullptr) {
     note_app_range_work(*counted, *call, data);
   }
+}
+
+void ProfilerTool::replay_deferred_before_untracked_write(const DriverCall* call, const CUpti_CallbackData* data) {
+  if (call != nullptr && !may_write_device_memory(call->kind)) return;
+  const CallParams params =
+      call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
+  // The pointer query below must not reach our own callbacks.
+  InToolScope scope;
+  const bool untracked = writes_untracked_device_memory(
+      call, data->functionName != nullptr ? data->functionName : "", params,
+      [this](std::uint64_t address) { return inventory_.find_containing(DevicePtr(address)).has_value(); },
+      [](std::uint64_t address) {
+        CUmemorytype type{};
+        return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(address)) ==
+                   CUDA_SUCCESS &&
+               type != CU_MEMORYTYPE_HOST;
+      });
+  if (!untracked) return;
+  ToolLock lock = lock_tool(data->functionName);
+  ranges_.before_untracked_write(data->functionName);
 }
 
 void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data) {

@@ -114,6 +114,11 @@ class ProfilerTool {
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
+  // At the entry of a call that writes device memory no deferred range's
+  // snapshot may hold (writes_untracked_device_memory): the deferred ranges
+  // are replayed first (takes mutex_ only then). Called while ranges are
+  // deferred and no capture is open.
+  void replay_deferred_before_untracked_write(const DriverCall* call, const CUpti_CallbackData* data);
   // Whether `data`'s call went to another context than `range`'s; if so the
   // range is declined (multiple_devices for another device's context, else
   // multiple_contexts). Caller holds mutex_.

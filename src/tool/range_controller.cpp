@@ -705,7 +705,7 @@ SnapshotStorage& RangeController::storage_for(const ActiveRange& range) {
 }
 
 bool RangeController::can_wait(const ActiveRange& range) {
-  return range.program.graph_execs().empty() && range.host_captured_bytes == 0;
+  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set;
 }
 
 std::size_t RangeController::batch_counter_ranges(const ActiveRange& range) const {
@@ -773,7 +773,12 @@ void RangeController::flush_pending(const char* why) {
 }
 
 void RangeController::before_teardown(const char* call) {
-  const std::string why = std::string(call) + " (a context or module teardown)";
+  const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
+  flush_pending(why.c_str());
+}
+
+void RangeController::before_untracked_write(const char* call) {
+  const std::string why = std::string(call) + " wrote device memory no deferred range's snapshot holds";
   flush_pending(why.c_str());
 }
 

@@ -134,9 +134,14 @@ class RangeController {
   /// A free, unmap or access change (`call`) is about to run: the deferred
   /// ranges are replayed first, while their memory is as they used it.
   void before_free(const char* call);
-  /// `call` is about to destroy a context or unload a module (a kTeardown
-  /// row): the deferred ranges are replayed first.
+  /// `call` is about to destroy a context, unload a module or destroy an
+  /// object kernels may use (a kTeardown row): the deferred ranges are
+  /// replayed first.
   void before_teardown(const char* call);
+  /// `call` is about to write device memory no deferred range's snapshot
+  /// holds (writes_untracked_device_memory): the deferred ranges are
+  /// replayed first, while that memory is as they read it.
+  void before_untracked_write(const char* call);
   /// A capture begin call `call` of this thread is about to run (counted in
   /// the captures' beginning()): the deferred ranges are replayed before the
   /// capture exists.
@@ -271,8 +276,10 @@ class RangeController {
   // reserved in the report, and the batch is flushed when it is full.
   void defer(std::unique_ptr<ActiveRange> range);
   // Whether an ended range whose replay could be deferred can wait: no
-  // graph launches (the application may destroy the executable graph) and
-  // no pinned host buffers restored with it (host threads write them).
+  // graph launches (the application may destroy the executable graph), no
+  // pinned host buffers restored with it (host threads write them) and no
+  // write-set snapshot (its write set is proven at the range's end, before
+  // the replay, from digests of the memory as pass 0 left it).
   static bool can_wait(const ActiveRange& range);
   // The snapshot storage of the range beginning now: the process's, or for
   // a deferrable range the first batch storage no snapshot uses.

@@ -36,9 +36,13 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemoveHost},
     {CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddPinnedHost},
+    {CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuTexRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, K::kEventRecord, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuSurfRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
@@ -69,6 +73,10 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddManaged},
     {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
@@ -111,6 +119,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, K::kKernelLaunch, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, K::kMultiDeviceLaunch, R::kDecline,
      D::kUnsupportedApi, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive,
      E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive,
@@ -160,6 +169,7 @@ constexpr Expected kExpected[] = {
      E::kAddStreamOrdered},
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemove},
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemove},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddStreamOrdered},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
@@ -189,6 +199,7 @@ constexpr Expected kExpected[] = {
      D::kStreamCaptureActive, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz, K::kCaptureBegin, R::kTrackAndDecline,
      D::kStreamCaptureActive, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
 };
 
 TEST(DriverCalls, every_row_is_classified_as_pinned) {
@@ -414,6 +425,67 @@ TEST(DriverCalls, capture_and_graph_decoders) {
   const CallParams g = decode(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, &launch);
   EXPECT_EQ(g.graph.exec, exec);
   EXPECT_EQ(g.stream, fake_stream(0x63));
+}
+
+// Tracked memory in these cases: [0x1000, 0x2000). Untracked device memory:
+// [0x9000, 0xa000) (a __constant__ variable's address, say).
+bool tracked(std::uint64_t a) { return a >= 0x1000 && a < 0x2000; }
+bool device(std::uint64_t a) { return a >= 0x9000 && a < 0xa000; }
+
+bool untracked_write(std::uint32_t cbid, std::uint64_t dst, std::string_view name = "") {
+  const DriverCall* call = find_driver_call(cbid);
+  CallParams params;
+  params.memory.dst = dst;
+  return writes_untracked_device_memory(call, call != nullptr ? call->name : name, params, tracked, device);
+}
+
+TEST(DriverCalls, deferred_ranges_replay_before_a_write_into_memory_no_snapshot_holds) {
+  // Host-to-device copies and memsets into untracked memory (cudaMemcpyToSymbol
+  // of a __constant__ variable reaches cuMemcpyHtoD): replay first.
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 0x9000));
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, 0x9000));
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, 0x9000));
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, 0x9000));
+  // Into tracked memory the flush's own capture of the current state holds
+  // them: no replay.
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 0x1800));
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, 0x1000));
+  // A unified copy into untracked memory replays first only when that is
+  // device memory (not a pageable host buffer the results go to).
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, 0x9800));
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, 0x50000));
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, 0x1100));
+  // Device-to-host copies write no device memory.
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, 0x50000));
+  // A 2D memset's row decodes no destination: replay first.
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2, 0x1000));
+  // Calls without a row: copies into arrays, 2D and 3D copies, stream memory
+  // operations replay first; anything else does not.
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2, 0, "cuMemcpy2D_v2"));
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoA_v2, 0, "cuMemcpyHtoA_v2"));
+  EXPECT_TRUE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_v2, 0, "cuStreamWriteValue32_v2"));
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, 0, "cuCtxGetCurrent"));
+  // Rows of other kinds never do (a launch, an allocation, a teardown: those
+  // have their own handling).
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0x9000));
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, 0x9000));
+  EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, 0x9000));
+}
+
+TEST(DriverCalls, destroying_an_object_kernels_may_use_replays_deferred_ranges_first) {
+  for (std::uint32_t cbid :
+       {CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy, CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy,
+        CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy,
+        CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle,
+        CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource}) {
+    const DriverCall* call = find_driver_call(cbid);
+    ASSERT_NE(call, nullptr) << cbid;
+    EXPECT_EQ(call->kind, K::kTeardown) << call->name;
+    // Inside a range they pass through, as they did without a row.
+    EXPECT_EQ(call->in_range, R::kPassThrough) << call->name;
+    EXPECT_FALSE(unrecorded_call_decline(call, call->name).has_value()) << call->name;
+  }
 }
 
 }  // namespace
