@@ -28,7 +28,6 @@
 #include "core/launcher_gate.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
-#include "report/demangle.h"
 #include "report/report_json.h"
 #include "report/time_budget.h"
 #include "tool/host_regions.h"
@@ -511,22 +510,18 @@ void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& cal
   // entry of its own.
   // The range's counters are those of its own context.
   if (in_other_context(range, data)) return;
-  report::KernelRecord k;
-  k.index = static_cast<std::uint32_t>(range.app_range_kernels.size());
+  const auto index = static_cast<std::uint32_t>(range.app_range_kernels.size());
   if (call.kind == CallKind::kGraphLaunch) {
+    report::KernelRecord k;
+    k.index = index;
     k.name = "(graph launch)";
     range.app_range_kernels.push_back(std::move(k));
     return;
   }
   if (call.kind != CallKind::kKernelLaunch || call.decode == nullptr) return;
-  const LaunchParams launch = call.decode(data->functionParams).launch;
-  k.mangled_name = data->symbolName != nullptr ? data->symbolName : "";
-  k.name = report::demangle(k.mangled_name);
-  k.grid = {launch.grid[0], launch.grid[1], launch.grid[2]};
-  k.block = {launch.block[0], launch.block[1], launch.block[2]};
-  k.shared_mem_bytes = launch.shared_mem_bytes;
-  k.launch_index = current_launch_index();
-  range.app_range_kernels.push_back(std::move(k));
+  // No stream: the list is compared by names, grids and blocks only.
+  range.app_range_kernels.push_back(
+      kernel_record(launch_shape(call.decode(data->functionParams).launch, data->symbolName), index));
 }
 
 bool ProfilerTool::in_other_context(ActiveRange& range, const CUpti_CallbackData* data) {

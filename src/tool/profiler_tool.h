@@ -123,6 +123,9 @@ class ProfilerTool {
   // range is declined (multiple_devices for another device's context, else
   // multiple_contexts). Caller holds mutex_.
   static bool in_other_context(ActiveRange& range, const CUpti_CallbackData* data);
+  // The launch's kernel, number, function, grid, block and shared memory as a
+  // KernelLaunchOp (recording.cpp); no stream, attributes or arguments.
+  static KernelLaunchOp launch_shape(const LaunchParams& launch, const char* symbol);
   // A kernel or graph launch (`call`, at its entry) inside a range an
   // application range replay run counts: noted in the range's kernel list.
   // Caller holds mutex_.

@@ -16,6 +16,19 @@ std::vector<report::MetricValue> metric_values(const MetricColumns& columns, std
   return out;
 }
 
+report::KernelRecord kernel_record(const KernelLaunchOp& k, std::uint32_t index) {
+  report::KernelRecord kr;
+  kr.index = index;
+  kr.mangled_name = k.name;
+  kr.name = report::demangle(k.name);
+  kr.stream_id = k.stream;
+  kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
+  kr.block = {k.block[0], k.block[1], k.block[2]};
+  kr.shared_mem_bytes = k.shared_mem_bytes;
+  kr.launch_index = k.launch_index;
+  return kr;
+}
+
 void record_kernels(report::RangeRecord& record, const RecordedProgram& program, bool per_kernel,
                     const MetricColumns& columns, const std::vector<std::vector<double>>& values) {
   // Plain launches and graph kernel nodes, with the counter range of each
@@ -30,16 +43,8 @@ void record_kernels(report::RangeRecord& record, const RecordedProgram& program,
       streams.insert(streams.end(), g->kernels->size(), g->stream);
   }
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const KernelLaunchOp& k = *kernels[i];
-    report::KernelRecord kr;
-    kr.index = static_cast<std::uint32_t>(i);
-    kr.mangled_name = k.name;
-    kr.name = report::demangle(k.name);
-    kr.stream_id = i < streams.size() ? streams[i] : k.stream;
-    kr.grid = {k.grid[0], k.grid[1], k.grid[2]};
-    kr.block = {k.block[0], k.block[1], k.block[2]};
-    kr.shared_mem_bytes = k.shared_mem_bytes;
-    kr.launch_index = k.launch_index;
+    report::KernelRecord kr = kernel_record(*kernels[i], static_cast<std::uint32_t>(i));
+    if (i < streams.size()) kr.stream_id = streams[i];
     if (per_kernel && i < ranges.kernel_range.size() && ranges.kernel_range[i] &&
         *ranges.kernel_range[i] < values.size())
       kr.metrics = metric_values(columns, values[*ranges.kernel_range[i]]);

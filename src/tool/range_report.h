@@ -34,6 +34,11 @@ struct MetricColumns {
 /// the two).
 std::vector<report::MetricValue> metric_values(const MetricColumns& columns, std::span<const double> values);
 
+/// The report record of kernel launch `k`, number `index` in its range:
+/// names (mangled and demangled), grid, block, shared memory, launch number
+/// and stream; no values.
+report::KernelRecord kernel_record(const KernelLaunchOp& k, std::uint32_t index);
+
 /// Appends `record`'s kernel records for `program`'s recorded kernels (plain
 /// launches and graph kernel nodes, with their launch streams), with their
 /// counter values where `values` (one row per counter range) has them:

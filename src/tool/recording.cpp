@@ -42,6 +42,20 @@ void decline_collective(ActiveRange& range, const std::string& kernel, const cha
   }
 }
 
+KernelLaunchOp ProfilerTool::launch_shape(const LaunchParams& launch, const char* symbol) {
+  KernelLaunchOp op;
+  op.name = symbol != nullptr ? symbol : "";
+  op.launch_index = current_launch_index();
+  op.api = launch.api;
+  op.function = reinterpret_cast<std::uint64_t>(launch.function);
+  for (int i = 0; i < 3; ++i) {
+    op.grid[i] = launch.grid[i];
+    op.block[i] = launch.block[i];
+  }
+  op.shared_mem_bytes = launch.shared_mem_bytes;
+  return op;
+}
+
 void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
                                   DriverCallEvent& event) {
   const LaunchParams& launch = params.launch;
@@ -57,16 +71,8 @@ void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, 
                                       ") that could not be snapshotted: " + g.message());
     }
   }
+  event.kernel = launch_shape(launch, data->symbolName);
   KernelLaunchOp& op = event.kernel;
-  op.name = data->symbolName ? data->symbolName : "";
-  op.launch_index = current_launch_index();
-  op.api = launch.api;
-  op.function = reinterpret_cast<std::uint64_t>(launch.function);
-  for (int i = 0; i < 3; ++i) {
-    op.grid[i] = launch.grid[i];
-    op.block[i] = launch.block[i];
-  }
-  op.shared_mem_bytes = launch.shared_mem_bytes;
   op.stream = reinterpret_cast<std::uint64_t>(params.stream.value_or(nullptr));
   if (launch.attribute_count) {
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(launch.attributes);
