@@ -59,6 +59,12 @@ struct ActiveRange {
   // restore_strategy.h) instead of CUPTI's auto ranges
   // (RANGEREPLAY_KERNEL_RANGES=user).
   bool kernel_counter_ranges = false;
+  // Per-kernel values from CUPTI's auto ranges with a cache flush: every
+  // replayed pass flushes L2 once more after its counters start, as the
+  // pass's first kernel, so that nothing CUPTI's pass start leaves dirty in
+  // L2 is written back during the range's first kernel. That flush is the
+  // pass's first counter range; its values are dropped (evaluate).
+  bool lead_in_flush = false;
   // One-pass whole-range metrics: the range is counter range number
   // `standing_counter_range` of the standing pass (user ranges pushed and
   // popped inside one CUPTI pass left open across ranges); its values are

@@ -620,7 +620,10 @@ Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t k
         "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
         "ranges fail on replayed graph launches)");
   }
-  if (configured.ok()) configured = counters_->backend().resize(kernel_count);
+  // Under a cache flush, CUPTI's auto ranges get one more counter range: the
+  // lead-in flush each replayed pass runs first (ActiveRange::lead_in_flush).
+  range.lead_in_flush = cache_flush_.has_value() && !range.kernel_counter_ranges && !range.whole_range_counters;
+  if (configured.ok()) configured = counters_->backend().resize(kernel_count + (range.lead_in_flush ? 1 : 0));
   if (configured.code() == StatusCode::kResourceExhausted)
     configured = resource_exhausted(configured.message() +
                                     "; narrow the range, collect fewer metrics, or use --range-metrics whole");
@@ -1003,7 +1006,8 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
                                                  : failed_precondition("rendezvous: not connected");
                           return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
                         })
-                                      : std::function<Status(std::size_t)>()},
+                                      : std::function<Status(std::size_t)>(),
+                        range.lead_in_flush ? flush_on_tool_stream() : std::function<Status()>()},
       pass_count());
   const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
   return window.run(range.name, notes, range.record);
@@ -1014,6 +1018,14 @@ Status RangeController::evaluate(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(std::size_t dropped, counters_->backend().decode());
   RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
   range.record.timings.decode_ms += ms_since(start);
+  if (range.lead_in_flush) {
+    // The first auto range of every pass was the lead-in flush.
+    if (values.empty()) return internal_error("CUPTI returned no counter range for the lead-in flush");
+    values.erase(values.begin());
+    range.record.notes.push_back(
+        "every replayed pass flushed L2 again after its counters started, as its first kernel (that kernel's "
+        "counter range is left out)");
+  }
   record_kernels(range, values);
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
   return ok_status();

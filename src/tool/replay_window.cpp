@@ -115,6 +115,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
     auto c = Clock::now();
     RR_RETURN_IF_ERROR(counters.start_pass(range_name));
     t.counters_ms += ms_since(c);
+    if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
     RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
     if (parts_.module_unloaded && parts_.module_unloaded())
       return failed_precondition(

@@ -158,6 +158,10 @@ struct ReplayWindowParts {
   // state is handed back; its error (decline reason rendezvous_failed) ends
   // the window. Empty otherwise.
   std::function<Status(std::size_t pass)> pass_barrier;
+  // Enqueued on the replay stream right after each pass's counters start and
+  // before the replayed work (outside its timing events): the lead-in flush
+  // of per-kernel auto ranges (ActiveRange::lead_in_flush). Empty otherwise.
+  std::function<Status()> after_counters_start;
 };
 
 /// The decline of a window that failed with `failure` (run()'s, and the

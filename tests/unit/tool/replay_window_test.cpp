@@ -182,11 +182,17 @@ struct Fixture {
         log.push_back("barrier " + std::to_string(pass));
         return failure.check("barrier " + std::to_string(pass));
       };
-    ReplayWindow window(
-        ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
-                          [this] { return unloaded; },
-                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); }, flush, barrier},
-        pass_count);
+    std::function<Status()> lead_in;
+    if (lead_in_flush)
+      lead_in = [this] {
+        log.push_back("lead-in flush");
+        return failure.check("lead-in flush");
+      };
+    ReplayWindow window(ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
+                                          [this] { return unloaded; },
+                                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); },
+                                          flush, barrier, lead_in},
+                        pass_count);
     return window.run("step", notes, record);
   }
   Log log;
@@ -199,6 +205,7 @@ struct Fixture {
   bool verify;
   bool unloaded = false;
   bool flush_caches = false;
+  bool lead_in_flush = false;
   bool barriers = false;
   report::RangeRecord record;
 };
@@ -245,6 +252,28 @@ TEST(ReplayWindow, a_flush_runs_after_each_restore_and_before_the_counters_start
   Log pass = kOnePass;
   pass.insert(std::find(pass.begin(), pass.end(), "synchronize"), "flush_caches");
   EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"}, pass, {"restore_exit", "release_events"}}));
+}
+
+TEST(ReplayWindow, a_lead_in_flush_runs_after_the_counters_start_and_before_the_timed_work) {
+  Fixture f(/*passes=*/2);
+  f.flush_caches = true;
+  f.lead_in_flush = true;
+  EXPECT_EQ(f.run(2), std::nullopt);
+  Log pass = kOnePass;
+  pass.insert(std::find(pass.begin(), pass.end(), "synchronize"), "flush_caches");
+  pass.insert(std::find(pass.begin(), pass.end(), "record work_begin"), "lead-in flush");
+  EXPECT_EQ(f.log, concat({{"capture_exit", "create_events"}, pass, {"restore_exit", "release_events"}}));
+}
+
+TEST(ReplayWindow, a_lead_in_flush_that_fails_ends_the_open_pass_and_hands_back_the_exit_state) {
+  Fixture f(/*passes=*/2);
+  f.lead_in_flush = true;
+  f.failure.fail_at = "lead-in flush";
+  const std::optional<Decline> d = f.run(2);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->detail, "lead-in flush failed");
+  const Log tail(f.log.end() - 4, f.log.end());
+  EXPECT_EQ(tail, (Log{"lead-in flush", "release_events", "end_pass", "restore_exit_after_failure"}));
 }
 
 TEST(ReplayWindow, the_ranks_meet_before_each_submit_and_before_the_exit_state_is_handed_back) {
