@@ -493,15 +493,17 @@ void ProfilerTool::replay_deferred_before_untracked_write(const DriverCall* call
   const bool untracked = writes_untracked_device_memory(
       call, data->functionName != nullptr ? data->functionName : "", params,
       [this](std::uint64_t address) { return inventory_.find_containing(DevicePtr(address)).has_value(); },
-      [](std::uint64_t address) {
-        CUmemorytype type{};
-        return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(address)) ==
-                   CUDA_SUCCESS &&
-               type != CU_MEMORYTYPE_HOST;
-      });
+      untracked_device_memory);
   if (!untracked) return;
   ToolLock lock = lock_tool(data->functionName);
   ranges_.before_untracked_write(data->functionName);
+}
+
+bool ProfilerTool::untracked_device_memory(std::uint64_t address) {
+  CUmemorytype type{};
+  return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(address)) ==
+             CUDA_SUCCESS &&
+         type != CU_MEMORYTYPE_HOST;
 }
 
 void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data) {

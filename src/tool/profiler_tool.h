@@ -114,6 +114,10 @@ class ProfilerTool {
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
+  // Whether `address`, which the inventory does not hold, is device memory
+  // as the driver sees it (cuPointerGetAttribute's memory type: not host
+  // memory, and known to the driver). Caller holds InToolScope.
+  static bool untracked_device_memory(std::uint64_t address);
   // At the entry of a call that writes device memory no deferred range's
   // snapshot may hold (writes_untracked_device_memory): the deferred ranges
   // are replayed first (takes mutex_ only then). Called while ranges are
@@ -138,7 +142,7 @@ class ProfilerTool {
   void observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data);
   // The recorder over `range`'s program and eligibility. Caller holds mutex_.
   RangeRecorder range_recorder(ActiveRange& range) {
-    return RangeRecorder(range.program, range.eligibility, inventory_);
+    return RangeRecorder(range.program, range.eligibility, inventory_, untracked_device_memory);
   }
   // A kernel launch's event for the recorder: captures the kernel's module
   // variables (declining when they cannot be), then copies its arguments.

@@ -78,6 +78,13 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
         ++program_.skipped_device_to_host;  // into host memory: see above
       } else if (dst_dev && src_dev) {
         ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes});
+      } else if (dst_dev && !src_region.has_value() && device_memory_ && device_memory_(p.src)) {
+        // Device memory the inventory does not hold: reading it on the host
+        // as a host buffer would fault the application.
+        eligibility_.decline(DeclineReason::kUnsupportedApi,
+                             std::string(name) +
+                                 " from device memory the tool does not track (allocated by another "
+                                 "allocator, imported or mapped); a replay could not restore it");
       } else if (dst_dev) {
         const auto* h = reinterpret_cast<const std::uint8_t*>(p.src);
         ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(h, h + p.bytes)});

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "core/allocation_inventory.h"
@@ -48,9 +49,13 @@ class RangeRecorder {
  public:
   /// Records into `program` and declines through `eligibility` (both the
   /// open range's); `inventory` tells device, pinned host and untracked
-  /// memory apart.
-  RangeRecorder(RecordedProgram& program, Eligibility& eligibility, const AllocationInventory& inventory)
-      : program_(program), eligibility_(eligibility), inventory_(inventory) {}
+  /// memory apart; `device_memory(address)`, when given, whether an untracked
+  /// address is device memory all the same (memory of another allocator, an
+  /// IPC or interop mapping), which a copy's source must not be read on the
+  /// host as; without it an untracked source is host memory.
+  RangeRecorder(RecordedProgram& program, Eligibility& eligibility, const AllocationInventory& inventory,
+                std::function<bool(std::uint64_t)> device_memory = {})
+      : program_(program), eligibility_(eligibility), inventory_(inventory), device_memory_(std::move(device_memory)) {}
 
   /// A call inside the range at its entry (the range is not declined and
   /// the call comes from the range's context; the tool checks both). A row
@@ -91,6 +96,7 @@ class RangeRecorder {
   RecordedProgram& program_;
   Eligibility& eligibility_;
   const AllocationInventory& inventory_;
+  std::function<bool(std::uint64_t)> device_memory_;
 };
 
 }  // namespace rangereplay::tool

@@ -146,6 +146,22 @@ TEST_F(RangeRecorderTest, copy_between_untracked_addresses_declines) {
   EXPECT_EQ(eligibility.detail(), "cuMemcpyAsync_ptsz between untracked addresses");
 }
 
+TEST_F(RangeRecorderTest, copy_from_untracked_device_memory_declines_without_reading_it) {
+  // 0x7000000 stands for device memory the inventory does not hold (another
+  // allocator's, an IPC mapping): read on the host, it would fault.
+  RangeRecorder with_driver{program, eligibility, inventory, [](std::uint64_t a) { return a == 0x7000000; }};
+  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync);
+  e.memory.dst = 0x10000;  // tracked device memory (the fixture's)
+  e.memory.src = 0x7000000;
+  e.memory.bytes = 1 << 20;
+  ASSERT_TRUE(with_driver.record(e));
+  EXPECT_TRUE(program.ops.empty());
+  EXPECT_EQ(eligibility.reason(), DeclineReason::kUnsupportedApi);
+  EXPECT_EQ(eligibility.detail(),
+            "cuMemcpyAsync from device memory the tool does not track (allocated by another allocator, imported or "
+            "mapped); a replay could not restore it");
+}
+
 TEST_F(RangeRecorderTest, unrecorded_call_declines_unsupported_api_naming_it) {
   DriverCallEvent memset = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2);
   memset.memory = {0x10000, 0, nullptr, 0, 7, 1, 16};
