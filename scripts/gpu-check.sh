@@ -96,14 +96,14 @@ if has reports; then
   row "reports (schema, diff, ncu CSV, installed)" "rc=$?"
 fi
 if has corpus; then
-  # Public programs (cuda-samples, Rodinia) plain and under the tool (tests/corpus): built here
+  # Public programs (cuda-samples, Rodinia, HeCBench) plain and under the tool (tests/corpus): built here
   # by `run_corpus.py prepare` into .corpus and carried over. --budget keeps
   # the call inside its timeout (programs left are reported as skipped).
   timeout 480 python3 tests/corpus/run_corpus.py run --build $build --corpus .corpus --logs "$logs/corpus" \
     --timeout 45 --budget 420 --repeat-hang-test "${CORPUS_HANG_REPEAT:-3}" ${CORPUS_ARGS:-} >"$logs/corpus.log" 2>&1
   rc=$?
   unchanged=$(grep -c ' yes ' "$logs/corpus/corpus.txt" 2>/dev/null)
-  row "corpus (cuda-samples, Rodinia)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') (${unchanged:-0} programs unchanged)"
+  row "corpus (cuda-samples, Rodinia, HeCBench)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') (${unchanged:-0} programs unchanged)"
   [[ -f "$logs/corpus/corpus.txt" ]] || tail -3 "$logs/corpus.log"
 fi
 if has profile; then

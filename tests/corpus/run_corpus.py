@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """run_corpus.py: public CUDA programs run plain and under rangereplay.
 
-The programs (NVIDIA cuda-samples and the Rodinia benchmark suite's CUDA
-programs), how to build and run them, their range selections and their own
-pass/fail lines are listed in programs.json beside this file (nothing of the
-programs' code is kept in this repository). Two subcommands:
+The programs (NVIDIA cuda-samples, the Rodinia benchmark suite's CUDA
+programs and HeCBench's CUDA programs), how to build and run them, their
+range selections and their own pass/fail lines are listed in programs.json
+beside this file (nothing of the programs' code is kept in this repository).
+Two subcommands:
 
-  prepare [--samples <path>] [--rodinia <path>] --out <dir> [--only A,B] [--jobs N]
+  prepare [--samples <path>] [--rodinia <path>] [--hecbench <path>] --out <dir> [--only A,B] [--jobs N]
       <path> is a checkout or a bare git repository of the source (the
       pinned commit is then extracted with `git archive`): --samples for
-      cuda-samples, --rodinia for gpu-rodinia. Builds every program of the
+      cuda-samples, --rodinia for gpu-rodinia, --hecbench for HeCBench.
+      Builds every program of the
       sources given with nvcc into <dir>/<name>/ with its data files (and
       runs its input generator there, where it has one), strips the binaries
       and writes <dir>/manifest.json (each source's commit, build lines, what
       built, build errors). A program that does not build is reported and
-      skipped. Fails when <dir> is larger than --max-mib (45 MiB: it travels
+      skipped. Fails when <dir> is larger than --max-mib (52 MiB: it travels
       to the GPU machine).
 
   run --build <rangereplay build dir> --corpus <dir> --logs <dir>
@@ -52,22 +54,26 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_JSON = os.path.join(HERE, "programs.json")
 MANIFEST = "manifest.json"
-SIZE_LIMIT_MIB = 45
+SIZE_LIMIT_MIB = 52
 KNOWN_SETS = ("single-pass", "basic", "memory", "compute", "detailed", "full")
 PROGRAM_FIELDS = {"name", "path", "sources", "nvcc", "libs", "data", "args", "features", "selections", "pass", "fail",
-                  "deterministic", "ignore", "set", "hang_repro", "notes", "exe", "source", "generate", "files"}
+                  "deterministic", "ignore", "set", "hang_repro", "notes", "exe", "source", "generate", "files",
+                  "extract"}
 GENERATE_FIELDS = {"sources", "nvcc", "libs", "args", "mkdir", "outputs"}
 DEFAULT_SOURCE = "cuda-samples"
 # The repositories programs.json may take programs from: the prepare option
 # that names a copy, the folders a checkout holds, the placeholder its root
 # becomes in the manifest's build lines, the folders extracted besides the
-# programs' own, and where to clone it. programs.json pins each one's commit
+# programs' own (and besides those a program names in its 'extract'), and
+# where to clone it. programs.json pins each one's commit
 # (cuda-samples: the top-level 'commit'; the others: 'sources').
 SOURCE_KINDS = {
     "cuda-samples": {"option": "--samples", "markers": ("Common", "Samples"), "placeholder": "<samples>",
                      "extract": ("Common",), "url": "https://github.com/NVIDIA/cuda-samples"},
     "rodinia": {"option": "--rodinia", "markers": ("cuda", "common"), "placeholder": "<rodinia>",
                 "extract": (), "url": "https://github.com/yuhc/gpu-rodinia"},
+    "hecbench": {"option": "--hecbench", "markers": ("src", "src/include"), "placeholder": "<hecbench>",
+                 "extract": (), "url": "https://github.com/zjin-lcf/HeCBench"},
 }
 REQUIRED_FIELDS = ("name", "path", "sources", "features", "selections", "pass", "fail", "deterministic")
 RANGE_SOURCES = ("--kernel-range", "--profiler-api", "--nvtx-include")
@@ -306,6 +312,15 @@ def load_programs(path=PROGRAMS_JSON):
             check_generate(p["generate"], where)
         if "files" in p:
             check_files(p["files"], where)
+        if "extract" in p:
+            v = p["extract"]
+            if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+                raise CorpusError(f"{where}: 'extract' must be a non-empty list of folders of the repository, "
+                                  f"e.g. [\"src/openmp-omp\"]")
+            for rel in v:
+                if not relative_inside(rel):
+                    raise CorpusError(f"{where}: extract entry '{rel}' must be a path inside the repository "
+                                      f"(relative to its root)")
         if not isinstance(p["deterministic"], bool):
             raise CorpusError(f"{where}: 'deterministic' must be true or false")
         if not isinstance(p.get("hang_repro", False), bool):
@@ -351,7 +366,7 @@ def build_fingerprint(p):
     key = {k: p.get(k) for k in ("path", "sources", "nvcc_all", "libs", "data", "exe")}
     # Keys added later enter only when set, so the fingerprints of corpora
     # prepared before them stay valid.
-    key.update({k: p[k] for k in ("generate", "files") if p.get(k)})
+    key.update({k: p[k] for k in ("generate", "files", "extract") if p.get(k)})
     if p.get("source", DEFAULT_SOURCE) != DEFAULT_SOURCE:
         key["source"] = p["source"]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
@@ -371,7 +386,8 @@ def git(path, *args, check=True):
 def samples_kind(path, source=DEFAULT_SOURCE):
     """'bare' (a bare git repository), 'checkout' (a folder holding the
     source's top folders: Common/ and Samples/ for cuda-samples, cuda/ and
-    common/ for Rodinia) or raises CorpusError."""
+    common/ for Rodinia, src/ and src/include/ for HeCBench) or raises
+    CorpusError."""
     kind = SOURCE_KINDS[source]
     opt, url, markers = kind["option"], kind["url"], kind["markers"]
     if os.path.exists(path) and not os.path.isdir(path):
@@ -562,9 +578,10 @@ def build_one(p, nvcc, src_root, out, timeout):
         entry["source"] = p["source"]
     sample = os.path.join(src_root, p["path"])
     needed = p["sources"] + p["data"] + (p["generate"]["sources"] if p.get("generate") else [])
-    missing = [s for s in needed if not os.path.exists(os.path.join(sample, s))]
+    missing = [os.path.join(p["path"], s) for s in needed if not os.path.exists(os.path.join(sample, s))]
+    missing += [rel for rel in p.get("extract", []) if not os.path.exists(os.path.join(src_root, rel))]
     if missing:
-        entry["error"] = f"not in the {p['source']} files at this commit: {', '.join(os.path.join(p['path'], m) for m in missing)}"
+        entry["error"] = f"not in the {p['source']} files at this commit: {', '.join(missing)}"
         shutil.rmtree(pdir, ignore_errors=True)
         return entry
     t0 = time.monotonic()
@@ -631,8 +648,13 @@ def mib(n):
 
 def source_paths(programs, source):
     """The folders of `source` that its programs' builds need: the source's
-    shared folders (cuda-samples' Common/) and each program's folder."""
-    return list(SOURCE_KINDS[source]["extract"]) + [p["path"] for p in programs]
+    shared folders (cuda-samples' Common/), each program's folder and the
+    folders it names in 'extract' (a HeCBench program including a header of
+    its sibling -omp folder)."""
+    paths = list(SOURCE_KINDS[source]["extract"])
+    for p in programs:
+        paths += [p["path"]] + list(p.get("extract", []))
+    return list(dict.fromkeys(paths))
 
 
 def cmd_prepare(args):
@@ -640,7 +662,8 @@ def cmd_prepare(args):
     chosen = select_programs(doc, args.only)
     given = {name: getattr(args, kind["option"][2:]) for name, kind in SOURCE_KINDS.items()}
     if not any(given.values()):
-        raise CorpusError("prepare needs --samples <cuda-samples git dir> and/or --rodinia <gpu-rodinia git dir> "
+        raise CorpusError("prepare needs one or more of --samples <cuda-samples git dir>, "
+                          "--rodinia <gpu-rodinia git dir> and --hecbench <HeCBench git dir> "
                           "(tests/corpus/README.md says how to get them)")
     nvcc = find_nvcc(args.nvcc)
     out = os.path.abspath(args.out)
@@ -1348,7 +1371,8 @@ def load_manifest(corpus):
     path = os.path.join(corpus, MANIFEST)
     if not os.path.exists(path):
         raise CorpusError(f"--corpus {corpus}: no {MANIFEST}; build it first: python3 tests/corpus/run_corpus.py "
-                          f"prepare --samples <cuda-samples> --rodinia <gpu-rodinia> --out {corpus}")
+                          "prepare --samples <cuda-samples> --rodinia <gpu-rodinia> --hecbench <HeCBench> "
+                          f"--out {corpus}")
     try:
         with open(path) as f:
             return json.load(f)
@@ -1445,14 +1469,15 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default=PROGRAMS_JSON, help="the program list (default: programs.json beside this file)")
     sub = ap.add_subparsers(dest="command", required=True)
-    pp = sub.add_parser("prepare", help="build the programs into a corpus folder (--samples and/or --rodinia)")
+    pp = sub.add_parser("prepare", help="build the programs into a corpus folder (--samples, --rodinia, --hecbench)")
     pp.add_argument("--samples", help="cuda-samples checkout or bare git repository")
     pp.add_argument("--rodinia", help="gpu-rodinia (Rodinia's CUDA programs) checkout or bare git repository")
+    pp.add_argument("--hecbench", help="HeCBench (its src/<name>-cuda programs) checkout or bare git repository")
     pp.add_argument("--out", required=True, help="corpus folder (e.g. .corpus)")
     pp.add_argument("--only", help="comma-separated program names")
     pp.add_argument("--jobs", type=int, default=0, help="parallel nvcc runs (default: number of CPUs)")
     pp.add_argument("--nvcc", help="nvcc to use (default: PATH, then /usr/local/cuda/bin/nvcc)")
-    pp.add_argument("--max-mib", type=float, default=SIZE_LIMIT_MIB, help="fail above this size (default 45)")
+    pp.add_argument("--max-mib", type=float, default=SIZE_LIMIT_MIB, help="fail above this size (default 52)")
     pp.add_argument("--build-timeout", type=int, default=900, help="seconds per program build (default 900)")
     pp.add_argument("--strict", action="store_true", help="exit 1 when any program fails to build")
     rp = sub.add_parser("run", help="run the corpus plain and under rangereplay (GPU machine)")

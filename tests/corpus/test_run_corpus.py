@@ -1,9 +1,9 @@
-"""CPU test of run_corpus.py: the program list (both sources, cuda-samples
-and Rodinia, with their defaults), verdict and output parsing, report
-summaries, the judgement of tool runs against plain runs, the table, the
-process-group time limit, extraction from a bare git repository (a mirror
-lacking files included), build lines, input generators, prepare with either
-or both sources, and the one-line input errors. No GPU, rangereplay build or cuda-samples
+"""CPU test of run_corpus.py: the program list (the three sources,
+cuda-samples, Rodinia and HeCBench, with their defaults), verdict and output
+parsing, report summaries, the judgement of tool runs against plain runs, the
+table, the process-group time limit, extraction from a bare git repository (a
+mirror lacking files included, a program's extra folders), build lines, input
+generators, prepare with any of the sources, and the one-line input errors. No GPU, rangereplay build or cuda-samples
 needed (CTest label unit):
 
     python3 tests/corpus/test_run_corpus.py
@@ -32,7 +32,7 @@ REQUIRED_FEATURES = {
     "managed-memory", "host-threads", "openmp", "stream-attach", "zero-copy", "pinned-memory", "atomics",
     "system-atomics", "device-globals", "cooperative-launch", "dynamic-parallelism", "nvrtc", "large-kernel-params",
     "stream-ordered-alloc", "tensor-cores", "thrust", "cublas", "cufft", "cusparse", "cusolver", "curand",
-    "profiler-api",
+    "profiler-api", "texture-objects", "constant-memory", "stream-priorities", "cross-stream-events",
 }
 
 
@@ -138,6 +138,70 @@ class ProgramList(unittest.TestCase):
         self.assertEqual(rc.verdict(by_name["lud"], ">>>Verify<<<<\ndismatch at (1, 0): (o)9.9 (n)99.9\n", ""), "FAIL")
         self.assertEqual(rc.verdict(by_name["lud"], ">>>Verify<<<<\n", ""), "-")
 
+    def test_hecbench_programs_are_pinned_and_built_as_their_makefiles(self):
+        doc = rc.load_programs()
+        hec = doc["source_defs"]["hecbench"]
+        self.assertRegex(hec["commit"], r"^[0-9a-f]{40}$")
+        self.assertEqual(hec["repository"], "https://github.com/zjin-lcf/HeCBench")
+        progs = [p for p in doc["programs"] if p["source"] == "hecbench"]
+        self.assertTrue(12 <= len(progs) <= 18, [p["name"] for p in progs])
+        # After the samples and Rodinia's in the list (gpu-check's budget skips the last ones).
+        sources = [p["source"] for p in doc["programs"]]
+        self.assertEqual(sources.index("hecbench"), len(sources) - len(progs))
+        for p in progs:
+            # Named by the HeCBench folder, binary main, the Makefiles' -O3 and C++17, sm_90.
+            self.assertEqual(p["path"], "src/" + p["name"], p["name"])
+            self.assertTrue(p["name"].endswith("-cuda"), p["name"])
+            self.assertEqual(p["exe"], "main", p["name"])
+            self.assertEqual(p["nvcc_all"][:4], ["-O3", "-std=c++17", "-arch=sm_90", "-Wno-deprecated-gpu-targets"])
+            self.assertFalse(any("{common}" in f for f in p["nvcc_all"]), p["name"])
+            self.assertIn("hecbench", p["features"])
+            self.assertGreaterEqual(len(p["features"]), 3, p["name"])
+            self.assertTrue(p.get("notes", "").startswith("Brings: "), p["name"])
+            # No NVTX ranges or profiler calls in HeCBench: kernel windows only.
+            for sel in p["selections"]:
+                self.assertEqual(sel["args"][0], "--kernel-range", p["name"])
+            # HeCBench's default fail pattern applies on top of the program's own.
+            self.assertEqual(rc.verdict(p, "", "CUDA Error = 2: out of memory from file x.cu, line 3\n"), "FAIL")
+            self.assertEqual(rc.verdict(p, "GPUassert: invalid argument x.cu 12\n", ""), "FAIL")
+        by_name = {p["name"]: p for p in progs}
+        # Between them: the patterns the brief asked for that HeCBench has.
+        covered = {f for p in progs for f in p["features"]}
+        for f in ("stream-capture", "streams-events", "pinned-memory", "managed-memory", "constant-memory",
+                  "device-globals", "texture-objects", "host-threads", "openmp", "atomics", "cublas", "cufft",
+                  "curand", "cusparse", "thrust"):
+            self.assertIn(f, covered)
+        # A header from a sibling folder: extracted with the program, named with {root}.
+        omp = by_name["openmp-cuda"]
+        self.assertEqual(omp["extract"], ["src/openmp-omp"])
+        self.assertIn("-I{root}/src/openmp-omp", omp["nvcc_all"])
+        self.assertEqual(rc.source_paths([omp, by_name["overlap-cuda"]], "hecbench"),
+                         ["src/openmp-cuda", "src/openmp-omp", "src/overlap-cuda"])
+        # Data from the repository itself (no download).
+        self.assertEqual(by_name["opticalFlow-cuda"]["data"], ["data/frame10.ppm", "data/frame11.ppm"])
+        cases = {
+            "graphExecution-cuda": ("PASS\nExecution time of using Graph: 3.0 (us)\n", "PASS\nFAIL\n"),
+            "streamPriority-cuda": ("PASS\nPASS\n", "CUDA main.cu:88  invalid argument\n"),
+            "spmv-cuda": ("Error rate: 0.000000\nError rate: 0.000012\n",
+                          "Error rate: 0.000000\nError rate: 0.010000\n"),
+            "histogram-cuda": ("Shared memory atomics \tPASS\n", "Global memory atomics \tFAIL\n"),
+            "atomicCAS-cuda": ("PASS\n", "atomic add results: 1 2 3.000000\nFAIL\n"),
+            "opticalFlow-cuda": ("L1 error : 0.044326\n", "Invalid file format\n"),
+            "mrg32k3a-cuda": ("PASS\n", "curand error 102 at main.cu:85\n"),
+        }
+        for name, (good, bad) in cases.items():
+            self.assertEqual(rc.verdict(by_name[name], good, ""), "PASS", name)
+            self.assertEqual(rc.verdict(by_name[name], bad, ""), "FAIL", name)
+        self.assertEqual(rc.verdict(by_name["collision-cuda"], "Error: numDups=3 expected=0 mask=1\n", ""), "FAIL")
+        self.assertEqual(rc.verdict(by_name["collision-cuda"], "Average execution time: 1.0 (us)\n", ""), "-")
+        # Lines printed without a unit word are left out of the comparison.
+        speedup = " Avg. speedup gained (serialized - overlapped)\t: 0.5\nPASS\n"
+        self.assertEqual(rc.compared_output(by_name["overlap-cuda"], speedup), ["PASS"])
+        self.assertEqual(rc.compared_output(by_name["openmp-cuda"], "Work took 0.1 seconds with 4 CPU threads\nPASS\n"),
+                         ["PASS"])
+        self.assertEqual(rc.compared_output(by_name["blas-gemmEx-cuda"], "12.5 TFLOP/s\n9.1 TOP/s\nint8: 1.0\n"),
+                         ["int8: 1.0"])
+
     def test_readme_lists_every_program(self):
         readme = read(os.path.join(HERE, "README.md"))
         for p in rc.load_programs()["programs"]:
@@ -192,6 +256,9 @@ class ProgramList(unittest.TestCase):
             ({"pass": "("}, "bad regular expression"),
             ({"fail": "(?i)x"}, "scoped"),
             ({"selections": [{"args": ["--kernel-range", "0:4,2:3"]}]}, "overlaps"),
+            ({"extract": ["../x"]}, "extract entry '../x' must be a path inside the repository"),
+            ({"extract": []}, "'extract' must be a non-empty list"),
+            ({"extract": "src/x-omp"}, "'extract' must be a non-empty list"),
         ]
         for change, words in cases:
             with self.assertRaises(rc.CorpusError) as e:
@@ -256,6 +323,9 @@ class ProgramList(unittest.TestCase):
         self.assertNotEqual(rc.build_fingerprint(p), rc.build_fingerprint(dict(p, files={"a": "b"})))
         self.assertNotEqual(rc.build_fingerprint(p), rc.build_fingerprint(
             dict(p, generate={"sources": ["g.c"], "outputs": ["o"]})))
+        # So does a program's 'extract' (added with the third source).
+        self.assertEqual(rc.build_fingerprint(p), rc.build_fingerprint(dict(p, extract=[])))
+        self.assertNotEqual(rc.build_fingerprint(p), rc.build_fingerprint(dict(p, extract=["src/x-omp"])))
 
     def test_only_names_unknown_programs_with_the_closest(self):
         doc = rc.load_programs()
@@ -604,6 +674,14 @@ class Samples(Git, unittest.TestCase):
             with self.assertRaises(rc.CorpusError) as e:
                 rc.samples_kind(d)
             self.assertIn("no Common/ and Samples/", str(e.exception))
+            # A HeCBench checkout holds src/ and src/include/.
+            with self.assertRaises(rc.CorpusError) as e:
+                rc.samples_kind(d, "hecbench")
+            self.assertIn("--hecbench", str(e.exception))
+            self.assertIn("no src/ and src/include/", str(e.exception))
+            self.assertIn("git clone https://github.com/zjin-lcf/HeCBench", str(e.exception))
+            os.makedirs(os.path.join(d, "src", "include"))
+            self.assertEqual(rc.samples_kind(d, "hecbench"), "checkout")
 
 
 FAKE_NVCC = r"""#!/usr/bin/env python3
@@ -811,8 +889,116 @@ class PrepareTwoSources(Git, unittest.TestCase):
     def test_no_source_at_all_is_one_line(self):
         code, _, err = self.prepare()
         self.assertEqual(code, 2)
-        self.assertIn("prepare needs --samples <cuda-samples git dir> and/or --rodinia <gpu-rodinia git dir>", err)
+        self.assertIn("prepare needs one or more of --samples <cuda-samples git dir>, --rodinia <gpu-rodinia git dir> "
+                      "and --hecbench <HeCBench git dir>", err)
         self.assertEqual(len(err.strip().splitlines()), 1)
+
+
+# A fake nvcc that fails, as nvcc would, when an -I folder is missing.
+FAKE_NVCC_INCLUDES = FAKE_NVCC.replace("exe = args[args.index(\"-o\") + 1]\n", """exe = args[args.index("-o") + 1]
+import os
+for a in args:
+    if a.startswith("-I") and not os.path.isdir(a[2:]):
+        print("main.cu(3): fatal error: reference.h: No such file or directory (" + a + ")", file=sys.stderr)
+        sys.exit(1)
+""", 1)
+
+
+@unittest.skipUnless(shutil.which("git"), "git not installed")
+class PrepareHecbench(Git, unittest.TestCase):
+    """prepare --hecbench: a third source, programs with a sibling folder to extract."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+        work = os.path.join(self.d, "hec")
+        for rel, text in {"src/include/common.h": "//", "src/a-cuda/main.cu": "int main() {}",
+                          "src/a-omp/reference.h": "//", "src/b-cuda/main.cpp": "int main() {}",
+                          "src/b-cuda/data/in.ppm": "P6", "src/c-omp/big.dat": "x" * 100}.items():
+            os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
+            write(os.path.join(work, rel), text)
+        self.git(self.d, "init", "-q", work)
+        self.git(work, "add", ".")
+        self.git(work, "commit", "-qm", "one")
+        self.commit = self.git(work, "rev-parse", "HEAD")
+        self.bare = os.path.join(self.d, "hec.git")
+        subprocess.run(["git", "clone", "-q", "--bare", work, self.bare], check=True, capture_output=True)
+        self.nvcc = os.path.join(self.d, "nvcc")
+        write(self.nvcc, FAKE_NVCC_INCLUDES)
+        os.chmod(self.nvcc, 0o755)
+        base = {"source": "hecbench", "exe": "main", "features": ["hecbench"], "pass": "^PASS$", "fail": None,
+                "selections": [{"args": ["--kernel-range", "0:1"], "why": "t"}], "deterministic": True}
+        self.doc = {"commit": "c" * 40, "defaults": {"nvcc": ["-std=c++17", "-I{common}"]},
+                    "sources": {"hecbench": {"commit": self.commit, "defaults": {"nvcc": ["-O3", "-arch=sm_90"],
+                                                                                "fail": "^GPUassert: "}}},
+                    "programs": [dict(base, name="a-cuda", path="src/a-cuda", sources=["main.cu"],
+                                      extract=["src/a-omp"], nvcc=["-I{root}/src/a-omp"]),
+                                 dict(base, name="b-cuda", path="src/b-cuda", sources=["main.cpp"],
+                                      data=["data/in.ppm"], libs=["-lcufft"])]}
+        self.plist = os.path.join(self.d, "programs.json")
+        write(self.plist, json.dumps(self.doc))
+        self.corpus = os.path.join(self.d, "corpus")
+
+    def prepare(self, *extra):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = rc.main(["--programs", self.plist, "prepare", "--out", self.corpus, "--nvcc", self.nvcc, *extra])
+        return code, out.getvalue(), err.getvalue()
+
+    def test_programs_build_from_their_folder_and_the_extra_one(self):
+        code, out, err = self.prepare("--hecbench", self.bare, "--strict")
+        self.assertEqual(code, 0, out + err)
+        self.assertIn("2 of 2 programs built", out)
+        m = json.loads(read(os.path.join(self.corpus, rc.MANIFEST)))
+        self.assertEqual(m["sources"]["hecbench"]["commit"], self.commit)
+        self.assertEqual(m["sources"]["hecbench"]["repository"], "https://github.com/zjin-lcf/HeCBench")
+        a = m["programs"]["a-cuda"]
+        self.assertEqual(a["source"], "hecbench")
+        self.assertTrue(a["build_line"].endswith(" -O3 -arch=sm_90 -I<hecbench>/src/a-omp -o <out>/a-cuda/main "
+                                                 "<hecbench>/src/a-cuda/main.cu"), a["build_line"])
+        self.assertEqual(read(os.path.join(self.corpus, "b-cuda", "data", "in.ppm")), "P6")
+        self.assertEqual(sorted(os.listdir(os.path.join(self.corpus, "b-cuda"))), ["data", "main"])
+        # The manifest's samples commit stays the top-level one although no samples were built.
+        self.assertEqual(m["commit"], "c" * 40)
+
+    def test_without_extract_the_sibling_folder_is_not_there(self):
+        del self.doc["programs"][0]["extract"]
+        write(self.plist, json.dumps(self.doc))
+        code, out, _ = self.prepare("--hecbench", self.bare)
+        self.assertEqual(code, 0)
+        self.assertIn("1 of 2 programs built", out)
+        self.assertIn("not built: a-cuda: main.cu(3): fatal error: reference.h", out)
+        # An 'extract' folder the commit lacks: git archive of a bare repository names it (as for a missing
+        # program folder); with a checkout the program's build names it, not the compiler.
+        self.doc["programs"][0]["extract"] = ["src/none-omp"]
+        write(self.plist, json.dumps(self.doc))
+        code, _, err = self.prepare("--hecbench", self.bare)
+        self.assertEqual(code, 2)
+        self.assertIn("git archive of", err)
+        code, out, err = self.prepare("--hecbench", os.path.join(self.d, "hec"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("not built: a-cuda: not in the hecbench files at this commit: src/none-omp", out)
+        self.assertIn("checkout " + os.path.join(self.d, "hec"),
+                      json.loads(read(os.path.join(self.corpus, rc.MANIFEST)))["sources"]["hecbench"]["from"])
+
+    def test_a_hecbench_corpus_added_to_samples_keeps_their_builds(self):
+        m = {"schema": 2, "commit": "c" * 40, "sources": {"cuda-samples": {"commit": "c" * 40}},
+             "programs": {"old": {"built": True, "exe": "old", "fingerprint": "f"}}}
+        os.makedirs(os.path.join(self.corpus, "old"))
+        write(os.path.join(self.corpus, "old", "old"), "binary")
+        self.doc["programs"].append({"name": "old", "path": "Samples/a/old", "sources": ["old.cu"],
+                                     "features": ["atomics"], "selections": [{"args": ["--profiler-api"]}],
+                                     "pass": None, "fail": None, "deterministic": True})
+        write(self.plist, json.dumps(self.doc))
+        write(os.path.join(self.corpus, rc.MANIFEST), json.dumps(m))
+        code, out, err = self.prepare("--hecbench", self.bare)
+        self.assertEqual(code, 0, err)
+        self.assertIn("3 of 3 programs built", out)
+        self.assertIn("1 cuda-samples programs not built: no --samples given (their earlier builds are kept)", err)
+        m = json.loads(read(os.path.join(self.corpus, rc.MANIFEST)))
+        self.assertEqual(m["programs"]["old"], {"built": True, "exe": "old", "fingerprint": "f"})
+        self.assertEqual(read(os.path.join(self.corpus, "old", "old")), "binary")
+        self.assertEqual(set(m["sources"]), {"cuda-samples", "hecbench"})
 
 
 class CommandLine(unittest.TestCase):
@@ -865,9 +1051,9 @@ class CommandLine(unittest.TestCase):
 
     def test_dry_run_prints_plain_tool_and_verify_commands(self):
         with tempfile.TemporaryDirectory() as d:
-            build, corpus = self.fake_tree(d, programs=("matrixMul", "nn"))
+            build, corpus = self.fake_tree(d, programs=("matrixMul", "nn", "openmp-cuda"))
             code, out, _ = self.main("run", "--build", build, "--corpus", corpus, "--logs", "/L", "--dry-run",
-                                     "--only", "matrixMul,simpleCUFFT,nn,srad_v2")
+                                     "--only", "matrixMul,simpleCUFFT,nn,srad_v2,openmp-cuda,spmv-cuda")
             self.assertEqual(code, 0)
             self.assertIn("# matrixMul (built)", out)
             self.assertIn("# simpleCUFFT (NOT BUILT)", out)
@@ -880,6 +1066,12 @@ class CommandLine(unittest.TestCase):
             self.assertIn(f"profile --kernel-range 0:1 --set basic -o /L/nn.verify.json --verify -- {corpus}/nn/nn "
                           f"filelist.txt", out)
             self.assertIn(f"{corpus}/srad_v2/srad 128 128", out)
+            # HeCBench programs: named by their folder, binary main.
+            self.assertIn(f"# openmp-cuda (built, hecbench), cwd {corpus}/openmp-cuda", out)
+            self.assertIn(f"  {corpus}/openmp-cuda/main 4\n", out)
+            self.assertIn(f"profile --kernel-range 94:126 --set basic -o /L/openmp-cuda.s1.verify.json --verify -- "
+                          f"{corpus}/openmp-cuda/main 4", out)
+            self.assertIn("# spmv-cuda (NOT BUILT, hecbench)", out)
 
     def test_run_warns_about_each_source_built_from_another_commit(self):
         with tempfile.TemporaryDirectory() as d:
