@@ -348,6 +348,8 @@ using R = InRange;
 using E = MemoryEffect;
 using D = DeclineReason;
 constexpr std::optional<DeclineReason> kNoDecline = std::nullopt;
+constexpr std::string_view kDestroyedObject =
+    "the range's kernels may read through it, and a replay would use it destroyed";
 constexpr std::string_view k2DMemset = "the tool records 1D memsets only, so a replay would leave this 2D memset out";
 
 // Each macro pastes and stringizes `api` itself: cuda.h defines many API
@@ -538,12 +540,16 @@ constexpr DriverCall kRows[] = {
     RR_ROW(cuGreenCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     // Objects a deferred range's kernels may use that the allocation
     // inventory does not hold: replayed before they go, as for a teardown.
-    RR_ROW(cuArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuMipmappedArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuTexRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuSurfRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuTexObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuSurfObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    // Textures, surfaces and the arrays behind them, destroyed inside a
+    // range, decline it: a kernel launched before may have read through one
+    // (a texture made and destroyed around each launch, as image pipelines
+    // do, left a replay reading through destroyed handles; H200).
+    RR_LEFT_OUT(cuArrayDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
+    RR_LEFT_OUT(cuMipmappedArrayDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
+    RR_LEFT_OUT(cuTexRefDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
+    RR_LEFT_OUT(cuSurfRefDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
+    RR_LEFT_OUT(cuTexObjectDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
+    RR_LEFT_OUT(cuSurfObjectDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
     RR_ROW(cuGraphicsUnregisterResource, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     RR_ROW(cuIpcCloseMemHandle, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     RR_ROW(cuDestroyExternalMemory, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),

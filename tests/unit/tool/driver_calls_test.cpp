@@ -36,13 +36,13 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemoveHost},
     {CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddPinnedHost},
-    {CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuTexRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuTexRefDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, K::kEventRecord, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuSurfRefDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuSurfRefDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
@@ -74,9 +74,9 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddManaged},
     {CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
@@ -474,9 +474,7 @@ TEST(DriverCalls, deferred_ranges_replay_before_a_write_into_memory_no_snapshot_
 
 TEST(DriverCalls, destroying_an_object_kernels_may_use_replays_deferred_ranges_first) {
   for (std::uint32_t cbid :
-       {CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy, CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy,
-        CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy,
-        CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle,
+       {CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle,
         CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy,
         CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource}) {
     const DriverCall* call = find_driver_call(cbid);
@@ -485,6 +483,23 @@ TEST(DriverCalls, destroying_an_object_kernels_may_use_replays_deferred_ranges_f
     // Inside a range they pass through, as they did without a row.
     EXPECT_EQ(call->in_range, R::kPassThrough) << call->name;
     EXPECT_FALSE(unrecorded_call_decline(call, call->name).has_value()) << call->name;
+  }
+}
+
+TEST(DriverCalls, destroying_a_texture_surface_or_array_inside_a_range_declines_it) {
+  for (std::uint32_t cbid : {CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy, CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy,
+                             CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy,
+                             CUPTI_DRIVER_TRACE_CBID_cuTexRefDestroy, CUPTI_DRIVER_TRACE_CBID_cuSurfRefDestroy}) {
+    const DriverCall* call = find_driver_call(cbid);
+    ASSERT_NE(call, nullptr) << cbid;
+    // Outside ranges, a teardown: deferred ranges are replayed first.
+    EXPECT_EQ(call->kind, K::kTeardown) << call->name;
+    const std::optional<CallDecline> d = unrecorded_call_decline(call, call->name);
+    ASSERT_TRUE(d.has_value()) << call->name;
+    EXPECT_EQ(d->reason, D::kFreeInRange);
+    EXPECT_EQ(d->detail, std::string(call->name) +
+                             " inside the range: the range's kernels may read through it, and a replay would use it "
+                             "destroyed");
   }
 }
 
