@@ -120,6 +120,13 @@ class Eligibility {
   /// `bytes` of host-to-device source data captured at record time. Declines
   /// with kHostDataTooLarge once the range's total exceeds the cap.
   void observe_captured_host_bytes(std::uint64_t bytes);
+  /// Whether `bytes` more of host-to-device source data stay within the cap
+  /// (asked before the bytes are copied, so that a copy far over the cap
+  /// never allocates its host copy).
+  bool host_bytes_fit(std::uint64_t bytes) const {
+    return captured_host_bytes_ <= limits_.max_captured_host_bytes &&
+           bytes <= limits_.max_captured_host_bytes - captured_host_bytes_;
+  }
 
   /// The range ended (pass 0 complete): declines with kNoKernelInRange when
   /// no kernel or graph launch was observed. Call once.

@@ -59,8 +59,15 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
       return;
     case CallKind::kCopyDeviceToDevice: ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes}); return;
     case CallKind::kCopyHostToDevice: {
-      const auto* src = static_cast<const std::uint8_t*>(p.src_host);
-      ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(src, src + p.bytes)});
+      const auto src = reinterpret_cast<std::uint64_t>(p.src_host);
+      if (device_memory_ && !inventory_.find_containing(DevicePtr(src)) && device_memory_(src)) {
+        // Not host memory at all: the driver refuses the copy; reading it
+        // here would fault first.
+        eligibility_.decline(DeclineReason::kUnsupportedApi,
+                             std::string(name) + " from a source that is device memory, not host memory");
+        return;
+      }
+      capture_host_copy(p.dst, p.src_host, p.bytes);
       return;
     }
     case CallKind::kCopyDeviceToHost: ++program_.skipped_device_to_host; return;
@@ -86,8 +93,7 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
                                  " from device memory the tool does not track (allocated by another "
                                  "allocator, imported or mapped); a replay could not restore it");
       } else if (dst_dev) {
-        const auto* h = reinterpret_cast<const std::uint8_t*>(p.src);
-        ops.emplace_back(CopyFromHostOp{p.dst, std::vector<std::uint8_t>(h, h + p.bytes)});
+        capture_host_copy(p.dst, reinterpret_cast<const void*>(p.src), p.bytes);
       } else if (src_dev) {
         ++program_.skipped_device_to_host;
       } else {
@@ -97,6 +103,18 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
     }
     default: return;
   }
+}
+
+void RangeRecorder::capture_host_copy(std::uint64_t dst, const void* src, std::uint64_t bytes) {
+  if (!eligibility_.host_bytes_fit(bytes)) {
+    // Over the cap: declined before any host copy is made (a copy of many
+    // gigabytes would otherwise be allocated first, on the application's
+    // thread).
+    eligibility_.observe_captured_host_bytes(bytes);
+    return;
+  }
+  const auto* h = static_cast<const std::uint8_t*>(src);
+  program_.ops.emplace_back(CopyFromHostOp{dst, std::vector<std::uint8_t>(h, h + bytes)});
 }
 
 void RangeRecorder::after_call(std::size_t first, std::uint64_t context, int device) {

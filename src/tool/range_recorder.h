@@ -90,6 +90,10 @@ class RangeRecorder {
 
  private:
   void record_memory_op(CallKind kind, const MemoryOpParams& p, std::string_view name);
+  // A copy's host source bytes, captured as the copy reads them, unless they
+  // would take the range over the captured-host-bytes cap (then it declines
+  // host_data_too_large without copying).
+  void capture_host_copy(std::uint64_t dst, const void* src, std::uint64_t bytes);
   // Tracked pinned host memory contains `address`.
   bool in_pinned(std::uint64_t address) const;
 

@@ -162,6 +162,37 @@ TEST_F(RangeRecorderTest, copy_from_untracked_device_memory_declines_without_rea
             "mapped); a replay could not restore it");
 }
 
+TEST_F(RangeRecorderTest, a_copy_over_the_host_bytes_cap_declines_before_its_bytes_are_copied) {
+  Eligibility capped(EligibilityLimits{kMaxRecordedOperations, 16});
+  RangeRecorder small{program, capped, inventory};
+  const std::vector<std::uint8_t> host(8, 7);
+  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2);
+  e.memory.dst = 0x10000;
+  e.memory.src_host = host.data();
+  e.memory.bytes = 8;
+  ASSERT_TRUE(small.record(e));
+  ASSERT_EQ(program.ops.size(), 1u);
+  // 8 + 8 = 16 bytes still fit; 8 more do not. The source of this last
+  // copy claims 1 TiB: were its bytes copied first, the test would fault.
+  ASSERT_TRUE(small.record(e));
+  e.memory.bytes = std::uint64_t{1} << 40;
+  ASSERT_TRUE(small.record(e));
+  EXPECT_EQ(program.ops.size(), 2u);
+  EXPECT_EQ(capped.reason(), DeclineReason::kHostDataTooLarge);
+}
+
+TEST_F(RangeRecorderTest, a_host_to_device_copy_whose_source_is_device_memory_declines_without_reading_it) {
+  RangeRecorder with_driver{program, eligibility, inventory, [](std::uint64_t a) { return a == 0x7000000; }};
+  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2);
+  e.memory.dst = 0x10000;
+  e.memory.src_host = reinterpret_cast<const void*>(std::uintptr_t{0x7000000});
+  e.memory.bytes = 64;
+  ASSERT_TRUE(with_driver.record(e));
+  EXPECT_TRUE(program.ops.empty());
+  EXPECT_EQ(eligibility.reason(), DeclineReason::kUnsupportedApi);
+  EXPECT_EQ(eligibility.detail(), "cuMemcpyHtoDAsync_v2 from a source that is device memory, not host memory");
+}
+
 TEST_F(RangeRecorderTest, unrecorded_call_declines_unsupported_api_naming_it) {
   DriverCallEvent memset = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2);
   memset.memory = {0x10000, 0, nullptr, 0, 7, 1, 16};
