@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -206,9 +207,18 @@ Status ProfilerTool::configure_and_subscribe() {
   point_nvtx_at_loaded_cupti();
   CUpti_SubscriberHandle subscriber = nullptr;
   RR_CUPTI(cuptiSubscribe(&subscriber, callback, this));
-  RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
-  RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE));
-  RR_CUPTI(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
+  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CB_DOMAIN_NVTX}) {
+    if (const CUptiResult r = cuptiEnableDomain(1, subscriber, domain); r != CUPTI_SUCCESS) {
+      // No callback of a half-made subscription may run behind the
+      // "profiling disabled" the caller prints.
+      cuptiUnsubscribe(subscriber);
+      return cupti_status(r, "cuptiEnableDomain", __FILE__, __LINE__);
+    }
+  }
+  // A child forked without exec inherits the subscription, and maybe a tool
+  // lock some other thread of the parent held at the fork, whose owner does
+  // not exist in the child: every callback of the child returns at once.
+  pthread_atfork(nullptr, nullptr, [] { g_tool_stopped.store(true, std::memory_order_relaxed); });
   enabled_ = true;
   std::atexit([] { at_exit_guarded(&ProfilerTool::finish); });
   return ok_status();
