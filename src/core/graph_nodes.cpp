@@ -21,8 +21,14 @@ GraphVerdict declined(DeclineReason reason, std::string detail) { return {reason
 GraphVerdict classify_graph_nodes(std::span<const GraphNode> nodes, const TrackedMemory& tracked) {
   for (const GraphNode& n : nodes) {
     switch (n.kind) {
-      case GraphNodeKind::kKernel:
       case GraphNodeKind::kEventRecord:
+        // Every replay would record the application's event again (what
+        // the application measures or waits on with it would be the
+        // replay's).
+        return declined(DeclineReason::kUnsupportedApi,
+                        "cuGraphLaunch of a graph with an event-record node: every replay would record the "
+                        "application's event again");
+      case GraphNodeKind::kKernel:
       case GraphNodeKind::kEventWait:
       case GraphNodeKind::kEmpty:
       case GraphNodeKind::kChildGraph: break;

@@ -39,13 +39,22 @@ GraphNode memset_node(std::uint64_t dst, std::uint64_t bytes) {
 
 TEST(GraphNodes, an_empty_graph_is_replayable) { EXPECT_FALSE(classify_graph_nodes({}, tracked).reason.has_value()); }
 
-TEST(GraphNodes, kernel_event_empty_and_child_graph_nodes_are_replayable) {
-  const std::vector<GraphNode> nodes = {node(GraphNodeKind::kKernel),     node(GraphNodeKind::kEventRecord),
-                                        node(GraphNodeKind::kEventWait),  node(GraphNodeKind::kEmpty),
-                                        node(GraphNodeKind::kChildGraph), node(GraphNodeKind::kKernel)};
+TEST(GraphNodes, kernel_event_wait_empty_and_child_graph_nodes_are_replayable) {
+  const std::vector<GraphNode> nodes = {node(GraphNodeKind::kKernel), node(GraphNodeKind::kEventWait),
+                                        node(GraphNodeKind::kEmpty), node(GraphNodeKind::kChildGraph),
+                                        node(GraphNodeKind::kKernel)};
   const GraphVerdict v = classify_graph_nodes(nodes, tracked);
   EXPECT_FALSE(v.reason.has_value());
   EXPECT_EQ(v.detail, "");
+}
+
+TEST(GraphNodes, an_event_record_node_declines_a_replay_would_record_the_applications_event_again) {
+  const GraphVerdict v = classify_graph_nodes(
+      std::vector<GraphNode>{node(GraphNodeKind::kKernel), node(GraphNodeKind::kEventRecord)}, tracked);
+  EXPECT_EQ(v.reason, DeclineReason::kUnsupportedApi);
+  EXPECT_EQ(v.detail,
+            "cuGraphLaunch of a graph with an event-record node: every replay would record the application's event "
+            "again");
 }
 
 TEST(GraphNodes, memory_alloc_node_declines_as_allocation_in_range) {
