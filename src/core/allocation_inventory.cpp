@@ -180,4 +180,29 @@ std::size_t AllocationInventory::size() const {
   return by_start_.size();
 }
 
+SnapshotSelection select_for_snapshot(std::vector<Allocation> allocations, int device, std::uint64_t context) {
+  SnapshotSelection out;
+  for (Allocation& a : allocations) {
+    if (!a.writable_by(device)) {
+      if (a.kind == AllocationKind::kDevice || a.kind == AllocationKind::kStreamOrdered)
+        out.other_device.push_back(a.range);
+      continue;
+    }
+    if (a.kind == AllocationKind::kMappedHost || (a.kind == AllocationKind::kManaged && a.host_attached)) {
+      out.host_mapped.push_back(a.range);
+      continue;
+    }
+    if (a.context != 0 && context != 0 && a.context != context) {
+      out.other_context.push_back(a.range);
+      continue;
+    }
+    out.snapshot.push_back(std::move(a));
+  }
+  const auto by_start = [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); };
+  std::sort(out.host_mapped.begin(), out.host_mapped.end(), by_start);
+  std::sort(out.other_device.begin(), out.other_device.end(), by_start);
+  std::sort(out.other_context.begin(), out.other_context.end(), by_start);
+  return out;
+}
+
 }  // namespace rangereplay

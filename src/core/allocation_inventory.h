@@ -72,6 +72,10 @@ struct Allocation {
   // last attached with cuStreamAttachMemAsync(..., CU_MEM_ATTACH_HOST)), so
   // host threads may be writing it at any time; false for other kinds.
   bool host_attached = false;
+  // kDevice memory of cuMemAlloc / cuMemAllocPitch: the context (CUcontext's
+  // value) that allocated it, the only one whose kernels can reach it; 0 for
+  // other kinds and when unknown.
+  std::uint64_t context = 0;
 
   /// Whether kernels on device ordinal `device` may write it, so a range on
   /// that device must snapshot it (and the snapshot can read and restore it).
@@ -80,6 +84,26 @@ struct Allocation {
     return device < 0 ? writable_devices != kNoDevices : (writable_devices & device_bit(device)) != 0;
   }
 };
+
+/// What a range on device ordinal `device` in context `context` (CUcontext's
+/// value; 0 when unknown) does with each allocation at its entry.
+struct SnapshotSelection {
+  std::vector<Allocation> snapshot;        // held by the entry snapshot
+  std::vector<MemoryRange> host_mapped;    // pinned host, host-attached managed: captured at a kernel's first use
+  std::vector<MemoryRange> other_device;   // device memory the range's device cannot write
+  std::vector<MemoryRange> other_context;  // device memory of another context: its kernels cannot reach it
+};
+
+/// Sorts `allocations` into a SnapshotSelection: every allocation the
+/// range's kernels can write goes into the snapshot, except device-mapped
+/// pinned host memory and managed memory attached to the host (host threads
+/// may write those while the replay window runs) and device memory another
+/// context allocated (the snapshot's copies, launched in the range's
+/// context, would fault on it). Allocations the range's device cannot write
+/// are left out; the device-memory ones among them are listed in
+/// other_device. The range lists are sorted by start; `snapshot` keeps the
+/// given order. Pure.
+SnapshotSelection select_for_snapshot(std::vector<Allocation> allocations, int device, std::uint64_t context);
 
 class AllocationInventory {
  public:

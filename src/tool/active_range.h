@@ -116,6 +116,10 @@ struct ActiveRange {
   // Device memory of other devices at range entry, sorted: out of the
   // snapshot; a kernel passed a pointer into it declines multiple_devices.
   std::vector<MemoryRange> other_device_memory;
+  // Device memory another context of the range's device allocated, sorted:
+  // out of the snapshot (the tool's copies, in the range's context, cannot
+  // reach it); a kernel passed a pointer into it declines multiple_contexts.
+  std::vector<MemoryRange> other_context_memory;
   // Its counters were stopped early (close_range_counters): a capture began
   // inside it.
   bool counters_closed = false;

@@ -52,6 +52,16 @@ Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream
                                   ") inside a range on device " + std::to_string(range.device));
     return ok_status();
   }
+  if (const auto hits = ranges_pointed_into(kernel.arg_bytes, std::span<const MemoryRange>(range.other_context_memory));
+      !hits.empty()) {
+    char where[32];
+    std::snprintf(where, sizeof where, "0x%llx",
+                  static_cast<unsigned long long>(range.other_context_memory[hits.front()].start().address()));
+    range.eligibility.decline(
+        DeclineReason::kMultipleContexts,
+        std::string(what) + " " + kernel.name + " is passed memory another context allocated (at " + where + ")");
+    return ok_status();
+  }
   bool settled = false;
   for (std::size_t index : ranges_pointed_into(kernel.arg_bytes, mapped)) {
     const MemoryRange& r = mapped[index];
@@ -77,7 +87,7 @@ Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream
 }  // namespace
 
 void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_thread_stream) {
-  if (range.host_mapped.empty() && range.other_device_memory.empty()) return;
+  if (range.host_mapped.empty() && range.other_device_memory.empty() && range.other_context_memory.empty()) return;
   const auto stream_of = [&](std::uint64_t handle) {
     CUstream stream = reinterpret_cast<CUstream>(handle);
     return stream == nullptr && per_thread_stream ? CU_STREAM_PER_THREAD : stream;

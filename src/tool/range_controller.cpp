@@ -335,32 +335,18 @@ Status RangeController::flush_caches() {
 }
 
 std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& range) {
-  std::vector<MemoryRange> regions;
-  range.allocations.clear();
-  range.host_mapped.clear();
-  range.other_device_memory.clear();
-  // Every allocation the range's kernels can write: all but virtual
-  // mappings the range's device has no read-write access to (its kernels
-  // cannot change them, and the snapshot's copies could not reach them).
+  // Every allocation the range's kernels can write, but pinned host memory
+  // and host-attached managed memory (captured at their first use by a
+  // kernel instead: host_regions.cpp) and another context's device memory.
   auto lock = parts_.inventory.lock();
-  for (Allocation& a : parts_.inventory.regions_locked()) {
-    if (!a.writable_by(range.device)) {
-      if (a.kind == AllocationKind::kDevice || a.kind == AllocationKind::kStreamOrdered)
-        range.other_device_memory.push_back(a.range);
-      continue;
-    }
-    // Pinned host memory, and managed memory attached to the host: host
-    // threads may write it while the replay window runs, so it is
-    // captured at its first use by a kernel instead (host_regions.cpp).
-    if (a.kind == AllocationKind::kMappedHost || (a.kind == AllocationKind::kManaged && a.host_attached)) {
-      range.host_mapped.push_back(a.range);
-      continue;
-    }
-    range.allocations.push_back(std::move(a));
-  }
-  const auto by_start = [](const MemoryRange& x, const MemoryRange& y) { return x.start() < y.start(); };
-  std::sort(range.host_mapped.begin(), range.host_mapped.end(), by_start);
-  std::sort(range.other_device_memory.begin(), range.other_device_memory.end(), by_start);
+  SnapshotSelection selection =
+      select_for_snapshot(parts_.inventory.regions_locked(), range.device, reinterpret_cast<std::uint64_t>(range.ctx));
+  range.allocations = std::move(selection.snapshot);
+  range.host_mapped = std::move(selection.host_mapped);
+  range.other_device_memory = std::move(selection.other_device);
+  range.other_context_memory = std::move(selection.other_context);
+  std::vector<MemoryRange> regions;
+  regions.reserve(range.allocations.size());
   for (const auto& a : range.allocations) regions.push_back(a.range);
   return regions;
 }

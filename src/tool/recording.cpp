@@ -172,6 +172,8 @@ void ProfilerTool::track_allocation(const DriverCall& call, const CallParams& pa
           call.effect == MemoryEffect::kAddStreamOrdered ? AllocationKind::kStreamOrdered : AllocationKind::kDevice,
           origin, 0};
       a.writable_devices = allocating_device_bits();
+      // cuMemAlloc's memory belongs to its context; a pool's is the device's.
+      if (call.effect != MemoryEffect::kAddStreamOrdered) a.context = reinterpret_cast<std::uint64_t>(data->context);
       inventory_.add(std::move(a));
       return;
     }

@@ -273,5 +273,41 @@ TEST(AllocationInventory, kind_names_are_stable) {
   EXPECT_STREQ(allocation_kind_name(AllocationKind::kMappedHost), "mapped-host");
 }
 
+TEST(SnapshotSelection, a_range_snapshots_what_its_context_can_write_and_lists_the_rest) {
+  const auto at = [](std::uint64_t start, AllocationKind kind, std::uint64_t context = 0) {
+    Allocation a{MemoryRange(DevicePtr(start), 0x100), kind, "test", 0};
+    a.context = context;
+    return a;
+  };
+  std::vector<Allocation> all;
+  all.push_back(at(0x5000, AllocationKind::kDevice, /*context=*/0xa));  // the range's context
+  all.push_back(at(0x4000, AllocationKind::kDevice, /*context=*/0xb));  // another context, same device
+  all.push_back(at(0x3000, AllocationKind::kDevice));                   // context unknown: snapshotted
+  all.push_back(at(0x2000, AllocationKind::kMappedHost));
+  Allocation managed = at(0x1000, AllocationKind::kManaged);
+  managed.host_attached = true;
+  all.push_back(managed);
+  Allocation device1 = at(0x6000, AllocationKind::kDevice, 0xc);
+  device1.writable_devices = device_bit(1);
+  all.push_back(device1);
+  all.push_back(at(0x7000, AllocationKind::kStreamOrdered));
+
+  const SnapshotSelection s = select_for_snapshot(all, /*device=*/0, /*context=*/0xa);
+  ASSERT_EQ(s.snapshot.size(), 3u);
+  EXPECT_EQ(s.snapshot[0].range.start().address(), 0x5000u);
+  EXPECT_EQ(s.snapshot[1].range.start().address(), 0x3000u);
+  EXPECT_EQ(s.snapshot[2].range.start().address(), 0x7000u);
+  ASSERT_EQ(s.host_mapped.size(), 2u);
+  EXPECT_EQ(s.host_mapped[0].start().address(), 0x1000u);
+  EXPECT_EQ(s.host_mapped[1].start().address(), 0x2000u);
+  ASSERT_EQ(s.other_context.size(), 1u);
+  EXPECT_EQ(s.other_context[0].start().address(), 0x4000u);
+  ASSERT_EQ(s.other_device.size(), 1u);
+  EXPECT_EQ(s.other_device[0].start().address(), 0x6000u);
+
+  // A range whose context is unknown snapshots every context's memory, as before.
+  EXPECT_EQ(select_for_snapshot(all, 0, 0).snapshot.size(), 4u);
+}
+
 }  // namespace
 }  // namespace rangereplay
