@@ -72,6 +72,7 @@ bool fallback_can_collect(DeclineReason reason) {
     case DeclineReason::kCollectiveInRange:
     case DeclineReason::kNondeterministicApplication:
     case DeclineReason::kAppRangeIncomplete:
+    case DeclineReason::kNoContext:
     case DeclineReason::kPeerDeclined:
     case DeclineReason::kRendezvousFailed: return false;
   }

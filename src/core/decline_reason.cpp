@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 28> kReasons = {{
+constexpr std::array<ReasonInfo, 29> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -123,6 +123,11 @@ constexpr std::array<ReasonInfo, 28> kReasons = {{
      "failed, a later run failed or was stopped, the runs would exceed --max-app-runs, or the application ran as "
      "several processes), so the range has no values",
      "profile again without what ended the runs (see the warning the launcher printed), or raise --max-app-runs"},
+    {DeclineReason::kNoContext, "no_context",
+     "no CUDA context was current on the thread that began the range (the range began before that thread's first "
+     "CUDA call), so the tool could not tell which context's work the range measures",
+     "make a CUDA call on that thread before the range begins (cudaSetDevice or cudaFree(0) binds the runtime's "
+     "context to it)"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

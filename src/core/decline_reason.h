@@ -67,6 +67,7 @@ enum class DeclineReason : std::uint8_t {
   // app_range_incomplete (application range replay only: its runs ended
   // before the range's last pass)
   kAppRangeIncomplete,
+  kNoContext,  // no_context (no CUDA context was current on the thread that began the range)
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

@@ -348,6 +348,8 @@ using R = InRange;
 using E = MemoryEffect;
 using D = DeclineReason;
 constexpr std::optional<DeclineReason> kNoDecline = std::nullopt;
+constexpr std::string_view kReleasedMemory =
+    "the range's kernels may use its memory, which the tool does not track, and a replay would find it gone";
 constexpr std::string_view kDestroyedObject =
     "the range's kernels may read through it, and a replay would use it destroyed";
 constexpr std::string_view k2DMemset = "the tool records 1D memsets only, so a replay would leave this 2D memset out";
@@ -550,10 +552,13 @@ constexpr DriverCall kRows[] = {
     RR_LEFT_OUT(cuSurfRefDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
     RR_LEFT_OUT(cuTexObjectDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
     RR_LEFT_OUT(cuSurfObjectDestroy, K::kTeardown, D::kFreeInRange, kDestroyedObject),
-    RR_ROW(cuGraphicsUnregisterResource, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuIpcCloseMemHandle, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuDestroyExternalMemory, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuMemPoolDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    // Memory of other origins (interop, IPC, external, a pool) released
+    // inside a range declines it too.
+    RR_LEFT_OUT(cuGraphicsUnregisterResource, K::kTeardown, D::kFreeInRange, kReleasedMemory),
+    RR_LEFT_OUT(cuGraphicsUnmapResources, K::kTeardown, D::kFreeInRange, kReleasedMemory),
+    RR_LEFT_OUT(cuIpcCloseMemHandle, K::kTeardown, D::kFreeInRange, kReleasedMemory),
+    RR_LEFT_OUT(cuDestroyExternalMemory, K::kTeardown, D::kFreeInRange, kReleasedMemory),
+    RR_LEFT_OUT(cuMemPoolDestroy, K::kTeardown, D::kFreeInRange, kReleasedMemory),
 };
 
 #undef RR_EXEC

@@ -115,8 +115,8 @@ class ProfilerTool {
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);
   // Whether `address`, which the inventory does not hold, is device memory
-  // as the driver sees it (cuPointerGetAttribute's memory type: not host
-  // memory, and known to the driver). Caller holds InToolScope.
+  // the host cannot read, as the driver sees it (cuPointerGetAttribute: a
+  // memory type other than host, not managed). Caller holds InToolScope.
   static bool untracked_device_memory(std::uint64_t address);
   // At the entry of a call that writes device memory no deferred range's
   // snapshot may hold (writes_untracked_device_memory): the deferred ranges

@@ -198,6 +198,11 @@ std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
                    (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
                        " when the range began; the tool made no call a capture forbids"};
   }
+  if (ctx == nullptr) {
+    // Only this range: the counters are set up for the first range that
+    // names its context (no later range inherits this one's decline).
+    return Decline{DeclineReason::kNoContext, "no CUDA context was current on the thread when the range began"};
+  }
   if (counters_ && counters_context_ != ctx) {
     // Only this range: later ranges in the profiled context still run.
     return Decline{DeclineReason::kMultipleContexts,
@@ -592,12 +597,14 @@ bool RangeController::stop_pass0(ActiveRange& range, bool drained, std::size_t k
 Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
   // A replayed graph launch under CUPTI's auto ranges made
   // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
-  // such a range is measured as one user range per pass instead.
-  range.whole_range_counters = !range.program.graph_execs().empty();
+  // such a range is measured as one user range per pass instead. (Under
+  // --range-metrics whole every range is: none of these applies.)
+  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
+  range.whole_range_counters = per_kernel && !range.program.graph_execs().empty();
   // With RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around
   // each kernel it submits; CUPTI's auto ranges (the default) cost the same
   // per kernel and pass on the H200 (docs/performance.md).
-  range.kernel_counter_ranges = !range.whole_range_counters && environment::user_kernel_ranges();
+  range.kernel_counter_ranges = per_kernel && !range.whole_range_counters && environment::user_kernel_ranges();
   Status configured = ok_status();
   if (range.kernel_counter_ranges) configured = counters_->backend().set_mode(CounterMode::kUserRanges);
   if (range.whole_range_counters) {
@@ -608,7 +615,8 @@ Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t k
   }
   // Under a cache flush, CUPTI's auto ranges get one more counter range: the
   // lead-in flush each replayed pass runs first (ActiveRange::lead_in_flush).
-  range.lead_in_flush = cache_flush_.has_value() && !range.kernel_counter_ranges && !range.whole_range_counters;
+  range.lead_in_flush =
+      per_kernel && cache_flush_.has_value() && !range.kernel_counter_ranges && !range.whole_range_counters;
   if (configured.ok()) configured = counters_->backend().resize(kernel_count + (range.lead_in_flush ? 1 : 0));
   if (configured.code() == StatusCode::kResourceExhausted)
     configured = resource_exhausted(configured.message() +
@@ -1005,8 +1013,13 @@ Status RangeController::evaluate(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
   range.record.timings.decode_ms += ms_since(start);
   if (range.lead_in_flush) {
-    // The first auto range of every pass was the lead-in flush.
-    if (values.empty()) return internal_error("CUPTI returned no counter range for the lead-in flush");
+    // The first auto range of every pass was the lead-in flush, one more
+    // than the range's kernels; any other count could shift every kernel's
+    // values by one.
+    const std::size_t kernels = range.program.kernels().size();
+    if (values.size() != kernels + 1)
+      return internal_error("CUPTI returned " + std::to_string(values.size()) +
+                            " counter ranges for the lead-in flush and " + std::to_string(kernels) + " kernels");
     values.erase(values.begin());
     range.record.notes.push_back(
         "every replayed pass flushed L2 again after its counters started, as its first kernel (that kernel's "

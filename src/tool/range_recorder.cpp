@@ -60,9 +60,12 @@ void RangeRecorder::record_memory_op(CallKind kind, const MemoryOpParams& p, std
     case CallKind::kCopyDeviceToDevice: ops.emplace_back(CopyDeviceOp{p.dst, p.src, p.bytes}); return;
     case CallKind::kCopyHostToDevice: {
       const auto src = reinterpret_cast<std::uint64_t>(p.src_host);
-      if (device_memory_ && !inventory_.find_containing(DevicePtr(src)) && device_memory_(src)) {
-        // Not host memory at all: the driver refuses the copy; reading it
-        // here would fault first.
+      const std::optional<Allocation> src_region = inventory_.find_containing(DevicePtr(src));
+      const bool device_source =
+          src_region ? src_region->kind != AllocationKind::kMappedHost && src_region->kind != AllocationKind::kManaged
+                     : device_memory_ && device_memory_(src);
+      if (device_source) {
+        // Not memory the host can read: reading it here would fault.
         eligibility_.decline(DeclineReason::kUnsupportedApi,
                              std::string(name) + " from a source that is device memory, not host memory");
         return;

@@ -50,9 +50,10 @@ class RangeRecorder {
   /// Records into `program` and declines through `eligibility` (both the
   /// open range's); `inventory` tells device, pinned host and untracked
   /// memory apart; `device_memory(address)`, when given, whether an untracked
-  /// address is device memory all the same (memory of another allocator, an
-  /// IPC or interop mapping), which a copy's source must not be read on the
-  /// host as; without it an untracked source is host memory.
+  /// address is device memory the host cannot read (memory of another
+  /// allocator, an IPC or interop mapping; not managed memory), which a
+  /// copy's source must not be read on the host as; without it an untracked
+  /// source is host memory.
   RangeRecorder(RecordedProgram& program, Eligibility& eligibility, const AllocationInventory& inventory,
                 std::function<bool(std::uint64_t)> device_memory = {})
       : program_(program), eligibility_(eligibility), inventory_(inventory), device_memory_(std::move(device_memory)) {}

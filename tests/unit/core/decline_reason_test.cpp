@@ -47,6 +47,7 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kWriteSetLearned, "write_set_learned"},
       {DeclineReason::kWriteSetExceeded, "write_set_exceeded"},
       {DeclineReason::kAppRangeIncomplete, "app_range_incomplete"},
+      {DeclineReason::kNoContext, "no_context"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {

@@ -41,7 +41,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, K::kEventRecord, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuSurfRefDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, K::kMemset, R::kRecord, kNoDecline, E::kNone},
@@ -73,7 +73,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, K::kEventDestroy, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, K::kStreamDestroy, R::kPassThrough, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
@@ -119,7 +119,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, K::kKernelLaunch, R::kRecord, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, K::kMultiDeviceLaunch, R::kDecline,
      D::kUnsupportedApi, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive,
      E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz, K::kCaptureBegin, R::kTrackAndDecline, D::kStreamCaptureActive,
@@ -169,7 +169,7 @@ constexpr Expected kExpected[] = {
      E::kAddStreamOrdered},
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemove},
     {CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz, K::kFree, R::kTrackAndDecline, D::kFreeInRange, E::kRemove},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kAddStreamOrdered},
     {CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
@@ -200,6 +200,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz, K::kCaptureBegin, R::kTrackAndDecline,
      D::kStreamCaptureActive, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnmapResources, K::kTeardown, R::kDecline, D::kFreeInRange, E::kNone},
 };
 
 TEST(DriverCalls, every_row_is_classified_as_pinned) {
@@ -472,18 +473,23 @@ TEST(DriverCalls, deferred_ranges_replay_before_a_write_into_memory_no_snapshot_
   EXPECT_FALSE(untracked_write(CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy, 0x9000));
 }
 
-TEST(DriverCalls, destroying_an_object_kernels_may_use_replays_deferred_ranges_first) {
+TEST(DriverCalls, releasing_memory_the_tool_does_not_track_declines_a_range_and_replays_deferred_ones_first) {
   for (std::uint32_t cbid :
        {CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory, CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle,
-        CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource}) {
+        CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy, CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnmapResources}) {
     const DriverCall* call = find_driver_call(cbid);
     ASSERT_NE(call, nullptr) << cbid;
     EXPECT_EQ(call->kind, K::kTeardown) << call->name;
-    // Inside a range they pass through, as they did without a row.
-    EXPECT_EQ(call->in_range, R::kPassThrough) << call->name;
-    EXPECT_FALSE(unrecorded_call_decline(call, call->name).has_value()) << call->name;
+    const std::optional<CallDecline> d = unrecorded_call_decline(call, call->name);
+    ASSERT_TRUE(d.has_value()) << call->name;
+    EXPECT_EQ(d->reason, D::kFreeInRange);
   }
+  // A green context's teardown passes through inside a range, as without a row.
+  const DriverCall* green = find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy);
+  ASSERT_NE(green, nullptr);
+  EXPECT_EQ(green->kind, K::kTeardown);
+  EXPECT_EQ(green->in_range, R::kPassThrough);
 }
 
 TEST(DriverCalls, destroying_a_texture_surface_or_array_inside_a_range_declines_it) {

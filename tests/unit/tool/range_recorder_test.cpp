@@ -193,6 +193,17 @@ TEST_F(RangeRecorderTest, a_host_to_device_copy_whose_source_is_device_memory_de
   EXPECT_EQ(eligibility.detail(), "cuMemcpyHtoDAsync_v2 from a source that is device memory, not host memory");
 }
 
+TEST_F(RangeRecorderTest, a_host_to_device_copy_from_tracked_device_memory_declines_without_reading_it) {
+  DriverCallEvent e = event(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2);
+  e.memory.dst = 0x10000;
+  e.memory.src_host = reinterpret_cast<const void*>(std::uintptr_t{0x10800});  // the fixture's device allocation
+  e.memory.bytes = 64;
+  ASSERT_TRUE(recorder.record(e));
+  EXPECT_TRUE(program.ops.empty());
+  EXPECT_EQ(eligibility.reason(), DeclineReason::kUnsupportedApi);
+  EXPECT_EQ(eligibility.detail(), "cuMemcpyHtoD_v2 from a source that is device memory, not host memory");
+}
+
 TEST_F(RangeRecorderTest, unrecorded_call_declines_unsupported_api_naming_it) {
   DriverCallEvent memset = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2);
   memset.memory = {0x10000, 0, nullptr, 0, 7, 1, 16};
