@@ -14,6 +14,17 @@ using Clock = std::chrono::steady_clock;
 // From the exit capture on, the application gets its own exit state back
 // whatever step fails: an open counter pass is ended, then the exit state is
 // restored (best effort). Disarmed once the window's own hand-back completed.
+// Runs one step of a guard's hand-back: an exception (an allocation that
+// failed while building an error) is dropped, so that the next step still
+// runs and nothing escapes a destructor (which would end the application).
+template <class Step>
+void best_effort(Step&& step) noexcept {
+  try {
+    step();
+  } catch (...) {
+  }
+}
+
 class ExitStateGuard {
  public:
   ExitStateGuard(CounterPasses& counters, RestoreStrategy& restore) : counters_(counters), restore_(restore) {}
@@ -21,8 +32,10 @@ class ExitStateGuard {
   ExitStateGuard& operator=(const ExitStateGuard&) = delete;
   ~ExitStateGuard() {
     if (!armed_) return;
-    if (counters_.in_pass()) counters_.end_pass().status().ignore();
-    restore_.restore_exit_after_failure();
+    best_effort([this] {
+      if (counters_.in_pass()) counters_.end_pass().status().ignore();
+    });
+    best_effort([this] { restore_.restore_exit_after_failure(); });
   }
   void disarm() { armed_ = false; }
 
@@ -41,7 +54,7 @@ class ObserverOnFailure {
   ObserverOnFailure(const ObserverOnFailure&) = delete;
   ObserverOnFailure& operator=(const ObserverOnFailure&) = delete;
   ~ObserverOnFailure() {
-    if (observer_ != nullptr) observer_->release();
+    if (observer_ != nullptr) best_effort([this] { observer_->release(); });
   }
   void disarm() { observer_ = nullptr; }
 
@@ -56,7 +69,9 @@ class PassEvents {
   explicit PassEvents(ReplayStream& stream) : stream_(stream) {}
   PassEvents(const PassEvents&) = delete;
   PassEvents& operator=(const PassEvents&) = delete;
-  ~PassEvents() { stream_.release_events(); }
+  ~PassEvents() {
+    best_effort([this] { stream_.release_events(); });
+  }
 
  private:
   ReplayStream& stream_;
@@ -179,8 +194,10 @@ class BatchStateGuard {
   BatchStateGuard& operator=(const BatchStateGuard&) = delete;
   ~BatchStateGuard() {
     if (!armed_) return;
-    if (counters_.in_pass()) counters_.end_pass().status().ignore();
-    for (std::size_t i = captured_; i-- > 0;) members_[i].restore->restore_exit_after_failure();
+    best_effort([this] {
+      if (counters_.in_pass()) counters_.end_pass().status().ignore();
+    });
+    for (std::size_t i = captured_; i-- > 0;) best_effort([&] { members_[i].restore->restore_exit_after_failure(); });
   }
   void disarm() { armed_ = false; }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ class FakeCounters final : public CounterPasses {
   StatusOr<bool> end_pass() override {
     log_.push_back("end_pass");
     in_pass_ = false;
+    if (throw_at_end_pass) throw std::bad_alloc();
     RR_RETURN_IF_ERROR(failure_.check("end_pass"));
     return ++ended_ + 1 >= passes_;
   }
@@ -76,6 +78,8 @@ class FakeCounters final : public CounterPasses {
     log_.push_back("pop");
     return ok_status();
   }
+
+  bool throw_at_end_pass = false;
 
  private:
   Log& log_;
@@ -274,6 +278,19 @@ TEST(ReplayWindow, a_lead_in_flush_that_fails_ends_the_open_pass_and_hands_back_
   EXPECT_EQ(d->detail, "lead-in flush failed");
   const Log tail(f.log.end() - 4, f.log.end());
   EXPECT_EQ(tail, (Log{"lead-in flush", "release_events", "end_pass", "restore_exit_after_failure"}));
+}
+
+TEST(ReplayWindow, a_hand_back_step_that_throws_does_not_stop_the_next_one) {
+  // A submit fails inside a pass; the guard's end_pass then throws (an
+  // allocation failing as the error is built): the exit state is still
+  // handed back, and nothing escapes the window.
+  Fixture f(/*passes=*/2);
+  f.failure = {"submit", 1};
+  f.counters.throw_at_end_pass = true;
+  const std::optional<Decline> declined = f.run(2);
+  ASSERT_TRUE(declined.has_value());
+  EXPECT_EQ(declined->detail, "submit failed");
+  EXPECT_EQ(f.log.back(), "restore_exit_after_failure");
 }
 
 TEST(ReplayWindow, the_ranks_meet_before_each_submit_and_before_the_exit_state_is_handed_back) {
