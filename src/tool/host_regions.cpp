@@ -73,9 +73,12 @@ Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream
           .with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
     // Settle the launch stream's earlier work (a device-to-host copy into
     // the buffer may still be in flight) so these are the bytes this kernel
-    // would find; the launch itself is not enqueued yet. Only that stream:
-    // the range lock is held, and work on other streams may wait for
-    // application threads that wait for the lock.
+    // would find; the launch itself is not enqueued yet. Only that stream,
+    // as far as the driver allows: the range lock is held, and work on other
+    // streams may wait for application threads that wait for the lock. (For
+    // the legacy default stream, where <<<>>> launches go by default, the
+    // driver waits for every blocking stream of the context as well; the
+    // capture's device-to-host copy below is synchronous on that stream too.)
     if (!settled) RR_CU(cuStreamSynchronize(stream));
     settled = true;
     RR_RETURN_IF_ERROR(capture_global_state(range, r.start().address(), r.size()));
