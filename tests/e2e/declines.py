@@ -54,6 +54,8 @@ CASES = [
     # One program per decline reason, each producing exactly that reason.
     case("app_alloc_in_range", "tests/apps/app_alloc_in_range", TWO, "allocation_in_range"),
     case("app_free_in_range", "tests/apps/app_free_in_range", TWO, "free_in_range"),
+    # A texture object made, read through and destroyed inside the range.
+    case("app_texture_destroyed_in_range", "tests/apps/app_texture_destroyed_in_range", TWO, "free_in_range"),
     # Every case runs under CUDA's default (lazy) module loading: a module
     # loaded inside a range declines only when it has __device__ variables.
     # The PTX module loaded in this range has one.
@@ -76,6 +78,9 @@ CASES = [
          TWO + ["--launches", "4096"], "counters_unavailable", tool_args=["--set", "full"]),
     case("app_no_kernel_in_range", "tests/apps/app_no_kernel_in_range", TWO, "no_kernel_in_range"),
     case("app_multiple_contexts", "tests/apps/app_multiple_contexts", TWO, "multiple_contexts"),
+    # Per iteration: a range begun on a new thread before its first CUDA call
+    # declines alone; the main thread's range after it replays.
+    case("app_no_context_range", "tests/apps/app_no_context_range", TWO, {"no_context": 2, REPLAYED: 2}),
     case("app_multiple_devices", "tests/apps/app_multiple_devices", TWO, "multiple_devices", min_gpus=2),
     case("app_d2h_in_range, injection with an unknown metric", "tests/apps/app_d2h_in_range", TWO, "unknown_metric",
          injection_metrics=["smsp__inst_executed.sum", UNKNOWN_METRIC]),
