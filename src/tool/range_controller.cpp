@@ -61,6 +61,29 @@ void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
 }
 
+// Makes `ctx` current on this thread for the object's lifetime when another
+// context (or none) is: a range may end on another thread than the one that
+// began it (an NVTX start/end range, a kernel window's last launch). Nothing
+// when `ctx` is already current, null, or cannot be pushed (a destroyed
+// context: the calls after fail and decline as they would).
+class RangeContextScope {
+ public:
+  explicit RangeContextScope(CUcontext ctx) {
+    CUcontext current = nullptr;
+    if (ctx == nullptr || (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx)) return;
+    pushed_ = cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
+  }
+  ~RangeContextScope() {
+    CUcontext popped = nullptr;
+    if (pushed_) cuCtxPopCurrent(&popped);
+  }
+  RangeContextScope(const RangeContextScope&) = delete;
+  RangeContextScope& operator=(const RangeContextScope&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
 }  // namespace
 
 RangeController::RangeController(RangeControllerParts parts)
@@ -471,6 +494,8 @@ void RangeController::end() {
     end_range_without_gpu(std::move(range));
     return;
   }
+  // The drain, the window and the evaluation run in the range's own context.
+  const RangeContextScope context_scope(range->ctx);
   auto sync_start = Clock::now();
   parts_.mutex.set_stage("range end: draining the context (cuCtxSynchronize)");
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
