@@ -279,15 +279,18 @@ void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx)
 
 void ProfilerTool::on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   if (!trigger_.listens_to_nvtx()) return;
+  // Decoded before the lock: a call that changes no range (a mark, a thread
+  // or category name) does not wait out another thread's replay window.
+  const std::uint64_t thread = tool_thread_number();
+  NvtxCall call = decode_nvtx_call(cbid, *data);
+  if (call.kind == NvtxCallKind::kIgnored) return;
   ToolLock lock = lock_tool("NVTX");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
-  on_nvtx_locked(cbid, data);
+  on_nvtx_locked(thread, std::move(call));
 }
 
-void ProfilerTool::on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
-  const std::uint64_t thread = tool_thread_number();
-  NvtxCall call = decode_nvtx_call(cbid, *data);
+void ProfilerTool::on_nvtx_locked(std::uint64_t thread, NvtxCall call) {
   // A domain created before the tool subscribed has no known name: it gets
   // one no expression can name, so its ranges never match by accident.
   auto domain_name = [&](const void* d) -> std::string {

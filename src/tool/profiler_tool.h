@@ -33,6 +33,7 @@
 #include "tool/active_range.h"
 #include "tool/driver_calls.h"
 #include "tool/graph_execs.h"
+#include "tool/nvtx_calls.h"
 #include "tool/range_controller.h"
 #include "tool/range_recorder.h"
 #include "tool/tool_mutex.h"
@@ -89,11 +90,12 @@ class ProfilerTool {
   // range_beginning_ in step.
   void on_range_event(const range::RangeEvent& event, CUcontext ctx);
   void on_launch_site(const DriverCall& call, const CUpti_CallbackData* data);
-  /// One NVTX callback, decoded by decode_nvtx_call (nvtx_calls.h): keeps
-  /// the names of domains and registered strings, turns range markers into
-  /// trigger calls (names resolved from those) and acts on the event. Caller
-  /// holds mutex_ and is in an InToolScope.
-  void on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
+  /// One NVTX call of tool thread `thread`, decoded by decode_nvtx_call
+  /// (nvtx_calls.h) and not kIgnored: keeps the names of domains and
+  /// registered strings, turns range markers into trigger calls (names
+  /// resolved from those) and acts on the event. Caller holds mutex_ and is
+  /// in an InToolScope.
+  void on_nvtx_locked(std::uint64_t thread, NvtxCall call);
 
   // Stream capture (capture_tracking.cpp). on_capture_api updates captures_
   // from a capture begin/end, a thread's mode exchange, an event record, a
