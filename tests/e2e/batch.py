@@ -86,4 +86,9 @@ check("free after each range", "tests/apps/app_free_pending", ["--iterations", "
       "cuMemFree_v2 while ranges were deferred", failures)
 check("multistream", "examples/multistream", ["--iterations", "3"], [], 3, "", failures)
 check("globals", "examples/globals", ["--iterations", "3"], [], 3, "", failures)
+# A __constant__ round count written before each range: each range is
+# replayed at the next write (no snapshot holds constant memory), so its
+# instruction count is its own, not the next range's.
+check("constant written between ranges", "tests/apps/app_constant_between_ranges", ["--iterations", "3"], [], 3,
+      "wrote device memory no deferred range's snapshot holds", failures)
 sys.exit(summarize(failures))
