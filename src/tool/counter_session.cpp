@@ -128,4 +128,14 @@ void CounterSession::flush_standing_pass(const char* why, std::vector<report::Ra
   standing_pushed_ = 0;
 }
 
+void CounterSession::abandon_standing_pass(DeclineReason reason, const std::string& detail,
+                                           std::vector<report::RangeRecord>& records, const RangeReporter& reporter) {
+  if (!standing_open_) return;
+  standing_open_ = false;
+  for (const StandingPending& p : standing_pending_) reporter.record_decline(records[p.record_index], reason, detail);
+  standing_pending_.clear();
+  standing_pushed_ = 0;
+  if (debug_) debug_("standing pass abandoned: " + detail);
+}
+
 }  // namespace rangereplay::tool

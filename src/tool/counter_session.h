@@ -144,6 +144,13 @@ class CounterSession final : public CounterPasses {
   /// `reporter`. The flush's time is shared among their decode_ms. The mode
   /// is set back to configured_mode().
   void flush_standing_pass(const char* why, std::vector<report::RangeRecord>& records, const RangeReporter& reporter);
+  /// Gives up the standing pass without a CUPTI call (a stream capture is
+  /// open at the process's exit: ending the pass would be a call the capture
+  /// forbids): each pending record of `records` declines `reason` with
+  /// `detail` through `reporter`, and nothing is left pending. The CUPTI
+  /// pass stays open; the process is ending.
+  void abandon_standing_pass(DeclineReason reason, const std::string& detail, std::vector<report::RangeRecord>& records,
+                             const RangeReporter& reporter);
 
   /// For a one-pass metric list, one empty counter pass (begin, start, end,
   /// decode, no work between) in the mode and at the image size the first

@@ -698,6 +698,18 @@ void RangeController::at_exit() {
                   "before it exits, or unset RANGEREPLAY_BATCH",
                   /*keep_gpu_objects=*/true);
   }
+  if (counters_ && counters_->standing_open() &&
+      (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0)) {
+    // A capture still open at exit (another thread's): stopping the pass is
+    // a call it forbids, so the pending ranges decline instead.
+    const std::string open = parts_.captures.describe_open();
+    counters_->abandon_standing_pass(
+        DeclineReason::kStreamCaptureActive,
+        (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
+            " when the process exited, before the one-pass counters of the range were read; the tool made no call "
+            "a capture forbids",
+        parts_.report.ranges, reporter());
+  }
   if (counters_ && counters_->standing_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a
     // decode, with the context made current (when it still exists).

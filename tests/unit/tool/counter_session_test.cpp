@@ -279,6 +279,25 @@ TEST(CounterSession, a_flush_writes_each_pending_records_values) {
   EXPECT_EQ(f.session->push_standing_range("c").value(), 0u);
 }
 
+TEST(CounterSession, an_abandoned_standing_pass_declines_its_records_without_a_cupti_call) {
+  Fixture f(one_pass_whole_range());
+  std::vector<report::RangeRecord> records(2);
+  ASSERT_TRUE(f.session->push_standing_range("a").ok());
+  f.session->add_standing_pending(1, 0);
+  f.log.clear();
+  f.session->abandon_standing_pass(DeclineReason::kStreamCaptureActive, "a capture was open at exit", records,
+                                   RangeReporter(/*quiet=*/true));
+  EXPECT_TRUE(f.log.empty());
+  EXPECT_FALSE(f.session->standing_open());
+  EXPECT_EQ(f.session->standing_pending(), 0u);
+  EXPECT_FALSE(records[0].declined);
+  EXPECT_TRUE(records[1].declined);
+  EXPECT_EQ(records[1].decline_reason, "stream_capture_active");
+  // With none open it does nothing.
+  f.session->abandon_standing_pass(DeclineReason::kStreamCaptureActive, "again", records, RangeReporter(true));
+  EXPECT_TRUE(f.log.empty());
+}
+
 TEST(CounterSession, a_flush_declines_the_records_cupti_gave_no_values_for) {
   Fixture f(one_pass_whole_range());
   std::vector<report::RangeRecord> records(2);
