@@ -211,6 +211,24 @@ CallParams attach_memory(const void* params) {
   return c;
 }
 
+// --- Context teardowns -------------------------------------------------------
+
+template <class Params>
+CallParams context_destroy(const void* params) {
+  CallParams c;
+  c.teardown.what = ContextTeardown::kContext;
+  c.teardown.context = static_cast<const Params*>(params)->ctx;
+  return c;
+}
+
+template <class Params, ContextTeardown kWhat>
+CallParams primary_teardown(const void* params) {
+  CallParams c;
+  c.teardown.what = kWhat;
+  c.teardown.device = static_cast<const Params*>(params)->dev;
+  return c;
+}
+
 // --- Captures, events, streams ----------------------------------------------
 
 // The legacy begin call takes no mode: it captures as the global mode (0) does.
@@ -531,13 +549,21 @@ constexpr DriverCall kRows[] = {
     // are replayed at their entry, while the context and the kernels exist.
     // Inside a range they pass through, as calls without a row do (a module
     // unloaded inside a range declines it through the resource callback).
-    RR_ROW(cuCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    // The context rows decode what they end: the standing pass is read at
+    // their entry too, and a teardown of the profiled context ends the
+    // profile at its exit (later ranges decline).
+    RR_ROW(cuCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, (context_destroy<cuCtxDestroy_params>)),
     RR_ROW(cuModuleUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuCtxDestroy_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuDevicePrimaryCtxRelease, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuDevicePrimaryCtxReset, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuDevicePrimaryCtxRelease_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
-    RR_ROW(cuDevicePrimaryCtxReset_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
+    RR_ROW(cuCtxDestroy_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone,
+           (context_destroy<cuCtxDestroy_v2_params>)),
+    RR_ROW(cuDevicePrimaryCtxRelease, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone,
+           (primary_teardown<cuDevicePrimaryCtxRelease_params, ContextTeardown::kPrimaryRelease>)),
+    RR_ROW(cuDevicePrimaryCtxReset, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone,
+           (primary_teardown<cuDevicePrimaryCtxReset_params, ContextTeardown::kPrimaryReset>)),
+    RR_ROW(cuDevicePrimaryCtxRelease_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone,
+           (primary_teardown<cuDevicePrimaryCtxRelease_v2_params, ContextTeardown::kPrimaryRelease>)),
+    RR_ROW(cuDevicePrimaryCtxReset_v2, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone,
+           (primary_teardown<cuDevicePrimaryCtxReset_v2_params, ContextTeardown::kPrimaryReset>)),
     RR_ROW(cuLibraryUnload, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     RR_ROW(cuGreenCtxDestroy, K::kTeardown, R::kPassThrough, kNoDecline, E::kNone, nullptr),
     // Objects a deferred range's kernels may use that the allocation

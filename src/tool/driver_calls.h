@@ -156,6 +156,22 @@ struct GraphExecParams {
   std::optional<CUDA_KERNEL_NODE_PARAMS> kernel_node;
 };
 
+/// What a kTeardown row that ends a context ends (the rows of other
+/// teardowns, modules and objects, decode nothing).
+enum class ContextTeardown : std::uint8_t {
+  kNone,
+  kContext,         // cuCtxDestroy: `context`
+  kPrimaryReset,    // cuDevicePrimaryCtxReset: the primary context of `device`, always
+  kPrimaryRelease,  // cuDevicePrimaryCtxRelease: that context, when this was its last reference
+};
+
+/// A context teardown's parameters.
+struct TeardownParams {
+  ContextTeardown what = ContextTeardown::kNone;
+  CUcontext context = nullptr;
+  CUdevice device = 0;
+};
+
 /// One call's parameters as its row's decoder reads them from CUPTI's
 /// parameter struct; the parts its kind does not use stay empty.
 struct CallParams {
@@ -168,6 +184,7 @@ struct CallParams {
   AllocationParams allocation;
   CaptureParams capture;
   GraphExecParams graph;
+  TeardownParams teardown;
 };
 
 /// Reads a call's parameters from its CUPTI parameter struct

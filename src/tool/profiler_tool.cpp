@@ -431,15 +431,22 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         if (auto event = trigger_.on_profiler_stop(tool_thread_number())) on_range_event(*event, data->context);
       }
       break;
-    case CallKind::kTeardown:
-      // Deferred ranges are replayed while their context and kernels exist.
-      if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending()) {
+    case CallKind::kTeardown: {
+      // Deferred ranges are replayed, and before a context's end the standing
+      // pass is read, while their context and kernels exist.
+      const bool ends_context = call->decode != nullptr;
+      if (data->callbackSite == CUPTI_API_ENTER && (ranges_.has_pending() || ends_context)) {
         ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
-        ranges_.before_teardown(data->functionName);
+        ranges_.before_teardown(data->functionName, ends_context);
+      } else if (data->callbackSite == CUPTI_API_EXIT && ends_context && call_succeeded(data)) {
+        ToolLock lock = lock_tool(data->functionName);
+        InToolScope scope;
+        ranges_.after_context_teardown(data->functionName, call->decode(data->functionParams).teardown);
       }
       break;
+    }
     default:
       // Graph launches, host functions, memsets and copies: the recorder's.
       break;

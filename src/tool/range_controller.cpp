@@ -137,6 +137,7 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
   counters_context_ = ctx;
+  counters_device_ = setup->device;
   // Not in application range replay runs: their passes configure the
   // object for application replay, which would replace it after a warm-up
   // in user replay.
@@ -220,6 +221,12 @@ std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
     return Decline{DeclineReason::kStreamCaptureActive,
                    (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
                        " when the range began; the tool made no call a capture forbids"};
+  }
+  if (profiled_context_lost_) {
+    return Decline{DeclineReason::kMultipleContexts,
+                   *profiled_context_lost_ +
+                       " ended the profiled context before this range; only the process's first profiled context is "
+                       "measured"};
   }
   if (ctx == nullptr) {
     // Only this range: the counters are set up for the first range that
@@ -698,6 +705,14 @@ void RangeController::at_exit() {
                   "before it exits, or unset RANGEREPLAY_BATCH",
                   /*keep_gpu_objects=*/true);
   }
+  if (counters_ && counters_->standing_open() && profiled_context_lost_) {
+    // Its context is gone (a capture kept the standing pass open at the
+    // teardown): nothing can be read, and no CUPTI call is made on it.
+    counters_->abandon_standing_pass(
+        DeclineReason::kCountersUnavailable,
+        *profiled_context_lost_ + " ended the profiled context before the range's one-pass counters were read",
+        parts_.report.ranges, reporter());
+  }
   if (counters_ && counters_->standing_open() &&
       (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0)) {
     // A capture still open at exit (another thread's): stopping the pass is
@@ -806,9 +821,36 @@ void RangeController::flush_pending(const char* why) {
   has_pending_.store(false, std::memory_order_seq_cst);
 }
 
-void RangeController::before_teardown(const char* call) {
+void RangeController::before_teardown(const char* call, bool ends_context) {
   const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
   flush_pending(why.c_str());
+  if (!ends_context || !counters_ || !counters_->standing_open()) return;
+  if (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0) return;  // read at exit, or declined
+  const std::string ending = std::string(call) + " was about to end a context";
+  flush_standing_pass(ending.c_str());
+}
+
+void RangeController::after_context_teardown(const char* call, const TeardownParams& teardown) {
+  if (!counters_ || profiled_context_lost_) return;
+  bool lost = false;
+  switch (teardown.what) {
+    case ContextTeardown::kNone: break;
+    case ContextTeardown::kContext: lost = teardown.context == counters_context_; break;
+    case ContextTeardown::kPrimaryReset: lost = teardown.device == counters_device_; break;
+    case ContextTeardown::kPrimaryRelease: {
+      unsigned flags = 0;
+      int active = 1;
+      lost = teardown.device == counters_device_ &&
+             cuDevicePrimaryCtxGetState(teardown.device, &flags, &active) == CUDA_SUCCESS && active == 0;
+      break;
+    }
+  }
+  if (!lost) return;
+  profiled_context_lost_ = std::string(call);
+  debug("profiled context ended by %s", call);
+  // Their buffers went with the context: never freed or used again.
+  for (auto& range : parked_) static_cast<void>(range.release());
+  parked_.clear();
 }
 
 void RangeController::before_untracked_write(const char* call) {

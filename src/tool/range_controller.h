@@ -51,6 +51,7 @@
 #include "tool/active_range.h"
 #include "tool/app_range_collector.h"
 #include "tool/counter_session.h"
+#include "tool/driver_calls.h"
 #include "tool/range_report.h"
 #include "tool/restore_strategy.h"
 #include "tool/tool_mutex.h"
@@ -136,8 +137,16 @@ class RangeController {
   void before_free(const char* call);
   /// `call` is about to destroy a context, unload a module or destroy an
   /// object kernels may use (a kTeardown row): the deferred ranges are
-  /// replayed first.
-  void before_teardown(const char* call);
+  /// replayed first, and when it may end a context (`ends_context`) the
+  /// standing pass is read too.
+  void before_teardown(const char* call, bool ends_context);
+  /// `call`, which ended a context (`teardown`: cuCtxDestroy, or a primary
+  /// context's reset or last release), returned: if that was the profiled
+  /// context (for a primary-context call: any context of the profiled
+  /// device's primary, once it is inactive), every later range declines
+  /// multiple_contexts, and no GPU object of the tool is used again. The
+  /// tool's allocations were freed with the context.
+  void after_context_teardown(const char* call, const TeardownParams& teardown);
   /// `call` is about to write device memory no deferred range's snapshot
   /// holds (writes_untracked_device_memory): the deferred ranges are
   /// replayed first, while that memory is as they read it.
@@ -321,6 +330,10 @@ class RangeController {
   // sizing, the standing pass; and the context they were set up in.
   std::unique_ptr<CounterSession> counters_;
   CUcontext counters_context_ = nullptr;
+  CUdevice counters_device_ = 0;  // counters_context_'s device
+  // The call that ended the profiled context (after_context_teardown),
+  // named in the decline of every later range.
+  std::optional<std::string> profiled_context_lost_;
   // The counter set-up failed once: every later range declines the same way.
   std::optional<Decline> counters_failed_;
   // The tool's own stream (replays, snapshot copies, digests), created with

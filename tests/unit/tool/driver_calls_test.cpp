@@ -234,8 +234,11 @@ TEST(DriverCalls, rows_name_their_callback_id) {
     EXPECT_TRUE(row.name.starts_with("cu")) << row.name;
     // Every row reads parameters but the trigger's, the device-to-host copies
     // (counted only) and the calls left out of the recording.
-    const bool reads_none = row.kind == K::kProfilerStart || row.kind == K::kProfilerStop || row.kind == K::kTeardown ||
-                            row.kind == K::kCopyDeviceToHost || row.in_range == R::kDecline;
+    // Of the teardowns, those that end a context read what they end.
+    const bool ends_context = row.name.starts_with("cuCtxDestroy") || row.name.starts_with("cuDevicePrimaryCtx");
+    const bool reads_none = row.kind == K::kProfilerStart || row.kind == K::kProfilerStop ||
+                            (row.kind == K::kTeardown && !ends_context) || row.kind == K::kCopyDeviceToHost ||
+                            row.in_range == R::kDecline;
     EXPECT_EQ(row.decode == nullptr, reads_none) << row.name;
   }
 }
@@ -490,6 +493,34 @@ TEST(DriverCalls, releasing_memory_the_tool_does_not_track_declines_a_range_and_
   ASSERT_NE(green, nullptr);
   EXPECT_EQ(green->kind, K::kTeardown);
   EXPECT_EQ(green->in_range, R::kPassThrough);
+}
+
+TEST(DriverCalls, context_teardowns_decode_what_they_end) {
+  const auto ctx = reinterpret_cast<CUcontext>(std::uintptr_t{0xc7c});
+  const cuCtxDestroy_v2_params destroy{ctx};
+  const TeardownParams d = find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2)->decode(&destroy).teardown;
+  EXPECT_EQ(d.what, ContextTeardown::kContext);
+  EXPECT_EQ(d.context, ctx);
+  const cuCtxDestroy_params destroy_v1{ctx};
+  EXPECT_EQ(find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy)->decode(&destroy_v1).teardown.context, ctx);
+  const cuDevicePrimaryCtxReset_v2_params reset{3};
+  const TeardownParams r =
+      find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2)->decode(&reset).teardown;
+  EXPECT_EQ(r.what, ContextTeardown::kPrimaryReset);
+  EXPECT_EQ(r.device, 3);
+  const cuDevicePrimaryCtxRelease_v2_params release{2};
+  const TeardownParams l =
+      find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2)->decode(&release).teardown;
+  EXPECT_EQ(l.what, ContextTeardown::kPrimaryRelease);
+  EXPECT_EQ(l.device, 2);
+  const cuDevicePrimaryCtxReset_params reset_v1{1};
+  EXPECT_EQ(find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset)->decode(&reset_v1).teardown.what,
+            ContextTeardown::kPrimaryReset);
+  const cuDevicePrimaryCtxRelease_params release_v1{1};
+  EXPECT_EQ(find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease)->decode(&release_v1).teardown.what,
+            ContextTeardown::kPrimaryRelease);
+  // A module unload ends no context and decodes nothing.
+  EXPECT_EQ(find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuModuleUnload)->decode, nullptr);
 }
 
 TEST(DriverCalls, destroying_a_texture_surface_or_array_inside_a_range_declines_it) {
