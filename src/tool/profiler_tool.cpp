@@ -439,7 +439,8 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
         ToolLock lock = lock_tool(data->functionName);
         // Driver calls made while holding mutex_ must not reach our own callbacks.
         InToolScope scope;
-        ranges_.before_teardown(data->functionName, ends_context);
+        ranges_.before_teardown(data->functionName,
+                                ends_context ? call->decode(data->functionParams).teardown : TeardownParams{});
       } else if (data->callbackSite == CUPTI_API_EXIT && ends_context && call_succeeded(data)) {
         ToolLock lock = lock_tool(data->functionName);
         InToolScope scope;

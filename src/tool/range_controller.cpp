@@ -497,6 +497,16 @@ void RangeController::end() {
   range->record.timings.pass0_ms =
       std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
 
+  if (profiled_context_lost_ && range->profiled) {
+    // Its context ended while it was open: no CUDA or CUPTI call is made for
+    // it, and its buffers, which went with the context, are never freed.
+    decline(*range, DeclineReason::kMultipleContexts, *profiled_context_lost_ + " ended the range's context inside it");
+    range->eligibility.finish();
+    range->record.passes = 1;
+    report_range(*range);
+    static_cast<void>(range.release());
+    return;
+  }
   if (!range->profiled || range->counters_closed || parts_.captures.open_captures() > 0) {
     end_range_without_gpu(std::move(range));
     return;
@@ -821,31 +831,46 @@ void RangeController::flush_pending(const char* why) {
   has_pending_.store(false, std::memory_order_seq_cst);
 }
 
-void RangeController::before_teardown(const char* call, bool ends_context) {
+bool RangeController::ends_profiled_context(const TeardownParams& teardown) const {
+  switch (teardown.what) {
+    case ContextTeardown::kNone: return false;
+    case ContextTeardown::kContext: return teardown.context == counters_context_;
+    case ContextTeardown::kPrimaryReset:
+    case ContextTeardown::kPrimaryRelease: return teardown.device == counters_device_;
+  }
+  return false;
+}
+
+void RangeController::before_teardown(const char* call, const TeardownParams& teardown) {
   const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
   flush_pending(why.c_str());
-  if (!ends_context || !counters_ || !counters_->standing_open()) return;
+  if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
   if (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0) return;  // read at exit, or declined
+  // The call may end the context the standing pass counts in (a primary
+  // context's release may not be its last): its values are read now, in
+  // that context, while it exists.
+  const RangeContextScope context_scope(counters_context_);
+  if (active_ && active_->standing_counter_range) {
+    // The open range's counter range is closed first; the range declines
+    // (its context may end inside it).
+    const Status popped = counters_->backend().pop_range();
+    active_->standing_counter_range.reset();
+    decline(*active_, DeclineReason::kMultipleContexts,
+            std::string(call) + " was made inside the range, in or on its context" +
+                (popped.ok() ? std::string() : " (" + popped.message() + ")"));
+  }
   const std::string ending = std::string(call) + " was about to end a context";
   flush_standing_pass(ending.c_str());
 }
 
 void RangeController::after_context_teardown(const char* call, const TeardownParams& teardown) {
-  if (!counters_ || profiled_context_lost_) return;
-  bool lost = false;
-  switch (teardown.what) {
-    case ContextTeardown::kNone: break;
-    case ContextTeardown::kContext: lost = teardown.context == counters_context_; break;
-    case ContextTeardown::kPrimaryReset: lost = teardown.device == counters_device_; break;
-    case ContextTeardown::kPrimaryRelease: {
-      unsigned flags = 0;
-      int active = 1;
-      lost = teardown.device == counters_device_ &&
-             cuDevicePrimaryCtxGetState(teardown.device, &flags, &active) == CUDA_SUCCESS && active == 0;
-      break;
-    }
+  if (!counters_ || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
+  if (teardown.what == ContextTeardown::kPrimaryRelease) {
+    // Only the last reference ends the primary context.
+    unsigned flags = 0;
+    int active = 1;
+    if (cuDevicePrimaryCtxGetState(teardown.device, &flags, &active) != CUDA_SUCCESS || active != 0) return;
   }
-  if (!lost) return;
   profiled_context_lost_ = std::string(call);
   debug("profiled context ended by %s", call);
   // Their buffers went with the context: never freed or used again.

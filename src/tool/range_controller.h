@@ -136,10 +136,11 @@ class RangeController {
   /// ranges are replayed first, while their memory is as they used it.
   void before_free(const char* call);
   /// `call` is about to destroy a context, unload a module or destroy an
-  /// object kernels may use (a kTeardown row): the deferred ranges are
-  /// replayed first, and when it may end a context (`ends_context`) the
-  /// standing pass is read too.
-  void before_teardown(const char* call, bool ends_context);
+  /// object kernels may use (a kTeardown row; `teardown` what it ends, when
+  /// it ends a context): the deferred ranges are replayed first, and when it
+  /// may end the profiled context the standing pass is read too (an open
+  /// range pushed in it declines).
+  void before_teardown(const char* call, const TeardownParams& teardown);
   /// `call`, which ended a context (`teardown`: cuCtxDestroy, or a primary
   /// context's reset or last release), returned: if that was the profiled
   /// context (for a primary-context call: any context of the profiled
@@ -281,6 +282,9 @@ class RangeController {
   // modules_loaded note).
   void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
 
+  // Whether `teardown` may end the profiled context: cuCtxDestroy of it, or
+  // a primary-context call on its device.
+  bool ends_profiled_context(const TeardownParams& teardown) const;
   // Defers `range` (ended, pass 0 recorded, replay not run): its record is
   // reserved in the report, and the batch is flushed when it is full.
   void defer(std::unique_ptr<ActiveRange> range);

@@ -11,9 +11,6 @@ namespace rangereplay::tool {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-// From the exit capture on, the application gets its own exit state back
-// whatever step fails: an open counter pass is ended, then the exit state is
-// restored (best effort). Disarmed once the window's own hand-back completed.
 // Runs one step of a guard's hand-back: an exception (an allocation that
 // failed while building an error) is dropped, so that the next step still
 // runs and nothing escapes a destructor (which would end the application).
@@ -25,6 +22,9 @@ void best_effort(Step&& step) noexcept {
   }
 }
 
+// From the exit capture on, the application gets its own exit state back
+// whatever step fails: an open counter pass is ended, then the exit state is
+// restored (best effort). Disarmed once the window's own hand-back completed.
 class ExitStateGuard {
  public:
   ExitStateGuard(CounterPasses& counters, RestoreStrategy& restore) : counters_(counters), restore_(restore) {}
