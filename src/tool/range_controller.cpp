@@ -846,9 +846,12 @@ void RangeController::before_teardown(const char* call, const TeardownParams& te
   flush_pending(why.c_str());
   if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
   if (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0) return;  // read at exit, or declined
-  // The call may end the context the standing pass counts in (a primary
-  // context's release may not be its last): its values are read now, in
-  // that context, while it exists.
+  // A primary context's release may not be its last (a library's retain
+  // and release around its work): an open range pushed in the standing pass
+  // is left alone then, and declines at its end only if the context ended.
+  if (teardown.what == ContextTeardown::kPrimaryRelease && active_ && active_->standing_counter_range) return;
+  // The call may end the context the standing pass counts in: its values
+  // are read now, in that context, while it exists.
   const RangeContextScope context_scope(counters_context_);
   if (active_ && active_->standing_counter_range) {
     // The open range's counter range is closed first; the range declines
