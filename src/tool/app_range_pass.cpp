@@ -9,6 +9,7 @@
 
 #include "core/elapsed.h"
 #include "cuda/cu_status.h"
+#include "tool/context_scope.h"
 #include "tool/range_controller.h"
 #include "tool/range_report.h"
 #include "tool/tool_thread.h"
@@ -74,6 +75,8 @@ void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
   const bool no_kernel = range->app_range_kernels.empty();
   range->record.kernels = std::move(range->app_range_kernels);
   range->record.counter_ranges = "whole";
+  // The drain and the pass's stop run in the range's own context.
+  const RangeContextScope context_scope(range->ctx);
   parts_.mutex.set_stage("app-range end: draining the context (cuCtxSynchronize)");
   auto sync_start = Clock::now();
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);

@@ -11,6 +11,7 @@
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
+#include "tool/context_scope.h"
 #include "tool/counter_session.h"
 #include "tool/cupti_counters.h"
 #include "tool/module_globals.h"
@@ -60,29 +61,6 @@ const char* counter_ranges_name(const ActiveRange& range, RangeMetrics configure
 void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
 }
-
-// Makes `ctx` current on this thread for the object's lifetime when another
-// context (or none) is: a range may end on another thread than the one that
-// began it (an NVTX start/end range, a kernel window's last launch). Nothing
-// when `ctx` is already current, null, or cannot be pushed (a destroyed
-// context: the calls after fail and decline as they would).
-class RangeContextScope {
- public:
-  explicit RangeContextScope(CUcontext ctx) {
-    CUcontext current = nullptr;
-    if (ctx == nullptr || (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx)) return;
-    pushed_ = cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
-  }
-  ~RangeContextScope() {
-    CUcontext popped = nullptr;
-    if (pushed_) cuCtxPopCurrent(&popped);
-  }
-  RangeContextScope(const RangeContextScope&) = delete;
-  RangeContextScope& operator=(const RangeContextScope&) = delete;
-
- private:
-  bool pushed_ = false;
-};
 
 }  // namespace
 
