@@ -579,6 +579,20 @@ class Git:
                    GIT_COMMITTER_EMAIL="t@t")
         return subprocess.run(["git", "-C", cwd, *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
 
+    def repo(self, d, name, files):
+        """A repository `d/<name>` of `files` ({path: text}) in one commit, and
+        its bare clone `d/<name>.git`: (bare clone, commit)."""
+        work = os.path.join(d, name)
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
+            write(os.path.join(work, rel), text)
+        self.git(d, "init", "-q", work)
+        self.git(work, "add", ".")
+        self.git(work, "commit", "-qm", "one")
+        bare = os.path.join(d, name + ".git")
+        subprocess.run(["git", "clone", "-q", "--bare", work, bare], check=True, capture_output=True)
+        return bare, self.git(work, "rev-parse", "HEAD")
+
 
 @unittest.skipUnless(shutil.which("git"), "git not installed")
 class Samples(Git, unittest.TestCase):
@@ -718,17 +732,9 @@ class Prepare(Git, unittest.TestCase):
     def setUp(self):
         self.d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.d)
-        work = os.path.join(self.d, "work")
-        for rel, text in (("Common/helper.h", "//"), ("Samples/a/good/good.cu", "int main() {}"),
-                          ("Samples/a/good/input.dat", "data"), ("Samples/a/bad/broken.cu", "int main() {")):
-            os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
-            write(os.path.join(work, rel), text)
-        self.git(self.d, "init", "-q", work)
-        self.git(work, "add", ".")
-        self.git(work, "commit", "-qm", "one")
-        self.commit = self.git(work, "rev-parse", "HEAD")
-        self.bare = os.path.join(self.d, "bare.git")
-        subprocess.run(["git", "clone", "-q", "--bare", work, self.bare], check=True, capture_output=True)
+        self.bare, self.commit = self.repo(self.d, "work", {
+            "Common/helper.h": "//", "Samples/a/good/good.cu": "int main() {}", "Samples/a/good/input.dat": "data",
+            "Samples/a/bad/broken.cu": "int main() {"})
         self.nvcc = os.path.join(self.d, "nvcc")
         write(self.nvcc, FAKE_NVCC)
         os.chmod(self.nvcc, 0o755)
@@ -780,24 +786,12 @@ class Prepare(Git, unittest.TestCase):
 class PrepareTwoSources(Git, unittest.TestCase):
     """prepare with cuda-samples and Rodinia programs in one list."""
 
-    def repo(self, name, files):
-        work = os.path.join(self.d, name)
-        for rel, text in files.items():
-            os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
-            write(os.path.join(work, rel), text)
-        self.git(self.d, "init", "-q", work)
-        self.git(work, "add", ".")
-        self.git(work, "commit", "-qm", "one")
-        bare = os.path.join(self.d, name + ".git")
-        subprocess.run(["git", "clone", "-q", "--bare", work, bare], check=True, capture_output=True)
-        return bare, self.git(work, "rev-parse", "HEAD")
-
     def setUp(self):
         self.d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.d)
-        self.samples, self.samples_commit = self.repo("samples", {"Common/helper.h": "//",
-                                                                  "Samples/a/good/good.cu": "int main() {}"})
-        self.rodinia, self.rodinia_commit = self.repo("rodinia", {
+        self.samples, self.samples_commit = self.repo(self.d, "samples", {
+            "Common/helper.h": "//", "Samples/a/good/good.cu": "int main() {}"})
+        self.rodinia, self.rodinia_commit = self.repo(self.d, "rodinia", {
             "common/make.config": "#", "cuda/nn/nn_cuda.cu": "int main() {}", "cuda/nn/gen.c": "int main() {}",
             "cuda/nw/needle.cu": "int main() {}", "cuda/bad/needle.cu": "int main() {}", "cuda/bad/genfail.c": ""})
         self.nvcc = os.path.join(self.d, "nvcc")
@@ -911,18 +905,9 @@ class PrepareHecbench(Git, unittest.TestCase):
     def setUp(self):
         self.d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.d)
-        work = os.path.join(self.d, "hec")
-        for rel, text in {"src/include/common.h": "//", "src/a-cuda/main.cu": "int main() {}",
-                          "src/a-omp/reference.h": "//", "src/b-cuda/main.cpp": "int main() {}",
-                          "src/b-cuda/data/in.ppm": "P6", "src/c-omp/big.dat": "x" * 100}.items():
-            os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
-            write(os.path.join(work, rel), text)
-        self.git(self.d, "init", "-q", work)
-        self.git(work, "add", ".")
-        self.git(work, "commit", "-qm", "one")
-        self.commit = self.git(work, "rev-parse", "HEAD")
-        self.bare = os.path.join(self.d, "hec.git")
-        subprocess.run(["git", "clone", "-q", "--bare", work, self.bare], check=True, capture_output=True)
+        self.bare, self.commit = self.repo(self.d, "hec", {
+            "src/include/common.h": "//", "src/a-cuda/main.cu": "int main() {}", "src/a-omp/reference.h": "//",
+            "src/b-cuda/main.cpp": "int main() {}", "src/b-cuda/data/in.ppm": "P6", "src/c-omp/big.dat": "x" * 100})
         self.nvcc = os.path.join(self.d, "nvcc")
         write(self.nvcc, FAKE_NVCC_INCLUDES)
         os.chmod(self.nvcc, 0o755)
