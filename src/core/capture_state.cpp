@@ -137,4 +137,9 @@ std::string CaptureState::describe_open() const {
   return out;
 }
 
+std::string CaptureState::describe_open_or_beginning() const {
+  std::string open = describe_open();
+  return open.empty() ? "a stream capture was beginning on another thread" : open;
+}
+
 }  // namespace rangereplay

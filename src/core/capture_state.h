@@ -91,6 +91,10 @@ class CaptureState {
   void enter_begin() { beginning_.fetch_add(1, std::memory_order_seq_cst); }
   void leave_begin() { beginning_.fetch_sub(1, std::memory_order_seq_cst); }
   std::size_t beginning() const { return beginning_.load(std::memory_order_seq_cst); }
+  /// Whether a capture is open or a begin call is in flight (beginning()
+  /// read first: a capture registers itself before it stops counting as
+  /// beginning, so one that ends its begin between the two reads is seen).
+  bool open_or_beginning() const { return beginning() > 0 || open_captures() > 0; }
   /// Whether work submitted to `stream` is being captured (origin or joined).
   bool is_capturing(std::uint64_t stream) const;
   /// Whether a potentially unsafe call made on `thread` would be refused by
@@ -103,6 +107,9 @@ class CaptureState {
   /// capture is open (cuStreamBeginCapture_v2 on thread 3, global mode)";
   /// empty when none is open.
   std::string describe_open() const;
+  /// describe_open(), or "a stream capture was beginning on another thread"
+  /// when none is open yet (a begin call in flight).
+  std::string describe_open_or_beginning() const;
 
  private:
   struct Capture {

@@ -188,16 +188,14 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
 }
 
 std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
-  // beginning() first (see flush_pending).
-  if (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0) {
+  if (parts_.captures.open_or_beginning()) {
     // The drain, the snapshot and the counter set-up would each make a call
     // that an open capture forbids, and invalidate the application's graph.
     // The range runs as the application's own, untouched.
     // (ProfilerTool::on_range_event set range_beginning_ before this read:
     // see the handshake in capture_tracking.cpp.)
-    const std::string open = parts_.captures.describe_open();
     return Decline{DeclineReason::kStreamCaptureActive,
-                   (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
+                   parts_.captures.describe_open_or_beginning() +
                        " when the range began; the tool made no call a capture forbids"};
   }
   if (profiled_context_lost_) {
@@ -701,14 +699,12 @@ void RangeController::at_exit() {
         *profiled_context_lost_ + " ended the profiled context before the range's one-pass counters were read",
         parts_.report.ranges, reporter());
   }
-  if (counters_ && counters_->standing_open() &&
-      (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0)) {
+  if (counters_ && counters_->standing_open() && parts_.captures.open_or_beginning()) {
     // A capture still open at exit (another thread's): stopping the pass is
     // a call it forbids, so the pending ranges decline instead.
-    const std::string open = parts_.captures.describe_open();
     counters_->abandon_standing_pass(
         DeclineReason::kStreamCaptureActive,
-        (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
+        parts_.captures.describe_open_or_beginning() +
             " when the process exited, before the one-pass counters of the range were read; the tool made no call "
             "a capture forbids",
         parts_.report.ranges, reporter());
@@ -782,10 +778,8 @@ void RangeController::flush_pending(const char* why) {
   // as beginning, so one that ends its begin between the two reads is seen.
   const bool beginning = parts_.captures.beginning() > own_begin;
   if (beginning || parts_.captures.open_captures() > 0) {
-    const std::string open = parts_.captures.describe_open();
     decline_batch(batch, DeclineReason::kStreamCaptureActive,
-                  (open.empty() ? std::string("a stream capture was beginning on another thread") : open) +
-                      " when the range's deferred replay was due (" + why +
+                  parts_.captures.describe_open_or_beginning() + " when the range's deferred replay was due (" + why +
                       "); the tool made no call a capture forbids. Unset RANGEREPLAY_BATCH",
                   /*keep_gpu_objects=*/true);
   } else {
@@ -823,7 +817,7 @@ void RangeController::before_teardown(const char* call, const TeardownParams& te
   const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
   flush_pending(why.c_str());
   if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
-  if (parts_.captures.beginning() > 0 || parts_.captures.open_captures() > 0) return;  // read at exit, or declined
+  if (parts_.captures.open_or_beginning()) return;  // read at exit, or declined
   // A primary context's release may not be its last (a library's retain
   // and release around its work): an open range pushed in the standing pass
   // is left alone then, and declines at its end only if the context ended.

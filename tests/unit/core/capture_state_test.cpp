@@ -155,6 +155,20 @@ TEST(CaptureState, RelaxedCaptureForbidsNoThreadsUnsafeCalls) {
   EXPECT_TRUE(c.is_capturing(kStreamA));
 }
 
+TEST(CaptureState, OpenOrBeginningCountsBeginCallsInFlightAndOpenCaptures) {
+  CaptureState c;
+  EXPECT_FALSE(c.open_or_beginning());
+  c.enter_begin();
+  EXPECT_TRUE(c.open_or_beginning());
+  EXPECT_EQ(c.describe_open_or_beginning(), "a stream capture was beginning on another thread");
+  c.begin(kStreamA, 3, CaptureMode::kGlobal, "cuStreamBeginCapture_v2");
+  c.leave_begin();
+  EXPECT_TRUE(c.open_or_beginning());
+  EXPECT_EQ(c.describe_open_or_beginning(), c.describe_open());
+  c.end(kStreamA);
+  EXPECT_FALSE(c.open_or_beginning());
+}
+
 TEST(CaptureState, DescribeNamesTheCallThreadAndMode) {
   CaptureState c;
   c.begin(kStreamA, 3, CaptureMode::kThreadLocal, "cuStreamBeginCapture_v2");
