@@ -514,27 +514,27 @@ void ProfilerTool::replay_deferred_before_untracked_write(const DriverCall* call
   const bool untracked = writes_untracked_device_memory(
       call, data->functionName != nullptr ? data->functionName : "", params,
       [this](std::uint64_t address) { return inventory_.find_containing(DevicePtr(address)).has_value(); },
-      [](std::uint64_t address) {
-        // Device memory of any kind, managed memory included.
-        CUmemorytype type{};
-        return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(address)) ==
-                   CUDA_SUCCESS &&
-               type != CU_MEMORYTYPE_HOST;
-      });
+      device_memory);
   if (!untracked) return;
   ToolLock lock = lock_tool(data->functionName);
   ranges_.before_untracked_write(data->functionName);
 }
 
-bool ProfilerTool::untracked_device_memory(std::uint64_t address) {
-  const auto ptr = static_cast<CUdeviceptr>(address);
+bool ProfilerTool::device_memory(std::uint64_t address) {
   CUmemorytype type{};
-  if (cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST)
-    return false;
+  return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(address)) ==
+             CUDA_SUCCESS &&
+         type != CU_MEMORYTYPE_HOST;
+}
+
+bool ProfilerTool::untracked_device_memory(std::uint64_t address) {
+  if (!device_memory(address)) return false;
   // Managed memory (a __managed__ variable, another allocator's
   // cudaMallocManaged) is device memory the host can read.
   unsigned managed = 0;
-  return cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr) != CUDA_SUCCESS || managed == 0;
+  return cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, static_cast<CUdeviceptr>(address)) !=
+             CUDA_SUCCESS ||
+         managed == 0;
 }
 
 void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data) {

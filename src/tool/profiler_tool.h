@@ -120,6 +120,9 @@ class ProfilerTool {
   // the host cannot read, as the driver sees it (cuPointerGetAttribute: a
   // memory type other than host, not managed). Caller holds InToolScope.
   static bool untracked_device_memory(std::uint64_t address);
+  // Whether the driver knows `address` as memory of another type than host
+  // memory (device, managed, array). Caller holds InToolScope.
+  static bool device_memory(std::uint64_t address);
   // At the entry of a call that writes device memory no deferred range's
   // snapshot may hold (writes_untracked_device_memory): the deferred ranges
   // are replayed first (takes mutex_ only then). Called while ranges are
