@@ -32,7 +32,7 @@ Status RangeProfilerSession::configure(std::vector<std::uint8_t> config_image,
   metric_names_ = metric_names;
   mode_ = mode;
   max_ranges_ = 0;
-  return size_image(mode == Mode::kWholeRange ? 1 : std::max<std::size_t>(max_ranges, 1));
+  return size_image(mode == Mode::kWholeRange ? whole_range_slots() : std::max<std::size_t>(max_ranges, 1));
 }
 
 std::size_t RangeProfilerSession::most_ranges() const {
@@ -41,7 +41,7 @@ std::size_t RangeProfilerSession::most_ranges() const {
 
 Status RangeProfilerSession::resize(std::size_t max_ranges) {
   if (in_pass_) return failed_precondition("counter data image resized inside a pass");
-  const std::size_t wanted = mode_ == Mode::kWholeRange ? 1 : std::max<std::size_t>(max_ranges, 1);
+  const std::size_t wanted = mode_ == Mode::kWholeRange ? whole_range_slots() : std::max<std::size_t>(max_ranges, 1);
   if (wanted > most_ranges())
     return resource_exhausted("counter data for " + std::to_string(wanted) + " kernels x " +
                               std::to_string(metric_names_.size()) + " metrics would need " +
@@ -53,6 +53,12 @@ Status RangeProfilerSession::resize(std::size_t max_ranges) {
 Status RangeProfilerSession::set_mode(Mode mode) {
   if (in_pass_) return failed_precondition("range mode changed inside a pass");
   mode_ = mode;
+  return ok_status();
+}
+
+Status RangeProfilerSession::set_lead_in(bool on) {
+  if (in_pass_) return failed_precondition("lead-in changed inside a pass");
+  lead_in_ = on;
   return ok_status();
 }
 
@@ -208,8 +214,11 @@ Status RangeProfilerSession::start_pass(const std::string& range_name) {
   p.pRangeProfilerObject = object_;
   RR_CUPTI(cuptiRangeProfilerStart(&p));
   in_pass_ = true;
+  pass_lead_in_ = false;
+  lead_in_open_ = false;
   if (mode_ == Mode::kWholeRange) {
-    if (Status pushed = push(range_name); !pushed.ok()) {
+    const bool lead_in = lead_in_ && configured_replay_ == CUPTI_UserReplay && max_ranges_ >= 2;
+    if (Status pushed = push(lead_in ? std::string(kLeadInRange) : range_name); !pushed.ok()) {
       // Leave no pass open behind a failed start.
       CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
       stop.pRangeProfilerObject = object_;
@@ -217,8 +226,18 @@ Status RangeProfilerSession::start_pass(const std::string& range_name) {
       in_pass_ = false;
       return pushed;
     }
+    pass_lead_in_ = lead_in_open_ = lead_in;
   }
   return ok_status();
+}
+
+Status RangeProfilerSession::end_lead_in(const std::string& range_name) {
+  if (!in_pass_ || !lead_in_open_) return failed_precondition("end_lead_in without an open lead-in range");
+  RR_RETURN_IF_ERROR(pop());
+  lead_in_open_ = false;
+  // The range's own push; end_pass pops it. (Two user ranges of one name
+  // would be merged into one counter range.)
+  return push(range_name == kLeadInRange ? range_name + "#range" : range_name);
 }
 
 Status RangeProfilerSession::push_range(const std::string& range_name) {
@@ -233,7 +252,10 @@ Status RangeProfilerSession::pop_range() {
 
 StatusOr<bool> RangeProfilerSession::end_pass() {
   // Stop is called even when the pop fails, so the pass is always closed.
+  // Whichever whole-range user range is pushed: the range's, or a lead-in
+  // that end_lead_in did not end.
   const Status popped = mode_ == Mode::kWholeRange ? pop() : ok_status();
+  lead_in_open_ = false;
   CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   p.pRangeProfilerObject = object_;
   const CUptiResult stopped = cuptiRangeProfilerStop(&p);

@@ -12,7 +12,10 @@
 //
 // In per-kernel mode (CUPTI_AutoRange) every kernel between start and end is
 // one counter range; in whole-range mode (CUPTI_UserRange) start_pass pushes
-// one user range named `range_name` and end_pass pops it. In user-ranges mode
+// one user range named `range_name` and end_pass pops it; with a lead-in
+// (set_lead_in) start_pass pushes the lead-in range instead, end_lead_in pops it
+// and pushes `range_name`, and the decoded data holds the lead-in's counter
+// range first, the range's second. In user-ranges mode
 // (CUPTI_UserRange, one pass) the caller pushes and pops up to max_ranges()
 // ranges itself inside one pass: a pass left open across the application's
 // ranges, so a one-pass metric list pays CUPTI's start and stop once.
@@ -50,7 +53,7 @@ class RangeProfilerSession {
                    std::size_t max_ranges, Mode mode);
   /// Re-sizes the counter data image for `max_ranges` (>= 1) ranges per pass;
   /// a no-op when already that size. Only between ranges (not in a pass). In
-  /// whole-range mode the image always holds 1 range. Errors:
+  /// whole-range mode the image always holds 1 range (2 with a lead-in). Errors:
   /// resource_exhausted when the image would exceed kMaxImageBytes.
   Status resize(std::size_t max_ranges);
   /// Switches the range mode for the following ranges (per-kernel auto
@@ -59,6 +62,16 @@ class RangeProfilerSession {
   /// inside a pass.
   Status set_mode(Mode mode);
   Mode mode() const { return mode_; }
+  /// Whole-range user-replay passes open with a lead-in counter range of
+  /// their own (kLeadInRange), for work whose counts are to be left out (a
+  /// cache flush after CUPTI's start, which itself leaves lines dirty in L2);
+  /// the caller ends it with end_lead_in(). Application-replay passes have
+  /// none. Only between ranges; call resize() after it. Errors:
+  /// failed_precondition inside a pass.
+  Status set_lead_in(bool on);
+  bool lead_in() const { return lead_in_; }
+  /// The lead-in counter range's name.
+  static constexpr char kLeadInRange[] = "rangereplay.lead_in";
   /// The largest image a range may use (the session keeps it twice: the
   /// initialized blank and the range's copy), in bytes.
   static constexpr std::size_t kMaxImageBytes = std::size_t{2} << 30;
@@ -90,6 +103,12 @@ class RangeProfilerSession {
   /// The nesting level CUPTI asks for next (cuptiRangeProfilerStop's, after end_pass).
   std::size_t next_nesting_level() const { return next_nesting_level_; }
   Status start_pass(const std::string& range_name);
+  /// Inside a pass that start_pass opened with a lead-in: pops the lead-in
+  /// range and pushes `range_name` (renamed when it is the lead-in's own
+  /// name). Errors: failed_precondition when no lead-in is open; CUPTI failures.
+  Status end_lead_in(const std::string& range_name);
+  /// Whether the pass open now (or the last one) began with a lead-in range.
+  bool pass_has_lead_in() const { return pass_lead_in_; }
   /// User-ranges mode, inside a pass: opens / closes one counter range
   /// (nesting level 1). Errors: CUPTI failures.
   Status push_range(const std::string& range_name);
@@ -131,6 +150,11 @@ class RangeProfilerSession {
   std::size_t pass_index_ = 0;
   std::size_t next_nesting_level_ = 1;
   bool in_pass_ = false;
+  bool lead_in_ = false;       // set_lead_in
+  bool pass_lead_in_ = false;  // the current (or last) pass began with a lead-in
+  bool lead_in_open_ = false;  // its lead-in range is still pushed
+  // Counter ranges a whole-range image holds: 1, or 2 with a lead-in.
+  std::size_t whole_range_slots() const { return lead_in_ ? 2 : 1; }
   // The replay mode of the object's last cuptiRangeProfilerSetConfig.
   std::optional<CUpti_ProfilerReplayMode> configured_replay_;
   // Application-replay passes configured on this process's objects.

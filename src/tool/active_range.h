@@ -63,7 +63,9 @@ struct ActiveRange {
   // replayed pass flushes L2 once more after its counters start, as the
   // pass's first kernel, so that nothing CUPTI's pass start leaves dirty in
   // L2 is written back during the range's first kernel. That flush is the
-  // pass's first counter range; its values are dropped (evaluate).
+  // pass's first counter range; its values are dropped (evaluate). (Whole-
+  // range counters get the same from a lead-in user range of their own:
+  // RangeController::end_whole_range_lead_in.)
   bool lead_in_flush = false;
   // One-pass whole-range metrics: the range is counter range number
   // `standing_counter_range` of the standing pass (user ranges pushed and

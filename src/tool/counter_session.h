@@ -57,6 +57,12 @@ class CounterBackend {
   virtual StatusOr<bool> end_pass() = 0;
   virtual Status push_range(const std::string& range_name) = 0;
   virtual Status pop_range() = 0;
+  /// Whole-range passes open with a lead-in counter range, ended by
+  /// end_lead_in(range_name) (cupti::RangeProfilerSession::set_lead_in);
+  /// pass_has_lead_in(): the pass open now (or the last) began with one.
+  virtual Status set_lead_in(bool on) = 0;
+  virtual Status end_lead_in(const std::string& range_name) = 0;
+  virtual bool pass_has_lead_in() const = 0;
   /// Returns the counter ranges CUPTI dropped.
   virtual StatusOr<std::size_t> decode() = 0;
   /// Values of the decoded counter data: one row per counter range, one

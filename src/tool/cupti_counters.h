@@ -34,6 +34,9 @@ class CuptiCounterBackend final : public CounterBackend {
   StatusOr<bool> end_pass() override { return session_->end_pass(); }
   Status push_range(const std::string& range_name) override { return session_->push_range(range_name); }
   Status pop_range() override { return session_->pop_range(); }
+  Status set_lead_in(bool on) override { return session_->set_lead_in(on); }
+  Status end_lead_in(const std::string& range_name) override { return session_->end_lead_in(range_name); }
+  bool pass_has_lead_in() const override { return session_->pass_has_lead_in(); }
   StatusOr<std::size_t> decode() override { return session_->decode(); }
   StatusOr<std::vector<std::vector<double>>> evaluate() const override {
     return evaluator_->evaluate(session_->counter_data());

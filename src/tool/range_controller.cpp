@@ -114,6 +114,12 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   }
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_ = std::move(setup->session);
+  // Under a flush, whole-range passes open with a lead-in counter range in
+  // which the flush runs once more, after CUPTI's start: what the start
+  // leaves dirty in L2 is written back there, not in the range's counters
+  // (end_whole_range_lead_in; its values are dropped in evaluate).
+  if (cache_flush_ && !parts_.config.app_range) s = counters_->backend().set_lead_in(true);
+  if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_context_ = ctx;
   counters_device_ = setup->device;
   // Not in application range replay runs: their passes configure the
@@ -279,6 +285,7 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
     if (s.ok()) s = counters_->backend().begin_range();
     debug("set config: %s", s.to_string());
     if (s.ok()) s = counters_->start_pass(range.name);
+    if (s.ok()) s = end_whole_range_lead_in(range.name);
     debug("pass 0 started: %s", s.to_string());
     range.record.timings.counters_ms += ms_since(c);
   }
@@ -332,6 +339,18 @@ std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& rang
   if (agreed->replays()) return std::nullopt;
   if (agreed->kind == AgreementKind::kRankDeclined) return Decline{DeclineReason::kPeerDeclined, agreed->detail};
   return failed(agreed->detail);
+}
+
+Status RangeController::end_whole_range_lead_in(const std::string& range_name) {
+  if (!cache_flush_ || !counters_->backend().pass_has_lead_in()) return ok_status();
+  RR_RETURN_IF_ERROR(flush_caches());
+  return counters_->backend().end_lead_in(range_name);
+}
+
+std::function<Status()> RangeController::after_counters_start(const ActiveRange& range) {
+  if (range.lead_in_flush) return flush_on_tool_stream();
+  if (!cache_flush_) return {};
+  return [this, name = range.name] { return end_whole_range_lead_in(name); };
 }
 
 std::function<Status()> RangeController::flush_on_tool_stream() {
@@ -1080,7 +1099,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
                           return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
                         })
                                       : std::function<Status(std::size_t)>(),
-                        range.lead_in_flush ? flush_on_tool_stream() : std::function<Status()>()},
+                        after_counters_start(range)},
       pass_count());
   const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
   return window.run(range.name, notes, range.record);
@@ -1103,6 +1122,16 @@ Status RangeController::evaluate(ActiveRange& range) {
     range.record.notes.push_back(
         "every replayed pass flushed L2 again after its counters started, as its first kernel (that kernel's "
         "counter range is left out)");
+  }
+  if (counters_->backend().pass_has_lead_in()) {
+    // Whole-range counters: the lead-in's counter range, then the range's.
+    if (values.size() != 2)
+      return internal_error("CUPTI returned " + std::to_string(values.size()) +
+                            " counter ranges for a whole range and its lead-in");
+    values.erase(values.begin());
+    range.record.notes.push_back(
+        "every counted pass flushed L2 again after its counters started, in a counter range of its own that is "
+        "left out");
   }
   record_kernels(range, values);
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");

@@ -55,6 +55,15 @@ class FakeBackend final : public CounterBackend {
     log_.push_back("pop_range");
     return ok_status();
   }
+  Status set_lead_in(bool on) override {
+    log_.push_back(std::string("set_lead_in ") + (on ? "1" : "0"));
+    return ok_status();
+  }
+  Status end_lead_in(const std::string& name) override {
+    log_.push_back("end_lead_in " + name);
+    return ok_status();
+  }
+  bool pass_has_lead_in() const override { return false; }
   StatusOr<std::size_t> decode() override {
     log_.push_back("decode");
     image.push_back(static_cast<std::uint8_t>(current_pass_));  // what a decoded pass adds to the image
