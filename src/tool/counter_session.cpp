@@ -78,16 +78,20 @@ bool CounterSession::standing_pass_eligible() const {
   return options_.standing_pass && options_.pass_count == 1 && options_.whole_range_metrics;
 }
 
+Status CounterSession::open_standing_pass(const std::string& range_name) {
+  if (standing_open_) return ok_status();
+  RR_RETURN_IF_ERROR(backend_->set_mode(CounterMode::kUserRanges));
+  RR_RETURN_IF_ERROR(backend_->resize(std::min(kStandingRanges, backend_->most_ranges())));
+  RR_RETURN_IF_ERROR(backend_->begin_range());
+  RR_RETURN_IF_ERROR(start_backend_pass(range_name));
+  standing_open_ = true;
+  standing_pushed_ = 0;
+  if (debug_) debug_("standing pass opened for " + std::to_string(backend_->max_ranges()) + " ranges");
+  return ok_status();
+}
+
 StatusOr<std::size_t> CounterSession::push_standing_range(const std::string& range_name) {
-  if (!standing_open_) {
-    RR_RETURN_IF_ERROR(backend_->set_mode(CounterMode::kUserRanges));
-    RR_RETURN_IF_ERROR(backend_->resize(std::min(kStandingRanges, backend_->most_ranges())));
-    RR_RETURN_IF_ERROR(backend_->begin_range());
-    RR_RETURN_IF_ERROR(start_backend_pass(range_name));
-    standing_open_ = true;
-    standing_pushed_ = 0;
-    if (debug_) debug_("standing pass opened for " + std::to_string(backend_->max_ranges()) + " ranges");
-  }
+  RR_RETURN_IF_ERROR(open_standing_pass(range_name));
   // CUPTI merges user ranges of one name into one counter range (seen on the
   // H200: two `step` ranges gave one range with their sum): each gets its own.
   RR_RETURN_IF_ERROR(backend_->push_range(range_name + "#" + std::to_string(standing_pushed_)));

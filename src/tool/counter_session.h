@@ -131,6 +131,10 @@ class CounterSession final : public CounterPasses {
   /// Whether a counting range goes into the standing pass: a one-pass
   /// metric list, whole-range metrics, the standing pass not turned off.
   bool standing_pass_eligible() const;
+  /// Opens the standing pass (mode, image, begin, start) if it is not open;
+  /// `range_name` names the CUPTI pass. Errors: the backend's (the pass
+  /// stays closed).
+  Status open_standing_pass(const std::string& range_name);
   /// Opens the standing pass if it is not open, then pushes the range's own
   /// counter range; returns its index in the pass. Errors: the backend's
   /// (the pass stays closed when opening it failed).

@@ -271,7 +271,11 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   const bool flush_before_pass0 = cache_flush_.has_value();
   if (range.counting_pass0 && counters_->standing_pass_eligible()) {
     auto c = Clock::now();
-    if (flush_before_pass0) s = flush_caches();  // runs and ends before the push
+    // The pass opens before the flush, which runs and ends before the push:
+    // what CUPTI's start leaves dirty in L2 is written back outside every
+    // pushed range, as for the ranges after the first.
+    s = counters_->open_standing_pass(range.name);
+    if (s.ok() && flush_before_pass0) s = flush_caches();
     if (s.ok()) s = push_standing_range(range);
     debug("standing pass: range pushed: %s", s.to_string());
     range.record.timings.counters_ms += ms_since(c);

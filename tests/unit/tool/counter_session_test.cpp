@@ -225,6 +225,18 @@ TEST(CounterSession, the_first_push_opens_the_standing_pass_and_every_range_gets
   EXPECT_EQ(f.log, (Log{"push_range step#1"}));
 }
 
+TEST(CounterSession, the_standing_pass_opens_once_before_any_push) {
+  Fixture f(one_pass_whole_range());
+  ASSERT_TRUE(f.session->open_standing_pass("step").ok());
+  EXPECT_EQ(f.log, (Log{"set_mode 2", "resize 256", "begin_range", "start_pass step"}));
+  EXPECT_TRUE(f.session->standing_open());
+  f.log.clear();
+  // Open already: no second start, and the push is the first counter range.
+  ASSERT_TRUE(f.session->open_standing_pass("step").ok());
+  ASSERT_EQ(f.session->push_standing_range("step").value(), 0u);
+  EXPECT_EQ(f.log, (Log{"push_range step#0"}));
+}
+
 TEST(KernelCounterRanges, each_kernel_gets_a_user_range_named_by_its_position) {
   Log log;
   FakeBackend backend(log);
