@@ -136,6 +136,7 @@ Status RangeProfilerSession::begin_range() {
   if (object_ == nullptr) return unavailable("the range profiler could not be enabled again for a new range type");
   if (configured_range_ && *configured_range_ != range) RR_RETURN_IF_ERROR(reenable());
   counter_data_ = counter_data_blank_;
+  pass_lead_in_ = false;
   return set_config(range, CUPTI_UserReplay, 0, 1);
 }
 
@@ -179,32 +180,44 @@ Status RangeProfilerSession::begin_application_pass(const std::vector<std::uint8
                                ": another metric list or GPU wrote it");
   }
   counter_data_ = carried.empty() ? counter_data_blank_ : carried;
+  pass_lead_in_ = false;
   RR_RETURN_IF_ERROR(set_config(CUPTI_UserRange, CUPTI_ApplicationReplay, pass_index, target_nesting_level));
   ++application_passes_;
   return ok_status();
 }
 
-Status RangeProfilerSession::push(const std::string& range_name) {
-  // The name only labels the counter range (values are read by position):
-  // letters, digits, '_', '#' and '.' are kept, anything else becomes '_'
-  // (a kernel window's name, "kernels 6:9", was refused with
-  // CUPTI_ERROR_INVALID_PARAMETER on the H200).
+namespace {
+
+// The name only labels the counter range (values are read by position):
+// letters, digits, '_', '#' and '.' are kept, anything else becomes '_' (a
+// kernel window's name, "kernels 6:9", was refused with
+// CUPTI_ERROR_INVALID_PARAMETER on the H200).
+std::string counter_range_name(const std::string& range_name) {
   std::string name = range_name.empty() ? std::string("range") : range_name;
   for (char& c : name) {
     const bool plain =
         (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '#' || c == '.';
     if (!plain) c = '_';
   }
+  return name;
+}
+
+}  // namespace
+
+Status RangeProfilerSession::push(const std::string& range_name) {
+  const std::string name = counter_range_name(range_name);
   CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
   push.pRangeProfilerObject = object_;
   push.pRangeName = name.c_str();
   RR_CUPTI(cuptiRangeProfilerPushRange(&push));
+  if (mode_ == Mode::kWholeRange) whole_pushed_ = true;
   return ok_status();
 }
 
 Status RangeProfilerSession::pop() {
   CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
   pop.pRangeProfilerObject = object_;
+  whole_pushed_ = false;
   RR_CUPTI(cuptiRangeProfilerPopRange(&pop));
   return ok_status();
 }
@@ -237,7 +250,7 @@ Status RangeProfilerSession::end_lead_in(const std::string& range_name) {
   lead_in_open_ = false;
   // The range's own push; end_pass pops it. (Two user ranges of one name
   // would be merged into one counter range.)
-  return push(range_name == kLeadInRange ? range_name + "#range" : range_name);
+  return push(counter_range_name(range_name) == kLeadInRange ? range_name + "#range" : range_name);
 }
 
 Status RangeProfilerSession::push_range(const std::string& range_name) {
@@ -253,8 +266,8 @@ Status RangeProfilerSession::pop_range() {
 StatusOr<bool> RangeProfilerSession::end_pass() {
   // Stop is called even when the pop fails, so the pass is always closed.
   // Whichever whole-range user range is pushed: the range's, or a lead-in
-  // that end_lead_in did not end.
-  const Status popped = mode_ == Mode::kWholeRange ? pop() : ok_status();
+  // that end_lead_in did not end (none after a push that failed there).
+  const Status popped = mode_ == Mode::kWholeRange && whole_pushed_ ? pop() : ok_status();
   lead_in_open_ = false;
   CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   p.pRangeProfilerObject = object_;

@@ -58,7 +58,7 @@ class RangeProfilerSession {
   Status resize(std::size_t max_ranges);
   /// Switches the range mode for the following ranges (per-kernel auto
   /// ranges, or one user range per pass); only between ranges. Call resize()
-  /// after it: a whole-range image holds 1 range. Errors: failed_precondition
+  /// after it: a whole-range image holds 1 range (2 with a lead-in). Errors: failed_precondition
   /// inside a pass.
   Status set_mode(Mode mode);
   Mode mode() const { return mode_; }
@@ -107,7 +107,8 @@ class RangeProfilerSession {
   /// range and pushes `range_name` (renamed when it is the lead-in's own
   /// name). Errors: failed_precondition when no lead-in is open; CUPTI failures.
   Status end_lead_in(const std::string& range_name);
-  /// Whether the pass open now (or the last one) began with a lead-in range.
+  /// Whether the pass open now (or the range's last one) began with a lead-in
+  /// range; false again at begin_range and begin_application_pass.
   bool pass_has_lead_in() const { return pass_lead_in_; }
   /// User-ranges mode, inside a pass: opens / closes one counter range
   /// (nesting level 1). Errors: CUPTI failures.
@@ -153,6 +154,7 @@ class RangeProfilerSession {
   bool lead_in_ = false;       // set_lead_in
   bool pass_lead_in_ = false;  // the current (or last) pass began with a lead-in
   bool lead_in_open_ = false;  // its lead-in range is still pushed
+  bool whole_pushed_ = false;  // a whole-range pass has a user range pushed
   // Counter ranges a whole-range image holds: 1, or 2 with a lead-in.
   std::size_t whole_range_slots() const { return lead_in_ ? 2 : 1; }
   // The replay mode of the object's last cuptiRangeProfilerSetConfig.

@@ -166,7 +166,8 @@ class CounterSession final : public CounterPasses {
   /// decode, no work between) in the mode and at the image size the first
   /// range will most likely use: the standing pass's user ranges and
   /// kStandingRanges, per-kernel auto ranges at the image of a range name not
-  /// seen yet, or one whole-range counter range. CUPTI's first start in a
+  /// seen yet, or one whole-range counter range (with a lead-in, the image of
+  /// two, of which the pass pushes the lead-in only). CUPTI's first start in a
   /// process does one-time work that takes 0.4-0.7 s on an H200 and leaves
   /// lines dirty in L2 for the pass to write back; run here, at the set-up,
   /// it is neither in the first range's times nor in its counters. Nothing

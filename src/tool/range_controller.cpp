@@ -288,8 +288,13 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
     if (s.ok()) s = counters_->backend().resize(counters_->counter_ranges_for(range.name));
     if (s.ok()) s = counters_->backend().begin_range();
     debug("set config: %s", s.to_string());
-    if (s.ok()) s = counters_->start_pass(range.name);
-    if (s.ok()) s = end_whole_range_lead_in(range.name);
+    if (s.ok()) {
+      s = counters_->start_pass(range.name);
+      // A failed lead-in leaves no pass open behind the decline: the next
+      // range could not configure its counters inside it.
+      if (s.ok()) s = end_whole_range_lead_in(range.name);
+      if (!s.ok() && counters_->in_pass()) counters_->end_pass().status().ignore();
+    }
     debug("pass 0 started: %s", s.to_string());
     range.record.timings.counters_ms += ms_since(c);
   }

@@ -226,8 +226,6 @@ class RangeController {
   std::optional<Decline> ensure_counters(CUcontext ctx);
   // Flushes L2 on the tool's stream and waits for it.
   Status flush_caches();
-  // Enqueues the L2 flush on the tool's stream without waiting (a replay
-  // window's flush_caches hook); empty when the tool has no flush buffer.
   // Inside a whole-range pass that opened with a lead-in counter range
   // (cupti::RangeProfilerSession::set_lead_in): flushes L2 (and waits for
   // it), then ends the lead-in and pushes `range_name`. Nothing otherwise.
@@ -235,6 +233,8 @@ class RangeController {
   // What a replayed pass of `range` runs right after its counters start: the
   // per-kernel lead-in flush, the whole-range lead-in, or nothing.
   std::function<Status()> after_counters_start(const ActiveRange& range);
+  // Enqueues the L2 flush on the tool's stream without waiting (a replay
+  // window's flush_caches hook); empty when the tool has no flush buffer.
   std::function<Status()> flush_on_tool_stream();
   // --collectives replay with a multi-pass list (or counters that failed to
   // set up): every range's end meets the job's other ranks (core/rendezvous.h).

@@ -158,9 +158,11 @@ struct ReplayWindowParts {
   // state is handed back; its error (decline reason rendezvous_failed) ends
   // the window. Empty otherwise.
   std::function<Status(std::size_t pass)> pass_barrier;
-  // Enqueued on the replay stream right after each pass's counters start and
-  // before the replayed work (outside its timing events): the lead-in flush
-  // of per-kernel auto ranges (ActiveRange::lead_in_flush). Empty otherwise.
+  // Run right after each pass's counters start and before the replayed work
+  // (outside its timing events): the lead-in flush of per-kernel auto ranges
+  // (enqueued on the replay stream: ActiveRange::lead_in_flush), or a
+  // whole-range pass's lead-in (the flush, waited for, then the range's own
+  // counter range: RangeController::end_whole_range_lead_in). May be empty.
   std::function<Status()> after_counters_start;
 };
 

@@ -137,7 +137,8 @@ for size in ("16MiB", "256MiB"):
                          ",".join(bytes_metrics + EXTRA), "--output", out, "--"] + app_more, timeout=300)
     rc_plain, plain_more, _ = run(app_more, timeout=120)
     if rc != 0 or rc_plain != 0 or checksums(prof) != checksums(plain_more):
-        failures.append(f"{size} per kernel: profile rc={rc} or checksums differ: {tail(err)}")
+        failures.append(f"{size} per kernel: profile rc={rc}, plain run rc={rc_plain}, or checksums differ: "
+                        f"{tail(err)}")
         continue
     report = load_report(out)
     rc, ncu_out, err = run(ncu_csv_command(app_more, bytes_metrics, ["--cache-control", "all"]), timeout=300)
