@@ -593,6 +593,15 @@ class Git:
         subprocess.run(["git", "clone", "-q", "--bare", work, bare], check=True, capture_output=True)
         return bare, self.git(work, "rev-parse", "HEAD")
 
+    def scratch(self, nvcc_script):
+        """A temporary folder self.d, removed after the test, holding a fake
+        nvcc, self.nvcc, that runs `nvcc_script`."""
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+        self.nvcc = os.path.join(self.d, "nvcc")
+        write(self.nvcc, nvcc_script)
+        os.chmod(self.nvcc, 0o755)
+
 
 @unittest.skipUnless(shutil.which("git"), "git not installed")
 class Samples(Git, unittest.TestCase):
@@ -730,14 +739,10 @@ with open(exe, "w") as f:
 @unittest.skipUnless(shutil.which("git"), "git not installed")
 class Prepare(Git, unittest.TestCase):
     def setUp(self):
-        self.d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.d)
+        self.scratch(FAKE_NVCC)
         self.bare, self.commit = self.repo(self.d, "work", {
             "Common/helper.h": "//", "Samples/a/good/good.cu": "int main() {}", "Samples/a/good/input.dat": "data",
             "Samples/a/bad/broken.cu": "int main() {"})
-        self.nvcc = os.path.join(self.d, "nvcc")
-        write(self.nvcc, FAKE_NVCC)
-        os.chmod(self.nvcc, 0o755)
         base = {"features": ["atomics"], "selections": [{"args": ["--kernel-range", "0:1"], "why": "t"}],
                 "pass": None, "fail": None, "deterministic": True}
         doc = {"commit": self.commit, "defaults": {"nvcc": ["-arch=sm_90", "-I{common}"]},
@@ -787,16 +792,12 @@ class PrepareTwoSources(Git, unittest.TestCase):
     """prepare with cuda-samples and Rodinia programs in one list."""
 
     def setUp(self):
-        self.d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.d)
+        self.scratch(FAKE_NVCC)
         self.samples, self.samples_commit = self.repo(self.d, "samples", {
             "Common/helper.h": "//", "Samples/a/good/good.cu": "int main() {}"})
         self.rodinia, self.rodinia_commit = self.repo(self.d, "rodinia", {
             "common/make.config": "#", "cuda/nn/nn_cuda.cu": "int main() {}", "cuda/nn/gen.c": "int main() {}",
             "cuda/nw/needle.cu": "int main() {}", "cuda/bad/needle.cu": "int main() {}", "cuda/bad/genfail.c": ""})
-        self.nvcc = os.path.join(self.d, "nvcc")
-        write(self.nvcc, FAKE_NVCC)
-        os.chmod(self.nvcc, 0o755)
         base = {"features": ["atomics"], "selections": [{"args": ["--kernel-range", "0:1"], "why": "t"}],
                 "pass": None, "fail": None, "deterministic": True}
         gen = {"sources": ["gen.c"], "mkdir": ["data"], "args": ["5", "1"], "outputs": ["data/gen.db"]}
@@ -903,14 +904,10 @@ class PrepareHecbench(Git, unittest.TestCase):
     """prepare --hecbench: a third source, programs with a sibling folder to extract."""
 
     def setUp(self):
-        self.d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.d)
+        self.scratch(FAKE_NVCC_INCLUDES)
         self.bare, self.commit = self.repo(self.d, "hec", {
             "src/include/common.h": "//", "src/a-cuda/main.cu": "int main() {}", "src/a-omp/reference.h": "//",
             "src/b-cuda/main.cpp": "int main() {}", "src/b-cuda/data/in.ppm": "P6", "src/c-omp/big.dat": "x" * 100})
-        self.nvcc = os.path.join(self.d, "nvcc")
-        write(self.nvcc, FAKE_NVCC_INCLUDES)
-        os.chmod(self.nvcc, 0o755)
         base = {"source": "hecbench", "exe": "main", "features": ["hecbench"], "pass": "^PASS$", "fail": None,
                 "selections": [{"args": ["--kernel-range", "0:1"], "why": "t"}], "deterministic": True}
         self.doc = {"commit": "c" * 40, "defaults": {"nvcc": ["-std=c++17", "-I{common}"]},
