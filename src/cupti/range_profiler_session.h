@@ -69,7 +69,6 @@ class RangeProfilerSession {
   /// none. Only between ranges; call resize() after it. Errors:
   /// failed_precondition inside a pass.
   Status set_lead_in(bool on);
-  bool lead_in() const { return lead_in_; }
   /// The lead-in counter range's name.
   static constexpr char kLeadInRange[] = "rangereplay.lead_in";
   /// The largest image a range may use (the session keeps it twice: the

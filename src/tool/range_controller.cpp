@@ -1119,28 +1119,23 @@ Status RangeController::evaluate(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(std::size_t dropped, counters_->backend().decode());
   RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
   range.record.timings.decode_ms += ms_since(start);
-  if (range.lead_in_flush) {
-    // The first auto range of every pass was the lead-in flush, one more
-    // than the range's kernels; any other count could shift every kernel's
-    // values by one.
+  const bool whole_range_lead_in = counters_->backend().pass_has_lead_in();
+  if (range.lead_in_flush || whole_range_lead_in) {
+    // Every pass's first counter range was the lead-in flush's: the first
+    // auto range, one more than the range's kernels, or the whole-range
+    // lead-in before the range's own. Any other count could shift every
+    // value by one.
     const std::size_t kernels = range.program.kernels().size();
-    if (values.size() != kernels + 1)
-      return internal_error("CUPTI returned " + std::to_string(values.size()) +
-                            " counter ranges for the lead-in flush and " + std::to_string(kernels) + " kernels");
+    if (values.size() != (whole_range_lead_in ? 2 : kernels + 1))
+      return internal_error("CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
+                            (whole_range_lead_in ? std::string("a whole range and its lead-in")
+                                                 : "the lead-in flush and " + std::to_string(kernels) + " kernels"));
     values.erase(values.begin());
-    range.record.notes.push_back(
-        "every replayed pass flushed L2 again after its counters started, as its first kernel (that kernel's "
-        "counter range is left out)");
-  }
-  if (counters_->backend().pass_has_lead_in()) {
-    // Whole-range counters: the lead-in's counter range, then the range's.
-    if (values.size() != 2)
-      return internal_error("CUPTI returned " + std::to_string(values.size()) +
-                            " counter ranges for a whole range and its lead-in");
-    values.erase(values.begin());
-    range.record.notes.push_back(
-        "every counted pass flushed L2 again after its counters started, in a counter range of its own that is "
-        "left out");
+    range.record.notes.push_back(whole_range_lead_in
+                                     ? "every counted pass flushed L2 again after its counters started, in a counter "
+                                       "range of its own that is left out"
+                                     : "every replayed pass flushed L2 again after its counters started, as its first "
+                                       "kernel (that kernel's counter range is left out)");
   }
   record_kernels(range, values);
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
