@@ -49,6 +49,16 @@ std::optional<std::size_t> batch_ranges() {
   return n;
 }
 
+std::optional<int> cache_flush_sweep() {
+  static const std::optional<int> n = []() -> std::optional<int> {
+    const std::optional<std::string> v = read(kCacheFlushSweep);
+    const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
+    if (parsed >= 1 && parsed <= 16) return static_cast<int>(parsed);
+    return std::nullopt;
+  }();
+  return n;
+}
+
 std::optional<std::chrono::seconds> rendezvous_timeout() {
   static const std::optional<std::chrono::seconds> s = []() -> std::optional<std::chrono::seconds> {
     const std::optional<std::string> v = read(kRendezvousTimeout);

@@ -6,12 +6,13 @@
 
 namespace rangereplay::cu {
 
-StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream) {
+StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream, int l2_multiple) {
   int l2 = 0;
   RR_CU(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device));
-  // Twice the L2, in whole 1 MiB units, so every set is walked over.
+  // A multiple of the L2, in whole 1 MiB units, so every set is walked over.
   constexpr std::size_t kMiB = std::size_t{1} << 20;
-  const std::size_t bytes = (2 * static_cast<std::size_t>(l2 > 0 ? l2 : 0) + kMiB - 1) / kMiB * kMiB;
+  const std::size_t multiple = static_cast<std::size_t>(l2_multiple > 0 ? l2_multiple : 1);
+  const std::size_t bytes = (multiple * static_cast<std::size_t>(l2 > 0 ? l2 : 0) + kMiB - 1) / kMiB * kMiB;
   if (bytes == 0) return failed_precondition("the device reports no L2 cache size");
   StatusOr<DeviceBuffer> buffer = allocate_device(bytes);
   if (!buffer.ok())

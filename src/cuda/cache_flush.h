@@ -1,13 +1,14 @@
-// The L2 flush of --cache-control: a device buffer of twice the GPU's L2
-// size and the flush kernel that reads it (kernels/cache_flush_kernel.h), so
+// The L2 flush of --cache-control: a device buffer of a multiple (2 unless
+// asked otherwise) of the GPU's L2 size and the flush kernel that reads it (kernels/cache_flush_kernel.h), so
 // that a counted pass starts with no line of the range's data in L2 and none
 // dirty (the tool's snapshot and restore writes are written back before the
 // pass's counters start, not counted as the range's DRAM writes).
 //
-//   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream));
+//   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream, 2));
 //   RR_RETURN_IF_ERROR(flush.flush(stream));   // then synchronize, then start the counters
 //
-// Memory: 2 x L2 bytes of device memory (120 MiB on an H200) plus 4 KiB,
+// Memory: l2_multiple x L2 bytes of device memory (120 MiB on an H200 at 2)
+// plus 4 KiB,
 // allocated once by create() in the current context, freed by the destructor.
 // Thread-safety: one flush at a time (launches on one stream).
 #pragma once
@@ -21,20 +22,23 @@
 
 namespace rangereplay::cu {
 
+/// How many times the L2's size the flush reads unless asked otherwise.
+inline constexpr int kDefaultFlushL2Multiple = 2;
+
 class CacheFlush {
  public:
-  /// Allocates the buffer for `device`'s L2 (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
-  /// in the current context and enqueues one write of it on `stream` (every
+  /// Allocates the buffer for `device`'s L2 (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
+  /// `l2_multiple` (at least 1) times its size, in the current context and enqueues one write of it on `stream` (every
   /// page resident before the first flush; flushes on the same stream are
   /// ordered after it). Errors: the driver's (an attribute query, an
   /// allocation that failed, e.g. out of memory, naming the bytes asked for,
   /// or the write's enqueue).
-  static StatusOr<CacheFlush> create(CUdevice device, CUstream stream);
+  static StatusOr<CacheFlush> create(CUdevice device, CUstream stream, int l2_multiple);
 
   /// Enqueues the flush on `stream`. Errors: the launch's.
   Status flush(CUstream stream) const;
 
-  /// Bytes the flush reads (twice the L2's).
+  /// Bytes the flush reads (l2_multiple times the L2's).
   std::size_t bytes() const { return bytes_; }
 
  private:

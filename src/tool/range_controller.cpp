@@ -99,7 +99,8 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   // tool's dirty lines are written back before the counters start. A
   // one-pass list under none neither snapshots nor restores: no flush.
   if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
-    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device, tool_stream_);
+    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(
+        setup->device, tool_stream_, environment::cache_flush_sweep().value_or(cu::kDefaultFlushL2Multiple));
     if (flush.ok()) {
       cache_flush_.emplace(std::move(*flush));
     } else {
