@@ -79,6 +79,11 @@ bool counter_warm_up_off() {
   return off;
 }
 
+bool cache_flush_discard_off() {
+  static const bool off = read(kCacheFlushDiscard) == "0";
+  return off;
+}
+
 bool user_kernel_ranges() {
   static const bool on = read(kKernelRanges) == "user";
   return on;

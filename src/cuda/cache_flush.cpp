@@ -6,7 +6,7 @@
 
 namespace rangereplay::cu {
 
-StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream, int l2_multiple) {
+StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream, int l2_multiple, bool discard) {
   int l2 = 0;
   RR_CU(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device));
   // A multiple of the L2, in whole 1 MiB units, so every set is walked over.
@@ -23,11 +23,11 @@ StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream, int l2
   // Written once, so that every page is resident before the first flush;
   // what the flush reads does not matter, only that it reads.
   RR_CU(cuMemsetD8Async(buffer->get(), 0, bytes, stream));
-  return CacheFlush(std::move(*buffer), std::move(*sink), bytes);
+  return CacheFlush(std::move(*buffer), std::move(*sink), bytes, discard);
 }
 
 Status CacheFlush::flush(CUstream stream) const {
-  return kernels::launch_l2_flush(buffer_.get(), bytes_, sink_.get(), stream);
+  return kernels::launch_l2_flush(buffer_.get(), bytes_, sink_.get(), discard_, stream);
 }
 
 }  // namespace rangereplay::cu

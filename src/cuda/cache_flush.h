@@ -4,7 +4,7 @@
 // dirty (the tool's snapshot and restore writes are written back before the
 // pass's counters start, not counted as the range's DRAM writes).
 //
-//   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream, 2));
+//   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream, 2, true));
 //   RR_RETURN_IF_ERROR(flush.flush(stream));   // then synchronize, then start the counters
 //
 // Memory: l2_multiple x L2 bytes of device memory (120 MiB on an H200 at 2)
@@ -24,16 +24,20 @@ namespace rangereplay::cu {
 
 /// How many times the L2's size the flush reads unless asked otherwise.
 inline constexpr int kDefaultFlushL2Multiple = 2;
+/// Whether the flush drops its buffer's lines unless asked otherwise.
+inline constexpr bool kDefaultFlushDiscard = true;
 
 class CacheFlush {
  public:
   /// Allocates the buffer for `device`'s L2 (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
-  /// `l2_multiple` (at least 1) times its size, in the current context and enqueues one write of it on `stream` (every
+  /// `l2_multiple` (at least 1) times its size, in the current context; with
+  /// `discard` every flush ends by dropping the buffer's lines from L2
+  /// (kernels/cache_flush_kernel.h), and enqueues one write of it on `stream` (every
   /// page resident before the first flush; flushes on the same stream are
   /// ordered after it). Errors: the driver's (an attribute query, an
   /// allocation that failed, e.g. out of memory, naming the bytes asked for,
   /// or the write's enqueue).
-  static StatusOr<CacheFlush> create(CUdevice device, CUstream stream, int l2_multiple);
+  static StatusOr<CacheFlush> create(CUdevice device, CUstream stream, int l2_multiple, bool discard);
 
   /// Enqueues the flush on `stream`. Errors: the launch's.
   Status flush(CUstream stream) const;
@@ -42,11 +46,12 @@ class CacheFlush {
   std::size_t bytes() const { return bytes_; }
 
  private:
-  CacheFlush(DeviceBuffer buffer, DeviceBuffer sink, std::size_t bytes)
-      : buffer_(std::move(buffer)), sink_(std::move(sink)), bytes_(bytes) {}
+  CacheFlush(DeviceBuffer buffer, DeviceBuffer sink, std::size_t bytes, bool discard)
+      : buffer_(std::move(buffer)), sink_(std::move(sink)), bytes_(bytes), discard_(discard) {}
   DeviceBuffer buffer_;
   DeviceBuffer sink_;
   std::size_t bytes_ = 0;
+  bool discard_ = true;
 };
 
 }  // namespace rangereplay::cu

@@ -100,7 +100,8 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   // one-pass list under none neither snapshots nor restores: no flush.
   if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
     StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(
-        setup->device, tool_stream_, environment::cache_flush_sweep().value_or(cu::kDefaultFlushL2Multiple));
+        setup->device, tool_stream_, environment::cache_flush_sweep().value_or(cu::kDefaultFlushL2Multiple),
+        environment::cache_flush_discard_off() ? false : cu::kDefaultFlushDiscard);
     if (flush.ok()) {
       cache_flush_.emplace(std::move(*flush));
     } else {

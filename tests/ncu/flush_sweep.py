@@ -1,13 +1,14 @@
 """How deep the L2 flush of --cache-control must read for a cold L2: range
 totals of examples/stream at 16 MiB (3 ranges, `--range-metrics whole`, the
 multi-pass list of tests/e2e/cache_control.py) under rangereplay with the
-flush reading 2, 4 and 8 times the L2 (RANGEREPLAY_CACHE_FLUSH_SWEEP), each
-run several times, and under `ncu --replay-mode range --cache-control all` as
+flush reading a multiple of the L2 (RANGEREPLAY_CACHE_FLUSH_SWEEP) and then
+discarding its lines or, with ":keep", leaving them in L2
+(RANGEREPLAY_CACHE_FLUSH_DISCARD=0), each run several times, and under `ncu --replay-mode range --cache-control all` as
 many times, in one call. Prints DRAM bytes read and written and the L2 hit
 rate of every range, then the spread of each. A measurement, not a test:
 nothing is checked (docs/performance.md, session 14).
 
-    python3 tests/ncu/flush_sweep.py <build-dir> [runs] [sweep,...]
+    python3 tests/ncu/flush_sweep.py <build-dir> [runs] [sweep[:keep],...]   (default 3 2,2:keep,8)
 """
 import os
 import sys
@@ -21,7 +22,7 @@ from ncu_compare import NcuCsvError, ncu_csv_command, parse_ncu_csv, range_sums 
 
 build = sys.argv[1]
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-sweeps = [int(s) for s in (sys.argv[3] if len(sys.argv) > 3 else "2,4,8").split(",")]
+sweeps = (sys.argv[3] if len(sys.argv) > 3 else "2,2:keep,8").split(",")
 CLI = os.path.join(build, "tools/cli/rangereplay")
 METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"]
 EXTRA = ["sm__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -51,7 +52,8 @@ for sweep in sweeps:
         out = tempfile.mktemp(suffix=".json")
         rc, _, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", ",".join(METRICS + EXTRA),
                           "--range-metrics", "whole", "--output", out, "--"] + APP, timeout=300,
-                         env=dict(os.environ, RANGEREPLAY_CACHE_FLUSH_SWEEP=str(sweep)))
+                         env=dict(os.environ, RANGEREPLAY_CACHE_FLUSH_SWEEP=sweep.split(":")[0],
+                                  RANGEREPLAY_CACHE_FLUSH_DISCARD="0" if sweep.endswith(":keep") else "1"))
         if rc != 0:
             print(f"sweep {sweep} run {k}: rc={rc}: {tail(err)}")
             continue

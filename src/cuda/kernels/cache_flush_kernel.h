@@ -7,7 +7,13 @@
 // Reading a buffer of twice the L2's size evicts every line the range's data
 // held: dirty lines are written back during the flush, and what is left in
 // L2 afterwards is the buffer's clean lines, which cause no write-back later.
-// The kernel writes at most `sink` (kCacheFlushBlocks words). Lines the
+// With `discard`, a second kernel then drops those lines (PTX
+// discard.global.L2, 128-byte lines, no write-back), so that the L2 is left
+// (almost) empty, as a driver's invalidation leaves it: the range's lines
+// then fill free ways instead of replacing the buffer's, whose choice of
+// victim made the L2 hit rate of a range that nearly fills the L2 vary
+// from pass to pass. The buffer's contents are indeterminate afterwards.
+// The kernels write at most `sink` (kCacheFlushBlocks words). Lines the
 // application made persisting (cudaLimitPersistingL2CacheSize with an access
 // policy window) are not evicted by normal loads and may survive a flush.
 //
@@ -28,9 +34,10 @@ namespace rangereplay::kernels {
 /// Blocks of the flush launch: the words `sink` must hold.
 inline constexpr std::uint32_t kCacheFlushBlocks = 1024;
 
-/// Reads `bytes` (a multiple of 16) at `buffer` (16-byte aligned, device
-/// memory) on `stream`, writing kCacheFlushBlocks words to `sink`. Errors:
-/// internal with the runtime's error when the launch fails.
-Status launch_l2_flush(CUdeviceptr buffer, std::size_t bytes, CUdeviceptr sink, CUstream stream);
+/// Reads `bytes` (a multiple of 128) at `buffer` (128-byte aligned, device
+/// memory) on `stream`, writing kCacheFlushBlocks words to `sink`, then,
+/// with `discard`, discards the buffer's lines from L2. Errors: internal
+/// with the runtime's error when a launch fails.
+Status launch_l2_flush(CUdeviceptr buffer, std::size_t bytes, CUdeviceptr sink, bool discard, CUstream stream);
 
 }  // namespace rangereplay::kernels
