@@ -3,7 +3,8 @@ totals of examples/stream (3 ranges, `--range-metrics whole`) of DRAM bytes
 read and written and the L2 hit rate, at a footprint that fits the L2
 (16 MiB) and one that does not (256 MiB), under `rangereplay --cache-control
 all` and `ncu --replay-mode range --cache-control all`, side by side in one
-run: each total within 2% (or 64 KiB for bytes) of ncu's; the same with the
+run: each total within 2% (or 64 KiB for bytes) of ncu's, in at least one of
+two ncu runs (ncu's own totals vary from run to run); the same with the
 two DRAM counters alone, a one-pass list (the standing pass). Under `none` no range may show more DRAM writes than ncu's `none` run
 (by more than 2% or 64 KiB) at 16 MiB: the tool's restore is written back
 before a replayed pass's counters start. Per kernel (the default
@@ -75,25 +76,33 @@ for size in ("16MiB", "256MiB"):
             failures.append(f"{size} {mode}: {report['pass_count']} passes per range (ranges ran {replayed}): "
                             "no replayed pass was checked; add metrics that need more passes")
         ours = range_sums(report, METRICS)
-        rc, ncu_out, err = run(ncu_csv_command(app, METRICS + EXTRA, ["--replay-mode", "range", "--cache-control", mode]),
-                               timeout=300)
-        try:
-            theirs = parse_ncu_csv(ncu_out, "range") if rc == 0 else []
-        except NcuCsvError as e:
-            theirs = []
-            err += str(e)
-        if len(theirs) != len(ours) or len(ours) != 3:
-            failures.append(f"{size} {mode}: ncu gave {len(theirs)} ranges, rangereplay {len(ours)}: {tail(err)}")
+        # ncu runs twice under all: its own totals vary from run to run (at 16 MiB its DRAM writes, which the
+        # ranges do not make, were 35-318 KB), and a value of ours is checked against the nearer of its two runs.
+        ncu_runs = []
+        for _ in range(2 if mode == "all" else 1):
+            rc, ncu_out, err = run(ncu_csv_command(app, METRICS + EXTRA,
+                                                   ["--replay-mode", "range", "--cache-control", mode]), timeout=300)
+            try:
+                ncu_runs.append(parse_ncu_csv(ncu_out, "range") if rc == 0 else [])
+            except NcuCsvError as e:
+                ncu_runs.append([])
+                err += str(e)
+        theirs = ncu_runs[0]
+        if any(len(t) != len(ours) for t in ncu_runs) or len(ours) != 3:
+            failures.append(f"{size} {mode}: ncu gave {[len(t) for t in ncu_runs]} ranges, rangereplay {len(ours)}: "
+                            f"{tail(err)}")
             continue
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            row = ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {b.get(m)}" for m in METRICS)
+        for i, a in enumerate(ours):
+            row = ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {' / '.join(str(t[i].get(m)) for t in ncu_runs)}"
+                            for m in METRICS)
             print(f"{size} --cache-control {mode} range {i}: {row}")
             if mode == "all":
                 for m in METRICS:
-                    if not close(m, a.get(m), b.get(m)):
-                        failures.append(f"{size} all range {i}: {m} {a.get(m)} vs ncu {b.get(m)}")
+                    if not any(close(m, a.get(m), t[i].get(m)) for t in ncu_runs):
+                        failures.append(f"{size} all range {i}: {m} {a.get(m)} vs ncu "
+                                        f"{' / '.join(str(t[i].get(m)) for t in ncu_runs)}")
             elif size == "16MiB":
-                w, ref = a.get("dram__bytes_write.sum"), b.get("dram__bytes_write.sum")
+                w, ref = a.get("dram__bytes_write.sum"), theirs[i].get("dram__bytes_write.sum")
                 if not number(w) or not number(ref) or w > ref + max(0.02 * ref, 65536.0):
                     failures.append(f"{size} none range {i}: dram__bytes_write.sum {w} above ncu none's {ref}")
         if mode == "all":
@@ -105,12 +114,13 @@ for size in ("16MiB", "256MiB"):
             if one_pass["pass_count"] != 1 or len(one_pass["ranges"]) != len(theirs):
                 failures.append(f"{size} all one pass: rc={rc}, {one_pass['pass_count']} passes: {tail(err)}")
                 continue
-            for i, (a, b) in enumerate(zip(range_sums(one_pass, METRICS[:2]), theirs)):
+            for i, a in enumerate(range_sums(one_pass, METRICS[:2])):
+                refs = {m: " / ".join(str(t[i].get(m)) for t in ncu_runs) for m in METRICS[:2]}
                 print(f"{size} --cache-control all, one pass, range {i}: " +
-                      ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {b.get(m)}" for m in METRICS[:2]))
+                      ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {refs[m]}" for m in METRICS[:2]))
                 for m in METRICS[:2]:
-                    if not close(m, a.get(m), b.get(m)):
-                        failures.append(f"{size} all one pass range {i}: {m} {a.get(m)} vs ncu {b.get(m)}")
+                    if not any(close(m, a.get(m), t[i].get(m)) for t in ncu_runs):
+                        failures.append(f"{size} all one pass range {i}: {m} {a.get(m)} vs ncu {refs[m]}")
             # For the record, not checked: the first range without the set-up's warm-up pass, where CUPTI's
             # first start of the process falls into that range's pass.
             out = tempfile.mktemp(suffix=".json")
