@@ -49,11 +49,11 @@ std::optional<std::size_t> batch_ranges() {
   return n;
 }
 
-std::optional<int> cache_flush_sweep() {
+std::optional<int> cache_flush_l2_multiple() {
   static const std::optional<int> n = []() -> std::optional<int> {
-    const std::optional<std::string> v = read(kCacheFlushSweep);
+    const std::optional<std::string> v = read(kCacheFlushL2Multiple);
     const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
-    if (parsed >= 1 && parsed <= 16) return static_cast<int>(parsed);
+    if (parsed >= 2 && parsed <= 16) return static_cast<int>(parsed);
     return std::nullopt;
   }();
   return n;

@@ -1,4 +1,4 @@
-// The L2 flush kernel (see cache_flush_kernel.h).
+// The L2 flush kernels (see cache_flush_kernel.h).
 #include "cuda/kernels/cache_flush_kernel.h"
 
 #include <cuda_runtime.h>
@@ -32,14 +32,18 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Drops the buffer's lines from L2 without writing them back (PTX discard,
-// sm_80 and later: the lines' contents become indeterminate, which the flush
-// does not mind), so that the L2 is left holding (almost) nothing rather
+// sm_80 and later, a no-op when built for older devices, where CacheFlush
+// does not launch it: the lines' contents become indeterminate, which the
+// flush does not mind), so that the L2 is left holding (almost) nothing rather
 // than the buffer's clean lines. Runs after l2_flush_kernel has finished
 // (stream order): no line is discarded before its last read.
 __global__ void __launch_bounds__(kThreads) l2_discard_kernel(char* buffer, std::size_t lines) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < lines; i += stride)
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < lines; i += stride) {
+#if __CUDA_ARCH__ >= 800
     asm volatile("discard.global.L2 [%0], 128;" ::"l"(buffer + i * kCacheLine) : "memory");
+#endif
+  }
 }
 
 }  // namespace
