@@ -68,8 +68,7 @@ int main(int argc, char** argv) {
   if (cuDeviceGet(&device, 0) != CUDA_SUCCESS) return 1;
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  rangereplay::StatusOr<rangereplay::cu::CacheFlush> created = rangereplay::cu::CacheFlush::create(
-      device, stream, rangereplay::cu::kDefaultFlushL2Multiple, rangereplay::cu::kDefaultFlushDiscard);
+  rangereplay::StatusOr<rangereplay::cu::CacheFlush> created = rangereplay::cu::CacheFlush::create(device, stream);
   if (!created.ok()) {
     std::fprintf(stderr, "cache_flush_bench: %s\n", created.status().to_string().c_str());
     return 1;

@@ -49,16 +49,6 @@ std::optional<std::size_t> batch_ranges() {
   return n;
 }
 
-std::optional<int> cache_flush_l2_multiple() {
-  static const std::optional<int> n = []() -> std::optional<int> {
-    const std::optional<std::string> v = read(kCacheFlushL2Multiple);
-    const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
-    if (parsed >= 2 && parsed <= 16) return static_cast<int>(parsed);
-    return std::nullopt;
-  }();
-  return n;
-}
-
 std::optional<std::chrono::seconds> rendezvous_timeout() {
   static const std::optional<std::chrono::seconds> s = []() -> std::optional<std::chrono::seconds> {
     const std::optional<std::string> v = read(kRendezvousTimeout);
@@ -76,11 +66,6 @@ bool standing_pass_off() {
 
 bool counter_warm_up_off() {
   static const bool off = read(kCounterWarmUp) == "0";
-  return off;
-}
-
-bool cache_flush_discard_off() {
-  static const bool off = read(kCacheFlushDiscard) == "0";
   return off;
 }
 

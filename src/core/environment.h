@@ -34,8 +34,6 @@ inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
 inline constexpr const char* kBatch = "RANGEREPLAY_BATCH";
-inline constexpr const char* kCacheFlushL2Multiple = "RANGEREPLAY_CACHE_FLUSH_L2_MULTIPLE";
-inline constexpr const char* kCacheFlushDiscard = "RANGEREPLAY_CACHE_FLUSH_DISCARD";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kConfig = "RANGEREPLAY_CONFIG";
@@ -59,7 +57,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 15> kVariables{{
+inline constexpr std::array<Variable, 13> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -87,12 +85,6 @@ inline constexpr std::array<Variable, 15> kVariables{{
      "runtime's own exit handler; ranges left after that decline (replay_failed). While ranges wait, every "
      "launch takes the tool's lock. Not with --verify; ranges with graph launches or pinned host buffers passed "
      "to kernels are replayed at once"},
-    {kCacheFlushL2Multiple, SetBy::kUser, "injection", "2: the flush reads twice the L2's size",
-     "a whole number from 2 to 16: the L2 flush of --cache-control reads that many times the L2's size (a buffer "
-     "of that size is allocated once); other values are ignored"},
-    {kCacheFlushDiscard, SetBy::kUser, "injection", "unset: the flush ends by discarding its buffer's lines from L2",
-     "0 leaves the flush buffer's clean lines in L2 after each flush of --cache-control (the range's lines then "
-     "replace them) instead of discarding them, which leaves the L2 empty; other values are ignored"},
     {kRendezvousTimeout, SetBy::kUser, "injection",
      "60: rank 0 waits up to 60 s for the others, the others twice that for rank 0",
      "whole seconds from 1 to 3600: how long rank 0 of --collectives replay waits for the job's other ranks at "
@@ -132,11 +124,6 @@ bool counter_warm_up_off();
 /// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base
 /// 10), or nullopt when unset or below 2.
 std::optional<std::size_t> batch_ranges();
-/// RANGEREPLAY_CACHE_FLUSH_L2_MULTIPLE as a whole number from 2 to 16 (read as
-/// strtol does, base 10), or nullopt when unset or outside that.
-std::optional<int> cache_flush_l2_multiple();
-/// RANGEREPLAY_CACHE_FLUSH_DISCARD is exactly "0".
-bool cache_flush_discard_off();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as
 /// strtol does, base 10), or nullopt when unset or outside that.
 std::optional<std::chrono::seconds> rendezvous_timeout();

@@ -6,15 +6,12 @@
 
 namespace rangereplay::cu {
 
-StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream, int l2_multiple, bool discard) {
+StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream) {
   int l2 = 0;
   RR_CU(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device));
-  int major = 0;
-  RR_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
-  // A multiple of the L2, in whole 1 MiB units, so every set is walked over.
+  // Twice the L2, in whole 1 MiB units, so every set is walked over.
   constexpr std::size_t kMiB = std::size_t{1} << 20;
-  const std::size_t multiple = static_cast<std::size_t>(l2_multiple > 2 ? l2_multiple : 2);
-  const std::size_t bytes = (multiple * static_cast<std::size_t>(l2 > 0 ? l2 : 0) + kMiB - 1) / kMiB * kMiB;
+  const std::size_t bytes = (2 * static_cast<std::size_t>(l2 > 0 ? l2 : 0) + kMiB - 1) / kMiB * kMiB;
   if (bytes == 0) return failed_precondition("the device reports no L2 cache size");
   StatusOr<DeviceBuffer> buffer = allocate_device(bytes);
   if (!buffer.ok())
@@ -25,12 +22,11 @@ StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream, int l2
   // Written once, so that every page is resident before the first flush;
   // what the flush reads does not matter, only that it reads.
   RR_CU(cuMemsetD8Async(buffer->get(), 0, bytes, stream));
-  // PTX's discard needs sm_80.
-  return CacheFlush(std::move(*buffer), std::move(*sink), bytes, discard && major >= 8);
+  return CacheFlush(std::move(*buffer), std::move(*sink), bytes);
 }
 
 Status CacheFlush::flush(CUstream stream) const {
-  return kernels::launch_l2_flush(buffer_.get(), bytes_, sink_.get(), discard_, stream);
+  return kernels::launch_l2_flush(buffer_.get(), bytes_, sink_.get(), stream);
 }
 
 }  // namespace rangereplay::cu

@@ -61,9 +61,9 @@ struct ActiveRange {
   bool kernel_counter_ranges = false;
   // Per-kernel values from CUPTI's auto ranges with a cache flush: every
   // replayed pass flushes L2 once more after its counters start, as the
-  // pass's first kernels (RangeController::lead_in_kernels), so that nothing CUPTI's pass start leaves dirty in
-  // L2 is written back during the range's first kernel. That flush takes the
-  // pass's first counter ranges; their values are dropped (evaluate). (Whole-
+  // pass's first kernel, so that nothing CUPTI's pass start leaves dirty in
+  // L2 is written back during the range's first kernel. That flush is the
+  // pass's first counter range; its values are dropped (evaluate). (Whole-
   // range counters get the same from a lead-in user range of their own:
   // RangeController::end_whole_range_lead_in.)
   bool lead_in_flush = false;

@@ -99,9 +99,7 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   // tool's dirty lines are written back before the counters start. A
   // one-pass list under none neither snapshots nor restores: no flush.
   if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
-    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(
-        setup->device, tool_stream_, environment::cache_flush_l2_multiple().value_or(cu::kDefaultFlushL2Multiple),
-        environment::cache_flush_discard_off() ? false : cu::kDefaultFlushDiscard);
+    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device, tool_stream_);
     if (flush.ok()) {
       cache_flush_.emplace(std::move(*flush));
     } else {
@@ -362,10 +360,6 @@ std::function<Status()> RangeController::after_counters_start(const ActiveRange&
   if (range.lead_in_flush) return flush_on_tool_stream();
   if (!cache_flush_) return {};
   return [this, name = range.name] { return end_whole_range_lead_in(name); };
-}
-
-std::size_t RangeController::lead_in_kernels(const ActiveRange& range) const {
-  return range.lead_in_flush && cache_flush_ ? static_cast<std::size_t>(cache_flush_->kernel_launches()) : 0;
 }
 
 std::function<Status()> RangeController::flush_on_tool_stream() {
@@ -665,12 +659,11 @@ Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t k
         "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
         "ranges fail on replayed graph launches)");
   }
-  // Under a cache flush, CUPTI's auto ranges get one more counter range per
-  // kernel of the lead-in flush each replayed pass runs first
-  // (ActiveRange::lead_in_flush).
+  // Under a cache flush, CUPTI's auto ranges get one more counter range: the
+  // lead-in flush each replayed pass runs first (ActiveRange::lead_in_flush).
   range.lead_in_flush =
       per_kernel && cache_flush_.has_value() && !range.kernel_counter_ranges && !range.whole_range_counters;
-  if (configured.ok()) configured = counters_->backend().resize(kernel_count + lead_in_kernels(range));
+  if (configured.ok()) configured = counters_->backend().resize(kernel_count + (range.lead_in_flush ? 1 : 0));
   if (configured.code() == StatusCode::kResourceExhausted)
     configured = resource_exhausted(configured.message() +
                                     "; narrow the range, collect fewer metrics, or use --range-metrics whole");
@@ -1128,23 +1121,21 @@ Status RangeController::evaluate(ActiveRange& range) {
   range.record.timings.decode_ms += ms_since(start);
   const bool whole_range_lead_in = counters_->backend().pass_has_lead_in();
   if (range.lead_in_flush || whole_range_lead_in) {
-    // Every pass's first counter ranges were the lead-in flush's: the first
-    // auto ranges, one per kernel of the flush, before the range's kernels,
-    // or the whole-range lead-in before the range's own. Any other count
-    // could shift every value.
+    // Every pass's first counter range was the lead-in flush's: the first
+    // auto range, one more than the range's kernels, or the whole-range
+    // lead-in before the range's own. Any other count could shift every
+    // value by one.
     const std::size_t kernels = range.program.kernels().size();
-    const std::size_t lead_in = whole_range_lead_in ? 1 : lead_in_kernels(range);
-    if (values.size() != (whole_range_lead_in ? 2 : kernels + lead_in))
+    if (values.size() != (whole_range_lead_in ? 2 : kernels + 1))
       return internal_error("CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
                             (whole_range_lead_in ? std::string("a whole range and its lead-in")
-                                                 : "the lead-in flush (" + std::to_string(lead_in) + " kernels) and " +
-                                                       std::to_string(kernels) + " kernels"));
-    values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lead_in));
+                                                 : "the lead-in flush and " + std::to_string(kernels) + " kernels"));
+    values.erase(values.begin());
     range.record.notes.push_back(whole_range_lead_in
                                      ? "every counted pass flushed L2 again after its counters started, in a counter "
                                        "range of its own that is left out"
                                      : "every replayed pass flushed L2 again after its counters started, as its first "
-                                       "kernels (their counter ranges are left out)");
+                                       "kernel (that kernel's counter range is left out)");
   }
   record_kernels(range, values);
   if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");

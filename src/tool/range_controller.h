@@ -233,9 +233,6 @@ class RangeController {
   // What a replayed pass of `range` runs right after its counters start: the
   // per-kernel lead-in flush, the whole-range lead-in, or nothing.
   std::function<Status()> after_counters_start(const ActiveRange& range);
-  // CUPTI auto ranges that `range`'s per-kernel lead-in flush takes at the
-  // start of each replayed pass (the flush's kernel launches), 0 without it.
-  std::size_t lead_in_kernels(const ActiveRange& range) const;
   // Enqueues the L2 flush on the tool's stream without waiting (a replay
   // window's flush_caches hook); empty when the tool has no flush buffer.
   std::function<Status()> flush_on_tool_stream();

@@ -22,9 +22,8 @@ TEST(Environment, the_table_names_each_variable_once_and_marks_test_hooks) {
     EXPECT_FALSE(v.default_value.empty()) << v.name;
     EXPECT_EQ(v.set_by == SetBy::kTests, v.name.starts_with("RANGEREPLAY_TEST_")) << v.name;
   }
-  for (const char* name :
-       {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kKernelRanges, kBatch, kCacheFlushL2Multiple,
-        kCacheFlushDiscard, kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
+  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kKernelRanges, kBatch,
+                           kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
     EXPECT_TRUE(names.contains(name)) << name;
   }
 }
@@ -66,22 +65,6 @@ TEST(Environment, batch_ranges_is_a_number_of_at_least_two) {
   ASSERT_EQ(setenv(kBatch, "8", 1), 0);
   EXPECT_EQ(batch_ranges(), std::nullopt);  // read once
   unsetenv(kBatch);
-}
-
-TEST(Environment, cache_flush_l2_multiple_is_a_number_from_two_to_sixteen) {
-  ASSERT_EQ(setenv(kCacheFlushL2Multiple, "4x", 1), 0);
-  EXPECT_EQ(cache_flush_l2_multiple(), 4);
-  ASSERT_EQ(setenv(kCacheFlushL2Multiple, "8", 1), 0);
-  EXPECT_EQ(cache_flush_l2_multiple(), 4);  // read once
-  unsetenv(kCacheFlushL2Multiple);
-}
-
-TEST(Environment, cache_flush_discard_is_off_only_for_exactly_zero) {
-  ASSERT_EQ(setenv(kCacheFlushDiscard, "00", 1), 0);
-  EXPECT_FALSE(cache_flush_discard_off());
-  ASSERT_EQ(setenv(kCacheFlushDiscard, "0", 1), 0);
-  EXPECT_FALSE(cache_flush_discard_off());  // read once
-  unsetenv(kCacheFlushDiscard);
 }
 
 TEST(Environment, user_kernel_ranges_only_for_exactly_user) {
