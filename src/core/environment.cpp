@@ -69,6 +69,11 @@ bool counter_warm_up_off() {
   return off;
 }
 
+bool whole_range_lead_in_off() {
+  static const bool off = read(kWholeRangeLeadIn) == "0";
+  return off;
+}
+
 bool user_kernel_ranges() {
   static const bool on = read(kKernelRanges) == "user";
   return on;

@@ -118,7 +118,9 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   // which the flush runs once more, after CUPTI's start: what the start
   // leaves dirty in L2 is written back there, not in the range's counters
   // (end_whole_range_lead_in; its values are dropped in evaluate).
-  if (cache_flush_ && !parts_.config.app_range) s = counters_->backend().set_lead_in(true);
+  // RANGEREPLAY_WHOLE_RANGE_LEAD_IN=0 leaves it out, to measure its cost.
+  if (cache_flush_ && !parts_.config.app_range && !environment::whole_range_lead_in_off())
+    s = counters_->backend().set_lead_in(true);
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_context_ = ctx;
   counters_device_ = setup->device;

@@ -22,8 +22,8 @@ TEST(Environment, the_table_names_each_variable_once_and_marks_test_hooks) {
     EXPECT_FALSE(v.default_value.empty()) << v.name;
     EXPECT_EQ(v.set_by == SetBy::kTests, v.name.starts_with("RANGEREPLAY_TEST_")) << v.name;
   }
-  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kKernelRanges, kBatch,
-                           kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
+  for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kWholeRangeLeadIn, kKernelRanges,
+                           kBatch, kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
     EXPECT_TRUE(names.contains(name)) << name;
   }
 }
@@ -59,6 +59,21 @@ TEST(Environment, standing_pass_is_off_only_for_exactly_zero) {
   EXPECT_TRUE(standing_pass_off());  // read once
 }
 
+// Sets `name` to `first` before `flag`'s first read and to `then` after it:
+// `flag` is false for `first` and stays so (read once), though `then` would
+// turn it on.
+void expect_off_and_read_once(const char* name, const char* first, const char* then, bool (*flag)()) {
+  ASSERT_EQ(setenv(name, first, 1), 0);
+  EXPECT_FALSE(flag()) << name << "=" << first;
+  ASSERT_EQ(setenv(name, then, 1), 0);
+  EXPECT_FALSE(flag()) << name << " read again";
+  unsetenv(name);
+}
+
+TEST(Environment, whole_range_lead_in_is_off_only_for_exactly_zero) {
+  expect_off_and_read_once(kWholeRangeLeadIn, "no", "0", whole_range_lead_in_off);
+}
+
 TEST(Environment, batch_ranges_is_a_number_of_at_least_two) {
   ASSERT_EQ(setenv(kBatch, "1", 1), 0);
   EXPECT_EQ(batch_ranges(), std::nullopt);  // one range is no batch
@@ -68,11 +83,7 @@ TEST(Environment, batch_ranges_is_a_number_of_at_least_two) {
 }
 
 TEST(Environment, user_kernel_ranges_only_for_exactly_user) {
-  ASSERT_EQ(setenv(kKernelRanges, "users", 1), 0);
-  EXPECT_FALSE(user_kernel_ranges());
-  ASSERT_EQ(setenv(kKernelRanges, "user", 1), 0);
-  EXPECT_FALSE(user_kernel_ranges());  // read once
-  unsetenv(kKernelRanges);
+  expect_off_and_read_once(kKernelRanges, "users", "user", user_kernel_ranges);
 }
 
 TEST(Environment, config_path_is_the_variable_as_set) {
