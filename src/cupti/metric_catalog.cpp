@@ -321,7 +321,8 @@ Status MetricCatalog::unknown_name_error(const std::string& name) const {
   if (closest.empty())
     return invalid_argument(message +
                             "; no similar names (list them with `rangereplay --list-metrics` on a GPU, or "
-                            "`rangereplay-metrics-probe --chip GH100 --list-all` without one)");
+                            "`rangereplay-metrics-probe --chip GH100 --list-all` without one; in a build folder it is "
+                            "tools/metrics-probe/metrics-probe)");
   return invalid_argument(message + "; closest: " + join(closest, ", "));
 }
 

@@ -178,7 +178,8 @@ TEST_F(Gh100Catalog, validate_says_metric_names_are_lower_case) {
 TEST_F(Gh100Catalog, validate_says_when_nothing_is_similar) {
   EXPECT_EQ(catalog().validate({"qqqqqqqqqqqqqqqqqqqqqqqq"}).message(),
             "unknown metric 'qqqqqqqqqqqqqqqqqqqqqqqq' for GH100; no similar names (list them with `rangereplay "
-            "--list-metrics` on a GPU, or `rangereplay-metrics-probe --chip GH100 --list-all` without one)");
+            "--list-metrics` on a GPU, or `rangereplay-metrics-probe --chip GH100 --list-all` without one; in a build "
+            "folder it is tools/metrics-probe/metrics-probe)");
 }
 
 TEST_F(Gh100Catalog, describes_a_metric_with_units) {

@@ -441,10 +441,24 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   return std::optional<CommandLine>();
 }
 
-// `merge`'s reports and output, checked without the file system. Errors:
-// invalid_argument for fewer than two reports, one given twice (compared as
-// written, normalized: `./a.json` is `a.json`), an output given empty, not
-// ending in .json or .csv, or naming one of the reports.
+// Whether two paths name one file: the same text once normalized (`./a.json`
+// is `a.json`), the same existing file (std::filesystem::equivalent: through
+// links, `..` and absolute paths), or the same weakly canonical path (a file
+// not written yet).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal()) return true;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec) && !ec) return true;
+  const fs::path canonical_a = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path canonical_b = fs::weakly_canonical(b, ec);
+  return !ec && canonical_a == canonical_b;
+}
+
+// `merge`'s reports and output. Errors: invalid_argument for fewer than two
+// reports, one given twice or an output naming one of the reports (compared
+// as files: same_file), an output given empty or not ending in .json or .csv.
 StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, const std::string& output,
                                      bool output_given) {
   if (output_given && output.empty()) return invalid_argument(value_hint("--output"));
@@ -455,7 +469,7 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].empty()) return invalid_argument("merge: report " + std::to_string(i) + " is an empty name");
     for (std::size_t j = 0; j < i; ++j) {
-      if (std::filesystem::path(inputs[i]).lexically_normal() == std::filesystem::path(inputs[j]).lexically_normal())
+      if (same_file(inputs[i], inputs[j]))
         return invalid_argument("merge: " + inputs[i] + " is given twice (ranks " + std::to_string(j) + " and " +
                                 std::to_string(i) + "); give each rank's report once");
     }
@@ -471,7 +485,7 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
     }
     req.format = *format;
     for (const std::string& input : inputs) {
-      if (std::filesystem::path(input).lexically_normal() == std::filesystem::path(output).lexically_normal())
+      if (same_file(input, output))
         return invalid_argument("merge: --output " + output + " is one of the reports it reads; name another file");
     }
   }

@@ -545,7 +545,8 @@ int exit_code_after_unsaved_report(int application_exit_code) {
 
 Status list_metrics_no_device_error(const Status& no_device) {
   return Status(no_device.code(), no_device.message() + "; without a GPU, `rangereplay-metrics-probe --chip " +
-                                      kOfflineChip + " --list-all` lists " + kOfflineChip + "'s names");
+                                      kOfflineChip + " --list-all` lists " + kOfflineChip +
+                                      "'s names (in a build folder: tools/metrics-probe/metrics-probe)");
 }
 
 Status no_device_error(const ProfileRequest& request, MetricQueries* offline, const Status& no_device) {

@@ -84,7 +84,8 @@ Status no_device_error(const ProfileRequest& request, MetricQueries* offline, co
 
 /// The error for --list-metrics when no CUDA device is found: `no_device`
 /// (same code) with a pointer to the offline list, one line: "...; without a
-/// GPU, `rangereplay-metrics-probe --chip GH100 --list-all` lists GH100's names".
+/// GPU, `rangereplay-metrics-probe --chip GH100 --list-all` lists GH100's names (in a build
+/// folder: tools/metrics-probe/metrics-probe)".
 Status list_metrics_no_device_error(const Status& no_device);
 
 /// The variables the launcher sets in the application's environment, on top

@@ -296,9 +296,14 @@ class Parser {
                (col > 0 && col - 1 < fixed.size() && fixed[col - 1] == '[')) {
       fixed.insert(col, "step");
     }
-    std::string_view body = fixed;
-    if (body.starts_with(kRegexPrefix)) body.remove_prefix(kRegexPrefix.size());
-    if (const auto at = body.find('@'); at != std::string_view::npos) body.remove_prefix(at + 1);
+    // The other empty names go the same way, so that the fix parses: a
+    // doubled delimiter is written once, and none leads the names.
+    for (const char* doubled : {"//", ",,"})
+      for (std::size_t at = fixed.find(doubled); at != std::string::npos; at = fixed.find(doubled)) fixed.erase(at, 1);
+    std::size_t names = fixed.starts_with(kRegexPrefix) ? kRegexPrefix.size() : 0;
+    if (const auto at = fixed.find('@', names); at != std::string::npos) names = at + 1;
+    while (names < fixed.size() && is_delim(names)) fixed.erase(names, 1);
+    std::string_view body = std::string_view(fixed).substr(names);
     if (body.empty()) return "a range name, e.g. step/";
     const bool push_pop_marked = body.find('/') != std::string_view::npos || body.front() == '[' || body.back() == ']';
     if (expr_.kind == NvtxRangeKind::kPushPop && !push_pop_marked) fixed.push_back('/');

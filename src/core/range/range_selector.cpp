@@ -58,10 +58,15 @@ StatusOr<RangeSelector> RangeSelector::parse_list(std::string_view text, std::st
     return column_parse_error(option, text, col, problem, hint, error_column);
   };
   const std::string example = "write range numbers from 0 and spans, e.g. 2,5-7";
+  // The list without the comma at `col`, and without the other empty items
+  // (doubled, leading or trailing commas); the example when nothing is left.
   auto without = [&](std::size_t col) {
     std::string fixed(text);
     fixed.erase(col, 1);
-    return "write " + fixed;
+    for (std::size_t at = fixed.find(",,"); at != std::string::npos; at = fixed.find(",,")) fixed.erase(at, 1);
+    while (!fixed.empty() && fixed.front() == ',') fixed.erase(0, 1);
+    while (!fixed.empty() && fixed.back() == ',') fixed.pop_back();
+    return fixed.empty() ? example : "write " + fixed;
   };
   // Reads digits at pos into *out; returns false on overflow.
   auto read_number = [&](std::size_t& pos, std::uint64_t* out) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -929,6 +930,21 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "merge writes JSON or CSV: give --output a name ending in .json or .csv, not 'job'");
   EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "./r1.json"}),
             "merge: --output ./r1.json is one of the reports it reads; name another file");
+}
+
+TEST(CliOptions, merge_compares_its_reports_and_output_as_files_not_as_text) {
+  testing::TempTree tree;
+  const std::string r0 = tree.file("run/r0.json");
+  const std::string r1 = tree.file("run/r1.json");
+  std::filesystem::create_symlink(r0, tree.path("run/link.json"));
+  const std::string dotted = tree.path("run/../run/r0.json");
+  EXPECT_EQ(error_of({"merge", r0, r1, "-o", dotted}),
+            "merge: --output " + dotted + " is one of the reports it reads; name another file");
+  EXPECT_EQ(error_of({"merge", r0, tree.path("run/link.json")}),
+            "merge: " + tree.path("run/link.json") + " is given twice (ranks 0 and 1); give each rank's report once");
+  // A new file beside them, named through `..`, is another file.
+  EXPECT_EQ(parse({"merge", r0, r1, "-o", tree.path("run/../run/job.json")}).merge.output_path,
+            tree.path("run/../run/job.json"));
 }
 
 }  // namespace

@@ -164,9 +164,10 @@ TEST(NoDeviceError, names_that_cannot_be_checked_say_so) {
 TEST(ListMetricsNoDeviceError, points_to_the_offline_list_on_one_line) {
   const Status s = list_metrics_no_device_error(kNoDevice);
   EXPECT_EQ(s.code(), kNoDevice.code());
-  EXPECT_EQ(
-      s.message(),
-      kNoDevice.message() + "; without a GPU, `rangereplay-metrics-probe --chip GH100 --list-all` lists GH100's names");
+  EXPECT_EQ(s.message(),
+            kNoDevice.message() +
+                "; without a GPU, `rangereplay-metrics-probe --chip GH100 --list-all` lists GH100's names (in a build "
+                "folder: tools/metrics-probe/metrics-probe)");
   EXPECT_EQ(s.message().find('\n'), std::string::npos);
 }
 
