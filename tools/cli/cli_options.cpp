@@ -545,7 +545,22 @@ StatusOr<std::vector<std::string>> application_command(const CLI::App& profile, 
   if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-') {
     return invalid_argument("unknown option '" + command.front() + "'; see 'rangereplay profile --help'");
   }
-  if (!command.empty() && w.has_dashes) command.push_back("--");
+  if (!command.empty() && w.has_dashes) {
+    // A size written in two words ("--snapshot-host-limit 6 GB -- app"):
+    // its unit would be taken for the application.
+    const std::string& word = command.front();
+    const bool unit = !word.empty() &&
+                      std::none_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
+                      storage::parse_byte_size("1" + word).ok();
+    const auto at = std::find(w.ours.begin(), w.ours.end(), word);
+    if (unit && at - w.ours.begin() >= 3) {
+      const std::string& option = *(at - 2);
+      const std::string& value = *(at - 1);
+      return invalid_argument("'" + word + "' after " + option + " " + value +
+                              " would be the application; write the size as one word: " + option + " " + value + word);
+    }
+    command.push_back("--");
+  }
   command.insert(command.end(), w.after_dashes.begin(), w.after_dashes.end());
   if (command.empty()) {
     return invalid_argument("no application given; write 'rangereplay profile [options] -- <app> [args]'");

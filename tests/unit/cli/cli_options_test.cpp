@@ -932,6 +932,15 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "merge: --output ./r1.json is one of the reports it reads; name another file");
 }
 
+TEST(CliOptions, a_size_in_two_words_names_the_option_not_the_unit_as_the_application) {
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--snapshot-host-limit", "6", "GB", "--", "./app"}),
+            "'GB' after --snapshot-host-limit 6 would be the application; write the size as one word: "
+            "--snapshot-host-limit 6GB");
+  // An application before "--" still takes the rest verbatim.
+  EXPECT_EQ(parse({"profile", "--nvtx-include", "step/", "./app", "--", "x"}).profile.config.command,
+            (std::vector<std::string>{"./app", "--", "x"}));
+}
+
 TEST(CliOptions, merge_compares_its_reports_and_output_as_files_not_as_text) {
   testing::TempTree tree;
   const std::string r0 = tree.file("run/r0.json");
