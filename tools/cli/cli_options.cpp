@@ -819,6 +819,11 @@ Status check_app_range_mode_options(const CLI::App& profile, const ProfileReques
                               name);
     }
   }
+  if (req.config.collectives == CollectivesMode::kReplay) {
+    return invalid_argument(
+        "--collectives replay makes the ranks replay a range together; --replay-mode app-range does not replay (it "
+        "runs the application again); drop --collectives replay");
+  }
   if (profile.count("--range-metrics") > 0 && req.config.range_metrics == RangeMetrics::kPerKernel) {
     return invalid_argument(
         "--replay-mode app-range gives whole-range values (one counter range per range and pass); drop "

@@ -857,6 +857,11 @@ TEST(AppRunOptions, range_replay_options_are_refused_with_app_range_mode) {
   EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--range-metrics", "kernel"}),
             "--replay-mode app-range gives whole-range values (one counter range per range and pass); drop "
             "--range-metrics kernel, or profile with --replay-mode range for per-kernel values");
+  EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--collectives", "replay"}),
+            "--collectives replay makes the ranks replay a range together; --replay-mode app-range does not replay "
+            "(it runs the application again); drop --collectives replay");
+  EXPECT_TRUE(app_run_request({"--replay-mode", "app-range", "--collectives", "decline"}).ok());
+  EXPECT_TRUE(app_run_request({"--fallback", "app-range", "--collectives", "replay"}).ok());
   EXPECT_TRUE(app_run_request({"--replay-mode", "app-range", "--range-metrics", "whole"}).ok());
   EXPECT_TRUE(app_run_request({"--fallback", "app-range", "--verify"}).ok());  // run 1 replays
 }
