@@ -294,7 +294,12 @@ int profile(const ProfileRequest& request) {
   StatusOr<std::string> exe_dir = executable_dir();
   if (!exe_dir.ok()) return fail(exe_dir.status(), kExitFailure);
   StatusOr<std::string> inject_lib = find_injection_library(*exe_dir, process_env);
-  if (!inject_lib.ok()) return fail(inject_lib.status(), kExitFailure);
+  if (!inject_lib.ok()) {
+    // A RANGEREPLAY_INJECT_LIB naming no file is the user's input; a library
+    // missing from the build or install is the profiler's failure.
+    return fail(inject_lib.status(),
+                inject_lib.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
+  }
   MetricModule module = load_metric_module();
   steps.done("metric module loaded");
   StatusOr<std::vector<std::string>> selected =

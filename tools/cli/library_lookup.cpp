@@ -42,8 +42,8 @@ std::string join_folders(const std::vector<std::string>& candidates) {
 StatusOr<std::string> find_injection_library(const std::string& exe_dir, const EnvLookup& env) {
   if (std::optional<std::string> forced = env(kInjectLibEnv); forced && !forced->empty()) {
     if (auto found = first_existing_file({*forced})) return *found;
-    return not_found(std::string(kInjectLibEnv) + "='" + *forced + "' is not a file; point it at " + kInjectLibName +
-                     " or unset it");
+    return invalid_argument(std::string(kInjectLibEnv) + "='" + *forced + "' is not a file; point it at " +
+                            kInjectLibName + " or unset it");
   }
   const fs::path dir(exe_dir);
   const std::vector<std::string> candidates = {

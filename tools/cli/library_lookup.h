@@ -36,8 +36,10 @@ std::optional<std::string> first_existing_file(const std::vector<std::string>& c
 ///   2. <exe_dir>/librangereplay_inject.so
 ///   3. <exe_dir>/../lib/librangereplay_inject.so
 ///   4. <exe_dir>/../../src/librangereplay_inject.so   (build tree)
-/// Returns an absolute, canonical path. Errors (not_found, one line listing the
-/// folders searched and the fix).
+/// Returns an absolute, canonical path. Errors (one line): invalid_argument
+/// when $RANGEREPLAY_INJECT_LIB names no file (the user's input); not_found
+/// listing the folders searched and the fix otherwise (a build or install
+/// without the library).
 StatusOr<std::string> find_injection_library(const std::string& exe_dir, const EnvLookup& env);
 
 /// Finds the launcher's metric-query module `module_name` (kMetricsModuleName

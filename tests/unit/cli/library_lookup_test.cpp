@@ -36,6 +36,7 @@ TEST(LibraryLookup, environment_variable_naming_no_file_is_an_error) {
   t.file("bin/librangereplay_inject.so");
   auto found = find_injection_library(t.path("bin"), env_of({{"RANGEREPLAY_INJECT_LIB", t.path("nope.so")}}));
   ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().code(), StatusCode::kInvalidArgument);  // the launcher exits 2
   EXPECT_EQ(found.status().message(), "RANGEREPLAY_INJECT_LIB='" + t.path("nope.so") +
                                           "' is not a file; point it at librangereplay_inject.so or unset it");
 }
