@@ -96,7 +96,8 @@ std::string value_hint(const std::string& option) {
       {"--range-count", "a whole number from 1"},
       {"--skip", "a whole number"},
       {"--range-list", "matched range numbers, e.g. 2,5-7"},
-      {"--output", "a file name ending in .json or .csv"},
+      {"--output", "a file name ending in .json, .csv or .html"},
+      {"--csv-page", "details or raw"},
       {"--restore", restore_choices(" or ")},
       {"--cache-control", "all or none"},
       {"--collectives", "decline or replay"},
@@ -461,7 +462,8 @@ bool same_file(const std::string& a, const std::string& b) {
 // as files: same_file), an output given empty or not ending in .json or .csv.
 StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, const std::string& output,
                                      bool output_given) {
-  if (output_given && output.empty()) return invalid_argument(value_hint("--output"));
+  if (output_given && output.empty())
+    return invalid_argument("--output needs a value (a file name ending in .json or .csv)");
   if (inputs.size() < 2) {
     return invalid_argument("merge needs the reports of at least two ranks, rank 0 first: write 'rangereplay merge " +
                             (inputs.empty() ? std::string("rank0.json") : inputs.front()) + " rank1.json ...'");
@@ -514,6 +516,9 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
   } else if (l.list_sets()) {
     out.action = Action::kListSets;
   } else if (l.report->parsed()) {
+    if (trim(l.report_output).empty()) return invalid_argument(value_hint("--output"));
+    if (l.report_csv_page.empty() && l.report->count("--csv-page") > 0)
+      return invalid_argument(value_hint("--csv-page"));
     RR_ASSIGN_OR_RETURN(OutputFormat format, output_format_of(l.report_output));
     out.action = Action::kReport;
     RR_ASSIGN_OR_RETURN(CsvPage page, parse_csv_page(l.report_csv_page, format));

@@ -237,7 +237,7 @@ TEST(CliOptions, cli11_wording_is_replaced_by_one_line_with_the_fix) {
   EXPECT_EQ(error_of({"profile", "--nvtx-exclude", "--", "./app"}),
             "--nvtx-exclude needs a value (an NVTX expression, e.g. warmup/)");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "-o"}),
-            "--output needs a value (a file name ending in .json or .csv)");
+            "--output needs a value (a file name ending in .json, .csv or .html)");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--set"}),
             "--set needs a value (a set name; 'rangereplay --list-sets' lists them)");
   // A flag given a value.
@@ -413,13 +413,14 @@ TEST(CliOptions, every_option_given_an_empty_value_is_an_error) {
       {"--set", "--set needs a value (a set name; 'rangereplay --list-sets' lists them)"},
       {"--snapshot-host-limit", "--snapshot-host-limit needs a value (a size, e.g. 32GiB)"},
       {"--snapshot-device-limit", "--snapshot-device-limit needs a value (a size, e.g. 8GiB)"},
-      {"-o", "--output needs a value (a file name ending in .json or .csv)"},
-      {"--output", "--output needs a value (a file name ending in .json or .csv)"},
+      {"-o", "--output needs a value (a file name ending in .json, .csv or .html)"},
+      {"--output", "--output needs a value (a file name ending in .json, .csv or .html)"},
       {"--range-list", "--range-list needs a value (matched range numbers, e.g. 2,5-7)"},
       {"--range-count", "--range-count needs a value (a whole number from 1)"},
       {"--skip", "--skip needs a value (a whole number)"},
       {"--range-metrics", "--range-metrics needs a value (kernel or whole)"},
       {"--restore", "--restore needs a value (full or differential)"},
+      {"--csv-page", "--csv-page needs a value (details or raw)"},
   };
   for (const auto& [option, message] : cases) {
     EXPECT_EQ(error_of({"profile", "--profiler-api", option, "", "--", "./app"}), message) << option;
@@ -428,7 +429,7 @@ TEST(CliOptions, every_option_given_an_empty_value_is_an_error) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics=", "--", "./app"}),
             "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--output=", "--", "./app"}),
-            "--output needs a value (a file name ending in .json or .csv)");
+            "--output needs a value (a file name ending in .json, .csv or .html)");
   // After "--" the words are the application's, never ours.
   EXPECT_EQ(parse({"profile", "--profiler-api", "--", "./app", "--metrics="}).profile.config.command,
             (std::vector<std::string>{"./app", "--metrics="}));
@@ -935,6 +936,13 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "merge writes JSON or CSV: give --output a name ending in .json or .csv, not 'job'");
   EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "./r1.json"}),
             "merge: --output ./r1.json is one of the reports it reads; name another file");
+}
+
+TEST(CliOptions, report_names_an_empty_output_or_csv_page_as_missing) {
+  EXPECT_EQ(error_of({"report", "run.json", "-o", ""}),
+            "--output needs a value (a file name ending in .json, .csv or .html)");
+  EXPECT_EQ(error_of({"report", "run.json", "-o", "run.csv", "--csv-page", ""}),
+            "--csv-page needs a value (details or raw)");
 }
 
 TEST(CliOptions, a_size_in_two_words_names_the_option_not_the_unit_as_the_application) {
