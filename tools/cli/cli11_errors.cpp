@@ -1,6 +1,8 @@
 // CLI11's parse errors in one line (see cli11_errors.h).
 #include "cli/cli11_errors.h"
 
+#include "core/closest_names.h"
+
 namespace rangereplay::cli {
 
 std::string one_line(std::string text) {
@@ -20,6 +22,17 @@ const CLI::Option* option_named(const CLI::App& app, const std::string& word) {
   return nullptr;
 }
 
+std::string unknown_option_line(const CLI::App& app, const std::string& word, const std::string& help) {
+  const std::string name = word.substr(0, word.find('='));
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+  }
+  const std::vector<std::string> close = closest_names(name, names, 1, plausible_typo_distance(name.size()));
+  return "unknown option '" + word + "'" + (close.empty() ? "" : " (did you mean " + close.front() + "?)") + "; see '" +
+         help + "'";
+}
+
 std::string cli11_error_line(const CLI::ParseError& error, const std::vector<const CLI::App*>& apps,
                              const std::vector<std::string>& words, const std::string& help,
                              const ValueHint& value_hint) {
@@ -28,7 +41,7 @@ std::string cli11_error_line(const CLI::ParseError& error, const std::vector<con
     // --nvtx-include") names neither cause nor fix.
     const std::vector<std::string> extras = apps.empty() ? std::vector<std::string>{} : apps.front()->remaining();
     for (const std::string& x : extras) {
-      if (x.starts_with("-")) return "unknown option '" + x + "'; see '" + help + "'";
+      if (x.starts_with("-")) return unknown_option_line(*apps.front(), x, help);
     }
     return "unexpected '" + (extras.empty() ? std::string() : extras.front()) + "'; see '" + help + "'";
   }

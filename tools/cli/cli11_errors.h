@@ -32,6 +32,12 @@ std::string one_line(std::string text);
 /// (not its subcommands'); nullptr when none.
 const CLI::Option* option_named(const CLI::App& app, const std::string& word);
 
+/// "unknown option 'WORD' (did you mean --NAME?); see 'HELP'": the nearest
+/// of `app`'s long option names to WORD (its part before any '='), when one
+/// is within plausible_typo_distance (core/closest_names.h); without the
+/// parenthesis otherwise.
+std::string unknown_option_line(const CLI::App& app, const std::string& word, const std::string& help);
+
 /// The text for an option given no value, e.g. "--set needs a value (a set
 /// name; ...)". Empty function: "<option> needs a value".
 using ValueHint = std::function<std::string(const std::string& option)>;

@@ -387,7 +387,7 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     if (!cmd->parsed()) continue;
     const std::vector<std::string> extras = cmd->remaining();
     if (!extras.empty() && extras.front().size() > 1 && extras.front().starts_with("-"))
-      return "unknown option '" + extras.front() + "'; see 'rangereplay " + cmd->get_name() + " --help'";
+      return unknown_option_line(*cmd, extras.front(), "rangereplay " + cmd->get_name() + " --help");
   }
   if (l.report->parsed()) return "report writes one report again: write 'rangereplay report <x.json> -o <out.html>'";
   if (l.diff->parsed())
@@ -548,7 +548,7 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
 StatusOr<std::vector<std::string>> application_command(const CLI::App& profile, const Words& w) {
   std::vector<std::string> command = profile.remaining();
   if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-') {
-    return invalid_argument("unknown option '" + command.front() + "'; see 'rangereplay profile --help'");
+    return invalid_argument(unknown_option_line(profile, command.front(), "rangereplay profile --help"));
   }
   if (!command.empty() && w.has_dashes) {
     // A size written in two words ("--snapshot-host-limit 6 GB -- app"):

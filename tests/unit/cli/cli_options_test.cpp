@@ -938,6 +938,17 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "merge: --output ./r1.json is one of the reports it reads; name another file");
 }
 
+TEST(CliOptions, an_unknown_option_near_a_known_one_names_it) {
+  EXPECT_EQ(error_of({"profile", "--metric", "dram__bytes_read.sum", "--nvtx-include", "step/", "--", "./app"}),
+            "unknown option '--metric' (did you mean --metrics?); see 'rangereplay profile --help'");
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--cache-contrl=all", "--", "./app"}),
+            "unknown option '--cache-contrl=all' (did you mean --cache-control?); see 'rangereplay profile --help'");
+  EXPECT_EQ(error_of({"merge", "--outptu", "x.json", "a.json", "b.json"}),
+            "unknown option '--outptu' (did you mean --output?); see 'rangereplay merge --help'");
+  EXPECT_EQ(error_of({"profile", "--zzzzzzzzzz", "--", "./app"}),
+            "unknown option '--zzzzzzzzzz'; see 'rangereplay profile --help'");
+}
+
 TEST(CliOptions, report_names_an_empty_output_or_csv_page_as_missing) {
   EXPECT_EQ(error_of({"report", "run.json", "-o", ""}),
             "--output needs a value (a file name ending in .json, .csv or .html)");
