@@ -635,16 +635,35 @@ Status parse_range_source(const ProfileOptions& o, const std::vector<std::string
   return ok_status();
 }
 
+// Kernel windows are as many ranges as windows, known before the run: a
+// selection of none of them would profile nothing. Errors: invalid_argument
+// naming the count and the fix.
+Status check_kernel_windows_selected(const ProfileOptions& o, const ProfileConfig& c) {
+  if (!c.kernel_windows) return ok_status();
+  const std::size_t windows = c.kernel_windows->windows().size();
+  for (std::size_t i = 0; i < windows; ++i) {
+    if (c.ranges.selects(i)) return ok_status();
+  }
+  const std::string count =
+      std::to_string(windows) +
+      (windows == 1 ? " range (number 0)" : " ranges (numbers 0-" + std::to_string(windows - 1) + ")");
+  const std::string selection = !o.range_list.empty() ? "--range-list " + o.range_list : "--skip " + o.skip;
+  return invalid_argument("--kernel-range " + o.kernel_range + " makes " + count + " and " + selection +
+                          " selects none of them; select among those numbers or drop " +
+                          (!o.range_list.empty() ? "--range-list" : "--skip"));
+}
+
 // Which matched ranges to profile (--range-list, or --skip and
 // --range-count), into c.ranges and c.range_count. Errors: invalid_argument
-// for a malformed list or count, or a list given with --skip / --range-count.
+// for a malformed list or count, a list given with --skip / --range-count,
+// or a selection of none of --kernel-range's windows.
 Status parse_range_numbers(const ProfileOptions& o, ProfileConfig& c) {
   if (!o.range_list.empty() && (!o.skip.empty() || !o.range_count.empty())) {
     return invalid_argument("--range-list cannot be combined with --skip or --range-count; use one or the other");
   }
   if (!o.range_list.empty()) {
     RR_ASSIGN_OR_RETURN(c.ranges, parse_range_list(o.range_list));
-    return ok_status();
+    return check_kernel_windows_selected(o, c);
   }
   std::uint32_t skip_count = 0;
   if (!o.skip.empty()) {
@@ -656,7 +675,7 @@ Status parse_range_numbers(const ProfileOptions& o, ProfileConfig& c) {
   std::optional<std::uint64_t> count;
   if (c.range_count != 0) count = c.range_count;
   RR_ASSIGN_OR_RETURN(c.ranges, as_flag_error(range::RangeSelector::from_skip_count(skip_count, count)));
-  return ok_status();
+  return check_kernel_windows_selected(o, c);
 }
 
 // --metrics and --set into req.metrics_csv and req.set_name (kDefaultSet when

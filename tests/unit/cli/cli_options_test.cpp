@@ -706,7 +706,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
 
 TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
   EXPECT_EQ(
-      config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "2,5-7", "--set", "full", "./app", "a"}),
+      config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "1,5-7", "--set", "full", "./app", "a"}),
       R"json({
   "app_range": null,
   "cache_control": "all",
@@ -734,8 +734,8 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
   "range_metrics": "kernel",
   "ranges": [
     {
-      "first": 2,
-      "last": 2
+      "first": 1,
+      "last": 1
     },
     {
       "first": 5,
@@ -936,6 +936,18 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "merge writes JSON or CSV: give --output a name ending in .json or .csv, not 'job'");
   EXPECT_EQ(error_of({"merge", "r0.json", "r1.json", "-o", "./r1.json"}),
             "merge: --output ./r1.json is one of the reports it reads; name another file");
+}
+
+TEST(CliOptions, a_selection_of_none_of_the_kernel_windows_is_an_error) {
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "0:5", "--skip", "3", "--", "./app"}),
+            "--kernel-range 0:5 makes 1 range (number 0) and --skip 3 selects none of them; select among those "
+            "numbers or drop --skip");
+  EXPECT_EQ(error_of({"profile", "--kernel-range", "0:5,10:20", "--range-list", "2-4", "--", "./app"}),
+            "--kernel-range 0:5,10:20 makes 2 ranges (numbers 0-1) and --range-list 2-4 selects none of them; "
+            "select among those numbers or drop --range-list");
+  EXPECT_EQ(
+      parse({"profile", "--kernel-range", "0:5,10:20", "--skip", "1", "--", "./app"}).profile.config.ranges.selects(1),
+      true);
 }
 
 TEST(CliOptions, an_unknown_option_near_a_known_one_names_it) {
