@@ -614,6 +614,14 @@ Status parse_range_source(const ProfileOptions& o, const std::vector<std::string
   if (!c.nvtx_exclude.empty() && c.nvtx_include.empty()) {
     return invalid_argument("--nvtx-exclude only filters --nvtx-include ranges; add --nvtx-include EXPR");
   }
+  // Every --nvtx-include excluded again word for word selects nothing.
+  const auto excluded = [&](const std::string& include) {
+    return std::find(o.nvtx_exclude.begin(), o.nvtx_exclude.end(), include) != o.nvtx_exclude.end();
+  };
+  if (!o.nvtx_include.empty() && std::all_of(o.nvtx_include.begin(), o.nvtx_include.end(), excluded)) {
+    return invalid_argument("--nvtx-exclude " + o.nvtx_include.front() + " excludes every range --nvtx-include " +
+                            o.nvtx_include.front() + " selects; drop one of the two");
+  }
   if (sources == 0) {
     // `profile ./app --nvtx-include step/`: the options after the
     // application's name went to the application.

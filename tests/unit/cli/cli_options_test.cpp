@@ -938,6 +938,14 @@ TEST(CliOptions, merge_names_its_mistakes_with_the_fix) {
             "merge: --output ./r1.json is one of the reports it reads; name another file");
 }
 
+TEST(CliOptions, an_nvtx_exclude_equal_to_every_include_is_an_error) {
+  EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--nvtx-exclude", "step/", "--", "./app"}),
+            "--nvtx-exclude step/ excludes every range --nvtx-include step/ selects; drop one of the two");
+  // One include left standing still selects ranges.
+  EXPECT_TRUE(parse({"profile", "--nvtx-include", "a/", "--nvtx-include", "b/", "--nvtx-exclude", "a/", "--", "./x"})
+                  .profile.config.nvtx_exclude.size() == 1);
+}
+
 TEST(CliOptions, a_selection_of_none_of_the_kernel_windows_is_an_error) {
   EXPECT_EQ(error_of({"profile", "--kernel-range", "0:5", "--skip", "3", "--", "./app"}),
             "--kernel-range 0:5 makes 1 range (number 0) and --skip 3 selects none of them; select among those "
