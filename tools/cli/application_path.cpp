@@ -34,6 +34,13 @@ Status report(Probe p, const std::string& name, const std::string& shown) {
   if (name.find('/') != std::string::npos) {
     return not_found("application '" + name + "' not found; check the path");
   }
+  if (name.starts_with("-")) {
+    // `profile -- -- ./app`, `profile -- --flag ./app`: a word meant for
+    // rangereplay, or a second "--", where the application goes.
+    return not_found("application '" + name +
+                     "' looks like an option, not a program: after '--' comes the "
+                     "application, e.g. 'rangereplay profile [options] -- ./app args'");
+  }
   return not_found("application '" + name + "' not found in PATH; give its path (e.g. ./" + name +
                    ") or add its folder to PATH");
 }

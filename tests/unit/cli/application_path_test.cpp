@@ -79,6 +79,15 @@ TEST(ApplicationPath, a_bare_name_not_in_path_suggests_a_path) {
             "application 'nope' not found in PATH; give its path (e.g. ./nope) or add its folder to PATH");
 }
 
+TEST(ApplicationPath, an_option_where_the_application_goes_is_named_as_one) {
+  TempTree t;
+  auto found = resolve_application("--", t.path("x"));
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(),
+            "application '--' looks like an option, not a program: after '--' comes the application, e.g. "
+            "'rangereplay profile [options] -- ./app args'");
+}
+
 TEST(ApplicationPath, unset_path_uses_bin_and_usr_bin) {
   auto found = resolve_application("sh", std::nullopt);
   ASSERT_TRUE(found.ok());
