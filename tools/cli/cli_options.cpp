@@ -557,10 +557,17 @@ StatusOr<std::vector<std::string>> application_command(const CLI::App& profile, 
     const bool unit = !word.empty() &&
                       std::none_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
                       storage::parse_byte_size("1" + word).ok();
-    const auto at = std::find(w.ours.begin(), w.ours.end(), word);
-    if (unit && at - w.ours.begin() >= 3) {
-      const std::string& option = *(at - 2);
-      const std::string& value = *(at - 1);
+    // The application is the first word after the options: the last word
+    // before "--" that is `word`, right after a size option and its value.
+    const auto at = std::find(w.ours.rbegin(), w.ours.rend(), word);
+    const std::ptrdiff_t index = w.ours.rend() - at - 1;
+    const bool after_size =
+        unit && index >= 3 &&
+        (w.ours[index - 2] == "--snapshot-device-limit" || w.ours[index - 2] == "--snapshot-host-limit") &&
+        storage::parse_byte_size(w.ours[index - 1]).ok();
+    if (after_size) {
+      const std::string& option = w.ours[index - 2];
+      const std::string& value = w.ours[index - 1];
       return invalid_argument("'" + word + "' after " + option + " " + value +
                               " would be the application; write the size as one word: " + option + " " + value + word);
     }

@@ -980,6 +980,9 @@ TEST(CliOptions, a_size_in_two_words_names_the_option_not_the_unit_as_the_applic
   EXPECT_EQ(error_of({"profile", "--nvtx-include", "step/", "--snapshot-host-limit", "6", "GB", "--", "./app"}),
             "'GB' after --snapshot-host-limit 6 would be the application; write the size as one word: "
             "--snapshot-host-limit 6GB");
+  // A program named like a unit, not after a size option, is the application.
+  EXPECT_EQ(parse({"profile", "--nvtx-include", "step/", "B", "--", "x"}).profile.config.command,
+            (std::vector<std::string>{"B", "--", "x"}));
   // An application before "--" still takes the rest verbatim.
   EXPECT_EQ(parse({"profile", "--nvtx-include", "step/", "./app", "--", "x"}).profile.config.command,
             (std::vector<std::string>{"./app", "--", "x"}));
