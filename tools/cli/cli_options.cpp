@@ -442,18 +442,19 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   return std::optional<CommandLine>();
 }
 
-// Whether two paths name one file: the same text once normalized (`./a.json`
-// is `a.json`), the same existing file (std::filesystem::equivalent: through
-// links, `..` and absolute paths), or the same weakly canonical path (a file
-// not written yet).
+// Whether two paths name one file: where both exist, the same file
+// (std::filesystem::equivalent: through links, `..` and absolute paths);
+// otherwise the same text once normalized (`./a.json` is `a.json`) or the
+// same weakly canonical absolute path. A file-system error counts as "not
+// the same".
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
-  if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal()) return true;
   std::error_code ec;
-  if (fs::equivalent(a, b, ec) && !ec) return true;
-  const fs::path canonical_a = fs::weakly_canonical(a, ec);
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
+  if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal()) return true;
+  const fs::path canonical_a = fs::weakly_canonical(fs::absolute(a, ec), ec);
   if (ec) return false;
-  const fs::path canonical_b = fs::weakly_canonical(b, ec);
+  const fs::path canonical_b = fs::weakly_canonical(fs::absolute(b, ec), ec);
   return !ec && canonical_a == canonical_b;
 }
 
@@ -554,7 +555,7 @@ StatusOr<std::vector<std::string>> application_command(const CLI::App& profile, 
     // A size written in two words ("--snapshot-host-limit 6 GB -- app"):
     // its unit would be taken for the application.
     const std::string& word = command.front();
-    const bool unit = !word.empty() &&
+    const bool unit = word.size() >= 2 &&  // not "B": a program may be named so
                       std::none_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
                       storage::parse_byte_size("1" + word).ok();
     // The application is the first word after the options: the last word

@@ -10,8 +10,9 @@
 //   rangereplay --list-sets    | list-sets
 //   rangereplay --version | --help
 //
-// Parsing touches neither the file system nor the GPU; the launcher checks the
-// application path, metric names and the device afterwards (launcher.h).
+// Parsing touches no GPU, and the file system only to tell whether merge's
+// paths name the same file; the launcher checks the application path, metric
+// names and the device afterwards (launcher.h).
 #pragma once
 
 #include <span>
@@ -93,8 +94,12 @@ inline constexpr const char* kDefaultSet = "basic";
 /// missing value, malformed size / NVTX expression / kernel range / range
 /// list / output name, an option given an empty value ("--metrics needs a
 /// value"), an unknown --set name, no range selected, more than one range
-/// source, no application; for merge: fewer than two reports, a report
-/// given twice, an output not ending in .json or .csv). Thread-safe if `env` is.
+/// source, a selection of none of the --kernel-range windows, an
+/// --nvtx-exclude equal to every --nvtx-include, --collectives replay with
+/// --replay-mode app-range, a snapshot limit's size written in two words, no
+/// application; for merge: fewer than two reports, a report given twice or
+/// an output naming one of them (compared as files), an output not ending in
+/// .json or .csv). Thread-safe if `env` is.
 StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, const EnvLookup& env);
 
 /// Parses --kernel-range windows "A:B[,C:D...]" (launch indices, B

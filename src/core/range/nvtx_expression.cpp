@@ -296,18 +296,33 @@ class Parser {
                (col > 0 && col - 1 < fixed.size() && fixed[col - 1] == '[')) {
       fixed.insert(col, "step");
     }
-    // The other empty names go the same way, so that the fix parses: a
-    // doubled delimiter is written once, and none leads the names.
-    for (const char* doubled : {"//", ",,"})
-      for (std::size_t at = fixed.find(doubled); at != std::string::npos; at = fixed.find(doubled)) fixed.erase(at, 1);
     std::size_t names = fixed.starts_with(kRegexPrefix) ? kRegexPrefix.size() : 0;
     if (const auto at = fixed.find('@', names); at != std::string::npos) names = at + 1;
-    while (names < fixed.size() && is_delim(names)) fixed.erase(names, 1);
+    // The other empty names go the same way, so that the fix parses: a
+    // doubled delimiter is written once, and none leads the names (after a
+    // '[' anchor either), and none ends them. Not in
+    // a regex or where a backslash may escape a delimiter (the fix would
+    // change the names); there a fix that does not parse gives way to the
+    // example below.
+    if (fixed.find('\\') == std::string::npos && !fixed.starts_with(kRegexPrefix)) {
+      for (const char* doubled : {"//", ",,"})
+        for (std::size_t at = fixed.find(doubled, names); at != std::string::npos; at = fixed.find(doubled, names))
+          fixed.erase(at, 1);
+      const std::size_t first = names < fixed.size() && fixed[names] == '[' ? names + 1 : names;  // after an anchor
+      while (first < fixed.size() && is_delim(first)) fixed.erase(first, 1);
+      while (fixed.size() > first && fixed.back() == ',') fixed.pop_back();
+    }
+    const std::string example = "a range name, e.g. " + fixed.substr(0, names) + "step/";
     std::string_view body = std::string_view(fixed).substr(names);
-    if (body.empty()) return "a range name, e.g. step/";
+    if (body.empty()) return example;
     const bool push_pop_marked = body.find('/') != std::string_view::npos || body.front() == '[' || body.back() == ']';
     if (expr_.kind == NvtxRangeKind::kPushPop && !push_pop_marked) fixed.push_back('/');
-    return fixed;
+    // A fix is only offered when it parses itself (checked without
+    // suggestions of its own, so the check ends).
+    if (!suggest_) return fixed;
+    Parser check(fixed, option_);
+    check.suggest_ = false;
+    return check.run(nullptr).ok() ? fixed : example;
   }
 
   // Builds a name from tokens: exact text, or a compiled regex.
@@ -334,6 +349,7 @@ class Parser {
 
   std::string_view text_;
   std::string_view option_;
+  bool suggest_ = true;  // false: checking a suggested fix (fix_empty)
   bool regex_ = false;
   NvtxExpression expr_;
   ParseError matcher_error_{0, "", ""};

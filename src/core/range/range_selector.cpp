@@ -66,7 +66,8 @@ StatusOr<RangeSelector> RangeSelector::parse_list(std::string_view text, std::st
     for (std::size_t at = fixed.find(",,"); at != std::string::npos; at = fixed.find(",,")) fixed.erase(at, 1);
     while (!fixed.empty() && fixed.front() == ',') fixed.erase(0, 1);
     while (!fixed.empty() && fixed.back() == ',') fixed.pop_back();
-    return fixed.empty() ? example : "write " + fixed;
+    // Offered only when it parses (a shorter list: the check ends).
+    return fixed.empty() || !parse_list(fixed).ok() ? example : "write " + fixed;
   };
   // Reads digits at pos into *out; returns false on overflow.
   auto read_number = [&](std::size_t& pos, std::uint64_t* out) {

@@ -89,6 +89,7 @@ TEST(RangeSelector, malformed_lists_name_the_problem_and_its_column) {
       {",", 0, "ranges ',': empty item at column 1; write range numbers from 0 and spans, e.g. 2,5-7"},
       {",,", 0, "ranges ',,': empty item at column 1; write range numbers from 0 and spans, e.g. 2,5-7"},
       {"2,,,5", 2, "ranges '2,,,5': empty item at column 3; write 2,5"},
+      {"1,,-3", 2, "ranges '1,,-3': empty item at column 3; write range numbers from 0 and spans, e.g. 2,5-7"},
       {"7-5", 0, "ranges '7-5': reversed span at column 1; write 5-7"},
       {"1,7-5", 2, "ranges '1,7-5': reversed span at column 3; write 5-7"},
       {"2,a", 2, "ranges '2,a': unexpected 'a' at column 3; write range numbers from 0 and spans, e.g. 2,5-7"},
