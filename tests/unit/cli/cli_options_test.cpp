@@ -998,6 +998,13 @@ TEST(CliOptions, merge_compares_its_reports_and_output_as_files_not_as_text) {
             "merge: --output " + dotted + " is one of the reports it reads; name another file");
   EXPECT_EQ(error_of({"merge", r0, tree.path("run/link.json")}),
             "merge: " + tree.path("run/link.json") + " is given twice (ranks 0 and 1); give each rank's report once");
+  // Text that normalizes alike but names two files (`..` after a link to a
+  // folder elsewhere) is two reports.
+  tree.file("real/r0.json");
+  tree.folder("real/sub");
+  std::filesystem::create_symlink(tree.path("real/sub"), tree.path("run/to_sub"));
+  const std::string through_link = tree.path("run/to_sub/../r0.json");  // real/r0.json
+  EXPECT_EQ(parse({"merge", r0, through_link}).merge.report_paths, (std::vector<std::string>{r0, through_link}));
   // A new file beside them, named through `..`, is another file.
   EXPECT_EQ(parse({"merge", r0, r1, "-o", tree.path("run/../run/job.json")}).merge.output_path,
             tree.path("run/../run/job.json"));
