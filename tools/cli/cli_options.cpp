@@ -1,15 +1,18 @@
-// Command-line parsing with CLI11 and the checks that need no file system or
-// GPU (see cli_options.h). Range-selection options are parsed here, once, with
+// Command-line parsing with CLI11 and the checks that need no GPU, and the
+// file system only for merge's paths (see cli_options.h). Range-selection options are parsed here, once, with
 // the core parsers (src/core/range/): the configuration carries the parsed
 // values to the injection, and a malformed expression is reported before the
 // application starts, with its column.
 #include "cli/cli_options.h"
+
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -442,25 +445,24 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   return std::optional<CommandLine>();
 }
 
-// Whether two paths name one file: where both exist, the same file
-// (std::filesystem::equivalent: through links, `..` and absolute paths);
-// otherwise the same text once normalized (`./a.json` is `a.json`) or the
-// same weakly canonical absolute path. A file-system error counts as "not
-// the same".
-bool same_file(const std::string& a, const std::string& b) {
+// What names a file, for telling whether two of merge's paths are one file:
+// its device and inode where it exists (through links, `..` and absolute
+// paths alike), otherwise its weakly canonical absolute path (`./a.json` is
+// `a.json`; an output not written yet), or the path as written, normalized,
+// when the file system cannot say. One stat per path.
+std::string file_identity(const std::string& path) {
   namespace fs = std::filesystem;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
-  if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal()) return true;
-  const fs::path canonical_a = fs::weakly_canonical(fs::absolute(a, ec), ec);
-  if (ec) return false;
-  const fs::path canonical_b = fs::weakly_canonical(fs::absolute(b, ec), ec);
-  return !ec && canonical_a == canonical_b;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return "path " + (ec ? fs::path(path).lexically_normal() : canonical).string();
 }
 
 // `merge`'s reports and output. Errors: invalid_argument for fewer than two
 // reports, one given twice or an output naming one of the reports (compared
-// as files: same_file), an output given empty or not ending in .json or .csv.
+// as files: file_identity), an output given empty or not ending in .json or
+// .csv.
 StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, const std::string& output,
                                      bool output_given) {
   if (output_given && output.empty())
@@ -469,13 +471,13 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
     return invalid_argument("merge needs the reports of at least two ranks, rank 0 first: write 'rangereplay merge " +
                             (inputs.empty() ? std::string("rank0.json") : inputs.front()) + " rank1.json ...'");
   }
+  std::map<std::string, std::size_t> rank_of;  // file_identity -> the first rank naming it
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].empty()) return invalid_argument("merge: report " + std::to_string(i) + " is an empty name");
-    for (std::size_t j = 0; j < i; ++j) {
-      if (same_file(inputs[i], inputs[j]))
-        return invalid_argument("merge: " + inputs[i] + " is given twice (ranks " + std::to_string(j) + " and " +
-                                std::to_string(i) + "); give each rank's report once");
-    }
+    const auto [seen, added] = rank_of.emplace(file_identity(inputs[i]), i);
+    if (!added)
+      return invalid_argument("merge: " + inputs[i] + " is given twice (ranks " + std::to_string(seen->second) +
+                              " and " + std::to_string(i) + "); give each rank's report once");
   }
   MergeRequest req;
   req.report_paths = inputs;
@@ -487,10 +489,8 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
                               "'");
     }
     req.format = *format;
-    for (const std::string& input : inputs) {
-      if (same_file(input, output))
-        return invalid_argument("merge: --output " + output + " is one of the reports it reads; name another file");
-    }
+    if (rank_of.contains(file_identity(output)))
+      return invalid_argument("merge: --output " + output + " is one of the reports it reads; name another file");
   }
   return req;
 }
