@@ -553,19 +553,16 @@ StatusOr<std::vector<std::string>> application_command(const CLI::App& profile, 
   }
   if (!command.empty() && w.has_dashes) {
     // A size written in two words ("--snapshot-host-limit 6 GB -- app"):
-    // its unit would be taken for the application.
+    // its unit would be taken for the application. The command is the tail
+    // of our words (prefix_command), so the application's word is at
+    // `index`, right after the option and its number.
     const std::string& word = command.front();
-    const bool unit = word.size() >= 2 &&  // not "B": a program may be named so
-                      std::none_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
-                      storage::parse_byte_size("1" + word).ok();
-    // The application is the first word after the options: the last word
-    // before "--" that is `word`, right after a size option and its value.
-    const auto at = std::find(w.ours.rbegin(), w.ours.rend(), word);
-    const std::ptrdiff_t index = w.ours.rend() - at - 1;
+    const std::size_t index = w.ours.size() - command.size();
     const bool after_size =
-        unit && index >= 3 &&
+        index >= 3 && word.size() >= 2 &&  // not "B": a program may be named so
+        std::none_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
         (w.ours[index - 2] == "--snapshot-device-limit" || w.ours[index - 2] == "--snapshot-host-limit") &&
-        storage::parse_byte_size(w.ours[index - 1]).ok();
+        storage::parse_byte_size(w.ours[index - 1] + word).ok();
     if (after_size) {
       const std::string& option = w.ours[index - 2];
       const std::string& value = w.ours[index - 1];

@@ -300,10 +300,9 @@ class Parser {
     if (const auto at = fixed.find('@', names); at != std::string::npos) names = at + 1;
     // The other empty names go the same way, so that the fix parses: a
     // doubled delimiter is written once, and none leads the names (after a
-    // '[' anchor either), and none ends them. Not in
-    // a regex or where a backslash may escape a delimiter (the fix would
-    // change the names); there a fix that does not parse gives way to the
-    // example below.
+    // '[' anchor either), and none ends them. Not in a regex or where a
+    // backslash may escape a delimiter (the fix would change the names);
+    // there a fix that does not parse gives way to the example below.
     if (fixed.find('\\') == std::string::npos && !fixed.starts_with(kRegexPrefix)) {
       for (const char* doubled : {"//", ",,"})
         for (std::size_t at = fixed.find(doubled, names); at != std::string::npos; at = fixed.find(doubled, names))
