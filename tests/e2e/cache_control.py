@@ -54,6 +54,16 @@ def close(metric, ours, ref):
     return bytes_close(ours, ref)
 
 
+def close_to_a_run(metric, ours, runs, i):
+    """ours close to range i's value in at least one of ncu's runs."""
+    return any(close(metric, ours, t[i].get(metric)) for t in runs)
+
+
+def run_values(runs, i, metric):
+    """Range i's value in each of ncu's runs, for printing: "a / b"."""
+    return " / ".join(str(t[i].get(metric)) for t in runs)
+
+
 for size in ("16MiB", "256MiB"):
     app = [os.path.join(build, "examples/stream"), "--iterations", "3", "--bytes", size]
     rc, plain, err = run(app, timeout=120)
@@ -94,14 +104,12 @@ for size in ("16MiB", "256MiB"):
                             f"{' | '.join(errs)}")
             continue
         for i, a in enumerate(ours):
-            row = ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {' / '.join(str(t[i].get(m)) for t in ncu_runs)}"
-                            for m in METRICS)
+            row = ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {run_values(ncu_runs, i, m)}" for m in METRICS)
             print(f"{size} --cache-control {mode} range {i}: {row}")
             if mode == "all":
                 for m in METRICS:
-                    if not any(close(m, a.get(m), t[i].get(m)) for t in ncu_runs):
-                        failures.append(f"{size} all range {i}: {m} {a.get(m)} vs ncu "
-                                        f"{' / '.join(str(t[i].get(m)) for t in ncu_runs)}")
+                    if not close_to_a_run(m, a.get(m), ncu_runs, i):
+                        failures.append(f"{size} all range {i}: {m} {a.get(m)} vs ncu {run_values(ncu_runs, i, m)}")
             elif size == "16MiB":
                 w, ref = a.get("dram__bytes_write.sum"), theirs[i].get("dram__bytes_write.sum")
                 if not number(w) or not number(ref) or w > ref + max(0.02 * ref, 65536.0):
@@ -116,12 +124,13 @@ for size in ("16MiB", "256MiB"):
                 failures.append(f"{size} all one pass: rc={rc}, {one_pass['pass_count']} passes: {tail(err)}")
                 continue
             for i, a in enumerate(range_sums(one_pass, METRICS[:2])):
-                refs = {m: " / ".join(str(t[i].get(m)) for t in ncu_runs) for m in METRICS[:2]}
                 print(f"{size} --cache-control all, one pass, range {i}: " +
-                      ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {refs[m]}" for m in METRICS[:2]))
+                      ", ".join(f"{m.split('__')[1]} {a.get(m)} vs ncu {run_values(ncu_runs, i, m)}"
+                                for m in METRICS[:2]))
                 for m in METRICS[:2]:
-                    if not any(close(m, a.get(m), t[i].get(m)) for t in ncu_runs):
-                        failures.append(f"{size} all one pass range {i}: {m} {a.get(m)} vs ncu {refs[m]}")
+                    if not close_to_a_run(m, a.get(m), ncu_runs, i):
+                        failures.append(f"{size} all one pass range {i}: {m} {a.get(m)} vs ncu "
+                                        f"{run_values(ncu_runs, i, m)}")
             # For the record, not checked: the first range without the set-up's warm-up pass, where CUPTI's
             # first start of the process falls into that range's pass.
             out = tempfile.mktemp(suffix=".json")
