@@ -24,16 +24,14 @@ import tempfile
 from e2e_common import checksums, load_report, run, summarize, tail
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ncu"))
-from ncu_compare import NcuCsvError, ncu_csv_command, parse_ncu_csv, range_sums  # noqa: E402
+from ncu_compare import MULTI_PASS_THROUGHPUTS, NcuCsvError, ncu_csv_command, parse_ncu_csv, range_sums  # noqa: E402
 
 build = sys.argv[1]
 CLI = os.path.join(build, "tools/cli/rangereplay")
 METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"]
 # Throughputs that need passes of their own, so every range is replayed (the
 # restore before a replayed pass is what the flush must keep uncounted).
-EXTRA = ["sm__throughput.avg.pct_of_peak_sustained_elapsed",
-         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-         "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_elapsed"]
+EXTRA = list(MULTI_PASS_THROUGHPUTS)
 failures = []
 
 

@@ -17,14 +17,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from e2e_common import load_report, run, tail  # noqa: E402
-from ncu_compare import NcuCsvError, kernel_values, ncu_csv_command, parse_ncu_csv  # noqa: E402
+from ncu_compare import MULTI_PASS_THROUGHPUTS, NcuCsvError, kernel_values, ncu_csv_command, parse_ncu_csv  # noqa: E402
 
 build = sys.argv[1]
 CLI = os.path.join(build, "tools/cli/rangereplay")
 BYTES = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
-EXTRA = ["sm__throughput.avg.pct_of_peak_sustained_elapsed",
-         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-         "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_elapsed"]
+EXTRA = list(MULTI_PASS_THROUGHPUTS)
 KERNELS_PER_STEP = 6
 
 

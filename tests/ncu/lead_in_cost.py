@@ -20,15 +20,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from e2e_common import load_report, run, tail  # noqa: E402
-from ncu_compare import range_sums  # noqa: E402
+from ncu_compare import MULTI_PASS_THROUGHPUTS, range_sums  # noqa: E402
 
 build = sys.argv[1]
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 CLI = os.path.join(build, "tools/cli/rangereplay")
-METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
-           "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-           "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-           "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_elapsed"]
+METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"] + list(MULTI_PASS_THROUGHPUTS)
 VARIANTS = [("lead-in", {}), ("no lead-in", {"RANGEREPLAY_WHOLE_RANGE_LEAD_IN": "0"})]
 
 for size in ("16MiB", "256MiB"):

@@ -34,6 +34,12 @@ INST = "smsp__inst_executed.sum"
 DRAM = "dram__bytes_read.sum"
 # The metrics compared value by value with ncu: instructions (exact), DRAM bytes read (within 2%).
 FIDELITY_METRICS = (INST, DRAM)
+# Throughputs that need counter passes of their own: added to a list of DRAM and L2 counters, they make every
+# range multi-pass, so that replayed passes (and their restores) are measured (the cache-control checks).
+MULTI_PASS_THROUGHPUTS = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                          "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                          "l1tex__throughput.avg.pct_of_peak_sustained_active",
+                          "lts__throughput.avg.pct_of_peak_sustained_elapsed")
 # ncu with the GPU's clocks left as they are (ncu's default locks them to base).
 NCU = ("ncu", "--clock-control", "none")
 
