@@ -59,7 +59,8 @@ bool fallback_can_collect(DeclineReason reason) {
     case DeclineReason::kGraphDestroyedInRange:
     case DeclineReason::kModuleGlobalsInRange:
     case DeclineReason::kWriteSetLearned:
-    case DeclineReason::kWriteSetExceeded: return true;
+    case DeclineReason::kWriteSetExceeded:
+    case DeclineReason::kCounterRangesMismatch: return true;
     case DeclineReason::kStreamCaptureActive:
     case DeclineReason::kCountersUnavailable:
     case DeclineReason::kCountersNotPermitted:

@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 29> kReasons = {{
+constexpr std::array<ReasonInfo, 30> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -128,6 +128,13 @@ constexpr std::array<ReasonInfo, 29> kReasons = {{
      "CUDA call), so the tool could not tell which context's work the range measures",
      "make a CUDA call on that thread before the range begins (cudaSetDevice or cudaFree(0) binds the runtime's "
      "context to it)"},
+    {DeclineReason::kCounterRangesMismatch, "counter_ranges_mismatch",
+     "CUPTI returned a different number of counter ranges than the pass opened (a lead-in flush and one per kernel, "
+     "or one per range of a batch or of the standing pass), so its values cannot be matched to their kernels or "
+     "ranges",
+     "profile again, or select the range alone (--range-list, or a --kernel-range of its window only), as such "
+     "ranges replayed in other runs; --fallback app-range measures it, one set of values for the range, by "
+     "re-running the application"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

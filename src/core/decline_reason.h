@@ -68,6 +68,9 @@ enum class DeclineReason : std::uint8_t {
   // before the range's last pass)
   kAppRangeIncomplete,
   kNoContext,  // no_context (no CUDA context was current on the thread that began the range)
+  // counter_ranges_mismatch (CUPTI returned a different number of counter
+  // ranges than the pass opened, so values cannot be matched to their kernels or ranges)
+  kCounterRangesMismatch,
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

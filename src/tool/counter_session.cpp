@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/decline.h"
 #include "core/elapsed.h"
 
 namespace rangereplay::tool {
@@ -122,10 +123,14 @@ void CounterSession::flush_standing_pass(const char* why, std::vector<report::Ra
       record.notes.push_back("one-pass metrics collected in a CUPTI pass left open across " +
                              std::to_string(standing_pushed_) + " ranges (flushed: " + why + ")");
     } else {
-      reporter.record_decline(record, DeclineReason::kCountersUnavailable,
-                              s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
-                                           std::to_string(standing_pushed_) + " pushed"
-                                     : s.message());
+      // A pass that ended well but came back short: a count CUPTI got wrong,
+      // not counters that are missing.
+      reporter.record_decline(
+          record,
+          s.ok() ? DeclineReason::kCounterRangesMismatch : decline_of(s, DeclineReason::kCountersUnavailable).reason,
+          s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
+                       std::to_string(standing_pushed_) + " pushed"
+                 : s.message());
     }
   }
   standing_pending_.clear();

@@ -558,7 +558,10 @@ void RangeController::end() {
   if (!range->eligibility.declined() && range->standing_counter_range) {
     record_kernels(*range, {});  // the values come when the standing pass is flushed
   } else if (!range->eligibility.declined()) {
-    if (Status e = evaluate(*range); !e.ok()) decline(*range, DeclineReason::kCountersUnavailable, e.message());
+    if (Status e = evaluate(*range); !e.ok()) {
+      const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
+      decline(*range, d.reason, d.detail);
+    }
   }
   if (!range->eligibility.declined())
     range->record.counter_ranges = counter_ranges_name(*range, parts_.config.range_metrics);
@@ -980,7 +983,9 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
     if (values.ok() && values->size() < counter_ranges)
       values = internal_error("CUPTI returned " + std::to_string(values->size()) + " counter ranges for the " +
-                              std::to_string(counter_ranges) + " of the batch");
+                              std::to_string(counter_ranges) + " of the batch" +
+                              (*dropped > 0 ? " (its decode reported " + std::to_string(*dropped) + " dropped)" : ""))
+                   .with_decline_reason(DeclineReason::kCounterRangesMismatch);
     const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
     for (auto& range : batch) range->record.timings.decode_ms += decode_ms;
   }
@@ -992,7 +997,8 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     return;
   }
   if (!values.ok()) {
-    decline_batch(batch, DeclineReason::kCountersUnavailable, values.status().message());
+    decline_batch(batch, decline_of(values.status(), DeclineReason::kCountersUnavailable).reason,
+                  values.status().message());
     return;
   }
   const double window_ms = ms_since(start) / static_cast<double>(batch.size());
@@ -1127,11 +1133,8 @@ Status RangeController::evaluate(ActiveRange& range) {
     // auto range, one more than the range's kernels, or the whole-range
     // lead-in before the range's own. Any other count could shift every
     // value by one.
-    const std::size_t kernels = range.program.kernels().size();
-    if (values.size() != (whole_range_lead_in ? 2 : kernels + 1))
-      return internal_error("CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
-                            (whole_range_lead_in ? std::string("a whole range and its lead-in")
-                                                 : "the lead-in flush and " + std::to_string(kernels) + " kernels"));
+    RR_RETURN_IF_ERROR(
+        check_lead_in_ranges(values.size(), range.program.kernels().size(), whole_range_lead_in, dropped));
     values.erase(values.begin());
     range.record.notes.push_back(whole_range_lead_in
                                      ? "every counted pass flushed L2 again after its counters started, in a counter "

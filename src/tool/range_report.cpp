@@ -69,6 +69,15 @@ void record_kernels(report::RangeRecord& record, const RecordedProgram& program,
   }
 }
 
+Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped) {
+  if (returned == (whole_range ? 2 : kernels + 1)) return ok_status();
+  return internal_error("CUPTI returned " + std::to_string(returned) + " counter ranges for " +
+                        (whole_range ? std::string("a whole range and its lead-in")
+                                     : "the lead-in flush and " + std::to_string(kernels) + " kernels") +
+                        (dropped > 0 ? " (its decode reported " + std::to_string(dropped) + " dropped)" : ""))
+      .with_decline_reason(DeclineReason::kCounterRangesMismatch);
+}
+
 void RangeReporter::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) const {
   record.declined = true;
   record.decline_reason = std::string(decline_reason_name(reason));

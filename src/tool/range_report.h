@@ -19,6 +19,7 @@
 
 #include "core/decline_reason.h"
 #include "core/recorded_program.h"
+#include "core/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::tool {
@@ -47,6 +48,15 @@ report::KernelRecord kernel_record(const KernelLaunchOp& k, std::uint32_t index)
 /// range; otherwise values[0] as the range's metrics.
 void record_kernels(report::RangeRecord& record, const RecordedProgram& program, bool per_kernel,
                     const MetricColumns& columns, const std::vector<std::vector<double>>& values);
+
+/// Checks the counter ranges of a pass whose first counter range was a
+/// lead-in flush's: `returned` rows for `kernels` kernels must be one more
+/// than the kernels under CUPTI's auto ranges, or two (the lead-in and the
+/// range) when `whole_range`. OK, or an internal error carrying
+/// DeclineReason::kCounterRangesMismatch that names both counts and, when
+/// above 0, the `dropped` ranges CUPTI's decode reported (a row more or
+/// fewer would shift every value onto the wrong kernel).
+Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped = 0);
 
 class RangeReporter {
  public:

@@ -19,7 +19,8 @@ prevents by checking its arguments first (an unknown metric name).
 Every DeclineReason a program can produce on one machine has a case here,
 except write_set_learned and write_set_exceeded (e2e.pool_write_set: a pool
 of most of the device's memory); docs/limitations.md lists the others and why
-(counters_not_permitted, replay_failed, collective_in_range).
+(counters_not_permitted, replay_failed, collective_in_range,
+counter_ranges_mismatch).
 """
 import ctypes
 import os

@@ -116,9 +116,10 @@ TEST(AppRuns, the_fallback_collects_snapshot_and_recorder_limits_but_not_uncount
   EXPECT_FALSE(fallback_can_collect(DeclineReason::kRendezvousFailed));
   EXPECT_TRUE(fallback_can_collect(DeclineReason::kWriteSetLearned));
   EXPECT_TRUE(fallback_can_collect(DeclineReason::kWriteSetExceeded));
+  EXPECT_TRUE(fallback_can_collect(DeclineReason::kCounterRangesMismatch));
   int collectable = 0;
   for (DeclineReason r : all_decline_reasons()) collectable += fallback_can_collect(r) ? 1 : 0;
-  EXPECT_EQ(collectable, 14);
+  EXPECT_EQ(collectable, 15);
 }
 
 }  // namespace

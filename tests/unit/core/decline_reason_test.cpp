@@ -48,6 +48,7 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kWriteSetExceeded, "write_set_exceeded"},
       {DeclineReason::kAppRangeIncomplete, "app_range_incomplete"},
       {DeclineReason::kNoContext, "no_context"},
+      {DeclineReason::kCounterRangesMismatch, "counter_ranges_mismatch"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {

@@ -330,9 +330,9 @@ TEST(CounterSession, a_flush_declines_the_records_cupti_gave_no_values_for) {
   f.session->flush_standing_pass("full", records, RangeReporter(true));
   EXPECT_FALSE(records[0].declined);
   EXPECT_TRUE(records[1].declined);
-  EXPECT_EQ(records[1].decline_reason, "counters_unavailable");
-  EXPECT_EQ(records[1].decline_detail,
-            decline_report_detail(DeclineReason::kCountersUnavailable, "CUPTI returned 1 counter ranges for 2 pushed"));
+  EXPECT_EQ(records[1].decline_reason, "counter_ranges_mismatch");
+  EXPECT_EQ(records[1].decline_detail, decline_report_detail(DeclineReason::kCounterRangesMismatch,
+                                                             "CUPTI returned 1 counter ranges for 2 pushed"));
 }
 
 TEST(CounterSession, a_failed_flush_declines_every_pending_record_with_the_error) {

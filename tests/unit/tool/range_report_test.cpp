@@ -149,6 +149,27 @@ TEST(RecordKernels, a_count_mismatch_is_noted) {
   EXPECT_EQ(r.notes, (std::vector<std::string>{"CUPTI returned 1 kernel ranges for 3 recorded kernels"}));
 }
 
+TEST(LeadInRanges, one_more_than_the_kernels_per_kernel_and_two_for_a_whole_range_pass) {
+  EXPECT_TRUE(check_lead_in_ranges(5, 4, /*whole_range=*/false).ok());
+  EXPECT_TRUE(check_lead_in_ranges(2, 1, /*whole_range=*/false).ok());
+  EXPECT_TRUE(check_lead_in_ranges(2, 7, /*whole_range=*/true).ok());
+}
+
+TEST(LeadInRanges, a_range_fewer_or_more_declines_counter_ranges_mismatch_naming_both_counts) {
+  // Seen on the H200: 4 auto ranges for the lead-in flush and 4 kernels.
+  const Status fewer = check_lead_in_ranges(4, 4, /*whole_range=*/false);
+  EXPECT_FALSE(fewer.ok());
+  EXPECT_EQ(fewer.decline_reason(), DeclineReason::kCounterRangesMismatch);
+  EXPECT_EQ(fewer.message(), "CUPTI returned 4 counter ranges for the lead-in flush and 4 kernels");
+  const Status more = check_lead_in_ranges(7, 4, /*whole_range=*/false);
+  EXPECT_EQ(more.decline_reason(), DeclineReason::kCounterRangesMismatch);
+  const Status whole = check_lead_in_ranges(1, 3, /*whole_range=*/true);
+  EXPECT_EQ(whole.decline_reason(), DeclineReason::kCounterRangesMismatch);
+  EXPECT_EQ(whole.message(), "CUPTI returned 1 counter ranges for a whole range and its lead-in");
+  EXPECT_EQ(check_lead_in_ranges(3, 4, /*whole_range=*/false, /*dropped=*/2).message(),
+            "CUPTI returned 3 counter ranges for the lead-in flush and 4 kernels (its decode reported 2 dropped)");
+}
+
 TEST(RecordKernels, graph_kernel_nodes_take_the_launch_stream) {
   RecordedProgram p;
   GraphLaunchOp g;
