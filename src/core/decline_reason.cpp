@@ -132,9 +132,9 @@ constexpr std::array<ReasonInfo, 30> kReasons = {{
      "CUPTI returned a different number of counter ranges than the pass opened (a lead-in flush and one per kernel, "
      "or one per range of a batch or of the standing pass), so its values cannot be matched to their kernels or "
      "ranges",
-     "profile again, or select the range alone (--range-list, or a --kernel-range of its window only), as such "
-     "ranges replayed in other runs; --fallback app-range measures it, one set of values for the range, by "
-     "re-running the application"},
+     "select the range alone (--range-list, or a --kernel-range of its window only), which let such ranges replay, "
+     "or profile again; --fallback app-range measures it, one set of values for the range, by re-running the "
+     "application"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

@@ -1290,9 +1290,31 @@ TABLE_HEADER = (f"{'program':<30} {'verdict p/t/v':<18} {'exit p/t/v':<11} {'sam
                 f"{'declined (reasons)':<44} {'div':>4}  {'wall s p/t/v':<17}  notes")
 
 
+def verify_decline_differences(results):
+    """One line per range whose outcome in a --verify run (replayed, or the
+    decline reason) differs from the tool run of the same selection: a
+    decline that comes and goes between runs of one program."""
+    lines = []
+    for r in results:
+        runs = {t["label"]: t for t in r.get("tool", []) if t.get("report")}
+        for label, verify in runs.items():
+            tool = runs.get(label.replace("verify", "tool")) if "verify" in label else None
+            if tool is None:
+                continue
+            tool_ranges = {g["index"]: g for g in tool["report"]["ranges"]}
+            for g in verify["report"]["ranges"]:
+                t = tool_ranges.get(g["index"])
+                if t is None or t["reason"] == g["reason"]:
+                    continue
+                lines.append(f"  {r['name']} [{label}] ranges[{g['index']}] '{g['name']}': "
+                             f"{g['reason'] or 'replayed'} ({tool['label']}: {t['reason'] or 'replayed'})")
+    return lines
+
+
 def render_table(results, hangs, header_lines=()):
-    """The summary: header lines, each problem, each declined range with its
-    detail, the hang test, then one row per program. Columns: the program's
+    """The summary: header lines, each problem, each declined range of the
+    tool runs with its detail, the ranges whose outcome differs under
+    --verify, the hang test, then one row per program. Columns: the program's
     own verdict and exit code for plain/tool/verify runs (a cell shows one
     value when all runs agree; '|' joins different ones), whether they are
     unchanged under the tool, ranges replayed/declined in the tool runs (all
@@ -1315,6 +1337,10 @@ def render_table(results, hangs, header_lines=()):
     if declines:
         out.append("declined ranges:")
         out += declines
+    differing = verify_decline_differences(results)
+    if differing:
+        out.append("declines that differ between the tool and --verify runs of one selection:")
+        out += differing
     for h in hangs:
         line = f"hang test {h['name']}: {h['hung']}/{h['total']} runs hung (limit {h['timeout_s']} s)"
         if h["skipped"]:

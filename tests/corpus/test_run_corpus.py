@@ -523,6 +523,22 @@ class Table(unittest.TestCase):
         self.assertEqual(rc.suite_status([res], hangs), 1)
         self.assertEqual(rc.suite_status([res], []), 0)
 
+    def test_a_decline_that_differs_under_verify_is_listed(self):
+        tool_report = rc.summarize_report(REPORT)
+        verify_doc = json.loads(json.dumps(REPORT))
+        for g in verify_doc["ranges"]:
+            g["declined"], g["decline_reason"], g["decline_detail"] = True, "counter_ranges_mismatch", "CUPTI returned"
+        res = self.result(tool=[dict(run_rec("tool sel 1", report=tool_report), wall_s=2.5),
+                                dict(run_rec("verify sel 1", report=rc.summarize_report(verify_doc)), wall_s=2.75)])
+        table = rc.render_table([res], [])
+        self.assertIn("declines that differ between the tool and --verify runs of one selection:", table)
+        self.assertIn("simpleCudaGraphs [verify sel 1] ranges[0] 'kernels 0:2': counter_ranges_mismatch "
+                      "(tool sel 1: replayed)", table)
+        self.assertIn("simpleCudaGraphs [verify sel 1] ranges[1] 'kernels 5:6': counter_ranges_mismatch "
+                      "(tool sel 1: stream_capture_active)", table)
+        # Equal outcomes list nothing.
+        self.assertEqual(rc.verify_decline_differences([self.result()]), [])
+
     def test_changed_and_hung_rows(self):
         changed = self.result(changed=True, problems=["tool: exit code 1 (plain 0)"])
         self.assertIn(" NO ", rc.render_row(changed))
