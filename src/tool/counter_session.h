@@ -68,6 +68,11 @@ class CounterBackend {
   /// Values of the decoded counter data: one row per counter range, one
   /// value per metric (MetricColumns order).
   virtual StatusOr<std::vector<std::vector<double>>> evaluate() const = 0;
+  /// Names of the decoded counter data's ranges, in evaluate()'s order (a
+  /// user range's pushed name; CUPTI names its auto ranges itself); empty
+  /// where the backend keeps none. Read only to explain a count CUPTI got
+  /// wrong.
+  virtual StatusOr<std::vector<std::string>> range_names() const { return std::vector<std::string>{}; }
   virtual bool in_pass() const = 0;
   virtual std::size_t max_ranges() const = 0;
   virtual std::size_t most_ranges() const = 0;

@@ -2,6 +2,7 @@
 #include "tool/cupti_counters.h"
 
 #include "cuda/cu_status.h"
+#include "cupti/counter_evaluator.h"
 #include "cupti/device_counters.h"
 
 namespace rangereplay::tool {
@@ -13,6 +14,18 @@ cupti::RangeProfilerSession::Mode session_mode(CounterMode mode) {
     case CounterMode::kUserRanges: return cupti::RangeProfilerSession::Mode::kUserRanges;
   }
   return cupti::RangeProfilerSession::Mode::kPerKernel;
+}
+
+StatusOr<std::vector<std::string>> CuptiCounterBackend::range_names() const {
+  const std::vector<std::uint8_t>& image = session_->counter_data();
+  RR_ASSIGN_OR_RETURN(const std::size_t count, cupti::counter_data_range_count(image));
+  std::vector<std::string> names;
+  names.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    RR_ASSIGN_OR_RETURN(std::string name, cupti::counter_data_range_name(image, i));
+    names.push_back(std::move(name));
+  }
+  return names;
 }
 
 StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,

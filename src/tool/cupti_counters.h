@@ -41,6 +41,7 @@ class CuptiCounterBackend final : public CounterBackend {
   StatusOr<std::vector<std::vector<double>>> evaluate() const override {
     return evaluator_->evaluate(session_->counter_data());
   }
+  StatusOr<std::vector<std::string>> range_names() const override;
   bool in_pass() const override { return session_->in_pass(); }
   std::size_t max_ranges() const override { return session_->max_ranges(); }
   std::size_t most_ranges() const override { return session_->most_ranges(); }

@@ -1133,8 +1133,14 @@ Status RangeController::evaluate(ActiveRange& range) {
     // auto range, one more than the range's kernels, or the whole-range
     // lead-in before the range's own. Any other count could shift every
     // value by one.
-    RR_RETURN_IF_ERROR(
-        check_lead_in_ranges(values.size(), range.program.kernels().size(), whole_range_lead_in, dropped));
+    const std::size_t kernels = range.program.kernels().size();
+    if (!check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped).ok()) {
+      // CUPTI's names for the ranges it did return say which launch went
+      // uncounted.
+      const StatusOr<std::vector<std::string>> names = counters_->backend().range_names();
+      return check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped,
+                                  names.ok() ? std::span<const std::string>(*names) : std::span<const std::string>());
+    }
     values.erase(values.begin());
     range.record.notes.push_back(whole_range_lead_in
                                      ? "every counted pass flushed L2 again after its counters started, in a counter "

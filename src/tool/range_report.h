@@ -53,10 +53,12 @@ void record_kernels(report::RangeRecord& record, const RecordedProgram& program,
 /// lead-in flush's: `returned` rows for `kernels` kernels must be one more
 /// than the kernels under CUPTI's auto ranges, or two (the lead-in and the
 /// range) when `whole_range`. OK, or an internal error carrying
-/// DeclineReason::kCounterRangesMismatch that names both counts and, when
-/// above 0, the `dropped` ranges CUPTI's decode reported (a row more or
-/// fewer would shift every value onto the wrong kernel).
-Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped = 0);
+/// DeclineReason::kCounterRangesMismatch that names both counts, the
+/// `dropped` ranges CUPTI's decode reported when above 0, and the first 12
+/// of CUPTI's `names` for the returned ranges, each cut at 48 characters (a
+/// row more or fewer would shift every value onto the wrong kernel).
+Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped = 0,
+                            std::span<const std::string> names = {});
 
 class RangeReporter {
  public:

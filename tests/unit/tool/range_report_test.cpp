@@ -168,6 +168,14 @@ TEST(LeadInRanges, a_range_fewer_or_more_declines_counter_ranges_mismatch_naming
   EXPECT_EQ(whole.message(), "CUPTI returned 1 counter ranges for a whole range and its lead-in");
   EXPECT_EQ(check_lead_in_ranges(3, 4, /*whole_range=*/false, /*dropped=*/2).message(),
             "CUPTI returned 3 counter ranges for the lead-in flush and 4 kernels (its decode reported 2 dropped)");
+  const std::vector<std::string> names = {"0", "1", std::string(50, 'k')};
+  EXPECT_EQ(check_lead_in_ranges(3, 3, /*whole_range=*/false, 0, names).message(),
+            "CUPTI returned 3 counter ranges for the lead-in flush and 3 kernels; CUPTI named them '0', '1', '" +
+                std::string(48, 'k') + "...'");
+  const std::vector<std::string> many(14, "r");
+  EXPECT_NE(check_lead_in_ranges(14, 14, /*whole_range=*/false, 0, many).message().find("'r' and 2 more"),
+            std::string::npos);
+  EXPECT_TRUE(check_lead_in_ranges(4, 3, /*whole_range=*/false, 0, names).ok());  // names alone change nothing
 }
 
 TEST(RecordKernels, graph_kernel_nodes_take_the_launch_stream) {
