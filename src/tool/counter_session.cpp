@@ -125,12 +125,10 @@ void CounterSession::flush_standing_pass(const char* why, std::vector<report::Ra
     } else {
       // A pass that ended well but came back short: a count CUPTI got wrong,
       // not counters that are missing.
-      reporter.record_decline(
-          record,
-          s.ok() ? DeclineReason::kCounterRangesMismatch : decline_of(s, DeclineReason::kCountersUnavailable).reason,
-          s.ok() ? "CUPTI returned " + std::to_string(values.size()) + " counter ranges for " +
-                       std::to_string(standing_pushed_) + " pushed"
-                 : s.message());
+      const Decline d =
+          decline_of(s.ok() ? counter_ranges_mismatch(values.size(), std::to_string(standing_pushed_) + " pushed") : s,
+                     DeclineReason::kCountersUnavailable);
+      reporter.record_decline(record, d.reason, d.detail);
     }
   }
   standing_pending_.clear();

@@ -982,10 +982,8 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     StatusOr<std::size_t> dropped = counters_->backend().decode();
     values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
     if (values.ok() && values->size() < counter_ranges)
-      values = internal_error("CUPTI returned " + std::to_string(values->size()) + " counter ranges for the " +
-                              std::to_string(counter_ranges) + " of the batch" +
-                              (*dropped > 0 ? " (its decode reported " + std::to_string(*dropped) + " dropped)" : ""))
-                   .with_decline_reason(DeclineReason::kCounterRangesMismatch);
+      values =
+          counter_ranges_mismatch(values->size(), "the " + std::to_string(counter_ranges) + " of the batch", *dropped);
     const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
     for (auto& range : batch) range->record.timings.decode_ms += decode_ms;
   }
@@ -1134,8 +1132,8 @@ Status RangeController::evaluate(ActiveRange& range) {
     // lead-in before the range's own. Any other count could shift every
     // value by one.
     const std::size_t kernels = range.program.kernels().size();
-    if (!check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped).ok()) {
-      // CUPTI's names for the ranges it did return say which launch went
+    if (values.size() != lead_in_counter_ranges(kernels, whole_range_lead_in)) {
+      // CUPTI's names for the ranges it did return may say which launch went
       // uncounted.
       const StatusOr<std::vector<std::string>> names = counters_->backend().range_names();
       return check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped,

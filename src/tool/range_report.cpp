@@ -69,22 +69,29 @@ void record_kernels(report::RangeRecord& record, const RecordedProgram& program,
   }
 }
 
-Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped,
-                            std::span<const std::string> names) {
-  if (returned == (whole_range ? 2 : kernels + 1)) return ok_status();
+Status counter_ranges_mismatch(std::size_t returned, const std::string& opened, std::size_t dropped,
+                               std::span<const std::string> names) {
   constexpr std::size_t kNamesShown = 12;
   constexpr std::size_t kNameChars = 48;
-  std::string named;
+  std::string message = "CUPTI returned " + std::to_string(returned) + " counter ranges for " + opened;
+  if (dropped > 0) message += " (its decode reported " + std::to_string(dropped) + " dropped)";
   for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i) {
-    named += (i == 0 ? "; CUPTI named them '" : ", '") + names[i].substr(0, kNameChars) +
-             (names[i].size() > kNameChars ? "...'" : "'");
+    message += (i == 0 ? "; CUPTI named them '" : ", '") + names[i].substr(0, kNameChars) +
+               (names[i].size() > kNameChars ? "...'" : "'");
   }
-  if (names.size() > kNamesShown) named += " and " + std::to_string(names.size() - kNamesShown) + " more";
-  return internal_error("CUPTI returned " + std::to_string(returned) + " counter ranges for " +
-                        (whole_range ? std::string("a whole range and its lead-in")
-                                     : "the lead-in flush and " + std::to_string(kernels) + " kernels") +
-                        (dropped > 0 ? " (its decode reported " + std::to_string(dropped) + " dropped)" : "") + named)
-      .with_decline_reason(DeclineReason::kCounterRangesMismatch);
+  if (names.size() > kNamesShown) message += " and " + std::to_string(names.size() - kNamesShown) + " more";
+  return internal_error(std::move(message)).with_decline_reason(DeclineReason::kCounterRangesMismatch);
+}
+
+std::size_t lead_in_counter_ranges(std::size_t kernels, bool whole_range) { return whole_range ? 2 : kernels + 1; }
+
+Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped,
+                            std::span<const std::string> names) {
+  if (returned == lead_in_counter_ranges(kernels, whole_range)) return ok_status();
+  return counter_ranges_mismatch(returned,
+                                 whole_range ? std::string("a whole range and its lead-in")
+                                             : "the lead-in flush and " + std::to_string(kernels) + " kernels",
+                                 dropped, names);
 }
 
 void RangeReporter::record_decline(report::RangeRecord& record, DeclineReason reason, const std::string& detail) const {

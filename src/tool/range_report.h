@@ -49,13 +49,22 @@ report::KernelRecord kernel_record(const KernelLaunchOp& k, std::uint32_t index)
 void record_kernels(report::RangeRecord& record, const RecordedProgram& program, bool per_kernel,
                     const MetricColumns& columns, const std::vector<std::vector<double>>& values);
 
-/// Checks the counter ranges of a pass whose first counter range was a
-/// lead-in flush's: `returned` rows for `kernels` kernels must be one more
-/// than the kernels under CUPTI's auto ranges, or two (the lead-in and the
-/// range) when `whole_range`. OK, or an internal error carrying
-/// DeclineReason::kCounterRangesMismatch that names both counts, the
+/// The error of a pass whose decoded counter data holds `returned` counter
+/// ranges where it opened those `opened` describes ("the 4 of the batch"):
+/// an internal error carrying DeclineReason::kCounterRangesMismatch,
+/// "CUPTI returned <returned> counter ranges for <opened>", then the
 /// `dropped` ranges CUPTI's decode reported when above 0, and the first 12
-/// of CUPTI's `names` for the returned ranges, each cut at 48 characters (a
+/// of CUPTI's `names` for the returned ranges, each cut at 48 characters.
+Status counter_ranges_mismatch(std::size_t returned, const std::string& opened, std::size_t dropped = 0,
+                               std::span<const std::string> names = {});
+
+/// Counter ranges a pass whose first counter range was a lead-in flush's
+/// returns for `kernels` kernels: one more than the kernels under CUPTI's
+/// auto ranges, two (the lead-in and the range) when `whole_range`.
+std::size_t lead_in_counter_ranges(std::size_t kernels, bool whole_range);
+
+/// OK when `returned` is lead_in_counter_ranges(kernels, whole_range);
+/// otherwise counter_ranges_mismatch() naming the lead-in and the kernels (a
 /// row more or fewer would shift every value onto the wrong kernel).
 Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped = 0,
                             std::span<const std::string> names = {});

@@ -150,6 +150,8 @@ TEST(RecordKernels, a_count_mismatch_is_noted) {
 }
 
 TEST(LeadInRanges, one_more_than_the_kernels_per_kernel_and_two_for_a_whole_range_pass) {
+  EXPECT_EQ(lead_in_counter_ranges(4, /*whole_range=*/false), 5u);
+  EXPECT_EQ(lead_in_counter_ranges(4, /*whole_range=*/true), 2u);
   EXPECT_TRUE(check_lead_in_ranges(5, 4, /*whole_range=*/false).ok());
   EXPECT_TRUE(check_lead_in_ranges(2, 1, /*whole_range=*/false).ok());
   EXPECT_TRUE(check_lead_in_ranges(2, 7, /*whole_range=*/true).ok());
@@ -176,6 +178,13 @@ TEST(LeadInRanges, a_range_fewer_or_more_declines_counter_ranges_mismatch_naming
   EXPECT_NE(check_lead_in_ranges(14, 14, /*whole_range=*/false, 0, many).message().find("'r' and 2 more"),
             std::string::npos);
   EXPECT_TRUE(check_lead_in_ranges(4, 3, /*whole_range=*/false, 0, names).ok());  // names alone change nothing
+}
+
+TEST(CounterRangesMismatch, names_what_the_pass_opened_and_carries_its_reason) {
+  const Status batch = counter_ranges_mismatch(2, "the 4 of the batch", 1);
+  EXPECT_EQ(batch.decline_reason(), DeclineReason::kCounterRangesMismatch);
+  EXPECT_EQ(batch.message(), "CUPTI returned 2 counter ranges for the 4 of the batch (its decode reported 1 dropped)");
+  EXPECT_EQ(counter_ranges_mismatch(1, "2 pushed").message(), "CUPTI returned 1 counter ranges for 2 pushed");
 }
 
 TEST(RecordKernels, graph_kernel_nodes_take_the_launch_stream) {
