@@ -75,7 +75,8 @@ bool fallback_can_collect(DeclineReason reason) {
     case DeclineReason::kAppRangeIncomplete:
     case DeclineReason::kNoContext:
     case DeclineReason::kPeerDeclined:
-    case DeclineReason::kRendezvousFailed: return false;
+    case DeclineReason::kRendezvousFailed:
+    case DeclineReason::kProcessEnded: return false;
   }
   return false;
 }

@@ -19,7 +19,7 @@ struct ReasonInfo {
 };
 
 // Order follows the enum; info() checks it on every look-up.
-constexpr std::array<ReasonInfo, 30> kReasons = {{
+constexpr std::array<ReasonInfo, 31> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
      "the range allocated device-visible memory, which the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
@@ -135,6 +135,11 @@ constexpr std::array<ReasonInfo, 30> kReasons = {{
      "select the range alone (--range-list, or a --kernel-range of its window only), which let such ranges replay, "
      "or profile again; --fallback app-range measures it, one set of values for the range, by re-running the "
      "application"},
+    {DeclineReason::kProcessEnded, "process_ended",
+     "the process ended (a signal, abort, _exit or a crash) before the range's counters were read: it was waiting "
+     "for a batched replay or for the standing one-pass counter pass, and its report was rebuilt from the journal",
+     "let the application exit normally (a longer time limit, no kill), or profile with RANGEREPLAY_BATCH unset so "
+     "that each range is finished at its end"},
 }};
 
 const ReasonInfo& info(DeclineReason reason) {

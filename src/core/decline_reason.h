@@ -71,6 +71,9 @@ enum class DeclineReason : std::uint8_t {
   // counter_ranges_mismatch (CUPTI returned a different number of counter
   // ranges than the pass opened, so values cannot be matched to their kernels or ranges)
   kCounterRangesMismatch,
+  // process_ended (a report rebuilt from the journal: the process ended
+  // before a deferred or standing-pass range's counters were read)
+  kProcessEnded,
 };
 
 /// Every reason, in declaration order (for docs checks and listings).

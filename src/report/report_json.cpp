@@ -341,11 +341,13 @@ json written(const M& v) {
   return json(v);
 }
 
-// The JSON object of v's fields; an absent (nullopt) field is left out.
+// The JSON object of v's fields; an absent (nullopt) field is left out, and
+// the field named `skip`, if any, is not written.
 template <class T>
-json write_fields(const T& v) {
+json write_fields(const T& v, std::string_view skip = {}) {
   json j = json::object();
   for_each_field<T>([&](const auto& field) {
+    if (!skip.empty() && field.key == skip) return;
     const auto& value = v.*field.member;
     if constexpr (IsOptional<std::decay_t<decltype(value)>>::value) {
       if (value) j[field.key] = written(*value);
@@ -392,8 +394,12 @@ void to_json(json& j, const Divergence& v) { j = write_fields(v); }
 void to_json(json& j, const PassRecord& v) { j = write_fields(v); }
 void to_json(json& j, const RangeRecord& v) { j = write_fields(v); }
 void to_json(json& j, const TimeBudget& v) { j = write_fields(v); }
-void to_json(json& j, const Report& v) {
-  j = write_fields(v);
+namespace {
+
+// The report's JSON with `ranges` written by the caller.
+json report_fields(const Report& v, bool with_ranges) {
+  json j = with_ranges ? write_fields(v) : write_fields(v, "ranges");
+  if (!with_ranges) j["ranges"] = json::array();
   j["schema_version"] = kReportSchemaVersion;
   // The budget's gate wait and counter set-up rows are the report's own
   // fields, written again where the schema has them in time_budget.
@@ -402,7 +408,14 @@ void to_json(json& j, const Report& v) {
     budget["counter_setup_ms"] = json_number(v.setup_ms);
     if (v.gate_wait_ms) budget["gate_wait_ms"] = json_number(*v.gate_wait_ms);
   }
+  return j;
 }
+
+}  // namespace
+
+void to_json(json& j, const Report& v) { j = report_fields(v, /*with_ranges=*/true); }
+
+json report_header_json(const Report& report) { return report_fields(report, /*with_ranges=*/false); }
 
 // --- from_json ----------------------------------------------------------------
 

@@ -73,6 +73,10 @@ void from_json(const nlohmann::json& j, Report& v);
 /// report, the diff). Never throws except std::bad_alloc.
 nlohmann::json json_number(double v);
 
+/// The report's JSON with an empty "ranges" array, made without serializing
+/// its ranges (the journal's header, report_journal.h). Never throws except
+/// std::bad_alloc.
+nlohmann::json report_header_json(const Report& report);
 /// The report as JSON text (`indent` spaces per level; -1 for one line),
 /// ending in a newline. Invalid UTF-8 in strings (an odd command-line
 /// argument) is replaced by U+FFFD rather than failing. Never throws.

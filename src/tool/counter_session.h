@@ -153,6 +153,11 @@ class CounterSession final : public CounterPasses {
     standing_pending_.push_back({record_index, counter_range});
   }
   std::size_t standing_pending() const { return standing_pending_.size(); }
+  /// The report records (indexes in the report's ranges) waiting for the
+  /// standing pass's values, appended to `out`.
+  void standing_pending_records(std::vector<std::size_t>& out) const {
+    for (const StandingPending& p : standing_pending_) out.push_back(p.record_index);
+  }
   /// Ends the standing pass (nothing when none is open) and writes each
   /// pending record of `records` (the report's ranges): its range metrics and
   /// a note naming `why`, or a counters_unavailable decline through

@@ -199,6 +199,8 @@ Status ProfilerTool::configure_and_subscribe() {
   report_.tool_version = "0.1.0";
   report_.command = config_.command;
   record_process_identity();
+  journal_ = std::make_unique<report::JournalWriter>(
+      report::journal_path_for(report_path_for_process(config_, report_.process_id)));
   report_.metrics = config_.metrics;
   report_.range_metrics = std::string(name_of(kRangeMetricsNames, config_.range_metrics));
   report_.verify = config_.verify;
@@ -222,6 +224,22 @@ Status ProfilerTool::configure_and_subscribe() {
   enabled_ = true;
   std::atexit([] { at_exit_guarded(&ProfilerTool::finish); });
   return ok_status();
+}
+
+void ProfilerTool::sync_journal() noexcept {
+  if (!journal_) return;
+  try {
+    const std::vector<std::size_t> unsettled = ranges_.unsettled_records();
+    const bool was_on = journal_->error().empty();
+    if (Status s = journal_->sync(report_, unsettled); !s.ok() && was_on) {
+      std::fprintf(stderr,
+                   "rangereplay: %s; finished ranges are kept in memory and written at exit only (a kill then "
+                   "loses them)\n",
+                   s.message().c_str());
+    }
+  } catch (...) {
+    journal_->disable();  // out of memory for the list: the report is still written at exit
+  }
 }
 
 bool ProfilerTool::forked_child() const { return static_cast<std::uint32_t>(::getpid()) != report_.process_id; }
@@ -248,8 +266,14 @@ void ProfilerTool::finish() {
   ranges_.at_exit();
   report::sum_range_times(report_);
   const auto write_start = std::chrono::steady_clock::now();
-  if (Status s = report::write_report_json(report_, report_path_for_process(config_, report_.process_id)); !s.ok())
+  if (Status s = report::write_report_json(report_, report_path_for_process(config_, report_.process_id)); !s.ok()) {
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
+    // The journal keeps the finished ranges; the launcher rebuilds the report from it.
+    if (journal_) journal_->disable();
+  } else if (journal_) {
+    if (Status removed = journal_->remove(); !removed.ok())
+      std::fprintf(stderr, "rangereplay: %s\n", removed.message().c_str());
+  }
   if (debug_enabled())
     std::fprintf(stderr, "rangereplay[debug] injection: report written %.3f ms\n", ms_since(write_start));
 }

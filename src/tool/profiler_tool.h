@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -29,6 +30,7 @@
 #include "core/range/range_event.h"
 #include "core/range/range_trigger.h"
 #include "core/status.h"
+#include "report/report_journal.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/driver_calls.h"
@@ -185,7 +187,17 @@ class ProfilerTool {
   // thread in API `call`. Lock order: mutex_, then the inventory's lock,
   // then captures_' (docs/architecture.md, "Locks").
   ToolMutex mutex_;
-  ToolLock lock_tool(const char* call) { return ToolLock(mutex_, tool_thread_number(), call, debug_enabled_); }
+  // Every release of the lock syncs the journal first (sync_journal).
+  ToolLock lock_tool(const char* call) {
+    return ToolLock(mutex_, tool_thread_number(), call, debug_enabled_,
+                    ToolLock::Hook{&ProfilerTool::journal_hook, this});
+  }
+  // Appends the ranges finished since the last sync to the journal
+  // (report/report_journal.h), so a process killed before its exit handler
+  // loses none; one line on stderr if the journal fails, and the report is
+  // still written at exit. Caller holds mutex_. Never throws.
+  void sync_journal() noexcept;
+  static void journal_hook(void* tool) noexcept { static_cast<ProfilerTool*>(tool)->sync_journal(); }
   const bool debug_enabled_ = debug_enabled();
   range::RangeTrigger trigger_;
   // Whether the controller has an active range; read without mutex_ to keep
@@ -205,6 +217,8 @@ class ProfilerTool {
   std::unordered_map<const void*, std::string> nvtx_domains_;
   std::unordered_map<const void*, std::string> nvtx_strings_;
   report::Report report_;
+  // The journal of report_'s ranges (mutex_); set up with the configuration.
+  std::unique_ptr<report::JournalWriter> journal_;
   // The replay half: the active range, the counters, the snapshot tiers
   // (mutex_). Declared after the parts it is given.
   RangeController ranges_{RangeControllerParts{config_, captures_, inventory_, modules_, report_, mutex_}};

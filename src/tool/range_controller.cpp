@@ -684,6 +684,14 @@ void RangeController::report_range(ActiveRange& range) {
   if (pending) counters_->add_standing_pending(parts_.report.ranges.size() - 1, *range.standing_counter_range);
 }
 
+std::vector<std::size_t> RangeController::unsettled_records() const {
+  std::vector<std::size_t> records;
+  if (pending_.empty() && !(counters_ && counters_->standing_pending() > 0)) return records;
+  for (const auto& range : pending_) records.push_back(range->record_index);
+  if (counters_) counters_->standing_pending_records(records);
+  return records;
+}
+
 void RangeController::record_overlapping(const range::RangeEvent& event) {
   report::RangeRecord record;
   record.index = static_cast<std::uint32_t>(event.match_index);

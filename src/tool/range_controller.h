@@ -126,6 +126,12 @@ class RangeController {
                                                                                                   : nullptr;
   }
 
+  /// The report records (indexes in the report's ranges) the tool will still
+  /// complete: deferred ranges waiting for their batch's replay and ranges
+  /// waiting for the standing pass's values. The journal writes them as not
+  /// final (report/report_journal.h). Caller holds mutex_.
+  std::vector<std::size_t> unsettled_records() const;
+
   /// Ranges are deferred (RANGEREPLAY_BATCH); read without the lock.
   bool has_pending() const { return has_pending_.load(std::memory_order_seq_cst); }
   /// Replays the deferred ranges together now (BatchWindow), `why` naming

@@ -64,18 +64,33 @@ class ToolMutex {
   std::atomic<const char*> stage_{"released"};
 };
 
+/// What a ToolLock runs before it unlocks: `run(context)`, when set.
+struct ToolLockHook {
+  void (*run)(void* context) noexcept = nullptr;
+  void* context = nullptr;
+};
+
 /// Holds a ToolMutex for a scope (std::lock_guard with the wait lines).
+/// `before_unlock`, when set, runs at the end of the scope while the lock is
+/// still held (the journal's sync: what the scope changed reaches the disk
+/// before another thread sees it); it must not throw.
 class ToolLock {
  public:
-  ToolLock(ToolMutex& mutex, std::uint64_t thread, const char* call, bool debug) : mutex_(mutex) {
+  using Hook = ToolLockHook;
+  ToolLock(ToolMutex& mutex, std::uint64_t thread, const char* call, bool debug, Hook before_unlock = {})
+      : mutex_(mutex), before_unlock_(before_unlock) {
     mutex_.lock_for(thread, call, debug);
   }
-  ~ToolLock() { mutex_.unlock(); }
+  ~ToolLock() {
+    if (before_unlock_.run != nullptr) before_unlock_.run(before_unlock_.context);
+    mutex_.unlock();
+  }
   ToolLock(const ToolLock&) = delete;
   ToolLock& operator=(const ToolLock&) = delete;
 
  private:
   ToolMutex& mutex_;
+  Hook before_unlock_;
 };
 
 }  // namespace rangereplay::tool

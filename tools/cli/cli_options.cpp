@@ -334,8 +334,12 @@ class LauncherApp {
         "  rangereplay merge rank*.json -o job.json           # or job.csv\n"
         "Exit codes: 0 when merged; 2 for an option error, a report that cannot be read or an output that cannot be "
         "written.");
-    report = app.add_subcommand("report", "Write an existing report again: report <x.json> -o <out.html|.csv|.json>");
-    report->add_option("report", report_input, "The report (JSON)")->required();
+    report = app.add_subcommand("report",
+                                "Write an existing report again: report <x.json|x.journal> -o <out.html|.csv|.json>");
+    report
+        ->add_option("report", report_input,
+                     "The report (JSON), or the journal a killed process left (report.<pid>.journal)")
+        ->required();
     report->add_option("-o,--output", report_output, "The file to write; its extension picks the format")
         ->required()
         ->type_name("PATH");
@@ -345,6 +349,7 @@ class LauncherApp {
         "Examples:\n"
         "  rangereplay report run.json -o run.html                    # a page to look at\n"
         "  rangereplay report run.json -o run.csv --csv-page details  # ncu's --page details layout\n"
+        "  rangereplay report /tmp/rangereplay-X/report.42.journal -o run.json  # the ranges of a killed run\n"
         "Exit codes: 0 when written; 2 for an option error, a report that cannot be read or an output that cannot be "
         "written.");
     app.require_subcommand(0, 1);

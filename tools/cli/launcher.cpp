@@ -392,6 +392,10 @@ int profile(const ProfileRequest& request) {
                 << std::endl;
       continue;
     }
+    if (is_journal_file(file)) {
+      warn("process " + std::to_string(rep->process_id) +
+           " ended before writing its report; its finished ranges were recovered from its journal");
+    }
     rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms.value_or(0);
     if (rep->process_id == 0 || static_cast<pid_t>(rep->process_id) == *pid) {
       complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);

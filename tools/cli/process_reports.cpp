@@ -13,9 +13,9 @@ namespace rangereplay::cli {
 
 namespace {
 
-// The pid of a file named "report.<pid>.json"; nullopt for any other name.
-std::optional<long> pid_of_report_name(const std::string& name) {
-  constexpr std::string_view prefix = "report.", suffix = ".json";
+// The pid of a file named "report.<pid><suffix>"; nullopt for any other name.
+std::optional<long> pid_of_report_name(const std::string& name, std::string_view suffix) {
+  constexpr std::string_view prefix = "report.";
   if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
     return std::nullopt;
   const std::string_view digits(name.data() + prefix.size(), name.size() - prefix.size() - suffix.size());
@@ -43,15 +43,17 @@ std::string with_pid(const std::string& path, long pid) {
 }  // namespace
 
 std::vector<std::string> process_report_files(const std::string& folder) {
-  std::vector<std::pair<long, std::string>> found;
+  // By pid: the report, else the journal of a process that wrote none.
+  std::map<long, std::string> reports, journals;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (std::optional<long> pid = pid_of_report_name(name)) found.emplace_back(*pid, it->path().string());
+    if (std::optional<long> pid = pid_of_report_name(name, ".json")) reports[*pid] = it->path().string();
+    if (std::optional<long> pid = pid_of_report_name(name, ".journal")) journals[*pid] = it->path().string();
   }
-  std::sort(found.begin(), found.end());
+  for (auto& [pid, path] : journals) reports.try_emplace(pid, std::move(path));
   std::vector<std::string> out;
-  for (auto& [pid, path] : found) out.push_back(std::move(path));
+  for (auto& [pid, path] : reports) out.push_back(std::move(path));
   return out;
 }
 

@@ -20,8 +20,10 @@ namespace rangereplay::cli {
 inline constexpr const char* kProcessReportPattern = "report.%p.json";
 
 /// The report files in `folder`: names "report.<decimal pid>.json" only (a
-/// half-written "report.<pid>.json.tmp.<pid>" is not one), sorted by pid.
-/// An unreadable folder gives none. Thread-safe.
+/// half-written temporary file is not one), and for a process that left a
+/// journal but no report (it was killed before its exit handler),
+/// "report.<pid>.journal" (report/report_journal.h; load_report reads both);
+/// sorted by pid. An unreadable folder gives none. Thread-safe.
 std::vector<std::string> process_report_files(const std::string& folder);
 
 /// The process's rank in its job: the first of core's kRankVariables with a

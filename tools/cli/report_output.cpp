@@ -12,6 +12,7 @@
 #include "report/report_diff.h"
 #include "report/report_file.h"
 #include "report/report_html.h"
+#include "report/report_journal.h"
 #include "report/report_json.h"
 #include "report/report_merge.h"
 #include "report/report_ncu_csv.h"
@@ -20,7 +21,13 @@
 
 namespace rangereplay::cli {
 
-StatusOr<report::Report> load_report(const std::string& path) { return report::read_report_json(path); }
+StatusOr<report::Report> load_report(const std::string& path) {
+  if (!report::is_journal_path(path)) return report::read_report_json(path);
+  RR_ASSIGN_OR_RETURN(report::JournalContents contents, report::read_report_journal(path));
+  return std::move(contents.report);
+}
+
+bool is_journal_file(const std::string& path) { return report::is_journal_path(path); }
 
 std::string report_table(const report::Report& report) { return report::render_report_table(report); }
 

@@ -12,9 +12,14 @@
 
 namespace rangereplay::cli {
 
-/// Reads the JSON report the injection library wrote at `path`. Errors: the
-/// report reader's (not_found when missing, invalid_argument when malformed).
+/// Reads the JSON report the injection library wrote at `path`, or, for a
+/// path ending in ".journal", the report rebuilt from the journal of a
+/// process that ended before its exit handler (report/report_journal.h: its
+/// finished ranges, and a line in its errors saying so). Errors: the
+/// reader's (not_found when missing, invalid_argument when malformed).
 StatusOr<report::Report> load_report(const std::string& path);
+/// Whether load_report reads `path` as a journal (it ends in ".journal"). Pure.
+bool is_journal_file(const std::string& path);
 
 /// The terminal table of `report` (what the launcher prints on stdout).
 std::string report_table(const report::Report& report);

@@ -37,6 +37,17 @@ TEST(ProcessReports, finds_only_whole_report_files_sorted_by_pid) {
   EXPECT_TRUE(process_report_files(t.path("missing")).empty());
 }
 
+TEST(ProcessReports, a_journal_stands_in_for_a_process_that_wrote_no_report) {
+  testing::TempTree t;
+  t.file("report.10.json");
+  t.file("report.10.journal");  // written, then the report: the report wins
+  t.file("report.20.journal");  // killed before its exit handler
+  t.file("report.x.journal");
+  t.file("report.30.journal.tmp");
+  EXPECT_EQ(process_report_files(t.root()),
+            (std::vector<std::string>{t.path("report.10.json"), t.path("report.20.journal")}));
+}
+
 TEST(ProcessReports, the_rank_is_the_first_rank_variable_with_a_number) {
   EXPECT_EQ(rank_of(process(1, {{"RANK", "3"}, {"LOCAL_RANK", "1"}})), 3);
   EXPECT_EQ(rank_of(process(1, {{"LOCAL_RANK", "1"}})), 1);

@@ -49,6 +49,7 @@ TEST(DeclineReason, names_are_stable) {
       {DeclineReason::kAppRangeIncomplete, "app_range_incomplete"},
       {DeclineReason::kNoContext, "no_context"},
       {DeclineReason::kCounterRangesMismatch, "counter_ranges_mismatch"},
+      {DeclineReason::kProcessEnded, "process_ended"},
   };
   ASSERT_EQ(all_decline_reasons().size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
