@@ -1,7 +1,13 @@
 // JSON (de)serialization of ProfileConfig (see profile_config.h).
 #include "core/profile_config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -49,6 +55,7 @@ json config_json(const ProfileConfig& c) {
   j["cache_control"] = name_of(kCacheControlNames, c.cache_control);
   j["collectives"] = name_of(kCollectivesModeNames, c.collectives);
   j["rendezvous"] = c.rendezvous;
+  j["rendezvous_token"] = c.rendezvous_token;
   if (c.app_range) {
     j["app_range"] = json{{"pass", c.app_range->pass},
                           {"state_dir", c.app_range->state_dir},
@@ -88,6 +95,7 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "cache_control", "", kCacheControlNames, c.cache_control));
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "collectives", "", kCollectivesModeNames, c.collectives));
   RR_RETURN_IF_ERROR(read(j, "rendezvous", "", c.rendezvous));
+  RR_RETURN_IF_ERROR(read(j, "rendezvous_token", "", c.rendezvous_token));
   if (const auto it = j.find("app_range"); it != j.end() && !it->is_null()) {
     RR_RETURN_IF_ERROR(json_field::require_object(*it, "app_range"));
     AppRangeRun run;
@@ -127,10 +135,24 @@ std::string report_path_for_process(const ProfileConfig& config, long pid) {
 }
 
 Status write_profile_config(const ProfileConfig& config, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return failed_precondition("cannot write the configuration file " + path);
-  out << config_json(config).dump(2) << '\n';
-  if (!out) return failed_precondition("cannot write the configuration file " + path);
+  // Readable by its owner only: it may hold the rendezvous token.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    return failed_precondition("cannot write the configuration file " + path + " (" + std::strerror(errno) + ")");
+  }
+  const std::string text = config_json(config).dump(2) + "\n";
+  bool ok = ::fchmod(fd, 0600) == 0;
+  for (std::size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  const int err = errno;
+  if (::close(fd) != 0) ok = false;
+  if (!ok) {
+    return failed_precondition("cannot write the configuration file " + path + " (" + std::strerror(err) + ")");
+  }
   return ok_status();
 }
 

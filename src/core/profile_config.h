@@ -104,6 +104,10 @@ struct ProfileConfig {
   CacheControl cache_control = CacheControl::kAll;          // --cache-control
   CollectivesMode collectives = CollectivesMode::kDecline;  // --collectives
   std::string rendezvous;  // --rendezvous host:port; empty: MASTER_ADDR and MASTER_PORT + 1
+  // --collectives replay: the job's token every rank gives rank 0 (set by the
+  // launcher: core/rendezvous_endpoint.h, rendezvous_job_token). A secret
+  // when it is random: the file holding it is readable by its owner only.
+  std::string rendezvous_token;
   // Application range replay: this run collects one pass by re-running
   // (set by the launcher for its runs of --replay-mode/--fallback app-range).
   std::optional<AppRangeRun> app_range;
@@ -135,7 +139,9 @@ inline constexpr const char* kRankVariables[] = {"RANK",         "OMPI_COMM_WORL
                                                  "SLURM_PROCID", "LOCAL_RANK",           "OMPI_COMM_WORLD_LOCAL_RANK",
                                                  "SLURM_LOCALID"};
 
-/// Serializes `config` as JSON into `path`. Errors: the file cannot be written.
+/// Serializes `config` as JSON into `path`, mode 0600 (it may hold the
+/// rendezvous token); a symbolic link at `path` is not followed. Errors
+/// (failed_precondition, with strerror): the file cannot be written.
 Status write_profile_config(const ProfileConfig& config, const std::string& path);
 /// Reads a config written by write_profile_config; absent fields keep their
 /// defaults. Errors: kNotFound for an unreadable file; kInvalidArgument for

@@ -2,6 +2,7 @@
 // around rank 0, every wait a poll() bounded by the session's timeout.
 #include "core/rendezvous.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
+#include <deque>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -24,6 +27,17 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kConnectRetryInterval{20};
+// Rank 0 holds at most this many accepted connections that have not said
+// hello; a newer one pushes out the oldest (a real rank says hello at once).
+constexpr std::size_t kMaxPendingConnections = 8;
+// How long an accepted connection has to say hello.
+constexpr milliseconds kHelloTimeout{2000};
+// How long rank 0 leaves the listening socket alone after accept4 fails for
+// want of descriptors or memory (the socket stays readable meanwhile).
+constexpr milliseconds kAcceptBackoff{100};
+// Connections taken from the listen queue per loop turn at most, so the
+// deadlines are checked between bursts.
+constexpr int kAcceptsPerTurn = 64;
 constexpr std::string_view kPrefix = "rendezvous: ";
 
 std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
@@ -43,6 +57,7 @@ class Deadline {
     return static_cast<int>(std::clamp<long long>(left, 0, INT_MAX));
   }
   milliseconds left() const { return milliseconds(poll_ms()); }
+  Clock::time_point at() const { return at_; }
 
  private:
   Clock::time_point at_;
@@ -82,10 +97,11 @@ class ScopedFd {
 /// One line-oriented connection to another rank.
 struct RendezvousConnection {
   ScopedFd fd;
-  int rank = -1;             // the rank at the other end (-1 before its hello)
-  std::string inbox;         // bytes received and not yet taken as a line
-  bool closed = false;       // the other side's stream has ended (inbox may still hold lines)
-  std::string close_reason;  // "closed its connection", "reset its connection (...)"
+  int rank = -1;                                     // the rank at the other end (-1 before its hello)
+  std::string inbox;                                 // bytes received and not yet taken as a line
+  bool closed = false;                               // the other side's stream has ended (inbox may still hold lines)
+  std::string close_reason;                          // "closed its connection", "reset its connection (...)"
+  std::chrono::steady_clock::time_point hello_by{};  // rank 0, before the hello: when it is dropped
 };
 
 namespace {
@@ -204,7 +220,7 @@ StatusOr<RendezvousMessage> message_of(const Connection& c, std::string_view lin
   }
   if (const auto* error = std::get_if<ErrorMessage>(&*message)) {
     const std::string how = c.rank == 0 ? " ended the session: " : " failed: ";
-    return unavailable(std::string(kPrefix) + peer_name(c) + how + error->text);
+    return unavailable(std::string(kPrefix) + peer_name(c) + how + escape_rendezvous_text(error->text));
   }
   if (rendezvous_verb(*message) != verb) {
     return invalid_argument(std::string(kPrefix) + peer_name(c) + " sent '" + std::string(rendezvous_verb(*message)) +
@@ -275,16 +291,47 @@ StatusOr<addrinfo*> resolve(const Endpoint& endpoint, bool passive) {
   return list;
 }
 
+/// The numeric form of `address` ("10.0.0.2", "::1").
+std::string numeric_address(const sockaddr* address, socklen_t length) {
+  char text[NI_MAXHOST];
+  if (::getnameinfo(address, length, text, sizeof(text), nullptr, 0, NI_NUMERICHOST) != 0) return "?";
+  return text;
+}
+
+/// Whether `address` is a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z).
+bool is_loopback(const sockaddr* address) {
+  if (address->sa_family == AF_INET) {
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(address)->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (address->sa_family == AF_INET6) {
+    const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(&a) || (IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127);
+  }
+  return false;
+}
+
+/// Whether the user's `host` itself says loopback: a numeric address (bound
+/// as given) or a name that means this host only ("localhost").
+bool host_means_itself(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1 || ::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return true;
+  return host == "localhost" || host == "localhost.localdomain" || host == "ip6-localhost" || host == "ip6-loopback" ||
+         host.ends_with(".localhost");
+}
+
 /// One attempt to connect to `endpoint`, each address bounded by `deadline`.
-/// Returns the connected socket, or the reason of the last failure.
+/// Returns the connected socket, or the reason of the last failure, naming
+/// the address tried.
 std::variant<ScopedFd, std::string> try_connect(const Endpoint& endpoint, const Deadline& deadline) {
   StatusOr<addrinfo*> list = resolve(endpoint, false);
   if (!list.ok()) return list.status().message();
   std::string last = "no address";
   for (addrinfo* ai = *list; ai != nullptr; ai = ai->ai_next) {
+    const std::string address = numeric_address(ai->ai_addr, ai->ai_addrlen);
     ScopedFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
     if (!fd.valid()) {
-      last = errno_text(errno);
+      last = address + ": " + errno_text(errno);
       continue;
     }
     int rc = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
@@ -301,13 +348,13 @@ std::variant<ScopedFd, std::string> try_connect(const Endpoint& endpoint, const 
       ::freeaddrinfo(*list);
       return fd;
     }
-    last = errno_text(errno);
+    last = address + ": " + errno_text(errno);
   }
   ::freeaddrinfo(*list);
   return last;
 }
 
-Status check_arguments(int rank, int world_size, milliseconds timeout) {
+Status check_arguments(int rank, int world_size, milliseconds timeout, std::string_view token) {
   if (world_size < 1 || static_cast<std::uint32_t>(world_size) > kMaxRendezvousWorldSize) {
     return invalid_argument(std::string(kPrefix) + "world size " + std::to_string(world_size) + " is not from 1 to " +
                             std::to_string(kMaxRendezvousWorldSize) + "; pass the job's WORLD_SIZE");
@@ -318,6 +365,11 @@ Status check_arguments(int rank, int world_size, milliseconds timeout) {
   }
   if (timeout.count() <= 0) {
     return invalid_argument(std::string(kPrefix) + "timeout " + ms_text(timeout) + " is not above 0");
+  }
+  if (token.size() > kMaxRendezvousTokenBytes) {
+    return invalid_argument(std::string(kPrefix) + "the job token has " + std::to_string(token.size()) +
+                            " bytes, more than " + std::to_string(kMaxRendezvousTokenBytes) +
+                            "; give a shorter RANGEREPLAY_RENDEZVOUS_TOKEN");
   }
   return ok_status();
 }
@@ -332,17 +384,34 @@ std::string without_prefix(const std::string& message) {
 
 StatusOr<RendezvousListener> RendezvousListener::open(const Endpoint& endpoint) {
   RR_ASSIGN_OR_RETURN(addrinfo * list, resolve(endpoint, true));
+  const bool widen = !host_means_itself(endpoint.host);
   std::string last = "no address";
   for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
+    // A name of this host that resolves to loopback (a Debian hosts file
+    // maps the host name to 127.0.1.1) would let no other host in: bind the
+    // wildcard address of that family instead.
+    sockaddr_storage address{};
+    std::memcpy(&address, ai->ai_addr, std::min<std::size_t>(ai->ai_addrlen, sizeof(address)));
+    socklen_t address_length = ai->ai_addrlen;
+    if (widen && is_loopback(ai->ai_addr)) {
+      if (ai->ai_family == AF_INET) {
+        reinterpret_cast<sockaddr_in*>(&address)->sin_addr.s_addr = htonl(INADDR_ANY);
+      } else if (ai->ai_family == AF_INET6) {
+        reinterpret_cast<sockaddr_in6*>(&address)->sin6_addr = in6addr_any;
+      }
+    }
+    const std::string where = numeric_address(reinterpret_cast<sockaddr*>(&address), address_length) + " port " +
+                              std::to_string(endpoint.port);
     ScopedFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
     if (!fd.valid()) {
-      last = errno_text(errno);
+      last = where + ": " + errno_text(errno);
       continue;
     }
     int one = 1;
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd.get(), SOMAXCONN) != 0) {
-      last = errno_text(errno);
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), address_length) != 0 ||
+        ::listen(fd.get(), SOMAXCONN) != 0) {
+      last = where + ": " + errno_text(errno);
       continue;
     }
     sockaddr_storage bound{};
@@ -355,7 +424,7 @@ StatusOr<RendezvousListener> RendezvousListener::open(const Endpoint& endpoint) 
   }
   ::freeaddrinfo(list);
   return unavailable(std::string(kPrefix) + "rank 0 cannot listen on " + endpoint.to_string() + " (" + last +
-                     "); choose a free port for the rendezvous");
+                     "); choose a free port, or an address of this host, with --rendezvous HOST:PORT");
 }
 
 RendezvousListener::RendezvousListener(RendezvousListener&& other) noexcept
@@ -384,12 +453,13 @@ Rendezvous::Rendezvous(Rendezvous&& other) noexcept = default;
 Rendezvous& Rendezvous::operator=(Rendezvous&& other) noexcept = default;
 Rendezvous::~Rendezvous() = default;
 
-StatusOr<Rendezvous> Rendezvous::connect(const Endpoint& endpoint, int rank, int world_size, milliseconds timeout) {
-  RR_RETURN_IF_ERROR(check_arguments(rank, world_size, timeout));
+StatusOr<Rendezvous> Rendezvous::connect(const Endpoint& endpoint, int rank, int world_size, milliseconds timeout,
+                                         std::string_view token) {
+  RR_RETURN_IF_ERROR(check_arguments(rank, world_size, timeout, token));
   if (world_size == 1) return Rendezvous(0, 1, timeout, std::make_unique<Peers>());
   if (rank == 0) {
     RR_ASSIGN_OR_RETURN(RendezvousListener listener, RendezvousListener::open(endpoint));
-    return accept(std::move(listener), world_size, timeout);
+    return accept(std::move(listener), world_size, timeout, token);
   }
   // Connect, retrying while rank 0 is not listening yet.
   const Deadline connect_deadline(timeout);
@@ -406,14 +476,15 @@ StatusOr<Rendezvous> Rendezvous::connect(const Endpoint& endpoint, int rank, int
     if (connect_deadline.passed()) {
       return unavailable(std::string(kPrefix) + rank_text(rank) + " could not connect to rank 0 at " +
                          endpoint.to_string() + " within " + ms_text(timeout) + " (" + without_prefix(last) +
-                         "); check that rank 0 runs under rangereplay with the same endpoint");
+                         "); check that rank 0 runs under rangereplay with the same endpoint, and that this host "
+                         "reaches that address (else give --rendezvous HOST:PORT with one it does)");
     }
     std::this_thread::sleep_for(std::min(kConnectRetryInterval, connect_deadline.left()));
   }
   set_no_delay(root.fd.get());
   const Deadline answer_deadline(2 * timeout);
   const HelloMessage hello{kRendezvousProtocolVersion, static_cast<std::uint32_t>(rank),
-                           static_cast<std::uint32_t>(world_size)};
+                           static_cast<std::uint32_t>(world_size), std::string(token)};
   auto peers = std::make_unique<Peers>();
   peers->connections.push_back(std::move(root));
   RR_RETURN_IF_ERROR(send_line(peers->connections.front(), encode_rendezvous_message(hello), answer_deadline));
@@ -431,12 +502,18 @@ StatusOr<Rendezvous> Rendezvous::connect(const Endpoint& endpoint, int rank, int
 
 namespace {
 
-/// What is wrong with `hello` from a connection, given the ranks joined so
-/// far; empty when it may join.
-std::string hello_fault(const HelloMessage& hello, int world_size, const std::vector<Connection>& joined) {
+/// What is wrong with `hello` from a connection, given the job's token and
+/// the ranks joined so far; empty when it may join. The token is checked
+/// before anything the hello claims.
+std::string hello_fault(const HelloMessage& hello, int world_size, std::string_view token,
+                        const std::vector<Connection>& joined) {
   if (hello.version != kRendezvousProtocolVersion) {
     return "a rank speaks rendezvous protocol version " + std::to_string(hello.version) + " where rank 0 speaks " +
            std::to_string(kRendezvousProtocolVersion) + "; every rank must run the same rangereplay version";
+  }
+  if (!rendezvous_tokens_equal(hello.token, token)) {
+    return "a connection gave another job's token; start every rank from one `rangereplay profile`, from "
+           "launchers of one job (srun, mpirun), or with the same RANGEREPLAY_RENDEZVOUS_TOKEN";
   }
   if (hello.world_size != static_cast<std::uint32_t>(world_size)) {
     return "rank " + std::to_string(hello.rank) + " has world size " + std::to_string(hello.world_size) +
@@ -453,92 +530,230 @@ std::string hello_fault(const HelloMessage& hello, int world_size, const std::ve
   return "";
 }
 
-/// Tells every open connection why rank 0 failed and closes them all.
-void refuse_all(std::vector<Connection>& joined, std::vector<Connection>& pending, const Status& why) {
-  const std::string line = encode_rendezvous_message(ErrorMessage{without_prefix(why.message())});
-  for (std::vector<Connection>* group : {&joined, &pending}) {
-    for (Connection& c : *group) {
-      send_now(c, line);
-      close_connection(c);
+/// Rank 0's door while the ranks join: the connections accepted and not yet
+/// known (at most kMaxPendingConnections, each with its own hello deadline),
+/// the ranks joined, and what was turned away. A connection that breaks a
+/// rule (no hello in time, a garbled or over-long line, an error line,
+/// another verb, a hello of another version, job token, world size, a rank
+/// out of range or already taken) is told why and closed; it never fails
+/// the session, so a stranger on the port cannot end it or take a rank's
+/// place.
+class Door {
+ public:
+  Door(int world_size, std::string_view token, const Deadline& deadline)
+      : world_size_(world_size),
+        token_(token),
+        deadline_(deadline),
+        joined_(static_cast<std::size_t>(world_size - 1)) {}
+
+  int joined_count() const { return joined_count_; }
+  std::vector<Connection>& joined() { return joined_; }
+  std::deque<Connection>& pending() { return pending_; }
+
+  /// Takes a connection just accepted: the oldest pending one goes if the
+  /// door is full; what the new one has sent already is read at once.
+  void take(ScopedFd fd) {
+    if (pending_.size() >= kMaxPendingConnections) {
+      turn_away(pending_.front(), "a connection sent no hello while " + std::to_string(kMaxPendingConnections) +
+                                      " newer ones waited (a real rank says hello at once)");
+      pending_.pop_front();
     }
+    Connection c;
+    c.fd = std::move(fd);
+    c.hello_by = std::min(Clock::now() + kHelloTimeout, deadline_.at());
+    pending_.push_back(std::move(c));
+    examine(pending_.back());
+    forget_closed();
   }
+
+  /// Reads the pending connections whose `revents` are set (in pending
+  /// order) and admits, keeps or turns away each.
+  void read(const std::vector<short>& revents) {
+    for (std::size_t i = 0; i < pending_.size() && i < revents.size(); ++i) {
+      if (revents[i] != 0) receive_some(pending_[i]);
+      examine(pending_[i]);
+    }
+    forget_closed();
+  }
+
+  /// Turns away the connections whose hello is overdue; returns the
+  /// earliest hello deadline left (the deadline when none).
+  Clock::time_point expire() {
+    const Clock::time_point now = Clock::now();
+    Clock::time_point next = deadline_.at();
+    for (Connection& c : pending_) {
+      if (c.hello_by <= now) {
+        turn_away(c, "a connection sent no hello within " + ms_text(kHelloTimeout));
+      } else {
+        next = std::min(next, c.hello_by);
+      }
+    }
+    forget_closed();
+    return next;
+  }
+
+  /// Notes that accept4 failed (the socket is not to blame for it).
+  void accept_failed(int err) {
+    last_accept_error_ = err;
+    ++accept_failures_;
+  }
+
+  /// What was turned away, for rank 0's timeout error; empty when nothing was.
+  std::string turned_away() const {
+    std::string text;
+    if (turned_away_count_ > 0) {
+      text += "; rank 0 turned away " + std::to_string(turned_away_count_) + " connection(s), the last because " +
+              last_turned_away_;
+    }
+    if (accept_failures_ > 0) {
+      text += "; accepting a connection failed " + std::to_string(accept_failures_) + " time(s) (" +
+              errno_text(last_accept_error_) + "): raise the file descriptor limit (ulimit -n) if it says so";
+    }
+    return text;
+  }
+
+ private:
+  // Admits `c` if its hello is whole and right, turns it away if it broke a
+  // rule or ended, else leaves it pending.
+  void examine(Connection& c) {
+    if (!c.fd.valid()) return;
+    StatusOr<std::optional<std::string>> line = take_line(c);
+    if (!line.ok()) return turn_away(c, without_prefix(line.status().message()));
+    if (!line->has_value()) {
+      if (c.closed) c.fd.reset();  // closed before its hello: a port probe, dropped without a word
+      return;
+    }
+    StatusOr<RendezvousMessage> m = message_of(c, **line, "hello");
+    if (!m.ok()) return turn_away(c, without_prefix(m.status().message()));
+    auto& hello = std::get<HelloMessage>(*m);
+    if (std::string why = hello_fault(hello, world_size_, token_, joined_); !why.empty()) return turn_away(c, why);
+    c.rank = static_cast<int>(hello.rank);
+    set_no_delay(c.fd.get());
+    joined_[hello.rank - 1] = std::move(c);
+    ++joined_count_;
+  }
+
+  // Tells `c` why and closes it.
+  void turn_away(Connection& c, std::string why) {
+    send_now(c, encode_rendezvous_message(ErrorMessage{why}));
+    close_connection(c);
+    ++turned_away_count_;
+    last_turned_away_ = std::move(why);
+  }
+
+  void forget_closed() {
+    std::erase_if(pending_, [](const Connection& c) { return !c.fd.valid(); });
+  }
+
+  int world_size_;
+  std::string_view token_;
+  const Deadline& deadline_;
+  std::vector<Connection> joined_;  // rank r at r - 1
+  std::deque<Connection> pending_;  // accepted, no hello yet; oldest first
+  int joined_count_ = 0;
+  int turned_away_count_ = 0;
+  std::string last_turned_away_;
+  int accept_failures_ = 0;
+  int last_accept_error_ = 0;
+};
+
+/// Tells every open connection why rank 0 failed and closes them all.
+void refuse_all(std::vector<Connection>& joined, std::deque<Connection>& pending, const Status& why) {
+  const std::string line = encode_rendezvous_message(ErrorMessage{without_prefix(why.message())});
+  for (Connection& c : joined) {
+    send_now(c, line);
+    close_connection(c);
+  }
+  for (Connection& c : pending) {
+    send_now(c, line);
+    close_connection(c);
+  }
+}
+
+/// Milliseconds from now to `at` for poll(): 0 when passed, rounded up.
+int poll_ms_until(Clock::time_point at) {
+  const auto left = std::chrono::ceil<milliseconds>(at - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, INT_MAX));
+}
+
+/// Whether accept4's `err` says the process (or system) lacks descriptors
+/// or memory: the connection stays queued and the socket readable, so
+/// accepting again at once would spin.
+bool accept_lacks_resources(int err) { return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM; }
+
+/// Whether accept4's `err` concerns only the connection it took (aborted,
+/// refused by a firewall, a network error Linux passes on): the next one
+/// may be accepted at once.
+bool accept_lost_one(int err) {
+  return err == ECONNABORTED || err == EPROTO || err == EPERM || err == ENETDOWN || err == ENOPROTOOPT ||
+         err == EHOSTDOWN || err == ENONET || err == EHOSTUNREACH || err == EOPNOTSUPP || err == ENETUNREACH ||
+         err == EINTR;
 }
 
 }  // namespace
 
-StatusOr<Rendezvous> Rendezvous::accept(RendezvousListener listener, int world_size, milliseconds timeout) {
-  RR_RETURN_IF_ERROR(check_arguments(0, world_size, timeout));
+StatusOr<Rendezvous> Rendezvous::accept(RendezvousListener listener, int world_size, milliseconds timeout,
+                                        std::string_view token) {
+  RR_RETURN_IF_ERROR(check_arguments(0, world_size, timeout, token));
   if (listener.fd_ < 0) return invalid_argument(std::string(kPrefix) + "accept needs an open listener");
   const ScopedFd listen_fd(listener.release());
   const std::string where = listener.endpoint().to_string();
   const Deadline deadline(timeout);
-  std::vector<Connection> joined(static_cast<std::size_t>(world_size - 1));  // rank r at r - 1
-  std::vector<Connection> pending;                                           // accepted, no hello yet
-  int joined_count = 0;
+  Door door(world_size, token, deadline);
+  Clock::time_point accept_again{};  // after accept4 lacked resources: when to try again
   std::vector<pollfd> fds;
-  while (joined_count < world_size - 1) {
-    fds.assign(1, pollfd{listen_fd.get(), POLLIN, 0});
-    for (const Connection& c : pending) fds.push_back(pollfd{c.fd.get(), POLLIN, 0});
-    const int ready = ::poll(fds.data(), fds.size(), deadline.poll_ms());
-    if (ready < 0 && errno != EINTR) {
-      Status s = unavailable(std::string(kPrefix) + "poll failed (" + errno_text(errno) + ")");
-      refuse_all(joined, pending, s);
-      return s;
-    }
-    if (ready == 0 && deadline.passed()) {
+  std::vector<short> revents;
+  // Every turn checks the deadline first, whatever poll and accept4 said
+  // the turn before.
+  while (door.joined_count() < world_size - 1) {
+    if (deadline.passed()) {
       std::string missing;
       for (int r = 1; r < world_size; ++r)
-        if (!joined[r - 1].fd.valid()) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      Status s = unavailable(std::string(kPrefix) + "rank(s) " + missing + " of " + std::to_string(world_size) +
-                             " did not join rank 0 at " + where + " within " + ms_text(timeout) +
-                             "; start every rank under rangereplay with the same rendezvous endpoint");
-      refuse_all(joined, pending, s);
+        if (!door.joined()[r - 1].fd.valid()) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      Status s =
+          unavailable(std::string(kPrefix) + "rank(s) " + missing + " of " + std::to_string(world_size) +
+                      " did not join rank 0 at " + where + " within " + ms_text(timeout) +
+                      "; start every rank under rangereplay with the same rendezvous endpoint" + door.turned_away());
+      refuse_all(door.joined(), door.pending(), s);
       return s;
     }
-    // Hellos first, from the connections polled (fds[1...] are pending[0...]).
-    std::vector<Connection> still_pending;
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      Connection& c = pending[i];
-      if (fds[i + 1].revents != 0) receive_some(c);
-      StatusOr<std::optional<std::string>> line = take_line(c);
-      Status fault;
-      if (!line.ok()) {
-        fault = line.status();
-      } else if (!line->has_value()) {
-        if (!c.closed) still_pending.push_back(std::move(c));  // closed before its hello: a probe, dropped
-        continue;
-      } else if (StatusOr<RendezvousMessage> m = message_of(c, **line, "hello"); !m.ok()) {
-        fault = m.status();
-      } else {
-        const auto& hello = std::get<HelloMessage>(*m);
-        if (std::string why = hello_fault(hello, world_size, joined); !why.empty()) {
-          fault = invalid_argument(std::string(kPrefix) + why);
-        } else {
-          c.rank = static_cast<int>(hello.rank);
-          set_no_delay(c.fd.get());
-          joined[hello.rank - 1] = std::move(c);
-          ++joined_count;
-          continue;
-        }
-      }
-      still_pending.push_back(std::move(c));
-      for (std::size_t k = i + 1; k < pending.size(); ++k) still_pending.push_back(std::move(pending[k]));
-      refuse_all(joined, still_pending, fault);
-      return fault;
+    Clock::time_point wake = door.expire();
+    const bool listening = Clock::now() >= accept_again;
+    if (!listening) wake = std::min(wake, accept_again);
+    fds.clear();
+    if (listening) fds.push_back(pollfd{listen_fd.get(), POLLIN, 0});
+    for (const Connection& c : door.pending()) fds.push_back(pollfd{c.fd.get(), POLLIN, 0});
+    const int ready = ::poll(fds.data(), fds.size(), poll_ms_until(wake));
+    if (ready < 0 && errno != EINTR) {
+      Status s = unavailable(std::string(kPrefix) + "poll failed (" + errno_text(errno) + ")");
+      refuse_all(door.joined(), door.pending(), s);
+      return s;
     }
-    pending = std::move(still_pending);
-    if ((fds[0].revents & POLLIN) == 0) continue;
-    while (true) {
+    if (ready <= 0) continue;
+    const std::size_t first_pending = listening ? 1 : 0;
+    revents.clear();
+    for (std::size_t k = first_pending; k < fds.size(); ++k) revents.push_back(fds[k].revents);
+    door.read(revents);
+    if (!listening || (fds[0].revents & POLLIN) == 0) continue;
+    for (int n = 0; n < kAcceptsPerTurn && door.joined_count() < world_size - 1; ++n) {
       const int fd = ::accept4(listen_fd.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) break;  // EAGAIN: none left; a connection aborted in the queue: the next poll goes on
-      Connection c;
-      c.fd = ScopedFd(fd);
-      pending.push_back(std::move(c));
+      if (fd >= 0) {
+        door.take(ScopedFd(fd));
+        continue;
+      }
+      const int err = errno;
+      if (err == EAGAIN || err == EWOULDBLOCK) break;
+      if (accept_lost_one(err)) continue;
+      // Out of descriptors or memory, or a fault of the socket itself: the
+      // listening socket stays readable, so leave it alone for a while.
+      door.accept_failed(err);
+      accept_again = Clock::now() + (accept_lacks_resources(err) ? kAcceptBackoff : kAcceptBackoff * 5);
+      break;
     }
   }
-  for (Connection& c : pending) close_connection(c);  // strays beyond the world size
+  for (Connection& c : door.pending()) close_connection(c);  // strays beyond the world size
   auto peers = std::make_unique<Peers>();
-  peers->connections = std::move(joined);
+  peers->connections = std::move(door.joined());
   Rendezvous session(0, world_size, timeout, std::move(peers));
   RR_RETURN_IF_ERROR(session.broadcast(WelcomeMessage{static_cast<std::uint32_t>(world_size)}));
   return session;

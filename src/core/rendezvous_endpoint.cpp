@@ -1,8 +1,12 @@
 // The rendezvous endpoint and the process's rank, from text and environment.
 #include "core/rendezvous_endpoint.h"
 
+#include <sys/random.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/rendezvous_wire.h"
 
@@ -115,6 +119,59 @@ StatusOr<RendezvousJob> rendezvous_job_from_environment(std::string_view explici
     RR_ASSIGN_OR_RETURN(job.endpoint, endpoint_from_master(env));
   }
   return job;
+}
+
+StatusOr<std::optional<RendezvousToken>> rendezvous_token_from_environment(const EnvironmentLookup& env) {
+  if (std::optional<std::string> explicit_token = env(kRendezvousTokenVariable)) {
+    if (explicit_token->empty() || explicit_token->size() > kMaxRendezvousTokenBytes) {
+      return invalid_argument(std::string(kRendezvousTokenVariable) + " has " + std::to_string(explicit_token->size()) +
+                              " bytes; give it 1 to " + std::to_string(kMaxRendezvousTokenBytes) +
+                              " (the same in every rank's environment)");
+    }
+    return std::optional<RendezvousToken>(RendezvousToken{*explicit_token, kRendezvousTokenVariable});
+  }
+  for (const char* name : kRendezvousJobIdVariables) {
+    const std::optional<std::string> id = env(name);
+    if (!id || id->empty()) continue;
+    std::string token = std::string(name) + "=" + *id;
+    if (std::string_view(name) == "SLURM_JOB_ID") {
+      if (const std::optional<std::string> step = env("SLURM_STEP_ID"); step && !step->empty()) token += "." + *step;
+    }
+    if (token.size() > kMaxRendezvousTokenBytes) {
+      return invalid_argument(std::string(name) + " is longer than a rendezvous token may be (" +
+                              std::to_string(kMaxRendezvousTokenBytes) + " bytes); set " + kRendezvousTokenVariable +
+                              " to the same value for every rank");
+    }
+    return std::optional<RendezvousToken>(RendezvousToken{std::move(token), name});
+  }
+  return std::optional<RendezvousToken>();
+}
+
+StatusOr<RendezvousToken> random_rendezvous_token() {
+  unsigned char bytes[16];
+  std::size_t got = 0;
+  while (got < sizeof(bytes)) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof(bytes) - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return unavailable(std::string("cannot make a rendezvous token: getrandom failed (") + std::strerror(errno) +
+                         "); set " + kRendezvousTokenVariable + " to a secret shared by every rank");
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (const unsigned char b : bytes) {
+    token.push_back(kHex[b >> 4]);
+    token.push_back(kHex[b & 0xF]);
+  }
+  return RendezvousToken{std::move(token), "random"};
+}
+
+StatusOr<RendezvousToken> rendezvous_job_token(const EnvironmentLookup& env) {
+  RR_ASSIGN_OR_RETURN(std::optional<RendezvousToken> from_environment, rendezvous_token_from_environment(env));
+  if (from_environment) return std::move(*from_environment);
+  return random_rendezvous_token();
 }
 
 std::optional<std::string> process_environment(std::string_view name) {

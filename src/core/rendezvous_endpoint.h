@@ -85,6 +85,44 @@ const RankVariables* job_rank_variables(const EnvironmentLookup& env);
 StatusOr<RendezvousJob> rendezvous_job_from_environment(std::string_view explicit_endpoint,
                                                         const EnvironmentLookup& env);
 
+/// The variable that gives the job's rendezvous token explicitly.
+inline constexpr const char* kRendezvousTokenVariable = "RANGEREPLAY_RENDEZVOUS_TOKEN";
+
+/// The job's rendezvous token and where it came from.
+struct RendezvousToken {
+  std::string value;   // 1 to kMaxRendezvousTokenBytes bytes
+  std::string source;  // the variable(s) it came from, or "random"
+  friend bool operator==(const RendezvousToken&, const RendezvousToken&) = default;
+};
+
+/// The variables naming a job, tried in this order, each naming the job for
+/// all the launchers one job starts (`srun rangereplay profile`, `mpirun -n
+/// 2 rangereplay profile`): Open MPI and other PMIx launchers, Open MPI 4,
+/// torchrun (a launcher started by torchrun), Slurm (with SLURM_STEP_ID when
+/// set, so two steps of one job differ).
+inline constexpr const char* kRendezvousJobIdVariables[] = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
+                                                            "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID"};
+
+/// The job's token as the launcher's own environment `env` gives it:
+/// RANGEREPLAY_RENDEZVOUS_TOKEN when set; else "<variable>=<value>" of the
+/// first of kRendezvousJobIdVariables set and not empty (Slurm's:
+/// "SLURM_JOB_ID=<job>.<step>"), the same in every launcher of one job;
+/// else nullopt: then this launcher starts the whole job itself and makes a
+/// random token (random_rendezvous_token). A token derived from a job id is
+/// no secret (other users may see the id): it keeps other jobs and port
+/// scanners out, not a determined attacker. Errors (invalid_argument, one
+/// line naming the variable): RANGEREPLAY_RENDEZVOUS_TOKEN empty or longer
+/// than kMaxRendezvousTokenBytes; a job id that makes a token that long.
+StatusOr<std::optional<RendezvousToken>> rendezvous_token_from_environment(const EnvironmentLookup& env);
+
+/// A random token: 32 hexadecimal digits from getrandom(2) (128 bits).
+/// Errors: unavailable when getrandom fails (strerror). Thread-safe.
+StatusOr<RendezvousToken> random_rendezvous_token();
+
+/// The token a launcher passes to every process it starts:
+/// rendezvous_token_from_environment's, else a random one.
+StatusOr<RendezvousToken> rendezvous_job_token(const EnvironmentLookup& env);
+
 /// getenv, for rendezvous_job_from_environment.
 std::optional<std::string> process_environment(std::string_view name);
 

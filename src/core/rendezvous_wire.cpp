@@ -1,6 +1,7 @@
 // The rendezvous messages as lines, and rank 0's agreement rule.
 #include "core/rendezvous_wire.h"
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <vector>
@@ -222,10 +223,44 @@ std::string cut_rendezvous_text(std::string_view text) {
   return std::string(text.substr(0, end));
 }
 
+std::string escape_rendezvous_text(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= ' ' && c <= '~') {
+      out.push_back(ch);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
+
+bool rendezvous_tokens_equal(std::string_view a, std::string_view b) {
+  // Every byte of the longer one is compared, the shorter read cyclically;
+  // the differences are OR-ed together, so no branch depends on the bytes.
+  const std::size_t n = std::max(a.size(), b.size());
+  unsigned difference = a.size() == b.size() ? 0u : 1u;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto x = a.empty() ? 0u : static_cast<unsigned char>(a[i % a.size()]);
+    const auto y = b.empty() ? 0u : static_cast<unsigned char>(b[i % b.size()]);
+    difference |= x ^ y;
+  }
+  // Read through a volatile so the compiler cannot stop at the first difference.
+  volatile unsigned result = difference;
+  return result == 0;
+}
+
 std::string encode_rendezvous_message(const RendezvousMessage& message) {
   struct Encoder {
     std::string operator()(const HelloMessage& m) const {
-      return line_of({"hello", number(m.version), number(m.rank), number(m.world_size)});
+      return line_of({"hello", number(m.version), number(m.rank), number(m.world_size), encode_text(m.token)});
     }
     std::string operator()(const WelcomeMessage& m) const { return line_of({"welcome", number(m.world_size)}); }
     std::string operator()(const ProposeMessage& m) const {
@@ -253,12 +288,17 @@ StatusOr<RendezvousMessage> parse_rendezvous_message(std::string_view line) {
   const std::string_view verb = f.front();
   constexpr std::uint32_t kMaxIndex = 0xFFFFFFFFu;
   if (verb == "hello") {
-    if (f.size() != 4) return malformed(line, "hello takes a version, a rank and a world size");
-    std::optional<std::uint32_t> version = parse_number(f[1], kMaxIndex);
+    std::optional<std::uint32_t> version = f.size() >= 2 ? parse_number(f[1], kMaxIndex) : std::nullopt;
+    if (!version) return malformed(line, "hello takes a version first");
+    // Another version may lay out its hello otherwise: its version is enough to refuse it.
+    if (*version != kRendezvousProtocolVersion) return RendezvousMessage(HelloMessage{*version, 0, 0, ""});
+    if (f.size() != 5) return malformed(line, "hello takes a version, a rank, a world size and a token");
     std::optional<std::uint32_t> rank = parse_number(f[2], kMaxIndex);
     std::optional<std::uint32_t> world = parse_number(f[3], kMaxIndex);
-    if (!version || !rank || !world) return malformed(line, "hello's fields are numbers");
-    return RendezvousMessage(HelloMessage{*version, *rank, *world});
+    if (!rank || !world) return malformed(line, "hello's rank and world size are numbers");
+    std::optional<std::string> token = decode_text(f[4]);
+    if (!token || token->size() > kMaxRendezvousTokenBytes) return malformed(line, "bad token encoding");
+    return RendezvousMessage(HelloMessage{*version, *rank, *world, std::move(*token)});
   }
   if (verb == "welcome") {
     std::optional<std::uint32_t> world = single_number(f, kMaxRendezvousWorldSize);

@@ -14,7 +14,8 @@
 // first 1024 bytes are the same key.
 //
 //   from a rank to rank 0            rank 0's answer, to every rank
-//   hello <version> <rank> <world>   welcome <world>
+//   hello <version> <rank> <world> <token>
+//                                    welcome <world>
 //   propose <key> replay <passes>    outcome replay <passes>
 //   propose <key> decline <reason> <detail>
 //                                    outcome <kind> <rank> <reason or -> <detail>
@@ -22,6 +23,9 @@
 //   arrive <pass>                    release <pass>
 //   error <text>                     error <text>   (either side: its session failed; it then closes)
 //
+// <token> is the job's token (a text field; core/rendezvous.h says why and
+// rendezvous_endpoint.h where it comes from). A hello of another version is
+// parsed as far as its version, so that rank 0 can name the version.
 // <reason> is a DeclineReason's name (core/decline_reason.h). A line that
 // breaks any of these rules, an unknown verb (a newer peer) or an unknown
 // reason name is a protocol error (invalid_argument), never a crash.
@@ -42,7 +46,7 @@
 
 namespace rangereplay {
 
-inline constexpr std::uint32_t kRendezvousProtocolVersion = 1;
+inline constexpr std::uint32_t kRendezvousProtocolVersion = 2;
 /// Longest line, '\n' included, in bytes.
 inline constexpr std::size_t kMaxRendezvousLineBytes = 8192;
 /// Longest text field before encoding, in bytes (encoded, up to 3 times as long).
@@ -50,6 +54,8 @@ inline constexpr std::size_t kMaxRendezvousTextBytes = 1024;
 /// Largest world size and pass count a message may carry.
 inline constexpr std::uint32_t kMaxRendezvousWorldSize = 65536;
 inline constexpr std::uint32_t kMaxRendezvousPassCount = 1000000;
+/// Longest job token, in bytes.
+inline constexpr std::size_t kMaxRendezvousTokenBytes = 256;
 
 /// What one rank proposes for the range it has reached: replay it with
 /// `pass_count` passes (pass 0 included), or decline it.
@@ -104,8 +110,9 @@ Agreement decide_agreement(std::span<const RankProposal> proposals);
 // The messages, one struct per verb.
 struct HelloMessage {
   std::uint32_t version = kRendezvousProtocolVersion;
-  std::uint32_t rank = 0;
-  std::uint32_t world_size = 0;
+  std::uint32_t rank = 0;        // 0 when `version` is another protocol's
+  std::uint32_t world_size = 0;  // likewise
+  std::string token;             // likewise empty
   friend bool operator==(const HelloMessage&, const HelloMessage&) = default;
 };
 struct WelcomeMessage {
@@ -147,6 +154,15 @@ std::string cut_rendezvous_text(std::string_view text);
 /// The message as one line, '\n' included; texts cut and encoded, so the
 /// line is never longer than kMaxRendezvousLineBytes. Thread-safe (pure).
 std::string encode_rendezvous_message(const RendezvousMessage& message);
+
+/// `text` for a terminal: every byte outside ' '..'~' (control bytes,
+/// escape sequences, bytes of UTF-8) written as \xNN, and '\\' as \\.
+/// Thread-safe (pure).
+std::string escape_rendezvous_text(std::string_view text);
+
+/// Whether `a` and `b` are equal, in a time that depends on their lengths
+/// only, not on where they first differ (for the job token). Thread-safe.
+bool rendezvous_tokens_equal(std::string_view a, std::string_view b);
 
 /// Parses one line, without its '\n'. Errors (invalid_argument, one line
 /// naming the fault and the line's start): any breach of the format above.

@@ -327,7 +327,8 @@ std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& rang
         job.ok() ? Rendezvous::connect(job->endpoint, job->rank, job->world_size,
                                        environment::rendezvous_timeout()
                                            ? std::chrono::milliseconds(*environment::rendezvous_timeout())
-                                           : kRendezvousTimeout)
+                                           : kRendezvousTimeout,
+                                       parts_.config.rendezvous_token)
                  : StatusOr<Rendezvous>(job.status());
     if (joined.ok()) {
       rendezvous_.emplace(std::move(*joined));

@@ -33,6 +33,7 @@
 #include "core/launcher_gate.h"
 #include "core/metric_sets.h"
 #include "core/profile_config.h"
+#include "core/rendezvous_endpoint.h"
 #include "report/app_range_merge.h"
 #include "report/report_table.h"
 
@@ -234,7 +235,8 @@ struct Launch {
 // Errors: CUPTI library not found, temporary folder, configuration file or
 // pipe (all exit kExitFailure).
 StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::string> metrics, const std::string& app,
-                                const std::string& inject_lib, MetricQueries& queries) {
+                                const std::string& inject_lib, MetricQueries& queries,
+                                const std::string& rendezvous_token) {
   std::string loaded_cupti = queries.cupti_library_path();
   RR_ASSIGN_OR_RETURN(std::string cupti,
                       find_cupti_library(loaded_cupti.empty() ? std::nullopt : std::optional<std::string>(loaded_cupti),
@@ -243,6 +245,7 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   const std::string config_path = temp->path() + "/config.json";
   ProfileConfig config = request.config;
   config.metrics = std::move(metrics);
+  config.rendezvous_token = rendezvous_token;
   // Each injected process writes report.<its pid>.json.
   config.report_path = temp->path() + "/" + kProcessReportPattern;
   config.report_environment = output_variables(request.output_pattern);
@@ -300,6 +303,18 @@ int profile(const ProfileRequest& request) {
     return fail(inject_lib.status(),
                 inject_lib.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
   }
+  // --collectives replay: the token every rank of the job gives rank 0,
+  // passed to every process through the configuration file (mode 0600).
+  std::string rendezvous_token;
+  if (request.config.collectives == CollectivesMode::kReplay) {
+    StatusOr<RendezvousToken> token = rendezvous_job_token(process_environment);
+    if (!token.ok()) {
+      return fail(token.status(), token.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
+    }
+    rendezvous_token = std::move(token->value);
+    if (environment::debug())
+      std::cerr << "rangereplay[debug] launcher: rendezvous token from " << token->source << std::endl;
+  }
   MetricModule module = load_metric_module();
   steps.done("metric module loaded");
   StatusOr<std::vector<std::string>> selected =
@@ -313,9 +328,10 @@ int profile(const ProfileRequest& request) {
   // 2. Everything but the device checks: libcuda loadable, the CUPTI library,
   // the configuration, the gate.
   const Status libcuda = load_libcuda();
-  StatusOr<Launch> launch = libcuda.ok() && selected.ok()
-                                ? prepare_launch(request, *selected, *app, *inject_lib, *module.queries)
-                                : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
+  StatusOr<Launch> launch =
+      libcuda.ok() && selected.ok()
+          ? prepare_launch(request, *selected, *app, *inject_lib, *module.queries, rendezvous_token)
+          : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
   steps.done("libcuda, CUPTI library, configuration");
   if (!launch.ok()) {
     // Profiling cannot start: the device checks run first, as their errors

@@ -694,6 +694,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
     }
   ],
   "rendezvous": "10.0.0.1:29501",
+  "rendezvous_token": "",
   "report_environment": [],
   "report_path": "",
   "restore": "full",
@@ -743,6 +744,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
     }
   ],
   "rendezvous": "",
+  "rendezvous_token": "",
   "report_environment": [],
   "report_path": "",
   "restore": "differential",
@@ -776,6 +778,7 @@ TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
     }
   ],
   "rendezvous": "",
+  "rendezvous_token": "",
   "report_environment": [],
   "report_path": "",
   "restore": "differential",

@@ -1,6 +1,7 @@
 #include "core/profile_config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
@@ -52,6 +53,7 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   c.quiet = true;
   c.report_path = "/tmp/r.%p.json";
   c.report_environment = {"RANK", "SLURM_PROCID"};
+  c.rendezvous_token = "0123456789abcdef0123456789abcdef";
   c.command = {"./app", "--n", "3"};
   std::string path = ::testing::TempDir() + "rr_config_test.json";
   ASSERT_TRUE(write_profile_config(c, path).ok());
@@ -236,6 +238,23 @@ TEST(ProfileConfig, report_path_names_the_writing_process) {
 
 TEST(ProfileConfig, missing_file_is_not_found) {
   EXPECT_EQ(read_profile_config("/nonexistent/rr.json").status().code(), StatusCode::kNotFound);
+}
+
+TEST(ProfileConfig, the_file_is_readable_by_its_owner_only_as_it_may_hold_the_rendezvous_token) {
+  const std::string path = ::testing::TempDir() + "rr_config_mode.json";
+  std::remove(path.c_str());
+  { std::ofstream(path) << "old"; }
+  ::chmod(path.c_str(), 0644);  // an existing file is narrowed too
+  ProfileConfig c;
+  c.rendezvous_token = "secret";
+  ASSERT_TRUE(write_profile_config(c, path).ok());
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  StatusOr<ProfileConfig> back = read_profile_config(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->rendezvous_token, "secret");
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -137,5 +137,47 @@ TEST(RendezvousJobFromEnvironment, missing_or_bad_variables_are_one_line_errors)
   }
 }
 
+TEST(RendezvousToken, an_explicit_token_comes_first_then_the_job_identity) {
+  EXPECT_EQ(
+      **rendezvous_token_from_environment(env_of({{"RANGEREPLAY_RENDEZVOUS_TOKEN", "s3cret"}, {"SLURM_JOB_ID", "42"}})),
+      (RendezvousToken{"s3cret", "RANGEREPLAY_RENDEZVOUS_TOKEN"}));
+  EXPECT_EQ(**rendezvous_token_from_environment(env_of({{"SLURM_JOB_ID", "42"}, {"SLURM_STEP_ID", "3"}})),
+            (RendezvousToken{"SLURM_JOB_ID=42.3", "SLURM_JOB_ID"}));
+  EXPECT_EQ(**rendezvous_token_from_environment(env_of({{"SLURM_JOB_ID", "42"}})),
+            (RendezvousToken{"SLURM_JOB_ID=42", "SLURM_JOB_ID"}));
+  // mpirun inside a Slurm allocation: the MPI job's namespace, which two mpiruns of one allocation do not share.
+  EXPECT_EQ(**rendezvous_token_from_environment(
+                env_of({{"SLURM_JOB_ID", "42"}, {"PMIX_NAMESPACE", "prterun-node1-1234@1"}, {"PMIX_RANK", "0"}})),
+            (RendezvousToken{"PMIX_NAMESPACE=prterun-node1-1234@1", "PMIX_NAMESPACE"}));
+  EXPECT_EQ(**rendezvous_token_from_environment(env_of({{"OMPI_MCA_ess_base_jobid", "3150577665"}})),
+            (RendezvousToken{"OMPI_MCA_ess_base_jobid=3150577665", "OMPI_MCA_ess_base_jobid"}));
+  EXPECT_EQ(**rendezvous_token_from_environment(env_of({{"TORCHELASTIC_RUN_ID", "run-9"}, {"SLURM_JOB_ID", ""}})),
+            (RendezvousToken{"TORCHELASTIC_RUN_ID=run-9", "TORCHELASTIC_RUN_ID"}));
+}
+
+TEST(RendezvousToken, no_job_identity_leaves_the_launcher_to_make_a_random_one) {
+  StatusOr<std::optional<RendezvousToken>> none = rendezvous_token_from_environment(env_of({{"RANK", "0"}}));
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  StatusOr<RendezvousToken> a = rendezvous_job_token(env_of({}));
+  StatusOr<RendezvousToken> b = random_rendezvous_token();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->source, "random");
+  EXPECT_EQ(a->value.size(), 32u);
+  EXPECT_EQ(a->value.find_first_not_of("0123456789abcdef"), std::string::npos) << a->value;
+  EXPECT_NE(a->value, b->value);
+  EXPECT_EQ(rendezvous_job_token(env_of({{"SLURM_JOB_ID", "7"}}))->value, "SLURM_JOB_ID=7");
+}
+
+TEST(RendezvousToken, an_empty_or_overlong_explicit_token_is_a_one_line_error) {
+  EXPECT_EQ(rendezvous_token_from_environment(env_of({{"RANGEREPLAY_RENDEZVOUS_TOKEN", ""}})).status().message(),
+            "RANGEREPLAY_RENDEZVOUS_TOKEN has 0 bytes; give it 1 to 256 (the same in every rank's environment)");
+  EXPECT_EQ(rendezvous_job_token(env_of({{"RANGEREPLAY_RENDEZVOUS_TOKEN", std::string(257, 'k')}})).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(rendezvous_token_from_environment(env_of({{"SLURM_JOB_ID", std::string(300, '1')}})).status().message(),
+            "SLURM_JOB_ID is longer than a rendezvous token may be (256 bytes); set RANGEREPLAY_RENDEZVOUS_TOKEN to "
+            "the same value for every rank");
+}
+
 }  // namespace
 }  // namespace rangereplay

@@ -4,10 +4,16 @@
 // kRankBound or the test binary aborts: a hang is a failure, never a stuck run.
 #include "core/rendezvous.h"
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -34,6 +40,7 @@ constexpr milliseconds kShort{300};   // the timeout of waits expected to expire
 constexpr auto kRankBound = 5s;       // no rank thread may run longer
 
 const Endpoint kLoopback{"127.0.0.1", 0};
+constexpr std::string_view kToken = "job-7f3a";  // the job token every rank of these tests gives
 
 milliseconds since(Clock::time_point start) { return std::chrono::duration_cast<milliseconds>(Clock::now() - start); }
 
@@ -78,8 +85,8 @@ class Job {
   // Joins as `rank` (rank 0 through the listener), with `timeout`.
   StatusOr<Rendezvous> join(int rank, milliseconds timeout = kQuick, std::optional<int> world_size = std::nullopt) {
     const int world = world_size.value_or(world_size_);
-    if (rank == 0) return Rendezvous::accept(std::move(*listener_), world, timeout);
-    return Rendezvous::connect(endpoint(), rank, world, timeout);
+    if (rank == 0) return Rendezvous::accept(std::move(*listener_), world, timeout, kToken);
+    return Rendezvous::connect(endpoint(), rank, world, timeout, kToken);
   }
 
  private:
@@ -345,14 +352,15 @@ TEST(Rendezvous, a_rank_without_rank_0_gives_up_within_the_timeout) {
     port = probe->port();
   }
   const auto start = Clock::now();
-  StatusOr<Rendezvous> r = Rendezvous::connect(Endpoint{"127.0.0.1", port}, 1, 2, kShort);
+  StatusOr<Rendezvous> r = Rendezvous::connect(Endpoint{"127.0.0.1", port}, 1, 2, kShort, kToken);
   const milliseconds took = since(start);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(),
             "rendezvous: rank 1 could not connect to rank 0 at 127.0.0.1:" + std::to_string(port) +
-                " within 300 ms (Connection refused); check that rank 0 runs under rangereplay "
-                "with the same endpoint");
+                " within 300 ms (127.0.0.1: Connection refused); check that rank 0 runs under rangereplay "
+                "with the same endpoint, and that this host reaches that address (else give --rendezvous HOST:PORT "
+                "with one it does)");
   EXPECT_GE(took, 250ms);
   EXPECT_LT(took, 3s);
 }
@@ -367,7 +375,7 @@ TEST(Rendezvous, ranks_retry_until_a_late_rank_0_listens) {
   const Endpoint endpoint{"127.0.0.1", port};
   const std::vector<Seen> seen = run_ranks<Seen>(3, [&](int rank) {
     if (rank == 0) std::this_thread::sleep_for(200ms);
-    StatusOr<Rendezvous> r = Rendezvous::connect(endpoint, rank, 3, kQuick);
+    StatusOr<Rendezvous> r = Rendezvous::connect(endpoint, rank, 3, kQuick, kToken);
     if (!r.ok()) return failure(r.status());
     StatusOr<Agreement> a = r->agree("late", RangeVerdict::replay(2));
     if (!a.ok()) return failure(a.status());
@@ -446,67 +454,259 @@ TEST(Rendezvous, ranks_making_different_calls_fail_with_a_protocol_error) {
   expect_failed_everywhere(seen, why, {1});
 }
 
-TEST(Rendezvous, rank_0_refuses_a_mismatched_world_size) {
+TEST(Rendezvous, rank_0_turns_away_a_mismatched_world_size_and_says_so_at_its_timeout) {
   Job job(2);
   ASSERT_TRUE(job.ready());
   const std::vector<Seen> seen = run_ranks<Seen>(2, [&](int rank) {
-    StatusOr<Rendezvous> r = job.join(rank, kQuick, rank == 1 ? std::optional<int>(3) : std::nullopt);
-    return Seen{r.status(), std::nullopt, 0ms};
+    const auto start = Clock::now();
+    StatusOr<Rendezvous> r = job.join(rank, kShort, rank == 1 ? std::optional<int>(3) : std::nullopt);
+    return Seen{r.status(), std::nullopt, since(start)};
   });
   const std::string why = "rank 1 has world size 3 where rank 0 has 2; start every rank with the same WORLD_SIZE";
-  EXPECT_EQ(seen[0].status.code(), StatusCode::kInvalidArgument);
-  expect_failed_everywhere(seen, why, {1});
+  EXPECT_EQ(seen[1].status.message(), "rendezvous: rank 0 ended the session: " + why);
+  EXPECT_LT(seen[1].took, 250ms);  // told at once, not at the timeout
+  EXPECT_EQ(seen[0].status.message(),
+            "rendezvous: rank(s) 1 of 2 did not join rank 0 at 127.0.0.1:" + std::to_string(job.port()) +
+                " within 300 ms; start every rank under rangereplay with the same rendezvous "
+                "endpoint; rank 0 turned away 1 connection(s), the last because " +
+                why);
 }
 
-TEST(Rendezvous, rank_0_refuses_a_rank_taken_twice) {
+TEST(Rendezvous, a_second_process_claiming_a_rank_is_turned_away_and_the_job_goes_on) {
   Job job(3);
   ASSERT_TRUE(job.ready());
-  const std::vector<Seen> seen = run_ranks<Seen>(3, [&](int rank) {
-    StatusOr<Rendezvous> r = job.join(rank == 2 ? 1 : rank);  // two processes say they are rank 1
-    return Seen{r.status(), std::nullopt, 0ms};
+  Status impostor;
+  const std::vector<Seen> seen = run_ranks<Seen>(4, [&](int rank) {
+    if (rank == 3) {  // a process with the job's token that says it is rank 1, after rank 1 joined
+      std::this_thread::sleep_for(100ms);
+      impostor = job.join(1).status();
+      return Seen{};
+    }
+    if (rank == 2) std::this_thread::sleep_for(300ms);
+    StatusOr<Rendezvous> r = job.join(rank);
+    if (!r.ok()) return failure(r.status());
+    return Seen{r->barrier(1), std::nullopt, 0ms};
   });
-  const std::string why = "two processes say they are rank 1; every rank needs a distinct RANK below WORLD_SIZE";
-  expect_failed_everywhere(seen, why, {1, 2});
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_TRUE(seen[rank].status.ok()) << rank << ": " << seen[rank].status.message();
+  EXPECT_EQ(impostor.message(),
+            "rendezvous: rank 0 ended the session: two processes say they are rank 1; every rank needs a distinct RANK "
+            "below WORLD_SIZE");
 }
 
-// Rank 0's error when a raw client sends `bytes` as its hello, and what the client got back.
-std::pair<Status, std::string> raw_hello(const std::string& bytes) {
+TEST(Rendezvous, a_rank_with_another_jobs_token_is_turned_away_at_once) {
   Job job(2);
-  if (!job.ready()) return {internal_error("no listener"), ""};
+  ASSERT_TRUE(job.ready());
+  const std::vector<Seen> seen = run_ranks<Seen>(2, [&](int rank) {
+    const auto start = Clock::now();
+    StatusOr<Rendezvous> r =
+        rank == 0 ? job.join(0, kShort) : Rendezvous::connect(job.endpoint(), 1, 2, kQuick, "another-job");
+    return Seen{r.status(), std::nullopt, since(start)};
+  });
+  const std::string why =
+      "a connection gave another job's token; start every rank from one `rangereplay profile`, from launchers of one "
+      "job (srun, mpirun), or with the same RANGEREPLAY_RENDEZVOUS_TOKEN";
+  EXPECT_EQ(seen[1].status.message(), "rendezvous: rank 0 ended the session: " + why);
+  EXPECT_LT(seen[1].took, 250ms);
+  EXPECT_NE(seen[0].status.message().find("turned away 1 connection(s), the last because " + why), std::string::npos)
+      << seen[0].status.message();
+}
+
+// A stranger sends `bytes` to rank 0 before the real rank 1 joins: rank 0
+// turns the stranger away (what it was told is returned) and the session
+// goes on: rank 0 and rank 1 meet at a barrier.
+std::string stranger_then_rank(const std::string& bytes) {
+  Job job(2);
+  if (!job.ready()) return "no listener";
   std::string reply;
   const std::vector<Seen> seen = run_ranks<Seen>(2, [&](int rank) {
-    if (rank == 0) return Seen{job.join(0, kQuick).status(), std::nullopt, 0ms};
-    RawClient client(job.port());
-    EXPECT_TRUE(client.connected());
-    client.send(bytes);
-    reply = client.read_all();
-    return Seen{};
+    if (rank == 1) {
+      RawClient stranger(job.port());
+      EXPECT_TRUE(stranger.connected());
+      stranger.send(bytes);
+      reply = stranger.read_all();  // rank 0 answers and closes
+    }
+    StatusOr<Rendezvous> r = job.join(rank);
+    if (!r.ok()) return failure(r.status());
+    return Seen{r->barrier(1), std::nullopt, 0ms};
   });
-  return {seen[0].status, reply};
+  EXPECT_TRUE(seen[0].status.ok()) << bytes.substr(0, 20) << ": " << seen[0].status.message();
+  EXPECT_TRUE(seen[1].status.ok()) << bytes.substr(0, 20) << ": " << seen[1].status.message();
+  StatusOr<RendezvousMessage> m = parse_rendezvous_message(reply.substr(0, reply.find('\n')));
+  if (!m.ok() || !std::holds_alternative<ErrorMessage>(*m)) return "not an error line: " + reply.substr(0, 80);
+  return std::get<ErrorMessage>(*m).text;
 }
 
-TEST(Rendezvous, garbled_future_or_out_of_range_hellos_fail_rank_0_with_a_one_line_error) {
+TEST(Rendezvous, a_stranger_that_misbehaves_is_turned_away_and_the_real_rank_joins) {
+  const std::string token_fix =
+      "start every rank from one `rangereplay profile`, from launchers of one job (srun, mpirun), or with the same "
+      "RANGEREPLAY_RENDEZVOUS_TOKEN";
   const std::pair<std::string, std::string> cases[] = {
-      {"hello 1 7 2\n", "a rank says it is rank 7, not from 1 to 1; every rank needs a distinct RANK below WORLD_SIZE"},
-      {"hello 2 1 2\n",
-       "a rank speaks rendezvous protocol version 2 where rank 0 speaks 1; every rank must run the same rangereplay "
+      // The old protocol's takeover line: refused by its version before anything it claims.
+      {"hello 1 1 2\n",
+       "a rank speaks rendezvous protocol version 1 where rank 0 speaks 2; every rank must run the same rangereplay "
        "version"},
-      {"GET / HTTP/1.1\r\n",
+      {"hello 2 1 2 %\n", "a connection gave another job's token; " + token_fix},
+      {"hello 2 1 2 guess\n", "a connection gave another job's token; " + token_fix},
+      {"hello 2 1 2 job-7f3\n", "a connection gave another job's token; " + token_fix},
+      {"hello 2 7 2 job-7f3a\n",
+       "a rank says it is rank 7, not from 1 to 1; every rank needs a distinct RANK below WORLD_SIZE"},
+      {"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
        "a connecting rank sent a malformed message 'GET / HTTP/1.1?': a byte that is not printable ASCII; every rank "
        "must run the same rangereplay version"},
+      {std::string(9000, 'x'),
+       "a connecting rank sent a line longer than 8192 bytes; every rank must run the same rangereplay version"},
+      {std::string(8192, 'y') + "\n", "a connecting rank sent a malformed message '" + std::string(60, 'y') +
+                                          "...': longer than 8192 bytes; every "
+                                          "rank must run the same rangereplay version"},
+      {"error %\n", "a connecting rank failed: "},
+      {"error %ZZ\n",
+       "a connecting rank sent a malformed message 'error %ZZ': error takes one encoded text; every rank must run the "
+       "same rangereplay version"},
+      {"error %1B[2J%1B]0;owned%07\n", "a connecting rank failed: \\x1b[2J\\x1b]0;owned\\x07"},
       {"arrive 1\n",
        "a connecting rank sent 'arrive' where 'hello' was expected: the ranks made different calls (every rank must "
        "agree on each range and meet at each barrier in the same order)"},
-      {std::string(9000, 'x'),
-       "a connecting rank sent a line longer than 8192 bytes; every rank must run the same rangereplay version"},
   };
-  for (const auto& [bytes, why] : cases) {
-    const auto [status, reply] = raw_hello(bytes);
-    EXPECT_EQ(status.message(), "rendezvous: " + why) << bytes.substr(0, 20);
-    StatusOr<RendezvousMessage> m = parse_rendezvous_message(reply.substr(0, reply.find('\n')));
-    ASSERT_TRUE(m.ok()) << reply;
-    EXPECT_EQ(std::get<ErrorMessage>(*m).text, why);  // the client is told why
+  for (const auto& [bytes, told] : cases) EXPECT_EQ(stranger_then_rank(bytes), told) << bytes.substr(0, 20);
+}
+
+TEST(Rendezvous, an_error_line_from_a_joined_rank_reaches_the_user_with_control_bytes_escaped) {
+  Job job(2);
+  ASSERT_TRUE(job.ready());
+  const std::vector<Seen> seen = run_ranks<Seen>(2, [&](int rank) {
+    if (rank == 1) {
+      RawClient peer(job.port());
+      peer.send("hello 2 1 2 job-7f3a\n");
+      peer.send("error %1B]0;owned%07%1B[2Jbye\n");
+      (void)peer.read_all();
+      return Seen{};
+    }
+    StatusOr<Rendezvous> r = job.join(0);
+    if (!r.ok()) return failure(r.status());
+    return Seen{r->agree("step", RangeVerdict::replay(2)).status(), std::nullopt, 0ms};
+  });
+  EXPECT_EQ(seen[0].status.message(), "rendezvous: rank 1 failed: \\x1b]0;owned\\x07\\x1b[2Jbye");
+}
+
+TEST(Rendezvous, a_hundred_silent_connections_neither_hold_rank_0_past_its_timeout_nor_keep_the_real_rank_out) {
+  Job job(2);
+  ASSERT_TRUE(job.ready());
+  std::vector<std::unique_ptr<RawClient>> silent;
+  for (int i = 0; i < 100; ++i) silent.push_back(std::make_unique<RawClient>(job.port()));
+  const std::vector<Seen> seen = run_ranks<Seen>(2, [&](int rank) {
+    const auto start = Clock::now();
+    if (rank == 1) std::this_thread::sleep_for(50ms);  // behind the hundred in rank 0's queue
+    StatusOr<Rendezvous> r = job.join(rank, kQuick);
+    if (!r.ok()) return failure(r.status());
+    return Seen{r->barrier(1), std::nullopt, since(start)};
+  });
+  EXPECT_TRUE(seen[0].status.ok()) << seen[0].status.message();
+  EXPECT_TRUE(seen[1].status.ok()) << seen[1].status.message();
+  EXPECT_LT(seen[0].took, kQuick);
+}
+
+// Runs Rendezvous::accept (world size 2, `timeout`) in a child process whose
+// descriptor limit is `fd_limit` (or, when 0, the lowest free descriptor:
+// none left), while this process opens `silent` connections that never say
+// hello. Returns the child's report, "<wall ms> <cpu ms> <status message>",
+// or why there is none: the child is killed when it runs 15 s.
+std::string accept_with_fd_limit(rlim_t fd_limit, int silent, milliseconds timeout) {
+  StatusOr<RendezvousListener> listener = RendezvousListener::open(kLoopback);
+  if (!listener.ok()) return "no listener: " + listener.status().message();
+  const std::uint16_t port = listener->port();
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return "no pipe";
+  const pid_t child = ::fork();
+  if (child < 0) return "no fork";
+  if (child == 0) {
+    ::close(report[0]);
+    rlimit limit{};
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+    rlim_t soft = fd_limit;
+    if (soft == 0) {
+      const int lowest = ::dup(0);  // the lowest free number: a limit of it leaves no descriptor to open
+      ::close(lowest);
+      soft = static_cast<rlim_t>(lowest);
+    }
+    limit.rlim_cur = soft;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(3);
+    const auto start = Clock::now();
+    StatusOr<Rendezvous> r = Rendezvous::accept(std::move(*listener), 2, timeout, kToken);
+    const long long wall = since(start).count();
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const long long cpu = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000LL +
+                          (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+    const std::string line = std::to_string(wall) + " " + std::to_string(cpu) + " " + r.status().message();
+    (void)!::write(report[1], line.data(), line.size());
+    ::_exit(0);
   }
+  ::close(report[1]);
+  { RendezvousListener parent_copy = std::move(*listener); }  // the child's copy listens
+  std::vector<std::unique_ptr<RawClient>> clients;
+  for (int i = 0; i < silent; ++i) clients.push_back(std::make_unique<RawClient>(port));
+  std::string got;
+  const auto deadline = Clock::now() + 15s;
+  char buffer[1024];
+  while (Clock::now() < deadline) {
+    pollfd p{report[0], POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::read(report[0], buffer, sizeof(buffer));
+    if (n <= 0) break;
+    got.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(report[0]);
+  if (got.empty()) {
+    ::kill(child, SIGKILL);
+    got = "no report within 15 s: rank 0 still waits past its timeout";
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return got;
+}
+
+struct ChildReport {
+  long long wall_ms = -1;
+  long long cpu_ms = -1;
+  std::string message;
+};
+
+ChildReport parse_child_report(const std::string& text) {
+  ChildReport r;
+  const std::size_t a = text.find(' ');
+  const std::size_t b = a == std::string::npos ? a : text.find(' ', a + 1);
+  if (b == std::string::npos) {
+    r.message = text;
+    return r;
+  }
+  r.wall_ms = std::atoll(text.substr(0, a).c_str());
+  r.cpu_ms = std::atoll(text.substr(a + 1, b - a - 1).c_str());
+  r.message = text.substr(b + 1);
+  return r;
+}
+
+TEST(Rendezvous, rank_0_with_64_descriptors_and_100_silent_connections_returns_at_its_timeout_without_spinning) {
+  const ChildReport r = parse_child_report(accept_with_fd_limit(64, 100, 4000ms));
+  ASSERT_GE(r.wall_ms, 0) << r.message;
+  EXPECT_GE(r.wall_ms, 3900);
+  EXPECT_LT(r.wall_ms, 4500);
+  EXPECT_LT(r.cpu_ms, 1000) << "rank 0 spun";
+  EXPECT_TRUE(r.message.starts_with("rendezvous: rank(s) 1 of 2 did not join rank 0 at 127.0.0.1:")) << r.message;
+  EXPECT_NE(r.message.find("; rank 0 turned away "), std::string::npos) << r.message;
+  // At most 8 pending connections: the limit of 64 was never reached.
+  EXPECT_EQ(r.message.find("accepting a connection failed"), std::string::npos) << r.message;
+}
+
+TEST(Rendezvous, rank_0_out_of_descriptors_backs_off_and_returns_at_its_timeout) {
+  const ChildReport r = parse_child_report(accept_with_fd_limit(0, 20, 1000ms));
+  ASSERT_GE(r.wall_ms, 0) << r.message;
+  EXPECT_GE(r.wall_ms, 950);
+  EXPECT_LT(r.wall_ms, 1500);
+  EXPECT_LT(r.cpu_ms, 300) << "rank 0 spun on a listening socket it could not accept from";
+  EXPECT_NE(r.message.find("accepting a connection failed"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("(Too many open files): raise the file descriptor limit (ulimit -n)"), std::string::npos)
+      << r.message;
 }
 
 TEST(Rendezvous, a_connection_closed_before_its_hello_is_dropped_and_the_real_rank_joins) {
@@ -537,13 +737,13 @@ TEST(Rendezvous, a_garbled_answer_from_rank_0_is_a_protocol_error_not_a_crash) {
       root.send("outcome banana 3\n");
       return Seen{};
     }
-    StatusOr<Rendezvous> r = Rendezvous::connect(Endpoint{"127.0.0.1", root.port()}, 1, 2, kQuick);
+    StatusOr<Rendezvous> r = Rendezvous::connect(Endpoint{"127.0.0.1", root.port()}, 1, 2, kQuick, kToken);
     if (!r.ok()) return failure(r.status());
     Status s = r->agree("step #1", RangeVerdict::replay(3)).status();
     EXPECT_EQ(r->barrier(1).message(), s.message());  // the session stays failed
     return Seen{s, std::nullopt, 0ms};
   });
-  EXPECT_EQ(hello, "hello 1 1 2");
+  EXPECT_EQ(hello, "hello 2 1 2 job-7f3a");
   EXPECT_EQ(propose, "propose step%20#1 replay 3");
   EXPECT_EQ(seen[1].status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(seen[1].status.message(),
@@ -552,7 +752,7 @@ TEST(Rendezvous, a_garbled_answer_from_rank_0_is_a_protocol_error_not_a_crash) {
 }
 
 TEST(Rendezvous, a_world_of_one_needs_no_connection) {
-  StatusOr<Rendezvous> r = Rendezvous::connect(Endpoint{"unused.invalid", 1}, 0, 1, kShort);
+  StatusOr<Rendezvous> r = Rendezvous::connect(Endpoint{"unused.invalid", 1}, 0, 1, kShort, kToken);
   ASSERT_TRUE(r.ok()) << r.status().message();
   StatusOr<Agreement> a = r->agree("solo", RangeVerdict::replay(7));
   ASSERT_TRUE(a.ok());
@@ -565,12 +765,12 @@ TEST(Rendezvous, a_world_of_one_needs_no_connection) {
 
 TEST(Rendezvous, bad_arguments_are_one_line_errors) {
   const Endpoint e{"127.0.0.1", 1};
-  EXPECT_EQ(Rendezvous::connect(e, 3, 3, kShort).status().message(),
+  EXPECT_EQ(Rendezvous::connect(e, 3, 3, kShort, kToken).status().message(),
             "rendezvous: rank 3 is not from 0 to 2; pass the process's RANK");
-  EXPECT_EQ(Rendezvous::connect(e, 0, 0, kShort).status().message(),
+  EXPECT_EQ(Rendezvous::connect(e, 0, 0, kShort, kToken).status().message(),
             "rendezvous: world size 0 is not from 1 to 65536; pass the job's WORLD_SIZE");
-  EXPECT_EQ(Rendezvous::connect(e, 0, 2, 0ms).status().message(), "rendezvous: timeout 0 ms is not above 0");
-  StatusOr<Rendezvous> solo = Rendezvous::connect(e, 0, 1, kShort);
+  EXPECT_EQ(Rendezvous::connect(e, 0, 2, 0ms, kToken).status().message(), "rendezvous: timeout 0 ms is not above 0");
+  StatusOr<Rendezvous> solo = Rendezvous::connect(e, 0, 1, kShort, kToken);
   ASSERT_TRUE(solo.ok());
   EXPECT_EQ(solo->agree("k", RangeVerdict::replay(0)).status().message(),
             "rendezvous: rank 0 proposed replay with 0 passes, not from 1 to 1000000");
@@ -584,8 +784,11 @@ TEST(RendezvousListener, a_port_in_use_is_a_one_line_error) {
   StatusOr<RendezvousListener> second = RendezvousListener::open(taken);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(second.status().message(), "rendezvous: rank 0 cannot listen on " + taken.to_string() +
-                                           " (Address already in use); choose a free port for the rendezvous");
+  EXPECT_EQ(second.status().message(),
+            "rendezvous: rank 0 cannot listen on " + taken.to_string() + " (127.0.0.1 port " +
+                std::to_string(taken.port) +
+                ": Address already in use); choose a free port, or an address of this host, with --rendezvous "
+                "HOST:PORT");
 }
 
 }  // namespace

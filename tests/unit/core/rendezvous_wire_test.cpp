@@ -19,7 +19,8 @@ RendezvousMessage round_trip(const RendezvousMessage& m) {
 }
 
 TEST(RendezvousWire, every_message_is_one_documented_line) {
-  EXPECT_EQ(encode_rendezvous_message(HelloMessage{1, 2, 4}), "hello 1 2 4\n");
+  EXPECT_EQ(encode_rendezvous_message(HelloMessage{2, 2, 4, "job 7"}), "hello 2 2 4 job%207\n");
+  EXPECT_EQ(encode_rendezvous_message(HelloMessage{2, 2, 4, ""}), "hello 2 2 4 %\n");
   EXPECT_EQ(encode_rendezvous_message(WelcomeMessage{4}), "welcome 4\n");
   EXPECT_EQ(encode_rendezvous_message(ProposeMessage{"step #3", RangeVerdict::replay(5)}),
             "propose step%20#3 replay 5\n");
@@ -41,7 +42,8 @@ TEST(RendezvousWire, every_message_is_one_documented_line) {
 
 TEST(RendezvousWire, messages_survive_a_round_trip) {
   const std::vector<RendezvousMessage> messages = {
-      HelloMessage{1, 7, 8},
+      HelloMessage{2, 7, 8, "SLURM_JOB_ID=123.0"},
+      HelloMessage{2, 7, 8, ""},
       WelcomeMessage{8},
       ProposeMessage{"", RangeVerdict::replay(1)},
       ProposeMessage{"layer/attn \xc3\xa9 %20\t\n", RangeVerdict::replay(kMaxRendezvousPassCount)},
@@ -71,8 +73,14 @@ TEST(RendezvousWire, long_texts_are_cut_at_a_character_boundary_and_lines_stay_u
 TEST(RendezvousWire, garbled_and_future_lines_are_protocol_errors_naming_the_fault) {
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"", "rendezvous: malformed message '': an empty field (fields are separated by one space)"},
-      {"hello 1 2", "rendezvous: malformed message 'hello 1 2': hello takes a version, a rank and a world size"},
-      {"hello 1 -2 4", "rendezvous: malformed message 'hello 1 -2 4': hello's fields are numbers"},
+      {"hello 2 2 4",
+       "rendezvous: malformed message 'hello 2 2 4': hello takes a version, a rank, a world size and "
+       "a token"},
+      {"hello 2 -2 4 t", "rendezvous: malformed message 'hello 2 -2 4 t': hello's rank and world size are numbers"},
+      {"hello 2 1 2 t%zz", "rendezvous: malformed message 'hello 2 1 2 t%zz': bad token encoding"},
+      {"hello 2 1 2 " + std::string(257, 't'),
+       "rendezvous: malformed message 'hello 2 1 2 " + std::string(48, 't') + "...': bad token encoding"},
+      {"hello x", "rendezvous: malformed message 'hello x': hello takes a version first"},
       {"hello  1 2 4",
        "rendezvous: malformed message 'hello  1 2 4': an empty field (fields are separated by one "
        "space)"},
@@ -103,10 +111,33 @@ TEST(RendezvousWire, garbled_and_future_lines_are_protocol_errors_naming_the_fau
     EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument) << line;
     EXPECT_EQ(m.status().message(), message + "; every rank must run the same rangereplay version") << line;
   }
+  // A hello of another version is read as far as its version.
+  StatusOr<RendezvousMessage> v1 = parse_rendezvous_message("hello 1 1 2");
+  ASSERT_TRUE(v1.ok()) << v1.status().message();
+  EXPECT_EQ(std::get<HelloMessage>(*v1), (HelloMessage{1, 0, 0, ""}));
   StatusOr<RendezvousMessage> huge = parse_rendezvous_message(std::string(kMaxRendezvousLineBytes, 'a'));
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.status().message().find("longer than 8192 bytes"), std::string::npos) << huge.status().message();
   EXPECT_NE(huge.status().message().find(std::string(60, 'a') + "...'"), std::string::npos);
+}
+
+TEST(RendezvousWire, escaped_text_holds_no_control_byte) {
+  EXPECT_EQ(escape_rendezvous_text("plain text"), "plain text");
+  EXPECT_EQ(escape_rendezvous_text("\x1b]0;pwned\x07 \\ \r\n\xc3\xa9"), "\\x1b]0;pwned\\x07 \\\\ \\x0d\\x0a\\xc3\\xa9");
+  // A decoded error text of every byte comes out printable.
+  std::string every;
+  for (int c = 0; c < 256; ++c) every.push_back(static_cast<char>(c));
+  for (const char c : escape_rendezvous_text(every)) EXPECT_TRUE(c >= ' ' && c <= '~') << static_cast<int>(c);
+}
+
+TEST(RendezvousWire, tokens_compare_equal_only_when_every_byte_and_the_length_agree) {
+  EXPECT_TRUE(rendezvous_tokens_equal("abc123", "abc123"));
+  EXPECT_TRUE(rendezvous_tokens_equal("", ""));
+  EXPECT_FALSE(rendezvous_tokens_equal("abc123", "abc124"));
+  EXPECT_FALSE(rendezvous_tokens_equal("abc123", "bbc123"));
+  EXPECT_FALSE(rendezvous_tokens_equal("abc", "abcabc"));  // the shorter read cyclically still differs by length
+  EXPECT_FALSE(rendezvous_tokens_equal("", "a"));
+  EXPECT_FALSE(rendezvous_tokens_equal("a", ""));
 }
 
 RankProposal replay(int rank, std::string key, std::uint32_t passes) {
