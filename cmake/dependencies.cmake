@@ -13,6 +13,20 @@ add_library(rangereplay_fmt INTERFACE)
 target_include_directories(rangereplay_fmt SYSTEM INTERFACE "${FMT_INCLUDE_DIR}")
 target_compile_definitions(rangereplay_fmt INTERFACE FMT_HEADER_ONLY=1)
 
+# RE2 (libre2-dev) matches the regex: names of NVTX expressions in linear
+# time. Linked as the shared libre2.so.9, the injection library included:
+# Debian's libre2.a is built for executables (its thread-local
+# re2::hooks::context uses the local-exec TLS model, which a shared library
+# cannot hold), so RE2's symbols are not hidden inside the injection library
+# (docs/limitations.md). With RANGEREPLAY_DEPS_PREFIX the unpacked copy is
+# found first, and the build tree's run path names its folder.
+find_path(RE2_INCLUDE_DIR re2/re2.h REQUIRED)
+find_library(RE2_LIBRARY NAMES re2 REQUIRED)
+find_package(Threads REQUIRED)
+add_library(rangereplay_re2 INTERFACE)
+target_include_directories(rangereplay_re2 SYSTEM INTERFACE "${RE2_INCLUDE_DIR}")
+target_link_libraries(rangereplay_re2 INTERFACE "${RE2_LIBRARY}" Threads::Threads)
+
 if(RANGEREPLAY_BUILD_TESTS)
   find_package(GTest QUIET)
   if(NOT GTest_FOUND)

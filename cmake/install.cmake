@@ -25,6 +25,8 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr/local)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "rangereplay developers")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+# RE2's shared library, which the launcher and the injection library link.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libre2-9")
 # The CUDA 13 toolkit (CUPTI) is not a Debian package: it is named, not required.
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "Records a range of GPU work in an unmodified application and replays it for
  every hardware-counter pass. Needs the CUDA 13 toolkit (CUPTI) under /usr/local/cuda.")

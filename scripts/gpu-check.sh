@@ -52,6 +52,11 @@ if has build; then
       dir=$(dirname "$(find /usr/local/cuda/ /usr/local/cuda-*/ -name "$lib*" 2>/dev/null | head -1)")
       [[ $dir != . ]] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     done
+    # Built against this machine's libre2.so.9; without one here, the
+    # unpacked copy (scripts/gpu-deps.sh) serves.
+    if ! ldconfig -p 2>/dev/null | grep -q 'libre2\.so\.9 '; then
+      export LD_LIBRARY_PATH="$PWD/.deps/prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
     echo "prebuilt: LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >>"$logs/build.log"
     row "build" "prebuilt $(cut -c1-7 .deps/prebuilt/commit) (checkout HEAD ${head:0:7})"
   else

@@ -5,8 +5,8 @@
 # The CUDA 13 toolkit (nvcc, CUPTI, NVPW host library, NVTX3 headers) is not a
 # Debian package; it must already be installed under /usr/local/cuda.
 set -euo pipefail
-packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev googletest libgtest-dev libbenchmark-dev clang-format-14
-  libjs-chart.js chromium xz-utils)
+packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev googletest libgtest-dev libbenchmark-dev
+  clang-format-14 libjs-chart.js chromium xz-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,7 +3,10 @@
 // guide's "NVTX Filtering" section).
 #include "core/range/nvtx_expression.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "core/range/parse_error.h"
@@ -31,68 +34,84 @@ struct ParseError {
 
 std::string quoted(char c) { return std::string("'") + c + "'"; }
 
-// The first repeat character ('*', '+', '?', '{') of an ECMAScript `pattern`
-// with nothing before it to repeat: at the start, or right after '(' or '|'
-// ("(?" opens a group, so '?' there is not one); bracket expressions skipped.
-std::optional<char> dangling_repeat(std::string_view pattern) {
-  bool in_class = false;
-  char previous = 0;  // the last unescaped character outside a class; 0 at the start
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c == '\\') {
-      ++i;
-      previous = 'a';  // an escaped character is something to repeat
-      continue;
+// Our wording for what RE2 rejects: RE2's own text ("invalid perl operator:
+// (?=") names its parser, not the user's construct, and says nothing of the
+// fix. `arg` is the part of the pattern RE2 names (RE2::error_arg()).
+RegexProblem regex_problem(re2::RE2::ErrorCode code, std::string_view arg) {
+  const std::string literal = ", or write \\";  // then "(": the hint reads \(
+  const std::string re2_syntax = " (rangereplay's regex: names use RE2 syntax, which has no ";
+  switch (code) {
+    case re2::RE2::ErrorMissingParen:
+    case re2::RE2::ErrorUnexpectedParen:
+      return {"unbalanced parentheses", "close each '(' with ')'" + literal + "( for a literal '('"};
+    case re2::RE2::ErrorMissingBracket:
+      return {"unbalanced square brackets", "close each '[' with ']'" + literal + "[ for a literal '['"};
+    case re2::RE2::ErrorRepeatArgument: {
+      const char c = arg.empty() ? '*' : arg.front();
+      return {"repeat '*', '+', '?' or '{' with nothing to repeat",
+              "put it after a character" + literal + c + " for a literal " + quoted(c)};
     }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      previous = 'a';
-      continue;
-    }
-    const bool nothing_before = previous == 0 || previous == '|' || (previous == '(' && c != '?');
-    if (nothing_before && std::string_view("*+?{").find(c) != std::string_view::npos) return c;
-    previous = c;
+    case re2::RE2::ErrorRepeatSize:
+      return {"invalid repeat count " + std::string(arg),
+              "write {N}, {N,} or {N,M} with N <= M <= 1000 (RE2's largest count, also for nested repeats)"};
+    case re2::RE2::ErrorRepeatOp:
+      return {"repeat operator '" + std::string(arg) + "'" + re2_syntax + "possessive or doubled repeats)",
+              "write one of *, +, ?, {N,M}, each optionally followed by ? (lazy)"};
+    case re2::RE2::ErrorBadCharRange:
+      if (arg.starts_with("[:")) {
+        return {"unknown character class '" + std::string(arg) + "'", "use a class such as [[:digit:]] or [[:alpha:]]"};
+      }
+      return {"invalid character range '" + std::string(arg) + "'", "write ranges low to high, e.g. [a-z]"};
+    case re2::RE2::ErrorBadCharClass:
+      return {"invalid character class '" + std::string(arg) + "'", "use a class such as [[:digit:]] or \\d"};
+    case re2::RE2::ErrorBadEscape:
+      if (arg.size() == 2 && arg[1] >= '1' && arg[1] <= '9') {
+        return {"backreference '" + std::string(arg) + "'" + re2_syntax + "backreferences)",
+                "repeat the group's text instead, e.g. (ab)ab for (ab)\\1"};
+      }
+      if (arg == "\\k") {
+        return {"named backreference '\\k'" + re2_syntax + "backreferences)", "repeat the group's text instead"};
+      }
+      if (arg == "\\u" || arg == "\\c") {
+        return {"escape '" + std::string(arg) + "'" + re2_syntax + "\\uXXXX or \\cX)",
+                "write the character as \\x{XXXX}"};
+      }
+      return {"invalid escape '" + std::string(arg) + "'", "write \\\\ for a literal backslash"};
+    case re2::RE2::ErrorTrailingBackslash: return {"trailing backslash", "write \\\\ for a literal backslash"};
+    case re2::RE2::ErrorBadPerlOp:
+      if (arg == "(?=" || arg == "(?!") {
+        return {"lookahead '" + std::string(arg) + "'" + re2_syntax + "lookaround)",
+                "match the text itself, or leave it to an --nvtx-exclude"};
+      }
+      if (arg == "(?<") {
+        return {"lookbehind or named group '(?<'" + re2_syntax + "lookaround)",
+                "match the text itself; name a group (?P<name>...)"};
+      }
+      if (arg == "(?>") {
+        return {"atomic group '(?>'" + re2_syntax + "atomic groups)", "write a plain group (?:...)"};
+      }
+      return {"unknown group flag or operator '" + std::string(arg) + "'",
+              "write (?:...) for a group, or flags such as (?i)"};
+    case re2::RE2::ErrorBadNamedCapture:
+      return {"invalid group name '" + std::string(arg) + "'", "write (?P<name>...) with a name of letters and digits"};
+    case re2::RE2::ErrorBadUTF8: return {"invalid UTF-8", "write the pattern as UTF-8 text, a code point as \\x{HHHH}"};
+    case re2::RE2::ErrorPatternTooLarge:
+      return {
+          "pattern too large (its program needs over " + std::to_string(NameMatcher::kRegexMaxMemBytes >> 20) + " MiB)",
+          "shorten it or lower its repeat counts"};
+    default: return {"invalid pattern", "fix the pattern, or write \\c for a literal character c"};
   }
-  return std::nullopt;
 }
 
-// Our wording for std::regex_error codes: the standard library's own text
-// ("Number of NFA states exceeds limit ... _GLIBCXX_REGEX_STATE_LIMIT") names
-// its internals, not the user's mistake. Returns {problem, hint}. libstdc++
-// reports a repeat with nothing to repeat ("*", "a|+") as error_paren:
-// `pattern` tells it from a parenthesis left open.
-std::pair<std::string, std::string> regex_problem(std::regex_constants::error_type code, std::string_view pattern) {
-  namespace rc = std::regex_constants;
-  const std::string literal = ", or write \\";  // then "(": the hint reads \(
-  const std::optional<char> dangling = dangling_repeat(pattern);
-  if (code == rc::error_badrepeat || (code == rc::error_paren && dangling)) {
-    const char c = dangling.value_or('*');
-    return {"repeat '*', '+', '?' or '{' with nothing to repeat",
-            "put it after a character" + literal + c + " for a literal " + quoted(c)};
-  }
-  if (code == rc::error_paren)
-    return {"unbalanced parentheses", "close each '(' with ')'" + literal + "( for a literal '('"};
-  if (code == rc::error_brack)
-    return {"unbalanced square brackets", "close each '[' with ']'" + literal + "[ for a literal '['"};
-  if (code == rc::error_brace)
-    return {"unbalanced braces", "close each '{' with '}'" + literal + "{ for a literal '{'"};
-  if (code == rc::error_badbrace) return {"invalid repeat count in {}", "write {N}, {N,} or {N,M} with N <= M"};
-  if (code == rc::error_complexity || code == rc::error_space || code == rc::error_stack) {
-    return {"repeat count too large or pattern too complex", "shorten it"};
-  }
-  if (code == rc::error_range) return {"invalid character range", "write ranges low to high, e.g. [a-z]"};
-  if (code == rc::error_escape) return {"invalid escape", "write \\\\ for a literal backslash"};
-  if (code == rc::error_backref)
-    return {"back reference to a group that does not exist", "number groups from \\1 in order"};
-  // libstdc++ reports an unknown [[:class:]] as error_collate too.
-  if (code == rc::error_collate || code == rc::error_ctype) {
-    return {"unknown name in [[. .]] or [[: :]]", "use a class such as [[:digit:]] or [[:alpha:]]"};
-  }
-  return {"invalid pattern", "fix the pattern, or write \\c for a literal character c"};
+// The options of every regex name: UTF-8, no capturing groups (only whether
+// a name matches counts), bounded memory, and no logging (RE2 would write to
+// the application's stderr).
+re2::RE2::Options regex_options() {
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  options.set_never_capture(true);
+  options.set_max_mem(NameMatcher::kRegexMaxMemBytes);
+  return options;
 }
 
 class Parser {
@@ -335,15 +354,13 @@ class Parser {
       if (t.escaped && std::string_view("@,/").find(t.c) == std::string_view::npos) s.push_back('\\');
       s.push_back(t.c);
     }
-    try {
-      return NameMatcher::compile(s);
-    } catch (const std::regex_error& e) {
-      auto [problem, hint] = regex_problem(e.code(), s);
-      matcher_error_ =
-          ParseError{toks.front().col, "regex: " + problem + " in the " + std::string(what) + " pattern '" + s + "'",
-                     std::move(hint)};
-      return std::nullopt;
-    }
+    RegexProblem problem;
+    StatusOr<NameMatcher> matcher = NameMatcher::compile(s, &problem);
+    if (matcher.ok()) return std::move(*matcher);
+    matcher_error_ = ParseError{toks.front().col,
+                                "regex: " + problem.problem + " in the " + std::string(what) + " pattern '" + s + "'",
+                                std::move(problem.hint)};
+    return std::nullopt;
   }
 
   std::string_view text_;
@@ -362,25 +379,30 @@ NameMatcher NameMatcher::exact(std::string text) {
   return m;
 }
 
-NameMatcher NameMatcher::pattern(std::string pattern, std::shared_ptr<const std::regex> regex) {
+StatusOr<NameMatcher> NameMatcher::compile(std::string pattern, RegexProblem* problem) {
+  auto regex = std::make_shared<const re2::RE2>(pattern, regex_options());
+  if (!regex->ok()) {
+    RegexProblem p = regex_problem(regex->error_code(), regex->error_arg());
+    std::string message = p.problem + "; " + p.hint;
+    if (problem) *problem = std::move(p);
+    return invalid_argument(std::move(message));
+  }
   NameMatcher m;
   m.text_ = std::move(pattern);
   m.regex_ = std::move(regex);
   return m;
 }
 
-NameMatcher NameMatcher::compile(std::string pattern) {
-  auto regex = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript | std::regex::optimize);
-  return NameMatcher::pattern(std::move(pattern), std::move(regex));
-}
-
 bool NameMatcher::matches(std::string_view name) const {
   if (!regex_) return name == text_;
-  try {
-    return std::regex_search(name.begin(), name.end(), *regex_);
-  } catch (const std::regex_error&) {
-    return false;  // complexity or stack limits: never throw into a callback
+  if (name.size() > kMaxMatchedNameBytes) {
+    // Cut before a UTF-8 continuation byte, so that the last character is
+    // whole (at most 3 steps back: a character has at most 4 bytes).
+    std::size_t cut = kMaxMatchedNameBytes;
+    for (int step = 0; step < 3 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80; ++step) --cut;
+    name = name.substr(0, cut);
   }
+  return re2::RE2::PartialMatch(re2::StringPiece(name.data(), name.size()), *regex_);
 }
 
 bool NvtxExpression::matches_domain(std::string_view name) const {

@@ -16,9 +16,12 @@
 //     A,B           both A and B are open (any order)
 //   Domain@...      ranges of NVTX domain "Domain" (none: the default domain);
 //                   one domain per expression
-//   regex:...       domain and range names are ECMAScript regular expressions,
+//   regex:...       domain and range names are regular expressions in RE2
+//                   syntax (linear-time: no backreferences, no lookaround),
 //                   matched anywhere in the name (anchor with ^ and $, like
-//                   ncu --kernel-name regex:). In regex mode '[' / ']' are
+//                   ncu --kernel-name regex:) and only against the first
+//                   NameMatcher::kMaxMatchedNameBytes bytes of a longer
+//                   name. In regex mode '[' / ']' are
 //                   stack anchors only as the first / last character of the
 //                   range part; write "/[" or "/]" there for a literal
 //                   bracket of the regex (regex:/[0-9]+/ ).
@@ -40,7 +43,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,23 +50,46 @@
 
 #include "core/status.h"
 
+namespace re2 {
+class RE2;
+}  // namespace re2
+
 namespace rangereplay::range {
+
+/// Why a regex name does not compile, in the user's terms: `problem` names
+/// the construct ("backreference '\1' ..."), `hint` the fix.
+struct RegexProblem {
+  std::string problem;
+  std::string hint;
+};
 
 /// One domain or range name of an expression: exact text or a regex.
 class NameMatcher {
  public:
-  static NameMatcher exact(std::string text);
-  /// `pattern` must compile (the parser checks); `regex` is its compiled form.
-  static NameMatcher pattern(std::string pattern, std::shared_ptr<const std::regex> regex);
-  /// A regex matcher of `pattern`, compiled as the parser compiles names
-  /// (ECMAScript, optimized). Throws std::regex_error when it does not compile.
-  static NameMatcher compile(std::string pattern);
+  /// A regex is matched against at most this many leading bytes of a name
+  /// (cut back to a whole UTF-8 character): a longer name matches when its
+  /// first 4096 bytes do, and '$' matches at the cut. Exact names compare
+  /// whole.
+  static constexpr std::size_t kMaxMatchedNameBytes = 4096;
+  /// Memory bound of one compiled regex (RE2's max_mem: its program and
+  /// matching caches), bytes. A pattern whose program does not fit is an
+  /// error when it is compiled; matching never needs more.
+  static constexpr std::int64_t kRegexMaxMemBytes = std::int64_t{8} << 20;
 
-  /// Exact: equality. Regex: regex_search (a match anywhere in `name`). A
-  /// regex engine error (complexity, stack) counts as no match.
+  static NameMatcher exact(std::string text);
+  /// A regex matcher of `pattern` (RE2 syntax, UTF-8, no capturing). On a
+  /// pattern RE2 rejects (bad syntax, a construct RE2 does not have such as
+  /// a backreference or lookaround, a program over kRegexMaxMemBytes)
+  /// returns kInvalidArgument with the message "<problem>; <hint>" and, when
+  /// `problem` is given, the two parts there. Never throws but std::bad_alloc.
+  static StatusOr<NameMatcher> compile(std::string pattern, RegexProblem* problem = nullptr);
+
+  /// Exact: equality. Regex: a match anywhere in the first
+  /// kMaxMatchedNameBytes bytes of `name`; time linear in those bytes.
+  /// Never throws but std::bad_alloc.
   bool matches(std::string_view name) const;
   bool is_regex() const { return regex_ != nullptr; }
-  /// The name (exact) or the pattern handed to std::regex (regex).
+  /// The name (exact) or the pattern handed to RE2 (regex).
   const std::string& text() const { return text_; }
 
   /// Same text and same kind (exact or regex).
@@ -74,7 +99,7 @@ class NameMatcher {
 
  private:
   std::string text_;
-  std::shared_ptr<const std::regex> regex_;
+  std::shared_ptr<const re2::RE2> regex_;  // immutable, shared by copies; RE2 matches from any thread
 };
 
 /// One element of a push/pop pattern, bottom to top.

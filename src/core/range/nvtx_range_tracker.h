@@ -27,7 +27,8 @@
 //
 // Thread-safety: every method locks an internal mutex; call from any thread.
 // Cost per call: one map look-up plus matching the changed domain's stack
-// against each include (regex includes run std::regex_search per name).
+// against each include (regex includes run one RE2 search per name, linear in at most
+// NameMatcher::kMaxMatchedNameBytes of it).
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,6 @@
 // range_json.h).
 #include "core/range/range_json.h"
 
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,11 +47,11 @@ StatusOr<NameMatcher> matcher_from_json(const json& j, std::string_view path) {
   RR_RETURN_IF_ERROR(json_field::read_required(j, "name", path, name));
   RR_RETURN_IF_ERROR(json_field::read(j, "regex", path, regex));
   if (!regex) return NameMatcher::exact(std::move(name));
-  try {
-    return NameMatcher::compile(std::move(name));
-  } catch (const std::regex_error& e) {
-    return field_error(member(path, "name"), std::string("the regex does not compile: ") + e.what());
+  StatusOr<NameMatcher> matcher = NameMatcher::compile(std::move(name));
+  if (!matcher.ok()) {
+    return field_error(member(path, "name"), "the regex does not compile: " + matcher.status().message());
   }
+  return matcher;
 }
 
 StatusOr<NvtxElement> element_from_json(const json& j, std::string_view path) {

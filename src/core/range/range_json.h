@@ -13,8 +13,9 @@
 //   range selector   [{"first": 2, "last": 2}, {"first": 5, "last": null}]  last inclusive,
 //                                                       null: to the end of the process
 //
-// A regex name holds the pattern handed to std::regex ("regex": true) and is
-// compiled again on reading. The readers check what the parsers guarantee
+// A regex name holds the pattern handed to RE2 ("regex": true) and is
+// compiled again on reading, with the same options and memory bound
+// (NameMatcher::compile). The readers check what the parsers guarantee
 // (a regex compiles, a push/pop pattern starts and ends with a name, a
 // start/end expression has names only, windows ascend without overlap, a
 // span's last is not below its first) and fail with kInvalidArgument naming

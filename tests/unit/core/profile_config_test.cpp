@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -187,6 +188,42 @@ TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
   EXPECT_NE(back.status().message().find("nvtx_include[0].elements[0].name: the regex does not compile: "),
             std::string::npos)
       << back.status().message();
+  // A construct RE2 lacks, in the same words as the launcher's.
+  back = read_text(
+      R"json({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "name": "a(?=b)", "regex": true}]}]})json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("nvtx_include[0].elements[0].name: the regex does not compile: lookahead "
+                                         "'(?=' (rangereplay's regex: names use RE2 syntax, which has no lookaround); "
+                                         "match the text itself, or leave it to an --nvtx-exclude"),
+            std::string::npos)
+      << back.status().message();
+}
+
+TEST(ProfileConfig, a_30000_deep_nested_regex_in_the_file_is_read_not_a_crash) {
+  // The injection reads this file in the application at cuInit: a recursive
+  // regex compiler (std::regex) overflows its stack there.
+  const auto start = std::chrono::steady_clock::now();
+  const std::string deep = std::string(30000, '(') + "step" + std::string(30000, ')');
+  const nlohmann::json doc = {
+      {"nvtx_include", {{{"kind", "push_pop"}, {"elements", {{{"kind", "name"}, {"name", deep}, {"regex", true}}}}}}}};
+  StatusOr<ProfileConfig> back = read_text(doc.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message().substr(0, 300);
+  ASSERT_EQ(back->nvtx_include.size(), 1u);
+  EXPECT_TRUE(back->nvtx_include[0].matches_stack(std::vector<std::string>{"warm step 1"}));
+  EXPECT_FALSE(back->nvtx_include[0].matches_stack(std::vector<std::string>{"warm"}));
+  // Past the memory bound: one error line naming the field, no crash.
+  std::string huge;
+  for (int i = 0; i < 2000; ++i) huge += "[a-z]{1000}";
+  const nlohmann::json big = {
+      {"nvtx_include", {{{"kind", "push_pop"}, {"elements", {{{"kind", "name"}, {"name", huge}, {"regex", true}}}}}}}};
+  back = read_text(big.dump());
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("nvtx_include[0].elements[0].name: the regex does not compile: pattern too "
+                                         "large (its program needs over 8 MiB); shorten it or lower its repeat counts"),
+            std::string::npos)
+      << back.status().message();
+  EXPECT_EQ(back.status().message().find('\n'), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST(ProfileConfig, restore_defaults_to_differential_in_code_and_in_a_file_without_the_field) {

@@ -3,6 +3,7 @@
 // domains, and the include/exclude decisions of NvtxFilter.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -200,6 +201,56 @@ TEST(NvtxFilter, reports_which_range_kinds_it_includes) {
   EXPECT_TRUE(filter({"a/"}).has_push_pop_includes());
   EXPECT_FALSE(filter({"a/"}).has_start_end_includes());
   EXPECT_TRUE(filter({"a/", "b"}).has_start_end_includes());
+}
+
+// Each reproduction of a backtracking regex engine's failure runs under a
+// time limit: RE2's time is linear in the (capped) name.
+constexpr auto kMatchTimeLimit = std::chrono::seconds(2);
+
+TEST(NvtxExpressionMatch, a_regex_against_a_40_kb_name_neither_crashes_nor_backtracks) {
+  // A recursive matcher (std::regex) takes a stack frame per character here
+  // and overflows the stack (SIGSEGV) inside the application.
+  const NvtxExpression e = expr("regex:^.*x/");
+  const auto start = std::chrono::steady_clock::now();
+  std::string name(40000, 'a');
+  EXPECT_FALSE(e.matches_stack(std::vector<std::string>{name + "x"}));  // 'x' past the matched prefix
+  name[100] = 'x';
+  EXPECT_TRUE(e.matches_stack(std::vector<std::string>{name}));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, kMatchTimeLimit);
+}
+
+TEST(NvtxExpressionMatch, nested_repeats_take_linear_time) {
+  // A backtracking matcher (std::regex) takes 9 s at 28 characters, twice as
+  // long with each more.
+  const NvtxExpression e = expr("regex:^(a+)+c$/");
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t n : {28u, 40u, 64u, 4095u}) {  // 4095 + "c": all within the matched bytes
+    EXPECT_FALSE(e.matches_stack(std::vector<std::string>{std::string(n, 'a')})) << n;
+    EXPECT_TRUE(e.matches_stack(std::vector<std::string>{std::string(n, 'a') + "c"})) << n;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, kMatchTimeLimit);
+}
+
+TEST(NvtxExpressionMatch, a_regex_sees_the_first_4096_bytes_of_a_name) {
+  ASSERT_EQ(NameMatcher::kMaxMatchedNameBytes, 4096u);
+  const std::string prefix(4095, 'a');
+  // '$' matches at the cut: the 4097th byte and later are not seen.
+  EXPECT_TRUE(expr("regex:^a+b$/").matches_stack(std::vector<std::string>{prefix + "b" + "tail"}));
+  EXPECT_FALSE(expr("regex:tail/").matches_stack(std::vector<std::string>{prefix + "b" + "tail"}));
+  EXPECT_TRUE(expr("regex:tail/").matches_stack(std::vector<std::string>{std::string(4092, 'a') + "tail"}));
+  // A character across the cut is left out whole: "é" is 0xC3 0xA9 at bytes 4095 and 4096.
+  EXPECT_TRUE(expr("regex:^a+$/").matches_stack(std::vector<std::string>{prefix + "\xC3\xA9"}));
+  EXPECT_FALSE(expr("regex:\xC3\xA9/").matches_stack(std::vector<std::string>{prefix + "\xC3\xA9"}));
+  EXPECT_TRUE(expr("regex:^a+.$/").matches_stack(std::vector<std::string>{std::string(4094, 'a') + "\xC3\xA9"}));
+  // Exact names compare whole.
+  EXPECT_TRUE(expr(prefix + "bc/").matches_stack(std::vector<std::string>{prefix + "bc"}));
+  EXPECT_FALSE(expr(prefix + "b/").matches_stack(std::vector<std::string>{prefix + "bc"}));
+}
+
+TEST(NvtxExpressionMatch, a_regex_matches_characters_not_bytes) {
+  EXPECT_TRUE(expr("regex:^caf.$/").matches_stack(std::vector<std::string>{"caf\xC3\xA9"}));
+  EXPECT_TRUE(expr("regex:^(?i)STEP$/").matches_stack(std::vector<std::string>{"step"}));
+  EXPECT_TRUE(expr("regex:^\\pL+_\\d+$/").matches_stack(std::vector<std::string>{"\xC3\xA9tape_3"}));
 }
 
 }  // namespace
