@@ -20,7 +20,7 @@ namespace rangereplay::cli {
 inline constexpr const char* kProcessReportPattern = "report.%p.json";
 
 /// The report files in `folder`: names "report.<decimal pid>.json" only (a
-/// half-written "report.<pid>.json.tmp.<pid>" is not one), sorted by pid.
+/// half-written "report.<pid>.json.tmp.<random>" is not one), sorted by pid.
 /// An unreadable folder gives none. Thread-safe.
 std::vector<std::string> process_report_files(const std::string& folder);
 
