@@ -1,6 +1,7 @@
 #include "core/profile_config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
@@ -236,6 +237,29 @@ TEST(ProfileConfig, report_path_names_the_writing_process) {
 
 TEST(ProfileConfig, missing_file_is_not_found) {
   EXPECT_EQ(read_profile_config("/nonexistent/rr.json").status().code(), StatusCode::kNotFound);
+}
+
+TEST(ProfileConfig, a_folder_or_a_device_is_one_error_line_not_an_exception) {
+  const std::string folder = ::testing::TempDir();
+  StatusOr<ProfileConfig> dir = read_profile_config(folder);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(dir.status().message(), "configuration file " + folder +
+                                        " is a folder; RANGEREPLAY_CONFIG must name the file `rangereplay profile` "
+                                        "writes");
+  StatusOr<ProfileConfig> zero = read_profile_config("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().message(),
+            "configuration file /dev/zero is not a regular file; RANGEREPLAY_CONFIG must name the file `rangereplay "
+            "profile` writes");
+  // A FIFO with no writer: refused at once, not waited on.
+  const std::string fifo = ::testing::TempDir() + "rr_config_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  StatusOr<ProfileConfig> from_fifo = read_profile_config(fifo);
+  std::remove(fifo.c_str());
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_EQ(from_fifo.status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
