@@ -72,7 +72,7 @@ TEST_F(ReportFileTest, a_symlink_at_the_target_is_replaced_not_written_through) 
   EXPECT_EQ(content_of(out), "report\n");
 }
 
-TEST_F(ReportFileTest, the_temporary_name_is_not_the_pid_and_differs_between_writes) {
+TEST_F(ReportFileTest, repeated_writes_leave_only_the_target) {
   // Every write leaves only the target; a reader of report.<pid>.json names
   // never sees the temporary (checked by name in process_reports_test).
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(write_text_file(dir_ / "report.1.json", std::to_string(i)).ok());
