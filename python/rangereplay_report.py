@@ -21,18 +21,26 @@ fields added to schema_version 1 later may be missing and keep their default;
 unknown keys are ignored. Doubles written as "nan", "inf" or "-inf" become
 the float values. Any problem is one ValueError line naming the file and the
 JSON path, e.g. `report 'x.json' is not a valid rangereplay report:
-ranges[0].name: missing field`. The report's JSON Schema is
+ranges[0].name: missing field`. It accepts exactly the documents the C++ reader
+accepts (tests/data/report_corpus holds examples both are tested on): no
+number beyond a double's range (1e400), no lone surrogate (\\ud800), no
+invalid UTF-8, no "-0" where an unsigned integer goes. `load` reads at most
+MAX_REPORT_BYTES (1 GiB, as the C++ reader), also from a FIFO or a device. The report's JSON Schema is
 share/rangereplay/report.schema.json. Standard library only; pandas is
 needed for to_dataframes alone.
 
 As a script, `python3 rangereplay_report.py x.json...` loads each report and
-prints one line per range (exit 1 with the error line when one does not load).
+prints one line per range (exit 1 with the error line when one does not load);
+control characters in names are escaped (escape_controls) so none reaches the
+terminal.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
+import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -44,6 +52,9 @@ _U32_MAX = 2**32 - 1
 _U64_MAX = 2**64 - 1
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+MAX_REPORT_BYTES = 1 << 30
+"""The largest report file load() reads, in bytes (src/report/report_file.h's kMaxReadBytes)."""
 
 
 # --- the model ------------------------------------------------------------------
@@ -249,7 +260,7 @@ def _read_bool(v: Any) -> bool:
 
 def _unsigned(bits: int, limit: int):
     def read(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if isinstance(v, (bool, _NegativeZero)) or not isinstance(v, int) or v < 0:
             raise _mismatch(v, "an unsigned integer")
         if v > limit:
             raise _PathError("", f"{v} does not fit in {bits} bits")
@@ -363,9 +374,11 @@ _read_range = _struct(RangeRecord, [
     ("restore", _read_str, False), ("counter_ranges", _read_str, False), ("timings", _read_timings, True),
     ("kernels", _list_of(_read_kernel), True), ("range_metrics", _list_of(_read_metric), True),
     ("pass_records", _list_of(_read_pass), True), ("notes", _list_of(_read_str), True)])
-# The budget's gate_wait_ms is the report's own, written only where it has one.
-_read_budget = _struct(TimeBudget, [(f.name, _read_double, f.name != "gate_wait_ms")
-                                    for f in dataclasses.fields(TimeBudget)])
+# The budget's counter_setup_ms and gate_wait_ms are the report's setup_ms and
+# gate_wait_ms written again; as the C++ reader, they are not read from the budget
+# (from_dict fills them in), but for a report whose gate_wait_ms is only there.
+_read_budget = _struct(TimeBudget, [(f.name, _read_double, True) for f in dataclasses.fields(TimeBudget)
+                                    if f.name not in ("counter_setup_ms", "gate_wait_ms")])
 _read_report = _struct(Report, [
     ("tool_version", _read_str, True), ("device_name", _read_str, True), ("chip_name", _read_str, True),
     ("driver_version", _read_str, True), ("compute_capability", _read_str, True), ("process_id", _read_u32, True),
@@ -387,6 +400,45 @@ def _refuse_constant(name: str):
     raise _NotJson(f"{name} is not a JSON value")
 
 
+def _finite_float(text: str) -> float:
+    # 1e400 would read as inf; the C++ reader refuses a number past a double's range.
+    value = float(text)
+    if math.isinf(value):
+        raise _NotJson(f"number overflow parsing '{text}'")
+    return value
+
+
+class _NegativeZero(int):
+    """-0 in the JSON text: an integer but, as in the C++ reader, not an unsigned one."""
+
+
+def _parse_int(text: str) -> int:
+    value = int(text)
+    return _NegativeZero(0) if value == 0 and text.startswith("-") else value
+
+
+def _check_surrogates(data: Any) -> None:
+    # A lone surrogate escape ("\ud800") reads as a str Python keeps; the C++ reader
+    # refuses it (it is no character). A pair reads as one character, never a surrogate.
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            texts = (v,)
+        elif isinstance(v, dict):
+            texts = tuple(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            texts = ()
+            stack.extend(v)
+        else:
+            continue
+        for t in texts:
+            for c in t:
+                if "\ud800" <= c <= "\udfff":
+                    raise _NotJson(f"invalid string: lone surrogate U+{ord(c):04X}")
+
+
 def loads(text: str, source: str = "report") -> Report:
     """The Report in the JSON text `text`; `source` names it in errors.
 
@@ -398,7 +450,8 @@ def loads(text: str, source: str = "report") -> Report:
     if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, which json.loads refuses
         text = text[1:]
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_parse_int)
+        _check_surrogates(data)
     except (json.JSONDecodeError, _NotJson) as e:
         raise ValueError(f"{source} is not valid JSON: {e}") from None
     except RecursionError:
@@ -421,6 +474,17 @@ def from_dict(data: Any, source: str = "report") -> Report:
                          f"{SCHEMA_VERSION}: read it with the rangereplay build that wrote it")
     try:
         report = _read_report(data)
+        budget = data.get("time_budget")
+        if isinstance(budget, dict):
+            report.time_budget.counter_setup_ms = report.setup_ms
+            if "gate_wait_ms" not in data and "gate_wait_ms" in budget:
+                try:
+                    report.gate_wait_ms = _read_double(budget["gate_wait_ms"])
+                except _PathError as e:
+                    e.prepend("gate_wait_ms")
+                    e.prepend("time_budget")
+                    raise
+            report.time_budget.gate_wait_ms = report.gate_wait_ms
     except _PathError as e:
         raise ValueError(f"{source} is not a valid rangereplay report: {e.message()}") from None
     report.schema_version = version
@@ -430,17 +494,29 @@ def from_dict(data: Any, source: str = "report") -> Report:
 def load(path) -> Report:
     """The Report in the JSON file `path` (a str or os.PathLike).
 
-    Raises ValueError (one line, naming the file) when the file is not JSON, not a
-    rangereplay report, has another schema_version or a bad field, and OSError when
-    it cannot be read.
+    Raises ValueError (one line, naming the file) when the file is larger than
+    MAX_REPORT_BYTES (a FIFO or device such as /dev/zero is read up to it), is not
+    UTF-8 JSON, not a rangereplay report, has another schema_version or a bad field,
+    and OSError when it cannot be read.
 
         report = load("x.json")
         print(report.device_name, [r.name for r in report.ranges])
     """
     source = f"report '{path}'"
-    # utf-8-sig: a file an editor saved with a byte-order mark reads as without it.
-    with open(path, encoding="utf-8-sig", errors="replace") as f:
-        text = f.read()
+    too_large = (f"cannot read '{path}': larger than the {MAX_REPORT_BYTES}-byte cap of a file the profiler "
+                 "reads; is it the right file?")
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_REPORT_BYTES:
+            raise ValueError(too_large)
+        data = f.read(MAX_REPORT_BYTES + 1)
+    if len(data) > MAX_REPORT_BYTES:
+        raise ValueError(too_large)
+    try:
+        # utf-8-sig: a file an editor saved with a byte-order mark reads as without it.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{source} is not valid JSON: invalid UTF-8 at byte {e.start}") from None
     return loads(text, source)
 
 
@@ -547,6 +623,27 @@ def to_dataframes(report: Report) -> Dict[str, Any]:
     return frames
 
 
+def escape_controls(text: str) -> str:
+    r"""`text` with every character a terminal could act on written as visible text, as
+    the C++ tool writes names (src/core/ascii.h): C0 controls and DEL as "\x1b",
+    C1 controls (U+0080-U+009F) and lone surrogates as "\u009b"; printable text,
+    non-ASCII included, unchanged.
+
+    >>> print(escape_controls("step\x1b[2J\u009b \u68af\u5ea6"))
+    step\x1b[2J\u009b 梯度
+    """
+    out = []
+    for c in text:
+        o = ord(c)
+        if o < 0x20 or o == 0x7F:
+            out.append(f"\\x{o:02x}")
+        elif 0x80 <= o < 0xA0 or 0xD800 <= o <= 0xDFFF:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def _main(argv: List[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: rangereplay_report.py REPORT.json...  (loads each report, one line per range)")
@@ -555,14 +652,14 @@ def _main(argv: List[str]) -> int:
         try:
             report = load(path)
         except (ValueError, OSError) as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(escape_controls(f"error: {e}"), file=sys.stderr)
             return 1
-        print(f"{path}: {report.device_name or 'unknown device'}, {len(report.ranges)} ranges, "
-              f"{len(report.metrics)} metrics")
+        print(escape_controls(f"{path}: {report.device_name or 'unknown device'}, {len(report.ranges)} ranges, "
+                              f"{len(report.metrics)} metrics"))
         for r in report.ranges:
             what = f"declined ({r.decline_reason})" if r.declined else \
                 f"{r.passes} passes, {len(r.kernels)} kernels"
-            print(f"  range {r.index} '{r.name}': {what}")
+            print(escape_controls(f"  range {r.index} '{r.name}': {what}"))
     return 0
 
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/environment.h"
 #include "core/json_field.h"
 #include "core/range/range_json.h"
 
@@ -157,9 +158,36 @@ Status write_profile_config(const ProfileConfig& config, const std::string& path
 }
 
 StatusOr<ProfileConfig> read_profile_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return not_found("cannot read the configuration file " + path);
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  // O_NONBLOCK: a FIFO without a writer is refused below, not waited on.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return not_found("cannot read the configuration file " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return invalid_argument("configuration file " + path + " is " +
+                            (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") + "; " + environment::kConfig +
+                            " must name the file `rangereplay profile` writes");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxConfigBytes) {
+    ::close(fd);
+    return invalid_argument("configuration file " + path + " is larger than the " + std::to_string(kMaxConfigBytes) +
+                            "-byte cap; " + environment::kConfig + " must name the file `rangereplay profile` writes");
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return not_found("cannot read the configuration file " + path + ": " + std::strerror(error));
+    }
+    if (n == 0 || text.size() + static_cast<std::size_t>(n) > kMaxConfigBytes) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid_argument("configuration file " + path + " is not valid JSON");
   StatusOr<ProfileConfig> config = config_from_json(j);
   if (!config.ok()) return invalid_argument("configuration file " + path + ": " + config.status().message());

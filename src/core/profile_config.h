@@ -143,10 +143,16 @@ inline constexpr const char* kRankVariables[] = {"RANK",         "OMPI_COMM_WORL
 /// rendezvous token); a symbolic link at `path` is not followed. Errors
 /// (failed_precondition, with strerror): the file cannot be written.
 Status write_profile_config(const ProfileConfig& config, const std::string& path);
+/// The largest configuration file read_profile_config reads: 64 MiB (the
+/// launcher's are a few KiB; a range list of a million indices is ~8 MiB).
+inline constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{64} << 20;
+
 /// Reads a config written by write_profile_config; absent fields keep their
-/// defaults. Errors: kNotFound for an unreadable file; kInvalidArgument for
-/// malformed JSON or a field of the wrong type or an impossible value
-/// ("configuration file <path>: nvtx_include[0].kind: unknown kind ...").
+/// defaults. Errors, each one line naming `path`: kNotFound for a missing or
+/// unreadable file; kInvalidArgument for a folder or other non-regular file,
+/// a file past kMaxConfigBytes, malformed JSON, or a field of the wrong type
+/// or an impossible value ("configuration file <path>: nvtx_include[0].kind:
+/// unknown kind ..."). Never throws except std::bad_alloc.
 StatusOr<ProfileConfig> read_profile_config(const std::string& path);
 
 }  // namespace rangereplay

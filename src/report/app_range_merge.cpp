@@ -85,7 +85,8 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
   for (RangeRecord& range : merged.ranges) {
     if (!measured_by_app_runs(range, plan)) continue;
     const std::string before = range.declined ? "; range replay declined it first (" + range.decline_reason + ")" : "";
-    const std::string log = plan.total_runs > 1 ? "; the later runs' output is in " + log_path : "";
+    const std::string log =
+        plan.total_runs > 1 && !log_path.empty() ? "; the later runs' output is in " + log_path : "";
     if (runs.empty() && plan.total_runs > 1) {
       decline_app_range_incomplete(
           range, "the runs stopped before run " + std::to_string(std::max<std::uint32_t>(plan.first_app_range_run, 2)));

@@ -57,7 +57,8 @@ bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan);
 ///     present and its record has values, the range takes that run's kernel
 ///     records and whole-range values, is not declined, its passes are
 ///     plan.pass_count, and a note "app-range: ..." names the runs and, with
-///     more than one run, `log_path` (where the later runs' output went);
+///     more than one run, `log_path` (where the later runs' output went;
+///     an empty `log_path` is named nowhere, e.g. a log that is removed);
 ///   - else (the runs stopped before the last pass, or it decoded no values)
 ///     the range is declined app_range_incomplete saying which; a range
 ///     range replay declined (--fallback) keeps its own reason, with a note.

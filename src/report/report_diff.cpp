@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/ascii.h"
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"
@@ -253,13 +254,14 @@ std::string format_change(const DiffRow& row) {
 }
 
 std::string group_title(const DiffRow& row) {
-  if (!row.kernel.empty()) return row.range + ": " + row.kernel;
+  const std::string range = escape_controls(row.range);
+  if (!row.kernel.empty()) return range + ": " + escape_controls(row.kernel);
   switch (row.summed) {
-    case DiffRow::Summed::kBase: return row.range + " (whole range; baseline: the sum of its kernels)";
-    case DiffRow::Summed::kNext: return row.range + " (whole range; new: the sum of its kernels)";
+    case DiffRow::Summed::kBase: return range + " (whole range; baseline: the sum of its kernels)";
+    case DiffRow::Summed::kNext: return range + " (whole range; new: the sum of its kernels)";
     case DiffRow::Summed::kNeither: break;
   }
-  return row.range + " (whole range)";
+  return range + " (whole range)";
 }
 
 }  // namespace
@@ -274,18 +276,18 @@ std::string render_diff_table(const ReportDiff& diff) {
       out += fmt::format("  {:<58} {:<12} {:>18} {:>18} {:>9}\n", "Metric Name", "Metric Unit", "Baseline", "New",
                          "Change");
     }
-    out += fmt::format("  {:<58} {:<12} {:>18} {:>18} {:>9}\n", row.metric, row.unit, format_metric_value(row.base),
-                       format_metric_value(row.next), format_change(row));
+    out += fmt::format("  {:<58} {:<12} {:>18} {:>18} {:>9}\n", escape_controls(row.metric), escape_controls(row.unit),
+                       format_metric_value(row.base), format_metric_value(row.next), format_change(row));
   }
   if (!diff.unmatched.empty()) {
     out += "\nunmatched:\n";
-    for (const std::string& line : diff.unmatched) out += "  " + line + "\n";
+    for (const std::string& line : diff.unmatched) out += "  " + escape_controls(line) + "\n";
   }
   if (!diff.declined.empty()) {
     out += "\ndeclined:\n";
-    for (const std::string& line : diff.declined) out += "  " + line + "\n";
+    for (const std::string& line : diff.declined) out += "  " + escape_controls(line) + "\n";
   }
-  if (!diff.comparison_note.empty()) out += "\nnote: " + diff.comparison_note + "\n";
+  if (!diff.comparison_note.empty()) out += "\nnote: " + escape_controls(diff.comparison_note) + "\n";
   out += fmt::format("\n{} values compared, {} unmatched, {} declined\n", diff.rows.size(), diff.unmatched.size(),
                      diff.declined.size());
   return out;
@@ -294,9 +296,10 @@ std::string render_diff_table(const ReportDiff& diff) {
 std::string render_diff_csv(const ReportDiff& diff) {
   std::string out = "range,kernel,metric,unit,base,new,change_pct\n";
   for (const DiffRow& row : diff.rows) {
-    out += fmt::format("{},{},{},{},{},{},{}\n", csv_field(row.range), csv_field(row.kernel), csv_field(row.metric),
-                       csv_field(row.unit), format_exact_number(row.base), format_exact_number(row.next),
-                       row.change_pct ? format_exact_number(*row.change_pct) : std::string());
+    out += fmt::format(
+        "{},{},{},{},{},{},{}\n", csv_field(escape_controls(row.range)), csv_field(escape_controls(row.kernel)),
+        csv_field(escape_controls(row.metric)), csv_field(escape_controls(row.unit)), format_exact_number(row.base),
+        format_exact_number(row.next), row.change_pct ? format_exact_number(*row.change_pct) : std::string());
   }
   return out;
 }
@@ -314,7 +317,14 @@ std::string render_diff_json(const ReportDiff& diff) {
   }
   nlohmann::json j = {{"rows", rows}, {"unmatched", diff.unmatched}, {"declined", diff.declined}};
   if (!diff.comparison_note.empty()) j["note"] = diff.comparison_note;
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // ASCII only, so a C1 control in a name is written \u escaped, like the C0
+  // controls JSON always escapes; DEL, which JSON leaves as it is, too (it
+  // can only be inside a string). The text is then safe on a terminal.
+  std::string text = j.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + 1);
+  for (char c : text) out += c == '\x7f' ? std::string("\\u007f") : std::string(1, c);
+  return out + "\n";
 }
 
 }  // namespace rangereplay::report

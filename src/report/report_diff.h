@@ -65,7 +65,9 @@ ReportDiff diff_reports(const Report& base, const Report& next);
 /// Terminal table: one line per row with both values and the change, then the
 /// unmatched and declined lines and the comparison note. A change beyond
 /// +-1000% is written as the factor new / base ("x1234.5"; "x1.23e+06" from a
-/// million), which CSV and JSON keep exact in percent.
+/// million), which CSV and JSON keep exact in percent. Names (ranges,
+/// kernels, metrics, units) are written through escape_controls
+/// (core/ascii.h), here and in the CSV: no control byte reaches a terminal.
 std::string render_diff_table(const ReportDiff& diff);
 
 /// CSV: range,kernel,metric,unit,base,new,change_pct (change_pct empty when
@@ -77,6 +79,7 @@ std::string render_diff_csv(const ReportDiff& diff);
 /// (indent 2; "note" only with a comparison note). A row summed from its
 /// kernels has "summed_from_kernels": "base" or "new". Non-finite values
 /// are written as the report writes them (json_number, report_json.h).
+/// ASCII only: other characters, DEL and C1 controls included, are \u escaped.
 std::string render_diff_json(const ReportDiff& diff);
 
 }  // namespace rangereplay::report

@@ -9,6 +9,7 @@
 // concurrent writers of the same path leave one writer's whole file.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -18,15 +19,26 @@
 
 namespace rangereplay::report {
 
-/// The whole content of a file. Errors: kNotFound (no such file),
-/// kPermissionDenied, kInternal (other read errors).
-StatusOr<std::string> read_text_file(const std::filesystem::path& path);
+/// The most bytes read_text_file reads by default: 1 GiB. Reports are far
+/// smaller (about 1 KiB per kernel); a larger file is the wrong file.
+inline constexpr std::uint64_t kMaxReadBytes = std::uint64_t{1} << 30;
 
-/// Replaces `path` with `content`: writes "<path>.tmp.<pid>" and renames it
-/// over `path`. A path that exists and is not a regular file (/dev/stdout, a
-/// FIFO) is written in place instead. Errors: kNotFound (missing directory),
-/// kPermissionDenied, kResourceExhausted (disk full), kInternal; no file is
-/// left behind on error.
+/// The whole content of a file of at most `max_bytes` bytes. A regular file
+/// larger than that is refused before it is read; a device or FIFO
+/// (/dev/zero) is read until the cap. Errors: kNotFound (no such file),
+/// kPermissionDenied, kResourceExhausted (past the cap: one line naming the
+/// path and the cap), kInternal (other read errors).
+StatusOr<std::string> read_text_file(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxReadBytes);
+
+/// Replaces `path` with `content`: writes a new file beside it,
+/// "<path>.tmp.<12 random letters and digits>", created with
+/// O_EXCL|O_NOFOLLOW (a file or symbolic link already at that name is never
+/// opened; another name is tried), mode 0644 less the umask, then renamed
+/// over `path` (a symbolic link at `path` is replaced, not followed). A path
+/// that exists and is not a regular file (/dev/stdout, a FIFO) is written in
+/// place instead. Errors: kNotFound (missing directory), kPermissionDenied,
+/// kResourceExhausted (disk full), kInternal; no file is left behind on
+/// error.
 Status write_text_file(const std::filesystem::path& path, std::string_view content);
 
 /// Writes `report` in the format its extension names: ".csv" (any case) as

@@ -159,15 +159,14 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
           return invalid_argument(where + " is not a rangereplay journal: its first line is not a journal header");
         return invalid_argument(at + " is not JSON: the journal is damaged");
       }
-      if (!j.is_object())
-        return invalid_argument(at + " is not a journal line (expected a header or range object)");
+      if (!j.is_object()) return invalid_argument(at + " is not a journal line (expected a header or range object)");
       if (j.contains("journal")) {
         if (j["journal"] != kJournalName || !j.contains("journal_version") || !j.contains("report"))
           return invalid_argument(at + " is not a rangereplay journal header");
         if (j["journal_version"] != kJournalVersion)
           return failed_precondition(where + " has journal_version " + j["journal_version"].dump() +
-                                     ", but this rangereplay reads journal_version " +
-                                     std::to_string(kJournalVersion) + ": read it with the rangereplay that wrote it");
+                                     ", but this rangereplay reads journal_version " + std::to_string(kJournalVersion) +
+                                     ": read it with the rangereplay that wrote it");
         const std::string report_text = j["report"].dump();
         StatusOr<Report> header = parse_report_json(report_text, at);
         if (!header.ok()) return header.status();
@@ -177,8 +176,8 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
       }
       if (!have_header)
         return invalid_argument(where + " is not a rangereplay journal: its first line is not a journal header");
-      if (!j.contains("slot") || !j["slot"].is_number_unsigned() || !j.contains("final") ||
-          !j["final"].is_boolean() || !j.contains("range"))
+      if (!j.contains("slot") || !j["slot"].is_number_unsigned() || !j.contains("final") || !j["final"].is_boolean() ||
+          !j.contains("range"))
         return invalid_argument(at + " is not a journal range line (expected slot, final and range)");
       RangeRecord record;
       try {
@@ -208,10 +207,11 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
       }
       report.ranges.push_back(std::move(record));
     }
-    report.errors.push_back("the process ended before the profiler's exit handler ran (a signal, abort, _exit or a "
-                            "crash): this report was rebuilt from its journal, with " +
-                            std::to_string(contents.final_ranges) + " finished range" +
-                            (contents.final_ranges == 1 ? "" : "s") + "; a range in flight then is not in it");
+    report.errors.push_back(
+        "the process ended before the profiler's exit handler ran (a signal, abort, _exit or a "
+        "crash): this report was rebuilt from its journal, with " +
+        std::to_string(contents.final_ranges) + " finished range" + (contents.final_ranges == 1 ? "" : "s") +
+        "; a range in flight then is not in it");
     return contents;
   } catch (const std::bad_alloc&) {
     return resource_exhausted("out of memory while reading " + where);

@@ -93,18 +93,18 @@ class JournalWriter {
   std::filesystem::path path_;
   int fd_ = -1;
   bool off_ = false;
-  std::size_t written_ = 0;               // slots [0, written_) have a line
-  std::set<std::size_t> unsettled_;       // slots whose last line is not final
-  std::string header_;                    // the last header line written
+  std::size_t written_ = 0;          // slots [0, written_) have a line
+  std::set<std::size_t> unsettled_;  // slots whose last line is not final
+  std::string header_;               // the last header line written
   std::string error_;
 };
 
 /// What a journal held: the rebuilt report and how it was read.
 struct JournalContents {
   Report report;
-  std::size_t final_ranges = 0;     // ranges whose record was final
-  std::size_t unsettled_ranges = 0; // ranges declined process_ended
-  bool torn_last_line = false;      // a last line without its end (dropped)
+  std::size_t final_ranges = 0;      // ranges whose record was final
+  std::size_t unsettled_ranges = 0;  // ranges declined process_ended
+  bool torn_last_line = false;       // a last line without its end (dropped)
 };
 
 /// Parses journal text. The ranges are the slots in order (a slot with no

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ascii.h"
 #include "report/demangle.h"
 #include "report/format_helpers.h"
 #include "report/time_budget.h"
@@ -25,8 +26,8 @@ struct ColumnWidths {
 
   void fit(const std::vector<MetricValue>& metrics) {
     for (const MetricValue& m : metrics) {
-      name = std::max(name, m.name.size());
-      unit = std::max(unit, m.unit.size());
+      name = std::max(name, escape_controls(m.name).size());
+      unit = std::max(unit, escape_controls(m.unit).size());
       value = std::max(value, format_metric_value(m.value).size());
     }
   }
@@ -36,7 +37,8 @@ struct ColumnWidths {
 // quotes in single quotes.
 std::string join_command(const std::vector<std::string>& command) {
   std::string out;
-  for (const std::string& arg : command) {
+  for (const std::string& raw : command) {
+    const std::string arg = escape_controls(raw);
     if (!out.empty()) out.push_back(' ');
     const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
     if (plain) {
@@ -57,7 +59,7 @@ std::string join_command(const std::vector<std::string>& command) {
 
 std::string range_title(const RangeRecord& range) {
   if (range.name.empty()) return fmt::format("range {}", range.index);
-  return fmt::format("range {} '{}'", range.index, range.name);
+  return fmt::format("range {} '{}'", range.index, escape_controls(range.name));
 }
 
 void append_metric_table(std::string& out, const std::vector<MetricValue>& metrics, const ColumnWidths& w) {
@@ -68,15 +70,15 @@ void append_metric_table(std::string& out, const std::vector<MetricValue>& metri
                      w.value);
   out += rule;
   for (const MetricValue& m : metrics) {
-    out += fmt::format("{}{:<{}} {:>{}} {:>{}}\n", kTableIndent, m.name, w.name, m.unit, w.unit,
-                       format_metric_value(m.value), w.value);
+    out += fmt::format("{}{:<{}} {:>{}} {:>{}}\n", kTableIndent, escape_controls(m.name), w.name,
+                       escape_controls(m.unit), w.unit, format_metric_value(m.value), w.value);
   }
   out += rule;
 }
 
 void append_kernel(std::string& out, const KernelRecord& kernel, const ColumnWidths& widths,
                    const TableOptions& options) {
-  const std::string name = kernel.name.empty() ? demangle(kernel.mangled_name) : kernel.name;
+  const std::string name = escape_controls(kernel.name.empty() ? demangle(kernel.mangled_name) : kernel.name);
   out += fmt::format("  kernel {}: {} {}x{}", kernel.index, truncate_middle(name, options.max_kernel_name_width),
                      format_dim3(kernel.grid), format_dim3(kernel.block));
   if (kernel.shared_mem_bytes > 0) out += ", shared " + format_bytes(kernel.shared_mem_bytes);
@@ -191,7 +193,7 @@ std::string render_report_header(const Report& report) {
   if (report.verify) out += ", verify on";
   if (report.cache_control == "all") out += ", cache control all";
   out += "\n";
-  return out;
+  return escape_controls(out, LineBreaks::kKeep);
 }
 
 std::string render_range_table(const Report& report, const RangeRecord& range, const TableOptions& options) {
@@ -202,7 +204,7 @@ std::string render_range_table(const Report& report, const RangeRecord& range, c
     if (!range.decline_detail.empty()) out += ": " + range.decline_detail;
     out += "\n";
     append_notes(out, range);
-    return out;
+    return escape_controls(out, LineBreaks::kKeep);
   }
   out += fmt::format(": {}, {}, footprint {}, window {}\n", count_of(range.passes, "pass"),
                      count_of(range.kernels.size(), "kernel"), format_bytes(range.footprint_bytes),
@@ -221,7 +223,7 @@ std::string render_range_table(const Report& report, const RangeRecord& range, c
   append_restores(out, range);
   append_verify(out, report, range.pass_records);
   append_notes(out, range);
-  return out;
+  return escape_controls(out, LineBreaks::kKeep);
 }
 
 std::string render_report_summary(const Report& report) {
@@ -238,7 +240,7 @@ std::string render_report_summary(const Report& report) {
 std::string render_report_footer(const Report& report) {
   std::string out;
   for (const std::string& error : report.errors) out += "error: " + error + "\n";
-  return out + "summary: " + render_report_summary(report) + "\n";
+  return escape_controls(out, LineBreaks::kKeep) + "summary: " + render_report_summary(report) + "\n";
 }
 
 std::string render_report_table(const Report& report, const TableOptions& options) {
@@ -251,7 +253,7 @@ std::string render_report_table(const Report& report, const TableOptions& option
   out += "\n";
   out += render_report_footer(report);
   out += render_time_budget(report);
-  return out;
+  return escape_controls(out, LineBreaks::kKeep);  // the time budget too
 }
 
 }  // namespace rangereplay::report

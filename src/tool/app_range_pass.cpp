@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/ascii.h"
 #include "core/elapsed.h"
 #include "cuda/cu_status.h"
 #include "tool/context_scope.h"
@@ -53,8 +54,8 @@ void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcont
   } else {
     range->profiled = true;
     if (!parts_.config.quiet)
-      std::fprintf(stderr, "rangereplay: range %u '%s': app-range pass %u\n", range->index + 1, range->name.c_str(),
-                   run.pass + 1);
+      std::fprintf(stderr, "rangereplay: range %u '%s': app-range pass %u\n", range->index + 1,
+                   escape_controls(range->name).c_str(), run.pass + 1);
   }
   range->pass0_start = Clock::now();
   active_ = std::move(range);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "core/ascii.h"
 #include "core/elapsed.h"
 #include "core/environment.h"
 #include "cuda/cu_status.h"
@@ -46,7 +47,7 @@ void debug(const char* fmt, const std::string& a = "", long b = 0) {
   const double since = ms_since(last);
   last = Clock::now();
   std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
-  std::fprintf(stderr, fmt, a.c_str(), b);
+  std::fprintf(stderr, fmt, escape_controls(a).c_str(), b);  // `a` may be a range name
   std::fprintf(stderr, "\n");
 }
 
@@ -152,7 +153,7 @@ void RangeController::progress(const ActiveRange& range, std::size_t pass) {
   // A range whose pass 0 only records runs one pass more than CUPTI needs.
   const std::uint32_t passes = pass_count() + (range.counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
-               range.name.c_str(), pass, passes);
+               escape_controls(range.name).c_str(), pass, passes);
 }
 
 void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "core/ascii.h"
 #include "core/graph_nodes.h"
 #include "report/demangle.h"
 
@@ -99,8 +100,8 @@ void RangeReporter::record_decline(report::RangeRecord& record, DeclineReason re
   record.decline_reason = std::string(decline_reason_name(reason));
   record.decline_detail = decline_report_detail(reason, detail);
   if (!quiet_)
-    std::fprintf(out_, "rangereplay: range %u '%s' declined: %s (%s)\n", record.index + 1, record.name.c_str(),
-                 record.decline_reason.c_str(), detail.c_str());
+    std::fprintf(out_, "rangereplay: range %u '%s' declined: %s (%s)\n", record.index + 1,
+                 escape_controls(record.name).c_str(), record.decline_reason.c_str(), escape_controls(detail).c_str());
 }
 
 void RangeReporter::report_decline(report::RangeRecord& record, const Eligibility& eligibility) const {

@@ -411,6 +411,114 @@ class LoadTest(TempDir):
         self.assertEqual(bad.stderr.count("\n"), 1)
         self.assertIn("has no schema_version field", bad.stderr)
 
+    def test_command_line_escapes_control_characters_in_names(self):
+        j = sample_json()
+        j["ranges"][0]["name"] = "st\x1b[2Jep\x07\r\x7f\x9b 梯度"
+        j["device_name"] = "H200\x1b]0;title\x07"
+        out = subprocess.run([sys.executable, MODULE, self.write("ctl.json", j)], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("range 0 'st\\x1b[2Jep\\x07\\x0d\\x7f\\u009b 梯度': 3 passes", out.stdout)
+        self.assertIn("H200\\x1b]0;title\\x07, 2 ranges", out.stdout)
+        for c in "\x1b\x07\r\x7f\x9b":
+            self.assertNotIn(c, out.stdout)
+
+    def test_escape_controls_matches_the_cpp_rule(self):
+        # The cases of tests/unit/core/ascii_test.cpp's EscapeControls tests, as characters.
+        self.assertEqual(rr.escape_controls("a\x1b[2Jb"), "a\\x1b[2Jb")
+        self.assertEqual(rr.escape_controls("bell\x07 over\rwrite del\x7f nul\x00 tab\t two\nlines"),
+                         "bell\\x07 over\\x0dwrite del\\x7f nul\\x00 tab\\x09 two\\x0alines")
+        self.assertEqual(rr.escape_controls("csi\x9b31m \x80\x9f"), "csi\\u009b31m \\u0080\\u009f")
+        self.assertEqual(rr.escape_controls("lone \ud800"), "lone \\ud800")
+        for text in ("", "step/forward", "größe \xa0nbsp", "梯度", "emoji \U0001f600", "back\\slash"):
+            self.assertEqual(rr.escape_controls(text), text)
+
+
+class CapTest(TempDir):
+    def test_a_file_past_the_cap_is_one_line(self):
+        path = self.write("big.json", "x" * 11)
+        old = rr.MAX_REPORT_BYTES
+        rr.MAX_REPORT_BYTES = 10
+        try:
+            with self.assertRaises(ValueError) as caught:
+                rr.load(path)
+        finally:
+            rr.MAX_REPORT_BYTES = old
+        self.assertEqual(str(caught.exception), f"cannot read '{path}': larger than the 10-byte cap of a file the "
+                                                "profiler reads; is it the right file?")
+        self.assertEqual(rr.MAX_REPORT_BYTES, 1 << 30)
+
+    def test_dev_zero_is_read_up_to_the_cap_only(self):
+        old = rr.MAX_REPORT_BYTES
+        rr.MAX_REPORT_BYTES = 1 << 20
+        try:
+            with self.assertRaises(ValueError) as caught:
+                rr.load("/dev/zero")
+        finally:
+            rr.MAX_REPORT_BYTES = old
+        self.assertEqual(str(caught.exception), "cannot read '/dev/zero': larger than the 1048576-byte cap of a file "
+                                                "the profiler reads; is it the right file?")
+
+    def test_a_fifo_is_read_up_to_the_cap_only(self):
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        # Opened read-write here, so neither end waits; the bytes fit in the pipe.
+        fd = os.open(fifo, os.O_RDWR)
+        try:
+            os.write(fd, b"y" * 2000)
+            old = rr.MAX_REPORT_BYTES
+            rr.MAX_REPORT_BYTES = 1000
+            try:
+                with self.assertRaises(ValueError) as caught:
+                    rr.load(fifo)
+            finally:
+                rr.MAX_REPORT_BYTES = old
+        finally:
+            os.close(fd)
+        self.assertIn("1000-byte cap", str(caught.exception))
+
+    def test_the_command_line_says_dev_zero_in_one_line(self):
+        # The real 1 GiB cap: read, refused, no MemoryError traceback.
+        out = subprocess.run([sys.executable, MODULE, "/dev/zero"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 1)
+        self.assertEqual(out.stderr, f"error: cannot read '/dev/zero': larger than the {1 << 30}-byte cap of a file "
+                                     "the profiler reads; is it the right file?\n")
+
+
+CORPUS = os.path.join(ROOT, "tests", "data", "report_corpus")
+
+
+class CorpusTest(unittest.TestCase):
+    """tests/data/report_corpus: the verdicts the C++ test ReportCorpus.* checks too."""
+
+    def files(self, verdict):
+        return sorted(os.path.join(CORPUS, n) for n in os.listdir(CORPUS)
+                      if n.startswith(verdict + ".") and n.endswith(".json"))
+
+    def test_every_accepted_document_loads(self):
+        files = self.files("accept")
+        self.assertGreaterEqual(len(files), 10)
+        for path in files:
+            with self.subTest(os.path.basename(path)):
+                rr.load(path)
+
+    def test_every_rejected_document_is_one_error_line_naming_the_file(self):
+        files = self.files("reject")
+        self.assertGreaterEqual(len(files), 20)
+        for path in files:
+            with self.subTest(os.path.basename(path)):
+                with self.assertRaises(ValueError) as caught:
+                    rr.load(path)
+                self.assertNotIn("\n", str(caught.exception))
+                self.assertIn(path, str(caught.exception))
+
+    def test_an_added_later_budget_field_takes_the_reports_value(self):
+        without = rr.load(os.path.join(CORPUS, "accept.time_budget_without_counter_setup_or_gate_wait.json"))
+        self.assertEqual((without.time_budget.counter_setup_ms, without.time_budget.gate_wait_ms), (1.5, 0.0))
+        only = rr.load(os.path.join(CORPUS, "accept.time_budget_gate_wait_only_in_the_budget.json"))
+        self.assertEqual((only.gate_wait_ms, only.time_budget.gate_wait_ms), (0.75, 0.75))
+        underflow = rr.load(os.path.join(CORPUS, "accept.underflow_1e-400_reads_as_zero.json"))
+        self.assertEqual(underflow.ranges[0].kernels[0].metrics[0].value, 0.0)
+
 
 def whole_range_report():
     """The sample as a --range-metrics whole run: range 0's values belong to the range."""

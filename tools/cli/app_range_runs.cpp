@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -78,6 +79,8 @@ void append_line(int fd, const std::string& line) {
 
 std::string app_range_state_dir(const std::string& folder) { return (fs::path(folder) / "app_range").string(); }
 
+std::string app_runs_log_path(const std::string& folder) { return (fs::path(folder) / "app-runs.log").string(); }
+
 StatusOr<std::string> create_app_range_state_dir(const std::string& folder) {
   const std::string dir = app_range_state_dir(folder);
   std::error_code ec;
@@ -114,7 +117,7 @@ AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t
     const ProfileConfig config = app_run_config(runs.config, pass, app_range_state_dir(runs.folder), ranges,
                                                 (dir / kProcessReportPattern).string());
     if (Status s = write_profile_config(config, config_path); !s.ok()) return failed_run(1, s.message());
-    const int log = ::open(runs.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int log = ::open(runs.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log < 0) return failed_run(1, "cannot open the log " + runs.log_path + ": " + std::strerror(errno));
     append_line(log, "==== rangereplay: application run " + std::to_string(run) + ", counter pass " +
                          std::to_string(pass + 1) + " ====");
@@ -209,6 +212,18 @@ AppRangeReplay run_app_range_replay(const ProfileRequest& request, const AppRang
   }
   if (!result.stopped_because.empty()) warn(what + ": " + result.stopped_because);
   out.report = report::merge_app_runs(first, result.reports, *plan, runs.log_path);
+  // The log explains a failure: a run that failed or was stopped, or a range
+  // the runs left declined. Otherwise it is removed with the launcher's
+  // folder, and the report does not name it.
+  bool failed = !result.stopped_because.empty();
+  for (const report::RangeRecord& r : out.report.ranges) {
+    if (r.declined && std::find(ranges.begin(), ranges.end(), r.index) != ranges.end()) failed = true;
+  }
+  if (plan->total_runs > 1 && failed) {
+    out.kept_log = runs.log_path;
+  } else {
+    out.report = report::merge_app_runs(first, result.reports, *plan, "");
+  }
   return out;
 }
 

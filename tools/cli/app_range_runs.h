@@ -4,10 +4,12 @@
 // 1; --fallback app-range: passes 1..P for the ranges run 1 declined), each
 // run with a configuration that names its pass, the ranges it collects and
 // the folder the ranges' counter data is carried in (core/profile_config.h,
-// AppRangeRun). The later runs' standard output and error go to a log file;
-// their reports are merged into the first run's (report/app_range_merge.h).
+// AppRangeRun). The later runs' standard output and error go to a log file
+// in the launcher's private temporary folder (app_runs_log_path), removed
+// with it unless it explains a failure (AppRangeReplay::kept_log); their
+// reports are merged into the first run's (report/app_range_merge.h).
 //
-//   AppRangeRuns runs{child, config, folder, log_path};
+//   AppRangeRuns runs{child, config, folder, app_runs_log_path(folder)};
 //   report::Report merged = run_app_range_replay(request, runs, first, exit_code, passes, progress, warn);
 //
 // Thread-safety: the launcher's main thread only (it starts one child at a
@@ -34,8 +36,13 @@ struct AppRangeRuns {
   ChildSpec child;       // the application as run 1 was started (its configuration and gate variables are replaced)
   ProfileConfig config;  // run 1's configuration, metrics expanded
   std::string folder;    // the launcher's temporary folder: the counter data, each run's configuration and report
-  std::string log_path;  // the later runs' standard output and error, appended run by run
+  std::string log_path;  // the later runs' standard output and error, appended run by run (app_runs_log_path)
 };
+
+/// `<folder>/app-runs.log`: the later runs' log, in the launcher's private
+/// temporary folder (mode 0700, from mkdtemp), so no other user can plant a
+/// file or link at its name, and removed with the folder.
+std::string app_runs_log_path(const std::string& folder);
 
 /// `<folder>/app_range`: where the ranges' counter data is carried.
 std::string app_range_state_dir(const std::string& folder);
@@ -58,18 +65,24 @@ ProfileConfig app_run_config(const ProfileConfig& base, std::uint32_t pass, cons
 /// `pass`: its configuration and report in `<folder>/run_<run>/`, no gate
 /// (the device checks passed before run 1), standard input from /dev/null
 /// (run 1 had the launcher's), standard output and error appended to
-/// runs.log_path after a header line; it waits for the run and
+/// runs.log_path (created mode 0600, never through a symbolic link) after a
+/// header line; it waits for the run and
 /// reads the one report it wrote. A run that cannot start, or that writes
 /// no report or several (a multi-process application), is an outcome with
 /// exit code 1 or the run's own and report_error saying which.
 AppRunner app_process_runner(const AppRangeRuns& runs, std::vector<std::uint32_t> ranges);
 
-/// What the later runs gave: the merged report, and the signal that stopped
+/// What the later runs gave: the merged report, the signal that stopped
 /// them (SIGINT, SIGTERM, ... sent to the launcher during or between the
-/// runs; 0 when none did), for the launcher's exit code.
+/// runs; 0 when none did), for the launcher's exit code, and the log when it
+/// explains a failure: a run that failed or was stopped, or a range the runs
+/// left declined. The launcher then keeps its temporary folder and says
+/// where the log is; otherwise the log goes with the folder, and the report
+/// names it nowhere.
 struct AppRangeReplay {
   report::Report report;
   int stop_signal = 0;
+  std::string kept_log;  // runs.log_path when it must be kept, else ""
 };
 
 /// After the first run (its report `first`, its exit code `first_exit_code`,

@@ -52,8 +52,10 @@ StatusOr<std::uint32_t> parse_count(const std::string& option, const std::string
 StatusOr<std::uint64_t> parse_limit(const std::string& option, const std::string& text) {
   StatusOr<std::uint64_t> bytes = storage::parse_byte_size(text);
   if (!bytes.ok()) return invalid_argument(option + ": " + bytes.status().message());
-  if (*bytes == 0) {
-    return invalid_argument(option + " must be above 0 bytes; leave it out for no cap");
+  if (*bytes < kMinSnapshotLimitBytes) {
+    return invalid_argument(option + " " + text +
+                            " is below the minimum of 4KiB (one page, the smallest snapshot "
+                            "buffer); give 4KiB or more, or leave it out for no cap");
   }
   return *bytes;
 }

@@ -88,6 +88,11 @@ struct CommandLine {
 /// The set used when neither --metrics nor --set is given.
 inline constexpr const char* kDefaultSet = "basic";
 
+/// The smallest --snapshot-device-limit and --snapshot-host-limit: 4 KiB, one
+/// page, the smallest pinned host buffer a snapshot takes. A lower cap (1
+/// byte) is a typing slip, not a budget: no snapshot fits in it.
+inline constexpr std::uint64_t kMinSnapshotLimitBytes = 4096;
+
 /// Parses `args` (args[0] is the program name). `env` resolves %q{NAME} in
 /// --output so that an unset variable is reported before the application
 /// starts. Errors: invalid_argument with a one-line message (unknown option,

@@ -27,6 +27,7 @@
 #include "cli/process_reports.h"
 #include "cli/process_tree.h"
 #include "cli/report_output.h"
+#include "core/ascii.h"
 #include "core/closest_names.h"
 #include "core/elapsed.h"
 #include "core/environment.h"
@@ -41,16 +42,23 @@ namespace rangereplay::cli {
 namespace fs = std::filesystem;
 namespace {
 
+// One line on standard error, "rangereplay: " first. Names in it (the
+// application's arguments, ranges, kernels, hosts) may hold control bytes:
+// they are escaped (core/ascii.h), so none reaches the terminal.
+void say(const std::string& line) {
+  std::cerr << "rangereplay: " << escape_controls(line, LineBreaks::kKeep) << std::endl;
+}
+
 int fail(const Status& status, int exit_code) {
-  std::cerr << "rangereplay: " << status.message() << std::endl;
+  say(status.message());
   return exit_code;
 }
 
 // Warnings print even with --quiet, which silences progress only.
-void warn(const std::string& line) { std::cerr << "rangereplay: warning: " << line << std::endl; }
+void warn(const std::string& line) { say("warning: " + line); }
 
 void progress(const ProfileRequest& request, const std::string& line) {
-  if (!request.config.quiet) std::cerr << "rangereplay: " << line << std::endl;
+  if (!request.config.quiet) say(line);
 }
 
 std::string host_name() {
@@ -391,8 +399,8 @@ int profile(const ProfileRequest& request) {
   int exit_code = exit_code_from_wait_status(*wait_status);
   const std::vector<std::string> files = process_report_files(launch->temp->path());
   if (files.empty()) {
-    std::cerr << "rangereplay: no report: '" << command.front() << "' ended (exit code " << exit_code
-              << ") before the profiler wrote one; it never initialized CUDA, or it crashed" << std::endl;
+    say("no report: '" + command.front() + "' ended (exit code " + std::to_string(exit_code) +
+        ") before the profiler wrote one; it never initialized CUDA, or it crashed");
     return exit_code;
   }
   // Every process's report: one that cannot be read is said (and kept), and
@@ -404,8 +412,7 @@ int profile(const ProfileRequest& request) {
     if (!rep.ok()) {
       launch->temp->keep();
       unsaved = true;
-      std::cerr << "rangereplay: cannot read the report: " << rep.status().message() << "; it is kept at " << file
-                << std::endl;
+      say("cannot read the report: " + rep.status().message() + "; it is kept at " + file);
       continue;
     }
     if (is_journal_file(file)) {
@@ -430,15 +437,18 @@ int profile(const ProfileRequest& request) {
     // 5. Application range replay's later runs, merged into the first run's report.
     if (reports.size() == 1) {
       ChildSpec child = launch->spec;
-      // Beside the temporary folder, which is removed at the end.
-      const std::string log_path = (fs::path(launch->temp->path()).parent_path() /
-                                    ("rangereplay-app-runs-" + std::to_string(::getpid()) + ".log"))
-                                       .string();
-      const AppRangeRuns runs{std::move(child), launch->config, launch->temp->path(), log_path};
+      // In the private temporary folder: removed with it, unless it explains
+      // a failure.
+      const AppRangeRuns runs{std::move(child), launch->config, launch->temp->path(),
+                              app_runs_log_path(launch->temp->path())};
       AppRangeReplay replayed = run_app_range_replay(
           request, runs, std::move(reports.front()), exit_code, passes,
           [&](const std::string& line) { progress(request, line); }, warn);
       reports.front() = std::move(replayed.report);
+      if (!replayed.kept_log.empty()) {
+        launch->temp->keep();
+        warn("the later application runs' output is kept at " + replayed.kept_log);
+      }
       // Stopped by the user: the exit code says so, as the shell's would.
       if (replayed.stop_signal != 0 && exit_code == 0) exit_code = 128 + replayed.stop_signal;
     } else {
@@ -476,8 +486,8 @@ int profile(const ProfileRequest& request) {
         const std::string csv = launch->temp->path() + "/report." + std::to_string(reports[i].process_id) + ".csv";
         if (save_report(reports[i], csv, OutputFormat::kCsv).ok()) kept = csv;
       }
-      std::cerr << "rangereplay: report" << (several ? " of " + process_label(reports[i]) : std::string())
-                << " not saved: " << saved.message() << "; it is kept at " << kept << std::endl;
+      say("report" + (several ? " of " + process_label(reports[i]) : std::string()) + " not saved: " + saved.message() +
+          "; it is kept at " + kept);
     }
   }
   // The tables, then one line per process: what each profiled and where it
@@ -497,7 +507,8 @@ int profile(const ProfileRequest& request) {
     if (request.output_pattern.empty())
       text += "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
   }
-  if (Status written = write_stdout(text); !written.ok()) {
+  // The tables are escaped already; the process labels (host names) too.
+  if (Status written = write_stdout(escape_controls(text, LineBreaks::kKeep)); !written.ok()) {
     fail(written, kExitFailure);
     unsaved = true;
   }

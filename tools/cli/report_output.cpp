@@ -8,6 +8,7 @@
 #include "cli/library_lookup.h"
 #include "cli/process_reports.h"
 
+#include "core/ascii.h"
 #include "report/report_csv.h"
 #include "report/report_diff.h"
 #include "report/report_file.h"
@@ -54,7 +55,8 @@ StatusOr<std::string> diff_report_files(const std::string& base_path, const std:
     case DiffFormat::kJson: return report::render_diff_json(diff);
     case DiffFormat::kTable: break;
   }
-  return "rangereplay diff: baseline " + base_path + ", new " + new_path + "\n" + report::render_diff_table(diff);
+  return escape_controls("rangereplay diff: baseline " + base_path + ", new " + new_path, LineBreaks::kEscape) + "\n" +
+         report::render_diff_table(diff);
 }
 
 StatusOr<std::string> merge_report_files(const MergeRequest& request) {
@@ -74,12 +76,15 @@ StatusOr<std::string> merge_report_files(const MergeRequest& request) {
     });
   }
   const report::ReportMerge merge = report::merge_reports(ranks);
-  if (request.output_path.empty()) return "rangereplay merge\n" + report::render_merge_table(merge);
+  // Names from the reports go to a terminal: control bytes escaped.
+  if (request.output_path.empty())
+    return "rangereplay merge\n" + escape_controls(report::render_merge_table(merge), LineBreaks::kKeep);
   RR_RETURN_IF_ERROR(report::write_text_file(request.output_path, request.format == OutputFormat::kCsv
                                                                       ? report::render_merge_csv(merge)
                                                                       : report::render_merge_json(merge)));
-  return "rangereplay merge: " + std::to_string(ranks.size()) + " ranks merged into " + request.output_path + "\n" +
-         report::render_merge_flags(merge);
+  return escape_controls("rangereplay merge: " + std::to_string(ranks.size()) + " ranks merged into " +
+                             request.output_path + "\n" + report::render_merge_flags(merge),
+                         LineBreaks::kKeep);
 }
 
 void complete_time_budget(report::Report& report, double launcher_start_clock_ms, double launcher_checks_ms,

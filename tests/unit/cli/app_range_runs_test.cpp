@@ -6,8 +6,10 @@
 #include "cli/app_range_runs.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -105,7 +107,7 @@ struct Runs {
     runs.config.metrics = {"smsp__inst_executed.sum"};
     runs.config.command = {app};
     runs.folder = tree.folder("launch");
-    runs.log_path = tree.path("runs.log");
+    runs.log_path = app_runs_log_path(runs.folder);
     request.fallback = Fallback::kAppRange;
   }
   TempTree tree;
@@ -118,9 +120,11 @@ struct Runs {
         request, runs, std::move(first), first_exit, 0, [&](const std::string& l) { progress.push_back(l); },
         [&](const std::string& l) { warnings.push_back(l); });
     stop_signal = out.stop_signal;
+    kept_log = out.kept_log;
     return out.report;
   }
   int stop_signal = 0;
+  std::string kept_log;
 };
 
 TEST(AppRangeRuns, the_fallback_collects_the_collectable_declines_only) {
@@ -173,7 +177,34 @@ TEST(AppRangeRuns, the_fallback_runs_the_application_once_per_pass_and_merges_th
   ASSERT_FALSE(s.progress.empty());
   EXPECT_EQ(s.progress.front(),
             "--fallback app-range: 2 more application runs for 1 ranges; their output goes to " + s.runs.log_path);
-  EXPECT_NE(step.notes.back().find(s.runs.log_path), std::string::npos) << step.notes.back();
+  // Every run succeeded: the log goes with the launcher's folder, and the
+  // report does not name it.
+  EXPECT_EQ(s.kept_log, "");
+  EXPECT_EQ(step.notes.back().find(s.runs.log_path), std::string::npos) << step.notes.back();
+  EXPECT_EQ(step.notes.back().find("output is in"), std::string::npos) << step.notes.back();
+}
+
+TEST(AppRangeRuns, the_log_is_private_in_the_launchers_folder) {
+  EXPECT_EQ(app_runs_log_path("/tmp/rangereplay-Ab12Cd"), "/tmp/rangereplay-Ab12Cd/app-runs.log");
+  Runs s;
+  s.replay(first_run());
+  struct stat st {};
+  ASSERT_EQ(::stat(s.runs.log_path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(AppRangeRuns, a_symlink_at_the_log_name_is_not_followed) {
+  Runs s;
+  const std::string victim = s.tree.file("victim", 0644, "precious");
+  std::filesystem::create_symlink(victim, s.runs.log_path);
+  const report::Report merged = s.replay(first_run());
+  EXPECT_EQ(read_file(victim), "precious");
+  EXPECT_TRUE(std::filesystem::is_symlink(s.runs.log_path));
+  // The run could not start (its log could not be opened): the runs stop.
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "--fallback app-range: run 2 of 3 exited with 1 (the first run's exit code is the one returned)");
+  EXPECT_TRUE(merged.ranges[1].declined);
 }
 
 TEST(AppRangeRuns, a_failing_later_run_stops_the_runs_and_merges_nothing) {
@@ -184,6 +215,9 @@ TEST(AppRangeRuns, a_failing_later_run_stops_the_runs_and_merges_nothing) {
             "--fallback app-range: run 2 of 3 exited with 3 (the first run's exit code is the one returned)");
   EXPECT_TRUE(merged.ranges[1].declined);
   EXPECT_EQ(merged.ranges[1].decline_reason, "allocation_in_range");
+  // The log explains the failure: kept for the launcher to name.
+  EXPECT_EQ(s.kept_log, s.runs.log_path);
+  EXPECT_NE(read_file(s.runs.log_path).find("application run 2, counter pass 1"), std::string::npos);
 }
 
 TEST(AppRangeRuns, no_run_is_made_without_a_collectable_decline_or_after_a_failed_first_run) {

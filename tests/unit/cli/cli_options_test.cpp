@@ -219,7 +219,23 @@ TEST(CliOptions, the_first_fault_in_checking_order_is_reported) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--restore", "bad", "--range-metrics", "bad", "--", "./app"}),
             "--range-metrics must be kernel or whole, not 'bad'");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-device-limit", "0", "-o", "x.txt", "--", "./app"}),
-            "--snapshot-device-limit must be above 0 bytes; leave it out for no cap");
+            "--snapshot-device-limit 0 is below the minimum of 4KiB (one page, the smallest snapshot buffer); give "
+            "4KiB or more, or leave it out for no cap");
+}
+
+TEST(CliOptions, snapshot_limits_below_a_page_are_refused) {
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-device-limit", "1", "--", "./app"}),
+            "--snapshot-device-limit 1 is below the minimum of 4KiB (one page, the smallest snapshot buffer); give "
+            "4KiB or more, or leave it out for no cap");
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "4095", "--", "./app"}),
+            "--snapshot-host-limit 4095 is below the minimum of 4KiB (one page, the smallest snapshot buffer); give "
+            "4KiB or more, or leave it out for no cap");
+  for (const char* size : {"4096", "4KiB", "64KiB"}) {
+    StatusOr<CommandLine> c = parse_command_line(
+        {"rangereplay", "profile", "--profiler-api", "--snapshot-device-limit", size, "--", "./app"}, no_env);
+    ASSERT_TRUE(c.ok()) << size << ": " << c.status().message();
+    EXPECT_GE(c->profile.config.snapshot_device_limit, kMinSnapshotLimitBytes);
+  }
 }
 
 TEST(CliOptions, unknown_options_and_missing_values_are_errors) {
@@ -297,7 +313,8 @@ TEST(CliOptions, sizes_are_checked) {
             "--snapshot-device-limit: bad size '5XB': expected bytes (4096) or a number with a unit (512MiB, "
             "1.5GiB, 6GB; units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)");
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "0", "--", "./app"}),
-            "--snapshot-host-limit must be above 0 bytes; leave it out for no cap");
+            "--snapshot-host-limit 0 is below the minimum of 4KiB (one page, the smallest snapshot buffer); give "
+            "4KiB or more, or leave it out for no cap");
   EXPECT_NE(error_of({"profile", "--profiler-api", "--snapshot-host-limit", "99999999999TiB", "--", "./app"})
                 .find("is larger than 2^64 - 1 bytes"),
             std::string::npos);

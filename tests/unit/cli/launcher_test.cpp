@@ -193,6 +193,29 @@ TEST(RunLauncher, an_unwritable_output_exits_2_before_the_application_starts) {
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
+TEST(RunLauncher, control_bytes_in_the_application_name_are_escaped_in_its_error) {
+  // ESC [2J clears the screen, BEL rings, CR overwrites the line, DEL, CSI.
+  auto [code, err] =
+      run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "--", "./missing\x1b[2J\a\r\x7f\xc2\x9b\x9b"});
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(err.find("./missing\\x1b[2J\\x07\\x0d\\x7f\\u009b\\x9b"), std::string::npos) << err;
+  for (const char c : {'\x1b', '\a', '\r', '\x7f', '\x9b'}) EXPECT_EQ(err.find(c), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST(RunLauncher, report_to_a_shared_folder_does_not_follow_a_planted_link) {
+  TempTree tree;
+  const std::string victim = tree.file("victim", 0644, "precious");
+  const std::string in = tree.path("in.json");
+  ASSERT_TRUE(report::write_report_json(report::Report{}, in).ok());
+  const std::string shared = tree.folder("shared");
+  // Every name the old writer could take for the launcher's own pid.
+  std::filesystem::create_symlink(victim, shared + "/out.json.tmp." + std::to_string(::getpid()));
+  EXPECT_EQ(run_launcher({"rangereplay", "report", in, "-o", shared + "/out.json"}), 0);
+  EXPECT_EQ(*report::read_text_file(victim), "precious");
+  EXPECT_TRUE(report::read_report_json(shared + "/out.json").ok());
+}
+
 TEST(RunLauncher, a_mistyped_set_exits_2_naming_the_closest_set_without_a_gpu) {
   auto [code, err] =
       run_capturing_stderr({"rangereplay", "profile", "--profiler-api", "--set", "fulll", "--", "/bin/true"});

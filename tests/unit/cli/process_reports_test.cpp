@@ -28,7 +28,8 @@ TEST(ProcessReports, finds_only_whole_report_files_sorted_by_pid) {
   testing::TempTree t;
   t.file("report.4243.json");
   t.file("report.77.json");
-  t.file("report.4244.json.tmp.4244");  // being written
+  t.file("report.4244.json.tmp.4244");          // being written (the older name)
+  t.file("report.4245.json.tmp.Ab3dE9xYz012");  // being written (write_text_file)
   t.file("report.json");
   t.file("report.x1.json");
   t.file("config.json");

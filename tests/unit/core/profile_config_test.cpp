@@ -294,5 +294,28 @@ TEST(ProfileConfig, the_file_is_readable_by_its_owner_only_as_it_may_hold_the_re
   std::remove(path.c_str());
 }
 
+TEST(ProfileConfig, a_folder_or_a_device_is_one_error_line_not_an_exception) {
+  const std::string folder = ::testing::TempDir();
+  StatusOr<ProfileConfig> dir = read_profile_config(folder);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(dir.status().message(), "configuration file " + folder +
+                                        " is a folder; RANGEREPLAY_CONFIG must name the file `rangereplay profile` "
+                                        "writes");
+  StatusOr<ProfileConfig> zero = read_profile_config("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().message(),
+            "configuration file /dev/zero is not a regular file; RANGEREPLAY_CONFIG must name the file `rangereplay "
+            "profile` writes");
+  // A FIFO with no writer: refused at once, not waited on.
+  const std::string fifo = ::testing::TempDir() + "rr_config_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  StatusOr<ProfileConfig> from_fifo = read_profile_config(fifo);
+  std::remove(fifo.c_str());
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_EQ(from_fifo.status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace rangereplay

@@ -241,5 +241,38 @@ TEST(ReportDiff, json_writes_non_finite_values_as_the_report_does) {
   EXPECT_EQ(json_number(2.5), 2.5);
 }
 
+TEST(ReportDiff, control_bytes_in_names_are_escaped_in_every_format) {
+  // ESC, BEL, CR, DEL, a C1 CSI (U+009B) and a bare 8-bit CSI byte.
+  const std::string controls = "\x1b[2J\a\r\x7f\xc2\x9b\x9b";
+  Report base = sample_report();
+  base.ranges[0].name = "step" + controls;
+  base.ranges[0].kernels[0].name = "scale" + controls;
+  base.ranges[0].kernels[0].metrics[0].name = "dram" + controls;
+  Report next = base;
+  next.ranges.pop_back();  // an unmatched range, named in its own line
+  const ReportDiff d = diff_reports(base, next);
+  const auto clean = [](const std::string& text) {
+    for (const char ch : text) {
+      const auto c = static_cast<unsigned char>(ch);
+      if ((c < 0x20 && c != '\n') || c == 0x7f || c == 0x9b) return false;
+    }
+    return true;
+  };
+  const std::string table = render_diff_table(d);
+  EXPECT_TRUE(clean(table)) << table;
+  EXPECT_NE(table.find("step\\x1b[2J\\x07\\x0d\\x7f\\u009b\\x9b #0: scale\\x1b[2J\\x07\\x0d\\x7f\\u009b\\x9b"),
+            std::string::npos)
+      << table;
+  const std::string csv = render_diff_csv(d);
+  EXPECT_TRUE(clean(csv)) << csv;
+  EXPECT_NE(csv.find("dram\\x1b[2J\\x07\\x0d\\x7f\\u009b\\x9b"), std::string::npos) << csv;
+  const std::string json = render_diff_json(d);
+  EXPECT_TRUE(clean(json)) << json;
+  // Still JSON, and the names read back as they were (the bare 0x9b, not
+  // UTF-8, as U+FFFD).
+  const nlohmann::json back = nlohmann::json::parse(json);
+  EXPECT_EQ(back["rows"][0]["metric"], "dram\x1b[2J\a\r\x7f\xc2\x9b\xef\xbf\xbd");
+}
+
 }  // namespace
 }  // namespace rangereplay::report

@@ -166,5 +166,50 @@ TEST(ReportTable, command_arguments_with_spaces_are_quoted) {
   EXPECT_EQ(lines_of(render_report_header(r))[1], "command: python train.py --name 'my run' 'it'\\''s'");
 }
 
+// Bytes a terminal acts on: ESC (escape sequences), BEL, CR (overwrites the
+// line), DEL, a C1 CSI (U+009B) and a bare 8-bit CSI byte.
+constexpr const char* kControls = "\x1b[2J\a\r\x7f\xc2\x9b\x9b";
+constexpr const char* kEscaped = "\\x1b[2J\\x07\\x0d\\x7f\\u009b\\x9b";
+
+bool has_control_byte(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\n') || c == 0x7f || c == 0x9b) return true;
+  }
+  return false;
+}
+
+TEST(ReportTable, control_bytes_in_names_are_escaped) {
+  Report r = sample_report();
+  r.device_name = std::string("H200") + kControls;
+  r.command = {"./app", std::string("arg") + kControls};
+  (*r.environment)["RANK"] = kControls;
+  r.ranges[0].name = std::string("step") + kControls + "\nfake line";
+  r.ranges[0].kernels[0].name = std::string("scale") + kControls;
+  r.ranges[0].kernels[0].metrics[0].name = std::string("dram") + kControls;
+  r.ranges[1].decline_detail = kControls;
+  r.ranges[0].notes = {kControls};
+  r.errors = {kControls};
+  const std::string text = render_report_table(r);
+  EXPECT_FALSE(has_control_byte(text)) << text;
+  EXPECT_NE(text.find(std::string("range 0 'step") + kEscaped + "\\x0afake line': 3 passes"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(std::string("  kernel 0: scale") + kEscaped + " (1024"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string("device: H200") + kEscaped + " (GH100"), std::string::npos) << text;
+  // The escaped argument has a backslash, so it is quoted as a shell would need.
+  EXPECT_NE(text.find(std::string("command: ./app 'arg") + kEscaped + "'\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string("error: ") + kEscaped), std::string::npos) << text;
+  // The metric column is as wide as the escaped name, so the rows still align.
+  const std::string row = std::string("    dram") + kEscaped + " ";
+  EXPECT_NE(text.find(row), std::string::npos) << text;
+  for (const std::string& line : lines_of(text)) EXPECT_NE(line.rfind("fake line", 0), 0u) << line;
+}
+
+TEST(ReportTable, utf8_names_are_kept) {
+  Report r = sample_report();
+  r.ranges[0].name = "größe 梯度";
+  EXPECT_NE(render_report_table(r).find("range 0 'größe 梯度': 3 passes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rangereplay::report

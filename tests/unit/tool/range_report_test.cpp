@@ -45,6 +45,18 @@ TEST(RangeReporter, a_decline_fills_the_fields_with_the_fix_and_prints_the_raw_d
   EXPECT_EQ(line, "rangereplay: range 3 'step' declined: free_in_range (cuMemFree inside the range)\n");
 }
 
+TEST(RangeReporter, control_bytes_in_the_name_and_detail_are_escaped_on_stderr) {
+  report::RangeRecord r = named_record();
+  r.name = "st\x1b[2Jep\a\r\x7f\xc2\x9b";
+  const std::string line = printed([&](std::FILE* f) {
+    RangeReporter(/*quiet=*/false, f).record_decline(r, DeclineReason::kFreeInRange, "in \x1b]0;x\a");
+  });
+  EXPECT_EQ(line,
+            "rangereplay: range 3 'st\\x1b[2Jep\\x07\\x0d\\x7f\\u009b' declined: free_in_range (in "
+            "\\x1b]0;x\\x07)\n");
+  EXPECT_EQ(r.name, "st\x1b[2Jep\a\r\x7f\xc2\x9b");  // the report keeps the name as it is
+}
+
 TEST(RangeReporter, quiet_prints_nothing) {
   report::RangeRecord r = named_record();
   const std::string line = printed(
