@@ -15,6 +15,7 @@
 #include "core/decline_reason.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
+#include "report/time_budget.h"
 
 namespace rangereplay::report {
 namespace {
@@ -207,6 +208,9 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
       }
       report.ranges.push_back(std::move(record));
     }
+    // The budget's range sums are filled at exit (ProfilerTool::finish),
+    // which this process never reached: a header holds them as 0.
+    sum_range_times(report);
     report.errors.push_back(
         "the process ended before the profiler's exit handler ran (a signal, abort, _exit or a "
         "crash): this report was rebuilt from its journal, with " +

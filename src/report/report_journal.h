@@ -110,7 +110,9 @@ struct JournalContents {
 /// Parses journal text. The ranges are the slots in order (a slot with no
 /// line is left out); an unsettled slot is declined process_ended, with its
 /// recorded name and index kept. `report.errors` gets one line saying the
-/// report was rebuilt from the journal and how many ranges it holds.
+/// report was rebuilt from the journal and how many ranges it holds. The
+/// time budget's range sums are filled from the ranges (sum_range_times), as
+/// the tool does at exit.
 /// Errors (never throws): kInvalidArgument when the first line is not a
 /// journal header, or a line before the last is not JSON or not a header or
 /// range line (the message names `source` and the line number);

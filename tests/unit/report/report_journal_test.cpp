@@ -118,6 +118,27 @@ TEST_F(ReportJournal, the_last_header_holds_the_fields_known_later) {
   EXPECT_EQ(back->report.ranges.size(), 2u);
 }
 
+TEST_F(ReportJournal, the_rebuilt_budget_sums_the_journaled_ranges_times) {
+  const fs::path path = dir_ / "report.1.journal";
+  JournalWriter journal(path);
+  Report report = with_ranges(2);
+  report.ranges[0].timings.begin_ms = 1.5;
+  report.ranges[0].timings.pass0_ms = 10.0;
+  report.ranges[0].timings.window_ms = 40.0;
+  report.ranges[1].timings.begin_ms = 2.5;
+  report.ranges[1].timings.pass0_ms = 20.0;
+  report.ranges[1].timings.window_ms = 60.0;
+  // As the tool's header holds them before its exit handler sums them.
+  report.time_budget.emplace();
+  ASSERT_TRUE(journal.sync(report, {}).ok());
+  StatusOr<JournalContents> back = read_report_journal(path);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  ASSERT_TRUE(back->report.time_budget.has_value());
+  EXPECT_DOUBLE_EQ(back->report.time_budget->range_begins_ms, 4.0);
+  EXPECT_DOUBLE_EQ(back->report.time_budget->in_ranges_ms, 30.0);
+  EXPECT_DOUBLE_EQ(back->report.time_budget->windows_ms, 100.0);
+}
+
 TEST_F(ReportJournal, an_unsettled_range_is_declined_process_ended_until_its_final_line) {
   const fs::path path = dir_ / "report.1.journal";
   JournalWriter journal(path);
