@@ -268,8 +268,13 @@ void ProfilerTool::finish() {
   const auto write_start = std::chrono::steady_clock::now();
   if (Status s = report::write_report_json(report_, report_path_for_process(config_, report_.process_id)); !s.ok()) {
     std::fprintf(stderr, "rangereplay: %s\n", s.message().c_str());
-    // The journal keeps the finished ranges; the launcher rebuilds the report from it.
-    if (journal_) journal_->disable();
+    // The journal keeps the finished ranges; the launcher rebuilds the report
+    // from it. The ranges at_exit settled or declined are synced first: once
+    // the journal is off, this lock's release no longer writes them.
+    if (journal_) {
+      sync_journal();
+      journal_->disable();
+    }
   } else if (journal_) {
     if (Status removed = journal_->remove(); !removed.ok())
       std::fprintf(stderr, "rangereplay: %s\n", removed.message().c_str());
