@@ -129,12 +129,14 @@ Status send_line(Connection& c, std::string_view line, const Deadline& deadline)
       return unavailable(std::string(kPrefix) + "cannot send to " + peer_name(c) + " (" + errno_text(errno) +
                          "): it closed its connection or its process ended");
     }
-    pollfd p{c.fd.get(), POLLOUT, 0};
-    const int ready = ::poll(&p, 1, deadline.poll_ms());
-    if (ready == 0 && deadline.passed()) {
+    // Checked whatever poll returned before (an error, or POLLOUT with no
+    // room after all), so no turn of this loop outlives the deadline.
+    if (deadline.passed()) {
       return unavailable(std::string(kPrefix) + peer_name(c) +
                          " does not read its connection (send timed out); check that its process is alive");
     }
+    pollfd p{c.fd.get(), POLLOUT, 0};
+    (void)::poll(&p, 1, deadline.poll_ms());
   }
   return ok_status();
 }
@@ -254,17 +256,19 @@ StatusOr<std::vector<RendezvousMessage>> receive_from_each(std::vector<Connectio
       waiting.push_back(i);
     }
     if (waiting.empty()) break;
-    const int ready = ::poll(fds.data(), fds.size(), deadline.poll_ms());
-    if (ready < 0 && errno != EINTR) {
-      return unavailable(std::string(kPrefix) + "poll failed (" + errno_text(errno) + ")");
-    }
-    if (ready == 0 && deadline.passed()) {
+    // Checked before every poll, whatever the one before returned (a wake-up
+    // with nothing to read included), after the lines already received.
+    if (deadline.passed()) {
       std::string ranks;
       for (const std::size_t i : waiting) ranks += (ranks.empty() ? "" : ", ") + peer_name(connections[i]);
       return unavailable(std::string(kPrefix) + "no '" + std::string(verb) + "' from " + ranks + " within " +
                          ms_text(waited) +
                          ": that rank is slower to get there than the timeout allows, stopped, or profiles other "
                          "ranges; check it, or raise the timeout");
+    }
+    const int ready = ::poll(fds.data(), fds.size(), deadline.poll_ms());
+    if (ready < 0 && errno != EINTR) {
+      return unavailable(std::string(kPrefix) + "poll failed (" + errno_text(errno) + ")");
     }
     for (std::size_t k = 0; k < fds.size(); ++k) {
       if (fds[k].revents != 0) receive_some(connections[waiting[k]]);
@@ -562,6 +566,7 @@ class Door {
     c.fd = std::move(fd);
     c.hello_by = std::min(Clock::now() + kHelloTimeout, deadline_.at());
     pending_.push_back(std::move(c));
+    receive_some(pending_.back());
     examine(pending_.back());
     forget_closed();
   }

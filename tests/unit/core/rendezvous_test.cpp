@@ -606,6 +606,24 @@ TEST(Rendezvous, a_hundred_silent_connections_neither_hold_rank_0_past_its_timeo
   EXPECT_LT(seen[0].took, kQuick);
 }
 
+TEST(Rendezvous, a_hello_queued_before_rank_0_accepts_is_read_before_later_connections_push_it_out) {
+  Job job(2);
+  ASSERT_TRUE(job.ready());
+  // Rank 1's connection and hello wait in the listen queue ahead of nine
+  // silent connections: rank 0 accepts all ten in one turn, and a door of
+  // eight would push rank 1 out if its hello were not read when it is taken.
+  RawClient rank1(job.port());
+  ASSERT_TRUE(rank1.connected());
+  rank1.send(encode_rendezvous_message(HelloMessage{kRendezvousProtocolVersion, 1, 2, std::string(kToken)}));
+  std::vector<std::unique_ptr<RawClient>> silent;
+  for (int i = 0; i < 9; ++i) silent.push_back(std::make_unique<RawClient>(job.port()));
+  {
+    StatusOr<Rendezvous> r = job.join(0, kShort);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }  // closed: read_all below returns at once
+  EXPECT_EQ(rank1.read_all(), "welcome 2\n");
+}
+
 // Runs Rendezvous::accept (world size 2, `timeout`) in a child process whose
 // descriptor limit is `fd_limit` (or, when 0, the lowest free descriptor:
 // none left), while this process opens `silent` connections that never say
