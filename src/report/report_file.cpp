@@ -54,9 +54,23 @@ Status write_fd(int fd, std::string_view content, const std::filesystem::path& n
 
 // Writes all of `content` to the existing non-regular file `path` (a
 // terminal, a FIFO, /dev/stdout), truncating nothing and creating nothing.
+// Opened non-blocking, so a FIFO no process reads is an error (ENXIO) rather
+// than a wait for a reader that may never come; then written blocking.
 Status write_in_place(const std::filesystem::path& path, std::string_view content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno_status(errno, "cannot write", path);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO) {
+      return failed_precondition("cannot write '" + path.string() +
+                                 "': it is a FIFO that no process reads; start its reader first, or write a file");
+    }
+    return errno_status(errno, "cannot write", path);
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return errno_status(error, "cannot write", path);
+  }
   return write_fd(fd, content, path);
 }
 

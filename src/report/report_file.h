@@ -36,9 +36,10 @@ StatusOr<std::string> read_text_file(const std::filesystem::path& path, std::uin
 /// opened; another name is tried), mode 0644 less the umask, then renamed
 /// over `path` (a symbolic link at `path` is replaced, not followed). A path
 /// that exists and is not a regular file (/dev/stdout, a FIFO) is written in
-/// place instead. Errors: kNotFound (missing directory), kPermissionDenied,
-/// kResourceExhausted (disk full), kInternal; no file is left behind on
-/// error.
+/// place instead; a FIFO that no process has open for reading is an error
+/// (kFailedPrecondition), not a wait. Errors: kNotFound (missing directory),
+/// kPermissionDenied, kResourceExhausted (disk full), kInternal; no file is
+/// left behind on error.
 Status write_text_file(const std::filesystem::path& path, std::string_view content);
 
 /// Writes `report` in the format its extension names: ".csv" (any case) as

@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rangereplay::report {
@@ -132,6 +135,39 @@ TEST_F(ReportFileTest, a_fifo_is_read_up_to_the_cap_only) {
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(read.status().message().find("1000-byte cap"), std::string::npos) << read.status().message();
+}
+
+TEST_F(ReportFileTest, a_fifo_without_a_reader_is_an_error_not_a_wait) {
+  const fs::path fifo = dir_ / "out.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::promise<Status> written;
+  std::future<Status> result = written.get_future();
+  std::thread writer([&] { written.set_value(write_text_file(fifo, "{}\n")); });
+  const bool returned = result.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  // A writer still waiting is let go: a reader appears (and holds the FIFO
+  // open, so the write neither blocks nor raises SIGPIPE).
+  const int reader = returned ? -1 : ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  writer.join();
+  if (reader >= 0) ::close(reader);
+  ASSERT_TRUE(returned) << "write_text_file waited for a reader of the FIFO";
+  const Status s = result.get();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "cannot write '" + fifo.string() +
+                             "': it is a FIFO that no process reads; start its reader first, or write a file");
+}
+
+TEST_F(ReportFileTest, a_fifo_with_a_reader_gets_the_whole_content) {
+  const fs::path fifo = dir_ / "out.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  ASSERT_TRUE(write_text_file(fifo, "{}\n").ok());
+  char buffer[16] = {};
+  EXPECT_EQ(::read(reader, buffer, sizeof buffer), 3);
+  EXPECT_EQ(std::string(buffer, 3), "{}\n");
+  ::close(reader);
+  EXPECT_TRUE(fs::is_fifo(fifo)) << "written in place, not replaced";
 }
 
 }  // namespace
