@@ -73,6 +73,17 @@ JournalWriter::~JournalWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void JournalWriter::flush() noexcept {
+  if (!unflushed_.exchange(false)) return;
+  try {
+    std::lock_guard<std::mutex> hold(flush_mutex_);
+    const int fd = fd_.load();
+    if (fd >= 0 && ::fdatasync(fd) != 0) flush_errno_.store(errno);
+  } catch (...) {  // std::system_error from the mutex: the next flush tries again
+    unflushed_.store(true);
+  }
+}
+
 Status JournalWriter::fail(Status s) noexcept {
   off_ = true;
   try {
@@ -108,12 +119,14 @@ Status JournalWriter::sync(const Report& report, std::span<const std::size_t> un
         ++it;
       }
     }
+    if (const int error = flush_errno_.load(); error != 0)
+      return fail(internal_error(errno_message("cannot flush the journal to disk", path_, error)));
     if (fd_ < 0) {
       fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
       if (fd_ < 0) return fail(internal_error(errno_message("cannot create the journal", path_, errno)));
     }
-    if (!write_all(fd_, lines) || ::fdatasync(fd_) != 0)
-      return fail(internal_error(errno_message("cannot write the journal", path_, errno)));
+    if (!write_all(fd_, lines)) return fail(internal_error(errno_message("cannot write the journal", path_, errno)));
+    unflushed_.store(true);
     written_ = count;
     header_ = header;
     return ok_status();
@@ -127,8 +140,12 @@ Status JournalWriter::sync(const Report& report, std::span<const std::size_t> un
 Status JournalWriter::remove() noexcept {
   off_ = true;
   if (fd_ < 0) return ok_status();
-  ::close(fd_);
-  fd_ = -1;
+  try {
+    std::lock_guard<std::mutex> hold(flush_mutex_);
+    ::close(fd_.exchange(-1));
+  } catch (...) {  // std::system_error from the mutex: close without it
+    ::close(fd_.exchange(-1));
+  }
   if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
     return internal_error(errno_message("cannot remove the journal", path_, errno));
   return ok_status();

@@ -16,21 +16,26 @@
 // one-pass counter pass); if the process ends before that, the rebuilt
 // report lists it declined process_ended.
 //
-// Each sync appends its lines with one write(2) and then fdatasync(2)s the
-// file, so a kill leaves whole lines and at most one torn last line, which
-// the reader drops.
+// Each sync appends its lines with one write(2), so a kill leaves whole
+// lines and at most one torn last line, which the reader drops; flush()
+// then fdatasync(2)s the file (the tool calls it after releasing its lock, so
+// no other application thread waits for the disk).
 //
 //   JournalWriter journal("out/report.42.journal");
 //   journal.sync(report, /*unsettled=*/{});      // after each range ends
+//   journal.flush();                             // then, outside the lock
 //   ...
 //   journal.remove();                            // once the report is written
 //   RR_ASSIGN_OR_RETURN(Report back, read_report_journal("out/report.42.journal"));
 //
-// Thread-safety: JournalWriter is not thread-safe (the tool calls it under its
-// lock); the readers are pure functions.
+// Thread-safety: JournalWriter's sync, remove and disable are called under
+// one lock (the tool's); flush may run on any thread at the same time as
+// them. The readers are pure functions.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <span>
 #include <string>
@@ -75,8 +80,15 @@ class JournalWriter {
   /// path and strerror); after it the journal is off. Never throws.
   Status sync(const Report& report, std::span<const std::size_t> unsettled) noexcept;
 
+  /// fdatasync(2)s what the syncs since the last flush wrote; nothing when
+  /// they wrote nothing. A failure turns the journal off at the next sync,
+  /// which returns it. Blocks as long as the file system takes; may run
+  /// concurrently with sync and remove.
+  void flush() noexcept;
+
   /// Closes and deletes the file (once the whole report is on disk) and
-  /// turns the journal off. Errors: the unlink's, naming the path.
+  /// turns the journal off. Waits for a flush in progress. Errors: the
+  /// unlink's, naming the path.
   Status remove() noexcept;
 
   /// Turns the journal off without touching the file (a forked child's copy).
@@ -91,7 +103,10 @@ class JournalWriter {
  private:
   Status fail(Status s) noexcept;
   std::filesystem::path path_;
-  int fd_ = -1;
+  std::atomic<int> fd_{-1};
+  std::atomic<bool> unflushed_{false};
+  std::atomic<int> flush_errno_{0};  // fdatasync's errno, 0 when it succeeded
+  std::mutex flush_mutex_;           // held by flush across fdatasync, by remove across close
   bool off_ = false;
   std::size_t written_ = 0;          // slots [0, written_) have a line
   std::set<std::size_t> unsettled_;  // slots whose last line is not final

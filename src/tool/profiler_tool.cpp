@@ -242,11 +242,20 @@ void ProfilerTool::sync_journal() noexcept {
   }
 }
 
+bool ProfilerTool::exiting_inside_the_tool() const {
+  if (!mutex_.held_by(tool_thread_number())) return false;
+  std::fprintf(stderr,
+               "rangereplay: the process is exiting from inside the profiler's callback on this thread (a signal "
+               "handler called exit); the report is left to the launcher, which rebuilds it from the journal\n");
+  return true;
+}
+
 bool ProfilerTool::forked_child() const { return static_cast<std::uint32_t>(::getpid()) != report_.process_id; }
 
 void ProfilerTool::replay_deferred_at_exit() {
   if (forked_child() || finished_.load() || g_tool_stopped.load(std::memory_order_relaxed) || !ranges_.has_pending())
     return;
+  if (exiting_inside_the_tool()) return;
   ToolLock lock = lock_tool("process exit");
   InToolScope scope;
   ranges_.flush_pending("the process is exiting");
@@ -257,6 +266,11 @@ void ProfilerTool::finish() {
   // parent's state from before the fork (and maybe a lock another thread
   // held then), so it neither waits for the lock nor writes a report.
   if (forked_child() || finished_.exchange(true) || !enabled_) return;
+  // exit() called on a thread that is inside the tool (an application signal
+  // handler that ran during a callback): the lock is this thread's own and
+  // the tool's state half-changed, so nothing is written; the journal holds
+  // every finished range and the launcher rebuilds the report from it.
+  if (exiting_inside_the_tool()) return;
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;

@@ -187,17 +187,25 @@ class ProfilerTool {
   // thread in API `call`. Lock order: mutex_, then the inventory's lock,
   // then captures_' (docs/architecture.md, "Locks").
   ToolMutex mutex_;
-  // Every release of the lock syncs the journal first (sync_journal).
+  // Whether this thread holds mutex_ at process exit (exit() from a signal
+  // handler that interrupted a callback): says so on stderr. Taking the lock
+  // again would deadlock.
+  bool exiting_inside_the_tool() const;
+  // Every release of the lock writes the journal first (sync_journal) and
+  // flushes it to disk after (JournalWriter::flush).
   ToolLock lock_tool(const char* call) {
     return ToolLock(mutex_, tool_thread_number(), call, debug_enabled_,
-                    ToolLock::Hook{&ProfilerTool::journal_hook, this});
+                    ToolLock::Hook{&ProfilerTool::journal_write_hook, &ProfilerTool::journal_flush_hook, this});
   }
   // Appends the ranges finished since the last sync to the journal
   // (report/report_journal.h), so a process killed before its exit handler
   // loses none; one line on stderr if the journal fails, and the report is
   // still written at exit. Caller holds mutex_. Never throws.
   void sync_journal() noexcept;
-  static void journal_hook(void* tool) noexcept { static_cast<ProfilerTool*>(tool)->sync_journal(); }
+  static void journal_write_hook(void* tool) noexcept { static_cast<ProfilerTool*>(tool)->sync_journal(); }
+  static void journal_flush_hook(void* tool) noexcept {
+    if (auto& journal = static_cast<ProfilerTool*>(tool)->journal_) journal->flush();
+  }
   const bool debug_enabled_ = debug_enabled();
   range::RangeTrigger trigger_;
   // Whether the controller has an active range; read without mutex_ to keep

@@ -53,6 +53,10 @@ class ToolMutex {
     stage_.store("released", std::memory_order_relaxed);
     mutex_.unlock();
   }
+  /// Whether thread `thread` (tool_thread_number) holds the lock now: true
+  /// only on the holder itself, e.g. an exit() the application's signal
+  /// handler made while the tool was in a callback on that thread.
+  bool held_by(std::uint64_t thread) const { return holder_.load(std::memory_order_relaxed) == thread; }
   /// What the holder does now; `stage` must be a string literal (or live as
   /// long as the process). Called by the holder only.
   void set_stage(const char* stage) { stage_.store(stage, std::memory_order_relaxed); }
@@ -64,33 +68,37 @@ class ToolMutex {
   std::atomic<const char*> stage_{"released"};
 };
 
-/// What a ToolLock runs before it unlocks: `run(context)`, when set.
+/// What a ToolLock runs at the end of its scope: `before_unlock(context)`
+/// while the lock is still held, then `after_unlock(context)` once it is
+/// released; either may be null. Neither may throw.
 struct ToolLockHook {
-  void (*run)(void* context) noexcept = nullptr;
+  void (*before_unlock)(void* context) noexcept = nullptr;
+  void (*after_unlock)(void* context) noexcept = nullptr;
   void* context = nullptr;
 };
 
-/// Holds a ToolMutex for a scope (std::lock_guard with the wait lines).
-/// `before_unlock`, when set, runs at the end of the scope while the lock is
-/// still held (the journal's sync: what the scope changed reaches the disk
-/// before another thread sees it); it must not throw.
+/// Holds a ToolMutex for a scope (std::lock_guard with the wait lines), and
+/// runs `hook` at its end (the journal: what the scope changed is written
+/// before another thread sees it, and flushed to disk after the lock is
+/// released, so no other thread waits for the disk).
 class ToolLock {
  public:
   using Hook = ToolLockHook;
-  ToolLock(ToolMutex& mutex, std::uint64_t thread, const char* call, bool debug, Hook before_unlock = {})
-      : mutex_(mutex), before_unlock_(before_unlock) {
+  ToolLock(ToolMutex& mutex, std::uint64_t thread, const char* call, bool debug, Hook hook = {})
+      : mutex_(mutex), hook_(hook) {
     mutex_.lock_for(thread, call, debug);
   }
   ~ToolLock() {
-    if (before_unlock_.run != nullptr) before_unlock_.run(before_unlock_.context);
+    if (hook_.before_unlock != nullptr) hook_.before_unlock(hook_.context);
     mutex_.unlock();
+    if (hook_.after_unlock != nullptr) hook_.after_unlock(hook_.context);
   }
   ToolLock(const ToolLock&) = delete;
   ToolLock& operator=(const ToolLock&) = delete;
 
  private:
   ToolMutex& mutex_;
-  Hook before_unlock_;
+  Hook hook_;
 };
 
 }  // namespace rangereplay::tool

@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "report/report_file.h"
@@ -211,6 +213,25 @@ TEST_F(ReportJournal, a_planted_file_or_link_at_its_path_is_never_written) {
   EXPECT_TRUE(journal.sync(with_ranges(2), {}).ok());
 }
 
+TEST_F(ReportJournal, flush_runs_beside_syncs_and_remove_on_other_threads) {
+  const fs::path path = dir_ / "report.1.journal";
+  JournalWriter journal(path);
+  journal.flush();  // nothing written yet: nothing to do, no file
+  EXPECT_FALSE(fs::exists(path));
+  std::atomic<bool> done{false};
+  std::thread flusher([&] {
+    while (!done.load()) journal.flush();
+  });
+  for (std::size_t n = 1; n <= 20; ++n) ASSERT_TRUE(journal.sync(with_ranges(n), {}).ok());
+  StatusOr<JournalContents> back = read_report_journal(path);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->final_ranges, 20u);
+  ASSERT_TRUE(journal.remove().ok());
+  done.store(true);
+  flusher.join();
+  EXPECT_FALSE(fs::exists(path));
+}
+
 TEST_F(ReportJournal, removed_once_the_report_is_written) {
   const fs::path path = dir_ / "report.1.journal";
   JournalWriter journal(path);
@@ -230,6 +251,7 @@ void finish_two_ranges_then_end(const fs::path& path, Ending ending) {
   JournalWriter journal(path);
   if (!journal.sync(with_ranges(1), {}).ok()) ::_exit(3);
   if (!journal.sync(with_ranges(2), {}).ok()) ::_exit(3);
+  journal.flush();
   switch (ending) {
     case Ending::kSigkill: ::raise(SIGKILL); break;
     case Ending::kSigterm: ::raise(SIGTERM); break;
