@@ -171,6 +171,22 @@ StatusOr<RendezvousToken> random_rendezvous_token() {
 StatusOr<RendezvousToken> rendezvous_job_token(const EnvironmentLookup& env) {
   RR_ASSIGN_OR_RETURN(std::optional<RendezvousToken> from_environment, rendezvous_token_from_environment(env));
   if (from_environment) return std::move(*from_environment);
+  // A launcher that is itself one rank of several (mpiexec of MPICH or Intel
+  // MPI sets PMI_RANK and PMI_SIZE but no job id) would make a random token
+  // of its own, which its peers' launchers cannot know.
+  if (const RankVariables* vars = job_rank_variables(env)) {
+    const std::optional<std::string> size = env(vars->world_size);
+    const std::optional<std::uint64_t> world = size ? whole_number(*size) : std::nullopt;
+    if (world && *world > 1) {
+      return invalid_argument(
+          std::string("this launcher is rank ") + env(vars->rank).value_or("?") + " of " + *size + " (" + vars->rank +
+          ", " + vars->world_size +
+          ") with no job id its peers share, so the ranks cannot agree on a rendezvous token; set " +
+          kRendezvousTokenVariable +
+          " to the same value for every rank, or start the job inside "
+          "the launcher (rangereplay profile -- mpiexec ...)");
+    }
+  }
   return random_rendezvous_token();
 }
 

@@ -155,6 +155,21 @@ TEST(RendezvousToken, an_explicit_token_comes_first_then_the_job_identity) {
             (RendezvousToken{"TORCHELASTIC_RUN_ID=run-9", "TORCHELASTIC_RUN_ID"}));
 }
 
+TEST(RendezvousToken, a_launcher_that_is_one_rank_of_several_without_a_job_id_is_refused) {
+  // mpiexec (MPICH, Intel MPI) -n 2 rangereplay profile ...: each launcher is a rank.
+  StatusOr<RendezvousToken> t = rendezvous_job_token(env_of({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}}));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("this launcher is rank 1 of 2 (PMI_RANK, PMI_SIZE)"), std::string::npos)
+      << t.status().message();
+  EXPECT_NE(t.status().message().find("RANGEREPLAY_RENDEZVOUS_TOKEN"), std::string::npos);
+  // One rank of one, or an explicit token: fine.
+  EXPECT_EQ(rendezvous_job_token(env_of({{"PMI_RANK", "0"}, {"PMI_SIZE", "1"}}))->source, "random");
+  EXPECT_EQ(rendezvous_job_token(env_of({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"RANGEREPLAY_RENDEZVOUS_TOKEN", "s"}}))
+                ->value,
+            "s");
+}
+
 TEST(RendezvousToken, no_job_identity_leaves_the_launcher_to_make_a_random_one) {
   StatusOr<std::optional<RendezvousToken>> none = rendezvous_token_from_environment(env_of({{"RANK", "0"}}));
   ASSERT_TRUE(none.ok());
