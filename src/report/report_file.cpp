@@ -114,8 +114,11 @@ bool has_csv_extension(const std::filesystem::path& path) { return ascii_lower(p
 }  // namespace
 
 StatusOr<std::string> read_text_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Opened without waiting: a FIFO with no writer would block open() for
+  // ever. Reads then block as usual (a FIFO with no writer reads as empty).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return errno_status(errno, "cannot read", path);
+  if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   const auto too_large = [&] {
     ::close(fd);
     return resource_exhausted("cannot read '" + path.string() + "': larger than the " + std::to_string(max_bytes) +

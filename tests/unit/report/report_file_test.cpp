@@ -137,6 +137,25 @@ TEST_F(ReportFileTest, a_fifo_is_read_up_to_the_cap_only) {
   EXPECT_NE(read.status().message().find("1000-byte cap"), std::string::npos) << read.status().message();
 }
 
+TEST_F(ReportFileTest, a_fifo_without_a_writer_reads_as_empty_not_a_wait) {
+  const fs::path fifo = dir_ / "in.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // In a thread, bounded: the old reader's blocking open() never returned.
+  std::promise<StatusOr<std::string>> read;
+  std::future<StatusOr<std::string>> result = read.get_future();
+  std::thread reader([&] { read.set_value(read_text_file(fifo)); });
+  const bool returned = result.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  if (!returned) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // lets the open return
+    if (writer >= 0) ::close(writer);
+  }
+  reader.join();
+  ASSERT_TRUE(returned) << "read_text_file waited for a writer";
+  StatusOr<std::string> text = result.get();
+  ASSERT_TRUE(text.ok()) << text.status().to_string();
+  EXPECT_EQ(*text, "");
+}
+
 TEST_F(ReportFileTest, a_fifo_without_a_reader_is_an_error_not_a_wait) {
   const fs::path fifo = dir_ / "out.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
