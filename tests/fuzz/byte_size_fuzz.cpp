@@ -1,0 +1,12 @@
+// libFuzzer target: sizes of the snapshot limits (storage::parse_byte_size,
+// --snapshot-host-limit and friends).
+#include "core/storage/byte_size.h"
+#include "fuzz_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace rangereplay;
+  const std::string_view text = fuzz::as_text(data, size);
+  StatusOr<std::uint64_t> parsed = storage::parse_byte_size(text);
+  if (!parsed.ok()) fuzz::check_error(parsed.status(), text.size());
+  return 0;
+}
