@@ -7,6 +7,7 @@
 #include "core/range/nvtx_expression.h"
 #include "fuzz_check.h"
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer names the entry point.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rangereplay;
   const std::string_view text = fuzz::as_text(data, size);

@@ -19,6 +19,7 @@ std::string scratch_path(const char* what) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer names the entry point.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rangereplay;
   static const std::string input = scratch_path("in");

@@ -5,6 +5,7 @@
 #include "fuzz_check.h"
 #include "report/report_json.h"
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer names the entry point.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rangereplay;
   using namespace rangereplay::report;
