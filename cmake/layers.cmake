@@ -13,7 +13,8 @@ file(GLOB_RECURSE rangereplay_layer_sources CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/tools/*.h ${PROJECT_SOURCE_DIR}/tools/*.cpp
   ${PROJECT_SOURCE_DIR}/tests/unit/*.h ${PROJECT_SOURCE_DIR}/tests/unit/*.cpp
   ${PROJECT_SOURCE_DIR}/tests/gpu/*.h ${PROJECT_SOURCE_DIR}/tests/gpu/*.cpp ${PROJECT_SOURCE_DIR}/tests/gpu/*.cu
-  ${PROJECT_SOURCE_DIR}/tests/cupti_host/*.h ${PROJECT_SOURCE_DIR}/tests/cupti_host/*.cpp)
+  ${PROJECT_SOURCE_DIR}/tests/cupti_host/*.h ${PROJECT_SOURCE_DIR}/tests/cupti_host/*.cpp
+  ${PROJECT_SOURCE_DIR}/tests/fuzz/*.h ${PROJECT_SOURCE_DIR}/tests/fuzz/*.cpp)
 set(rangereplay_layers_stamp ${CMAKE_BINARY_DIR}/rangereplay_layers.stamp)
 add_custom_command(OUTPUT ${rangereplay_layers_stamp}
   COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/scripts/check-layers.py --root ${PROJECT_SOURCE_DIR}

@@ -83,6 +83,8 @@ LAYERS = {
                   "rule": "the GPU tests link cuda, cupti and report"},
     "tests/cupti_host": {"may_include": ["src/cupti", "src/cuda", "src/core"], "cuda_headers": True,
                          "rule": "the CUPTI host tests link cupti"},
+    "tests/fuzz": {"may_include": ["src/report", "src/core"], "cuda_headers": False,
+                   "rule": "the fuzz targets link core and report"},
 }
 
 SOURCE_EXTENSIONS = (".h", ".hpp", ".inl", ".cpp", ".cc", ".cu", ".cuh")

@@ -5,8 +5,12 @@
 # The CUDA 13 toolkit (nvcc, CUPTI, NVPW host library, NVTX3 headers) is not a
 # Debian package; it must already be installed under /usr/local/cuda.
 set -euo pipefail
+# clang-14, clang-tidy-14 and libclang-rt-14-dev (the sanitizer and libFuzzer
+# runtimes) build and check the asan preset (scripts/sanitize.sh,
+# scripts/check-tidy.sh); binutils' readelf and nm check the run paths and
+# the injection library's exports.
 packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev googletest libgtest-dev libbenchmark-dev
-  clang-format-14 libjs-chart.js chromium xz-utils)
+  clang-format-14 libjs-chart.js chromium xz-utils clang-14 clang-tidy-14 libclang-rt-14-dev binutils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

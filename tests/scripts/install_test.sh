@@ -3,7 +3,9 @@
 # tree, finds its injection library and metric modules by its own location
 # (help, the sets, metric names checked by the host-only module, a profile
 # that gets as far as the device check), and the installed metrics probe and
-# Python module run. No GPU needed.
+# Python module run; every installed binary has only absolute run path
+# entries, and a libcuda.so.1 in the working folder is not loaded. No GPU
+# needed.
 #   tests/scripts/install_test.sh <build-dir>
 set -euo pipefail
 build=${1:?build dir}
@@ -29,4 +31,12 @@ grep -q "closest: smsp__inst_executed.sum" <<<"$out" || fail "the installed laun
 "$prefix/bin/rangereplay-metrics-probe" --help >/dev/null || fail "the installed metrics probe does not run"
 python3 -c "import sys; sys.path.insert(0, '$prefix/share/rangereplay/python'); import rangereplay_report" ||
   fail "the installed Python module does not import"
+# No search path the user did not choose: only absolute run path entries in
+# every installed binary, and a libcuda.so.1 in the working folder does not
+# load into the installed launcher.
+here=$(cd "$(dirname "$0")/../.." && pwd)
+bash "$here/scripts/check-runpath.sh" "$prefix" >/dev/null || fail "an installed binary has an empty or relative run path entry (above)"
+cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+out=$(bash "$here/tests/unit/cli/planted_libcuda_test.sh" "$rr" "${cc:-cc}" "$prefix/lib/librangereplay_cli_metrics.so" \
+  "$prefix/lib/librangereplay_cli_metrics_host.so") || fail "the installed launcher: $out"
 echo "install_test: ok ($prefix)"
