@@ -147,7 +147,11 @@ Status check_output_writable(const std::string& pattern, const std::string& host
       return ok_status();
     }
     if (errno != EEXIST) return cannot_write("output '" + path + "'", errno);
-    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    // Without waiting: a FIFO nobody reads would block open() for ever.
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENXIO)
+      return failed_precondition("output '" + path +
+                                 "' is a FIFO that nothing reads; start its reader first, or give --output a file");
     if (fd < 0) return cannot_write("output '" + path + "'", errno);
     ::close(fd);
     return ok_status();

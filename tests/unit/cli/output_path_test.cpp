@@ -1,7 +1,14 @@
 // --output names: placeholder expansion (%p, %q{VAR}, %h, %%) and format by extension.
 #include "cli/output_path.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -110,6 +117,28 @@ TEST(CheckOutputWritable, an_existing_report_is_neither_truncated_nor_written) {
   const std::string old = t.file("old.json", 0644, "{\"previous\": 1}");
   EXPECT_TRUE(writable(old).ok());
   EXPECT_EQ(content_of(old), "{\"previous\": 1}");
+}
+
+TEST(CheckOutputWritable, a_fifo_nothing_reads_is_an_error_not_a_wait) {
+  testing::TempTree t;
+  const std::string fifo = t.path("p.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::promise<Status> checked;
+  std::future<Status> result = checked.get_future();
+  std::thread checker([&] { checked.set_value(writable(fifo)); });
+  const bool returned = result.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  if (!returned) {
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // lets the open return
+    checker.join();
+    if (reader >= 0) ::close(reader);
+  } else {
+    checker.join();
+  }
+  ASSERT_TRUE(returned) << "the check waited for a reader of the FIFO";
+  const Status s = result.get();
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(),
+            "output '" + fifo + "' is a FIFO that nothing reads; start its reader first, or give --output a file");
 }
 
 TEST(CheckOutputWritable, an_unwritable_path_is_reported_with_the_reason) {
