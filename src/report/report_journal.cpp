@@ -67,7 +67,11 @@ std::filesystem::path journal_path_for(const std::filesystem::path& report_path)
   return path;
 }
 
-bool is_journal_path(const std::filesystem::path& path) { return path.extension() == ".journal"; }
+bool is_journal_path(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  for (char& c : extension) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return extension == ".journal";
+}
 
 JournalWriter::~JournalWriter() {
   if (fd_ >= 0) ::close(fd_);
@@ -168,14 +172,18 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
       const std::string at = where + " line " + std::to_string(line_number);
       json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (j.is_discarded() || !whole) {
-        // A kill during the last write leaves one torn line at the end.
-        if (last && have_header) {
+        // A kill during the last write leaves one torn line at the end: the
+        // only line without its newline. A whole line that does not parse is
+        // damage wherever it is.
+        if (last && !whole && have_header) {
           contents.torn_last_line = true;
           break;
         }
         if (!have_header)
           return invalid_argument(where + " is not a rangereplay journal: its first line is not a journal header");
-        return invalid_argument(at + " is not JSON: the journal is damaged");
+        return invalid_argument(at + " is not JSON: the journal is damaged; its first " +
+                                std::to_string(line_number - 1) + " lines can still be read (head -n " +
+                                std::to_string(line_number - 1) + " of it into a new .journal file)");
       }
       if (!j.is_object()) return invalid_argument(at + " is not a journal line (expected a header or range object)");
       if (j.contains("journal")) {
@@ -185,10 +193,23 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
           return failed_precondition(where + " has journal_version " + j["journal_version"].dump() +
                                      ", but this rangereplay reads journal_version " + std::to_string(kJournalVersion) +
                                      ": read it with the rangereplay that wrote it");
-        const std::string report_text = j["report"].dump();
-        StatusOr<Report> header = parse_report_json(report_text, at);
-        if (!header.ok()) return header.status();
-        contents.report = std::move(*header);
+        // Read in place (from_json checks schema_version): dumping it to
+        // text again would recurse once per level of nesting.
+        const json& fields = j["report"];
+        if (!fields.is_object() || !fields.contains("schema_version") || !fields["schema_version"].is_number_unsigned())
+          return invalid_argument(at + " is not a rangereplay journal header: its report has no schema_version");
+        if (fields["schema_version"].get<std::uint64_t>() != kReportSchemaVersion)
+          return failed_precondition(where + " holds a report of schema_version " + fields["schema_version"].dump() +
+                                     ", but this rangereplay reads schema_version " +
+                                     std::to_string(kReportSchemaVersion) +
+                                     ": read it with the rangereplay that wrote it");
+        Report header;
+        try {
+          from_json(fields, header);
+        } catch (const std::exception& e) {
+          return invalid_argument(at + " holds an invalid report header: " + e.what());
+        }
+        contents.report = std::move(header);
         have_header = true;
         continue;
       }
@@ -232,7 +253,9 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
         "the process ended before the profiler's exit handler ran (a signal, abort, _exit or a "
         "crash): this report was rebuilt from its journal, with " +
         std::to_string(contents.final_ranges) + " finished range" + (contents.final_ranges == 1 ? "" : "s") +
-        "; a range in flight then is not in it");
+        "; a range in flight then is not in it" +
+        (contents.torn_last_line ? std::string(", and the journal's last line, cut short by the end, was left out")
+                                 : std::string()));
     return contents;
   } catch (const std::bad_alloc&) {
     return resource_exhausted("out of memory while reading " + where);

@@ -54,7 +54,7 @@ inline constexpr int kJournalVersion = 1;
 /// "report.42.journal"), or ".journal" appended to any other name. Pure.
 std::filesystem::path journal_path_for(const std::filesystem::path& report_path);
 
-/// Whether `path` names a journal by its ending (".journal"). Pure.
+/// Whether `path` names a journal by its ending (".journal", any case). Pure.
 bool is_journal_path(const std::filesystem::path& path);
 
 /// Appends a report's finished ranges to a journal file.

@@ -47,8 +47,8 @@ std::string ranges_csv_path(const std::string& csv_path) { return beside_csv(csv
 std::string budget_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".budget.csv"); }
 
 StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format) {
-  RR_ASSIGN_OR_RETURN(report::Report base, report::read_report_json(base_path));
-  RR_ASSIGN_OR_RETURN(report::Report next, report::read_report_json(new_path));
+  RR_ASSIGN_OR_RETURN(report::Report base, load_report(base_path));
+  RR_ASSIGN_OR_RETURN(report::Report next, load_report(new_path));
   const report::ReportDiff diff = report::diff_reports(base, next);
   switch (format) {
     case DiffFormat::kCsv: return report::render_diff_csv(diff);
@@ -62,7 +62,7 @@ StatusOr<std::string> diff_report_files(const std::string& base_path, const std:
 StatusOr<std::string> merge_report_files(const MergeRequest& request) {
   std::vector<report::RankReport> ranks;
   for (const std::string& path : request.report_paths) {
-    RR_ASSIGN_OR_RETURN(report::Report rep, report::read_report_json(path));
+    RR_ASSIGN_OR_RETURN(report::Report rep, load_report(path));
     ranks.push_back({path, std::move(rep)});
   }
   // Reports that record distinct ranks (RANK, OMPI_COMM_WORLD_RANK, ...:

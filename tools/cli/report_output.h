@@ -44,13 +44,14 @@ Status save_report(const report::Report& report, const std::string& path, Output
                    CsvPage page = CsvPage::kOwn);
 
 /// `rangereplay diff`: the comparison of the reports at `base_path` and
-/// `new_path` (report/report_diff.h) as a table, CSV or JSON. Errors: a file
+/// `new_path` (report/report_diff.h; a ".journal" path is read as
+/// load_report reads it) as a table, CSV or JSON. Errors: a file
 /// that cannot be read as a rangereplay report, the reader's one-line message
 /// naming it.
 StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format);
 
 /// `rangereplay merge`: the reports at request.report_paths (rank i the
-/// i-th) merged (report/report_merge.h). Without an output path, returns the
+/// i-th; journals read as load_report reads them) merged (report/report_merge.h). Without an output path, returns the
 /// terminal table; with one, writes the merge there as JSON or CSV (an atomic
 /// replace) and returns what the terminal shows then: "rangereplay merge: N
 /// ranks merged into PATH" and the mismatched, unmatched, declined and error

@@ -64,6 +64,7 @@ TEST(JournalPath, beside_the_report_with_its_own_ending) {
   EXPECT_EQ(journal_path_for("out/run"), fs::path("out/run.journal"));
   EXPECT_EQ(journal_path_for("out/run.csv"), fs::path("out/run.csv.journal"));
   EXPECT_TRUE(is_journal_path("a/report.1.journal"));
+  EXPECT_TRUE(is_journal_path("a/RUN.JOURNAL"));
   EXPECT_FALSE(is_journal_path("a/report.1.json"));
 }
 
@@ -181,12 +182,21 @@ TEST_F(ReportJournal, a_torn_last_line_is_dropped_and_a_damaged_middle_is_an_err
   ASSERT_TRUE(back.ok()) << back.status().to_string();
   EXPECT_TRUE(back->torn_last_line);
   EXPECT_EQ(back->report.ranges.size(), 2u);
+  EXPECT_NE(back->report.errors.back().find("last line, cut short by the end, was left out"), std::string::npos)
+      << back->report.errors.back();
+  // A whole last line (its newline written) that does not parse is damage, not a torn write.
+  back = parse_report_journal(whole + "{\"slot\":2,\"final\":true,\"range\":1e400}\n", "j");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message().rfind("j line 4 is not JSON: the journal is damaged; its first 3 lines", 0), 0u)
+      << back.status().message();
 
   const std::size_t first_end = whole.find('\n');
   const std::string damaged = whole.substr(0, first_end + 1) + "garbage\n" + whole.substr(first_end + 1);
   back = parse_report_journal(damaged, "j");
   ASSERT_FALSE(back.ok());
-  EXPECT_EQ(back.status().message(), "j line 2 is not JSON: the journal is damaged");
+  EXPECT_EQ(back.status().message(),
+            "j line 2 is not JSON: the journal is damaged; its first 1 lines can still be read (head -n 1 of it into a "
+            "new .journal file)");
 
   back = parse_report_journal("{\"schema_version\":1}\n", "j");
   ASSERT_FALSE(back.ok());
@@ -196,6 +206,21 @@ TEST_F(ReportJournal, a_torn_last_line_is_dropped_and_a_damaged_middle_is_an_err
   back = parse_report_journal("{\"journal\":\"rangereplay\",\"journal_version\":9,\"report\":{}}\n", "j");
   ASSERT_FALSE(back.ok());
   EXPECT_EQ(back.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ReportJournal, a_deeply_nested_header_is_read_without_recursing_into_it) {
+  const fs::path path = dir_ / "report.1.journal";
+  {
+    JournalWriter journal(path);
+    ASSERT_TRUE(journal.sync(with_ranges(1), {}).ok());
+  }
+  std::string text = text_of(path);
+  // An unknown key of the header's report nested 200,000 deep: ignored, as in a report.
+  const std::size_t report_end = text.find('\n') - 2;  // before the report's and the line's '}'
+  text.insert(report_end, ",\"zz\":" + std::string(200000, '[') + std::string(200000, ']'));
+  StatusOr<JournalContents> back = parse_report_journal(text, "j");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->report.ranges.size(), 1u);
 }
 
 TEST_F(ReportJournal, a_planted_file_or_link_at_its_path_is_never_written) {
