@@ -715,10 +715,14 @@ StatusOr<Rendezvous> Rendezvous::accept(RendezvousListener listener, int world_s
       std::string missing;
       for (int r = 1; r < world_size; ++r)
         if (!door.joined()[r - 1].fd.valid()) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      Status s =
-          unavailable(std::string(kPrefix) + "rank(s) " + missing + " of " + std::to_string(world_size) +
-                      " did not join rank 0 at " + where + " within " + ms_text(timeout) +
-                      "; start every rank under rangereplay with the same rendezvous endpoint" + door.turned_away());
+      std::string message = std::string(kPrefix) + "rank(s) " + missing + " of " + std::to_string(world_size);
+      message += " did not join rank 0 at ";
+      message += where;
+      message += " within ";
+      message += ms_text(timeout);
+      message += "; start every rank under rangereplay with the same rendezvous endpoint";
+      message += door.turned_away();
+      Status s = unavailable(std::move(message));
       refuse_all(door.joined(), door.pending(), s);
       return s;
     }

@@ -15,10 +15,10 @@ namespace {
 
 // The pid of a file named "report.<pid><suffix>"; nullopt for any other name.
 std::optional<long> pid_of_report_name(const std::string& name, std::string_view suffix) {
-  constexpr std::string_view prefix = "report.";
-  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
+  constexpr std::string_view kPrefix = "report.";
+  if (name.size() <= kPrefix.size() + suffix.size() || !name.starts_with(kPrefix) || !name.ends_with(suffix))
     return std::nullopt;
-  const std::string_view digits(name.data() + prefix.size(), name.size() - prefix.size() - suffix.size());
+  const std::string_view digits(name.data() + kPrefix.size(), name.size() - kPrefix.size() - suffix.size());
   long pid = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
   if (ec != std::errc() || end != digits.data() + digits.size() || pid <= 0) return std::nullopt;
@@ -53,6 +53,7 @@ std::vector<std::string> process_report_files(const std::string& folder) {
   }
   for (auto& [pid, path] : journals) reports.try_emplace(pid, std::move(path));
   std::vector<std::string> out;
+  out.reserve(reports.size());
   for (auto& [pid, path] : reports) out.push_back(std::move(path));
   return out;
 }

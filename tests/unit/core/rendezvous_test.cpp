@@ -593,6 +593,7 @@ TEST(Rendezvous, a_hundred_silent_connections_neither_hold_rank_0_past_its_timeo
   Job job(2);
   ASSERT_TRUE(job.ready());
   std::vector<std::unique_ptr<RawClient>> silent;
+  silent.reserve(100);
   for (int i = 0; i < 100; ++i) silent.push_back(std::make_unique<RawClient>(job.port()));
   const std::vector<Seen> seen = run_ranks<Seen>(2, [&](int rank) {
     const auto start = Clock::now();
@@ -616,6 +617,7 @@ TEST(Rendezvous, a_hello_queued_before_rank_0_accepts_is_read_before_later_conne
   ASSERT_TRUE(rank1.connected());
   rank1.send(encode_rendezvous_message(HelloMessage{kRendezvousProtocolVersion, 1, 2, std::string(kToken)}));
   std::vector<std::unique_ptr<RawClient>> silent;
+  silent.reserve(9);
   for (int i = 0; i < 9; ++i) silent.push_back(std::make_unique<RawClient>(job.port()));
   {
     StatusOr<Rendezvous> r = job.join(0, kShort);
@@ -663,6 +665,7 @@ std::string accept_with_fd_limit(rlim_t fd_limit, int silent, milliseconds timeo
   ::close(report[1]);
   { RendezvousListener parent_copy = std::move(*listener); }  // the child's copy listens
   std::vector<std::unique_ptr<RawClient>> clients;
+  clients.reserve(static_cast<std::size_t>(silent));
   for (int i = 0; i < silent; ++i) clients.push_back(std::make_unique<RawClient>(port));
   std::string got;
   const auto deadline = Clock::now() + 15s;
