@@ -19,37 +19,11 @@
 namespace rangereplay::report {
 namespace {
 
-Status errno_status(int error, const std::string& what, const std::filesystem::path& path) {
-  std::string message = what + " '" + path.string() + "': " + std::strerror(error);
-  switch (error) {
-    case ENOENT:
-    case ENOTDIR: return not_found(std::move(message));
-    case EACCES:
-    case EPERM:
-    case EROFS: return permission_denied(std::move(message));
-    case ENOSPC:
-    case EDQUOT: return resource_exhausted(std::move(message));
-    default: return internal_error(std::move(message));
-  }
-}
-
 // Writes all of `content` to `fd` and closes it (also on error).
 Status write_fd(int fd, std::string_view content, const std::filesystem::path& named_in_errors) {
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : EIO;
-      ::close(fd);
-      return errno_status(error, "cannot write", named_in_errors);
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) return errno_status(errno, "cannot write", named_in_errors);
-  return ok_status();
+  Status written = write_all(fd, content, named_in_errors);
+  if (::close(fd) != 0 && written.ok()) return errno_status(errno, "cannot write", named_in_errors);
+  return written;
 }
 
 // Writes all of `content` to the existing non-regular file `path` (a
@@ -112,6 +86,30 @@ StatusOr<int> create_temporary(const std::filesystem::path& path, std::filesyste
 bool has_csv_extension(const std::filesystem::path& path) { return ascii_lower(path.extension().string()) == ".csv"; }
 
 }  // namespace
+
+Status errno_status(int error, const std::string& what, const std::filesystem::path& path) {
+  std::string message = what + " '" + path.string() + "': " + std::strerror(error);
+  switch (error) {
+    case ENOENT:
+    case ENOTDIR: return not_found(std::move(message));
+    case EACCES:
+    case EPERM:
+    case EROFS: return permission_denied(std::move(message));
+    case ENOSPC:
+    case EDQUOT: return resource_exhausted(std::move(message));
+    default: return internal_error(std::move(message));
+  }
+}
+
+Status write_all(int fd, std::string_view content, const std::filesystem::path& named_in_errors) {
+  while (!content.empty()) {
+    const ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return errno_status(n < 0 ? errno : EIO, "cannot write", named_in_errors);
+    content.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return ok_status();
+}
 
 StatusOr<std::string> read_text_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
   // Opened without waiting: a FIFO with no writer would block open() for

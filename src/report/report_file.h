@@ -23,6 +23,16 @@ namespace rangereplay::report {
 /// smaller (about 1 KiB per kernel); a larger file is the wrong file.
 inline constexpr std::uint64_t kMaxReadBytes = std::uint64_t{1} << 30;
 
+/// "<what> '<path>': <strerror(error)>" with the status code `error` calls
+/// for: kNotFound (ENOENT, ENOTDIR), kPermissionDenied (EACCES, EPERM,
+/// EROFS), kResourceExhausted (ENOSPC, EDQUOT), kInternal otherwise. Pure.
+Status errno_status(int error, const std::string& what, const std::filesystem::path& path);
+
+/// Writes all of `content` to the open `fd` (short writes and EINTR
+/// retried); the fd stays open. Errors: errno_status(errno, "cannot write",
+/// named_in_errors).
+Status write_all(int fd, std::string_view content, const std::filesystem::path& named_in_errors);
+
 /// The whole content of a file of at most `max_bytes` bytes. A regular file
 /// larger than that is refused before it is read; a device or FIFO
 /// (/dev/zero) is read until the cap. Errors: kNotFound (no such file),

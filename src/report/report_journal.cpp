@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -24,10 +23,6 @@ using json = nlohmann::json;
 
 constexpr std::string_view kJournalName = "rangereplay";
 
-std::string errno_message(const std::string& what, const std::filesystem::path& path, int error) {
-  return what + " '" + path.string() + "': " + std::strerror(error);
-}
-
 // The report's own fields as a header line (its ranges left out).
 std::string header_line(const Report& report) {
   json j = json::object();
@@ -43,19 +38,6 @@ std::string range_line(std::size_t slot, const RangeRecord& record, bool final) 
   j["final"] = final;
   j["range"] = record;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-}
-
-// Writes all of `text` to `fd` (retrying short writes and EINTR).
-bool write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 }  // namespace
@@ -124,12 +106,12 @@ Status JournalWriter::sync(const Report& report, std::span<const std::size_t> un
       }
     }
     if (const int error = flush_errno_.load(); error != 0)
-      return fail(internal_error(errno_message("cannot flush the journal to disk", path_, error)));
+      return fail(errno_status(error, "cannot flush the journal to disk", path_));
     if (fd_ < 0) {
       fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
-      if (fd_ < 0) return fail(internal_error(errno_message("cannot create the journal", path_, errno)));
+      if (fd_ < 0) return fail(errno_status(errno, "cannot create the journal", path_));
     }
-    if (!write_all(fd_, lines)) return fail(internal_error(errno_message("cannot write the journal", path_, errno)));
+    if (Status written = write_all(fd_, lines, path_); !written.ok()) return fail(std::move(written));
     unflushed_.store(true);
     written_ = count;
     header_ = header;
@@ -150,8 +132,7 @@ Status JournalWriter::remove() noexcept {
   } catch (...) {  // std::system_error from the mutex: close without it
     ::close(fd_.exchange(-1));
   }
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
-    return internal_error(errno_message("cannot remove the journal", path_, errno));
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status(errno, "cannot remove the journal", path_);
   return ok_status();
 }
 
@@ -162,6 +143,7 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
     bool have_header = false;
     std::map<std::size_t, std::pair<RangeRecord, bool>> slots;
     std::size_t line_number = 0;
+    const std::string no_header = where + " is not a rangereplay journal: its first line is not a journal header";
     while (!text.empty()) {
       ++line_number;
       const std::size_t end = text.find('\n');
@@ -179,8 +161,7 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
           contents.torn_last_line = true;
           break;
         }
-        if (!have_header)
-          return invalid_argument(where + " is not a rangereplay journal: its first line is not a journal header");
+        if (!have_header) return invalid_argument(no_header);
         return invalid_argument(at + " is not JSON: the journal is damaged; its first " +
                                 std::to_string(line_number - 1) + " lines can still be read (head -n " +
                                 std::to_string(line_number - 1) + " of it into a new .journal file)");
@@ -193,28 +174,15 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
           return failed_precondition(where + " has journal_version " + j["journal_version"].dump() +
                                      ", but this rangereplay reads journal_version " + std::to_string(kJournalVersion) +
                                      ": read it with the rangereplay that wrote it");
-        // Read in place (from_json checks schema_version): dumping it to
-        // text again would recurse once per level of nesting.
-        const json& fields = j["report"];
-        if (!fields.is_object() || !fields.contains("schema_version") || !fields["schema_version"].is_number_unsigned())
-          return invalid_argument(at + " is not a rangereplay journal header: its report has no schema_version");
-        if (fields["schema_version"].get<std::uint64_t>() != kReportSchemaVersion)
-          return failed_precondition(where + " holds a report of schema_version " + fields["schema_version"].dump() +
-                                     ", but this rangereplay reads schema_version " +
-                                     std::to_string(kReportSchemaVersion) +
-                                     ": read it with the rangereplay that wrote it");
-        Report header;
-        try {
-          from_json(fields, header);
-        } catch (const std::exception& e) {
-          return invalid_argument(at + " holds an invalid report header: " + e.what());
-        }
-        contents.report = std::move(header);
+        // Read in place: dumping it to text again would recurse once per
+        // level of nesting.
+        StatusOr<Report> header = report_from_json(j["report"], at);
+        if (!header.ok()) return header.status();
+        contents.report = std::move(*header);
         have_header = true;
         continue;
       }
-      if (!have_header)
-        return invalid_argument(where + " is not a rangereplay journal: its first line is not a journal header");
+      if (!have_header) return invalid_argument(no_header);
       if (!j.contains("slot") || !j["slot"].is_number_unsigned() || !j.contains("final") || !j["final"].is_boolean() ||
           !j.contains("range"))
         return invalid_argument(at + " is not a journal range line (expected slot, final and range)");
