@@ -468,13 +468,22 @@ StatusOr<std::string> dump_report_json(const Report& report, int indent) {
 }
 
 StatusOr<Report> parse_report_json(std::string_view text, std::string_view source) {
+  json j;
   try {
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::parse_error& e) {
-      return invalid_argument(fmt::format("{} is not valid JSON: {}", source, strip_nlohmann_prefix(e.what())));
-    }
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return invalid_argument(fmt::format("{} is not valid JSON: {}", source, strip_nlohmann_prefix(e.what())));
+  } catch (const std::bad_alloc&) {
+    return resource_exhausted(fmt::format("out of memory while reading {}", source));
+  } catch (const std::exception& e) {  // a number out of range (1e400)
+    return invalid_argument(
+        fmt::format("{} is not a valid rangereplay report: {}", source, strip_nlohmann_prefix(e.what())));
+  }
+  return report_from_json(j, source);
+}
+
+StatusOr<Report> report_from_json(const json& j, std::string_view source) {
+  try {
     if (!j.is_object() || !j.contains("schema_version")) {
       return invalid_argument(fmt::format("{} is not a rangereplay report: it has no schema_version field", source));
     }

@@ -89,6 +89,11 @@ StatusOr<std::string> dump_report_json(const Report& report, int indent = 2);
 /// `source` names the text in messages (usually the file path).
 StatusOr<Report> parse_report_json(std::string_view text, std::string_view source = "report");
 
+/// parse_report_json's checks and reading on JSON already parsed (a report
+/// inside another document, such as a journal's header); errors as there,
+/// but for "not valid JSON". Reads in place: no recursion per nesting level
+/// beyond the report's own fields. Never throws.
+StatusOr<Report> report_from_json(const nlohmann::json& j, std::string_view source);
 /// write_text_file(path, dump_report_json(report)): an atomic replace
 /// (report_file.h), errors as there.
 Status write_report_json(const Report& report, const std::filesystem::path& path);
