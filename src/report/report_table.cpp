@@ -252,8 +252,8 @@ std::string render_report_table(const Report& report, const TableOptions& option
   }
   out += "\n";
   out += render_report_footer(report);
-  out += render_time_budget(report);
-  return escape_controls(out, LineBreaks::kKeep);  // the time budget too
+  out += render_time_budget(report);  // fixed labels and numbers only
+  return out;                         // each part above is escaped already
 }
 
 }  // namespace rangereplay::report

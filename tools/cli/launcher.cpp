@@ -502,13 +502,14 @@ int profile(const ProfileRequest& request) {
     text += "\n" + std::to_string(reports.size()) + " processes profiled:\n";
     for (std::size_t i = 0; i < reports.size(); ++i) {
       text += "  " + process_label(reports[i]) + ": " + report::render_report_summary(reports[i]) +
-              (saved_to[i].empty() ? std::string() : " -> " + saved_to[i]) + "\n";
+              (saved_to[i].empty() ? std::string() : " -> " + escape_controls(saved_to[i])) + "\n";
     }
     if (request.output_pattern.empty())
       text += "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
   }
-  // The tables are escaped already; the process labels (host names) too.
-  if (Status written = write_stdout(escape_controls(text, LineBreaks::kKeep)); !written.ok()) {
+  // Every name in it is escaped where it was written (the tables, the paths
+  // above); process labels and summaries are numbers.
+  if (Status written = write_stdout(text); !written.ok()) {
     fail(written, kExitFailure);
     unsaved = true;
   }
