@@ -187,13 +187,20 @@ def injection_environment(build, config, folder):
                 RANGEREPLAY_CONFIG=config_path)
 
 
+def temp_report_path(prefix="rr_"):
+    """A free path for a report in the temporary folder, `<prefix>XXXXXXXX.json` (the name is
+    reserved with mkstemp, then the file removed, so the launcher's writability check creates it)."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".json")
+    os.close(fd)
+    os.unlink(path)
+    return path
+
+
 def profile_with_report(cli, tool_args, app_cmd, timeout=TIMEOUT_S):
     """Runs `cli profile --quiet --output <a temporary file> tool_args -- app_cmd` (run(), so a run past
     `timeout` seconds is killed) and reads its report (load_report) before removing the file. Returns
     (returncode, stdout, stderr, report): report is the dict, or a string saying why there is none."""
-    fd, report_path = tempfile.mkstemp(prefix="rr_", suffix=".json")
-    os.close(fd)
-    os.unlink(report_path)
+    report_path = temp_report_path()
     try:
         rc, out, err = run([cli, "profile", "--quiet", "--output", report_path, *tool_args, "--", *app_cmd],
                            timeout=timeout)

@@ -6,7 +6,7 @@ import sys
 import tempfile
 import threading
 
-from e2e_common import checksums, kill_tree, load_report, run, tail
+from e2e_common import checksums, kill_tree, load_report, run, tail, temp_report_path
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -30,15 +30,8 @@ def report_at(path):
         os.unlink(path)
 
 
-def new_report_path():
-    fd, path = tempfile.mkstemp(prefix="rr_kill_", suffix=".json")
-    os.close(fd)
-    os.unlink(path)
-    return path
-
-
 def profile(app_args, env_extra=None):
-    path = new_report_path()
+    path = temp_report_path("rr_kill_")
     rc, out, err = run(command(path, app_args), timeout=300, env=dict(os.environ, **(env_extra or {})))
     return rc, out, err, report_at(path)
 
@@ -47,7 +40,7 @@ def profile_then_term_launcher(app_args):
     """Starts the launcher, waits (at most 240 s) for the application's "ranges
     done", then sends the launcher SIGTERM, as `timeout` or a Slurm time limit
     does."""
-    path = new_report_path()
+    path = temp_report_path("rr_kill_")
     with tempfile.TemporaryFile(mode="w+") as err_file:
         p = subprocess.Popen(command(path, app_args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=err_file, text=True, start_new_session=True)

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from e2e_common import checksums, load_report, ReportSchemaError, run, summarize, tail
+from e2e_common import checksums, load_report, ReportSchemaError, run, summarize, tail, temp_report_path
 
 BUILD = sys.argv[1]
 CLI = os.path.join(BUILD, "tools/cli/rangereplay")
@@ -57,17 +57,10 @@ def read_report(path):
             os.unlink(path)
 
 
-def temp_report_path():
-    fd, path = tempfile.mkstemp(prefix="rr_gate_", suffix=".json")
-    os.close(fd)
-    os.unlink(path)
-    return path
-
-
 def check_opened(plain_out, problems):
     """Checks pass: the application takes the gate at its first cuInit, waits
     at it when its first range begins, then runs profiled."""
-    path = temp_report_path()
+    path = temp_report_path("rr_gate_")
     rc, out, err = profile(SELECTION, APP, path)
     report = read_report(path)
     if rc != 0:

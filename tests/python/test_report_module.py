@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -436,25 +437,15 @@ class LoadTest(TempDir):
 class CapTest(TempDir):
     def test_a_file_past_the_cap_is_one_line(self):
         path = self.write("big.json", "x" * 11)
-        old = rr.MAX_REPORT_BYTES
-        rr.MAX_REPORT_BYTES = 10
-        try:
-            with self.assertRaises(ValueError) as caught:
-                rr.load(path)
-        finally:
-            rr.MAX_REPORT_BYTES = old
+        with mock.patch.object(rr, "MAX_REPORT_BYTES", 10), self.assertRaises(ValueError) as caught:
+            rr.load(path)
         self.assertEqual(str(caught.exception), f"cannot read '{path}': larger than the 10-byte cap of a file the "
                                                 "profiler reads; is it the right file?")
         self.assertEqual(rr.MAX_REPORT_BYTES, 1 << 30)
 
     def test_dev_zero_is_read_up_to_the_cap_only(self):
-        old = rr.MAX_REPORT_BYTES
-        rr.MAX_REPORT_BYTES = 1 << 20
-        try:
-            with self.assertRaises(ValueError) as caught:
-                rr.load("/dev/zero")
-        finally:
-            rr.MAX_REPORT_BYTES = old
+        with mock.patch.object(rr, "MAX_REPORT_BYTES", 1 << 20), self.assertRaises(ValueError) as caught:
+            rr.load("/dev/zero")
         self.assertEqual(str(caught.exception), "cannot read '/dev/zero': larger than the 1048576-byte cap of a file "
                                                 "the profiler reads; is it the right file?")
 
@@ -465,13 +456,8 @@ class CapTest(TempDir):
         fd = os.open(fifo, os.O_RDWR)
         try:
             os.write(fd, b"y" * 2000)
-            old = rr.MAX_REPORT_BYTES
-            rr.MAX_REPORT_BYTES = 1000
-            try:
-                with self.assertRaises(ValueError) as caught:
-                    rr.load(fifo)
-            finally:
-                rr.MAX_REPORT_BYTES = old
+            with mock.patch.object(rr, "MAX_REPORT_BYTES", 1000), self.assertRaises(ValueError) as caught:
+                rr.load(fifo)
         finally:
             os.close(fd)
         self.assertIn("1000-byte cap", str(caught.exception))
