@@ -13,7 +13,9 @@ Options set XLA's environment before jax is imported:
                                 default preallocates ~75% of GPU memory as one pool)
   --command-buffers on|off      off: XLA_FLAGS --xla_gpu_enable_command_buffer=
                                 (empty: XLA launches every kernel itself, no CUDA graphs)
-  --deterministic-ops on|off    on (default): --xla_gpu_deterministic_ops=true
+  --deterministic-ops on|off    on (default): --xla_gpu_deterministic_ops=true and
+                                --xla_gpu_autotune_level=0 (no timing-picked GEMM or fusion
+                                configurations, whose pick could differ from run to run)
   --steps N                     profiled steps (ranges), default 3
 
 Output: `loss <i> <hex>` per profiled step, `checksum params <hex>` (BLAKE2b-64
@@ -50,7 +52,7 @@ def set_xla_environment(args):
         os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     flags = os.environ.get("XLA_FLAGS", "").split()
     if args.deterministic_ops == "on":
-        flags.append("--xla_gpu_deterministic_ops=true")
+        flags += ["--xla_gpu_deterministic_ops=true", "--xla_gpu_autotune_level=0"]
     if args.command_buffers == "off":
         flags.append("--xla_gpu_enable_command_buffer=")
     os.environ["XLA_FLAGS"] = " ".join(flags)

@@ -27,8 +27,9 @@ that capture range; the ranges after it replay graphs.
 
 Deterministic: fixed seeds, torch.use_deterministic_algorithms(True), TF32
 off, CUBLAS_WORKSPACE_CONFIG, Inductor's deterministic mode where it has one
-(torch._inductor.config.deterministic: no benchmark-chosen kernel
-configurations, whose pick could differ between runs).
+(TORCHINDUCTOR_DETERMINISTIC=1 before the import and
+torch._inductor.config.deterministic: no reduction configurations picked by
+timing, whose pick, and so the summation order, could differ between runs).
 
 Output: `loss <i> <hex>` per profiled step (the capture range counts as one),
 `checksum params <hex>`. Exit 0; 77 without PyTorch or a GPU; 2 on a usage
@@ -60,6 +61,9 @@ def parse_args():
 
 def main():
     args = parse_args()
+    # Inductor reads its deterministic mode's default from the environment
+    # when it is imported; the config attribute below is set as well.
+    os.environ.setdefault("TORCHINDUCTOR_DETERMINISTIC", "1")
     torch = ml_common.import_torch()
     import torch.nn as nn  # noqa: PLC0415
     import torch.nn.functional as F  # noqa: PLC0415
