@@ -2,17 +2,19 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus ml
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
 # .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups),
-# CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3).
-# Without stages, the default list runs (build test examples bench compare; workloads, profile, reports and corpus
-# only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires .deps/debs
-# (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md).
+# CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3),
+# ML_ARGS (more tests/ml/run_ml.py options, e.g. --only NAME,... or --tool-args "--fallback app-range").
+# Without stages, the default list runs (build test examples bench compare; workloads, profile, reports, corpus and
+# ml only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires .deps/debs
+# (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md); ml needs JAX, PyTorch, Triton,
+# CuPy and numba-cuda in python3 (tests/ml/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus)"
+usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus ml)"
 if [[ $# -lt 1 || $1 == -h || $1 == --help || $1 == -* ]]; then echo "$usage" >&2; exit 2; fi
 logs=$1
 shift
@@ -111,6 +113,14 @@ if has corpus; then
   row "corpus (cuda-samples, Rodinia, HeCBench)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') (${unchanged:-0} programs unchanged)"
   [[ -f "$logs/corpus/corpus.txt" ]] || tail -3 "$logs/corpus.log"
 fi
+if has ml; then
+  # JAX, torch.compile, Triton, CuPy and numba-cuda programs (tests/ml) plain twice, under the tool with
+  # --set full and with --verify. --budget keeps the call inside its timeout (programs left are reported as skipped).
+  timeout 540 python3 tests/ml/run_ml.py --build $build --logs "$logs/ml" --budget 480 ${ML_ARGS:-} >"$logs/ml.log" 2>&1
+  rc=$?
+  row "ml (JAX, torch.compile, Triton, CuPy, numba)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') ($(tail -1 "$logs/ml/ml.txt" 2>/dev/null))"
+  [[ -f "$logs/ml/ml.txt" ]] || tail -3 "$logs/ml.log"
+fi
 if has profile; then
   timeout 300 $build/tools/cli/rangereplay profile --nvtx-include step/ --set full --output "$logs/profile-stream.json" \
     -- $build/examples/stream >"$logs/profile-stream.txt" 2>&1
@@ -123,4 +133,5 @@ printf '%s\n' "${summary[@]}"
 [[ -f "$logs/reports.txt" ]] && { echo "--- reports"; tail -25 "$logs/reports.txt"; }
 [[ -f "$logs/workloads.txt" ]] && { echo "--- workloads"; tail -15 "$logs/workloads.txt"; }
 [[ -f "$logs/corpus/corpus.txt" ]] && { echo "--- corpus"; tail -45 "$logs/corpus/corpus.txt"; }
+[[ -f "$logs/ml/ml.txt" ]] && { echo "--- ml"; tail -40 "$logs/ml/ml.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
