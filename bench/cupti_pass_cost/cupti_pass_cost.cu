@@ -1316,8 +1316,12 @@ bool run_pm_sampling(Setup& s) {
               pm.trigger == CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL ? "GPU time (ns)" : "sys clock (cycles)",
               static_cast<unsigned long long>(pm.interval));
   std::vector<std::uint8_t> blank_a, blank_b, image;
+  // Each blank image is laid out with its own config set, right after its own size query.
   PC_TRY(pm.blank_image(names_a, 4096, blank_a));
-  if (!names_b.empty()) PC_TRY(pm.blank_image(names_b, 4096, blank_b));
+  if (!names_b.empty()) {
+    PC_TRY(pm.set_config(config_b, Kind::kSetup));
+    PC_TRY(pm.blank_image(names_b, 4096, blank_b));
+  }
 
   // c1: Start and Stop around each window's kernels, one config.
   Variant& c1 = g_log.variant(V);
@@ -1777,6 +1781,8 @@ bool metric_list(const char* set_name, std::vector<std::string>& names) {
 }
 
 int run(int argc, char** argv) {
+  // Line-buffered: a crash inside CUPTI still leaves every line printed before it in the log.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::optional<Options> options = parse(argc, argv);
   if (!options) return 2;
   Setup s;
