@@ -1,0 +1,1847 @@
+// cupti_pass_cost: where the time of one hardware-counter pass goes, for each
+// counter path CUPTI offers, and whether the values of the cheaper paths equal
+// the Range Profiler's. One GPU; six memory-bound kernels over --mb MiB form
+// the range; the metric lists are the tool's own `--set full` and
+// `--set single-pass` (src/core/metric_sets.cpp, compiled in).
+//
+//   cupti_pass_cost --parts a|b|c|d|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
+//                   [--big-ranges 2048] [--chip GH100]
+//
+// Parts (one or more letters; each part is best run in a process of its own,
+// as run.sh does, so that no part inherits another's CUPTI state):
+//   a  Range Profiler API as the tool drives it (src/cupti/range_profiler_session.cpp):
+//      per range the blank image copied and SetConfig at pass 0, per pass
+//      Start [PushRange] kernels [PopRange] Stop, per range DecodeData.
+//      Variants: 1-range image, a context synchronize before Start, a large
+//      image (maxRangesPerPass), empty passes, per-kernel auto ranges, the
+//      one-pass list.
+//   b  The older Profiler API (cupti_profiler_target.h, deprecated in CUDA 13.0)
+//      with user replay: its own NVPW config image and counter-data prefix, as
+//      its SetConfig documents; per pass BeginPass EnableProfiling [PushRange]
+//      kernels [PopRange] DisableProfiling EndPass. Variants: one session for
+//      every range, a session per range, per-kernel auto ranges.
+//   c  PM sampling (cupti_pmsampling.h) with a single-pass config: c1 Start and
+//      Stop around each window, c2 another config each window (what each pass of
+//      a multi-pass list would cost), c3 one Start for every window with the
+//      samples shared out to the windows by %globaltimer stamps.
+//   d  PM sampling started inside an open Range Profiler pass: does it start,
+//      does it count, and are the range's values unchanged.
+//   h  Host side only (no GPU): pass counts of the lists through CUPTI's host
+//      API and through NVPW's raw-metrics config, and how much of the full
+//      list PM sampling can collect.
+//
+// What each table means is in README.md beside this file. Exit status: 0 when
+// every part ran, 1 when a part failed (its rows are marked and left out of the
+// sums), 2 for a bad command line.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <nvperf_cuda_host.h>
+#include <nvperf_host.h>
+#include <nvperf_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/metric_sets.h"
+#include "cupti/cupti_params.h"
+
+namespace rangereplay::bench::pass_cost {
+namespace {
+
+// ------------------------------------------------------------------ failures
+
+// Prints one line naming the call and CUPTI's, NVPW's or CUDA's answer; false.
+bool failed(const char* call, const std::string& why, int line) {
+  std::printf("  ! line %d: %s -> %s\n", line, call, why.c_str());
+  return false;
+}
+bool succeeded(CUptiResult r, const char* call, int line) {
+  const char* text = "?";
+  if (r == CUPTI_SUCCESS) return true;
+  cuptiGetResultString(r, &text);
+  return failed(call, text, line);
+}
+bool succeeded(CUresult r, const char* call, int line) {
+  const char* text = "?";
+  if (r == CUDA_SUCCESS) return true;
+  cuGetErrorString(r, &text);
+  return failed(call, text, line);
+}
+bool succeeded(cudaError_t r, const char* call, int line) {
+  return r == cudaSuccess || failed(call, cudaGetErrorString(r), line);
+}
+bool succeeded(NVPA_Status r, const char* call, int line) {
+  return r == NVPA_STATUS_SUCCESS || failed(call, "NVPA status " + std::to_string(static_cast<int>(r)), line);
+}
+bool succeeded(bool r, const char* call, int line) { return r || failed(call, "false", line); }
+
+// Returns false from the enclosing function when `call` fails.
+#define PC_TRY(call)                                       \
+  do {                                                     \
+    if (!succeeded((call), #call, __LINE__)) return false; \
+  } while (0)
+
+// NVPW's one request struct whose size macro is not <Type>_STRUCT_SIZE.
+NVPA_RawMetricRequest raw_metric_request(const char* name) {
+  NVPA_RawMetricRequest r{};
+  r.structSize = NVPA_RAW_METRIC_REQUEST_STRUCT_SIZE;
+  r.pMetricName = name;
+  r.isolated = 1;
+  r.keepInstances = 1;
+  return r;
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+std::vector<const char*> c_strings(const std::vector<std::string>& names) {
+  std::vector<const char*> out;
+  out.reserve(names.size());
+  for (const auto& n : names) out.push_back(n.c_str());
+  return out;
+}
+
+// ------------------------------------------------------------------ the log of timings and values
+
+// What a timed call is part of: set-up (once per variant), one counter pass,
+// one range (all of its passes), or the workload and host work that is not
+// CUPTI's (left out of the CUPTI sums, but inside the range's wall time).
+enum class Kind : char { kSetup = 'S', kPass = 'P', kRange = 'R', kWork = 'W' };
+
+struct Row {
+  std::string variant;
+  Kind kind;
+  std::string call;
+  std::vector<double> ms;  // one entry per measured call
+};
+
+struct Variant {
+  std::string name;
+  bool ok = true;                           // false: a call failed; shown, left out of the summary
+  std::size_t passes = 0;                   // counter passes per range (windows: 1)
+  std::size_t kernels = 0;                  // kernels per pass; 0 for empty passes
+  std::vector<double> range_ms;             // wall time of each measured range: its first call to its last
+  std::vector<double> pass_ms;              // wall time of each measured pass: before Start to after Stop
+  std::vector<double> first_range_pass_ms;  // the passes of the first measured range, in order
+};
+
+// Metrics whose values are compared between the paths. Instruction counts must
+// be equal; the byte and sector counts within 2 %. Durations and cycles are
+// printed but never compared: a sum over per-kernel ranges or over samples
+// leaves out the gaps between kernels that a whole range counts.
+const std::vector<std::string> kExactMetrics = {"smsp__inst_executed.sum"};
+const std::vector<std::string> kCloseMetrics = {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors.sum"};
+const std::vector<std::string> kShownMetrics = {"gpu__time_duration.sum", "gpc__cycles_elapsed.max"};
+
+const std::vector<std::string>& compared_metrics() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> names = kExactMetrics;
+    names.insert(names.end(), kCloseMetrics.begin(), kCloseMetrics.end());
+    names.insert(names.end(), kShownMetrics.begin(), kShownMetrics.end());
+    return names;
+  }();
+  return all;
+}
+bool is_compared(const std::string& metric) {
+  return std::find(compared_metrics().begin(), compared_metrics().end(), metric) != compared_metrics().end();
+}
+
+// The reference every other value source is compared with.
+constexpr const char* kReferenceSource = "a1 range profiler";
+
+struct Log {
+  bool measuring = false;  // false during warm-up: only set-up calls are kept then
+  std::vector<Row> rows;
+  std::deque<Variant> variants;  // a deque: references stay valid as variants are added
+  std::map<std::string, std::map<std::string, std::vector<double>>> values;  // metric -> source -> per range
+  double workload_ms = 0;      // launch and wait of the 6 kernels without counters (median)
+  double workload_gpu_ms = 0;  // their GPU time by events (median)
+
+  Variant& variant(const std::string& name) {
+    for (auto& v : variants)
+      if (v.name == name) return v;
+    variants.emplace_back();
+    variants.back().name = name;
+    return variants.back();
+  }
+  void record(const std::string& variant_name, Kind kind, const std::string& call, double ms) {
+    if (!measuring && kind != Kind::kSetup) return;
+    for (auto& r : rows)
+      if (r.variant == variant_name && r.call == call) return r.ms.push_back(ms);
+    rows.push_back(Row{variant_name, kind, call, {ms}});
+  }
+};
+
+Log g_log;
+
+// Times `call` and records it under (V, name) once it succeeded; a failed call
+// returns false from the enclosing function and is never recorded (a failure
+// must not read as a fast call). V is the variant name in scope.
+#define PC_TIMED(kind, name, call)                          \
+  do {                                                      \
+    const double started_ = now_ms();                       \
+    const auto result_ = (call);                            \
+    const double ms_ = now_ms() - started_;                 \
+    if (!succeeded(result_, #call, __LINE__)) return false; \
+    g_log.record(V, kind, name, ms_);                       \
+  } while (0)
+
+// ------------------------------------------------------------------ the workload: 6 memory-bound kernels
+
+#define PC_INDEX                                                            \
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; \
+  if (i >= n) return
+__global__ void copy_kernel(const double* a, double* c, std::size_t n) {
+  PC_INDEX;
+  c[i] = a[i];
+}
+__global__ void scale_kernel(double* b, const double* c, std::size_t n) {
+  PC_INDEX;
+  b[i] = 0.4 * c[i];
+}
+__global__ void add_kernel(const double* a, const double* b, double* c, std::size_t n) {
+  PC_INDEX;
+  c[i] = a[i] + b[i];
+}
+__global__ void triad_kernel(double* a, const double* b, const double* c, std::size_t n) {
+  PC_INDEX;
+  a[i] = b[i] + 0.4 * c[i];
+}
+__global__ void increment_kernel(double* a, std::size_t n) {
+  PC_INDEX;
+  a[i] += 1.0;
+}
+__global__ void fma_kernel(const double* a, double* b, const double* c, std::size_t n) {
+  PC_INDEX;
+  b[i] = a[i] * c[i] + b[i];
+}
+// Writes the GPU's ns timer (%globaltimer), which c3 compares with the PM
+// samples' timestamps.
+__global__ void stamp_kernel(unsigned long long* out) {
+  unsigned long long t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  *out = t;
+}
+
+// Three arrays of mb/3 MiB each and the 6 kernels over them on one stream.
+// Replayed passes run the kernels again on the data the last pass left: the
+// counts compared here (instructions, bytes, sectors) do not depend on the
+// values.
+class Workload {
+ public:
+  static constexpr std::size_t kKernels = 6;
+  ~Workload() {
+    for (double* p : {a_, b_, c_}) cudaFree(p);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    for (cudaEvent_t e : {begin_, end_})
+      if (e != nullptr) cudaEventDestroy(e);
+  }
+  bool allocate(std::size_t mib) {
+    n_ = mib * 1024 * 1024 / sizeof(double) / 3;
+    blocks_ = static_cast<unsigned>((n_ + 255) / 256);
+    for (double** p : {&a_, &b_, &c_}) {
+      PC_TRY(cudaMalloc(p, n_ * sizeof(double)));
+      PC_TRY(cudaMemset(*p, 0, n_ * sizeof(double)));
+    }
+    PC_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    PC_TRY(cudaEventCreate(&begin_));
+    PC_TRY(cudaEventCreate(&end_));
+    // The memsets ran on the legacy stream, which a non-blocking stream does
+    // not wait for.
+    PC_TRY(cudaDeviceSynchronize());
+    return true;
+  }
+  // Queues the range's work; false when a launch failed.
+  bool launch() {
+    PC_TRY(cudaEventRecord(begin_, stream_));
+    copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_);
+    scale_kernel<<<blocks_, 256, 0, stream_>>>(b_, c_, n_);
+    add_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_);
+    triad_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_);
+    increment_kernel<<<blocks_, 256, 0, stream_>>>(a_, n_);
+    fma_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_);
+    PC_TRY(cudaGetLastError());
+    PC_TRY(cudaEventRecord(end_, stream_));
+    return true;
+  }
+  cudaError_t wait() const { return cudaStreamSynchronize(stream_); }
+  // GPU time of the last launch() in ms; negative when the events cannot say.
+  double gpu_ms() const {
+    float ms = 0;
+    return cudaEventElapsedTime(&ms, begin_, end_) == cudaSuccess ? ms : -1.0;
+  }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  std::size_t n_ = 0;
+  unsigned blocks_ = 0;
+  double* a_ = nullptr;
+  double* b_ = nullptr;
+  double* c_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t begin_ = nullptr;
+  cudaEvent_t end_ = nullptr;
+};
+
+// ------------------------------------------------------------------ set-up shared by the parts
+
+struct Options {
+  std::string parts = "a";
+  std::size_t mib = 256;
+  int rounds = 3;
+  std::uint64_t interval_ns = 20000;
+  std::size_t windows = 25;
+  std::size_t big_ranges = 2048;
+  std::string chip = "GH100";  // for part h only; a GPU run asks the device
+};
+
+struct Setup {
+  Options options;
+  int device = 0;
+  CUcontext ctx = nullptr;
+  std::string chip;
+  std::vector<std::uint8_t> availability;                // range profiler's counter availability (empty: part h)
+  std::vector<std::string> full, single;                 // the tool's --set full and --set single-pass
+  std::vector<std::uint8_t> full_config, single_config;  // CUPTI host API images (range profiler)
+  std::size_t full_passes = 0, single_passes = 0;
+  CUpti_Profiler_Host_Object* host = nullptr;  // range profiler host object, for evaluation
+  Workload work;
+};
+
+CUptiResult host_initialize(CUpti_ProfilerType type, const std::string& chip,
+                            const std::vector<std::uint8_t>& availability, CUpti_Profiler_Host_Object** object) {
+  auto p = RR_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+  p.profilerType = type;
+  p.pChipName = chip.c_str();
+  p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
+  const CUptiResult r = cuptiProfilerHostInitialize(&p);
+  *object = r == CUPTI_SUCCESS ? p.pHostObject : nullptr;
+  return r;
+}
+
+void host_deinitialize(CUpti_Profiler_Host_Object* object) {
+  if (object == nullptr) return;
+  auto p = RR_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+  p.pHostObject = object;
+  cuptiProfilerHostDeinitialize(&p);
+}
+
+// The config image of `names` from a fresh host object of `type`, and its pass
+// count. Every name must be accepted: a list that lost names would be timed as
+// a cheaper list than the tool's. `quiet` leaves the failure unprinted (the PM
+// metric choice tries names that may not fit).
+bool host_config(CUpti_ProfilerType type, const std::string& chip, const std::vector<std::uint8_t>& availability,
+                 const std::vector<std::string>& names, std::vector<std::uint8_t>& image, std::size_t& passes,
+                 bool quiet = false) {
+  CUpti_Profiler_Host_Object* object = nullptr;
+  if (host_initialize(type, chip, availability, &object) != CUPTI_SUCCESS)
+    return quiet ? false : failed("HostInitialize", chip, __LINE__);
+  std::vector<const char*> c_names = c_strings(names);
+  auto add = RR_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  add.pHostObject = object;
+  add.ppMetricNames = c_names.data();
+  add.numMetrics = c_names.size();
+  const CUptiResult added = cuptiProfilerHostConfigAddMetrics(&add);
+  auto size = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  size.pHostObject = object;
+  bool ok = added == CUPTI_SUCCESS && cuptiProfilerHostGetConfigImageSize(&size) == CUPTI_SUCCESS;
+  if (ok) {
+    image.assign(size.configImageSize, 0);
+    auto get = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+    get.pHostObject = object;
+    get.configImageSize = image.size();
+    get.pConfigImage = image.data();
+    ok = cuptiProfilerHostGetConfigImage(&get) == CUPTI_SUCCESS;
+  }
+  host_deinitialize(object);
+  if (!ok) {
+    if (quiet) return false;
+    // Name the refused metrics, one by one.
+    std::printf("  ! the host API refused the list of %zu metrics; refused alone:", names.size());
+    for (const auto& n : names) {
+      std::vector<std::uint8_t> one;
+      std::size_t p = 0;
+      if (!host_config(type, chip, availability, {n}, one, p, true)) std::printf(" %s", n.c_str());
+    }
+    std::printf("\n");
+    return false;
+  }
+  auto count = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  count.configImageSize = image.size();
+  count.pConfigImage = image.data();
+  if (cuptiProfilerHostGetNumOfPasses(&count) != CUPTI_SUCCESS)
+    return quiet ? false : failed("GetNumOfPasses", "", __LINE__);
+  passes = count.numOfPasses;
+  return true;
+}
+
+// Values of the compared metrics that `names` holds, for range `range` of a
+// Range Profiler or PM-sampling image, appended to g_log.values[metric][source].
+bool evaluate_into_log(CUpti_Profiler_Host_Object* host, const std::vector<std::uint8_t>& image,
+                       const std::vector<std::size_t>& ranges, const std::vector<std::string>& names,
+                       const std::string& source) {
+  for (const auto& metric : compared_metrics()) {
+    if (std::find(names.begin(), names.end(), metric) == names.end()) continue;
+    double total = 0;  // summed over `ranges` (per-kernel ranges of one pass)
+    for (std::size_t range : ranges) {
+      double value = 0;
+      const char* name = metric.c_str();
+      auto p = RR_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+      p.pHostObject = host;
+      p.pCounterDataImage = image.data();
+      p.counterDataImageSize = image.size();
+      p.rangeIndex = range;
+      p.ppMetricNames = &name;
+      p.numMetrics = 1;
+      p.pMetricValues = &value;
+      PC_TRY(cuptiProfilerHostEvaluateToGpuValues(&p));
+      total += value;
+    }
+    g_log.values[metric][source].push_back(total);
+  }
+  return true;
+}
+
+// Whether NVPW says the GPU's clocks are locked (a pass might lock and unlock
+// them, which would cost time in Start and Stop). Informational.
+std::string clock_status(int cuda_device) {
+  static std::optional<std::size_t> nvpw_index;
+  static bool asked = false;
+  if (!asked) {
+    asked = true;
+    auto init = RR_CUPTI_PARAMS(NVPW_InitializeTarget_Params);
+    auto count = RR_CUPTI_PARAMS(NVPW_GetDeviceCount_Params);
+    if (NVPW_InitializeTarget(&init) == NVPA_STATUS_SUCCESS && NVPW_GetDeviceCount(&count) == NVPA_STATUS_SUCCESS) {
+      int domain = -1, bus = -1, slot = -1;
+      cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, cuda_device);
+      cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, cuda_device);
+      cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, cuda_device);
+      std::vector<NVPW_PciBusId> ids(count.numDevices);
+      auto get = RR_CUPTI_PARAMS(NVPW_Device_GetPciBusIds_Params);
+      get.pBusIds = ids.data();
+      get.numDevices = ids.size();
+      if (NVPW_Device_GetPciBusIds(&get) == NVPA_STATUS_SUCCESS) {
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (static_cast<int>(ids[i].domain) == domain && ids[i].bus == bus && ids[i].device == slot) nvpw_index = i;
+        }
+      }
+    }
+  }
+  if (!nvpw_index) return "unknown (no NVPW device for this GPU)";
+  auto p = RR_CUPTI_PARAMS(NVPW_Device_GetClockStatus_Params);
+  p.deviceIndex = *nvpw_index;
+  if (NVPW_Device_GetClockStatus(&p) != NVPA_STATUS_SUCCESS) return "unknown (GetClockStatus failed)";
+  static const char* const kNames[] = {"unknown", "locked to rated TDP", "boost enabled", "boost disabled", "locked",
+                                       "unlocked"};
+  return p.clockStatus < 6 ? kNames[p.clockStatus] : "status " + std::to_string(static_cast<int>(p.clockStatus));
+}
+
+// The 6 kernels without any counter session: the baseline every pass is
+// compared with (host launch and wait, and GPU time by events).
+bool measure_workload(Setup& s) {
+  std::vector<double> wall, gpu;
+  for (int i = 0; i < 22; ++i) {
+    const double t0 = now_ms();
+    PC_TRY(s.work.launch());
+    PC_TRY(s.work.wait());
+    if (i < 2) continue;  // first launches load the module and warm the caches
+    wall.push_back(now_ms() - t0);
+    gpu.push_back(s.work.gpu_ms());
+  }
+  g_log.workload_ms = median(wall);
+  g_log.workload_gpu_ms = median(gpu);
+  std::printf("workload without counters: %zu kernels, launch+wait %.3f ms, GPU time %.3f ms (medians of 20)\n",
+              Workload::kKernels, g_log.workload_ms, g_log.workload_gpu_ms);
+  return true;
+}
+
+// ------------------------------------------------------------------ (a) Range Profiler API
+
+struct RangeVariant {
+  std::string name;
+  bool one_pass_list = false;    // --set single-pass: one pass per range
+  bool auto_ranges = false;      // CUPTI_AutoRange: one counter range per kernel (the tool's per-kernel mode)
+  std::size_t image_ranges = 1;  // ranges the image holds = maxRangesPerPass
+  bool sync_context = false;     // cuCtxSynchronize right before each Start
+  bool empty = false;            // no kernels inside the passes
+  int rounds = 3;                // measured ranges, after one warm-up range
+  const char* value_source = nullptr;
+  bool pm_inside = false;  // part d: PM sampling around the kernels of each pass
+};
+
+bool pm_inside_pass(Setup& s, bool measured);
+
+// A range profiler object that is always left closed: an open pass is stopped
+// before the object is disabled, so a failed variant leaves no state behind.
+class RangeProfilerObject {
+ public:
+  ~RangeProfilerObject() {
+    if (in_pass) {
+      auto stop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+      stop.pRangeProfilerObject = object;
+      cuptiRangeProfilerStop(&stop);
+    }
+    if (object != nullptr) {
+      auto off = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+      off.pRangeProfilerObject = object;
+      cuptiRangeProfilerDisable(&off);
+    }
+  }
+  CUpti_RangeProfiler_Object* object = nullptr;
+  bool in_pass = false;
+};
+
+bool run_range_profiler(Setup& s, const RangeVariant& v) {
+  const std::string& V = v.name;
+  Variant& result = g_log.variant(V);
+  result.kernels = v.empty ? 0 : Workload::kKernels;
+  const auto& names = v.one_pass_list ? s.single : s.full;
+  const auto& config = v.one_pass_list ? s.single_config : s.full_config;
+  const std::size_t expected = v.one_pass_list ? s.single_passes : s.full_passes;
+  std::vector<const char*> c_names = c_strings(names);
+  // A fresh object per variant, as the tool makes one when the range type changes.
+  RangeProfilerObject rp;
+  auto enable = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  enable.ctx = s.ctx;
+  PC_TIMED(Kind::kSetup, "Enable", cuptiRangeProfilerEnable(&enable));
+  rp.object = enable.pRangeProfilerObject;
+  // CounterDataImageInitialize lays the image out as the object's last
+  // GetCounterDataSize asked, so the size wanted is asked last.
+  auto image_size = [&](std::size_t ranges, std::size_t& bytes) {
+    auto p = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    p.pRangeProfilerObject = rp.object;
+    p.pMetricNames = c_names.data();
+    p.numMetrics = c_names.size();
+    p.maxNumOfRanges = ranges;
+    p.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
+    const CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&p);
+    bytes = p.counterDataSize;
+    return r;
+  };
+  std::size_t one = 0, two = 0, bytes = 0;
+  PC_TRY(image_size(1, one));
+  PC_TRY(image_size(2, two));
+  const std::size_t per_range = two > one ? two - one : 1;
+  // The tool's cap: 2 GiB per image (it keeps the blank and the range's copy).
+  const std::size_t ranges = std::clamp<std::size_t>((std::size_t{2} << 30) / per_range, 1, v.image_ranges);
+  PC_TRY(image_size(ranges, bytes));
+  std::vector<std::uint8_t> blank(bytes), image(bytes);
+  auto init = RR_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  init.pRangeProfilerObject = rp.object;
+  init.counterDataSize = blank.size();
+  init.pCounterData = blank.data();
+  PC_TIMED(Kind::kSetup, "CounterDataImageInitialize", cuptiRangeProfilerCounterDataImageInitialize(&init));
+  std::printf("[%s] %zu metrics, %zu passes expected, image of %zu ranges: %.2f MB (%.1f KB per range)\n", V.c_str(),
+              names.size(), expected, ranges, blank.size() / 1e6, per_range / 1e3);
+
+  for (int round = 0; round <= v.rounds; ++round) {
+    g_log.measuring = round > 0;  // round 0 warms up: an object's first range pays first-use costs
+    const double range_start = now_ms();
+    double t = now_ms();
+    std::memcpy(image.data(), blank.data(), image.size());  // the tool's begin_range: the blank image copied
+    g_log.record(V, Kind::kRange, "image reset (copy of the blank)", now_ms() - t);
+    auto config_params = RR_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+    config_params.pRangeProfilerObject = rp.object;
+    config_params.configSize = config.size();
+    config_params.pConfig = config.data();
+    config_params.counterDataImageSize = image.size();
+    config_params.pCounterDataImage = image.data();
+    config_params.range = v.auto_ranges ? CUPTI_AutoRange : CUPTI_UserRange;
+    config_params.replayMode = CUPTI_UserReplay;
+    config_params.maxRangesPerPass = ranges;
+    config_params.numNestingLevels = 1;
+    config_params.minNestingLevel = 1;
+    config_params.passIndex = 0;
+    config_params.targetNestingLevel = 1;
+    PC_TIMED(Kind::kRange, "SetConfig", cuptiRangeProfilerSetConfig(&config_params));
+    std::size_t passes = 0;
+    for (bool all_submitted = false; !all_submitted;) {
+      // The clock check runs in the warm-up range only, outside every measured pass.
+      const bool clocks = round == 0 && passes == 0 && V == "a1_whole_img1";
+      if (clocks) std::printf("[%s] clocks before Start: %s\n", V.c_str(), clock_status(s.device).c_str());
+      const double pass_start = now_ms();
+      if (v.sync_context) PC_TIMED(Kind::kPass, "cuCtxSynchronize", cuCtxSynchronize());
+      auto start = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+      start.pRangeProfilerObject = rp.object;
+      PC_TIMED(Kind::kPass, "Start", cuptiRangeProfilerStart(&start));
+      rp.in_pass = true;
+      if (clocks) std::printf("[%s] clocks inside the pass: %s\n", V.c_str(), clock_status(s.device).c_str());
+      auto push = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+      push.pRangeProfilerObject = rp.object;
+      push.pRangeName = "range";
+      if (!v.auto_ranges) PC_TIMED(Kind::kPass, "PushRange", cuptiRangeProfilerPushRange(&push));
+      if (v.pm_inside) {
+        if (!pm_inside_pass(s, round > 0)) return failed("PM sampling inside the pass", V, __LINE__);
+      } else if (!v.empty) {
+        PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
+      }
+      // The tool waits for the range's work before it ends the pass.
+      PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
+      auto pop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+      pop.pRangeProfilerObject = rp.object;
+      if (!v.auto_ranges) PC_TIMED(Kind::kPass, "PopRange", cuptiRangeProfilerPopRange(&pop));
+      auto stop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+      stop.pRangeProfilerObject = rp.object;
+      PC_TIMED(Kind::kPass, "Stop", cuptiRangeProfilerStop(&stop));
+      rp.in_pass = false;
+      const double pass_ms = now_ms() - pass_start;
+      if (clocks) std::printf("[%s] clocks after Stop: %s\n", V.c_str(), clock_status(s.device).c_str());
+      if (round > 0) result.pass_ms.push_back(pass_ms);
+      if (round == 1) result.first_range_pass_ms.push_back(pass_ms);
+      all_submitted = stop.isAllPassSubmitted != 0;
+      if (++passes > 4 * expected + 8) return failed("Stop", "CUPTI asked for far more passes than expected", __LINE__);
+    }
+    auto decode = RR_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    decode.pRangeProfilerObject = rp.object;
+    PC_TIMED(Kind::kRange, "DecodeData", cuptiRangeProfilerDecodeData(&decode));
+    const double range_ms = now_ms() - range_start;
+    if (decode.numOfRangeDropped != 0) {
+      return failed("DecodeData", std::to_string(decode.numOfRangeDropped) + " ranges dropped", __LINE__);
+    }
+    if (passes != expected) {
+      std::printf("[%s] CUPTI ran %zu passes where the host API counted %zu\n", V.c_str(), passes, expected);
+    }
+    result.passes = passes;
+    if (round == 0) continue;
+    result.range_ms.push_back(range_ms);
+    if (v.value_source == nullptr) continue;
+    // Values of this round's range (auto ranges: the sum of its per-kernel ranges).
+    auto info = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+    info.pCounterDataImage = image.data();
+    info.counterDataImageSize = image.size();
+    PC_TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
+    const std::size_t want = v.auto_ranges ? Workload::kKernels : 1;
+    if (info.numTotalRanges != want) {
+      return failed("GetCounterDataInfo",
+                    std::to_string(info.numTotalRanges) + " ranges, " + std::to_string(want) + " expected", __LINE__);
+    }
+    std::vector<std::size_t> indices(info.numTotalRanges);
+    for (std::size_t r = 0; r < indices.size(); ++r) indices[r] = r;
+    PC_TRY(evaluate_into_log(s.host, image, indices, names, v.value_source));
+  }
+  g_log.measuring = false;
+  return true;
+}
+
+// ------------------------------------------------------------------ (b) the older Profiler API
+
+// Config image and counter-data prefix of `names` through NVPW's raw-metrics
+// config, the pair the older API's SetConfig and counter data image expect
+// (cupti_profiler_target.h: the config is "created by
+// NVPW_RawMetricsConfig_GetConfigImage()"). The CUPTI host API's image is not
+// used here: its counter scheduling differs from the prefix built below, and a
+// config and prefix that disagree give no values to compare.
+bool nvpw_images(const std::string& chip, const std::vector<std::uint8_t>& availability,
+                 const std::vector<std::string>& names, bool isolated, std::vector<std::uint8_t>& config,
+                 std::vector<std::uint8_t>& prefix, std::size_t& passes) {
+  static bool host_ready = false;
+  if (!host_ready) {
+    auto init = RR_CUPTI_PARAMS(NVPW_InitializeHost_Params);
+    PC_TRY(NVPW_InitializeHost(&init));
+    host_ready = true;
+  }
+  const std::uint8_t* avail = availability.empty() ? nullptr : availability.data();
+  auto scratch_size = RR_CUPTI_PARAMS(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params);
+  scratch_size.pChipName = chip.c_str();
+  scratch_size.pCounterAvailabilityImage = avail;
+  PC_TRY(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&scratch_size));
+  std::vector<std::uint8_t> scratch(scratch_size.scratchBufferSize);
+  auto evaluator = RR_CUPTI_PARAMS(NVPW_CUDA_MetricsEvaluator_Initialize_Params);
+  evaluator.pScratchBuffer = scratch.data();
+  evaluator.scratchBufferSize = scratch.size();
+  evaluator.pChipName = chip.c_str();
+  evaluator.pCounterAvailabilityImage = avail;
+  PC_TRY(NVPW_CUDA_MetricsEvaluator_Initialize(&evaluator));
+  std::vector<std::string> raw;  // the raw counters the metrics depend on, each once
+  bool ok = true;
+  for (const auto& metric : names) {
+    NVPW_MetricEvalRequest request{};
+    auto convert = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params);
+    convert.pMetricsEvaluator = evaluator.pMetricsEvaluator;
+    convert.pMetricName = metric.c_str();
+    convert.pMetricEvalRequest = &request;
+    convert.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+    auto deps = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_GetMetricRawDependencies_Params);
+    deps.pMetricsEvaluator = evaluator.pMetricsEvaluator;
+    deps.pMetricEvalRequests = &request;
+    deps.numMetricEvalRequests = 1;
+    deps.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+    deps.metricEvalRequestStrideSize = sizeof(request);
+    ok = succeeded(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&convert), metric.c_str(), __LINE__) &&
+         succeeded(NVPW_MetricsEvaluator_GetMetricRawDependencies(&deps), metric.c_str(), __LINE__);  // the count
+    if (!ok) break;
+    std::vector<const char*> found(deps.numRawDependencies);
+    deps.ppRawDependencies = found.data();
+    ok = succeeded(NVPW_MetricsEvaluator_GetMetricRawDependencies(&deps), metric.c_str(), __LINE__);
+    if (!ok) break;
+    for (const char* d : found)
+      if (std::find(raw.begin(), raw.end(), d) == raw.end()) raw.emplace_back(d);
+  }
+  auto destroy = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_Destroy_Params);
+  destroy.pMetricsEvaluator = evaluator.pMetricsEvaluator;
+  NVPW_MetricsEvaluator_Destroy(&destroy);
+  if (!ok) return false;
+  std::vector<NVPA_RawMetricRequest> requests;
+  for (const auto& r : raw) {
+    requests.push_back(raw_metric_request(r.c_str()));
+    requests.back().isolated = isolated ? 1 : 0;
+  }
+  // One of chip name and availability image: the availability image on a
+  // device, the chip name without one (nvperf_cuda_host.h).
+  auto create = RR_CUPTI_PARAMS(NVPW_CUDA_RawMetricsConfig_Create_V2_Params);
+  create.activityKind = NVPA_ACTIVITY_KIND_PROFILER;
+  create.pChipName = avail == nullptr ? chip.c_str() : nullptr;
+  create.pCounterAvailabilityImage = avail;
+  PC_TRY(NVPW_CUDA_RawMetricsConfig_Create_V2(&create));
+  NVPA_RawMetricsConfig* raw_config = create.pRawMetricsConfig;
+  auto begin = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_BeginPassGroup_Params);
+  begin.pRawMetricsConfig = raw_config;
+  auto add = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_AddMetrics_Params);
+  add.pRawMetricsConfig = raw_config;
+  add.pRawMetricRequests = requests.data();
+  add.numMetricRequests = requests.size();
+  auto end = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_EndPassGroup_Params);
+  end.pRawMetricsConfig = raw_config;
+  auto generate = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_GenerateConfigImage_Params);
+  generate.pRawMetricsConfig = raw_config;
+  auto get = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_GetConfigImage_Params);
+  get.pRawMetricsConfig = raw_config;
+  auto count = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_GetNumPasses_V2_Params);
+  count.pRawMetricsConfig = raw_config;
+  ok = succeeded(NVPW_RawMetricsConfig_BeginPassGroup(&begin), "BeginPassGroup", __LINE__) &&
+       succeeded(NVPW_RawMetricsConfig_AddMetrics(&add), "RawMetricsConfig_AddMetrics", __LINE__) &&
+       succeeded(NVPW_RawMetricsConfig_EndPassGroup(&end), "EndPassGroup", __LINE__) &&
+       succeeded(NVPW_RawMetricsConfig_GenerateConfigImage(&generate), "GenerateConfigImage", __LINE__) &&
+       succeeded(NVPW_RawMetricsConfig_GetNumPasses_V2(&count), "GetNumPasses_V2", __LINE__) &&
+       succeeded(NVPW_RawMetricsConfig_GetConfigImage(&get), "GetConfigImage (size)", __LINE__);
+  if (ok) {
+    config.assign(get.bytesCopied, 0);
+    get.bytesAllocated = config.size();
+    get.pBuffer = config.data();
+    ok = succeeded(NVPW_RawMetricsConfig_GetConfigImage(&get), "GetConfigImage", __LINE__);
+    passes = count.numPasses;
+  }
+  auto destroy_config = RR_CUPTI_PARAMS(NVPW_RawMetricsConfig_Destroy_Params);
+  destroy_config.pRawMetricsConfig = raw_config;
+  NVPW_RawMetricsConfig_Destroy(&destroy_config);
+  if (!ok) return false;
+  auto builder = RR_CUPTI_PARAMS(NVPW_CUDA_CounterDataBuilder_Create_Params);
+  builder.pChipName = avail == nullptr ? chip.c_str() : nullptr;
+  builder.pCounterAvailabilityImage = avail;
+  PC_TRY(NVPW_CUDA_CounterDataBuilder_Create(&builder));
+  auto builder_add = RR_CUPTI_PARAMS(NVPW_CounterDataBuilder_AddMetrics_Params);
+  builder_add.pCounterDataBuilder = builder.pCounterDataBuilder;
+  builder_add.pRawMetricRequests = requests.data();
+  builder_add.numMetricRequests = requests.size();
+  auto get_prefix = RR_CUPTI_PARAMS(NVPW_CounterDataBuilder_GetCounterDataPrefix_Params);
+  get_prefix.pCounterDataBuilder = builder.pCounterDataBuilder;
+  ok = succeeded(NVPW_CounterDataBuilder_AddMetrics(&builder_add), "CounterDataBuilder_AddMetrics", __LINE__) &&
+       succeeded(NVPW_CounterDataBuilder_GetCounterDataPrefix(&get_prefix), "GetCounterDataPrefix (size)", __LINE__);
+  if (ok) {
+    prefix.assign(get_prefix.bytesCopied, 0);
+    get_prefix.bytesAllocated = prefix.size();
+    get_prefix.pBuffer = prefix.data();
+    ok = succeeded(NVPW_CounterDataBuilder_GetCounterDataPrefix(&get_prefix), "GetCounterDataPrefix", __LINE__);
+  }
+  auto destroy_builder = RR_CUPTI_PARAMS(NVPW_CounterDataBuilder_Destroy_Params);
+  destroy_builder.pCounterDataBuilder = builder.pCounterDataBuilder;
+  NVPW_CounterDataBuilder_Destroy(&destroy_builder);
+  return ok;
+}
+
+// The older API's counter data image of `ranges` ranges over `prefix`, and its
+// scratch buffer.
+bool legacy_image(const std::vector<std::uint8_t>& prefix, std::uint32_t ranges, std::vector<std::uint8_t>& image,
+                  std::vector<std::uint8_t>& scratch) {
+  auto options = RR_CUPTI_PARAMS(CUpti_Profiler_CounterDataImageOptions);
+  options.pCounterDataPrefix = prefix.data();
+  options.counterDataPrefixSize = prefix.size();
+  options.maxNumRanges = ranges;
+  options.maxNumRangeTreeNodes = ranges;
+  options.maxRangeNameLength = 64;
+  auto size = RR_CUPTI_PARAMS(CUpti_Profiler_CounterDataImage_CalculateSize_Params);
+  size.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+  size.pOptions = &options;
+  PC_TRY(cuptiProfilerCounterDataImageCalculateSize(&size));
+  image.assign(size.counterDataImageSize, 0);
+  auto init = RR_CUPTI_PARAMS(CUpti_Profiler_CounterDataImage_Initialize_Params);
+  init.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+  init.pOptions = &options;
+  init.counterDataImageSize = image.size();
+  init.pCounterDataImage = image.data();
+  PC_TRY(cuptiProfilerCounterDataImageInitialize(&init));
+  auto scratch_size = RR_CUPTI_PARAMS(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
+  scratch_size.counterDataImageSize = image.size();
+  scratch_size.pCounterDataImage = image.data();
+  PC_TRY(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&scratch_size));
+  scratch.assign(scratch_size.counterDataScratchBufferSize, 0);
+  auto scratch_init = RR_CUPTI_PARAMS(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params);
+  scratch_init.counterDataImageSize = image.size();
+  scratch_init.pCounterDataImage = image.data();
+  scratch_init.counterDataScratchBufferSize = scratch.size();
+  scratch_init.pCounterDataScratchBuffer = scratch.data();
+  PC_TRY(cuptiProfilerCounterDataImageInitializeScratchBuffer(&scratch_init));
+  return true;
+}
+
+// Values of the compared metrics for the given ranges of an older-API image
+// (summed), through NVPW's metrics evaluator set up from that image: the
+// evaluator its counter data belongs to.
+bool evaluate_legacy(const std::string& chip, const std::vector<std::uint8_t>& availability,
+                     const std::vector<std::uint8_t>& image, const std::vector<std::size_t>& ranges,
+                     const std::vector<std::string>& names, const std::string& source) {
+  auto scratch_size = RR_CUPTI_PARAMS(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params);
+  scratch_size.pChipName = chip.c_str();
+  scratch_size.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
+  PC_TRY(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&scratch_size));
+  std::vector<std::uint8_t> scratch(scratch_size.scratchBufferSize);
+  auto init = RR_CUPTI_PARAMS(NVPW_CUDA_MetricsEvaluator_Initialize_Params);
+  init.pScratchBuffer = scratch.data();
+  init.scratchBufferSize = scratch.size();
+  init.pChipName = chip.c_str();
+  init.pCounterAvailabilityImage = scratch_size.pCounterAvailabilityImage;
+  init.pCounterDataImage = image.data();
+  init.counterDataImageSize = image.size();
+  PC_TRY(NVPW_CUDA_MetricsEvaluator_Initialize(&init));
+  bool ok = true;
+  for (const auto& metric : compared_metrics()) {
+    if (!ok || std::find(names.begin(), names.end(), metric) == names.end()) continue;
+    NVPW_MetricEvalRequest request{};
+    auto convert = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params);
+    convert.pMetricsEvaluator = init.pMetricsEvaluator;
+    convert.pMetricName = metric.c_str();
+    convert.pMetricEvalRequest = &request;
+    convert.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+    ok = succeeded(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&convert), metric.c_str(), __LINE__);
+    double total = 0;
+    for (std::size_t r = 0; ok && r < ranges.size(); ++r) {
+      auto attributes = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_SetDeviceAttributes_Params);
+      attributes.pMetricsEvaluator = init.pMetricsEvaluator;
+      attributes.pCounterDataImage = image.data();
+      attributes.counterDataImageSize = image.size();
+      double value = 0;
+      auto evaluate = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_EvaluateToGpuValues_Params);
+      evaluate.pMetricsEvaluator = init.pMetricsEvaluator;
+      evaluate.pMetricEvalRequests = &request;
+      evaluate.numMetricEvalRequests = 1;
+      evaluate.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+      evaluate.metricEvalRequestStrideSize = sizeof(request);
+      evaluate.pCounterDataImage = image.data();
+      evaluate.counterDataImageSize = image.size();
+      evaluate.rangeIndex = ranges[r];
+      evaluate.isolated = 1;
+      evaluate.pMetricValues = &value;
+      ok = succeeded(NVPW_MetricsEvaluator_SetDeviceAttributes(&attributes), "SetDeviceAttributes", __LINE__) &&
+           succeeded(NVPW_MetricsEvaluator_EvaluateToGpuValues(&evaluate), metric.c_str(), __LINE__);
+      total += value;
+    }
+    if (ok) g_log.values[metric][source].push_back(total);
+  }
+  auto destroy = RR_CUPTI_PARAMS(NVPW_MetricsEvaluator_Destroy_Params);
+  destroy.pMetricsEvaluator = init.pMetricsEvaluator;
+  NVPW_MetricsEvaluator_Destroy(&destroy);
+  return ok;
+}
+
+// The name of range `index` of an older-API image (nested names joined by '/').
+std::string legacy_range_name(const std::vector<std::uint8_t>& image, std::size_t index) {
+  auto p = RR_CUPTI_PARAMS(NVPW_Profiler_CounterData_GetRangeDescriptions_Params);
+  p.pCounterDataImage = image.data();
+  p.rangeIndex = index;
+  if (NVPW_Profiler_CounterData_GetRangeDescriptions(&p) != NVPA_STATUS_SUCCESS) return "?";
+  std::vector<const char*> parts(p.numDescriptions);
+  p.ppDescriptions = parts.data();
+  if (NVPW_Profiler_CounterData_GetRangeDescriptions(&p) != NVPA_STATUS_SUCCESS) return "?";
+  std::string name;
+  for (std::size_t i = 0; i < parts.size(); ++i) name += (i ? "/" : "") + std::string(parts[i] ? parts[i] : "");
+  return name;
+}
+
+struct LegacyVariant {
+  std::string name;
+  bool session_per_range = false;  // BeginSession/EndSession around every range
+  bool auto_ranges = false;        // CUPTI_AutoRange: one counter range per kernel
+  const char* value_source = nullptr;
+};
+
+// Ends whatever an older-API session still has open, in the order the API
+// needs, so a failed variant leaves the context as it found it.
+struct LegacyState {
+  CUcontext ctx = nullptr;
+  bool session = false, configured = false, in_pass = false, enabled = false;
+  ~LegacyState() {
+    if (enabled) {
+      auto p = RR_CUPTI_PARAMS(CUpti_Profiler_DisableProfiling_Params);
+      p.ctx = ctx;
+      cuptiProfilerDisableProfiling(&p);
+    }
+    if (in_pass) {
+      auto p = RR_CUPTI_PARAMS(CUpti_Profiler_EndPass_Params);
+      p.ctx = ctx;
+      cuptiProfilerEndPass(&p);
+    }
+    if (configured) {
+      auto p = RR_CUPTI_PARAMS(CUpti_Profiler_UnsetConfig_Params);
+      p.ctx = ctx;
+      cuptiProfilerUnsetConfig(&p);
+    }
+    if (session) {
+      auto p = RR_CUPTI_PARAMS(CUpti_Profiler_EndSession_Params);
+      p.ctx = ctx;
+      cuptiProfilerEndSession(&p);
+    }
+  }
+};
+
+bool run_legacy(Setup& s, const LegacyVariant& v, const std::vector<std::uint8_t>& config,
+                const std::vector<std::uint8_t>& prefix, std::size_t expected_passes) {
+  const std::string& V = v.name;
+  Variant& result = g_log.variant(V);
+  result.kernels = Workload::kKernels;
+  const int rounds = s.options.rounds;
+  const std::size_t per_range = v.auto_ranges ? Workload::kKernels : 1;  // counter ranges per range
+  LegacyState state;
+  state.ctx = s.ctx;
+  std::vector<std::uint8_t> image, scratch;
+  auto begin_session = [&](std::uint32_t ranges, Kind kind) {
+    const double t = now_ms();
+    PC_TRY(legacy_image(prefix, ranges, image, scratch));
+    g_log.record(V, kind, "counter data image + scratch (initialize)", now_ms() - t);
+    auto p = RR_CUPTI_PARAMS(CUpti_Profiler_BeginSession_Params);
+    p.ctx = s.ctx;
+    p.counterDataImageSize = image.size();
+    p.pCounterDataImage = image.data();
+    p.counterDataScratchBufferSize = scratch.size();
+    p.pCounterDataScratchBuffer = scratch.data();
+    p.range = v.auto_ranges ? CUPTI_AutoRange : CUPTI_UserRange;
+    p.replayMode = CUPTI_UserReplay;
+    p.maxRangesPerPass = per_range;
+    p.maxLaunchesPerPass = std::max<std::size_t>(per_range, Workload::kKernels);
+    PC_TIMED(kind, "BeginSession", cuptiProfilerBeginSession(&p));
+    state.session = true;
+    return true;
+  };
+  // One session: its image holds every round's ranges.
+  if (!v.session_per_range) PC_TRY(begin_session(static_cast<std::uint32_t>((rounds + 1) * per_range), Kind::kSetup));
+  for (int round = 0; round <= rounds; ++round) {
+    g_log.measuring = round > 0;
+    const double range_start = now_ms();
+    if (v.session_per_range) PC_TRY(begin_session(static_cast<std::uint32_t>(per_range), Kind::kRange));
+    // In-app (user) replay: pass 0, target nesting level = minNestingLevel.
+    auto set = RR_CUPTI_PARAMS(CUpti_Profiler_SetConfig_Params);
+    set.ctx = s.ctx;
+    set.pConfig = config.data();
+    set.configSize = config.size();
+    set.minNestingLevel = 1;
+    set.numNestingLevels = 1;
+    set.passIndex = 0;
+    set.targetNestingLevel = 1;
+    PC_TIMED(Kind::kRange, "SetConfig", cuptiProfilerSetConfig(&set));
+    state.configured = true;
+    const std::string range_name = "range" + std::to_string(round);  // one counter range per round in one image
+    std::size_t passes = 0;
+    for (bool all_submitted = false; !all_submitted;) {
+      const double pass_start = now_ms();
+      auto begin_pass = RR_CUPTI_PARAMS(CUpti_Profiler_BeginPass_Params);
+      begin_pass.ctx = s.ctx;
+      PC_TIMED(Kind::kPass, "BeginPass", cuptiProfilerBeginPass(&begin_pass));
+      state.in_pass = true;
+      auto enable = RR_CUPTI_PARAMS(CUpti_Profiler_EnableProfiling_Params);
+      enable.ctx = s.ctx;
+      PC_TIMED(Kind::kPass, "EnableProfiling", cuptiProfilerEnableProfiling(&enable));
+      state.enabled = true;
+      auto push = RR_CUPTI_PARAMS(CUpti_Profiler_PushRange_Params);
+      push.ctx = s.ctx;
+      push.pRangeName = range_name.c_str();
+      push.rangeNameLength = range_name.size();
+      if (!v.auto_ranges) PC_TIMED(Kind::kPass, "PushRange", cuptiProfilerPushRange(&push));
+      PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
+      PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
+      auto pop = RR_CUPTI_PARAMS(CUpti_Profiler_PopRange_Params);
+      pop.ctx = s.ctx;
+      if (!v.auto_ranges) PC_TIMED(Kind::kPass, "PopRange", cuptiProfilerPopRange(&pop));
+      auto disable = RR_CUPTI_PARAMS(CUpti_Profiler_DisableProfiling_Params);
+      disable.ctx = s.ctx;
+      PC_TIMED(Kind::kPass, "DisableProfiling", cuptiProfilerDisableProfiling(&disable));
+      state.enabled = false;
+      auto end_pass = RR_CUPTI_PARAMS(CUpti_Profiler_EndPass_Params);
+      end_pass.ctx = s.ctx;
+      PC_TIMED(Kind::kPass, "EndPass", cuptiProfilerEndPass(&end_pass));
+      state.in_pass = false;
+      const double pass_ms = now_ms() - pass_start;
+      if (round > 0) result.pass_ms.push_back(pass_ms);
+      if (round == 1) result.first_range_pass_ms.push_back(pass_ms);
+      all_submitted = end_pass.allPassesSubmitted != 0;
+      if (++passes > 4 * expected_passes + 8) return failed("EndPass", "far more passes than expected", __LINE__);
+    }
+    auto flush = RR_CUPTI_PARAMS(CUpti_Profiler_FlushCounterData_Params);  // decodes the submitted passes
+    flush.ctx = s.ctx;
+    PC_TIMED(Kind::kRange, "FlushCounterData (decode)", cuptiProfilerFlushCounterData(&flush));
+    if (flush.numRangesDropped != 0 || flush.numTraceBytesDropped != 0) {
+      return failed("FlushCounterData",
+                    std::to_string(flush.numRangesDropped) + " ranges and " +
+                        std::to_string(flush.numTraceBytesDropped) + " trace bytes dropped",
+                    __LINE__);
+    }
+    auto unset = RR_CUPTI_PARAMS(CUpti_Profiler_UnsetConfig_Params);
+    unset.ctx = s.ctx;
+    PC_TIMED(Kind::kRange, "UnsetConfig", cuptiProfilerUnsetConfig(&unset));
+    state.configured = false;
+    if (v.session_per_range) {
+      auto end = RR_CUPTI_PARAMS(CUpti_Profiler_EndSession_Params);
+      end.ctx = s.ctx;
+      PC_TIMED(Kind::kRange, "EndSession", cuptiProfilerEndSession(&end));
+      state.session = false;
+    }
+    const double range_ms = now_ms() - range_start;
+    if (passes != expected_passes) {
+      std::printf("[%s] CUPTI ran %zu passes where NVPW counted %zu\n", V.c_str(), passes, expected_passes);
+    }
+    result.passes = passes;
+    if (round == 0) continue;
+    result.range_ms.push_back(range_ms);
+    if (v.value_source == nullptr) continue;
+    // This round's counter ranges: the image's last `per_range` ranges, whose
+    // names are checked (user ranges: the round's own name).
+    auto count = RR_CUPTI_PARAMS(NVPW_CounterData_GetNumRanges_Params);
+    count.pCounterDataImage = image.data();
+    PC_TRY(NVPW_CounterData_GetNumRanges(&count));
+    const std::size_t expected_ranges = v.session_per_range ? per_range : (round + 1) * per_range;
+    if (count.numRanges != expected_ranges) {
+      return failed("GetNumRanges",
+                    std::to_string(count.numRanges) + " ranges, " + std::to_string(expected_ranges) + " expected",
+                    __LINE__);
+    }
+    std::vector<std::size_t> indices;
+    for (std::size_t r = count.numRanges - per_range; r < count.numRanges; ++r) indices.push_back(r);
+    if (!v.auto_ranges && legacy_range_name(image, indices[0]) != range_name) {
+      return failed("range name", legacy_range_name(image, indices[0]) + " where " + range_name + " was expected",
+                    __LINE__);
+    }
+    PC_TRY(evaluate_legacy(s.chip, s.availability, image, indices, s.full, v.value_source));
+  }
+  g_log.measuring = false;
+  return true;
+}
+
+// ------------------------------------------------------------------ (c) PM sampling
+
+// A single-pass PM-sampling config of the names of `wanted` that fit: a name
+// the host API refuses, or one that would need a second pass, is skipped (PM
+// sampling takes single-pass configs only).
+void pm_pick(const std::string& chip, const std::vector<std::uint8_t>& availability,
+             const std::vector<std::string>& wanted, std::vector<std::string>& chosen,
+             std::vector<std::uint8_t>& config) {
+  chosen.clear();
+  for (const auto& metric : wanted) {
+    std::vector<std::string> trial = chosen;
+    trial.push_back(metric);
+    std::vector<std::uint8_t> image;
+    std::size_t passes = 0;
+    if (host_config(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, availability, trial, image, passes, true) && passes == 1) {
+      chosen = trial;
+      config = image;
+    }
+  }
+}
+
+// Config A holds the compared metrics; B others, so that c2 switches between
+// two really different configs.
+const std::vector<std::string> kPmConfigA = {"smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                             "lts__t_sectors.sum", "gpc__cycles_elapsed.max"};
+const std::vector<std::string> kPmConfigB = {"sm__warps_launched.sum", "sm__ctas_launched.sum",
+                                             "dram__sectors_read.sum", "smsp__inst_issued.sum", "lts__t_bytes.sum"};
+
+// How much of the full list PM sampling can collect, and into how many
+// single-pass configs a greedy pass over the list (in its order) puts it: an
+// upper bound on the configs needed.
+void pm_coverage(const Setup& s) {
+  std::vector<std::string> group, refused;
+  std::size_t taken = 0, groups = 0;
+  for (const auto& metric : s.full) {
+    std::vector<std::uint8_t> image;
+    std::size_t passes = 0;
+    if (!host_config(CUPTI_PROFILER_TYPE_PM_SAMPLING, s.chip, {}, {metric}, image, passes, true) || passes != 1) {
+      refused.push_back(metric);
+      continue;
+    }
+    ++taken;
+    std::vector<std::string> trial = group;
+    trial.push_back(metric);
+    if (host_config(CUPTI_PROFILER_TYPE_PM_SAMPLING, s.chip, {}, trial, image, passes, true) && passes == 1) {
+      group = trial;
+    } else {
+      ++groups;
+      group = {metric};
+    }
+  }
+  std::printf("PM sampling takes %zu of the %zu full-list metrics, in %zu single-pass configs (greedy, list order)\n",
+              taken, s.full.size(), groups + (group.empty() ? 0 : 1));
+  std::printf("PM sampling refuses, e.g.:");
+  for (std::size_t i = 0; i < refused.size() && i < 12; ++i) std::printf(" %s", refused[i].c_str());
+  std::printf("\n");
+}
+
+// One PM-sampling object with its host object for evaluation. Each config's
+// counter data image is initialized once, right after its own size query
+// (CounterDataImageInitialize takes no metric list: it lays the image out as
+// the object's last GetCounterDataSize asked), and every window starts from a
+// copy of that blank image.
+struct PmSampler {
+  CUpti_PmSampling_Object* object = nullptr;
+  CUpti_Profiler_Host_Object* host = nullptr;
+  std::string V;  // the variant its timed calls are recorded under
+  std::uint64_t interval = 0;
+  CUpti_PmSampling_TriggerMode trigger = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  bool started = false;
+
+  ~PmSampler() {
+    if (started) {
+      auto stop = RR_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
+      stop.pPmSamplingObject = object;
+      cuptiPmSamplingStop(&stop);
+    }
+    if (object != nullptr) {
+      auto off = RR_CUPTI_PARAMS(CUpti_PmSampling_Disable_Params);
+      off.pPmSamplingObject = object;
+      cuptiPmSamplingDisable(&off);
+    }
+    host_deinitialize(host);
+  }
+  CUptiResult try_set_config(const std::vector<std::uint8_t>& config) {
+    auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_SetConfig_Params);
+    p.pPmSamplingObject = object;
+    p.configSize = config.size();
+    p.pConfig = config.data();
+    p.hardwareBufferSize = std::size_t{256} << 20;
+    p.samplingInterval = interval;  // ns (time trigger) or sys clock cycles (sysclk trigger)
+    p.triggerMode = trigger;
+    p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;  // overflow is reported
+    return cuptiPmSamplingSetConfig(&p);
+  }
+  bool set_config(const std::vector<std::uint8_t>& config, Kind kind = Kind::kPass) {
+    PC_TIMED(kind, "SetConfig", try_set_config(config));
+    return true;
+  }
+  bool blank_image(const std::vector<std::string>& names, std::uint32_t max_samples, std::vector<std::uint8_t>& blank) {
+    std::vector<const char*> c_names = c_strings(names);
+    auto size = RR_CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
+    size.pPmSamplingObject = object;
+    size.pMetricNames = c_names.data();
+    size.numMetrics = c_names.size();
+    size.maxSamples = max_samples;
+    PC_TRY(cuptiPmSamplingGetCounterDataSize(&size));
+    blank.assign(size.counterDataSize, 0);
+    auto init = RR_CUPTI_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
+    init.pPmSamplingObject = object;
+    init.counterDataSize = blank.size();
+    init.pCounterData = blank.data();
+    PC_TIMED(Kind::kSetup, "CounterDataImageInitialize", cuptiPmSamplingCounterDataImageInitialize(&init));
+    return true;
+  }
+  bool start(Kind kind = Kind::kPass) {
+    auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
+    p.pPmSamplingObject = object;
+    PC_TIMED(kind, "Start", cuptiPmSamplingStart(&p));
+    started = true;
+    return true;
+  }
+  bool stop(Kind kind = Kind::kPass) {
+    auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
+    p.pPmSamplingObject = object;
+    PC_TIMED(kind, "Stop", cuptiPmSamplingStop(&p));
+    started = false;
+    return true;
+  }
+  // Decodes the hardware buffer into `image` until CUPTI reports the end of
+  // the records; an overflow, a full image or records left over fail (the
+  // sums would be short). `completed`: the samples in the image.
+  bool decode(std::vector<std::uint8_t>& image, std::size_t& completed, Kind kind = Kind::kPass) {
+    const double t = now_ms();
+    bool end_of_records = false;
+    for (int i = 0; i < 1000 && !end_of_records; ++i) {
+      auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params);
+      p.pPmSamplingObject = object;
+      p.pCounterDataImage = image.data();
+      p.counterDataImageSize = image.size();
+      PC_TRY(cuptiPmSamplingDecodeData(&p));
+      if (p.overflow) return failed("DecodeData", "the hardware buffer overflowed: samples lost", __LINE__);
+      if (p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) {
+        return failed("DecodeData", "the counter data image is full: samples left undecoded", __LINE__);
+      }
+      end_of_records = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+    }
+    if (!end_of_records) return failed("DecodeData", "no end of records after 1000 calls", __LINE__);
+    auto info = RR_CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params);
+    info.pCounterDataImage = image.data();
+    info.counterDataImageSize = image.size();
+    PC_TRY(cuptiPmSamplingGetCounterDataInfo(&info));
+    completed = info.numCompletedSamples;
+    g_log.record(V, kind, "DecodeData (+GetCounterDataInfo)", now_ms() - t);
+    return true;
+  }
+  bool sample(const std::vector<std::uint8_t>& image, std::size_t index, const std::vector<std::string>& names,
+              std::vector<double>& values, std::uint64_t& begin_ns, std::uint64_t& end_ns) {
+    auto info = RR_CUPTI_PARAMS(CUpti_PmSampling_CounterData_GetSampleInfo_Params);
+    info.pPmSamplingObject = object;
+    info.pCounterDataImage = image.data();
+    info.counterDataImageSize = image.size();
+    info.sampleIndex = index;
+    PC_TRY(cuptiPmSamplingCounterDataGetSampleInfo(&info));
+    begin_ns = info.startTimestamp;
+    end_ns = info.endTimestamp;
+    std::vector<const char*> c_names = c_strings(names);
+    values.assign(names.size(), 0);
+    auto p = RR_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    p.pHostObject = host;
+    p.pCounterDataImage = image.data();
+    p.counterDataImageSize = image.size();
+    p.rangeIndex = index;
+    p.ppMetricNames = c_names.data();
+    p.numMetrics = c_names.size();
+    p.pMetricValues = values.data();
+    PC_TRY(cuptiProfilerHostEvaluateToGpuValues(&p));
+    return true;
+  }
+  // The sum of every completed sample of `image`, per name.
+  bool sum(const std::vector<std::uint8_t>& image, std::size_t completed, const std::vector<std::string>& names,
+           std::vector<double>& totals) {
+    totals.assign(names.size(), 0);
+    std::vector<double> values;
+    std::uint64_t b = 0, e = 0;
+    for (std::size_t i = 0; i < completed; ++i) {
+      PC_TRY(sample(image, i, names, values, b, e));
+      for (std::size_t k = 0; k < names.size(); ++k) totals[k] += values[k];
+    }
+    return true;
+  }
+  // Enables PM sampling on `device` and sets `config`, falling back from the
+  // ns-interval trigger to the sys-clock one where the chip refuses it.
+  bool enable(int device, const std::string& chip, const std::vector<std::uint8_t>& availability,
+              std::uint64_t interval_ns, const std::vector<std::uint8_t>& config) {
+    PC_TRY(host_initialize(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, availability, &host));
+    auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);  // device-wide: every context on the GPU
+    p.deviceIndex = static_cast<std::size_t>(device);
+    PC_TIMED(Kind::kSetup, "Enable", cuptiPmSamplingEnable(&p));
+    object = p.pPmSamplingObject;
+    interval = interval_ns;
+    if (try_set_config(config) == CUPTI_SUCCESS) return true;
+    trigger = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL;
+    std::printf("[%s] the ns-interval trigger was refused; sys-clock trigger, %llu cycles\n", V.c_str(),
+                static_cast<unsigned long long>(interval));
+    PC_TRY(try_set_config(config));
+    return true;
+  }
+};
+
+bool pm_availability(int device, std::vector<std::uint8_t>& availability) {
+  auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_GetCounterAvailability_Params);  // PM sampling's own, per device
+  p.deviceIndex = static_cast<std::size_t>(device);
+  PC_TRY(cuptiPmSamplingGetCounterAvailability(&p));
+  availability.assign(p.counterAvailabilityImageSize, 0);
+  p.pCounterAvailabilityImage = availability.data();
+  PC_TRY(cuptiPmSamplingGetCounterAvailability(&p));
+  return true;
+}
+
+// Sleep that lets the sample holding the kernels' end complete before Stop:
+// four intervals and half a millisecond (an interval in sys-clock cycles is
+// taken as ns, an overestimate at clocks above 1 GHz). Part of a window's cost.
+void settle(const PmSampler& pm) {
+  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(4 * pm.interval / 1000 + 500)));
+}
+
+bool run_pm_sampling(Setup& s) {
+  auto supported = RR_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+  CUdevice cu_device = 0;
+  PC_TRY(cuDeviceGet(&cu_device, s.device));
+  supported.cuDevice = cu_device;
+  supported.api = CUPTI_PROFILER_PM_SAMPLING;
+  PC_TRY(cuptiProfilerDeviceSupported(&supported));
+  if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+    return failed("cuptiProfilerDeviceSupported", "PM sampling is not supported on this device", __LINE__);
+  }
+  std::vector<std::uint8_t> availability;
+  PC_TRY(pm_availability(s.device, availability));
+  std::vector<std::string> names_a, names_b;
+  std::vector<std::uint8_t> config_a, config_b;
+  pm_pick(s.chip, availability, kPmConfigA, names_a, config_a);
+  pm_pick(s.chip, availability, kPmConfigB, names_b, config_b);
+  for (const auto* names : {&names_a, &names_b}) {
+    std::printf("[c] single-pass PM config %c:", names == &names_a ? 'A' : 'B');
+    for (const auto& m : *names) std::printf(" %s", m.c_str());
+    std::printf("\n");
+  }
+  const auto inst = std::find(names_a.begin(), names_a.end(), "smsp__inst_executed.sum");
+  if (inst == names_a.end()) return failed("pm_pick", "PM sampling cannot count smsp__inst_executed.sum", __LINE__);
+  const std::size_t inst_index = static_cast<std::size_t>(inst - names_a.begin());
+
+  PmSampler pm;
+  pm.V = "c1_pm_start_stop_per_window";
+  std::string& V = pm.V;
+  if (!pm.enable(s.device, s.chip, availability, s.options.interval_ns, config_a)) return false;
+  std::printf("[c] trigger: %s, interval %llu\n",
+              pm.trigger == CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL ? "GPU time (ns)" : "sys clock (cycles)",
+              static_cast<unsigned long long>(pm.interval));
+  std::vector<std::uint8_t> blank_a, blank_b, image;
+  // Each blank image is laid out with its own config set, right after its own size query.
+  PC_TRY(pm.blank_image(names_a, 4096, blank_a));
+  if (!names_b.empty()) {
+    PC_TRY(pm.set_config(config_b, Kind::kSetup));
+    PC_TRY(pm.blank_image(names_b, 4096, blank_b));
+  }
+
+  // c1: Start and Stop around each window's kernels, one config.
+  Variant& c1 = g_log.variant(V);
+  c1.kernels = Workload::kKernels;
+  c1.passes = 1;
+  PC_TRY(pm.set_config(config_a, Kind::kSetup));
+  std::vector<double> totals;
+  for (std::size_t w = 0; w < s.options.windows + 2; ++w) {
+    g_log.measuring = w >= 2;  // two warm-up windows
+    const double window_start = now_ms();
+    double t = now_ms();
+    image = blank_a;
+    g_log.record(V, Kind::kPass, "image reset (copy of the blank)", now_ms() - t);
+    PC_TRY(pm.start());
+    PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
+    PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
+    t = now_ms();
+    settle(pm);
+    g_log.record(V, Kind::kPass, "settle (last sample completes)", now_ms() - t);
+    std::size_t completed = 0;
+    PC_TRY(pm.stop());
+    PC_TRY(pm.decode(image, completed));
+    const double window_ms = now_ms() - window_start;
+    t = now_ms();
+    PC_TRY(pm.sum(image, completed, names_a, totals));
+    g_log.record(V, Kind::kWork, "evaluate samples (host)", now_ms() - t);
+    if (w < 2) continue;
+    c1.range_ms.push_back(window_ms);
+    c1.pass_ms.push_back(window_ms);
+    g_log.record(V, Kind::kWork, "samples per window (a count, not ms)", static_cast<double>(completed));
+    for (std::size_t k = 0; k < names_a.size(); ++k) {
+      if (is_compared(names_a[k])) g_log.values[names_a[k]]["c1 PM window sum"].push_back(totals[k]);
+    }
+  }
+  g_log.measuring = false;
+
+  // c2: another config every window (A, B, A, ...), each window from its own
+  // config's blank image: what each pass of a multi-pass list would cost.
+  if (!names_b.empty()) {
+    V = "c2_pm_config_per_window";
+    Variant& c2 = g_log.variant(V);
+    c2.kernels = Workload::kKernels;
+    c2.passes = 1;
+    for (std::size_t w = 0; w < s.options.windows + 2; ++w) {
+      g_log.measuring = w >= 2;
+      const bool a = w % 2 == 0;
+      const double window_start = now_ms();
+      PC_TRY(pm.set_config(a ? config_a : config_b));
+      double t = now_ms();
+      image = a ? blank_a : blank_b;
+      g_log.record(V, Kind::kPass, "image reset (copy of the blank)", now_ms() - t);
+      PC_TRY(pm.start());
+      PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
+      PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
+      t = now_ms();
+      settle(pm);
+      g_log.record(V, Kind::kPass, "settle (last sample completes)", now_ms() - t);
+      std::size_t completed = 0;
+      PC_TRY(pm.stop());
+      PC_TRY(pm.decode(image, completed));
+      const double window_ms = now_ms() - window_start;
+      PC_TRY(pm.sum(image, completed, a ? names_a : names_b, totals));
+      if (a && w >= 2) g_log.values["smsp__inst_executed.sum"]["c2 PM window sum"].push_back(totals[inst_index]);
+      if (w < 2) continue;
+      c2.range_ms.push_back(window_ms);
+      c2.pass_ms.push_back(window_ms);
+    }
+    g_log.measuring = false;
+  }
+
+  // c3: one Start for every window; each window lies between two %globaltimer
+  // stamps, and each sample's counts go to the windows it overlaps, in
+  // proportion to the overlap. The share of all counted instructions that
+  // lands inside windows says whether the two clocks agree.
+  V = "c3_pm_one_start_all_windows";
+  g_log.measuring = true;
+  unsigned long long* stamps = nullptr;  // mapped pinned memory: the kernel writes through the host pointer
+  PC_TRY(cudaHostAlloc(&stamps, 2 * s.options.windows * sizeof(unsigned long long), cudaHostAllocMapped));
+  std::unique_ptr<unsigned long long, cudaError_t (*)(void*)> stamps_owner(stamps, cudaFreeHost);
+  std::vector<std::uint8_t> big_blank;
+  PC_TRY(pm.set_config(config_a, Kind::kSetup));
+  PC_TRY(pm.blank_image(names_a, 1u << 16, big_blank));
+  image = big_blank;
+  // The windows, each with an idle gap after it as between a tool's ranges.
+  auto windows = [&] {
+    for (std::size_t w = 0; w < s.options.windows; ++w) {
+      stamp_kernel<<<1, 1, 0, s.work.stream()>>>(stamps + 2 * w);
+      PC_TRY(s.work.launch());
+      stamp_kernel<<<1, 1, 0, s.work.stream()>>>(stamps + 2 * w + 1);
+      PC_TRY(cudaGetLastError());
+      PC_TRY(s.work.wait());
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  };
+  // The same windows without sampling first: what c3 adds is the difference.
+  const double free_start = now_ms();
+  PC_TRY(windows());
+  const double free_ms = now_ms() - free_start;
+  const double all_start = now_ms();
+  PC_TRY(pm.start(Kind::kSetup));
+  PC_TRY(windows());
+  settle(pm);
+  std::size_t completed = 0;
+  PC_TRY(pm.stop(Kind::kSetup));
+  PC_TRY(pm.decode(image, completed, Kind::kSetup));
+  const double all_ms = now_ms() - all_start;
+  std::vector<double> per_window(s.options.windows, 0), values;
+  double counted = 0, attributed = 0;
+  std::uint64_t first_begin = 0, last_end = 0;
+  for (std::size_t i = 0; i < completed; ++i) {
+    std::uint64_t b = 0, e = 0;
+    PC_TRY(pm.sample(image, i, names_a, values, b, e));
+    if (i == 0) first_begin = b;
+    last_end = e;
+    counted += values[inst_index];
+    for (std::size_t w = 0; w < s.options.windows && e > b; ++w) {
+      const double lo = std::max<double>(b, stamps[2 * w]), hi = std::min<double>(e, stamps[2 * w + 1]);
+      if (hi > lo) {
+        const double share = values[inst_index] * (hi - lo) / static_cast<double>(e - b);
+        per_window[w] += share;
+        attributed += share;
+      }
+    }
+  }
+  g_log.measuring = false;
+  std::printf("[c3] %zu windows: %.1f ms sampled (Start to decoded) vs %.1f ms unsampled: %.3f ms per window\n",
+              s.options.windows, all_ms, free_ms, (all_ms - free_ms) / static_cast<double>(s.options.windows));
+  std::printf("[c3] %zu samples over [%llu, %llu] ns; window stamps [%llu, %llu] ns\n", completed,
+              static_cast<unsigned long long>(first_begin), static_cast<unsigned long long>(last_end), stamps[0],
+              stamps[2 * s.options.windows - 1]);
+  std::printf("[c3] %.4f of the instructions counted fall inside the windows (1: the clocks agree)\n",
+              counted > 0 ? attributed / counted : 0.0);
+  g_log.values["smsp__inst_executed.sum"]["c3 PM by timestamps"] = per_window;
+  return true;
+}
+
+// ------------------------------------------------------------------ (d) PM sampling inside a Range Profiler pass
+
+// Called inside an open Range Profiler pass with a user range pushed: enables
+// PM sampling, samples the pass's kernels, stops and disables it, and checks
+// that samples came back. The pass's own values are compared afterwards.
+bool pm_inside_pass(Setup& s, bool measured) {
+  auto say = [](const char* what, CUptiResult r) {
+    const char* text = "?";
+    cuptiGetResultString(r, &text);
+    std::printf("[d] %-52s %s\n", what, text);
+    return r == CUPTI_SUCCESS;
+  };
+  static std::vector<std::string> names;
+  static std::vector<std::uint8_t> config;
+  if (config.empty()) pm_pick(s.chip, {}, kPmConfigA, names, config);  // host side, before the timed pass matters
+  PmSampler pm;
+  pm.V = "d_pm_inside_pass";
+  PC_TRY(host_initialize(CUPTI_PROFILER_TYPE_PM_SAMPLING, s.chip, {}, &pm.host));
+  auto enable = RR_CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);
+  enable.deviceIndex = static_cast<std::size_t>(s.device);
+  const CUptiResult enabled = cuptiPmSamplingEnable(&enable);
+  if (measured) say("PM sampling Enable inside a range-profiler pass", enabled);
+  // Whatever PM sampling does, the pass's kernels run.
+  if (enabled != CUPTI_SUCCESS) return s.work.launch();
+  pm.object = enable.pPmSamplingObject;
+  pm.interval = s.options.interval_ns;
+  std::vector<std::uint8_t> blank;
+  const CUptiResult configured = pm.try_set_config(config);
+  if (measured) say("PM sampling SetConfig", configured);
+  if (configured != CUPTI_SUCCESS || !pm.blank_image(names, 4096, blank)) return s.work.launch();
+  auto start = RR_CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
+  start.pPmSamplingObject = pm.object;
+  const CUptiResult started = cuptiPmSamplingStart(&start);
+  if (measured) say("PM sampling Start", started);
+  pm.started = started == CUPTI_SUCCESS;
+  PC_TRY(s.work.launch());
+  PC_TRY(s.work.wait());
+  if (!pm.started) return true;
+  settle(pm);
+  auto stop = RR_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
+  stop.pPmSamplingObject = pm.object;
+  const CUptiResult stopped = cuptiPmSamplingStop(&stop);
+  pm.started = false;
+  if (measured) say("PM sampling Stop", stopped);
+  std::size_t completed = 0;
+  std::vector<double> totals;
+  if (stopped == CUPTI_SUCCESS && pm.decode(blank, completed, Kind::kSetup) &&
+      pm.sum(blank, completed, names, totals)) {
+    const auto inst = std::find(names.begin(), names.end(), "smsp__inst_executed.sum");
+    if (measured && inst != names.end()) {
+      const double value = totals[static_cast<std::size_t>(inst - names.begin())];
+      std::printf("[d] PM samples inside the pass: %zu, instructions %.0f\n", completed, value);
+      g_log.values["smsp__inst_executed.sum"]["d PM inside a pass"].push_back(value);
+    }
+  } else if (measured) {
+    std::printf("[d] PM samples inside the pass could not be decoded\n");
+  }
+  return true;  // ~PmSampler disables PM sampling
+}
+
+// ------------------------------------------------------------------ tables
+
+void print_tables() {
+  std::printf("\n%-32s %-40s %4s %5s %9s %9s %9s\n", "variant", "call", "kind", "n", "mean_ms", "median_ms", "max_ms");
+  for (const Row& r : g_log.rows) {
+    const double max = r.ms.empty() ? 0 : *std::max_element(r.ms.begin(), r.ms.end());
+    std::printf("%-32s %-40s %4c %5zu %9.3f %9.3f %9.3f\n", r.variant.c_str(), r.call.c_str(),
+                static_cast<char>(r.kind), r.ms.size(), mean(r.ms), median(r.ms), max);
+  }
+  for (const Variant& v : g_log.variants) {
+    if (v.first_range_pass_ms.size() < 2) continue;
+    std::printf("[%s] pass wall ms by pass index (first measured range):", v.name.c_str());
+    for (double x : v.first_range_pass_ms) std::printf(" %.1f", x);
+    std::printf("\n");
+  }
+  // The summary: a range's wall time per pass, less the workload's own time
+  // without counters, is what counting costs per pass. It holds the CUPTI
+  // calls and whatever CUPTI adds to the work itself (a slower launch or wait
+  // under counters). Means, not medians: passes of one range differ by index.
+  std::printf("\nCOST PER COUNTED PASS (ms; means over the measured ranges)\n");
+  std::printf("%-32s %6s %10s %10s %10s %10s %10s %10s\n", "variant", "passes", "range", "per_pass", "cupti_calls",
+              "work", "work_free", "cost");
+  for (const Variant& v : g_log.variants) {
+    if (!v.ok) {
+      std::printf("%-32s FAILED (its rows above are partial and not summed)\n", v.name.c_str());
+      continue;
+    }
+    if (v.passes == 0 || v.range_ms.empty()) continue;
+    const double passes = static_cast<double>(v.passes);
+    double calls = 0, work = 0;
+    for (const Row& r : g_log.rows) {
+      if (r.variant != v.name || r.call.find("(a count") != std::string::npos) continue;
+      // Per-pass rows: mean per call; per-range rows: a range's calls shared out to its passes.
+      const double per_pass = r.kind == Kind::kPass ? mean(r.ms) * (static_cast<double>(r.ms.size()) / v.pass_ms.size())
+                              : r.kind == Kind::kRange ? mean(r.ms) / passes
+                                                       : 0;
+      if (r.kind == Kind::kWork && r.call != "evaluate samples (host)")
+        work += mean(r.ms) * (static_cast<double>(r.ms.size()) / v.pass_ms.size());
+      calls += per_pass;
+    }
+    const double per_pass = mean(v.range_ms) / passes;
+    const double work_free = v.kernels == 0 ? 0 : g_log.workload_ms;
+    std::printf("%-32s %6zu %10.2f %10.3f %10.3f %10.3f %10.3f %10.3f\n", v.name.c_str(), v.passes, mean(v.range_ms),
+                per_pass, calls, work, work_free, per_pass - work_free);
+  }
+  std::printf("(per_pass = range / passes; cost = per_pass - work_free; work = launch + wait under counters)\n");
+
+  // Values: every source against the Range Profiler's whole range.
+  std::printf("\nVALUES, one range of the %zu kernels (median over the measured ranges; spread = (max-min)/median)\n",
+              Workload::kKernels);
+  std::printf("%-26s %-28s %18s %9s %10s %s\n", "metric", "source", "median", "spread", "/a1", "verdict");
+  for (const auto& [metric, by_source] : g_log.values) {
+    const auto ref = by_source.find(kReferenceSource);
+    const double ref_value = ref == by_source.end() ? 0 : median(ref->second);
+    const bool exact = std::find(kExactMetrics.begin(), kExactMetrics.end(), metric) != kExactMetrics.end();
+    const bool close = std::find(kCloseMetrics.begin(), kCloseMetrics.end(), metric) != kCloseMetrics.end();
+    for (const auto& [source, vals] : by_source) {
+      const double m = median(vals);
+      const auto [lo, hi] = std::minmax_element(vals.begin(), vals.end());
+      const double spread = m != 0 ? (*hi - *lo) / m : 0;
+      const double ratio = ref_value != 0 ? m / ref_value : 0;
+      std::string verdict = "-";
+      if (source == kReferenceSource) {
+        verdict = exact && *hi != *lo ? "reference NOT stable" : "reference";
+      } else if (ref_value == 0) {
+        verdict = "no reference";
+      } else if (exact) {
+        verdict = (*lo == ref_value && *hi == ref_value) ? "equal" : "DIFFERS";
+      } else if (close) {
+        verdict = std::abs(ratio - 1) <= 0.02 ? "within 2%" : "DIFFERS";
+      } else {
+        verdict = "not compared (range shape)";
+      }
+      std::printf("%-26s %-28s %18.0f %9.5f %10.5f %s\n", metric.c_str(), source.c_str(), m, spread, ratio,
+                  verdict.c_str());
+    }
+  }
+}
+
+// ------------------------------------------------------------------ parts and main
+
+bool part_range_profiler(Setup& s) {
+  std::vector<RangeVariant> variants;
+  auto add = [&](const char* name) -> RangeVariant& {
+    variants.push_back(RangeVariant{name});
+    variants.back().rounds = s.options.rounds;
+    return variants.back();
+  };
+  add("a1_whole_img1").value_source = kReferenceSource;  // the tool's whole-range mode, no lead-in
+  add("a2_whole_img1_ctxsync").sync_context = true;
+  add("a3_whole_img_big").image_ranges = s.options.big_ranges;  // a large image, one range pushed
+  add("a4_whole_img1_empty_pass").empty = true;
+  RangeVariant& per_kernel = add("a5_auto_per_kernel");  // the tool's per-kernel mode
+  per_kernel.auto_ranges = true;
+  per_kernel.image_ranges = Workload::kKernels;
+  per_kernel.value_source = "a5 auto ranges (sum)";
+  RangeVariant& one_pass = add("a6_onepass_list");  // --set single-pass: SetConfig..DecodeData per range
+  one_pass.one_pass_list = true;
+  one_pass.rounds = std::max(20, s.options.rounds);
+  one_pass.value_source = "a6 one-pass list";
+  bool all = true;
+  for (const auto& v : variants) {
+    if (!run_range_profiler(s, v)) {
+      g_log.variant(v.name).ok = false;
+      all = false;
+      std::printf("[%s] FAILED (continuing)\n", v.name.c_str());
+    }
+  }
+  return all;
+}
+
+bool part_legacy(Setup& s) {
+  // NVPW's counter-data queries (range count and names) live in its target library.
+  auto target = RR_CUPTI_PARAMS(NVPW_InitializeTarget_Params);
+  PC_TRY(NVPW_InitializeTarget(&target));
+  std::vector<std::uint8_t> config, prefix;
+  std::size_t passes = 0;
+  const double t = now_ms();
+  if (!nvpw_images(s.chip, s.availability, s.full, true, config, prefix, passes)) return false;
+  std::printf("[b] NVPW raw-metrics config: %zu B, %zu passes; counter data prefix %zu B; %.0f ms\n", config.size(),
+              passes, prefix.size(), now_ms() - t);
+  // A reference from the Range Profiler in this process, so that the values
+  // table of this part has one.
+  RangeVariant reference{"a1_whole_img1"};
+  reference.rounds = s.options.rounds;
+  reference.value_source = kReferenceSource;
+  bool all = run_range_profiler(s, reference);
+  if (!all) g_log.variant(reference.name).ok = false;
+  for (const LegacyVariant& v : {LegacyVariant{"b1_legacy_one_session", false, false, "b1 older API"},
+                                 LegacyVariant{"b2_legacy_session_per_range", true, false, "b2 older API"},
+                                 LegacyVariant{"b3_legacy_auto_per_kernel", false, true, "b3 older API auto (sum)"}}) {
+    if (!run_legacy(s, v, config, prefix, passes)) {
+      g_log.variant(v.name).ok = false;
+      all = false;
+      std::printf("[%s] FAILED (continuing)\n", v.name.c_str());
+    }
+  }
+  return all;
+}
+
+bool part_pm(Setup& s) {
+  RangeVariant reference{"a1_whole_img1"};
+  reference.rounds = s.options.rounds;
+  reference.value_source = kReferenceSource;
+  bool all = run_range_profiler(s, reference);
+  if (!all) g_log.variant(reference.name).ok = false;
+  if (!run_pm_sampling(s)) {
+    for (const char* name : {"c1_pm_start_stop_per_window", "c2_pm_config_per_window"}) {
+      for (auto& v : g_log.variants)
+        if (v.name == name) v.ok = false;
+    }
+    std::printf("[c] FAILED\n");
+    return false;
+  }
+  return all;
+}
+
+bool part_pm_inside(Setup& s) {
+  // The one-pass list's values without PM sampling, then with PM sampling
+  // started inside each pass: the second must equal the first.
+  RangeVariant plain{"d_onepass_reference"};
+  plain.one_pass_list = true;
+  plain.rounds = s.options.rounds;
+  plain.value_source = kReferenceSource;
+  RangeVariant inside{"d_onepass_pm_inside"};
+  inside.one_pass_list = true;
+  inside.rounds = s.options.rounds;
+  inside.pm_inside = true;
+  inside.value_source = "d range profiler, PM inside";
+  bool all = true;
+  for (const auto* v : {&plain, &inside}) {
+    if (!run_range_profiler(s, *v)) {
+      g_log.variant(v->name).ok = false;
+      all = false;
+      std::printf("[%s] FAILED\n", v->name.c_str());
+    }
+  }
+  return all;
+}
+
+bool part_host(Setup& s) {
+  std::vector<std::uint8_t> config, prefix;
+  std::size_t passes = 0;
+  for (bool isolated : {true, false}) {
+    if (nvpw_images(s.chip, {}, s.full, isolated, config, prefix, passes)) {
+      std::printf("NVPW raw-metrics config of the full list (isolated=%d): %zu B, %zu passes; prefix %zu B\n",
+                  isolated ? 1 : 0, config.size(), passes, prefix.size());
+    }
+  }
+  std::vector<std::string> names_a, names_b;
+  std::vector<std::uint8_t> config_a, config_b;
+  pm_pick(s.chip, {}, kPmConfigA, names_a, config_a);
+  pm_pick(s.chip, {}, kPmConfigB, names_b, config_b);
+  std::printf("PM config A: %zu of %zu names; B: %zu of %zu\n", names_a.size(), kPmConfigA.size(), names_b.size(),
+              kPmConfigB.size());
+  pm_coverage(s);
+  return true;
+}
+
+// Parses `--name value` pairs; one line naming the option and exit 2 on bad input.
+std::optional<Options> parse(int argc, char** argv) {
+  Options o;
+  auto number = [](const std::string& name, const std::string& text) -> std::optional<unsigned long long> {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v == 0) {
+      std::fprintf(stderr, "cupti_pass_cost: %s takes a positive whole number, not '%s'\n", name.c_str(), text.c_str());
+      return std::nullopt;
+    }
+    return v;
+  };
+  for (int i = 1; i < argc; i += 2) {
+    const std::string name = argv[i];
+    if (name == "--help" || name == "-h") {
+      std::printf(
+          "cupti_pass_cost --parts a|b|c|d|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
+          "[--big-ranges 2048] [--chip GH100]\n");
+      std::exit(0);
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "cupti_pass_cost: %s needs a value; see --help\n", name.c_str());
+      return std::nullopt;
+    }
+    const std::string value = argv[i + 1];
+    if (name == "--parts") {
+      if (value.find_first_not_of("abcdh") != std::string::npos) {
+        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdh, not '%s'\n", value.c_str());
+        return std::nullopt;
+      }
+      o.parts = value;
+    } else if (name == "--chip") {
+      o.chip = value;
+    } else {
+      const auto v = number(name, value);
+      if (!v) return std::nullopt;
+      if (name == "--mb")
+        o.mib = *v;
+      else if (name == "--rounds")
+        o.rounds = static_cast<int>(*v);
+      else if (name == "--interval-ns")
+        o.interval_ns = *v;
+      else if (name == "--windows")
+        o.windows = *v;
+      else if (name == "--big-ranges")
+        o.big_ranges = *v;
+      else {
+        std::fprintf(stderr, "cupti_pass_cost: unknown option '%s'; see --help\n", name.c_str());
+        return std::nullopt;
+      }
+    }
+  }
+  return o;
+}
+
+bool metric_list(const char* set_name, std::vector<std::string>& names) {
+  const auto set = find_metric_set(set_name);
+  if (!set.ok()) return failed("find_metric_set", set.status().message(), __LINE__);
+  names = (*set)->metrics;
+  return true;
+}
+
+int run(int argc, char** argv) {
+  // Line-buffered: a crash inside CUPTI still leaves every line printed before it in the log.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const std::optional<Options> options = parse(argc, argv);
+  if (!options) return 2;
+  Setup s;
+  s.options = *options;
+  if (!metric_list("full", s.full) || !metric_list("single-pass", s.single)) return 1;
+  const bool host_only = s.options.parts == "h";
+  if (host_only) {
+    s.chip = s.options.chip;
+  } else {
+    if (!succeeded(cudaSetDevice(s.device), "cudaSetDevice", __LINE__) ||
+        !succeeded(cudaFree(nullptr), "cudaFree(nullptr)", __LINE__) ||
+        !succeeded(cuCtxGetCurrent(&s.ctx), "cuCtxGetCurrent", __LINE__))
+      return 1;
+    auto init = RR_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    auto chip = RR_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    chip.deviceIndex = static_cast<std::size_t>(s.device);
+    auto avail = RR_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);  // fails while a session is active
+    avail.ctx = s.ctx;
+    if (!succeeded(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize", __LINE__) ||
+        !succeeded(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", __LINE__) ||
+        !succeeded(cuptiProfilerGetCounterAvailability(&avail), "GetCounterAvailability (size)", __LINE__))
+      return 1;
+    s.chip = chip.pChipName;
+    s.availability.assign(avail.counterAvailabilityImageSize, 0);
+    avail.pCounterAvailabilityImage = s.availability.data();
+    if (!succeeded(cuptiProfilerGetCounterAvailability(&avail), "GetCounterAvailability", __LINE__)) return 1;
+  }
+  const double t = now_ms();
+  if (!host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.full, s.full_config, s.full_passes) ||
+      !host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, s.single_config,
+                   s.single_passes))
+    return 1;
+  std::printf(
+      "chip %s: --set full %zu metrics -> %zu passes (config %zu B); --set single-pass %zu metrics -> %zu "
+      "passes; host API %.0f ms\n",
+      s.chip.c_str(), s.full.size(), s.full_passes, s.full_config.size(), s.single.size(), s.single_passes,
+      now_ms() - t);
+  if (host_only) return part_host(s) ? 0 : 1;
+  if (!succeeded(host_initialize(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, &s.host),
+                 "HostInitialize (evaluation)", __LINE__) ||
+      !s.work.allocate(s.options.mib) || !measure_workload(s))
+    return 1;
+  bool ok = true;
+  for (const char part : s.options.parts) {
+    switch (part) {
+      case 'a': ok = part_range_profiler(s) && ok; break;
+      case 'b': ok = part_legacy(s) && ok; break;
+      case 'c': ok = part_pm(s) && ok; break;
+      case 'd': ok = part_pm_inside(s) && ok; break;
+      case 'h': ok = part_host(s) && ok; break;
+      default: break;
+    }
+  }
+  print_tables();
+  host_deinitialize(s.host);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace rangereplay::bench::pass_cost
+
+int main(int argc, char** argv) { return rangereplay::bench::pass_cost::run(argc, argv); }

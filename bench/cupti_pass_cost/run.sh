@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds cupti_pass_cost with nvcc alone (no CMake, no Debian packages: the
+# metric sets come from src/core/metric_sets.cpp, compiled in) and runs each
+# part in a process of its own, so that no part inherits another's CUPTI
+# state. One GPU; about 3 minutes, 9 at most (every step has a time limit).
+#   bench/cupti_pass_cost/run.sh [log-dir]     (default: $OUT when set, else ./out)
+# The log folder gets gpu.txt, build.txt, h.txt, a.txt, b.txt, c.txt, d.txt;
+# the console ends with each part's cost table and values table.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+logs=${1:-${OUT:-$PWD/out}}
+mkdir -p "$logs"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cuda=$(dirname "$(dirname "$nvcc")")
+includes=(-I"$root/src" -I"$cuda/include")
+libdirs=(-L"$cuda/lib64" -L"$cuda/lib64/stubs")  # stubs: libcuda for the link only; the driver's at run time
+[[ -d $cuda/extras/CUPTI/include ]] && includes+=(-I"$cuda/extras/CUPTI/include")
+[[ -d $cuda/extras/CUPTI/lib64 ]] && libdirs+=(-L"$cuda/extras/CUPTI/lib64")
+export LD_LIBRARY_PATH="$cuda/lib64:$cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+bin=${TMPDIR:-/tmp}/cupti_pass_cost
+
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+  "$nvcc" --version | tail -1
+  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null)"
+} >"$logs/gpu.txt" 2>&1
+cat "$logs/gpu.txt"
+
+# metric_sets.cpp and the core sources it needs (a missing one fails the link by name).
+sources=("$here/cupti_pass_cost.cu")
+for f in metric_sets closest_names ascii status decline_reason; do sources+=("$root/src/core/$f.cpp"); done
+rm -f "$bin"
+timeout 240 "$nvcc" -std=c++20 -O2 -arch=sm_90 "${includes[@]}" -o "$bin" "${sources[@]}" "${libdirs[@]}" \
+  -lcupti -lnvperf_host -lnvperf_target -lcuda >"$logs/build.txt" 2>&1
+[[ -x $bin ]] || { echo "BUILD FAILED"; cat "$logs/build.txt"; exit 1; }
+
+# Each part with its time limit (s): h host only, a Range Profiler, b older
+# Profiler API, c PM sampling, d PM sampling inside a Range Profiler pass.
+status=()
+for step in "h 45" "a 150" "b 120" "c 75" "d 45"; do
+  read -r part limit <<<"$step"
+  timeout "$limit" "$bin" --parts "$part" >"$logs/$part.txt" 2>&1
+  rc=$?
+  status+=("part $part: rc=$rc$([[ $rc == 124 ]] && echo " (over its ${limit}s limit)")")
+done
+
+echo "== host side (h.txt)"
+cut -c1-300 "$logs/h.txt"
+for part in a b c d; do
+  echo "== part $part ($part.txt): notes"
+  grep -h -E '^\[|^  !' "$logs/$part.txt" | grep -v 'pass wall ms by pass index' | cut -c1-240
+  echo "== part $part: cost and values"
+  sed -n '/^COST PER COUNTED PASS/,$p' "$logs/$part.txt"
+done
+printf '%s\n' "${status[@]}"
