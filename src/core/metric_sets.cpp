@@ -697,8 +697,12 @@ std::vector<std::string> split_metric_csv(std::string_view metrics_csv) {
 
 StatusOr<ResolvedMetrics> resolve_metric_list(std::string_view metrics_csv, std::string_view set_name,
                                               const MetricPresence& chip_has) {
+  return resolve_metric_list(split_metric_csv(metrics_csv), set_name, chip_has);
+}
+
+StatusOr<ResolvedMetrics> resolve_metric_list(const std::vector<std::string>& explicit_metrics,
+                                              std::string_view set_name, const MetricPresence& chip_has) {
   ResolvedMetrics out;
-  std::vector<std::string> explicit_metrics = split_metric_csv(metrics_csv);
   ResolvedMetrics from_set;
   if (!trim(set_name).empty()) {
     RR_ASSIGN_OR_RETURN(const MetricSet* set, find_metric_set(trim(set_name)));

@@ -108,6 +108,9 @@ std::vector<std::string> split_metric_csv(std::string_view metrics_csv);
 /// Errors: an unknown set name (kInvalidArgument, see find_metric_set).
 StatusOr<ResolvedMetrics> resolve_metric_list(std::string_view metrics_csv, std::string_view set_name,
                                               const MetricPresence& chip_has);
+/// resolve_metric_list with the explicit metrics already split.
+StatusOr<ResolvedMetrics> resolve_metric_list(const std::vector<std::string>& explicit_metrics,
+                                              std::string_view set_name, const MetricPresence& chip_has);
 
 /// resolve_metric_list without a chip: the set's roles in their GH100
 /// spelling, nothing missing. Both empty gives an empty list; the caller then
