@@ -11,7 +11,7 @@ probe=$build/tools/metrics-probe/metrics-probe
 [[ -x $probe ]] || { echo "FAIL: no $probe"; exit 1; }
 message=$("$probe" --chip NO_SUCH_CHIP --sets 2>&1)
 [[ $message == *"supported chips: "* ]] || { echo "FAIL: no chip list in: $message"; exit 1; }
-chips=$(sed 's/.*supported chips: //' <<<"$message" | tr ',' '\n' | tr -d ' ' | grep -v -E '^(GK|GM|GP|GV|TU)')
+chips=$(tr ',' '\n' <<<"${message#*supported chips: }" | tr -d ' ' | grep -v -E '^(GK|GM|GP|GV|TU)')
 count=$(wc -w <<<"$chips")
 ((count >= 20)) || { echo "FAIL: only $count chips from Ampere on: $chips"; exit 1; }
 sets=6  # single-pass basic memory compute detailed full
