@@ -191,6 +191,8 @@ class Report:
     environment: Dict[str, str] = field(default_factory=dict)
     command: List[str] = field(default_factory=list)
     metrics: List[str] = field(default_factory=list)
+    # The --set's metrics the chip lacks (by their GH100 names); not in metrics.
+    missing_metrics: List[str] = field(default_factory=list)
     range_metrics: str = "kernel"
     pass_count: int = 0
     setup_ms: float = 0.0
@@ -384,6 +386,7 @@ _read_report = _struct(Report, [
     ("driver_version", _read_str, True), ("compute_capability", _read_str, True), ("process_id", _read_u32, True),
     ("host_name", _read_str, False), ("environment", _read_str_map, False),
     ("command", _list_of(_read_str), True), ("metrics", _list_of(_read_str), True),
+    ("missing_metrics", _list_of(_read_str), False),
     ("range_metrics", _read_str, True), ("pass_count", _read_u32, True), ("setup_ms", _read_double, True),
     ("launcher_ms", _read_double, False), ("gate_wait_ms", _read_double, False), ("verify", _read_bool, True),
     ("cache_control", _read_str, False),

@@ -48,6 +48,7 @@ json config_json(const ProfileConfig& c) {
   j["ranges"] = range::range_selector_json(c.ranges);
   j["range_count"] = c.range_count;
   j["metrics"] = c.metrics;
+  j["metric_set"] = c.metric_set;
   j["range_metrics"] = name_of(kRangeMetricsNames, c.range_metrics);
   j["verify"] = c.verify;
   j["restore"] = name_of(kRestoreModeNames, c.restore);
@@ -88,6 +89,7 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   }
   RR_RETURN_IF_ERROR(read(j, "range_count", "", c.range_count));
   RR_RETURN_IF_ERROR(read(j, "metrics", "", c.metrics));
+  RR_RETURN_IF_ERROR(read(j, "metric_set", "", c.metric_set));
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "range_metrics", "", kRangeMetricsNames, c.range_metrics));
   RR_RETURN_IF_ERROR(read(j, "verify", "", c.verify));
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "restore", "", kRestoreModeNames, c.restore));

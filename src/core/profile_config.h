@@ -94,7 +94,9 @@ struct ProfileConfig {
   range::RangeSelector ranges;    // matched ranges to profile (--skip/--range-count or --range-list); default all
   std::uint32_t range_count = 0;  // --range-count as given (0 = not given): the total progress lines show
   // Counters.
-  std::vector<std::string> metrics;  // expanded metric names (launcher expands --set)
+  std::vector<std::string> metrics;  // --metrics names, as typed
+  std::string metric_set;            // --set name, "" for none: its roles are resolved on the device's chip
+                                     // (core/metric_sets.h resolve_metric_list) in the profiled process
   RangeMetrics range_metrics = RangeMetrics::kPerKernel;
   // Replay.
   bool verify = false;

@@ -147,6 +147,9 @@ void read_value(const json& j, std::map<std::string, std::string>& out) {
 }
 
 template <typename T>
+void read_value(const json& j, std::vector<T>& out);
+
+template <typename T>
 void read_value(const json& j, std::optional<T>& out) {
   T value{};
   read_value(j, value);
@@ -317,6 +320,7 @@ struct Fields<Report> {
                                           added_later("environment", &T::environment),
                                           required("command", &T::command),
                                           required("metrics", &T::metrics),
+                                          added_later("missing_metrics", &T::missing_metrics),
                                           required("range_metrics", &T::range_metrics),
                                           required("pass_count", &T::pass_count),
                                           required("setup_ms", &T::setup_ms),

@@ -37,7 +37,7 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // value must fit its C++ type; unknown keys are ignored. Fields added to
 // schema_version 1 later may be missing: KernelRecord::launch_index,
 // RangeRecord::restore and counter_ranges, StageTimings::pass0_ms,
-// Report::launcher_ms, gate_wait_ms and time_budget. They are std::optional
+// Report::launcher_ms, gate_wait_ms, time_budget and missing_metrics. They are std::optional
 // and read as nullopt then, and to_json leaves a nullopt field out: a report
 // read and written again gains no value its file did not have.
 // time_budget's counter_setup_ms and gate_wait_ms are written from the

@@ -163,8 +163,13 @@ struct Report {
   // report_environment) that were set in the profiled process, e.g. {"RANK": "1"}:
   // the rank of a multi-process job, and what %q{VAR} in --output names.
   std::optional<Environment> environment = Environment{};
-  std::vector<std::string> command;          // application and its arguments
-  std::vector<std::string> metrics;          // requested metric names
+  std::vector<std::string> command;  // application and its arguments
+  std::vector<std::string> metrics;  // metric names collected: --metrics as typed, then the --set's
+                                     // roles in the chip's spelling (before the counters are set up:
+                                     // in their GH100 spelling)
+  // The --set's roles the chip has under no name (e.g. lrc__* on Ampere and
+  // Ada), by role name (GH100 spelling): not collected, not in `metrics`.
+  std::optional<std::vector<std::string>> missing_metrics = std::vector<std::string>{};
   std::string range_metrics = "kernel";      // "kernel" (per kernel) or "whole"
   std::uint32_t pass_count = 0;              // passes the metric list needs
   double setup_ms = 0;                       // counter configuration, once per process

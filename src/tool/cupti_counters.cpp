@@ -29,14 +29,16 @@ StatusOr<std::vector<std::string>> CuptiCounterBackend::range_names() const {
 }
 
 StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
-                                       CounterSessionOptions options, const CounterSetupHooks& hooks) {
+                                       const std::string& metric_set, CounterSessionOptions options,
+                                       const CounterSetupHooks& hooks) {
   const auto stage = [&](const char* s) {
     if (hooks.stage) hooks.stage(s);
   };
   const auto debug = [&](const std::string& line) {
     if (hooks.debug) hooks.debug(line);
   };
-  debug("configuring counters (" + std::to_string(metrics.size()) + " metrics)");
+  debug("configuring counters (" + std::to_string(metrics.size()) + " metrics" +
+        (metric_set.empty() ? std::string() : ", set " + metric_set) + ")");
   CounterSetup setup;
   CUdevice device = 0;
   RR_CU(cuCtxGetDevice(&device));
@@ -51,15 +53,19 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
   debug("range profiler enabled");
   stage("configuring counters: config image");
   RR_ASSIGN_OR_RETURN(std::unique_ptr<MetricEvaluator> evaluator,
-                      MetricEvaluator::create(setup.chip, availability, metrics));
-  debug("config image built, " + std::to_string(evaluator->pass_count()) + " passes");
+                      MetricEvaluator::create(setup.chip, availability, metrics, metric_set));
+  debug("config image built, " + std::to_string(evaluator->metrics().size()) + " metrics (" +
+        std::to_string(evaluator->missing().size()) + " of the set missing on " + setup.chip + "), " +
+        std::to_string(evaluator->pass_count()) + " passes");
   options.pass_count = evaluator->pass_count();
   const CounterMode mode = configured_counter_mode(options.whole_range_metrics);
   stage("configuring counters: counter data image");
-  RR_RETURN_IF_ERROR(session->configure(evaluator->config_image(), metrics, 1, session_mode(mode)));
+  RR_RETURN_IF_ERROR(session->configure(evaluator->config_image(), evaluator->metrics(), 1, session_mode(mode)));
   debug("counter data image configured (" + std::to_string(session->counter_data_bytes()) + " bytes)");
   std::vector<std::string> names = evaluator->metrics();
   std::vector<std::string> units = evaluator->units();
+  setup.metrics = names;
+  setup.missing = evaluator->missing();
   setup.session =
       std::make_unique<CounterSession>(std::make_unique<CuptiCounterBackend>(std::move(session), std::move(evaluator)),
                                        std::move(names), std::move(units), options, hooks.debug);

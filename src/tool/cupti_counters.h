@@ -70,13 +70,17 @@ struct CounterSetup {
   std::unique_ptr<CounterSession> session;
   std::string chip;
   CUdevice device = 0;
+  std::vector<std::string> metrics;  // collected, in the chip's spelling
+  std::vector<std::string> missing;  // roles of the set the chip has under no name
 };
 
-/// Sets the counters up in `ctx` (current) for `metrics`; `options`'
-/// pass_count is the metric list's. Errors carry the decline they establish
+/// Sets the counters up in `ctx` (current) for `metrics` (as typed) and the
+/// roles of set `metric_set` ("" for none) resolved on the device's chip;
+/// `options`' pass_count is the metric list's. Errors carry the decline they establish
 /// where it is known (cupti_status.h, metric_catalog.h): insufficient
 /// privileges, unknown metrics.
 StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
-                                       CounterSessionOptions options, const CounterSetupHooks& hooks);
+                                       const std::string& metric_set, CounterSessionOptions options,
+                                       const CounterSetupHooks& hooks);
 
 }  // namespace rangereplay::tool

@@ -1,6 +1,7 @@
 // Adapter from the tool's needs to cupti::MetricCatalog (see header).
 #include "tool/metric_evaluator.h"
 
+#include "core/metric_sets.h"
 #include "cupti/counter_evaluator.h"
 #include "cupti/metric_catalog.h"
 
@@ -14,10 +15,16 @@ MetricEvaluator::~MetricEvaluator() = default;
 
 StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(const std::string& chip,
                                                                    const std::vector<std::uint8_t>& availability_image,
-                                                                   std::vector<std::string> metrics) {
+                                                                   const std::vector<std::string>& typed,
+                                                                   const std::string& metric_set) {
   RR_ASSIGN_OR_RETURN(cupti::MetricCatalog catalog, cupti::MetricCatalog::create(chip, availability_image));
+  RR_ASSIGN_OR_RETURN(ResolvedMetrics resolved, resolve_metric_list(typed, metric_set, [&](const std::string& n) {
+                        return catalog.contains(n);
+                      }));
+  std::vector<std::string> metrics = std::move(resolved.metrics);
   RR_RETURN_IF_ERROR(catalog.validate(metrics));
   std::unique_ptr<MetricEvaluator> e(new MetricEvaluator());
+  e->missing_ = std::move(resolved.missing);
   RR_ASSIGN_OR_RETURN(e->config_image_, catalog.config_image(metrics));
   RR_ASSIGN_OR_RETURN(e->pass_count_, cupti::pass_count_of_config_image(e->config_image_));
   for (const auto& m : metrics) {

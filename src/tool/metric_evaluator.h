@@ -16,16 +16,22 @@ namespace rangereplay::tool {
 
 class MetricEvaluator {
  public:
-  /// Errors: unknown metric (kInvalidArgument, with the closest names), the
-  /// host library failing for this chip (kUnavailable).
+  /// The list for `metrics` (names as typed) plus the roles of set
+  /// `metric_set` ("" for none) resolved on `chip` (core/metric_sets.h
+  /// resolve_metric_list): metrics() is what is collected, missing() the
+  /// set's roles the chip has under no name.
+  /// Errors: unknown metric or set (kInvalidArgument, with the closest
+  /// names), the host library failing for this chip (kUnavailable).
   static StatusOr<std::unique_ptr<MetricEvaluator>> create(const std::string& chip,
                                                            const std::vector<std::uint8_t>& availability_image,
-                                                           std::vector<std::string> metrics);
+                                                           const std::vector<std::string>& metrics,
+                                                           const std::string& metric_set);
   ~MetricEvaluator();
   const std::vector<std::uint8_t>& config_image() const { return config_image_; }
   std::uint32_t pass_count() const { return pass_count_; }
   const std::vector<std::string>& metrics() const { return metrics_; }
   const std::vector<std::string>& units() const { return units_; }
+  const std::vector<std::string>& missing() const { return missing_; }
   /// Values per counter range (outer, in collection order) and metric (inner,
   /// in metrics() order).
   StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data) const;
@@ -38,6 +44,7 @@ class MetricEvaluator {
   std::uint32_t pass_count_ = 0;
   std::vector<std::string> metrics_;
   std::vector<std::string> units_;
+  std::vector<std::string> missing_;
 };
 
 }  // namespace rangereplay::tool

@@ -27,6 +27,7 @@
 #include "core/cubin_symbols.h"
 #include "core/elapsed.h"
 #include "core/launcher_gate.h"
+#include "core/metric_sets.h"
 #include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
@@ -201,7 +202,12 @@ Status ProfilerTool::configure_and_subscribe() {
   record_process_identity();
   journal_ = std::make_unique<report::JournalWriter>(
       report::journal_path_for(report_path_for_process(config_, report_.process_id)));
-  report_.metrics = config_.metrics;
+  // The requested list, each set role in its GH100 spelling, until the
+  // counters are set up on the device's chip (RangeController::ensure_counters
+  // puts the chip's list and what it lacks in the report).
+  RR_ASSIGN_OR_RETURN(ResolvedMetrics requested, resolve_metric_list(config_.metrics, config_.metric_set,
+                                                                     [](const std::string&) { return true; }));
+  report_.metrics = std::move(requested.metrics);
   report_.range_metrics = std::string(name_of(kRangeMetricsNames, config_.range_metrics));
   report_.verify = config_.verify;
   report_.cache_control = std::string(name_of(kCacheControlNames, config_.cache_control));

@@ -88,7 +88,7 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
                                 [](const std::string& line) { debug("%s", line); }};
   // A failing step names its reason where the fact is known (CUPTI's
   // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, options, hooks);
+  StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, options, hooks);
   Status s = setup.status();
   const auto create_stream = [this]() -> Status {
     RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
@@ -137,6 +137,8 @@ std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
                                      "); the first range's counters may include CUPTI's first-start work");
   }
   parts_.report.chip_name = setup->chip;
+  parts_.report.metrics = std::move(setup->metrics);
+  parts_.report.missing_metrics = std::move(setup->missing);
   parts_.report.pass_count = counters_->pass_count();
   parts_.report.setup_ms = ms_since(start);
   char name[256] = {};

@@ -84,7 +84,7 @@ def cpp_member_types():
         members = {}
         for line in body.splitlines():
             line = line.split("//")[0].strip()
-            m = re.match(r"^((?:std::(?:vector|optional)<[\w:]+>)|[\w:]+)\s+([^()]+);$", line)
+            m = re.match(r"^((?:std::(?:vector|optional)<[\w:<>]+>)|[\w:]+)\s+([^()]+);$", line)
             if not m or line.startswith("friend"):
                 continue
             for declarator in m.group(2).split(","):

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -142,15 +143,59 @@ int print_result(const StatusOr<std::string>& text) {
   return print(*text);
 }
 
+// The chip of device 0 and a module to resolve the sets on it, when there is
+// a GPU; nullopt otherwise (the listing then names the sets' roles only).
+struct ListingChip {
+  MetricModule module;
+  std::string chip;
+};
+std::optional<ListingChip> listing_chip() {
+  if (!probe_cuda_devices().ok()) return std::nullopt;
+  ListingChip out{load_metric_module(), ""};
+  if (!out.module.queries) return std::nullopt;
+  StatusOr<std::string> chip = out.module.queries->chip_name(0);
+  if (!chip.ok()) return std::nullopt;
+  out.chip = *chip;
+  return out;
+}
+
 int list_sets() {
-  // The sets are plain data (src/core/metric_sets.h): no GPU or driver needed.
+  // The sets are plain data (src/core/metric_sets.h): no GPU or driver needed
+  // to list them. With a GPU, each is also resolved on its chip: the metrics
+  // it collects there, those the chip lacks, and the passes.
   const std::vector<MetricSet>& sets = metric_sets();
   if (sets.empty()) return fail(unavailable("this build has no metric sets"), kExitFailure);
+  std::optional<ListingChip> on = listing_chip();
   std::size_t width = 4;
   for (const MetricSet& s : sets) width = std::max(width, s.name.size());
   std::string text;
+  std::vector<std::string> missing;  // on the chip, over all sets, each once
   for (const MetricSet& s : sets) {
     text += fmt::format("{:<{}}  {:>4} metrics  {}\n", s.name, width, s.metrics.size(), s.description);
+    std::string sections;
+    for (const std::string& name : s.sections) {
+      const MetricSection* section = find_metric_section(name);
+      sections += (sections.empty() ? "" : ", ") + (section != nullptr ? section->title : name);
+    }
+    text += fmt::format("{:<{}}  sections: {}\n", "", width, sections);
+    if (!on) continue;
+    StatusOr<ResolvedMetrics> resolved = on->module.queries->resolve(on->chip, "", s.name);
+    if (!resolved.ok()) return fail(resolved.status(), kExitFailure);
+    StatusOr<std::uint32_t> passes = on->module.queries->pass_count(on->chip, resolved->metrics);
+    text += fmt::format("{:<{}}  on {}: {} metrics, {} missing, {} passes\n", "", width, on->chip,
+                        resolved->metrics.size(), resolved->missing.size(),
+                        passes.ok() ? std::to_string(*passes) : "unknown (" + passes.status().message() + ")");
+    for (const std::string& role : resolved->missing)
+      if (std::find(missing.begin(), missing.end(), role) == missing.end()) missing.push_back(role);
+  }
+  if (on && !missing.empty()) {
+    text += fmt::format("\nmetrics of the sets that {} does not have ({}):\n", on->chip, missing.size());
+    for (const std::string& role : missing) text += "  " + role + "\n";
+  } else if (!on) {
+    text +=
+        "\nno GPU found, or its chip could not be read: the metrics are named as on GH100; `rangereplay-metrics-probe "
+        "--chip CHIP --sets` "
+        "resolves the sets for another chip\n";
   }
   return print(text);
 }
@@ -207,21 +252,32 @@ std::optional<int> check_device(const ProfileRequest& request, const MetricModul
     return fail(why, exit_code_for(why));
   }
   if (!selected.ok()) return fail(selected.status(), exit_code_for(selected.status()));
-  const std::vector<std::string>& metrics = *selected;
 
-  // Metric names on this chip. Only a wrong name stops here; if the catalog
-  // itself cannot answer, the profiled process reports the problem.
+  // A GPU the profiler cannot serve (before Ampere, or a chip this CUPTI
+  // does not know) stops here, before the application's first range. A
+  // device that cannot be asked is left to the profiled process's checks.
+  if (Status supported = module.queries->check_supported(0); supported.code() == StatusCode::kFailedPrecondition) {
+    return fail(supported, kExitFailure);
+  }
+  // The metric list on this chip: the set's roles in the chip's names. Only a
+  // wrong name stops here; if the catalog itself cannot answer, the profiled
+  // process reports the problem.
   if (StatusOr<std::string> chip = module.queries->chip_name(0); chip.ok()) {
-    Status valid = module.queries->validate(*chip, metrics);
+    StatusOr<ResolvedMetrics> resolved = module.queries->resolve(*chip, request.metrics_csv, request.set_name);
+    Status valid = resolved.ok() ? module.queries->validate(*chip, resolved->metrics) : resolved.status();
     if (!valid.ok()) {
       if (valid.code() == StatusCode::kInvalidArgument || valid.code() == StatusCode::kNotFound) {
         return fail(valid, kExitUsage);
       }
       warn("cannot check metric names here (" + valid.message() + "); the profiled process checks them");
-    } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, metrics); passes.ok()) {
+    } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, resolved->metrics); passes.ok()) {
       if (passes_out != nullptr) *passes_out = *passes;
-      progress(request, std::to_string(metrics.size()) + " metrics on " + *chip + ": " + std::to_string(*passes) +
-                            " passes per range");
+      std::string line = std::to_string(resolved->metrics.size()) + " metrics on " + *chip + ": " +
+                         std::to_string(*passes) + " passes per range";
+      if (!resolved->missing.empty())
+        line += "; " + std::to_string(resolved->missing.size()) + " of set " + request.set_name +
+                "'s metrics do not exist on " + *chip + " (the report's missing_metrics lists them)";
+      progress(request, line);
     }
   } else {
     warn("cannot check metric names here (" + chip.status().message() + "); the profiled process checks them");
@@ -242,9 +298,8 @@ struct Launch {
 
 // Errors: CUPTI library not found, temporary folder, configuration file or
 // pipe (all exit kExitFailure).
-StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::string> metrics, const std::string& app,
-                                const std::string& inject_lib, MetricQueries& queries,
-                                const std::string& rendezvous_token) {
+StatusOr<Launch> prepare_launch(const ProfileRequest& request, const std::string& app, const std::string& inject_lib,
+                                MetricQueries& queries, const std::string& rendezvous_token) {
   std::string loaded_cupti = queries.cupti_library_path();
   RR_ASSIGN_OR_RETURN(std::string cupti,
                       find_cupti_library(loaded_cupti.empty() ? std::nullopt : std::optional<std::string>(loaded_cupti),
@@ -252,7 +307,9 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, std::vector<std::
   RR_ASSIGN_OR_RETURN(std::unique_ptr<TempFolder> temp, TempFolder::create());
   const std::string config_path = temp->path() + "/config.json";
   ProfileConfig config = request.config;
-  config.metrics = std::move(metrics);
+  // The --set is resolved on the device's chip in the profiled process.
+  config.metrics = split_metric_csv(request.metrics_csv);
+  config.metric_set = request.set_name;
   config.rendezvous_token = rendezvous_token;
   // Each injected process writes report.<its pid>.json.
   config.report_path = temp->path() + "/" + kProcessReportPattern;
@@ -336,10 +393,9 @@ int profile(const ProfileRequest& request) {
   // 2. Everything but the device checks: libcuda loadable, the CUPTI library,
   // the configuration, the gate.
   const Status libcuda = load_libcuda();
-  StatusOr<Launch> launch =
-      libcuda.ok() && selected.ok()
-          ? prepare_launch(request, *selected, *app, *inject_lib, *module.queries, rendezvous_token)
-          : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
+  StatusOr<Launch> launch = libcuda.ok() && selected.ok()
+                                ? prepare_launch(request, *app, *inject_lib, *module.queries, rendezvous_token)
+                                : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
   steps.done("libcuda, CUPTI library, configuration");
   if (!launch.ok()) {
     // Profiling cannot start: the device checks run first, as their errors

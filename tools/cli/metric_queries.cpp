@@ -15,6 +15,9 @@
 
 #include "core/metric_sets.h"
 #if !RANGEREPLAY_CLI_METRICS_HOST_ONLY
+#include <cuda.h>
+
+#include "core/gpu_support.h"
 #include "cupti/device_counters.h"
 #endif
 #include "cli/metric_queries.h"
@@ -27,7 +30,8 @@ class CatalogMetricQueries final : public MetricQueries {
  public:
   std::vector<MetricSetInfo> metric_sets() override {
     std::vector<MetricSetInfo> out;
-    for (const auto& set : rangereplay::metric_sets()) out.push_back({set.name, set.description, set.metrics});
+    for (const auto& set : rangereplay::metric_sets())
+      out.push_back({set.name, set.description, set.metrics, set.sections});
     return out;
   }
 
@@ -35,12 +39,40 @@ class CatalogMetricQueries final : public MetricQueries {
     return rangereplay::expand_metric_list(metrics_csv, set_name);
   }
 
+  StatusOr<ResolvedMetrics> resolve(const std::string& chip, const std::string& metrics_csv,
+                                    const std::string& set_name) override {
+    RR_ASSIGN_OR_RETURN(cupti::MetricCatalog * catalog, catalog_of(chip));
+    return resolve_metric_list(metrics_csv, set_name, [catalog](const std::string& n) { return catalog->contains(n); });
+  }
+
 #if RANGEREPLAY_CLI_METRICS_HOST_ONLY
   StatusOr<std::string> chip_name(int) override {
     return unavailable("the host-only metric module cannot ask a device for its chip");
   }
+  Status check_supported(int) override {
+    return unavailable("the host-only metric module cannot ask a device what it is");
+  }
 #else
   StatusOr<std::string> chip_name(int device) override { return cupti::chip_name_of_device(device); }
+
+  Status check_supported(int device) override {
+    if (cuInit(0) != CUDA_SUCCESS) return unavailable("no usable CUDA driver");
+    CUdevice dev = 0;
+    if (cuDeviceGet(&dev, device) != CUDA_SUCCESS)
+      return unavailable("cannot open CUDA device " + std::to_string(device));
+    int major = 0, minor = 0;
+    if (cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
+        cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
+      return unavailable("cannot read the compute capability of CUDA device " + std::to_string(device));
+    char name[256] = {};
+    if (cuDeviceGetName(name, sizeof name, dev) != CUDA_SUCCESS) name[0] = '\0';
+    // Before the chip name: CUPTI may not name the chip of a GPU it does not
+    // profile, and the compute capability says why.
+    RR_ASSIGN_OR_RETURN(std::vector<std::string> chips, cupti::supported_chips());
+    if (major < kMinComputeCapabilityMajor) return check_gpu_supported(name, major, minor, "", chips);
+    RR_ASSIGN_OR_RETURN(std::string chip, chip_name(device));
+    return check_gpu_supported(name, major, minor, chip, chips);
+  }
 #endif
 
   StatusOr<std::vector<std::string>> list_metrics(const std::string& chip) override {

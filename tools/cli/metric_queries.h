@@ -18,14 +18,16 @@
 #include <string>
 #include <vector>
 
+#include "core/metric_sets.h"
 #include "core/status.h"
 
 namespace rangereplay::cli {
 
 struct MetricSetInfo {
-  std::string name;         // e.g. "basic", "full"
-  std::string description;  // one line
-  std::vector<std::string> metrics;
+  std::string name;                   // e.g. "basic", "full"
+  std::string description;            // one line
+  std::vector<std::string> metrics;   // roles, in their GH100 spelling
+  std::vector<std::string> sections;  // section names (core/metric_sets.h)
 };
 
 /// Not thread-safe: the launcher calls it from its main thread only.
@@ -39,8 +41,18 @@ class MetricQueries {
   /// `set_name` (may be empty), expanded. No GPU needed. Errors:
   /// invalid_argument for an unknown set or a malformed list.
   virtual StatusOr<std::vector<std::string>> expand(const std::string& metrics_csv, const std::string& set_name) = 0;
+  /// `metrics_csv` (as typed) plus the roles of set `set_name` (may be
+  /// empty) resolved on `chip`: the names to collect there and the set's
+  /// roles the chip lacks. Needs the chip name only. Errors: invalid_argument
+  /// for an unknown set or chip.
+  virtual StatusOr<ResolvedMetrics> resolve(const std::string& chip, const std::string& metrics_csv,
+                                            const std::string& set_name) = 0;
   /// Chip name of CUDA device `device` ("GH100"). Needs a GPU.
   virtual StatusOr<std::string> chip_name(int device) = 0;
+  /// ok when CUDA device `device` can be profiled (core/gpu_support.h:
+  /// compute capability 8.0 or later, a chip CUPTI's host API knows);
+  /// otherwise failed_precondition with one line. Needs a GPU.
+  virtual Status check_supported(int device) = 0;
   /// Every metric name the chip supports. Needs the chip name only.
   virtual StatusOr<std::vector<std::string>> list_metrics(const std::string& chip) = 0;
   /// ok when every name is valid on `chip`; otherwise invalid_argument naming
@@ -52,13 +64,13 @@ class MetricQueries {
   virtual std::string cupti_library_path() = 0;
 };
 
-/// The chip names are checked against when no GPU is found (the chip every
-/// name of every built-in set is checked on, see src/core/metric_sets.h).
+/// The chip names are checked against when no GPU is found (the chip whose
+/// names name the sets' roles, see src/core/metric_sets.h).
 inline constexpr const char* kOfflineChip = "GH100";
 
 /// ABI between the launcher and its metric-query module; bump on any change
 /// to MetricQueries.
-inline constexpr int kMetricQueriesAbi = 1;
+inline constexpr int kMetricQueriesAbi = 2;
 /// The module's one exported symbol:
 ///   extern "C" MetricQueries* rangereplay_cli_create_metric_queries(int abi);
 /// returns nullptr when `abi` differs from the module's kMetricQueriesAbi.

@@ -2,7 +2,7 @@
 // without a GPU. For checking metric names and set pass counts on a laptop or
 // CI machine, and for choosing metrics to add to a set:
 //
-//   metrics-probe --chip GH100 --sets                  # sets, metric and pass counts
+//   metrics-probe --chip GA102 --sets                  # sets on a chip: metrics, missing, passes
 //   metrics-probe --chip GH100 --set full --each       # passes of each metric alone
 //   metrics-probe --chip GH100 --metrics a.sum,b.sum   # validate, units, passes
 //   metrics-probe --chip GH100 --list                  # base metrics: kind, unit, description
@@ -53,19 +53,28 @@ int main(int argc, char** argv) {
   if (list_all) {
     for (const auto& name : catalog->list_metrics()) std::printf("%s\n", name.c_str());
   }
+  const rr::MetricPresence chip_has = [&](const std::string& name) { return catalog->contains(name); };
   if (sets) {
-    std::printf("%-12s %8s %7s  %s\n", "set", "metrics", "passes", "description");
+    // Each set resolved on this chip: what it collects there, the roles the
+    // chip has under no name, the passes, and its sections.
+    std::printf("%-12s %8s %8s %7s  %s\n", "set", "metrics", "missing", "passes", "sections");
     for (const auto& set : rr::metric_sets()) {
-      auto passes = catalog->pass_count(set.metrics);
+      auto resolved = rr::resolve_metric_list("", set.name, chip_has);
+      if (!resolved.ok()) return fail(command_line.program, resolved.status());
+      auto passes = catalog->pass_count(resolved->metrics);
       if (!passes.ok()) return fail(command_line.program, passes.status());
-      std::printf("%-12s %8zu %7u  %s\n", set.name.c_str(), set.metrics.size(), *passes, set.description.c_str());
+      std::string sections;
+      for (const auto& section : set.sections) sections += (sections.empty() ? "" : ", ") + section;
+      std::printf("%-12s %8zu %8zu %7u  %s\n", set.name.c_str(), resolved->metrics.size(), resolved->missing.size(),
+                  *passes, sections.c_str());
     }
   }
   if (!metrics_csv.empty() || !set_name.empty()) {
-    auto names = rr::expand_metric_list(metrics_csv, set_name);
-    if (!names.ok()) return fail(command_line.program, names.status());
-    if (rr::Status valid = catalog->validate(*names); !valid.ok()) return fail(command_line.program, valid);
-    for (const auto& name : *names) {
+    auto resolved = rr::resolve_metric_list(metrics_csv, set_name, chip_has);
+    if (!resolved.ok()) return fail(command_line.program, resolved.status());
+    const std::vector<std::string>& names = resolved->metrics;
+    if (rr::Status valid = catalog->validate(names); !valid.ok()) return fail(command_line.program, valid);
+    for (const auto& name : names) {
       auto unit = catalog->unit_of(name);
       std::string alone;
       if (each) {
@@ -74,9 +83,13 @@ int main(int argc, char** argv) {
       }
       std::printf("%-70s %-16s %s\n", name.c_str(), unit.ok() ? unit->c_str() : "?", alone.c_str());
     }
-    auto passes = catalog->pass_count(*names);
+    for (const auto& role : resolved->missing) std::printf("%-70s %-16s\n", role.c_str(), "missing");
+    auto passes = catalog->pass_count(names);
     if (!passes.ok()) return fail(command_line.program, passes.status());
-    std::printf("%zu metrics, %u passes on %s\n", names->size(), *passes, chip.c_str());
+    std::printf("%zu metrics, %u passes on %s", names.size(), *passes, chip.c_str());
+    if (!resolved->missing.empty())
+      std::printf("; %zu of the set's metrics missing on %s", resolved->missing.size(), chip.c_str());
+    std::printf("\n");
   }
   return 0;
 }

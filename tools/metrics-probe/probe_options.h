@@ -60,7 +60,8 @@ inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& word
   app.add_option("--set", o.set_name, "a built-in metric set");
   app.add_flag("--list", o.list, "list base metrics with kind, unit and description");
   app.add_flag("--list-all", o.list_all, "list every full metric name (base + suffix), one per line");
-  app.add_flag("--sets", o.sets, "list the built-in sets with metric and pass counts");
+  app.add_flag("--sets", o.sets,
+               "list the built-in sets resolved on the chip: metrics, missing metrics, passes, sections");
   app.add_flag("--each", o.each, "with --metrics/--set: also the pass count of each metric alone");
   cl.exit_code = cli::parse_or_exit(app, words, cl.program, out, err);
   if (!cl.exit_code && !o.list && !o.list_all && !o.sets && o.metrics_csv.empty() && o.set_name.empty()) {

@@ -665,6 +665,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
     "x"
   ],
   "kernel_windows": null,
+  "metric_set": "",
   "metrics": [],
   "nvtx_exclude": [
     {
@@ -763,6 +764,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
       "first": 30
     }
   ],
+  "metric_set": "",
   "metrics": [],
   "nvtx_exclude": [],
   "nvtx_include": [],
@@ -801,6 +803,7 @@ TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
     "./app"
   ],
   "kernel_windows": null,
+  "metric_set": "",
   "metrics": [],
   "nvtx_exclude": [],
   "nvtx_include": [],

@@ -42,7 +42,12 @@ class FakeMetricQueries final : public MetricQueries {
     if (!csv.empty()) out.push_back(csv);  // one name is enough for these tests
     return out;
   }
+  StatusOr<ResolvedMetrics> resolve(const std::string&, const std::string& csv, const std::string& set) override {
+    RR_ASSIGN_OR_RETURN(std::vector<std::string> names, expand(csv, set));
+    return ResolvedMetrics{names, {}};
+  }
   StatusOr<std::string> chip_name(int) override { return std::string("GH100"); }
+  Status check_supported(int) override { return ok_status(); }
   StatusOr<std::vector<std::string>> list_metrics(const std::string&) override { return std::vector<std::string>{}; }
   Status validation = ok_status();  // what validate returns
   std::string validated_chip;

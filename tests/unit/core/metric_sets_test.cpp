@@ -1,5 +1,6 @@
-// Built-in metric sets and --metrics/--set expansion (names only; the GH100
-// validity and pass counts of the sets are checked in tests/cupti_host/).
+// Built-in metric sets, their sections, role resolution and --metrics/--set
+// expansion (names only; the sets on every chip from Ampere on, with their
+// pass counts, are checked in tests/cupti_host/).
 #include "core/metric_sets.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +89,86 @@ TEST(MetricSets, contain_no_launch_attributes_or_pcie_counters) {
       EXPECT_NE(name.rfind("pcie__", 0), 0u) << set.name << ": " << name;
     }
   }
+}
+
+TEST(MetricSets, are_lists_of_sections_the_same_on_every_chip) {
+  const std::vector<std::string> detailed = {"SpeedOfLight", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis"};
+  EXPECT_EQ(set_named("basic").sections, std::vector<std::string>{"SpeedOfLight"});
+  EXPECT_EQ(set_named("detailed").sections, detailed);
+  const auto& full = set_named("full").sections;
+  ASSERT_EQ(full.size(), 13u);
+  EXPECT_TRUE(std::equal(detailed.begin(), detailed.end(), full.begin()));
+  EXPECT_TRUE(contains(full, "WarpStateStats"));
+  EXPECT_TRUE(contains(full, "InstructionStats"));
+  // A set's metrics are its sections' roles in order, each once.
+  for (const auto& set : metric_sets()) {
+    std::vector<std::string> roles;
+    for (const auto& name : set.sections) {
+      const MetricSection* section = find_metric_section(name);
+      ASSERT_NE(section, nullptr) << set.name << ": " << name;
+      EXPECT_FALSE(section->title.empty()) << name;
+      for (const auto& role : section->roles)
+        if (!contains(roles, role)) roles.push_back(role);
+    }
+    EXPECT_EQ(roles, set.metrics) << set.name;
+  }
+  EXPECT_EQ(find_metric_section("NoSuchSection"), nullptr);
+}
+
+TEST(RoleSpellings, put_the_gh100_name_first_then_other_chips_names) {
+  EXPECT_EQ(role_spellings("dram__bytes_read.sum"),
+            (std::vector<std::string>{"dram__bytes_read.sum", "dram__bytes_op_read.sum"}));
+  EXPECT_EQ(role_spellings("gpu__time_duration.sum"), std::vector<std::string>{"gpu__time_duration.sum"});
+  EXPECT_EQ(role_spellings("not_a__role.sum"), std::vector<std::string>{"not_a__role.sum"});
+}
+
+TEST(ResolveRoles, takes_the_first_spelling_the_chip_has_and_reports_the_rest_missing) {
+  // A chip that spells DRAM reads the Blackwell GB20x way and has no lrc__ unit.
+  const MetricPresence chip_has = [](const std::string& n) {
+    return n != "dram__bytes_read.sum" && n.rfind("lrc__", 0) != 0;
+  };
+  ResolvedMetrics got = resolve_roles(
+      {"gpu__time_duration.sum", "dram__bytes_read.sum", "lrc__ilc_input_sectors.sum", "dram__bytes_op_read.sum"},
+      chip_has);
+  EXPECT_EQ(got.metrics, (std::vector<std::string>{"gpu__time_duration.sum", "dram__bytes_op_read.sum"}));
+  EXPECT_EQ(got.missing, std::vector<std::string>{"lrc__ilc_input_sectors.sum"});
+}
+
+TEST(ResolveMetricList, keeps_explicit_names_as_typed_and_resolves_the_set) {
+  const MetricPresence chip_has = [](const std::string& n) {
+    return n != "dram__bytes_read.sum" && n != "dram__bytes_write.sum";
+  };
+  auto got = resolve_metric_list("dram__bytes_read.sum, x__y.sum", "basic", chip_has);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ(got->metrics.front(), "dram__bytes_read.sum");  // typed: the chip's catalog judges it
+  EXPECT_EQ(got->metrics[1], "x__y.sum");
+  EXPECT_TRUE(contains(got->metrics, "dram__bytes_op_read.sum"));
+  EXPECT_TRUE(contains(got->metrics, "dram__bytes_op_write.sum"));
+  EXPECT_TRUE(got->missing.empty());
+  EXPECT_EQ(got->metrics.size(), 2u + set_named("basic").metrics.size());
+}
+
+TEST(ResolveMetricList, on_a_chip_with_every_gh100_name_gives_the_gh100_lists) {
+  const MetricPresence all = [](const std::string&) { return true; };
+  for (const auto& set : metric_sets()) {
+    auto got = resolve_metric_list("", set.name, all);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->metrics, set.metrics) << set.name;
+    EXPECT_TRUE(got->missing.empty()) << set.name;
+    EXPECT_EQ(*expand_metric_list("", set.name), set.metrics) << set.name;
+  }
+}
+
+TEST(ResolveMetricList, lists_every_role_missing_on_a_chip_with_none) {
+  const MetricPresence none = [](const std::string&) { return false; };
+  auto got = resolve_metric_list("", "basic", none);
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->metrics.empty());
+  EXPECT_EQ(got->missing, set_named("basic").metrics);
+  EXPECT_EQ(resolve_metric_list("", "fulll", none).status().code(), StatusCode::kInvalidArgument);
+  auto no_set = resolve_metric_list("a__b.sum", "", none);
+  ASSERT_TRUE(no_set.ok());
+  EXPECT_EQ(no_set->metrics, std::vector<std::string>{"a__b.sum"});
 }
 
 TEST(FindMetricSet, unknown_name_suggests_the_closest_and_lists_all) {

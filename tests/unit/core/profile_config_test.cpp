@@ -44,6 +44,7 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   c.kernel_windows = range::KernelWindows::parse("0:10,100:164").value();
   c.ranges = range::RangeSelector::parse_list("2,5-7,9-").value();
   c.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum"};
+  c.metric_set = "memory";
   c.range_metrics = RangeMetrics::kWholeRange;
   c.restore = RestoreMode::kFull;
   c.cache_control = CacheControl::kAll;

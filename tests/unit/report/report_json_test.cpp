@@ -78,6 +78,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
     "dram__bytes_read.sum",
     "smsp__inst_executed.sum"
   ],
+  "missing_metrics": [],
   "pass_count": 3,
   "process_id": 4242,
   "range_metrics": "kernel",
@@ -264,7 +265,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   ASSERT_TRUE(one_line.ok());
   EXPECT_EQ(
       *one_line,
-      R"json({"cache_control":"none","chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","environment":{},"errors":[],"gate_wait_ms":0.0,"host_name":"","launcher_ms":0.0,"metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
+      R"json({"cache_control":"none","chip_name":"","command":[],"compute_capability":"","device_name":"","driver_version":"","environment":{},"errors":[],"gate_wait_ms":0.0,"host_name":"","launcher_ms":0.0,"metrics":[],"missing_metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
 )json");
 }
 
@@ -547,7 +548,7 @@ TEST(ReportJson, launcher_ms_and_gate_wait_ms_read_as_absent_in_older_reports) {
 // without every field added to schema_version 1 later.
 nlohmann::json sample_without_added_later_fields() {
   nlohmann::json j = sample_report();
-  for (const char* key : {"launcher_ms", "gate_wait_ms", "time_budget"}) j.erase(key);
+  for (const char* key : {"launcher_ms", "gate_wait_ms", "time_budget", "missing_metrics"}) j.erase(key);
   for (nlohmann::json& range : j["ranges"]) {
     range.erase("restore");
     range.erase("counter_ranges");

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `metrics-probe --chip CHIP --sets` succeeds for every chip CUPTI's profiler
+# host API knows from Ampere on (the chips named in the probe's own message for
+# an unknown chip, less the GV, GV11B and TU chips before Ampere): exit 0 and
+# one row per built-in set, each with at least one metric and one pass. No GPU
+# needed; about 0.3 s per chip.
+#   tests/scripts/metrics_probe_sets_test.sh <build-dir>
+set -uo pipefail
+build=${1:?build dir}
+probe=$build/tools/metrics-probe/metrics-probe
+[[ -x $probe ]] || { echo "FAIL: no $probe"; exit 1; }
+message=$("$probe" --chip NO_SUCH_CHIP --sets 2>&1)
+[[ $message == *"supported chips: "* ]] || { echo "FAIL: no chip list in: $message"; exit 1; }
+chips=$(tr ',' '\n' <<<"${message#*supported chips: }" | tr -d ' ' | grep -v -E '^(GK|GM|GP|GV|TU)')
+count=$(wc -w <<<"$chips")
+((count >= 20)) || { echo "FAIL: only $count chips from Ampere on: $chips"; exit 1; }
+sets=6  # single-pass basic memory compute detailed full
+failed=0
+for chip in $chips; do
+  if ! out=$("$probe" --chip "$chip" --sets 2>&1); then
+    echo "FAIL: $chip: $out"
+    failed=1
+    continue
+  fi
+  # Rows: set, metrics, missing, passes, sections.
+  rows=$(awk 'NR > 1 && $2 > 0 && $4 > 0' <<<"$out" | wc -l)
+  if ((rows != sets)); then
+    echo "FAIL: $chip: $rows of $sets sets with metrics and passes:"
+    echo "$out"
+    failed=1
+  fi
+done
+((failed == 0)) && echo "ok: every set on $count chips from Ampere on"
+exit $failed
