@@ -215,8 +215,10 @@ std::string bash_completion(const CLI::App& app) {
     sub_names.push_back(sub->get_name());
     if (sub->get_prefix_command()) prefix_subs.push_back(sub->get_name());
   }
-  // The case arms for an option's value, and each command's option words.
+  // The case arms for an option's value, each command's option words, and
+  // every "<command> <option>" that takes a value.
   std::string value_arms, option_words;
+  std::vector<std::string> value_patterns;
   auto add_app = [&](const CLI::App& a, const std::string& key) {
     std::vector<std::string> words;
     for (const CLI::Option* o : visible_options(a)) {
@@ -225,6 +227,7 @@ std::string bash_completion(const CLI::App& app) {
       if (!takes_value(*o)) continue;
       std::vector<std::string> patterns;
       for (const std::string& n : names_of(*o)) patterns.push_back(single_quoted(key + " " + n));
+      value_patterns.insert(value_patterns.end(), patterns.begin(), patterns.end());
       const std::vector<std::string> choices = choices_of(*o);
       std::string action = !choices.empty()
                                ? "COMPREPLY=($(compgen -W " + single_quoted(joined(choices, " ")) + " -- \"$cur\"))"
@@ -239,21 +242,10 @@ std::string bash_completion(const CLI::App& app) {
 
   std::string out = "# bash completion for " + program + ", generated from its option table by '" + program +
                     " --completion bash'.\n";
+  // Whether word $2 of command $1 takes a value: the application's command
+  // cannot start right after it.
   out += fn + "_takes_value() {\n  case \"$1 $2\" in\n";
-  // A word that takes a value: the application's command cannot start after it.
-  std::vector<std::string> all_value_patterns;
-  for (const CLI::App* a : [&] {
-         std::vector<const CLI::App*> all{&app};
-         for (const CLI::App* s : visible_subcommands(app)) all.push_back(s);
-         return all;
-       }()) {
-    for (const CLI::Option* o : visible_options(*a)) {
-      if (o->get_positional() || !takes_value(*o)) continue;
-      const std::string key = a == &app ? "" : a->get_name();
-      for (const std::string& n : names_of(*o)) all_value_patterns.push_back(single_quoted(key + " " + n));
-    }
-  }
-  if (!all_value_patterns.empty()) out += "    " + joined(all_value_patterns, " | ") + ") return 0 ;;\n";
+  if (!value_patterns.empty()) out += "    " + joined(value_patterns, " | ") + ") return 0 ;;\n";
   out += "  esac\n  return 1\n}\n\n";
   out += fn + "() {\n";
   out += "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd='' words='' i w\n";
