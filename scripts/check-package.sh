@@ -5,7 +5,8 @@
 #     binaries link and CUPTI's package, nothing else; Recommends names the
 #     driver; its binaries are stripped, each with a .gnu_debuglink whose
 #     checksum matches its file in rangereplay-dbgsym; the man page and the
-#     bash and zsh completions are in it;
+#     bash and zsh completions are in it; its run paths pass
+#     scripts/check-runpath.sh;
 #  2. the clean root: an empty dpkg database holding only the packages
 #     rangereplay's Depends name, installed from this machine's own copies
 #     (their files and their dpkg records, as apt would have installed them),
@@ -66,6 +67,8 @@ for f in bin/rangereplay bin/rangereplay-metrics-probe lib/librangereplay_inject
   share/bash-completion/completions/rangereplay share/zsh/site-functions/_rangereplay; do
   [[ -s $tmp/x$prefix/$f ]] || fail "rangereplay's package lacks $prefix/$f"
 done
+# Only absolute run path entries in the packaged binaries, as in the install.
+bash "$(dirname "$0")/check-runpath.sh" "$tmp/x" >/dev/null || fail "a packaged binary has an empty or relative run path entry (above)"
 for f in bin/rangereplay bin/rangereplay-metrics-probe lib/librangereplay_inject.so \
   lib/librangereplay_cli_metrics.so lib/librangereplay_cli_metrics_host.so; do
   bin=$tmp/x$prefix/$f
