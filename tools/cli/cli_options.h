@@ -82,7 +82,7 @@ struct CommandLine {
   DiffRequest diff;            // for kDiff
   MergeRequest merge;          // for kMerge
   ReportRequest report;        // for kReport
-  std::string text;            // help or version text, for kHelp / kVersion
+  std::string text;            // help, man page or completion text (kHelp), version text (kVersion)
   bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
 };
 
