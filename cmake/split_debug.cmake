@@ -25,16 +25,19 @@ function(rangereplay_run)
 endfunction()
 
 function(rangereplay_debug_file binary debug_file)
+  get_filename_component(dir "${debug_file}" DIRECTORY)
+  file(MAKE_DIRECTORY "${dir}")
+  # Two installs at once (cpack beside `cmake --install`) take turns; the
+  # file is written aside and renamed, so a reader never sees half of it.
+  file(LOCK "${debug_file}.lock" GUARD FUNCTION TIMEOUT 300 RESULT_VARIABLE locked)
+  if(NOT locked EQUAL 0)
+    message(FATAL_ERROR "splitting debug info: cannot lock ${debug_file}.lock (${locked}); is another install stuck?")
+  endif()
   if(EXISTS "${debug_file}" AND "${debug_file}" IS_NEWER_THAN "${binary}")
     return()
   endif()
-  get_filename_component(dir "${debug_file}" DIRECTORY)
-  file(MAKE_DIRECTORY "${dir}")
-  # Written aside and renamed: two installs at once (cpack beside
-  # `cmake --install`) never read a half-written file.
-  string(RANDOM LENGTH 12 suffix)
-  rangereplay_run(${RANGEREPLAY_OBJCOPY} --only-keep-debug "${binary}" "${debug_file}.${suffix}")
-  file(RENAME "${debug_file}.${suffix}" "${debug_file}")
+  rangereplay_run(${RANGEREPLAY_OBJCOPY} --only-keep-debug "${binary}" "${debug_file}.part")
+  file(RENAME "${debug_file}.part" "${debug_file}")
 endfunction()
 
 function(rangereplay_strip installed debug_file)
