@@ -8,9 +8,12 @@ set -euo pipefail
 # clang-14, clang-tidy-14 and libclang-rt-14-dev (the sanitizer and libFuzzer
 # runtimes) build and check the asan preset (scripts/sanitize.sh,
 # scripts/check-tidy.sh); binutils' readelf and nm check the run paths and
-# the injection library's exports.
+# the injection library's exports and strip the installed binaries (objcopy);
+# dpkg-dev (dpkg-shlibdeps) and file let cpack work out the Debian package's
+# Depends (scripts/check-package.sh, unit.package).
 packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev googletest libgtest-dev libbenchmark-dev
-  clang-format-14 libjs-chart.js chromium xz-utils clang-14 clang-tidy-14 libclang-rt-14-dev binutils)
+  clang-format-14 libjs-chart.js chromium xz-utils clang-14 clang-tidy-14 libclang-rt-14-dev binutils
+  dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

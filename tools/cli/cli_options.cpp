@@ -17,7 +17,9 @@
 #include <tuple>
 
 #include "cli/application_path.h"
+#include "cli/build_info.h"
 #include "cli/cli11_errors.h"
+#include "cli/cli_docs.h"
 #include "core/ascii.h"
 #include "core/closest_names.h"
 #include "core/metric_sets.h"
@@ -26,10 +28,6 @@
 #include "core/range/range_selector.h"
 #include "core/rendezvous_endpoint.h"
 #include "core/storage/byte_size.h"
-
-#ifndef RANGEREPLAY_VERSION
-#define RANGEREPLAY_VERSION "unknown"
-#endif
 
 namespace rangereplay::cli {
 namespace {
@@ -59,6 +57,8 @@ StatusOr<std::uint64_t> parse_limit(const std::string& option, const std::string
   }
   return *bytes;
 }
+
+std::string first_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 std::string trim(std::string_view s) {
   std::size_t b = 0, e = s.size();
@@ -305,7 +305,13 @@ class LauncherApp {
     app.get_formatter()->column_width(34);
     app.add_flag("--list-metrics", list_metrics_flag, "List the metric names of the GPU (needs a GPU)");
     app.add_flag("--list-sets", list_sets_flag, "List the named metric sets");
-    app.add_flag("--version", version, "Print the version");
+    app.add_flag("--version", version, "Print the version, the CUDA and CUPTI built with and the driver found");
+    // Hidden (the empty group): the build writes the man page and the shell
+    // completions from this table with them (tools/cli/CMakeLists.txt).
+    app.add_flag("--help-man", man_page_flag, "Print the man page (roff)")->group("");
+    app.add_option("--completion", completion_shell, "Print a completion script for the shell")
+        ->type_name("bash|zsh")
+        ->group("");
     profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
     list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
     list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
@@ -376,7 +382,8 @@ class LauncherApp {
   bool diff_csv = false, diff_json = false;
   std::vector<std::string> merge_inputs;
   std::string merge_output;
-  bool list_metrics_flag = false, list_sets_flag = false, version = false;
+  bool list_metrics_flag = false, list_sets_flag = false, version = false, man_page_flag = false;
+  std::string completion_shell;
   ProfileOptions options;
 };
 
@@ -506,8 +513,10 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
 // or the help when nothing was asked); nullopt for `profile`. Errors:
 // invalid_argument for two actions, or an application given without `profile`.
 StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Words& w) {
+  const bool completion = l.app.count("--completion") > 0;
   const int actions = int(l.version) + int(l.list_metrics()) + int(l.list_sets()) + int(l.profile->parsed()) +
-                      int(l.diff->parsed()) + int(l.merge->parsed()) + int(l.report->parsed());
+                      int(l.diff->parsed()) + int(l.merge->parsed()) + int(l.report->parsed()) + int(l.man_page_flag) +
+                      int(completion);
   if (actions > 1) {
     return invalid_argument(
         "give one of profile, diff, merge, report, --list-metrics, --list-sets or --version; see 'rangereplay --help'");
@@ -518,7 +527,19 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
   CommandLine out;
   if (l.version) {
     out.action = Action::kVersion;
-    out.text = version_text() + "\n";
+    out.text = version_text();
+  } else if (l.man_page_flag) {
+    out.action = Action::kHelp;
+    out.text = man_page(l.app, first_line_of(version_text()));
+  } else if (completion) {
+    out.action = Action::kHelp;
+    if (l.completion_shell == "bash") {
+      out.text = bash_completion(l.app);
+    } else if (l.completion_shell == "zsh") {
+      out.text = zsh_completion(l.app);
+    } else {
+      return invalid_argument("--completion '" + l.completion_shell + "': give bash or zsh");
+    }
   } else if (l.list_metrics()) {
     out.action = Action::kListMetrics;
   } else if (l.list_sets()) {
@@ -812,7 +833,7 @@ StatusOr<ProfileRequest> profile_request(const ProfileOptions& o, std::vector<st
 
 }  // namespace
 
-std::string version_text() { return std::string("rangereplay ") + RANGEREPLAY_VERSION; }
+std::string version_text() { return build_info_text(); }
 
 Status check_set_name(const std::string& name, std::span<const std::string> known_sets) {
   if (known_sets.empty()) return ok_status();

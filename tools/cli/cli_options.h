@@ -9,6 +9,7 @@
 //   rangereplay --list-metrics | list-metrics
 //   rangereplay --list-sets    | list-sets
 //   rangereplay --version | --help
+//   rangereplay --help-man | --completion bash|zsh   (hidden: the build's man page and completions)
 //
 // Parsing touches no GPU, and the file system only to tell whether merge's
 // paths name the same file; the launcher checks the application path, metric
@@ -81,7 +82,7 @@ struct CommandLine {
   DiffRequest diff;            // for kDiff
   MergeRequest merge;          // for kMerge
   ReportRequest report;        // for kReport
-  std::string text;            // help or version text, for kHelp / kVersion
+  std::string text;            // help, man page or completion text (kHelp), version text (kVersion)
   bool help_is_error = false;  // kHelp because nothing was asked: print on stderr, exit 2
 };
 
@@ -130,7 +131,9 @@ StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, con
 /// metric_sets() (src/core/metric_sets.h) with it. Thread-safe.
 Status check_set_name(const std::string& name, std::span<const std::string> known_sets);
 
-/// "rangereplay <version>".
+/// What `--version` prints before the driver's line (build_info_text):
+/// "rangereplay <version>", the commit, the CUDA and CUPTI built with; each
+/// line ends in '\n'. Thread-safe.
 std::string version_text();
 
 }  // namespace rangereplay::cli

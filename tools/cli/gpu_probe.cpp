@@ -61,6 +61,21 @@ StatusOr<void*> open_libcuda() {
 
 Status load_libcuda() { return open_libcuda().status(); }
 
+std::string driver_version_text() {
+  void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return "no driver (libcuda.so.1 cannot be loaded)";
+  auto version = reinterpret_cast<CuDriverGetVersionFn>(::dlsym(lib, "cuDriverGetVersion"));
+  if (version == nullptr) return "no driver (libcuda.so.1 lacks cuDriverGetVersion)";
+  int v = 0;
+  const int result = version(&v);
+  if (result == kStubLibrary) return "no driver (libcuda.so.1 is the CUDA toolkit's stub library)";
+  if (result != 0) return "no driver (cuDriverGetVersion: CUresult " + std::to_string(result) + ")";
+  // cuDriverGetVersion: 1000 * major + 10 * minor (13000 is CUDA 13.0).
+  std::string text = "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  const std::string path = library_path(reinterpret_cast<void*>(version));
+  return path.empty() ? text : text + " (" + path + ")";
+}
+
 StatusOr<int> probe_cuda_devices() {
   RR_ASSIGN_OR_RETURN(void* lib, open_libcuda());
   auto cu_init = reinterpret_cast<CuInitFn>(::dlsym(lib, "cuInit"));

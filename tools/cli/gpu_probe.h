@@ -6,6 +6,8 @@
 // without the NVIDIA driver too.
 #pragma once
 
+#include <string>
+
 #include "core/status.h"
 
 namespace rangereplay::cli {
@@ -21,6 +23,17 @@ namespace rangereplay::cli {
 ///    from LD_LIBRARY_PATH (the profiler needs an NVIDIA GPU and its driver)"
 /// Thread-safe.
 Status load_libcuda();
+
+/// The driver `rangereplay --version` names, found the way load_libcuda
+/// finds it (dlopen of "libcuda.so.1" through the loader's usual search,
+/// never the working folder) and asked cuDriverGetVersion (no cuInit, no
+/// device needed):
+///   "CUDA 13.0 (/usr/lib/x86_64-linux-gnu/libcuda.so.1)"   the CUDA version the driver supports, and its file
+///   "no driver (libcuda.so.1 cannot be loaded)"            no NVIDIA driver on this machine
+///   "no driver (libcuda.so.1 is the CUDA toolkit's stub library)"
+///   "no driver (cuDriverGetVersion: CUresult 3)"           any other failure
+/// Never fails and never ends the process. Thread-safe.
+std::string driver_version_text();
 
 /// load_libcuda, then cuInit(0) and cuDeviceGetCount. Returns the number of
 /// devices (>= 1). Errors: load_libcuda's, or unavailable with the one-line

@@ -669,7 +669,8 @@ int run_launcher(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       return print(parsed->text);
-    case Action::kVersion: return print(parsed->text);
+    // The driver is looked for only now: parsing touches no GPU.
+    case Action::kVersion: return print(parsed->text + "driver: " + driver_version_text() + "\n");
     case Action::kListSets: return list_sets();
     case Action::kListMetrics: return list_metrics();
     case Action::kProfile: return profile(parsed->profile);

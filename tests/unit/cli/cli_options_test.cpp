@@ -578,8 +578,13 @@ TEST(CliOptions, list_commands_have_flag_and_word_forms) {
 TEST(CliOptions, version_and_help) {
   CommandLine v = parse({"--version"});
   EXPECT_EQ(v.action, Action::kVersion);
-  EXPECT_EQ(v.text, version_text() + "\n");
+  EXPECT_EQ(v.text, version_text());
   EXPECT_EQ(version_text().rfind("rangereplay ", 0), 0u);
+  // The version, the commit and what it was built with, one line each.
+  EXPECT_NE(version_text().find("\ncommit: "), std::string::npos) << version_text();
+  EXPECT_NE(version_text().find("\nbuilt with: CUDA 13."), std::string::npos) << version_text();
+  EXPECT_NE(version_text().find(", CUPTI API 13"), std::string::npos) << version_text();
+  EXPECT_EQ(version_text().back(), '\n');
   CommandLine h = parse({"--help"});
   EXPECT_EQ(h.action, Action::kHelp);
   EXPECT_FALSE(h.help_is_error);

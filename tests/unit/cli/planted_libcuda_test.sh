@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Code from the working folder is never loaded: a libcuda.so.1 planted in the
 # folder `rangereplay profile` starts in must not run, with or without a GPU.
+# (`rangereplay --version`, which looks for the driver, included.)
 # The plant is planted_libcuda/planted_libcuda.c (a constructor that leaves
 # the file `planted_libcuda_loaded`) plus a definition of every cu* function
 # the launcher's libraries import (read with nm), so the loader would accept
@@ -30,7 +31,7 @@ mkdir "$tmp/work"
 "$cc" -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$tmp/work/libcuda.so.1" "$here/planted_libcuda/planted_libcuda.c" \
   "$tmp/driver_functions.c" || { echo "FAILED: the planted library does not compile"; exit 1; }
 fail=0
-for args in "profile --profiler-api -- /bin/true" "profile --nvtx-include a/ --metrics dram__bytes_read.sum -- /bin/true" \
+for args in "--version" "profile --profiler-api -- /bin/true" "profile --nvtx-include a/ --metrics dram__bytes_read.sum -- /bin/true" \
   "list-metrics"; do
   # shellcheck disable=SC2086  # $args is several words
   (cd "$tmp/work" && timeout 60 "$launcher" $args >"$tmp/out" 2>&1)
