@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -25,9 +26,10 @@ std::string written(const ProfileConfig& c, const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// read_profile_config of `text` (a file's content); the file is removed.
+// read_profile_config of `text` (a file's content); the file is removed. The
+// name holds the process id: CTest runs the tests that call this at once.
 StatusOr<ProfileConfig> read_text(const std::string& text) {
-  const std::string path = ::testing::TempDir() + "rr_config_text.json";
+  const std::string path = ::testing::TempDir() + "rr_config_text." + std::to_string(::getpid()) + ".json";
   std::ofstream(path) << text;
   StatusOr<ProfileConfig> back = read_profile_config(path);
   std::remove(path.c_str());
