@@ -28,14 +28,14 @@ TEST(DigestClusterBlocks, clusters_from_hopper_on) {
 }
 
 TEST(DigestClusterBlocks, picks_by_mean_chunk_size_with_clusters) {
-  EXPECT_EQ(blocks_or_die(0, 64 * kMiB, 64, true), 8u);         // 1 MiB chunks
-  EXPECT_EQ(blocks_or_die(0, 64 * 512 * kKiB, 64, true), 8u);   // 512 KiB: 8 slices
-  EXPECT_EQ(blocks_or_die(0, 64 * 256 * kKiB, 64, true), 4u);   // 256 KiB: 4 slices
-  EXPECT_EQ(blocks_or_die(0, 64 * 255 * kKiB, 64, true), 2u);   // under 4 slices
-  EXPECT_EQ(blocks_or_die(0, 64 * 128 * kKiB, 64, true), 2u);
-  EXPECT_EQ(blocks_or_die(0, 64 * 64 * kKiB, 64, true), 1u);
+  EXPECT_EQ(blocks_or_die(0, 64 * kMiB, 64, true), 8u);        // 1 MiB chunks
+  EXPECT_EQ(blocks_or_die(0, 512 * kKiB * 64, 64, true), 8u);  // 512 KiB: 8 slices
+  EXPECT_EQ(blocks_or_die(0, 256 * kKiB * 64, 64, true), 4u);  // 256 KiB: 4 slices
+  EXPECT_EQ(blocks_or_die(0, 255 * kKiB * 64, 64, true), 2u);  // under 4 slices
+  EXPECT_EQ(blocks_or_die(0, 128 * kKiB * 64, 64, true), 2u);
+  EXPECT_EQ(blocks_or_die(0, 64 * kKiB * 64, 64, true), 1u);
   EXPECT_EQ(blocks_or_die(0, 16, 1, true), 1u);
-  EXPECT_EQ(blocks_or_die(0, 0, 0, true), 1u);                  // no chunks
+  EXPECT_EQ(blocks_or_die(0, 0, 0, true), 1u);                       // no chunks
   EXPECT_EQ(blocks_or_die(0, std::uint64_t{1} << 40, 1, true), 8u);  // never above 8
 }
 
@@ -46,7 +46,7 @@ TEST(DigestClusterBlocks, one_block_per_chunk_without_clusters) {
 }
 
 TEST(DigestClusterBlocks, requested_size_is_kept_with_clusters) {
-  for (const std::uint32_t n : {1u, 2u, 4u, 8u}) EXPECT_EQ(blocks_or_die(n, 64 * 64 * kKiB, 64, true), n);
+  for (const std::uint32_t n : {1u, 2u, 4u, 8u}) EXPECT_EQ(blocks_or_die(n, 64 * kKiB * 64, 64, true), n);
 }
 
 TEST(DigestClusterBlocks, rejects_clusters_the_device_cannot_run) {
