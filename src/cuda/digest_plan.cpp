@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/digest/cluster_blocks.h"
 #include "cuda/cu_status.h"
 
 namespace rangereplay {
@@ -17,17 +18,15 @@ using kernels::DigestKernelMode;
 
 namespace {
 
-constexpr std::uint64_t kClusterSliceBytes = std::uint64_t{64} * 1024;  // the least a block should digest
-
 std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
 
-std::uint32_t pick_cluster_blocks(const ChunkTable& table) {
-  if (table.chunk_count() == 0) return 1;
-  const std::uint64_t mean = table.total_bytes() / table.chunk_count();
-  std::uint32_t blocks = 1;
-  while (blocks < kernels::kMaxDigestClusterBlocks && mean / kClusterSliceBytes >= std::uint64_t{blocks} * 2)
-    blocks *= 2;
-  return blocks;
+// Whether the current context's device runs the digest kernel as clusters.
+StatusOr<bool> current_device_has_clusters() {
+  CUdevice device = 0;
+  RR_CU(cuCtxGetDevice(&device));
+  int major = 0;
+  RR_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+  return digest_uses_clusters(major);
 }
 
 }  // namespace
@@ -51,11 +50,10 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   RR_ASSIGN_OR_RETURN(plan.table_, ChunkTable::build(ranges, options.chunk_bytes));
   RR_ASSIGN_OR_RETURN(driver.descriptors, plan.table_.descriptors(snapshots));
 
-  const std::uint32_t cluster_blocks =
-      options.cluster_blocks == 0 ? pick_cluster_blocks(plan.table_) : options.cluster_blocks;
-  if (cluster_blocks != 1 && cluster_blocks != 2 && cluster_blocks != 4 && cluster_blocks != 8) {
-    return invalid_argument("digest cluster of " + std::to_string(cluster_blocks) + " blocks (1, 2, 4 or 8)");
-  }
+  RR_ASSIGN_OR_RETURN(const bool clusters, current_device_has_clusters());
+  RR_ASSIGN_OR_RETURN(
+      const std::uint32_t cluster_blocks,
+      digest_cluster_blocks(options.cluster_blocks, plan.table_.total_bytes(), plan.table_.chunk_count(), clusters));
   const std::uint64_t chunks = plan.table_.chunk_count();
   if (chunks * cluster_blocks > 0x7FFFFFFFull) {
     return out_of_range(std::to_string(chunks) + " digest chunks x " + std::to_string(cluster_blocks) +
@@ -64,6 +62,7 @@ StatusOr<DigestPlan> DigestPlan::create(std::span<const DigestRegion> regions, c
   plan.stats_.total_bytes = plan.table_.total_bytes();
   plan.stats_.chunk_count = chunks;
   plan.stats_.cluster_blocks = cluster_blocks;
+  plan.stats_.clusters = clusters;
   plan.stats_.grid_blocks = chunks * cluster_blocks;
   plan.stats_.has_snapshot = has_snapshot;
   plan.stats_.copy_variant = options.copy_variant;
@@ -130,7 +129,7 @@ DigestKernelArgs DigestPlan::base_args(DigestKernelMode mode) const {
 
 Status DigestPlan::launch(const DigestKernelArgs& args, CUstream stream) {
   if (!driver_) return failed_precondition("DigestPlan used after it was moved from");
-  RR_RETURN_IF_ERROR(kernels::launch_digest_kernel(args, stats_.cluster_blocks, stream));
+  RR_RETURN_IF_ERROR(kernels::launch_digest_kernel(args, stats_.cluster_blocks, stats_.clusters, stream));
   return driver_.record_done(stream);
 }
 

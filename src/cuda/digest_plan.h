@@ -66,7 +66,9 @@ struct DigestPlanOptions {
   /// Chunk size in bytes: a multiple of 16 in [16, 2^31].
   std::uint64_t chunk_bytes = kDefaultDigestChunkBytes;
   /// Blocks per chunk (1, 2, 4 or 8); 0 picks min(8, mean chunk bytes /
-  /// 64 KiB) rounded down to a power of two, at least 1.
+  /// 64 KiB) rounded down to a power of two, at least 1. A device without
+  /// thread-block clusters (compute capability below 9.0) takes 0 or 1 only
+  /// and always runs one block per chunk (core/digest/cluster_blocks.h).
   std::uint32_t cluster_blocks = 0;
   /// How restore() and restore_exit() copy the chunks they move
   /// (cuda/kernels/digest_kernel.h); the same bytes either way.
@@ -104,6 +106,7 @@ struct DigestPlanStats {
   std::uint64_t total_bytes = 0;  // all regions
   std::uint64_t chunk_count = 0;
   std::uint32_t cluster_blocks = 0;  // blocks per chunk
+  bool clusters = true;              // launched as thread-block clusters (compute capability 9.0 and newer)
   std::uint64_t grid_blocks = 0;     // blocks per launch
   bool has_snapshot = false;         // every non-empty region has a snapshot address
   kernels::DigestCopyVariant copy_variant = kernels::DigestCopyVariant::kClusterSlice;
@@ -115,8 +118,8 @@ class DigestPlan {
   /// Builds the plan in the current context; uploads the chunk table and
   /// zeroes the device buffers on `stream` (asynchronously: later operations
   /// on the same stream are ordered after it).
-  /// Errors: kInvalidArgument for a bad chunk size, cluster size or copy
-  /// variant; kOutOfRange for too many chunks (2^32, or a grid above 2^31 - 1
+  /// Errors: kInvalidArgument for a bad chunk size, cluster size (above 1
+  /// on a device without clusters) or copy variant; kOutOfRange for too many chunks (2^32, or a grid above 2^31 - 1
   /// blocks, the in-order copy's included); kResourceExhausted when device or
   /// pinned memory runs out (about 57 bytes per chunk on the device, 25
   /// pinned, plus 8 per 32 KiB in order); kFailedPrecondition without a

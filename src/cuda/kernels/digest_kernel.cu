@@ -227,6 +227,29 @@ __device__ __forceinline__ void count_chunk(DigestCounterState* state, DigestCou
   }
 }
 
+// The blocks of one chunk. From sm_90 on: the thread-block cluster the kernel
+// was launched with, whose blocks read each other's shared memory. Before
+// sm_90 there are no clusters: the host launches one block per chunk without
+// the cluster attribute (digest_uses_clusters, core/digest/cluster_blocks.h),
+// and this stand-in gives that block the cluster's calls (its own shared
+// memory is rank 0's; a cluster barrier is a block barrier).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+__device__ __forceinline__ cg::cluster_group chunk_blocks() { return cg::this_cluster(); }
+#else
+struct SingleBlockCluster {
+  __device__ __forceinline__ unsigned int num_blocks() const { return 1; }
+  __device__ __forceinline__ unsigned int block_rank() const { return 0; }
+  __device__ __forceinline__ void sync() const { __syncthreads(); }
+  template <typename T>
+  __device__ __forceinline__ T* map_shared_rank(T* address, int /*rank*/) const {
+    return address;
+  }
+  __device__ __forceinline__ void barrier_arrive() const {}
+  __device__ __forceinline__ void barrier_wait() const {}
+};
+__device__ __forceinline__ SingleBlockCluster chunk_blocks() { return {}; }
+#endif
+
 // One cluster per chunk. Every thread of every block passes the same cluster
 // barriers: (1) after the partial sums, (2) kCaptureChanged only, after rank
 // 0 published the exit slot, (3) arrive once a block reads no more
@@ -237,7 +260,7 @@ __device__ __forceinline__ void count_chunk(DigestCounterState* state, DigestCou
 template <DigestKernelMode kMode, bool kDeferCopy>
 __global__ void __launch_bounds__(kThreads, 4) digest_kernel(const DigestKernelArgs args) {
   static_assert(!kDeferCopy || kMode == DigestKernelMode::kRestore, "only a restore defers its copy");
-  const cg::cluster_group cluster = cg::this_cluster();
+  const auto cluster = chunk_blocks();
   const std::uint32_t cluster_blocks = cluster.num_blocks();
   const std::uint32_t rank = cluster.block_rank();
   const std::uint32_t c = blockIdx.x / cluster_blocks;
@@ -418,6 +441,7 @@ static_assert(kChunkCopyBlockPieces * 32 == kThreads, "chunk_copy_kernel gives e
 static_assert(sizeof(ChunkCopyBlock) == sizeof(uint2) && offsetof(ChunkCopyBlock, offset) == 4,
               "chunk_copy_kernel reads a ChunkCopyBlock as a uint2 (chunk, offset)");
 
+// Without clusters (`attribute` null): one block per chunk, no attribute.
 cudaLaunchConfig_t cluster_config(std::uint32_t grid_blocks, std::uint32_t cluster_blocks, cudaStream_t stream,
                                   cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config = {};
@@ -425,6 +449,7 @@ cudaLaunchConfig_t cluster_config(std::uint32_t grid_blocks, std::uint32_t clust
   config.blockDim = dim3(kThreads, 1, 1);
   config.dynamicSmemBytes = 0;
   config.stream = stream;
+  if (attribute == nullptr) return config;
   attribute->id = cudaLaunchAttributeClusterDimension;
   attribute->val.clusterDim.x = cluster_blocks;
   attribute->val.clusterDim.y = 1;
@@ -435,10 +460,11 @@ cudaLaunchConfig_t cluster_config(std::uint32_t grid_blocks, std::uint32_t clust
 }
 
 template <DigestKernelMode kMode, bool kDeferCopy = false>
-cudaError_t launch_mode(const DigestKernelArgs& args, std::uint32_t cluster_blocks, cudaStream_t stream) {
+cudaError_t launch_mode(const DigestKernelArgs& args, std::uint32_t cluster_blocks, bool clusters,
+                        cudaStream_t stream) {
   cudaLaunchAttribute attribute[1] = {};
   const cudaLaunchConfig_t config =
-      cluster_config(args.chunk_count * cluster_blocks, cluster_blocks, stream, attribute);
+      cluster_config(args.chunk_count * cluster_blocks, cluster_blocks, stream, clusters ? attribute : nullptr);
   return cudaLaunchKernelEx(&config, digest_kernel<kMode, kDeferCopy>, args);
 }
 
@@ -448,10 +474,12 @@ bool valid_cluster(std::uint32_t cluster_blocks) {
 
 }  // namespace
 
-Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_blocks, CUstream stream) {
+Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_blocks, bool clusters,
+                            CUstream stream) {
   if (args.chunk_count == 0) return ok_status();
-  if (!valid_cluster(cluster_blocks)) {
-    return invalid_argument("digest_kernel cluster of " + std::to_string(cluster_blocks) + " blocks");
+  if (!valid_cluster(cluster_blocks) || (!clusters && cluster_blocks != 1)) {
+    return invalid_argument("digest_kernel cluster of " + std::to_string(cluster_blocks) + " blocks" +
+                            (clusters ? "" : " without thread-block clusters"));
   }
   if (static_cast<std::uint64_t>(args.chunk_count) * cluster_blocks > static_cast<std::uint64_t>(INT_MAX)) {
     return invalid_argument("digest_kernel grid of " + std::to_string(args.chunk_count) + " x " +
@@ -475,14 +503,15 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
   cudaError_t error = cudaSuccess;
   switch (args.mode) {
     case DigestKernelMode::kDigest:
-      error = launch_mode<DigestKernelMode::kDigest>(args, cluster_blocks, cuda_stream);
+      error = launch_mode<DigestKernelMode::kDigest>(args, cluster_blocks, clusters, cuda_stream);
       break;
     case DigestKernelMode::kRestore:
-      error = args.defer_copy ? launch_mode<DigestKernelMode::kRestore, true>(args, cluster_blocks, cuda_stream)
-                              : launch_mode<DigestKernelMode::kRestore>(args, cluster_blocks, cuda_stream);
+      error = args.defer_copy
+                  ? launch_mode<DigestKernelMode::kRestore, true>(args, cluster_blocks, clusters, cuda_stream)
+                  : launch_mode<DigestKernelMode::kRestore>(args, cluster_blocks, clusters, cuda_stream);
       break;
     case DigestKernelMode::kCaptureChanged:
-      error = launch_mode<DigestKernelMode::kCaptureChanged>(args, cluster_blocks, cuda_stream);
+      error = launch_mode<DigestKernelMode::kCaptureChanged>(args, cluster_blocks, clusters, cuda_stream);
       break;
   }
   if (error != cudaSuccess) (void)cudaGetLastError();  // do not leave the error sticky for others

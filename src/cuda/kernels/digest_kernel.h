@@ -9,7 +9,11 @@
 //                    copy only the changed chunks into an exit arena.
 //
 // Layout: one thread-block cluster per chunk (cluster_blocks = 1, 2, 4 or 8
-// blocks of 256 threads, chosen by the caller). Block r of a cluster digests
+// blocks of 256 threads, chosen by the caller). Devices before compute
+// capability 9.0 have no clusters: there the kernel's sm_8x image gives each
+// chunk one block, launched without the cluster attribute
+// (core/digest/cluster_blocks.h), and the block's own shared memory stands in
+// for the cluster's. Block r of a cluster digests
 // the r-th of cluster_blocks equal word ranges of the chunk with 16-byte loads,
 // six in flight per thread (64 registers, 4 blocks per SM); the blocks' partial sums meet in distributed
 // shared memory, every block finishes the same digest, and, when the chunk is
@@ -54,6 +58,7 @@
 #include <cstdint>
 
 #include "core/digest/chunk_table.h"
+#include "core/digest/cluster_blocks.h"
 #include "core/status.h"
 
 namespace rangereplay::kernels {
@@ -88,7 +93,7 @@ inline constexpr std::uint32_t kChunkCopyPieceBytes = 4096;
 inline constexpr std::uint32_t kChunkCopyBlockPieces = kDigestBlockThreads / 32;
 inline constexpr std::uint32_t kChunkCopyBlockBytes = kChunkCopyPieceBytes * kChunkCopyBlockPieces;
 /// Largest cluster (the portable cluster size on sm_90).
-inline constexpr std::uint32_t kMaxDigestClusterBlocks = 8;
+inline constexpr std::uint32_t kMaxDigestClusterBlocks = ::rangereplay::kMaxDigestClusterBlocks;
 /// Exit-arena slots are multiples of this many bytes (so a slot starts
 /// 256-byte aligned when the arena does).
 inline constexpr std::uint64_t kExitSlotAlignment = 256;
@@ -164,15 +169,18 @@ struct DigestKernelArgs {
 };
 
 /// Launches the kernel on `stream` with one cluster of `cluster_blocks`
-/// blocks per chunk (asynchronous; returns once queued). A launch with
-/// chunk_count == 0 does nothing.
+/// blocks per chunk (asynchronous; returns once queued). `clusters`: the
+/// device has thread-block clusters (digest_uses_clusters of its compute
+/// capability); without, cluster_blocks must be 1 and the launch carries no
+/// cluster attribute. A launch with chunk_count == 0 does nothing.
 /// Preconditions: the stream's context is current; every address is
 /// device-accessible; a chunk's application bytes overlap no snapshot, slot
 /// or other chunk; every chunk's bytes <= 2^31.
-/// Errors: kInvalidArgument for a cluster size other than 1, 2, 4, 8, a grid
-/// above 2^31 - 1 blocks or a missing required buffer; kInternal naming the
-/// runtime error if the launch is rejected.
-Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_blocks, CUstream stream);
+/// Errors: kInvalidArgument for a cluster size other than 1, 2, 4, 8 (other
+/// than 1 without clusters), a grid above 2^31 - 1 blocks or a missing
+/// required buffer; kInternal naming the runtime error if the launch is
+/// rejected.
+Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_blocks, bool clusters, CUstream stream);
 
 /// Launches chunk_copy_kernel on `stream` (asynchronous; returns once
 /// queued) for the kRestore `args` (chunks, dirty, source_override; with
@@ -200,7 +208,8 @@ Status launch_chunk_copy_kernel(const DigestKernelArgs& args, CUdeviceptr blocks
 
 /// Clusters of `cluster_blocks` blocks that fit on the current device at
 /// once (cudaOccupancyMaxActiveClusters), for reports.
-/// Errors: kInternal when the runtime cannot query it.
+/// Errors: kInternal when the runtime cannot query it (also on a device
+/// without thread-block clusters).
 StatusOr<int> digest_kernel_max_active_clusters(std::uint32_t cluster_blocks);
 
 }  // namespace rangereplay::kernels
