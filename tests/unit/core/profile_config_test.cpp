@@ -182,8 +182,7 @@ TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
   // A wrong JSON type: the field, then the JSON library's reason.
   StatusOr<ProfileConfig> back = read_text(R"({"verify": "yes"})");
   ASSERT_FALSE(back.ok());
-  EXPECT_NE(back.status().message().find(".json: verify: "), std::string::npos)
-      << back.status().message();
+  EXPECT_NE(back.status().message().find(".json: verify: "), std::string::npos) << back.status().message();
   // A regex that does not compile.
   back = read_text(
       R"({"nvtx_include": [{"kind": "push_pop", "elements": [{"kind": "name", "name": "(", "regex": true}]}]})");
