@@ -4,7 +4,8 @@
 # its ~200 s build: carry ".deps/prebuilt" and scripts/gpu-check.sh's build
 # stage unpacks it when its commit equals the checkout's HEAD and the tree is
 # clean (otherwise it builds as before). Executables and shared libraries are
-# stripped; the CTest files are kept (their absolute paths are rewritten there;
+# stripped; the launcher's generated man page and completions (tools/cli/docs,
+# which `cmake --install` copies) and the CTest files are kept (their absolute paths are rewritten there;
 # the CPU unit tests are left out, and CTest lists them as *_NOT_BUILT without
 # a label, so `ctest -L gpu` does not run them).
 #   scripts/gpu-prebuild.sh            (uses the `release` preset and build/)
@@ -19,7 +20,7 @@ cmake --preset release >/dev/null
 cmake --build build -j "$(nproc)" --target $targets
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
-(cd build && find . -path '*/CMakeFiles' -prune -o -type f \( -name CTestTestfile.cmake -o -name cmake_install.cmake -o -name '*_include.cmake' -o -name '*.so' -o -perm -u+x \) -print) |
+(cd build && find . -path '*/CMakeFiles' -prune -o -type f \( -name CTestTestfile.cmake -o -name cmake_install.cmake -o -name '*_include.cmake' -o -name '*.so' -o -perm -u+x -o -path './tools/cli/docs/*' \) -print) |
   grep -v -e '/rangereplay_unit_tests$' -e '\.sh$' | while read -r f; do
     mkdir -p "$staging/$(dirname "$f")"
     cp -p "build/$f" "$staging/$f"

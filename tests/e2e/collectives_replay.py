@@ -109,8 +109,21 @@ else:
                 failures.append(f"range 1 on rank 0: {r0 and (r0.get('decline_reason'), r0.get('decline_detail'))}, "
                                 "expected peer_declined naming rank 1")
 
-    # A rank whose peers never come: declines, within the timeout, never hangs.
-    alone = dict(env, RANK="1", WORLD_SIZE="2", LOCAL_RANK="1", RANGEREPLAY_RENDEZVOUS_TIMEOUT="5")
+    # A launcher that is one rank of two, with no job id its peers share and no
+    # token: refused before the application starts (exit 2), naming the token.
+    job_ids = ("PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID",
+               "RANGEREPLAY_RENDEZVOUS_TOKEN")
+    no_job = {k: v for k, v in env.items() if k not in job_ids}
+    no_job.update(RANK="1", WORLD_SIZE="2", LOCAL_RANK="1")
+    rc, _, err = run([CLI, "profile", "--quiet", "--nvtx-include", "step/", "--set", "basic", "--collectives",
+                      "replay", "--rendezvous", f"127.0.0.1:{free_port()}", "-o", os.path.join(out_dir, "no_job.json"),
+                      "--"] + APP, timeout=60, env=no_job)
+    if rc != 2 or "RANGEREPLAY_RENDEZVOUS_TOKEN" not in err:
+        failures.append(f"rank of two without a job id: rc={rc}, expected 2 naming the token: {tail(err)}")
+
+    # A rank whose peers never come (the job's token set, as its launcher under
+    # a job would derive it): declines, within the timeout, never hangs.
+    alone = dict(no_job, RANGEREPLAY_RENDEZVOUS_TIMEOUT="5", RANGEREPLAY_RENDEZVOUS_TOKEN="job-of-one-rank")
     out_path = os.path.join(out_dir, "alone.json")
     rc_plain, plain1, _ = run(APP, timeout=60, env=alone)
     started = time.monotonic()
