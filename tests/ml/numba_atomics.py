@@ -38,6 +38,10 @@ def main():
         p.error("--steps must be at least 1")
     try:
         import numpy as np  # noqa: PLC0415
+        # numba-cuda 0.x registers an overload for np.row_stack, which NumPy 2.5
+        # removed (an alias of vstack): its import fails without the alias.
+        if not hasattr(np, "row_stack"):
+            np.row_stack = np.vstack
         from numba import cuda  # noqa: PLC0415
     except ImportError as e:
         ml_common.skip(f"numba-cuda not importable: {e}")

@@ -98,7 +98,10 @@ def main():
         if graphs:
             # A new iteration: outputs of the previous one may be overwritten.
             torch.compiler.cudagraph_mark_step_begin()
-        optimizer.zero_grad(set_to_none=False)
+        # Gradients are set anew each step (set_to_none): under graph trees the
+        # backward's outputs live in the graph pool, and accumulating into the
+        # previous step's would read memory the next replay overwrote.
+        optimizer.zero_grad(set_to_none=True)
         loss = compiled(x, y)
         loss.backward()
         optimizer.step()
