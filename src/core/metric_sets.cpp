@@ -524,14 +524,27 @@ std::vector<MetricSection> build_metric_sections() {
                       {
                           "dram__cycles_active.avg.pct_of_peak_sustained_elapsed",
                       }});
-  // Roofline (ncu's SpeedOfLight roofline chart; the HTML report draws it):
-  // L2 bytes and the peak rates of the FP pipes, DRAM and L2 with their clocks
+  // Roofline (ncu's SpeedOfLight roofline charts, FP64/FP32/FP16 and tensor;
+  // report/roofline.h computes it and the HTML report draws it): L2 bytes,
+  // the tensor cores' math operations by source type, and the peak rates of
+  // the FP pipes, the tensor path by type, DRAM and L2 with their clocks
   sections.push_back({"Roofline",
                       "Roofline",
                       {
                           "lts__t_bytes.sum",
+                          "sm__ops_path_tensor_src_fp64.sum",
+                          "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+                          "sm__ops_path_tensor_src_fp16.sum",
+                          "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+                          "sm__ops_path_tensor_src_fp8.sum",
                           "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
                           "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+                          "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+                          "sm__ops_path_tensor_src_fp64.sum.peak_sustained",
+                          "sm__ops_path_tensor_src_tf32_dst_fp32.sum.peak_sustained",
+                          "sm__ops_path_tensor_src_fp16.sum.peak_sustained",
+                          "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained",
+                          "sm__ops_path_tensor_src_fp8.sum.peak_sustained",
                           "sm__cycles_elapsed.avg.per_second",
                           "dram__bytes.sum.peak_sustained",
                           "lts__t_bytes.sum.peak_sustained",

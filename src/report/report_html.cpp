@@ -2,34 +2,12 @@
 // own script reads the report JSON embedded in it and draws with Chart.js.
 #include "report/report_html.h"
 
-#include <array>
-
 #include "report/report_file.h"
 #include "report/report_json.h"
 
 namespace rangereplay::report {
 
 namespace {
-
-constexpr std::array<std::string_view, 17> kRooflineMetrics = {
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "gpu__time_duration.sum",
-    "dram__bytes.sum",
-    "lts__t_bytes.sum",
-    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
-    "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
-    "sm__cycles_elapsed.avg.per_second",
-    "dram__bytes.sum.peak_sustained",
-    "dram__cycles_elapsed.avg.per_second",
-    "lts__t_bytes.sum.peak_sustained",
-    "lts__cycles_elapsed.avg.per_second",
-    "smsp__inst_executed.sum",
-};
 
 // JSON that may sit inside a <script> element: every '<' written as \u003c
 // (the same string to a JSON reader), so neither "</script" nor "<!--" in a
@@ -76,9 +54,8 @@ th{background:#f3f3f3;cursor:pointer}td.l,th.l{text-align:left}.note{color:#555;
 // The page's script: reads #rr-data, draws, writes #rr-check.
 constexpr std::string_view kPageScript = R"js(
 (function () {
-  const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, errors: []};
+  const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, errors: []};
   window.addEventListener('error', e => check.errors.push(String(e.message)));
-  const roofNames = JSON.parse(document.getElementById('rr-roofline').textContent);
   const report = JSON.parse(document.getElementById('rr-data').textContent);
   const root = document.getElementById('rr-root');
   const num = v => typeof v === 'string' ? (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : NaN) : v;
@@ -127,13 +104,87 @@ constexpr std::string_view kPageScript = R"js(
   };
   const metricOf = (list, name) => { const m = (list || []).find(x => x.name === name); return m ? num(m.value) : undefined; };
 
-  // Roofline points of one metric list (a kernel's, or the range's sums).
-  const roofPoint = get => {
-    const t = get('gpu__time_duration.sum') * 1e-9;
-    const sp = 2 * get('smsp__sass_thread_inst_executed_op_ffma_pred_on.sum') + get('smsp__sass_thread_inst_executed_op_fadd_pred_on.sum') + get('smsp__sass_thread_inst_executed_op_fmul_pred_on.sum');
-    const dp = 2 * get('smsp__sass_thread_inst_executed_op_dfma_pred_on.sum') + get('smsp__sass_thread_inst_executed_op_dadd_pred_on.sum') + get('smsp__sass_thread_inst_executed_op_dmul_pred_on.sum');
-    const flops = sp + dp;
-    return {flops_s: flops / t, dram_ai: flops / get('dram__bytes.sum'), l2_ai: flops / get('lts__t_bytes.sum')};
+  // Numbers on log axes: 1, 10, 100 ... and 0.1, 0.01 written out, with SI
+  // prefixes from 1e3, never as "10,000,000,000,000".
+  const logTick = v => {
+    const e = Math.round(Math.log10(v));
+    if (Math.abs(Math.log10(v) - e) > 1e-6) return '';
+    if (e >= 3) { const p = ['k', 'M', 'G', 'T', 'P']; const i = Math.min(Math.floor(e / 3), 5); return (v / Math.pow(1000, i)).toString() + p[i - 1]; }
+    return e >= 0 ? String(v) : v.toFixed(-e);
+  };
+  const sig = v => +num(v).toPrecision(3);
+  // Draws each ceiling's label by its line (a dataset's `ceiling` text at its
+  // `labelAt` point).
+  const ceilingLabels = {id: 'rrCeilingLabels', afterDatasetsDraw(c) {
+    const ctx = c.ctx; ctx.save(); ctx.font = '11px system-ui,sans-serif';
+    c.data.datasets.forEach((d, i) => {
+      if (!d.ceiling || !c.isDatasetVisible(i)) return;
+      const x = c.scales.x.getPixelForValue(d.labelAt.x), y = c.scales.y.getPixelForValue(d.labelAt.y);
+      ctx.fillStyle = d.borderColor; ctx.textAlign = d.labelAlign || 'right'; ctx.fillText(d.ceiling, x, y - 4);
+    });
+    ctx.restore();
+  }};
+  // The range's roofline (ranges[i].roofline of the report, see roofline.h).
+  const drawRoofline = (sec, box, r, roof) => {
+    if (!roof) return;
+    if (!roof.available) {
+      add(sec, el('p', {class: 'note'}, `No roofline: the report lacks ${roof.missing_metrics.join(', ')} (profile with --set full, which has them).`));
+      return;
+    }
+    const missingPeaks = roof.missing_metrics.filter(n => n.endsWith('.peak_sustained'));
+    const missingCounts = roof.missing_metrics.filter(n => !n.endsWith('.peak_sustained'));
+    if (roof.not_counted.length) add(sec, el('p', {class: 'note'}, `FLOPs not counted for ${roof.not_counted.join(', ')}: the report lacks ${missingCounts.join(', ')}.`));
+    if (missingPeaks.length) add(sec, el('p', {class: 'note'}, `No ceiling for: ${missingPeaks.join(', ')} (the report lacks them).`));
+    const byK = new Map(r.kernels.map(k => [k.index, k]));
+    const offBy = {};
+    for (const p of roof.kernels) if (p.off) offBy[p.off] = (offBy[p.off] || 0) + 1;
+    const offText = Object.entries(offBy).map(([why, n]) => `${n} ${why}`).join(', ');
+    add(sec, el('p', {class: 'roof-summary'}, (roof.kernels.length ? `Roofline: ${roof.kernels_on_roofline} of ${roof.kernels_with_duration} kernels with a duration on the chart` +
+      (offText ? ` (off it: ${offText}; a log scale has no place for 0)` : '') : 'Roofline of whole-range values') +
+      `; whole range ${sig(roof.whole.tflop_per_s)} TFLOP/s at ${sig(roof.whole.dram_flop_per_byte)} FLOP/byte (DRAM).`));
+    const ceil = add(sec, el('table', {class: 'ceilings'}));
+    const hr = add(ceil, el('tr')); add(hr, el('th', {class: 'l'}, 'ceiling')); add(hr, el('th', {}, 'peak'));
+    for (const c of roof.compute_ceilings) { const tr = add(ceil, el('tr')); add(tr, el('td', {class: 'l'}, c.label)); add(tr, el('td', {}, `${sig(c.tflop_per_s)} TFLOP/s`)); }
+    for (const c of roof.memory_ceilings) { const tr = add(ceil, el('tr')); add(tr, el('td', {class: 'l'}, `${c.label} bandwidth`)); add(tr, el('td', {}, `${sig(c.tbyte_per_s)} TB/s`)); }
+    if (!charts) return;
+    const on = p => p.off === '';
+    const kpts = roof.kernels.filter(on);
+    const xs = kpts.flatMap(p => [p.dram_flop_per_byte, p.l2_flop_per_byte]).concat([roof.whole.dram_flop_per_byte]).filter(x => x > 0);
+    const ys = kpts.map(p => p.tflop_per_s).concat(roof.compute_ceilings.map(c => c.tflop_per_s)).filter(y => y > 0);
+    const bwMin = Math.min(...roof.memory_ceilings.map(c => c.tbyte_per_s).filter(b => b > 0));
+    for (const c of roof.compute_ceilings) for (const m of roof.memory_ceilings) if (m.tbyte_per_s > 0) xs.push(c.tflop_per_s / m.tbyte_per_s);
+    const xMin = Math.pow(10, Math.floor(Math.log10(Math.min(...xs, 1)))), xMax = Math.pow(10, Math.ceil(Math.log10(Math.max(...xs, 10))));
+    if (roof.whole.tflop_per_s > 0) ys.push(roof.whole.tflop_per_s);
+    if (!ys.length) return;
+    const yMax = Math.pow(10, Math.ceil(Math.log10(Math.max(...ys) * 1.5)));
+    const yMin = Math.pow(10, Math.floor(Math.log10(Math.min(...ys, bwMin * xMin))));
+    const top = Math.max(...roof.compute_ceilings.map(c => c.tflop_per_s), 0);
+    const palette = ['#6a3d9a', '#ff7f00', '#b15928', '#e31a1c', '#fb9a99', '#cab2d6', '#fdbf6f', '#a6cee3'];
+    const sets = [];
+    for (const [i, m] of roof.memory_ceilings.entries()) {
+      if (!(m.tbyte_per_s > 0)) continue;
+      const ridge = top > 0 ? top / m.tbyte_per_s : xMax;
+      const color = m.key === 'dram' ? '#1f78b4' : '#33a02c';
+      sets.push({label: `${m.label} ${sig(m.tbyte_per_s)} TB/s`, data: [{x: xMin, y: m.tbyte_per_s * xMin}, {x: ridge, y: m.tbyte_per_s * ridge}], showLine: true, pointRadius: 0,
+        borderColor: color, borderWidth: 1.5, ceiling: `${m.label} ${sig(m.tbyte_per_s)} TB/s`, labelAt: {x: Math.sqrt(xMin * ridge) * (i ? 1 : 0.6), y: m.tbyte_per_s * Math.sqrt(xMin * ridge) * (i ? 1 : 0.6)}, labelAlign: 'center'});
+    }
+    roof.compute_ceilings.forEach((c, i) => {
+      const start = c.tflop_per_s / Math.max(...roof.memory_ceilings.map(m => m.tbyte_per_s));
+      sets.push({label: `${c.label} peak ${sig(c.tflop_per_s)} TFLOP/s`, data: [{x: Math.max(start, xMin), y: c.tflop_per_s}, {x: xMax, y: c.tflop_per_s}], showLine: true, pointRadius: 0,
+        borderColor: palette[i % palette.length], borderWidth: 1.5, borderDash: [6, 3], ceiling: `${c.label} ${sig(c.tflop_per_s)} TFLOP/s`, labelAt: {x: xMax, y: c.tflop_per_s}});
+    });
+    const named = p => ({name: (byK.get(p.kernel_index) || {}).name || `kernel ${p.kernel_index}`, kinds: p.flop_by_kind});
+    sets.push({label: 'kernels (DRAM bytes)', data: kpts.map(p => Object.assign({x: p.dram_flop_per_byte, y: p.tflop_per_s}, named(p))), backgroundColor: '#1f78b4'});
+    sets.push({label: 'kernels (L2 bytes)', data: kpts.filter(p => p.l2_flop_per_byte > 0).map(p => Object.assign({x: p.l2_flop_per_byte, y: p.tflop_per_s}, named(p))), backgroundColor: '#33a02c', hidden: true});
+    if (on(roof.whole)) sets.push({label: 'whole range (DRAM bytes)', data: [{x: roof.whole.dram_flop_per_byte, y: roof.whole.tflop_per_s, name: 'whole range', kinds: roof.whole.flop_by_kind}], backgroundColor: '#e31a1c', pointRadius: 7, pointStyle: 'rectRot'});
+    chart(box, 'roof', {type: 'scatter', data: {datasets: sets}, plugins: [ceilingLabels],
+      options: {plugins: {title: {display: true, text: 'Roofline: performance [TFLOP/s] against arithmetic intensity [FLOP/byte]'},
+        tooltip: {callbacks: {label: ctx => { const d = ctx.raw; if (!d.name) return ctx.dataset.label;
+          const kinds = Object.entries(d.kinds || {}).map(([k, f]) => `${k} ${sig(f / 1e9)} GFLOP`).join(', ');
+          return `${d.name}: ${sig(d.y)} TFLOP/s at ${sig(d.x)} FLOP/byte (${kinds})`; }}}},
+        scales: {x: {type: 'logarithmic', min: xMin, max: xMax, title: {display: true, text: 'arithmetic intensity [FLOP/byte]'}, ticks: {callback: logTick}},
+                 y: {type: 'logarithmic', min: yMin, max: yMax, title: {display: true, text: 'performance [TFLOP/s]'}, ticks: {callback: logTick}}}}});
+    check.roofline_points += kpts.length;
   };
 
   for (const r of report.ranges) {
@@ -154,35 +205,8 @@ constexpr std::string_view kPageScript = R"js(
       chart(box, 'chart', {type: 'bar', data: {labels: ['replay window'], datasets: stages.map((s, i) => ({label: s, data: [num(r.timings[s + '_ms'] || 0)], backgroundColor: colors[i]}))},
         options: {indexAxis: 'y', plugins: {title: {display: true, text: 'replay window stages (ms)'}}, scales: {x: {stacked: true, title: {display: true, text: 'ms'}}, y: {stacked: true}}}});
     }
-    // The roofline: every name it reads must be a metric of the kernels.
     const names = new Set((r.kernels[0] || {metrics: []}).metrics.map(m => m.name).concat((r.range_metrics || []).map(m => m.name)));
-    const missing = roofNames.filter(n => !names.has(n));
-    if (missing.length) {
-      add(sec, el('p', {class: 'note'}, `No roofline: the report lacks ${missing.join(', ')} (profile with --set full, which has them).`));
-    } else if (charts) {
-      // Kernels with values of their own; with whole-range values only the range is a point.
-      const measured = r.kernels.filter(k => k.metrics.length);
-      const kernelPoints = measured.map(k => ({k, p: roofPoint(n => metricOf(k.metrics, n))}));
-      const sum = n => measured.reduce((s, k) => s + (metricOf(k.metrics, n) || 0), 0);
-      const first = n => metricOf((measured[0] || {}).metrics, n) ?? metricOf(r.range_metrics, n);
-      const whole = measured.length ? roofPoint(sum) : roofPoint(n => metricOf(r.range_metrics, n));
-      const peakFlops = 2 * first('sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained') * first('sm__cycles_elapsed.avg.per_second');
-      const dramBw = first('dram__bytes.sum.peak_sustained') * first('dram__cycles_elapsed.avg.per_second');
-      const l2Bw = first('lts__t_bytes.sum.peak_sustained') * first('lts__cycles_elapsed.avg.per_second');
-      const roof = bw => { const pts = []; for (let e = -3; e <= 4; e += 0.25) { const x = Math.pow(10, e); pts.push({x, y: Math.min(peakFlops, bw * x)}); } return pts; };
-      const ok = p => Number.isFinite(p.x) && Number.isFinite(p.y) && p.x > 0 && p.y > 0;
-      const off = kernelPoints.filter(({p}) => !ok({x: p.dram_ai, y: p.flops_s})).length;
-      if (off) add(sec, el('p', {class: 'note'}, `${off} of ${kernelPoints.length} kernels are not on the roofline (no FLOPs, no duration or no bytes: a log scale has no place for 0).`));
-      chart(box, 'roof', {type: 'scatter', data: {datasets: [
-        {label: 'DRAM ceiling', data: roof(dramBw), showLine: true, pointRadius: 0, borderColor: '#1f78b4'},
-        {label: 'L2 ceiling', data: roof(l2Bw), showLine: true, pointRadius: 0, borderColor: '#33a02c'},
-        {label: 'kernels (DRAM)', data: kernelPoints.map(({p}) => ({x: p.dram_ai, y: p.flops_s})).filter(ok), backgroundColor: '#1f78b4'},
-        {label: 'kernels (L2)', data: kernelPoints.map(({p}) => ({x: p.l2_ai, y: p.flops_s})).filter(ok), backgroundColor: '#33a02c'},
-        {label: 'whole range (DRAM)', data: [{x: whole.dram_ai, y: whole.flops_s}].filter(ok), backgroundColor: '#e31a1c', pointRadius: 7, pointStyle: 'rectRot'},
-      ]}, options: {plugins: {title: {display: true, text: 'roofline: FLOP/s against FLOP per byte'}},
-        scales: {x: {type: 'logarithmic', title: {display: true, text: 'arithmetic intensity (FLOP/byte)'}},
-                 y: {type: 'logarithmic', title: {display: true, text: 'FLOP/s'}}}}});
-    }
+    drawRoofline(sec, box, r, r.roofline);
     // Sortable kernel table: the set's key columns that the kernels have.
     const key = ['gpu__time_duration.sum', 'sm__throughput.avg.pct_of_peak_sustained_elapsed',
       'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed', 'dram__throughput.avg.pct_of_peak_sustained_elapsed',
@@ -218,18 +242,12 @@ constexpr std::string_view kPageScript = R"js(
 
 }  // namespace
 
-std::span<const std::string_view> roofline_metrics() { return kRooflineMetrics; }
-
 StatusOr<std::string> render_report_html(const Report& report, std::string_view chart_js) {
   RR_ASSIGN_OR_RETURN(std::string json, dump_report_json(report, -1));
-  std::string roof = "[";
-  for (std::string_view name : kRooflineMetrics) roof += (roof.size() > 1 ? ",\"" : "\"") + std::string(name) + "\"";
-  roof += "]";
   std::string page(kHead);
   if (!chart_js.empty()) page += "<script>" + script_safe(chart_js) + "</script>\n";
   page += "</head><body>\n<div id=\"rr-root\"></div>\n<pre id=\"rr-check\" hidden></pre>\n";
   page += "<script type=\"application/json\" id=\"rr-data\">" + json_in_script(json) + "</script>\n";
-  page += "<script type=\"application/json\" id=\"rr-roofline\">" + roof + "</script>\n";
   page += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
   return page;
 }

@@ -1,23 +1,24 @@
 // The report as one self-contained HTML page that opens offline in a
 // browser: per range its passes, footprint and restored bytes, the replay
-// window's stages as a stacked bar, a roofline (achieved FLOP/s against
-// arithmetic intensity, DRAM and L2, under the GPU's own peak compute and
-// bandwidth ceilings read from the peak values of its counters, as Nsight
-// Compute draws it) with each kernel and the whole range as points, and a
+// window's stages as a stacked bar, a roofline (the range's `roofline` of
+// the report JSON, report/roofline.h: TFLOP/s of every data type, tensor
+// cores included, against FLOP/byte, under labelled compute ceilings per data
+// type and DRAM and L2 bandwidth ceilings) with each kernel and the whole
+// range as points and the ceilings as a table, and a
 // sortable table of its kernels; declined ranges with their reasons and
 // fixes; the run's time budget. The charts are drawn by Chart.js, whose
 // source the caller passes in and the page inlines, so nothing is fetched.
-// Metrics the roofline needs that the report lacks are named on the page.
+// Metrics the roofline needs that the report lacks, and data types whose
+// FLOPs are not counted for want of them, are named on the page.
 //
 // The page writes what it drew into <pre id="rr-check"> as JSON (charts,
-// canvases with pixels drawn, kernel rows, script errors), so a headless
+// canvases with pixels drawn, kernel rows, roofline points, script errors), so a headless
 // browser can check it (tests/scripts/html_report_test.sh).
 //
 // Thread-safety: pure functions.
 #pragma once
 
 #include <filesystem>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -25,10 +26,6 @@
 #include "report/report_model.h"
 
 namespace rangereplay::report {
-
-/// The metrics the roofline reads (counts, duration, bytes and their
-/// peaks), in the order the page names missing ones.
-std::span<const std::string_view> roofline_metrics();
 
 /// The page for `report`. `chart_js`: Chart.js's UMD build (empty: the page
 /// says the charts are unavailable and why, and still has its tables).

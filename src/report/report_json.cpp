@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "report/report_file.h"
+#include "report/roofline.h"
 
 namespace rangereplay::report {
 namespace {
@@ -396,7 +397,12 @@ void to_json(json& j, const StageTimings& v) { j = write_fields(v); }
 void to_json(json& j, const TierUsage& v) { j = write_fields(v); }
 void to_json(json& j, const Divergence& v) { j = write_fields(v); }
 void to_json(json& j, const PassRecord& v) { j = write_fields(v); }
-void to_json(json& j, const RangeRecord& v) { j = write_fields(v); }
+// A replayed range's roofline is derived from its metrics when written
+// (roofline.h), and not read back.
+void to_json(json& j, const RangeRecord& v) {
+  j = write_fields(v);
+  if (!v.declined) j["roofline"] = roofline_json(compute_roofline(v));
+}
 void to_json(json& j, const TimeBudget& v) { j = write_fields(v); }
 namespace {
 

@@ -40,6 +40,9 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // Report::launcher_ms, gate_wait_ms, time_budget and missing_metrics. They are std::optional
 // and read as nullopt then, and to_json leaves a nullopt field out: a report
 // read and written again gains no value its file did not have.
+// A replayed range's "roofline" (report/roofline.h: FLOP by data type, TFLOP/s,
+// FLOP/byte, ceilings, what is missing) is derived from its metrics when
+// written and not read back.
 // time_budget's counter_setup_ms and gate_wait_ms are written from the
 // report's setup_ms and gate_wait_ms, and not read back (those are the
 // source; but for a report whose gate_wait_ms is only in its budget). It throws a

@@ -51,7 +51,7 @@ browse --dump-dom "file://$out/whole.html" | grep -q '<th class="l">whole range:
 "$rr" report "$here/../python/data/sample_report.json" -o "$out/sample.html" || fail "rangereplay report failed"
 check "$out/sample.html" 1 2
 # The page names the metrics the roofline lacks (its script writes the note).
-browse --dump-dom "file://$out/sample.html" | grep -q "No roofline: the report lacks smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" ||
+browse --dump-dom "file://$out/sample.html" | grep -q "No roofline: the report lacks gpu__time_duration.sum, dram__bytes.sum" ||
   fail "the sample page does not name the roofline's missing metrics"
 # Real profiles (xz-compressed fixtures): two charts per range.
 for f in stream_full_h200 torch_train_full_h200; do
@@ -60,6 +60,16 @@ for f in stream_full_h200 torch_train_full_h200; do
 done
 check "$out/stream_full_h200.html" 4 12
 check "$out/torch_train_full_h200.html" 4 1120
+# The torch step's roofline: FP16 and tensor FP16 counted, the tensor types the
+# recording lacks named, the ceilings in a table with their units.
+browse --dump-dom "file://$out/torch_train_full_h200.html" >"$out/torch.dom"
+grep -q "Roofline: 299 of 560 kernels with a duration on the chart (off it: 261 no FLOP" "$out/torch.dom" ||
+  fail "the torch page does not count its kernels on the roofline"
+grep -q "FLOPs not counted for tensor FP64, tensor TF32, tensor BF16, tensor FP8: the report lacks" "$out/torch.dom" ||
+  fail "the torch page does not name the data types it cannot count"
+grep -q '<td class="l">DRAM bandwidth</td><td>[0-9.]* TB/s</td>' "$out/torch.dom" ||
+  fail "the torch page has no DRAM ceiling in TB/s"
+grep -q '<td class="l">FP32</td><td>[0-9.]* TFLOP/s</td>' "$out/torch.dom" || fail "the torch page has no FP32 ceiling"
 browse --window-size=1400,1300 --screenshot="$build/html_report.png" "file://$out/stream_full_h200.html" >/dev/null
 browse --window-size=1400,1300 --screenshot="$build/html_report_torch.png" "file://$out/torch_train_full_h200.html" >/dev/null
 [[ -s $build/html_report.png && -s $build/html_report_torch.png ]] || fail "no screenshot"

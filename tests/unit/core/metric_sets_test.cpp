@@ -59,7 +59,7 @@ TEST(MetricSets, have_the_sizes_of_their_lists) {
   EXPECT_EQ(set_named("memory").metrics.size(), 59u);
   EXPECT_EQ(set_named("compute").metrics.size(), 49u);
   EXPECT_EQ(set_named("detailed").metrics.size(), 108u);
-  EXPECT_EQ(set_named("full").metrics.size(), 392u);
+  EXPECT_EQ(set_named("full").metrics.size(), 402u);
 }
 
 TEST(MetricSets, detailed_is_basic_compute_and_memory_and_full_contains_detailed) {

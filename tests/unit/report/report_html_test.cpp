@@ -1,7 +1,7 @@
 // The HTML page's structure (the browser test, tests/scripts/html_report_test.sh,
 // checks what its script draws): the report embedded as JSON that cannot
 // end its <script> element early, Chart.js inlined only when given, the
-// roofline's metric list.
+// roofline's metric list, the range's roofline in the embedded JSON.
 #include "report/report_html.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/metric_sets.h"
+#include "report/roofline.h"
 #include "unit/report/sample_report.h"
 
 namespace rangereplay::report {
@@ -24,6 +25,8 @@ TEST(ReportHtml, embeds_the_report_and_inlines_chart_js_when_given) {
                 "<script type=\"application/json\" id=\"rr-data\">{\"cache_control\":\"none\",\"chip_name\":\"GH100\""),
             std::string::npos);
   EXPECT_NE(page->find("<pre id=\"rr-check\" hidden></pre>"), std::string::npos);
+  // The sample's metrics lack the roofline's: the page's data says so.
+  EXPECT_NE(page->find("\"roofline\":{\"available\":false"), std::string::npos);
   const StatusOr<std::string> bare = render_report_html(testing::sample_report(), "");
   ASSERT_TRUE(bare.ok());
   EXPECT_EQ(bare->find("/* chart.js */"), std::string::npos);
@@ -42,9 +45,13 @@ TEST(ReportHtml, text_from_the_report_cannot_close_a_script_element) {
   EXPECT_EQ(comment->find("<!--<script>"), std::string::npos);
 }
 
-TEST(ReportHtml, the_roofline_reads_fp_counts_duration_bytes_and_their_peaks) {
+TEST(ReportHtml, the_roofline_reads_fp_and_tensor_counts_duration_bytes_and_their_peaks) {
   const auto names = roofline_metrics();
   ASSERT_FALSE(names.empty());
+  EXPECT_NE(std::find(names.begin(), names.end(), "sm__ops_path_tensor_src_fp16.sum"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained"),
+            names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "dram__bytes.sum.peak_sustained"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "gpu__time_duration.sum"), names.end());
 }
@@ -53,8 +60,8 @@ TEST(ReportHtml, the_full_set_has_every_metric_the_roofline_reads) {
   // The page tells a report without them to profile with --set full.
   auto full = expand_metric_list("", "full");
   ASSERT_TRUE(full.ok()) << full.status().to_string();
-  for (std::string_view name : roofline_metrics())
-    EXPECT_NE(std::find(full->begin(), full->end(), std::string(name)), full->end()) << name;
+  for (const std::string& name : roofline_metrics())
+    EXPECT_NE(std::find(full->begin(), full->end(), name), full->end()) << name;
 }
 
 }  // namespace

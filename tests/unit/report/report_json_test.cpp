@@ -178,6 +178,19 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
       "range_metrics": [],
       "regions": 4,
       "restore": "differential",
+      "roofline": {
+        "available": false,
+        "missing_metrics": [
+          "gpu__time_duration.sum",
+          "dram__bytes.sum",
+          "lts__t_bytes.sum",
+          "sm__cycles_elapsed.avg.per_second",
+          "dram__bytes.sum.peak_sustained",
+          "dram__cycles_elapsed.avg.per_second",
+          "lts__t_bytes.sum.peak_sustained",
+          "lts__cycles_elapsed.avg.per_second"
+        ]
+      },
       "tiers": [
         {
           "arena_bytes": 268435456,
