@@ -322,9 +322,14 @@ std::string format_change(const DiffRow& row) {
   return std::fabs(factor) < 1e6 ? fmt::format("x{:.1f}", factor) : fmt::format("x{:.2e}", factor);
 }
 
+// Kernel keys longer than this are shortened in the middle in the table (a
+// PyTorch template name runs to 1,000 characters); the key's end, the launch
+// and instance, stays.
+constexpr std::size_t kTitleKernelWidth = 160;
+
 std::string group_title(const DiffRow& row) {
   const std::string range = escape_controls(row.range);
-  if (!row.kernel.empty()) return range + ": " + escape_controls(row.kernel);
+  if (!row.kernel.empty()) return range + ": " + truncate_middle(escape_controls(row.kernel), kTitleKernelWidth);
   switch (row.summed) {
     case DiffRow::Summed::kBase: return range + " (whole range; baseline: the sum of its kernels)";
     case DiffRow::Summed::kNext: return range + " (whole range; new: the sum of its kernels)";

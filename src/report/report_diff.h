@@ -92,7 +92,9 @@ StatusOr<ReportDiff> diff_reports(const Report& base, const Report& next, const 
 /// Terminal table: one line per row with both values and the change, then the
 /// unmatched and declined lines and the comparison note. A change beyond
 /// +-1000% is written as the factor new / base ("x1234.5"; "x1.23e+06" from a
-/// million), which CSV and JSON keep exact in percent. The last line counts
+/// million), which CSV and JSON keep exact in percent. A kernel's title
+/// longer than 160 bytes is shortened in the middle (truncate_middle); CSV and
+/// JSON keep it whole. The last line counts
 /// the values compared, and those shown when a selection left some out. Names (ranges,
 /// kernels, metrics, units) are written through escape_controls
 /// (core/ascii.h), here and in the CSV: no control byte reaches a terminal.

@@ -126,6 +126,22 @@ TEST(DiffSelection, metrics_keep_only_the_names_asked_for_and_name_an_unknown_on
   ASSERT_FALSE(negative.ok());
 }
 
+TEST(DiffSelection, long_kernel_names_are_shortened_in_the_table_and_whole_in_csv) {
+  Report r = stream_report();
+  r.ranges.resize(1);
+  r.ranges[0].kernels.resize(1);
+  const std::string name = "void at::native::kernel<" + std::string(400, 'T') + ">(Params)";
+  r.ranges[0].kernels[0].name = name;
+  const ReportDiff d = diff_reports(r, r);
+  const std::string table = render_diff_table(d);
+  const std::string title =
+      table.substr(table.find("step #0: "), table.find('\n', table.find("step #0: ")) - table.find("step #0: "));
+  EXPECT_EQ(title.size(), std::string("step #0: ").size() + 160) << title;
+  EXPECT_TRUE(title.ends_with("(Params) (10923,1,1)x(256,1,1) #0")) << title;
+  EXPECT_EQ(table.find(name), std::string::npos);
+  EXPECT_NE(render_diff_csv(d).find(name), std::string::npos);
+}
+
 TEST(DiffSelection, unrelated_reports_pair_no_value) {
   const Report torch = read_fixture(RR_TEST_TORCH_REPORT);
   const ReportDiff d = diff_reports(stream_report(), torch);
