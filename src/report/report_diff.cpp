@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include "core/ascii.h"
+#include "core/closest_names.h"
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"
@@ -236,6 +238,73 @@ ReportDiff diff_reports(const Report& base, const Report& next) {
                             "' not compared: it has no range total from per-kernel values (only .sum metrics that "
                             "every kernel of the range has are summed)");
   }
+  out.compared = out.rows.size();
+  return out;
+}
+
+namespace {
+
+// The size of a row's change in percent; a change without a finite value
+// (the baseline 0, the new value not) is larger than any.
+double change_size(const DiffRow& row) {
+  return row.change_pct ? std::fabs(*row.change_pct) : std::numeric_limits<double>::infinity();
+}
+
+// The table's group of a row: its range, kernel and whether a side is summed.
+std::tuple<std::string, std::string, DiffRow::Summed> group_key(const DiffRow& row) {
+  return {row.range, row.kernel, row.summed};
+}
+
+void sort_by_change(std::vector<DiffRow>& rows) {
+  // Each group's largest change, and its place among the groups.
+  std::map<std::tuple<std::string, std::string, DiffRow::Summed>, std::pair<double, std::size_t>> groups;
+  for (const DiffRow& row : rows) {
+    auto [it, inserted] = groups.try_emplace(group_key(row), change_size(row), groups.size());
+    it->second.first = std::max(it->second.first, change_size(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&](const DiffRow& a, const DiffRow& b) {
+    const auto& ga = groups.at(group_key(a));
+    const auto& gb = groups.at(group_key(b));
+    if (ga.first != gb.first) return ga.first > gb.first;
+    if (ga.second != gb.second) return ga.second < gb.second;
+    return change_size(a) > change_size(b);
+  });
+}
+
+}  // namespace
+
+StatusOr<ReportDiff> diff_reports(const Report& base, const Report& next, const DiffSelection& selection) {
+  if (selection.changed_above_pct &&
+      (!std::isfinite(*selection.changed_above_pct) || *selection.changed_above_pct < 0)) {
+    return invalid_argument(
+        fmt::format("--changed-above {}: give a percentage of 0 or more, e.g. 10", *selection.changed_above_pct));
+  }
+  std::set<std::string> known = metric_names(base);
+  known.merge(metric_names(next));
+  const std::vector<std::string> candidates(known.begin(), known.end());
+  for (const std::string& name : selection.metrics) {
+    if (known.contains(name)) continue;
+    std::string line = "--metrics '" + escape_controls(name) + "': neither report has this metric";
+    const std::vector<std::string> near = closest_names(name, candidates, 3, plausible_typo_distance(name.size()));
+    if (!near.empty()) line += fmt::format("; closest: {}", fmt::join(near, ", "));
+    return invalid_argument(line +
+                            "; give metric names as the reports name them (rangereplay report x.json "
+                            "--page raw lists them)");
+  }
+  ReportDiff out = diff_reports(base, next);
+  std::vector<std::string> kept_because;
+  if (!selection.metrics.empty()) {
+    const std::set<std::string> wanted(selection.metrics.begin(), selection.metrics.end());
+    std::erase_if(out.rows, [&](const DiffRow& row) { return !wanted.contains(row.metric); });
+    kept_because.push_back(count_of(wanted.size(), "metric") + " asked for");
+  }
+  if (selection.changed_above_pct) {
+    const double limit = *selection.changed_above_pct;
+    std::erase_if(out.rows, [&](const DiffRow& row) { return !(change_size(row) > limit); });
+    kept_because.push_back(fmt::format("changed by more than {}%", format_metric_value(limit)));
+  }
+  if (!kept_because.empty()) out.selection_note = fmt::format("{}", fmt::join(kept_because, ", "));
+  if (selection.sort_by_change) sort_by_change(out.rows);
   return out;
 }
 
@@ -253,9 +322,14 @@ std::string format_change(const DiffRow& row) {
   return std::fabs(factor) < 1e6 ? fmt::format("x{:.1f}", factor) : fmt::format("x{:.2e}", factor);
 }
 
+// Kernel keys longer than this are shortened in the middle in the table (a
+// PyTorch template name runs to 1,000 characters); the key's end, the launch
+// and instance, stays.
+constexpr std::size_t kTitleKernelWidth = 160;
+
 std::string group_title(const DiffRow& row) {
   const std::string range = escape_controls(row.range);
-  if (!row.kernel.empty()) return range + ": " + escape_controls(row.kernel);
+  if (!row.kernel.empty()) return range + ": " + truncate_middle(escape_controls(row.kernel), kTitleKernelWidth);
   switch (row.summed) {
     case DiffRow::Summed::kBase: return range + " (whole range; baseline: the sum of its kernels)";
     case DiffRow::Summed::kNext: return range + " (whole range; new: the sum of its kernels)";
@@ -288,8 +362,11 @@ std::string render_diff_table(const ReportDiff& diff) {
     for (const std::string& line : diff.declined) out += "  " + escape_controls(line) + "\n";
   }
   if (!diff.comparison_note.empty()) out += "\nnote: " + escape_controls(diff.comparison_note) + "\n";
-  out += fmt::format("\n{} values compared, {} unmatched, {} declined\n", diff.rows.size(), diff.unmatched.size(),
-                     diff.declined.size());
+  std::string shown;
+  if (!diff.selection_note.empty())
+    shown = fmt::format(" ({} shown: {})", diff.rows.size(), escape_controls(diff.selection_note));
+  out += fmt::format("\n{} values compared{}, {} unmatched, {} declined\n", std::max(diff.compared, diff.rows.size()),
+                     shown, diff.unmatched.size(), diff.declined.size());
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::report {
@@ -57,15 +58,44 @@ struct ReportDiff {
   /// One line when per-kernel values were compared with whole-range values
   /// as range totals (see the header); empty otherwise.
   std::string comparison_note;
+  /// How many values were paired before a DiffSelection kept `rows` (equal
+  /// to rows.size() without one).
+  std::size_t compared = 0;
+  /// What a DiffSelection kept, for the table's last line: "changed by more
+  /// than 10%, of 3 metrics"; empty without a filter.
+  std::string selection_note;
+};
+
+/// Which rows of a comparison to keep, and their order (`rangereplay diff`'s
+/// --metrics, --changed-above and --sort).
+struct DiffSelection {
+  /// Metric names to keep, as the reports name them; empty keeps all.
+  std::vector<std::string> metrics;
+  /// Keep only rows whose change exceeds this many percent either way; a row
+  /// without a finite change (the baseline 0, the new value not) is kept.
+  std::optional<double> changed_above_pct;
+  /// Order the rows by the size of their change: the kernel (or range) with
+  /// the largest change first, within it the largest change first; ties keep
+  /// the reports' order. false keeps the reports' order.
+  bool sort_by_change = true;
 };
 
 /// Pairs `base` and `next` as the header says.
 ReportDiff diff_reports(const Report& base, const Report& next);
 
+/// diff_reports, then only the rows `selection` keeps, in its order
+/// (ReportDiff::compared counts the rows before). Errors: kInvalidArgument
+/// for a --metrics name neither report has (naming the closest names) or a
+/// negative or non-finite changed_above_pct.
+StatusOr<ReportDiff> diff_reports(const Report& base, const Report& next, const DiffSelection& selection);
+
 /// Terminal table: one line per row with both values and the change, then the
 /// unmatched and declined lines and the comparison note. A change beyond
 /// +-1000% is written as the factor new / base ("x1234.5"; "x1.23e+06" from a
-/// million), which CSV and JSON keep exact in percent. Names (ranges,
+/// million), which CSV and JSON keep exact in percent. A kernel's title
+/// longer than 160 bytes is shortened in the middle (truncate_middle); CSV and
+/// JSON keep it whole. The last line counts
+/// the values compared, and those shown when a selection left some out. Names (ranges,
 /// kernels, metrics, units) are written through escape_controls
 /// (core/ascii.h), here and in the CSV: no control byte reaches a terminal.
 std::string render_diff_table(const ReportDiff& diff);

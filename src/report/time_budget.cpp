@@ -69,7 +69,14 @@ std::string render_time_budget(const Report& report) {
   if (!report.time_budget || report.time_budget->wall_ms <= 0) return "";
   const TimeBudget& b = *report.time_budget;
   std::string out = "time budget: " + format_ms(b.wall_ms) + " wall\n";
-  for (const BudgetRow& row : budget_rows(report)) {
+  // The parts of the wall time, largest first; the rows within them after
+  // them, indented.
+  std::vector<BudgetRow> rows = budget_rows(report);
+  std::stable_sort(rows.begin(), rows.end(), [](const BudgetRow& a, const BudgetRow& c) {
+    if (a.within != c.within) return !a.within;
+    return a.ms > c.ms;
+  });
+  for (const BudgetRow& row : rows) {
     out += fmt::format("  {:<50} {:>10} {:>5.1f}%\n", std::string(row.within ? "  " : "") + std::string(row.label),
                        format_ms(row.ms), 100.0 * row.ms / b.wall_ms);
   }

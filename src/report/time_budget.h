@@ -53,8 +53,9 @@ void sum_range_times(Report& report);
 std::string render_time_budget_csv(const Report& report);
 
 /// The budget in the terminal: "time budget: <wall> wall" and one indented
-/// line per row with its share of the wall time; empty when the launcher
-/// did not complete it (wall_ms 0).
+/// line per row with its share of the wall time, the largest part first (the
+/// `within` rows last, indented further); empty when the launcher did not
+/// complete it (wall_ms 0).
 std::string render_time_budget(const Report& report);
 
 }  // namespace rangereplay::report

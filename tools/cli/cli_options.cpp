@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -103,6 +105,11 @@ std::string value_hint(const std::string& option) {
       {"--range-list", "matched range numbers, e.g. 2,5-7"},
       {"--output", "a file name ending in .json, .csv or .html"},
       {"--csv-page", "details or raw"},
+      {"--page", "summary, details or raw"},
+      {"--kernel-name", "a part of a kernel name, or regex:<RE2 pattern>"},
+      {"--range", "range indices, e.g. 0,2-3, or a range name"},
+      {"--changed-above", "a percentage, e.g. 10"},
+      {"--sort", "change or report"},
       {"--restore", restore_choices(" or ")},
       {"--cache-control", "all or none"},
       {"--collectives", "decline or replay"},
@@ -322,11 +329,25 @@ class LauncherApp {
         "against one profiled with --range-metrics whole compares range totals: the per-kernel side's total of a\n"
         ".sum metric is the sum of its kernels' values; other metrics are listed as not compared (profile both\n"
         "with the same --range-metrics to compare every metric). Changes beyond +-1000% show as a factor\n"
-        "(x1234.5) in the table; --csv and --json keep the exact percentage.");
+        "(x1234.5) in the table; --csv and --json keep the exact percentage.\n"
+        "Examples:\n"
+        "  rangereplay diff base.json new.json --changed-above 10          # only what moved by more than 10%\n"
+        "  rangereplay diff base.json new.json --metrics gpu__time_duration.sum --csv\n"
+        "Exit codes: 0 when compared; 1 when no value pairs (reports of different programs or ranges); 2 for an "
+        "option error or a report that cannot be read.");
     diff->add_option("base", diff_base, "The baseline report (JSON)")->required();
     diff->add_option("new", diff_new, "The report to compare with it (JSON)")->required();
     diff->add_flag("--csv", diff_csv, "Print CSV (range,kernel,metric,unit,base,new,change_pct)");
     diff->add_flag("--json", diff_json, "Print JSON (rows, unmatched, declined)");
+    diff->add_option("--metrics", diff_metrics, "Compare only these metrics (names separated by commas)")
+        ->type_name("NAMES");
+    diff->add_option("--changed-above", diff_changed_above,
+                     "Show only values whose change exceeds PCT percent either way (and those without a finite change)")
+        ->type_name("PCT");
+    diff->add_option("--sort", diff_sort,
+                     "change (default): the kernel with the largest change first, its largest change first; "
+                     "report: the reports' order")
+        ->type_name("change|report");
     merge = app.add_subcommand(
         "merge", "Merge the reports of a job's ranks: merge <rank0.json> <rank1.json> ... [-o <job.json|job.csv>]");
     merge
@@ -343,23 +364,39 @@ class LauncherApp {
         "Exit codes: 0 when merged; 2 for an option error, a report that cannot be read or an output that cannot be "
         "written.");
     report = app.add_subcommand("report",
-                                "Write an existing report again: report <x.json|x.journal> -o <out.html|.csv|.json>");
+                                "Print a saved report, or write it again: report <x.json|x.journal> "
+                                "[--page summary|details|raw] [-o <out.html|.csv|.json>]");
     report
         ->add_option("report", report_input,
                      "The report (JSON), or the journal a killed process left (report.<pid>.journal)")
         ->required();
-    report->add_option("-o,--output", report_output, "The file to write; its extension picks the format")
-        ->required()
+    report
+        ->add_option("-o,--output", report_output,
+                     "The file to write; its extension picks the format (without it, the report is printed)")
         ->type_name("PATH");
     report->add_option("--csv-page", report_csv_page, "With a .csv output: ncu's CSV layout, details or raw")
         ->type_name("details|raw");
+    report
+        ->add_option("--page", report_page,
+                     "What to print: summary (a line per kernel), details (default: each kernel's metrics by "
+                     "section) or raw (every metric, full names)")
+        ->type_name("summary|details|raw");
+    report
+        ->add_option("--kernel-name", report_kernel_name,
+                     "Only kernels whose name contains this text, or matches regex:<RE2 pattern>")
+        ->type_name("NAME");
+    report->add_option("--range", report_range, "Only these ranges: indices (0,2-3) or a range name")
+        ->type_name("RANGES");
     report->footer(
         "Examples:\n"
+        "  rangereplay report run.json                                # each kernel's metrics by section\n"
+        "  rangereplay report run.json --page summary --range 0       # a line per kernel of range 0\n"
+        "  rangereplay report run.json --kernel-name regex:gemm|conv  # the kernels whose names match\n"
         "  rangereplay report run.json -o run.html                    # a page to look at\n"
         "  rangereplay report run.json -o run.csv --csv-page details  # ncu's --page details layout\n"
         "  rangereplay report /tmp/rangereplay-X/report.42.journal -o run.json  # the ranges of a killed run\n"
-        "Exit codes: 0 when written; 2 for an option error, a report that cannot be read or an output that cannot be "
-        "written.");
+        "Exit codes: 0 when printed or written; 2 for an option error, a report that cannot be read, a filter that "
+        "keeps nothing or an output that cannot be written.");
     app.require_subcommand(0, 1);
     add_profile_options(*profile, options);
   }
@@ -377,8 +414,8 @@ class LauncherApp {
   CLI::App* diff = nullptr;
   CLI::App* merge = nullptr;
   CLI::App* report = nullptr;
-  std::string report_input, report_output, report_csv_page;
-  std::string diff_base, diff_new;
+  std::string report_input, report_output, report_csv_page, report_page, report_kernel_name, report_range;
+  std::string diff_base, diff_new, diff_metrics, diff_changed_above, diff_sort;
   bool diff_csv = false, diff_json = false;
   std::vector<std::string> merge_inputs;
   std::string merge_output;
@@ -509,6 +546,79 @@ StatusOr<MergeRequest> merge_request(const std::vector<std::string>& inputs, con
   return req;
 }
 
+// `report`'s input, output or terminal page, and filters. Errors:
+// invalid_argument for an option given an empty value, --page with --output
+// or --csv-page without one, an unknown page, and output_format_of's and
+// parse_csv_page's.
+StatusOr<ReportRequest> report_request(const LauncherApp& l) {
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--output", &l.report_output},
+                                    {"--csv-page", &l.report_csv_page},
+                                    {"--page", &l.report_page},
+                                    {"--kernel-name", &l.report_kernel_name},
+                                    {"--range", &l.report_range}}) {
+    if (l.report->count(name) > 0 && trim(*value).empty()) return invalid_argument(value_hint(name));
+  }
+  ReportRequest req;
+  req.input_path = l.report_input;
+  req.output_path = l.report_output;
+  req.kernel_name = l.report_kernel_name;
+  req.range = trim(l.report_range);
+  if (req.output_path.empty()) {
+    if (!l.report_csv_page.empty())
+      return invalid_argument(
+          "--csv-page picks the layout of a .csv output: give -o <out.csv> with it, or --page "
+          "for the terminal");
+    if (l.report_page == "summary") {
+      req.page = ReportPage::kSummary;
+    } else if (l.report_page == "raw") {
+      req.page = ReportPage::kRaw;
+    } else if (!l.report_page.empty() && l.report_page != "details") {
+      return invalid_argument("--page '" + l.report_page + "': give summary, details or raw");
+    }
+    return req;
+  }
+  if (!l.report_page.empty())
+    return invalid_argument(
+        "--page picks what the terminal shows: leave out -o to print the report, or use "
+        "--csv-page with a .csv output");
+  RR_ASSIGN_OR_RETURN(req.format, output_format_of(l.report_output));
+  RR_ASSIGN_OR_RETURN(req.csv_page, parse_csv_page(l.report_csv_page, req.format));
+  return req;
+}
+
+// `diff`'s reports, format and selection. Errors: invalid_argument for an
+// option given an empty value, a --changed-above that is not a percentage of
+// 0 or more, an unknown --sort.
+StatusOr<DiffRequest> diff_request(const LauncherApp& l) {
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--metrics", &l.diff_metrics},
+                                    {"--changed-above", &l.diff_changed_above},
+                                    {"--sort", &l.diff_sort}}) {
+    if (l.diff->count(name) > 0 && trim(*value).empty()) return invalid_argument(value_hint(name));
+  }
+  DiffRequest req;
+  req.base_path = l.diff_base;
+  req.new_path = l.diff_new;
+  req.format = l.diff_csv ? DiffFormat::kCsv : (l.diff_json ? DiffFormat::kJson : DiffFormat::kTable);
+  req.metrics = split_metric_csv(l.diff_metrics);
+  if (!l.diff_changed_above.empty()) {
+    std::string text = trim(l.diff_changed_above);
+    if (text.ends_with('%')) text.pop_back();
+    double pct = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), pct);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(pct) || pct < 0) {
+      return invalid_argument("--changed-above '" + l.diff_changed_above +
+                              "': give a percentage of 0 or more, e.g. --changed-above 10");
+    }
+    req.changed_above_pct = pct;
+  }
+  if (l.diff_sort == "report") {
+    req.sort_by_change = false;
+  } else if (!l.diff_sort.empty() && l.diff_sort != "change") {
+    return invalid_argument("--sort '" + l.diff_sort + "': give change (the largest change first) or report");
+  }
+  return req;
+}
+
 // The action other than `profile` the parsed words ask for (version, a list,
 // or the help when nothing was asked); nullopt for `profile`. Errors:
 // invalid_argument for two actions, or an application given without `profile`.
@@ -545,18 +655,12 @@ StatusOr<std::optional<CommandLine>> other_action(const LauncherApp& l, const Wo
   } else if (l.list_sets()) {
     out.action = Action::kListSets;
   } else if (l.report->parsed()) {
-    if (trim(l.report_output).empty()) return invalid_argument(value_hint("--output"));
-    if (l.report_csv_page.empty() && l.report->count("--csv-page") > 0)
-      return invalid_argument(value_hint("--csv-page"));
-    RR_ASSIGN_OR_RETURN(OutputFormat format, output_format_of(l.report_output));
+    RR_ASSIGN_OR_RETURN(out.report, report_request(l));
     out.action = Action::kReport;
-    RR_ASSIGN_OR_RETURN(CsvPage page, parse_csv_page(l.report_csv_page, format));
-    out.report = {l.report_input, l.report_output, format, page};
   } else if (l.diff->parsed()) {
     if (l.diff_csv && l.diff_json) return invalid_argument("diff prints CSV or JSON: give --csv or --json, not both");
     out.action = Action::kDiff;
-    out.diff = {l.diff_base, l.diff_new,
-                l.diff_csv ? DiffFormat::kCsv : (l.diff_json ? DiffFormat::kJson : DiffFormat::kTable)};
+    RR_ASSIGN_OR_RETURN(out.diff, diff_request(l));
   } else if (l.merge->parsed()) {
     out.action = Action::kMerge;
     RR_ASSIGN_OR_RETURN(out.merge, merge_request(l.merge_inputs, l.merge_output, l.merge->count("--output") > 0));

@@ -3,8 +3,9 @@
 // and the fix; the launcher prints them as "rangereplay: <message>" and exits 2.
 //
 //   rangereplay profile [options] -- <app> [args]    (the '--' may be left out)
-//   rangereplay diff [--csv | --json] <base.json> <new.json>
+//   rangereplay diff [--csv | --json] [--metrics a,b] [--changed-above PCT] <base.json> <new.json>
 //   rangereplay merge <rank0.json> <rank1.json> ... [-o <job.json|job.csv>]
+//   rangereplay report <x.json> [--page summary|details|raw] [--kernel-name K] [--range R]
 //   rangereplay report <x.json> -o <out.html|.csv|.json>
 //   rangereplay --list-metrics | list-metrics
 //   rangereplay --list-sets    | list-sets
@@ -16,6 +17,7 @@
 // names and the device afterwards (launcher.h).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +40,9 @@ struct DiffRequest {
   std::string base_path;
   std::string new_path;
   DiffFormat format = DiffFormat::kTable;
+  std::vector<std::string> metrics;         // --metrics: the names to compare; empty = all
+  std::optional<double> changed_above_pct;  // --changed-above: rows changed by more than this (percent)
+  bool sort_by_change = true;               // --sort change (default) or report (the reports' order)
 };
 
 /// A `merge` command: the JSON reports of a job's ranks, rank i the i-th
@@ -67,13 +72,20 @@ struct ProfileRequest {
   std::uint32_t max_app_runs = 0;               // --max-app-runs, 0 = no cap
 };
 
-/// A `report` command: an existing JSON report written again in the format
-/// `output`'s extension picks.
+/// The terminal view's page (`report --page`, report/report_view.h).
+enum class ReportPage { kSummary, kDetails, kRaw };
+
+/// A `report` command: an existing JSON report printed in the terminal
+/// (`output_path` empty) or written again in the format `output`'s extension
+/// picks; the filters apply to both.
 struct ReportRequest {
   std::string input_path;
-  std::string output_path;
+  std::string output_path;  // "" = the terminal view
   OutputFormat format = OutputFormat::kHtml;
-  CsvPage csv_page = CsvPage::kOwn;  // --csv-page
+  CsvPage csv_page = CsvPage::kOwn;        // --csv-page
+  ReportPage page = ReportPage::kDetails;  // --page
+  std::string kernel_name;                 // --kernel-name: a part of a name, or regex:<RE2 pattern>
+  std::string range;                       // --range: range indices (0,2-3) or a range name
 };
 
 struct CommandLine {

@@ -675,15 +675,17 @@ int run_launcher(const std::vector<std::string>& args) {
     case Action::kListMetrics: return list_metrics();
     case Action::kProfile: return profile(parsed->profile);
     case Action::kReport: {
-      StatusOr<report::Report> rep = load_report(parsed->report.input_path);
-      Status saved = rep.ok()
-                         ? save_report(*rep, parsed->report.output_path, parsed->report.format, parsed->report.csv_page)
-                         : rep.status();
-      if (!saved.ok()) return fail(saved, kExitUsage);
-      return 0;
+      StatusOr<std::string> text = report_command(parsed->report);
+      if (!text.ok()) return fail(text.status(), kExitUsage);
+      return text->empty() ? 0 : print(*text);
     }
-    case Action::kDiff:
-      return print_result(diff_report_files(parsed->diff.base_path, parsed->diff.new_path, parsed->diff.format));
+    case Action::kDiff: {
+      // Nothing paired is the comparison's failure, not a usage error.
+      StatusOr<std::string> text = diff_report_files(parsed->diff);
+      if (!text.ok() && text.status().code() == StatusCode::kFailedPrecondition)
+        return fail(text.status(), kExitFailure);
+      return print_result(text);
+    }
     case Action::kMerge: return print_result(merge_report_files(parsed->merge));
   }
   return kExitFailure;

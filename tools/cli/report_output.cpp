@@ -18,6 +18,7 @@
 #include "report/report_merge.h"
 #include "report/report_ncu_csv.h"
 #include "report/report_table.h"
+#include "report/report_view.h"
 #include "report/time_budget.h"
 
 namespace rangereplay::cli {
@@ -46,17 +47,42 @@ std::string beside_csv(const std::string& csv_path, std::string_view suffix) {
 std::string ranges_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".ranges.csv"); }
 std::string budget_csv_path(const std::string& csv_path) { return beside_csv(csv_path, ".budget.csv"); }
 
-StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format) {
-  RR_ASSIGN_OR_RETURN(report::Report base, load_report(base_path));
-  RR_ASSIGN_OR_RETURN(report::Report next, load_report(new_path));
-  const report::ReportDiff diff = report::diff_reports(base, next);
-  switch (format) {
+StatusOr<std::string> diff_report_files(const DiffRequest& request) {
+  RR_ASSIGN_OR_RETURN(report::Report base, load_report(request.base_path));
+  RR_ASSIGN_OR_RETURN(report::Report next, load_report(request.new_path));
+  RR_ASSIGN_OR_RETURN(
+      const report::ReportDiff diff,
+      report::diff_reports(base, next, {request.metrics, request.changed_above_pct, request.sort_by_change}));
+  if (diff.compared == 0) {
+    std::string cause = diff.unmatched.empty() ? (diff.declined.empty() ? std::string("neither has a metric value")
+                                                                        : diff.declined.front())
+                                               : diff.unmatched.front();
+    return failed_precondition(escape_controls(
+        "diff: 0 values compared between " + request.base_path + " and " + request.new_path + " (" + cause +
+        "): compare reports of the same program, ranges and metrics (ranges pair by name and instance, kernels "
+        "by name, grid, block and order)"));
+  }
+  switch (request.format) {
     case DiffFormat::kCsv: return report::render_diff_csv(diff);
     case DiffFormat::kJson: return report::render_diff_json(diff);
     case DiffFormat::kTable: break;
   }
-  return escape_controls("rangereplay diff: baseline " + base_path + ", new " + new_path, LineBreaks::kEscape) + "\n" +
-         report::render_diff_table(diff);
+  return escape_controls("rangereplay diff: baseline " + request.base_path + ", new " + request.new_path,
+                         LineBreaks::kEscape) +
+         "\n" + report::render_diff_table(diff);
+}
+
+StatusOr<std::string> report_command(const ReportRequest& request) {
+  RR_ASSIGN_OR_RETURN(const report::Report full, load_report(request.input_path));
+  RR_ASSIGN_OR_RETURN(const report::Report picked, report::filter_report(full, {request.kernel_name, request.range}));
+  if (!request.output_path.empty()) {
+    RR_RETURN_IF_ERROR(save_report(picked, request.output_path, request.format, request.csv_page));
+    return std::string();
+  }
+  const report::ViewPage page = request.page == ReportPage::kSummary ? report::ViewPage::kSummary
+                                : request.page == ReportPage::kRaw   ? report::ViewPage::kRaw
+                                                                     : report::ViewPage::kDetails;
+  return report::render_report_view(picked, page);
 }
 
 StatusOr<std::string> merge_report_files(const MergeRequest& request) {

@@ -43,12 +43,24 @@ std::vector<std::string> chart_js_candidates(const std::string& exe_dir);
 Status save_report(const report::Report& report, const std::string& path, OutputFormat format,
                    CsvPage page = CsvPage::kOwn);
 
-/// `rangereplay diff`: the comparison of the reports at `base_path` and
-/// `new_path` (report/report_diff.h; a ".journal" path is read as
-/// load_report reads it) as a table, CSV or JSON. Errors: a file
-/// that cannot be read as a rangereplay report, the reader's one-line message
-/// naming it.
-StatusOr<std::string> diff_report_files(const std::string& base_path, const std::string& new_path, DiffFormat format);
+/// `rangereplay diff`: the comparison of the reports at request.base_path and
+/// request.new_path (report/report_diff.h; a ".journal" path is read as
+/// load_report reads it), the rows request's --metrics, --changed-above and
+/// --sort keep, as a table, CSV or JSON. Errors: a file that cannot be read
+/// as a rangereplay report (the reader's one-line message naming it), a
+/// --metrics name neither report has (invalid_argument); failed_precondition
+/// when no value pairs at all ("0 values compared": reports of different
+/// programs, ranges or metrics), one line naming the first thing that did not
+/// pair and the fix.
+StatusOr<std::string> diff_report_files(const DiffRequest& request);
+
+/// `rangereplay report`: the report at request.input_path (read as
+/// load_report reads it) with request's filters (report/report_view.h)
+/// applied, as the terminal view of request.page when request.output_path
+/// is empty (returned), else written to that file as save_report writes it
+/// (returns ""). Errors: the reader's, a filter's (a bad pattern or list, one
+/// that keeps nothing), the write's.
+StatusOr<std::string> report_command(const ReportRequest& request);
 
 /// `rangereplay merge`: the reports at request.report_paths (rank i the
 /// i-th; journals read as load_report reads them) merged (report/report_merge.h). Without an output path, returns the

@@ -954,6 +954,55 @@ TEST(CliOptions, diff_and_report_take_reports_and_name_their_mistakes) {
             "--csv-page must be details or raw (ncu's --page layouts), not 'wide'");
 }
 
+TEST(CliOptions, report_without_an_output_prints_a_page_with_filters) {
+  const CommandLine plain = parse({"report", "x.json"});
+  EXPECT_EQ(plain.action, Action::kReport);
+  EXPECT_EQ(plain.report.output_path, "");
+  EXPECT_EQ(plain.report.page, ReportPage::kDetails);
+  const CommandLine summary =
+      parse({"report", "x.json", "--page", "summary", "--kernel-name", "regex:gemm|conv", "--range", "0,2-3"});
+  EXPECT_EQ(summary.report.page, ReportPage::kSummary);
+  EXPECT_EQ(summary.report.kernel_name, "regex:gemm|conv");
+  EXPECT_EQ(summary.report.range, "0,2-3");
+  EXPECT_EQ(parse({"report", "x.json", "--page", "raw"}).report.page, ReportPage::kRaw);
+  const CommandLine filtered_file = parse({"report", "x.json", "--range", "step", "-o", "x.html"});
+  EXPECT_EQ(filtered_file.report.output_path, "x.html");
+  EXPECT_EQ(filtered_file.report.range, "step");
+  EXPECT_EQ(error_of({"report", "x.json", "--page", "wide"}), "--page 'wide': give summary, details or raw");
+  EXPECT_EQ(error_of({"report", "x.json", "--page", "raw", "-o", "x.csv"}),
+            "--page picks what the terminal shows: leave out -o to print the report, or use --csv-page with a .csv "
+            "output");
+  EXPECT_EQ(error_of({"report", "x.json", "--csv-page", "raw"}),
+            "--csv-page picks the layout of a .csv output: give -o <out.csv> with it, or --page for the terminal");
+  EXPECT_EQ(error_of({"report", "x.json", "--kernel-name="}),
+            "--kernel-name needs a value (a part of a kernel name, or regex:<RE2 pattern>)");
+  EXPECT_EQ(error_of({"report", "x.json", "-o", ""}),
+            "--output needs a value (a file name ending in .json, .csv or .html)");
+}
+
+TEST(CliOptions, diff_takes_metrics_a_change_threshold_and_an_order) {
+  const CommandLine plain = parse({"diff", "a.json", "b.json"});
+  EXPECT_TRUE(plain.diff.metrics.empty());
+  EXPECT_FALSE(plain.diff.changed_above_pct.has_value());
+  EXPECT_TRUE(plain.diff.sort_by_change);
+  const CommandLine picked =
+      parse({"diff", "a.json", "b.json", "--metrics", "gpu__time_duration.sum, dram__bytes_read.sum", "--changed-above",
+             "12.5%", "--sort", "report"});
+  EXPECT_EQ(picked.diff.metrics, (std::vector<std::string>{"gpu__time_duration.sum", "dram__bytes_read.sum"}));
+  ASSERT_TRUE(picked.diff.changed_above_pct.has_value());
+  EXPECT_EQ(*picked.diff.changed_above_pct, 12.5);
+  EXPECT_FALSE(picked.diff.sort_by_change);
+  EXPECT_EQ(*parse({"diff", "--changed-above", "0", "a.json", "b.json"}).diff.changed_above_pct, 0.0);
+  EXPECT_EQ(error_of({"diff", "a.json", "b.json", "--changed-above", "ten"}),
+            "--changed-above 'ten': give a percentage of 0 or more, e.g. --changed-above 10");
+  EXPECT_EQ(error_of({"diff", "a.json", "b.json", "--changed-above", "-5"}),
+            "--changed-above '-5': give a percentage of 0 or more, e.g. --changed-above 10");
+  EXPECT_EQ(error_of({"diff", "a.json", "b.json", "--sort", "name"}),
+            "--sort 'name': give change (the largest change first) or report");
+  EXPECT_EQ(error_of({"diff", "a.json", "b.json", "--metrics="}),
+            "--metrics needs a value (metric names separated by commas, e.g. dram__bytes_read.sum)");
+}
+
 TEST(CliOptions, merge_takes_the_ranks_reports_in_order_and_an_optional_json_or_csv_output) {
   const CommandLine table = parse({"merge", "r0.json", "r1.json", "r2.json"});
   EXPECT_EQ(table.action, Action::kMerge);

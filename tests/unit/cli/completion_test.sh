@@ -33,7 +33,9 @@ expect "--set --skip --snapshot-device-limit --snapshot-host-limit" rangereplay 
 expect "" rangereplay profile --set full ./app --s
 expect "" rangereplay profile -- ./app --s
 expect "raw" rangereplay report x.json --csv-page r
-expect "--csv" rangereplay diff --c
+expect "--csv --changed-above" rangereplay diff --c
+expect "summary" rangereplay report x.json --page su
+expect "change" rangereplay diff a.json b.json --sort ch
 if command -v zsh >/dev/null; then
   zsh -n "$docs/_rangereplay" || { echo "FAILED: _rangereplay does not parse in zsh"; fail=1; }
 fi

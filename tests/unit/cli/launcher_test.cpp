@@ -18,6 +18,7 @@
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "temp_tree.h"
+#include "unit/report/sample_report.h"
 
 namespace rangereplay::cli {
 namespace {
@@ -349,8 +350,8 @@ TEST(RunLauncher, help_version_and_lists_exit_1_naming_the_cause_when_stdout_can
 TEST(RunLauncher, a_diff_that_cannot_be_printed_exits_1_naming_the_cause) {
   TempTree tree;
   const std::string base = tree.path("base.json"), next = tree.path("new.json");
-  ASSERT_TRUE(report::write_report_json(report::Report{}, base).ok());
-  ASSERT_TRUE(report::write_report_json(report::Report{}, next).ok());
+  ASSERT_TRUE(report::write_report_json(report::testing::sample_report(), base).ok());
+  ASSERT_TRUE(report::write_report_json(report::testing::sample_report(), next).ok());
   for (const std::vector<std::string>& format : {std::vector<std::string>{}, {"--csv"}, {"--json"}}) {
     std::vector<std::string> args = {"rangereplay", "diff", base, next};
     args.insert(args.end(), format.begin(), format.end());
@@ -359,6 +360,38 @@ TEST(RunLauncher, a_diff_that_cannot_be_printed_exits_1_naming_the_cause) {
     EXPECT_EQ(code, 1);
     EXPECT_EQ(err, kStdoutFull);
   }
+}
+
+TEST(RunLauncher, a_diff_that_pairs_nothing_exits_1_with_one_line_naming_the_cause_and_the_fix) {
+  TempTree tree;
+  const std::string base = tree.path("base.json"), next = tree.path("new.json");
+  report::Report other = report::testing::sample_report();
+  for (report::RangeRecord& range : other.ranges) range.name = "eval";
+  ASSERT_TRUE(report::write_report_json(report::testing::sample_report(), base).ok());
+  ASSERT_TRUE(report::write_report_json(other, next).ok());
+  ::testing::internal::CaptureStdout();
+  const auto [code, err] = run_capturing_stderr({"rangereplay", "diff", base, next});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(err, "rangereplay: diff: 0 values compared between " + base + " and " + next +
+                     " (range 'step #0' only in the baseline): compare reports of the same program, ranges and "
+                     "metrics (ranges pair by name and instance, kernels by name, grid, block and order)\n");
+}
+
+TEST(RunLauncher, report_without_an_output_prints_the_view_of_the_kernels_asked_for) {
+  TempTree tree;
+  const std::string in = tree.path("in.json");
+  ASSERT_TRUE(report::write_report_json(report::testing::sample_report(), in).ok());
+  ::testing::internal::CaptureStdout();
+  const int code = run_launcher({"rangereplay", "report", in, "--page", "summary", "--kernel-name", "regex:^scale"});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(out.find("scale("), std::string::npos) << out;
+  EXPECT_NE(out.find("summary: "), std::string::npos) << out;
+  const auto [bad, err] = run_capturing_stderr({"rangereplay", "report", in, "--kernel-name", "no_such_kernel"});
+  EXPECT_EQ(bad, 2);
+  EXPECT_TRUE(err.starts_with("rangereplay: --kernel-name 'no_such_kernel' matches none of the ")) << err;
 }
 
 TEST(RunLauncher, report_writes_an_older_report_again_without_inventing_its_missing_fields) {

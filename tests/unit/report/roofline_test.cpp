@@ -195,7 +195,7 @@ TEST(Roofline, is_written_in_the_reports_json_per_range) {
 // GEMMs are FFMA SGEMMs), profiled with --set full before the tensor counters
 // by type were in it.
 TEST(Roofline, on_the_torch_training_step_every_kernel_with_a_flop_is_on_it) {
-  const StatusOr<Report> report = read_report_json(RR_TEST_TORCH_TRAIN_REPORT);
+  const StatusOr<Report> report = read_report_json(RR_TEST_TORCH_REPORT);
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   ASSERT_EQ(report->ranges.size(), 2u);
   for (const RangeRecord& range : report->ranges) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include <string>
 
 namespace rangereplay::report {
@@ -113,6 +116,35 @@ TEST(TimeBudget, terminal_lines_give_each_part_and_its_share) {
   EXPECT_NE(text.find("replay windows"), std::string::npos) << text;
   EXPECT_NE(text.find("54.4%"), std::string::npos) << text;  // 3000 of 5510 ms
   EXPECT_NE(text.find("    of the set-up, begins and windows: the first CUPTI pass start"), std::string::npos) << text;
+}
+
+TEST(TimeBudget, terminal_lines_are_sorted_by_time_largest_first) {
+  Report r = two_ranges();
+  sum_range_times(r);
+  complete_time_budget(r, 990, 10, 1000, 6500);
+  const std::string text = render_time_budget(r);
+  // The parts' milliseconds in the order printed, read back from the lines.
+  std::vector<double> ms;
+  std::size_t line_start = text.find('\n') + 1;
+  std::size_t within_at = std::string::npos;
+  while (line_start < text.size()) {
+    const std::size_t end = text.find('\n', line_start);
+    const std::string line = text.substr(line_start, end - line_start);
+    if (line.starts_with("    ")) {
+      within_at = ms.size();
+    } else {
+      const std::size_t unit = line.rfind(" ms");
+      const std::size_t begin = line.rfind(' ', unit - 1) + 1;
+      std::string number = line.substr(begin, unit - begin);
+      std::erase(number, ',');
+      ms.push_back(std::stod(number));
+    }
+    line_start = end + 1;
+  }
+  ASSERT_EQ(ms.size(), budget_rows(r).size() - 1) << text;  // first_pass_start_ms is within
+  EXPECT_TRUE(std::is_sorted(ms.begin(), ms.end(), std::greater<>())) << text;
+  EXPECT_EQ(ms.front(), 3000.0) << text;  // the replay windows
+  EXPECT_EQ(within_at, ms.size()) << "the row within the others comes last\n" << text;
 }
 
 }  // namespace
