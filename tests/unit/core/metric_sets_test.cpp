@@ -250,7 +250,7 @@ TEST(ExpandMetricList, unknown_set_is_an_error) {
 TEST(ExpandMetricList, set_name_is_trimmed) {
   auto got = expand_metric_list("", " full ");
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->size(), 392u);
+  EXPECT_EQ(got->size(), 402u);
 }
 
 TEST(DefaultMetricSet, is_a_built_in_set) { EXPECT_TRUE(find_metric_set(kDefaultMetricSetName).ok()); }
