@@ -78,8 +78,10 @@ constexpr std::string_view kPageScript = R"js(
   if (tb && num(tb.wall_ms) > 0) {
     const t = add(root, el('table'));
     const h = add(t, el('tr')); add(h, el('th', {class: 'l'}, 'time budget')); add(h, el('th', {}, 'ms')); add(h, el('th', {}, '% of wall'));
-    for (const [k, v] of Object.entries(tb)) {
-      if (!k.endsWith('_ms') || k.endsWith('clock_ms')) continue;
+    // Largest first, as the terminal's budget table: where the time went.
+    const rows = Object.entries(tb).filter(([k]) => k.endsWith('_ms') && !k.endsWith('clock_ms'))
+      .sort((a, b) => num(b[1]) - num(a[1]));
+    for (const [k, v] of rows) {
       const r = add(t, el('tr')); add(r, el('td', {class: 'l'}, k.replace(/_ms$/, '').replace(/_/g, ' ')));
       add(r, el('td', {}, num(v).toFixed(1))); add(r, el('td', {}, (100 * num(v) / num(tb.wall_ms)).toFixed(1)));
     }
