@@ -1311,6 +1311,13 @@ def verify_decline_differences(results):
     return lines
 
 
+def decline_lines(program, label, summary):
+    """One indented line per declined range of a report summary
+    (summarize_report): program, run label, index, name, reason and detail."""
+    return [f"  {program} [{label}] ranges[{g['index']}] '{g['name']}': {g['reason']}"
+            + (f" ({g['detail']})" if g["detail"] else "") for g in summary["ranges"] if g["declined"]]
+
+
 def render_table(results, hangs, header_lines=()):
     """The summary: header lines, each problem, each declined range of the
     tool runs with its detail, the ranges whose outcome differs under
@@ -1330,10 +1337,7 @@ def render_table(results, hangs, header_lines=()):
         for t in r.get("tool", []):
             if "verify" in t["label"] or not t.get("report"):
                 continue
-            for g in t["report"]["ranges"]:
-                if g["declined"]:
-                    declines.append(f"  {r['name']} [{t['label']}] ranges[{g['index']}] '{g['name']}': {g['reason']}"
-                                    + (f" ({g['detail']})" if g["detail"] else ""))
+            declines += decline_lines(r["name"], t["label"], t["report"])
     if declines:
         out.append("declined ranges:")
         out += declines

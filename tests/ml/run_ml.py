@@ -360,10 +360,7 @@ def render_table(results, header_lines=()):
             run = r.get("runs", {}).get(kind)
             if not run or not run.get("report"):
                 continue
-            for g in run["report"]["ranges"]:
-                if g["declined"]:
-                    declines.append(f"  {r['name']} [{kind}] ranges[{g['index']}] '{g['name']}': {g['reason']}"
-                                    + (f" ({g['detail']})" if g["detail"] else ""))
+            declines += rc.decline_lines(r["name"], kind, run["report"])
     if declines:
         out.append("declined ranges:")
         out += declines
