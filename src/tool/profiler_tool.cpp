@@ -430,6 +430,12 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
   // reaches the tool (tool_thread_number): range selection and capture modes
   // name threads by these numbers.
   static_cast<void>(tool_thread_number());
+  // RANGEREPLAY_DEBUG: every driver call other than a launch made while a
+  // range is open, so that what a framework does inside a step can be read.
+  if (debug_enabled_ && data->callbackSite == CUPTI_API_ENTER && range_open_.load(std::memory_order_relaxed))
+    std::fprintf(stderr, "rangereplay[debug] thread %llu in range: %s\n",
+                 static_cast<unsigned long long>(tool_thread_number()),
+                 data->functionName != nullptr ? data->functionName : "?");
   if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() && captures_.open_captures() == 0)
     replay_deferred_before_untracked_write(call, data);
   if (call == nullptr) {
