@@ -43,9 +43,10 @@ constexpr std::array<ReasonInfo, 31> kReasons = {{
      "begin and end the range while no stream capture is open: put it around the graph's launch, not around its "
      "capture"},
     {DeclineReason::kHostFunctionInRange, "host_function_in_range",
-     "the range enqueued a host function (cuLaunchHostFunc), which cannot be re-run without repeating its host side "
-     "effects",
-     "enqueue host functions outside the range, or replace them with an event and a host-side wait"},
+     "the range ran a host function (cuLaunchHostFunc with work submitted after it, or a graph's host node), which "
+     "a replay can neither re-run (its host side effects would repeat) nor leave out (later work is ordered after it)",
+     "end the range before the host function or enqueue it after the range's last work; launch graphs with host "
+     "nodes outside the range"},
     {DeclineReason::kTooManyOperations, "too_many_operations",
      "the range recorded more than 65536 operations (kernels, copies, memsets, event records, waits, graph launches)",
      "narrow the range (a nested NVTX range, --kernel-range) or profile fewer iterations per range"},

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -96,6 +97,12 @@ using RecordedOp = std::variant<KernelLaunchOp, MemsetOp, CopyDeviceOp, CopyFrom
 struct RecordedProgram {
   std::vector<RecordedOp> ops;
   std::uint32_t skipped_device_to_host = 0;  // D2H copies not re-executed in replays
+  /// Host functions (cuLaunchHostFunc) the range enqueued: they ran in pass 0
+  /// and are never replayed (they are the application's host code). Sound
+  /// only while nothing is recorded after the first: `ops.size()` when it
+  /// came is `ops_before_host_function`.
+  std::uint32_t host_functions = 0;
+  std::optional<std::size_t> ops_before_host_function;
 
   /// Kernels run: plain launches plus the kernel nodes of graph launches.
   std::size_t kernel_count() const;

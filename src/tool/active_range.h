@@ -43,6 +43,9 @@ struct ActiveRange {
   // uncounted: the counter image is then sized to the kernels pass 0
   // recorded and every counter pass is a replay.
   bool counting_pass0 = false;
+  // Stream captures begun inside the range (their work was left out of the
+  // recording: it did not execute).
+  std::uint32_t captures_begun = 0;
   // Its replay may be deferred and batched with other ranges'
   // (RANGEREPLAY_BATCH): decided at its begin, as its pass 0 then only
   // records and its snapshot lives in a storage of its own.

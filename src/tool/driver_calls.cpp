@@ -77,6 +77,13 @@ CallParams graph_launch(const void* params) {
 
 // --- Memsets and copies -----------------------------------------------------
 
+// The stream of an asynchronous call (one capture may record it into a
+// graph instead of running it); synchronous calls have none.
+template <class P>
+void stream_of(const P* p, CallParams& c) {
+  if constexpr (requires(const P& q) { q.hStream; }) c.stream = p->hStream;
+}
+
 // A 1D memset: `Value` names the struct's value field (uc, us or ui).
 template <class P, auto Value, std::uint32_t ElementBytes>
 CallParams memset_1d(const void* params) {
@@ -86,6 +93,7 @@ CallParams memset_1d(const void* params) {
   c.memory.value = p->*Value;
   c.memory.element_bytes = ElementBytes;
   c.memory.count = p->N;
+  stream_of<P>(p, c);
   return c;
 }
 
@@ -96,6 +104,7 @@ CallParams copy_device_to_device(const void* params) {
   c.memory.dst = p->dstDevice;
   c.memory.src = p->srcDevice;
   c.memory.bytes = p->ByteCount;
+  stream_of<P>(p, c);
   return c;
 }
 
@@ -106,6 +115,7 @@ CallParams copy_host_to_device(const void* params) {
   c.memory.dst = p->dstDevice;
   c.memory.src_host = p->srcHost;
   c.memory.bytes = p->ByteCount;
+  stream_of<P>(p, c);
   return c;
 }
 
@@ -117,6 +127,7 @@ CallParams copy_unified(const void* params) {
   c.memory.dst = p->dst;
   c.memory.src = p->src;
   c.memory.bytes = p->ByteCount;
+  stream_of<P>(p, c);
   return c;
 }
 
@@ -481,8 +492,10 @@ constexpr DriverCall kRows[] = {
     RR_EXEC(cuGraphExecMemsetNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
     RR_EXEC(cuGraphExecHostNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
     RR_EXEC(cuGraphExecUpdate, K::kGraphExecUpdate, D::kUnsupportedApi, exec_update<cuGraphExecUpdate_params>),
-    RR_ROW(cuLaunchHostFunc, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, E::kNone, nullptr),
-    RR_ROW(cuLaunchHostFunc_ptsz, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, E::kNone, nullptr),
+    RR_ROW(cuLaunchHostFunc, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, E::kNone,
+           stream_first<cuLaunchHostFunc_params>),
+    RR_ROW(cuLaunchHostFunc_ptsz, K::kHostFunction, R::kDecline, D::kHostFunctionInRange, E::kNone,
+           stream_first<cuLaunchHostFunc_ptsz_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2, capture_begin<cuStreamBeginCapture_v2_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2_ptsz, capture_begin<cuStreamBeginCapture_v2_ptsz_params>),
     RR_CAPTURE(cuThreadExchangeStreamCaptureMode, K::kCaptureModeExchange, R::kTrackOnly, capture_mode_exchange),

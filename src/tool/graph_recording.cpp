@@ -169,6 +169,15 @@ void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& par
       decline_collective(range, k.name, "graph kernel", config_.collectives);
       auto globals = modules_.globals_of(k.name);
       if (!globals) continue;
+      if (captures_.open_captures() > 0) {
+        // Copying them is a synchronous call, which an open capture forbids.
+        range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
+                                  "graph kernel " + report::demangle(k.name) +
+                                      " is in a module with __device__ variables (" + globals->names +
+                                      "), launched while a stream capture was open: copying them would invalidate "
+                                      "the capture");
+        return;
+      }
       if (Status g = track_module_globals(range, reinterpret_cast<CUfunction>(k.function), *globals); !g.ok()) {
         range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
                                   "graph kernel " + report::demangle(k.name) +

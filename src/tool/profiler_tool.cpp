@@ -393,7 +393,7 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
   if (captures_.open_captures() > 0 && captures_.is_capturing(capture_key(call, call.decode(data->functionParams)))) {
     // Captured into a graph: it does not execute now, so it is no kernel
     // launch of the process (a kernel window does not count it) and no work
-    // of a range (a range open now was declined when the capture began).
+    // of a range (RangeController::capture_begins).
     t_launch_index = -1;
     return;
   }
@@ -510,7 +510,14 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
   switch (call->in_range) {
     case InRange::kRecord:
     case InRange::kDecline:
-    case InRange::kPassThrough: observe_if_in_range(call, data); return;
+    case InRange::kPassThrough:
+      // Work recorded into a graph by a capture does not execute now: no
+      // work of a range (the graph's launch is).
+      if (data->callbackSite == CUPTI_API_ENTER && call->decode != nullptr && captures_.open_captures() > 0 &&
+          captures_.is_capturing(capture_key(*call, call->decode(data->functionParams))))
+        return;
+      observe_if_in_range(call, data);
+      return;
     case InRange::kTrackAndDecline:
     case InRange::kDeclineIfLaunched:
     case InRange::kTrackOnly: return;  // handled above, in and out of ranges

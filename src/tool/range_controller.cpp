@@ -248,7 +248,10 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   // Deferred ranges would reach the rendezvous out of order.
   range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify &&
                      parts_.config.collectives != CollectivesMode::kReplay;
-  if (pass_count() > 1) {
+  // A range of a name in which a capture began before records pass 0
+  // without counters: a capture inside it then stops nothing.
+  const bool capture_expected = capturing_range_names_.contains(range.name) && can_record_pass0_only();
+  if (pass_count() > 1 || capture_expected) {
     // With deferred ranges waiting, their replay comes before a write-set
     // snapshot: the range may fit whole once their snapshots are gone.
     std::optional<Decline> failed = capture_entry_state(range, /*allow_write_set=*/pending_.empty());
@@ -266,7 +269,14 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   // with other ranges'). Otherwise pass 0 counts, with the image sized from
   // the last range of this name.
   range.counting_pass0 =
-      !(pass_count() > 1 && (parts_.config.range_metrics == RangeMetrics::kPerKernel || range.deferrable));
+      !(capture_expected ||
+        (pass_count() > 1 && (parts_.config.range_metrics == RangeMetrics::kPerKernel || range.deferrable)));
+  if (capture_expected && !cache_flush_) {
+    // A one-pass list has no flush buffer yet; its replayed pass starts
+    // after a restore, whose writes the flush keeps out of the counters.
+    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(counters_device_, tool_stream_);
+    if (flush.ok()) cache_flush_.emplace(std::move(*flush));
+  }
   Status s = ok_status();
   parts_.mutex.set_stage("range begin: starting pass 0");
   // Under all every counted pass starts cold. Under none the entry snapshot
@@ -432,11 +442,44 @@ std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range, 
   return std::nullopt;
 }
 
+bool RangeController::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
+
 void RangeController::capture_begins(const char* call) {
   if (!active_ || !active_->profiled || active_->counters_closed) return;
-  decline(*active_, DeclineReason::kStreamCaptureActive,
-          std::string(call) + " inside the range: captured work does not execute");
-  close_range_counters(*active_);
+  ActiveRange& range = *active_;
+  capturing_range_names_.insert(range.name);
+  ++range.captures_begun;
+  if (range.eligibility.declined()) {
+    close_range_counters(range);
+    return;
+  }
+  // Nothing of CUPTI's is open for a pass 0 that only records: the capture
+  // changes nothing the tool holds.
+  if (!range.counting_pass0) return;
+  if (range.snapshot && !range.standing_counter_range && !range.app_range && counters_ && counters_->in_pass()) {
+    // The entry state is held: pass 0's counters stop before the capture
+    // exists, and every counter pass is a replay.
+    const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
+    counters_->end_pass().status().ignore();
+    if (pushed) {
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+    }
+    range.counting_pass0 = false;
+    debug("pass 0 counters of '%s' stopped before a stream capture; pass 0 records only", range.name);
+    return;
+  }
+  std::string detail = std::string(call) +
+                       " inside the range: captured work does not execute, and this range's "
+                       "pass 0 was being counted in the application's own execution";
+  if (can_record_pass0_only())
+    detail += "; later ranges named '" + range.name + "' take an entry snapshot and are replayed for every pass";
+  else
+    detail +=
+        " (the standing pass of a one-pass list counted for whole ranges): use --range-metrics per-kernel or "
+        "a set of more than one pass";
+  decline(range, DeclineReason::kStreamCaptureActive, std::move(detail));
+  close_range_counters(range);
 }
 
 void RangeController::close_range_counters(ActiveRange& range) {
@@ -575,6 +618,16 @@ void RangeController::end() {
         "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
         " rank(s), meeting them at " + std::to_string(range->rendezvous_barriers) + " barriers (--collectives replay)" +
         (range->collective_kernel.empty() ? std::string() : "; it holds the collective " + range->collective_kernel));
+  }
+  if (!range->eligibility.declined()) {
+    if (range->captures_begun > 0)
+      range->record.notes.push_back(std::to_string(range->captures_begun) +
+                                    " stream capture(s) began inside the range: the work captured into graphs did "
+                                    "not execute and was not replayed (launches of the graphs were)");
+    if (range->program.host_functions > 0)
+      range->record.notes.push_back(std::to_string(range->program.host_functions) +
+                                    " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
+                                    "only: replays leave them out");
   }
   if (range->whole_range_counters || range->kernel_counter_ranges) {
     // Back to the configured mode for the next range.

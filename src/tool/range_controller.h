@@ -32,6 +32,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/allocation_inventory.h"
@@ -106,9 +108,13 @@ class RangeController {
   /// A range that began inside the active one: reported declined
   /// (overlapping_range), not profiled.
   void record_overlapping(const range::RangeEvent& event);
-  /// A capture begin call `call` is about to run: an active profiled range
-  /// is declined (stream_capture_active) and its counters are stopped while
-  /// that is still allowed.
+  /// A capture begin call `call` is about to run inside the active range.
+  /// The work captured does not execute, so it is left out of the
+  /// recording, and the range's name is remembered: later ranges of that
+  /// name take their entry snapshot and leave pass 0 uncounted. A range
+  /// counting pass 0 stops its counters now, while that is still allowed:
+  /// it goes on recording when it has an entry snapshot (every counter pass
+  /// is then a replay), else it is declined (stream_capture_active).
   void capture_begins(const char* call);
   /// At process exit: an active range is reported declined
   /// (range_not_closed, no GPU work), so are deferred ranges still waiting
@@ -174,8 +180,9 @@ class RangeController {
   // Why a range in `ctx` cannot begin now (sets up the counters at the first
   // range); makes no call a capture forbids when one is open.
   std::optional<Decline> admit_range(CUcontext ctx);
-  // Drains the context, captures the entry state (multi-pass lists) and
-  // starts counter pass 0 or pushes the range onto the standing pass.
+  // Drains the context, captures the entry state (multi-pass lists, and
+  // ranges of a name that saw a capture begin) and starts counter pass 0 or
+  // pushes the range onto the standing pass.
   std::optional<Decline> prepare_pass0(ActiveRange& range);
   // The entry snapshot over the regions the range's device can write, with
   // the differential restore plan; its notes and sizes into the record.
@@ -343,6 +350,14 @@ class RangeController {
   // A range ended while a capture was open and its counters could not be
   // stopped then.
   bool counters_left_running_ = false;
+  // Names of ranges in which a stream capture began (capture_begins): later
+  // ranges of these names snapshot their entry state and record pass 0
+  // without counters, so that a capture inside them stops nothing.
+  std::set<std::string> capturing_range_names_;
+  // Whether a range may leave pass 0 uncounted and replay every counter pass:
+  // not under the standing pass (one-pass lists counted for whole ranges in
+  // the application's own execution).
+  bool can_record_pass0_only() const;
   // The counters, set up once per process (ensure_counters): passes, image
   // sizing, the standing pass; and the context they were set up in.
   std::unique_ptr<CounterSession> counters_;

@@ -17,6 +17,14 @@ bool RangeRecorder::in_pinned(std::uint64_t address) const {
 
 bool RangeRecorder::record(const DriverCallEvent& event) {
   const DriverCall* call = event.call;
+  if (call != nullptr && call->kind == CallKind::kHostFunction) {
+    // Host code, run by the driver when the stream reaches it: pass 0 ran it,
+    // replays leave it out. That keeps the replayed work's order only when
+    // no work follows it in the range (after_call declines otherwise).
+    ++program_.host_functions;
+    if (!program_.ops_before_host_function) program_.ops_before_host_function = program_.ops.size();
+    return false;
+  }
   if (call == nullptr || call->in_range != InRange::kRecord) {
     // Anything else that writes device memory or enqueues work would be
     // left out of every replay: decline, naming the call. A host function
@@ -24,8 +32,7 @@ bool RangeRecorder::record(const DriverCallEvent& event) {
     // declines go on to after_call, which frees it.
     if (auto left_out = unrecorded_call_decline(call, event.name)) {
       eligibility_.decline(left_out->reason, std::move(left_out->detail));
-      if (call != nullptr && (call->kind == CallKind::kHostFunction || call->kind == CallKind::kMultiDeviceLaunch))
-        return false;
+      if (call != nullptr && call->kind == CallKind::kMultiDeviceLaunch) return false;
     }
     return true;
   }
@@ -130,6 +137,11 @@ void RangeRecorder::after_call(std::size_t first, std::uint64_t context, int dev
     if (const auto* h2d = std::get_if<CopyFromHostOp>(&ops[i]))
       eligibility_.observe_captured_host_bytes(h2d->data.size());
   }
+  if (program_.ops_before_host_function && ops.size() > *program_.ops_before_host_function)
+    eligibility_.decline(DeclineReason::kHostFunctionInRange,
+                         "cuLaunchHostFunc inside the range with work submitted after it: replays leave host "
+                         "functions out, so they could not keep that work's order; end the range before the host "
+                         "function, or enqueue it after the range's last work");
   if (eligibility_.declined()) {
     // Over a cap (or a second context): free what was recorded, it will not be replayed.
     ops.clear();

@@ -65,7 +65,14 @@ void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, 
   // is recorded (the range declines when they cannot be).
   if (data->symbolName != nullptr) {
     if (auto globals = modules_.globals_of(data->symbolName)) {
-      if (Status g = track_module_globals(range, launch.function, *globals); !g.ok())
+      // Copying them is a synchronous call, which an open capture forbids.
+      if (captures_.open_captures() > 0)
+        range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
+                                  "kernel " + report::demangle(data->symbolName) +
+                                      " is in a module with __device__ variables (" + globals->names +
+                                      "), launched while a stream capture was open: copying them would invalidate "
+                                      "the capture");
+      else if (Status g = track_module_globals(range, launch.function, *globals); !g.ok())
         range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
                                   "kernel " + report::demangle(data->symbolName) +
                                       " is in a module with __device__ variables (" + globals->names +

@@ -334,6 +334,24 @@ TEST(DriverCalls, memset_and_copy_decoders) {
   EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz, &any).memory.src, 0xd000u);
 }
 
+// A capture records asynchronous work into a graph instead of running it:
+// the tool reads each asynchronous call's stream to leave such work out.
+TEST(DriverCalls, asynchronous_work_names_its_stream_and_synchronous_work_none) {
+  cuMemsetD16Async_params set{0x7000, 0xbeef, 96, fake_stream(0x55)};
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz, &set).stream, fake_stream(0x55));
+  cuMemcpyAsync_params any{0xc000, 0xd000, 8, fake_stream(0x56)};
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, &any).stream, fake_stream(0x56));
+  cuMemcpyDtoDAsync_v2_params d2d{0xa000, 0xb000, 64, fake_stream(0x57)};
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, &d2d).stream, fake_stream(0x57));
+  const char host[] = "abc";
+  cuMemcpyHtoDAsync_v2_params h2d{0x9000, host, 3, fake_stream(0x58)};
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, &h2d).stream, fake_stream(0x58));
+  cuLaunchHostFunc_params host_function{fake_stream(0x59), nullptr, nullptr};
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, &host_function).stream, fake_stream(0x59));
+  cuMemsetD32_v2_params set32{0x8000, 0xdeadbeef, 4};
+  EXPECT_FALSE(decode(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, &set32).stream.has_value());
+}
+
 TEST(DriverCalls, launch_decoders) {
   void* args[1] = {nullptr};
   cuLaunchKernel_params k{reinterpret_cast<CUfunction>(0x10), 1, 2, 3, 4, 5, 6, 128, fake_stream(0x20), args, nullptr};

@@ -224,14 +224,31 @@ TEST_F(RangeRecorderTest, calls_of_no_family_pass_through) {
   EXPECT_EQ(eligibility.operations(), 0u);
 }
 
-TEST_F(RangeRecorderTest, host_function_declines_by_its_row_and_keeps_the_recording) {
+TEST_F(RangeRecorderTest, host_functions_after_the_last_work_are_counted_and_left_out_of_the_recording) {
   DriverCallEvent memset = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2);
   memset.memory = {0x10000, 0, nullptr, 0, 7, 1, 16};
   ASSERT_TRUE(submit(memset));
   EXPECT_FALSE(submit(event(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz)));
-  EXPECT_EQ(eligibility.reason(), DeclineReason::kHostFunctionInRange);
-  EXPECT_EQ(eligibility.detail(), "cuLaunchHostFunc inside the range");
+  EXPECT_FALSE(submit(event(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc)));
+  // A call that records nothing (an event record) does not follow it as work.
+  ASSERT_TRUE(submit(event(CUPTI_DRIVER_TRACE_CBID_cuEventRecord)));
+  EXPECT_FALSE(eligibility.declined());
   EXPECT_EQ(program.ops.size(), 1u);
+  EXPECT_EQ(program.host_functions, 2u);
+  EXPECT_EQ(program.ops_before_host_function, 1u);
+}
+
+TEST_F(RangeRecorderTest, work_after_a_host_function_declines_host_function_in_range_and_frees_the_recording) {
+  DriverCallEvent memset = event(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2);
+  memset.memory = {0x10000, 0, nullptr, 0, 7, 1, 16};
+  ASSERT_TRUE(submit(memset));
+  EXPECT_FALSE(submit(event(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc)));
+  ASSERT_TRUE(submit(memset));
+  EXPECT_EQ(eligibility.reason(), DeclineReason::kHostFunctionInRange);
+  EXPECT_NE(eligibility.detail().find("cuLaunchHostFunc inside the range with work submitted after it"),
+            std::string::npos)
+      << eligibility.detail();
+  EXPECT_TRUE(program.ops.empty());
 }
 
 TEST_F(RangeRecorderTest, two_dimensional_memset_declines_by_its_row_and_frees_what_was_recorded) {
