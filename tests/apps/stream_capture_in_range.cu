@@ -1,8 +1,10 @@
 // stream_capture_in_range: a range that contains a whole stream capture
 // (cudaStreamBeginCapture ... cudaStreamEndCapture, global capture mode) after
-// one ordinary kernel. Expected decline: stream capture active. The captured
-// kernel does not run inside the range; the program instantiates and launches
-// the captured graph after the range and checks the result:
+// one ordinary kernel. The captured kernel does not run inside the range, so
+// a replay runs the ordinary kernel alone; the first range of a one-pass
+// list declines (stream capture active: its pass 0 was being counted). The
+// program instantiates and launches the captured graph after the range and
+// checks the result:
 //   range: affine(x, salt) on the legacy stream;  capture on `capture_stream`: affine(x, salt + 1)
 //   after: launch the graph, so x = affine(affine(x, salt), salt + 1)
 #include <cuda_runtime.h>
