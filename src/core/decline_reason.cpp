@@ -38,10 +38,10 @@ constexpr std::array<ReasonInfo, 31> kReasons = {{
      "the range called a CUDA API the recorder cannot replay soundly (named in the detail)",
      "move that call outside the range, or narrow the range so it does not contain it"},
     {DeclineReason::kStreamCaptureActive, "stream_capture_active",
-     "a stream was being captured into a CUDA graph during the range, so its work did not execute and cannot be "
-     "measured",
-     "begin and end the range while no stream capture is open: put it around the graph's launch, not around its "
-     "capture"},
+     "a stream capture into a CUDA graph was open when the range began or ended, or began inside a range whose "
+     "pass 0 was being counted without an entry snapshot; the tool's calls would have invalidated it",
+     "begin and end the range while no stream capture is open; a capture inside a range is replayed from the next "
+     "range of the same name, or from the first with a set of more than one pass"},
     {DeclineReason::kHostFunctionInRange, "host_function_in_range",
      "the range ran a host function (cuLaunchHostFunc with work submitted after it, or a graph's host node), which "
      "a replay can neither re-run (its host side effects would repeat) nor leave out (later work is ordered after it)",
