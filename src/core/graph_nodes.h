@@ -57,6 +57,11 @@ struct GraphNode {
   GraphNodeKind kind = GraphNodeKind::kEmpty;
   std::string type_name;   // the driver's node type, e.g. "CU_GRAPH_NODE_TYPE_HOST" (for details)
   GraphCopySide src, dst;  // kMemcpy: both sides; kMemset: dst only
+  /// The node's handle in the instantiated graph's top level (an exec's node
+  /// changes name it); 0 inside child graphs.
+  std::uint64_t handle = 0;
+  /// kChildGraph: how many nodes of its graph (recursively) follow it.
+  std::size_t descendants = 0;
 };
 
 /// The verdict on a graph launched inside a range: no reason = replayable.

@@ -98,11 +98,14 @@ struct Walker {
         }
         default: break;
       }
+      if (top_level) n.handle = reinterpret_cast<std::uint64_t>(node);
       out->nodes.push_back(std::move(n));
       if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
+        const std::size_t index = out->nodes.size() - 1;
         CUgraph child = nullptr;
         RR_CU(cuGraphChildGraphNodeGetGraph(node, &child));
         RR_RETURN_IF_ERROR(walk(child, depth + 1, /*top_level=*/false));
+        out->nodes[index].descendants = out->nodes.size() - index - 1;
       }
     }
     return ok_status();

@@ -311,6 +311,15 @@ CallParams exec_update(const void* params) {
   return c;
 }
 
+CallParams child_graph_node_params(const void* params) {
+  const auto* p = static_cast<const cuGraphExecChildGraphNodeSetParams_params*>(params);
+  CallParams c;
+  c.graph.exec = p->hGraphExec;
+  c.graph.node = p->hNode;
+  c.graph.graph = p->childGraph;
+  return c;
+}
+
 // The other executable-graph calls take the exec as their first parameter.
 CallParams exec_first(const void* params) {
   CallParams c;
@@ -499,7 +508,7 @@ constexpr DriverCall kRows[] = {
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2, capture_begin<cuStreamBeginCapture_v2_params>),
     RR_CAPTURE_BEGIN(cuStreamBeginCapture_v2_ptsz, capture_begin<cuStreamBeginCapture_v2_ptsz_params>),
     RR_CAPTURE(cuThreadExchangeStreamCaptureMode, K::kCaptureModeExchange, R::kTrackOnly, capture_mode_exchange),
-    RR_EXEC(cuGraphExecChildGraphNodeSetParams, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
+    RR_EXEC(cuGraphExecChildGraphNodeSetParams, K::kGraphExecChildGraph, D::kUnsupportedApi, child_graph_node_params),
     RR_EXEC(cuGraphExecEventRecordNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
     RR_EXEC(cuGraphExecEventWaitNodeSetEvent, K::kGraphExecChange, D::kUnsupportedApi, exec_first),
     RR_TRACK(cuMemAllocManaged, K::kAllocation, D::kAllocationInRange, E::kAddManaged,

@@ -57,6 +57,7 @@ enum class CallKind : std::uint8_t {
   kGraphExecDestroy,           // the exec is forgotten
   kGraphExecKernelNodeParams,  // a kernel node's new parameters, followed
   kGraphExecNodeParams,        // cuGraphExecNodeSetParams: followed for a kernel node, otherwise a change
+  kGraphExecChildGraph,        // cuGraphExecChildGraphNodeSetParams: the child graph's nodes are read again
   kGraphExecChange,            // any other change of an exec's nodes: its summary becomes unknown
   kStreamAttachMemory,         // cuStreamAttachMemAsync: managed memory attached to the host or not
   kProfilerStart,              // cuProfilerStart (range trigger)
@@ -148,8 +149,8 @@ struct CaptureParams {
 struct GraphExecParams {
   CUgraphExec exec = nullptr;
   const CUgraphExec* exec_out = nullptr;  // instantiations: the new exec, at a successful exit
-  CUgraph graph = nullptr;                // instantiations and updates: the source graph
-  CUgraphNode node = nullptr;             // kernel-node changes
+  CUgraph graph = nullptr;     // instantiations and updates: the source graph; child-graph changes: the new child
+  CUgraphNode node = nullptr;  // kernel-node and child-graph-node changes
   /// A kernel node's new parameters (kGraphExecKernelNodeParams, and
   /// kGraphExecNodeParams for a kernel node); nullopt when the call passes
   /// none or, for cuGraphExecNodeSetParams, another node type.

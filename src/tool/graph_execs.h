@@ -4,7 +4,8 @@
 // application may destroy the graph right after), re-read when
 // cuGraphExecUpdate gives it a new graph, and patched when a kernel node's
 // parameters are set, arguments included, so a range's pointer scan reads
-// the arguments the exec runs with. Other changes to an exec's nodes mark
+// the arguments the exec runs with, or when a child-graph node is given a
+// new graph (its nodes are read again). Other changes to an exec's nodes mark
 // its entry unknown, so a later launch in a range declines instead of
 // trusting it.
 //
@@ -25,6 +26,8 @@
 
 #include "core/graph_nodes.h"
 #include "core/recorded_program.h"
+#include "core/status.h"
+#include "cuda/graph_inspector.h"
 
 namespace rangereplay::tool {
 
@@ -53,6 +56,13 @@ class GraphExecTable {
   /// set them runs); a node it cannot follow marks the entry unknown. A
   /// device-updatable node keeps its arguments unknown.
   void follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params, const char* call);
+
+  /// Patches `exec`'s entry for child-graph node `node` (of its top level)
+  /// to run `child` (cuGraphExecChildGraphNodeSetParams' new graph, read
+  /// while the call `call` that set it returned): the node's nodes and
+  /// kernels are replaced by the child's. An unreadable child, or a node
+  /// the entry does not hold, marks the entry unknown.
+  void follow_child_graph(CUgraphExec exec, CUgraphNode node, StatusOr<GraphSummary> child, const char* call);
 
  private:
   std::unordered_map<CUgraphExec, Entry> entries_;

@@ -64,6 +64,14 @@ void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_Callbac
     // An update or a kernel node's new parameters take effect once the call
     // has succeeded: follow them then (a failed call leaves the exec as it was).
     if (!succeeded) return;
+    if (call.kind == CallKind::kGraphExecChildGraph) {
+      // The new child graph is read before the lock is taken.
+      InToolScope scope;
+      StatusOr<GraphSummary> child = inspect_graph(p.graph);
+      ToolLock lock = lock_tool(data->functionName);
+      graph_execs_.follow_child_graph(exec, p.node, std::move(child), data->functionName);
+      return;
+    }
     if (!update) {
       if (!p.kernel_node) return;
       ToolLock lock = lock_tool(data->functionName);
@@ -98,6 +106,7 @@ void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_Callbac
     case CallKind::kGraphExecUpdate: return;  // re-read at the exit, if it succeeds
     case CallKind::kGraphExecKernelNodeParams:
       return;  // a kernel node's new parameters: followed at the exit, if it succeeds
+    case CallKind::kGraphExecChildGraph: return;  // the new child graph: read at the exit, if it succeeds
     default:
       // The same for cuGraphExecNodeSetParams on a kernel node.
       if (p.kernel_node) return;
@@ -139,6 +148,45 @@ void GraphExecTable::follow_kernel_node(CUgraphExec exec, CUgraphNode node, cons
   auto kernels = std::make_shared<std::vector<KernelLaunchOp>>(*info.kernels);
   (*kernels)[index] = std::move(kernel).value();
   info.kernels = std::move(kernels);
+}
+
+void GraphExecTable::follow_child_graph(CUgraphExec exec, CUgraphNode node, StatusOr<GraphSummary> child,
+                                        const char* call) {
+  Entry* found = find(exec);
+  if (found == nullptr) return;
+  Entry& info = *found;
+  if (!info.unknown.empty() || !info.kernels) return;
+  const auto key = reinterpret_cast<std::uint64_t>(node);
+  const auto pos = std::find_if(info.nodes.begin(), info.nodes.end(), [key](const GraphNode& n) {
+    return n.handle == key && n.kind == GraphNodeKind::kChildGraph;
+  });
+  if (key == 0 || pos == info.nodes.end() || !child.ok()) {
+    info.unknown = std::string(call) + " changed a child graph node the tool could not follow" +
+                   (child.ok() ? std::string() : ": " + child.status().message());
+    return;
+  }
+  const auto is_kernel = [](const GraphNode& n) { return n.kind == GraphNodeKind::kKernel; };
+  const auto first = pos + 1;
+  const auto last = first + static_cast<std::ptrdiff_t>(pos->descendants);
+  // Kernels are listed in node order: those before the child's nodes, then its own.
+  const auto first_kernel = std::count_if(info.nodes.begin(), first, is_kernel);
+  const auto old_kernels = std::count_if(first, last, is_kernel);
+  // The child's nodes are not nodes of the exec's top level.
+  for (GraphNode& n : child->nodes) n.handle = 0;
+  const std::size_t index = static_cast<std::size_t>(pos - info.nodes.begin());
+  info.nodes.erase(first, last);
+  info.nodes.insert(info.nodes.begin() + static_cast<std::ptrdiff_t>(index) + 1,
+                    std::make_move_iterator(child->nodes.begin()), std::make_move_iterator(child->nodes.end()));
+  info.nodes[index].descendants = child->nodes.size();
+  // Copy on write: earlier ranges' recorded ops keep the old list.
+  auto kernels = std::make_shared<std::vector<KernelLaunchOp>>(*info.kernels);
+  kernels->erase(kernels->begin() + first_kernel, kernels->begin() + first_kernel + old_kernels);
+  kernels->insert(kernels->begin() + first_kernel, std::make_move_iterator(child->kernels.begin()),
+                  std::make_move_iterator(child->kernels.end()));
+  info.kernels = std::move(kernels);
+  info.kernel_nodes.erase(info.kernel_nodes.begin() + first_kernel,
+                          info.kernel_nodes.begin() + first_kernel + old_kernels);
+  info.kernel_nodes.insert(info.kernel_nodes.begin() + first_kernel, child->kernels.size(), 0);
 }
 
 void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data) {

@@ -457,6 +457,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CallKind::kGraphExecDestroy:
     case CallKind::kGraphExecKernelNodeParams:
     case CallKind::kGraphExecNodeParams:
+    case CallKind::kGraphExecChildGraph:
     case CallKind::kGraphExecChange:
       // Executable-graph lifecycle, tracked in and out of ranges (graph_recording.cpp).
       on_graph_exec_api(*call, data);

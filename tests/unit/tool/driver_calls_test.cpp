@@ -155,7 +155,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams, K::kGraphExecChange, R::kDeclineIfLaunched,
      D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2, K::kGraphInstantiate, R::kTrackOnly, kNoDecline, E::kNone},
-    {CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams, K::kGraphExecChange, R::kDeclineIfLaunched,
+    {CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams, K::kGraphExecChildGraph, R::kDeclineIfLaunched,
      D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, K::kEventRecord, R::kPassThrough, kNoDecline, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz, K::kEventRecord, R::kPassThrough, kNoDecline, E::kNone},
@@ -350,6 +350,15 @@ TEST(DriverCalls, asynchronous_work_names_its_stream_and_synchronous_work_none) 
   EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, &host_function).stream, fake_stream(0x59));
   cuMemsetD32_v2_params set32{0x8000, 0xdeadbeef, 4};
   EXPECT_FALSE(decode(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, &set32).stream.has_value());
+}
+
+TEST(DriverCalls, child_graph_node_change_names_the_exec_the_node_and_the_new_graph) {
+  cuGraphExecChildGraphNodeSetParams_params p{reinterpret_cast<CUgraphExec>(0x71), reinterpret_cast<CUgraphNode>(0x72),
+                                              reinterpret_cast<CUgraph>(0x73)};
+  const GraphExecParams g = decode(CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams, &p).graph;
+  EXPECT_EQ(g.exec, reinterpret_cast<CUgraphExec>(0x71));
+  EXPECT_EQ(g.node, reinterpret_cast<CUgraphNode>(0x72));
+  EXPECT_EQ(g.graph, reinterpret_cast<CUgraph>(0x73));
 }
 
 TEST(DriverCalls, launch_decoders) {
