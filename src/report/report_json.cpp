@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "report/guidance.h"
 #include "report/report_file.h"
 #include "report/roofline.h"
 
@@ -392,7 +393,25 @@ json json_number(double v) {
 
 void to_json(json& j, const Dim3& v) { j = json::array({v.x, v.y, v.z}); }
 void to_json(json& j, const MetricValue& v) { j = write_fields(v); }
-void to_json(json& j, const KernelRecord& v) { j = write_fields(v); }
+// A kernel's findings (guidance.h) are derived from its metrics when
+// written, and not read back; a kernel without any has no "guidance".
+void to_json(json& j, const KernelRecord& v) {
+  j = write_fields(v);
+  json findings = json::array();
+  for (const Finding& f : kernel_guidance(v)) {
+    json values = json::array();
+    for (const FindingValue& fv : f.values) {
+      values.push_back(
+          {{"label", fv.label}, {"metric", fv.metric}, {"value", json_number(fv.value)}, {"shown", fv.shown}});
+    }
+    findings.push_back({{"rule", f.rule},
+                        {"title", f.title},
+                        {"detail", f.detail},
+                        {"advice", f.advice},
+                        {"values", std::move(values)}});
+  }
+  if (!findings.empty()) j["guidance"] = std::move(findings);
+}
 void to_json(json& j, const StageTimings& v) { j = write_fields(v); }
 void to_json(json& j, const TierUsage& v) { j = write_fields(v); }
 void to_json(json& j, const Divergence& v) { j = write_fields(v); }

@@ -43,6 +43,9 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // A replayed range's "roofline" (report/roofline.h: FLOP by data type, TFLOP/s,
 // FLOP/byte, ceilings, what is missing) is derived from its metrics when
 // written and not read back.
+// A kernel's "guidance" (report/guidance.h: rule, title, detail, advice and
+// the values each finding used) is likewise derived when written, left out
+// when no rule has a finding, and not read back.
 // time_budget's counter_setup_ms and gate_wait_ms are written from the
 // report's setup_ms and gate_wait_ms, and not read back (those are the
 // source; but for a report whose gate_wait_ms is only in its budget). It throws a

@@ -16,6 +16,8 @@
 #include "core/range/range_selector.h"
 #include "report/demangle.h"
 #include "report/format_helpers.h"
+#include "report/guidance.h"
+#include "report/kernel_sections.h"
 #include "report/report_table.h"
 #include "report/time_budget.h"
 
@@ -207,16 +209,92 @@ void append_groups(std::string& out, const std::vector<MetricGroup>& groups) {
   }
 }
 
+// A kernel's section table columns: label, unit, value (82 columns with the
+// indent, so a page stays within 100).
+constexpr std::size_t kLabelWidth = 46;
+constexpr std::size_t kUnitWidth = 14;
+constexpr std::size_t kValueWidth = 16;
+// Findings are wrapped to this many columns.
+constexpr std::size_t kTextWidth = 100;
+
+void append_sections(std::string& out, const std::vector<KernelSection>& sections) {
+  const std::string rule = fmt::format("    {} {} {}\n", std::string(kLabelWidth, '-'), std::string(kUnitWidth, '-'),
+                                       std::string(kValueWidth, '-'));
+  for (const KernelSection& s : sections) {
+    out += "    Section: " + s.title + "\n" + rule;
+    std::string group;
+    for (const SectionRow& row : s.rows) {
+      if (row.group != group) {
+        group = row.group;
+        out += "    " + group + "\n";
+      }
+      const std::string label = (group.empty() ? "" : "  ") + row.label;
+      out +=
+          fmt::format("    {:<{}} {:<{}} {:>{}}\n", label, kLabelWidth, row.unit, kUnitWidth, row.value, kValueWidth);
+    }
+    out += rule;
+  }
+}
+
+// `text` after `first` (the first line's start), wrapped at kTextWidth with
+// continuation lines indented by `indent` spaces.
+std::string wrapped(std::string_view first, std::string_view text, std::size_t indent) {
+  std::string out(first);
+  std::size_t column = out.size();
+  bool line_start = first.empty();
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!line_start && column + 1 + word.size() > kTextWidth) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    line_start = false;
+  }
+  return out + "\n";
+}
+
+void append_findings(std::string& out, const std::vector<Finding>& findings) {
+  if (findings.empty()) return;
+  out += "    Guidance:\n";
+  for (const Finding& f : findings) {
+    out += wrapped("    * " + f.title + ":", f.detail, 6);
+    out += wrapped("      Try:", f.advice, 6);
+  }
+}
+
 std::string render_details(const Report& report) {
   const SectionIndex sections(collected_names(report));
   std::string out;
   for (const RangeRecord& range : report.ranges) {
     out += "\n" + range_line(range);
     for (const KernelRecord& k : range.kernels) {
-      out += fmt::format("  kernel {}: {} {}", k.index, shown_name(k), launch_of(k));
+      // The name on a line of its own, shortened to the page's width; the
+      // launch below it.
+      const std::string prefix = fmt::format("  kernel {}: ", k.index);
+      out += prefix + truncate_middle(escape_controls(kernel_name_of(k)), kTextWidth - prefix.size()) + "\n";
+      out += "    launch " + launch_of(k);
       if (const std::optional<double> ns = value_of(k.metrics, kDurationMetric)) out += ", " + format_ns(*ns);
       out += "\n";
-      append_groups(out, sections.group(k.metrics));
+      const std::vector<KernelSection> kernel_secs = kernel_sections(k);
+      append_sections(out, kernel_secs);
+      append_findings(out, kernel_guidance(k));
+      std::set<std::string> shown_metrics;
+      for (const KernelSection& s : kernel_secs)
+        for (const SectionRow& row : s.rows)
+          if (!row.metric.empty()) shown_metrics.insert(row.metric);
+      std::size_t more = 0;
+      for (const MetricValue& m : k.metrics) more += shown_metrics.contains(m.name) ? 0 : 1;
+      if (more > 0) out += fmt::format("    {} more: --page raw lists every metric\n", count_of(more, "metric"));
     }
     if (!range.range_metrics.empty()) {
       out += "  range metrics:\n";

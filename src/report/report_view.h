@@ -4,10 +4,12 @@
 //   summary  one line per kernel: index, name (shortened), launch, duration,
 //            compute (SM) and memory throughput; then the errors, the summary
 //            line and the time budget.
-//   details  per kernel, its metrics grouped by the sections of the metric set
-//            they came from (core/metric_sets.h: Speed Of Light, Compute
-//            Workload Analysis, Memory Workload Analysis, ...), each a table of
-//            name, unit and value; metrics in no section under "Other".
+//   details  per kernel, its metrics as Nsight Compute's sections show them
+//            (kernel_sections.h: GPU Speed Of Light Throughput, Memory
+//            Workload Analysis, ..., each row a label, unit and value), then
+//            the findings of guidance.h and how many metrics only --page raw
+//            shows; a range's whole-range metrics grouped by the sections of
+//            the metric set they came from (core/metric_sets.h), as raw names.
 //   raw      every metric of every kernel, the kernel names in full
 //            (report_table.h's table).
 //

@@ -4,6 +4,7 @@
 // torch training step).
 #include "report/report_view.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "core/metric_sets.h"
 #include "report/format_helpers.h"
+#include "report/kernel_sections.h"
 #include "report/report_json.h"
 
 namespace rangereplay::report {
@@ -104,29 +106,43 @@ TEST(ReportView, metrics_in_no_section_go_to_other_last) {
   EXPECT_EQ(in_sections, 2u);
 }
 
-TEST(ReportView, details_show_one_kernel_by_section_with_units_and_values) {
+TEST(ReportView, details_show_one_kernel_by_section_with_labels_units_and_values) {
   StatusOr<Report> picked = filter_report(stream_report(), {"triad", "0"});
   ASSERT_TRUE(picked.ok()) << picked.status().to_string();
   ASSERT_EQ(picked->ranges.size(), 1u);
   ASSERT_EQ(picked->ranges[0].kernels.size(), 1u);
   const KernelRecord& k = picked->ranges[0].kernels[0];
   const std::string text = render_report_view(*picked, ViewPage::kDetails);
-  EXPECT_NE(text.find("kernel 3: rangereplay::example::stream_triad_kernel(double*, double const*, double const*, "
-                      "unsigned long) (10923, 1, 1)x(256, 1, 1)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("  kernel 3: rangereplay::example::stream_triad_kernel(double*, double...ouble const*, unsigned long)\n"
+                "    launch (10923, 1, 1)x(256, 1, 1), 17.86 us\n"),
+      std::string::npos)
+      << "the name shortened to fit 100 columns, the launch below it\n"
       << text;
   EXPECT_EQ(text.find("stream_copy_kernel"), std::string::npos) << "only the kernel asked for";
-  EXPECT_NE(text.find("    Section: Speed Of Light\n"), std::string::npos);
+  EXPECT_NE(text.find("    Section: GPU Speed Of Light Throughput\n"), std::string::npos);
   EXPECT_NE(text.find("    Section: Memory Workload Analysis\n"), std::string::npos);
-  EXPECT_NE(text.find("    Section: Warp State and Scheduler Statistics\n"), std::string::npos);
-  // Every value of the kernel is on a line with its name and unit.
-  for (const MetricValue& m : k.metrics) {
-    const std::size_t line = text.find("    " + m.name + " ");
-    ASSERT_NE(line, std::string::npos) << m.name;
-    const std::string row = text.substr(line, text.find('\n', line) - line);
-    EXPECT_NE(row.find(" " + m.unit + " "), std::string::npos) << row;
-    EXPECT_TRUE(row.ends_with(" " + format_metric_value(m.value))) << row;
+  EXPECT_NE(text.find("    Section: Warp State Statistics\n"), std::string::npos);
+  // Every row of every section is on a line with its label, unit and value.
+  std::set<std::string> shown_metrics;
+  for (const KernelSection& s : kernel_sections(k)) {
+    const std::size_t section = text.find("    Section: " + s.title + "\n");
+    ASSERT_NE(section, std::string::npos) << s.title;
+    for (const SectionRow& row : s.rows) {
+      if (!row.metric.empty()) shown_metrics.insert(row.metric);
+      const std::string label = "\n" + std::string(row.group.empty() ? "    " : "      ") + row.label + " ";
+      const std::size_t group = row.group.empty() ? section : text.find("\n    " + row.group + "\n", section);
+      const std::size_t line = text.find(label, group) + 1;
+      ASSERT_NE(line, 0u) << row.label;
+      const std::string shown = text.substr(line, text.find('\n', line) - line);
+      if (!row.unit.empty()) EXPECT_NE(shown.find(" " + row.unit + " "), std::string::npos) << shown;
+      EXPECT_TRUE(shown.ends_with(" " + row.value)) << shown;
+    }
   }
+  EXPECT_NE(text.find(fmt::format("    {} more: --page raw lists every metric\n",
+                                  count_of(k.metrics.size() - shown_metrics.size(), "metric"))),
+            std::string::npos)
+      << "the metrics no section shows are counted";
   EXPECT_NE(text.find("summary: 1 range (1 replayed, 0 declined), 1 kernel, 32 passes, 0 errors\n"), std::string::npos)
       << "the footer counts what is shown";
 }
