@@ -180,6 +180,8 @@ class SchemaTest(unittest.TestCase):
                 required.insert(0, "schema_version")
             if struct == "RangeRecord":  # a replayed range's roofline, derived from its metrics when written
                 keys.append("roofline")
+            if struct == "KernelRecord":  # a kernel's guidance findings, derived from its metrics when written
+                keys.append("guidance")
             if struct == "TimeBudget":  # written by to_json(Report) from its setup_ms and gate_wait_ms
                 keys += ["counter_setup_ms", "gate_wait_ms"]
                 required += ["counter_setup_ms"]  # gate_wait_ms only where the report has one
