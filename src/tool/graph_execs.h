@@ -65,6 +65,10 @@ class GraphExecTable {
   void follow_child_graph(CUgraphExec exec, CUgraphNode node, StatusOr<GraphSummary> child, const char* call);
 
  private:
+  // `exec`'s entry when it describes the exec and lists its kernels (a node
+  // change can be followed), else null.
+  Entry* followable(CUgraphExec exec);
+
   std::unordered_map<CUgraphExec, Entry> entries_;
 };
 

@@ -123,12 +123,16 @@ GraphExecTable::Entry* GraphExecTable::find(CUgraphExec exec) {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+GraphExecTable::Entry* GraphExecTable::followable(CUgraphExec exec) {
+  Entry* found = find(exec);
+  return found != nullptr && found->unknown.empty() && found->kernels ? found : nullptr;
+}
+
 void GraphExecTable::follow_kernel_node(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS& params,
                                         const char* call) {
-  Entry* found = find(exec);
+  Entry* found = followable(exec);
   if (found == nullptr) return;
   Entry& info = *found;
-  if (!info.unknown.empty() || !info.kernels) return;
   const auto key = reinterpret_cast<std::uint64_t>(node);
   auto pos = std::find(info.kernel_nodes.begin(), info.kernel_nodes.end(), key);
   // The node's new kernel, grid, block and arguments (read from the call's
@@ -152,10 +156,9 @@ void GraphExecTable::follow_kernel_node(CUgraphExec exec, CUgraphNode node, cons
 
 void GraphExecTable::follow_child_graph(CUgraphExec exec, CUgraphNode node, StatusOr<GraphSummary> child,
                                         const char* call) {
-  Entry* found = find(exec);
+  Entry* found = followable(exec);
   if (found == nullptr) return;
   Entry& info = *found;
-  if (!info.unknown.empty() || !info.kernels) return;
   const auto key = reinterpret_cast<std::uint64_t>(node);
   const auto pos = std::find_if(info.nodes.begin(), info.nodes.end(), [key](const GraphNode& n) {
     return n.handle == key && n.kind == GraphNodeKind::kChildGraph;

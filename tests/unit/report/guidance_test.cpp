@@ -16,27 +16,13 @@
 #include "report/kernel_sections.h"
 #include "report/report_json.h"
 #include "report/report_view.h"
+#include "unit/report/fixture_reports.h"
 
 namespace rangereplay::report {
 namespace {
 
-const Report& stream_report() {
-  static const Report r = [] {
-    StatusOr<Report> read = read_report_json(RR_TEST_STREAM_REPORT);
-    EXPECT_TRUE(read.ok()) << read.status().to_string();
-    return read.ok() ? *read : Report{};
-  }();
-  return r;
-}
-
-const Report& torch_report() {
-  static const Report r = [] {
-    StatusOr<Report> read = read_report_json(RR_TEST_TORCH_REPORT);
-    EXPECT_TRUE(read.ok()) << read.status().to_string();
-    return read.ok() ? *read : Report{};
-  }();
-  return r;
-}
+using testing::stream_report;
+using testing::torch_report;
 
 // The finding of `rule`, or nullptr. The findings are kept for the rest of
 // the test program, so that a pointer into a temporary list stays valid.

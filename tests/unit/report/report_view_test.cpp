@@ -18,27 +18,13 @@
 #include "report/format_helpers.h"
 #include "report/kernel_sections.h"
 #include "report/report_json.h"
+#include "unit/report/fixture_reports.h"
 
 namespace rangereplay::report {
 namespace {
 
-const Report& stream_report() {
-  static const Report r = [] {
-    StatusOr<Report> read = read_report_json(RR_TEST_STREAM_REPORT);
-    EXPECT_TRUE(read.ok()) << read.status().to_string();
-    return read.ok() ? *read : Report{};
-  }();
-  return r;
-}
-
-const Report& torch_report() {
-  static const Report r = [] {
-    StatusOr<Report> read = read_report_json(RR_TEST_TORCH_REPORT);
-    EXPECT_TRUE(read.ok()) << read.status().to_string();
-    return read.ok() ? *read : Report{};
-  }();
-  return r;
-}
+using testing::stream_report;
+using testing::torch_report;
 
 std::size_t kernel_count(const Report& r) {
   std::size_t n = 0;
