@@ -303,16 +303,28 @@ std::vector<std::string> metric_cells(const MergedMetric& m, bool rank_columns) 
 std::string unit_text(const MergedMetric& m) { return m.units.empty() ? m.unit : "(mixed)"; }
 
 // Column widths shared by every table of the merge, so they line up: the
-// longest name, unit and value, at least their headers.
+// longest name, unit and value, at least their headers, within
+// kMaxTableWidth columns: a name column that would overflow is narrowed
+// (longer names get a line of their own above their values), and the rank
+// columns are left out when even then the line would not fit.
 struct Widths {
   std::size_t name = 11, unit = 11, value = 8;
+  bool rank_columns = true;
 };
 
-constexpr std::size_t kMaxRankWidth = 8;  // "Max Rank"
+constexpr std::size_t kMaxRankWidth = 8;     // "Max Rank"
+constexpr std::size_t kMaxTableWidth = 120;  // a terminal's columns
+constexpr std::size_t kMinNameWidth = 24;    // narrower, most names would take two lines
 
-Widths widths_of(const ReportMerge& merge) {
+// Columns of one line: the indent, name, unit, the figures and the ranks.
+std::size_t line_width(const Widths& w, std::size_t ranks) {
+  const std::size_t values = 3 + (w.rank_columns ? ranks : 0);
+  return 4 + w.name + 1 + w.unit + values * (1 + w.value) + 1 + kMaxRankWidth;
+}
+
+Widths widths_of(const ReportMerge& merge, bool rank_columns) {
   Widths w;
-  const bool rank_columns = merge.ranks.size() <= kMaxRankColumns;
+  w.rank_columns = rank_columns;
   const auto fit = [&](const std::vector<MergedMetric>& metrics) {
     for (const MergedMetric& m : metrics) {
       w.name = std::max(w.name, m.name.size());
@@ -326,12 +338,23 @@ Widths widths_of(const ReportMerge& merge) {
   }
   if (rank_columns && !merge.ranks.empty())
     w.value = std::max(w.value, ("rank " + std::to_string(merge.ranks.size() - 1)).size());
+  const std::size_t width = line_width(w, merge.ranks.size());
+  if (width > kMaxTableWidth) w.name = std::max(kMinNameWidth, w.name - std::min(w.name, width - kMaxTableWidth));
+  return w;
+}
+
+Widths widths_of(const ReportMerge& merge) {
+  const bool rank_columns = merge.ranks.size() <= kMaxRankColumns;
+  Widths w = widths_of(merge, rank_columns);
+  if (rank_columns && line_width(w, merge.ranks.size()) > kMaxTableWidth) w = widths_of(merge, false);
   return w;
 }
 
 std::string table_line(const std::string& name, const std::string& unit, const std::vector<std::string>& cells,
                        const Widths& w) {
-  std::string out = fmt::format("    {:<{}} {:<{}}", name, w.name, unit, w.unit);
+  // A name wider than its column stands on a line of its own.
+  std::string out = name.size() > w.name ? "    " + name + "\n" : std::string();
+  out += fmt::format("    {:<{}} {:<{}}", name.size() > w.name ? std::string() : name, w.name, unit, w.unit);
   for (std::size_t i = 0; i < cells.size(); ++i)
     out += fmt::format(" {:>{}}", cells[i], i == 3 ? kMaxRankWidth : w.value);
   return out + "\n";
@@ -339,13 +362,12 @@ std::string table_line(const std::string& name, const std::string& unit, const s
 
 std::string metric_table(const std::string& title, const std::vector<MergedMetric>& metrics, std::size_t ranks,
                          const Widths& w) {
-  const bool rank_columns = ranks <= kMaxRankColumns;
   std::vector<std::string> header = {"Min", "Mean", "Max", "Max Rank"};
-  if (rank_columns) {
+  if (w.rank_columns) {
     for (std::size_t r = 0; r < ranks; ++r) header.push_back("rank " + std::to_string(r));
   }
   std::string out = "\n" + title + "\n" + table_line("Metric Name", "Metric Unit", header, w);
-  for (const MergedMetric& m : metrics) out += table_line(m.name, unit_text(m), metric_cells(m, rank_columns), w);
+  for (const MergedMetric& m : metrics) out += table_line(m.name, unit_text(m), metric_cells(m, w.rank_columns), w);
   return out;
 }
 
@@ -388,6 +410,11 @@ std::string render_merge_table(const ReportMerge& merge) {
   }
   if (merge.ranks.size() > kMaxRankColumns)
     out += fmt::format("\n(each rank's value is in the JSON and CSV output: more than {} ranks)\n", kMaxRankColumns);
+  else if (!widths.rank_columns && !merge.ranges.empty())
+    out += fmt::format(
+        "\n(each rank's value is in the JSON and CSV output: the rank columns would not fit in {} "
+        "columns)\n",
+        kMaxTableWidth);
   return out + render_merge_flags(merge);
 }
 

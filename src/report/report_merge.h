@@ -184,7 +184,10 @@ ReportMerge merge_reports(const std::vector<RankReport>& ranks);
 /// did not replay it or ran other kernels, and per kernel (and whole-range
 /// values) one line per metric with its unit, min, mean, max, the rank of
 /// the max and, for up to kMaxRankColumns ranks, each rank's value; then the
-/// mismatched, unmatched, declined and error lines and a count.
+/// mismatched, unmatched, declined and error lines and a count. Metric lines
+/// fit in 120 columns: a name too wide for its column stands on a line of
+/// its own above its values, and rank columns that would not fit even so
+/// are left out (with a line saying the JSON and CSV have them).
 std::string render_merge_table(const ReportMerge& merge);
 
 /// The end of render_merge_table alone: the mismatched, unmatched, declined

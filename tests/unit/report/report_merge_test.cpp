@@ -373,3 +373,54 @@ TEST(ReportMerge, the_table_lists_the_ranks_then_the_figures_and_each_ranks_valu
 
 }  // namespace
 }  // namespace rangereplay::report
+
+namespace rangereplay::report {
+namespace {
+
+// The longest line of `text`, in columns (the table is ASCII).
+std::size_t widest_line(const std::string& text) {
+  std::size_t widest = 0, start = 0;
+  for (std::size_t end = text.find('\n'); end != std::string::npos; start = end + 1, end = text.find('\n', start))
+    widest = std::max(widest, end - start);
+  return widest;
+}
+
+// Every kernel of every rank gets `name` with `value` times the rank's own
+// factor (1, 3, 2), so the figures have as many digits as `value`.
+std::vector<RankReport> three_ranks_with(const std::string& name, double value) {
+  std::vector<RankReport> ranks = three_ranks();
+  const double factor[] = {1, 3, 2};
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    for (KernelRecord& k : ranks[r].report.ranges[0].kernels) k.metrics.push_back({name, "byte", value * factor[r]});
+  }
+  return ranks;
+}
+
+TEST(ReportMerge, a_name_wider_than_the_table_allows_stands_on_its_own_line_within_120_columns) {
+  const std::string name(100, 'n');
+  const std::string table = render_merge_table(merge_reports(three_ranks_with(name, 7)));
+  EXPECT_LE(widest_line(table.substr(table.find("\nstep #0\n"))), 120u) << table;
+  // The name alone, then its values under an empty name column.
+  EXPECT_NE(table.find("\n    " + name + "\n    " + std::string(24 + 1 + 11, ' ')), std::string::npos) << table;
+  // The rank columns stay: they fit beside the narrowed name column.
+  EXPECT_NE(table.find("rank 2"), std::string::npos) << table;
+  EXPECT_EQ(table.find("rank columns would not fit"), std::string::npos) << table;
+}
+
+TEST(ReportMerge, rank_columns_that_cannot_fit_in_120_columns_are_left_to_the_json_and_csv_with_a_note) {
+  // Six ranks: 4 + 24 + 1 + 11 columns of name and unit, four figures and
+  // six ranks of 9 columns each make 130.
+  std::vector<RankReport> ranks;
+  for (std::uint32_t r = 0; r < 6; ++r) ranks.push_back(rank_report(r, 100.0 * (r + 1)));
+  const std::string table = render_merge_table(merge_reports(ranks));
+  EXPECT_LE(widest_line(table.substr(table.find("\nstep #0\n"))), 120u) << table;
+  EXPECT_NE(table.find(" Max Rank\n"), std::string::npos) << table;
+  EXPECT_EQ(table.find("Max Rank   rank 0"), std::string::npos) << table;
+  EXPECT_NE(table.find("(each rank's value is in the JSON and CSV output: the rank columns would not fit in 120 "
+                       "columns)"),
+            std::string::npos)
+      << table;
+}
+
+}  // namespace
+}  // namespace rangereplay::report
