@@ -7,7 +7,11 @@
 # by tests/e2e/reports.py (examples/stream, 2 ranges of 6 kernels; the
 # torch-train workload, 2 steps of 560 kernels); headless Chromium runs the
 # page's script, whose findings (#rr-check) must show both charts of every
-# range drawn, every kernel in the table and no script error. The screenshots
+# range drawn, every kernel in the table and in a block of its own, every
+# group member with a block, and no script error; the stream page opened at a
+# kernel's link lists its metrics, the torch page opened at a group's link
+# lists the group's kernels, and its group table begins with the step's
+# largest group. The screenshots
 # of the stream and torch-train pages are kept beside the build as
 # html_report.png and html_report_torch.png. Exit 77 (skip) without Chromium
 # or Debian's libjs-chart.js.
