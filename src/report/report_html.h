@@ -8,8 +8,9 @@
 // (report/kernel_groups.h: short name, count, total time, share of the
 // range, SOL memory and compute), largest total time first, each opening to
 // its kernels; a sortable table of its kernels; a block per kernel with its
-// metrics and their units (id "rr-r<range>-k<kernel>", opened by a link to
-// it; a group's tbody is "rr-r<range>-g<n>"); declined ranges with their reasons and
+// metrics and their units (id "rr-r<range>-k<kernel>", written when a link
+// to it or the list is first opened; a group's tbody is "rr-r<range>-g<n>");
+// declined ranges with their reasons and
 // fixes; the run's time budget. The charts are drawn by Chart.js, whose
 // source the caller passes in and the page inlines, so nothing is fetched.
 // Metrics the roofline needs that the report lacks, and data types whose
