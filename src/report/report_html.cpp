@@ -2,6 +2,11 @@
 // own script reads the report JSON embedded in it and draws with Chart.js.
 #include "report/report_html.h"
 
+#include <exception>
+#include <new>
+#include <nlohmann/json.hpp>
+
+#include "report/kernel_groups.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 
@@ -47,16 +52,24 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}th,td{border:1px solid #ddd;padding:.2em .5em;text-align:right}
 th{background:#f3f3f3;cursor:pointer}td.l,th.l{text-align:left}.note{color:#555;font-size:.9em}.declined{color:#a00}
+td.name{max-width:44em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+table.groups tr.group-row{cursor:pointer;background:#fafafa}table.groups tr.member td{font-size:.95em;color:#333}
+details.kernel-blocks>summary{font-weight:bold;margin-top:1em;cursor:pointer}details.kernel summary{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:100%;cursor:pointer;font-size:.85em}
 .charts{display:flex;flex-wrap:wrap;gap:1.5em}.chart{width:640px;height:300px}.roof{width:640px;height:420px}
 </style>
 )html";
 
-// The page's script: reads #rr-data, draws, writes #rr-check.
+// The page's script: reads #rr-data, draws, writes #rr-check. ASCII only
+// (other characters as \u escapes): a page script with a character beyond
+// ASCII made headless Chromium take about 1.5 s longer over the 44 MB page of
+// a 1,120-kernel report.
 constexpr std::string_view kPageScript = R"js(
 (function () {
-  const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, errors: []};
+  const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, group_rows: 0, first_groups: [],
+    kernel_blocks: 0, group_kernels_without_block: 0, opened_kernel: '', opened_group: '', opened_group_links: 0, errors: []};
   window.addEventListener('error', e => check.errors.push(String(e.message)));
   const report = JSON.parse(document.getElementById('rr-data').textContent);
+  const groupsOf = JSON.parse(document.getElementById('rr-groups').textContent);
   const root = document.getElementById('rr-root');
   const num = v => typeof v === 'string' ? (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : NaN) : v;
   const el = (tag, attrs, text) => {
@@ -67,6 +80,20 @@ constexpr std::string_view kPageScript = R"js(
   };
   const fmt = v => { v = num(v); return Number.isFinite(v) ? (Math.abs(v) >= 1e5 ? v.toExponential(3) : +v.toPrecision(6)).toString() : String(v); };
   const bytes = b => { const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB']; let i = 0; while (b >= 1024 && i < 4) { b /= 1024; i++; } return b.toFixed(1) + ' ' + u[i]; };
+  // Durations in nanoseconds as ns, us, ms or s.
+  const dur = ns => ns >= 1e9 ? (ns / 1e9).toFixed(2) + ' s' : ns >= 1e6 ? (ns / 1e6).toFixed(2) + ' ms' : ns >= 1e3 ? (ns / 1e3).toFixed(1) + ' \u00b5s' : ns.toFixed(0) + ' ns';
+  const nsPer = {nanosecond: 1, nsecond: 1, usecond: 1e3, microsecond: 1e3, msecond: 1e6, millisecond: 1e6, second: 1e9};
+  // A metric's value with its unit: times and bytes scaled, percentages with one decimal.
+  const withUnit = (v, unit) => {
+    v = num(v);
+    if (!Number.isFinite(v)) return String(v);
+    if (nsPer[unit]) return dur(v * nsPer[unit]);
+    if (unit === 'byte') return bytes(v);
+    if (unit === 'percent') return v.toFixed(1) + ' %';
+    return fmt(v) + (unit ? ' ' + unit : '');
+  };
+  const pct = v => v === null || v === undefined ? '' : num(v).toFixed(1);
+  const kernelId = (r, i) => `rr-r${r.index}-k${i}`;
   const charts = typeof Chart !== 'undefined';
   const add = (parent, e) => { parent.appendChild(e); return e; };
 
@@ -189,7 +216,98 @@ constexpr std::string_view kPageScript = R"js(
     check.roofline_points += kpts.length;
   };
 
-  for (const r of report.ranges) {
+  // A kernel's block: its metrics with units, written when first opened (a
+  // training step has hundreds of kernels of hundreds of metrics).
+  const fillKernel = (d, k) => {
+    if (d.dataset.filled) return;
+    d.dataset.filled = '1';
+    const t = add(d, el('table', {class: 'kernel-metrics'}));
+    const h = add(t, el('tr')); add(h, el('th', {class: 'l'}, 'metric')); add(h, el('th', {}, 'value')); add(h, el('th', {class: 'l'}, 'unit'));
+    add(d, el('p', {class: 'note'}, `${k.name || k.mangled_name}; grid (${k.grid.join(',')}), block (${k.block.join(',')}), ${k.metrics.length} metrics`));
+    for (const m of k.metrics) {
+      const tr = add(t, el('tr')); add(tr, el('td', {class: 'l'}, m.name)); add(tr, el('td', {}, withUnit(m.value, m.unit))); add(tr, el('td', {class: 'l'}, m.unit));
+    }
+  };
+  // Kernel block ids: the kernel and the function that writes its range's blocks.
+  const kernelBlocks = new Map();
+  // Opens the kernel block (#rr-r<range>-k<kernel>) or the group
+  // (#rr-r<range>-g<n>, n from 0 in the table's order) a link names.
+  const openHash = () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    const target = kernelBlocks.get(id);
+    if (target) target.write();
+    const d = document.getElementById(id);
+    if (d && target) {
+      fillKernel(d, target.k);
+      d.parentElement.open = true;
+      d.open = true;
+      d.scrollIntoView();
+      check.opened_kernel = d.id;
+    } else if (d && d.classList.contains('group')) {
+      const row = d.querySelector('tr.group-row');
+      if (row.getAttribute('aria-expanded') !== 'true') row.click();
+      d.scrollIntoView();
+      check.opened_group = d.id;
+      check.opened_group_links = Array.from(d.querySelectorAll('tr.member:not([hidden]) a'))
+        .filter(a => kernelBlocks.has(a.getAttribute('href').slice(1))).length;
+    }
+  };
+  window.addEventListener('hashchange', openHash);
+
+  // The range's kernels grouped by short name (report/kernel_groups.h),
+  // largest total time first; a group's row opens its kernels, each linked to
+  // its block. Further per-group columns go into `columns`.
+  const drawGroups = (sec, r, g) => {
+    if (!g || !g.groups.length) return;
+    const withDuration = g.groups.reduce((s, x) => s + x.kernels_with_duration, 0);
+    add(sec, el('p', {class: 'groups-summary'}, `${r.kernels.length} kernels in ${g.groups.length} groups by short name` +
+      (withDuration ? `; kernel time ${dur(g.total_ns)} (${withDuration} kernels with a duration)` : '; no kernel has a duration (whole-range values)') +
+      '. Click a group for its kernels, a kernel for its metrics; hover a name for the full names.'));
+    const byK = new Map(r.kernels.map(k => [k.index, k]));
+    const metricOfK = (k, name) => { const m = (k.metrics || []).find(x => x.name === name); return m ? m : undefined; };
+    const columns = [
+      ['kernels', x => String(x.kernels.length), k => ''],
+      ['time', x => x.kernels_with_duration ? dur(x.total_ns) : '', k => { const m = metricOfK(k, 'gpu__time_duration.sum'); return m ? withUnit(m.value, m.unit) : ''; }],
+      ['share %', x => g.total_ns > 0 ? x.share_pct.toFixed(1) : '', k => { const m = metricOfK(k, 'gpu__time_duration.sum'); return m && g.total_ns > 0 && nsPer[m.unit] ? (100 * num(m.value) * nsPer[m.unit] / g.total_ns).toFixed(1) : ''; }],
+      ['SOL memory %', x => pct(x.sol_memory_pct), k => { const m = metricOfK(k, 'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed'); return m ? pct(m.value) : ''; }],
+      ['SOL compute %', x => pct(x.sol_compute_pct), k => { const m = metricOfK(k, 'sm__throughput.avg.pct_of_peak_sustained_elapsed'); return m ? pct(m.value) : ''; }],
+    ];
+    const t = add(sec, el('table', {class: 'groups'}));
+    const head = add(add(t, el('thead')), el('tr'));
+    add(head, el('th', {class: 'l'}, 'group (short name)'));
+    for (const [label] of columns) add(head, el('th', {}, label));
+    for (const [n, x] of g.groups.entries()) {
+      const body = add(t, el('tbody', {class: 'group', id: `rr-r${r.index}-g${n}`}));
+      const tr = add(body, el('tr', {class: 'group-row', 'aria-expanded': 'false'}));
+      const name = add(tr, el('td', {class: 'l name', title: x.full_names.join('\n')}));
+      add(name, el('span', {class: 'toggle'}, '\u25b8 '));
+      add(name, el('span', {class: 'short'}, x.name));
+      if (x.full_names.length > 1) add(name, el('span', {class: 'note'}, ` (${x.full_names.length} names)`));
+      for (const [, value] of columns) add(tr, el('td', {}, value(x)));
+      let members = null;
+      tr.addEventListener('click', () => {
+        const open = tr.getAttribute('aria-expanded') !== 'true';
+        tr.setAttribute('aria-expanded', String(open));
+        tr.firstChild.firstChild.textContent = open ? '\u25be ' : '\u25b8 ';
+        if (!members) {
+          members = x.kernels.map(i => {
+            const k = byK.get(i) || {index: i, name: `kernel ${i}`, metrics: [], grid: [], block: []};
+            const mr = add(body, el('tr', {class: 'member'}));
+            const cell = add(mr, el('td', {class: 'l name', title: k.name || k.mangled_name}));
+            add(cell, el('a', {href: '#' + kernelId(r, i)}, `#${i}`));
+            add(cell, document.createTextNode(' ' + (k.name || k.mangled_name)));
+            for (const [, , value] of columns) add(mr, el('td', {}, value(k)));
+            return mr;
+          });
+        }
+        for (const mr of members) mr.hidden = !open;
+      });
+      check.group_rows++;
+    }
+    check.first_groups.push(g.groups[0].name);
+  };
+
+  for (const [ri, r] of report.ranges.entries()) {
     check.ranges++;
     const sec = add(root, el('section'));
     add(sec, el('h2', {}, `range ${r.index} '${r.name}'`));
@@ -209,6 +327,7 @@ constexpr std::string_view kPageScript = R"js(
     }
     const names = new Set((r.kernels[0] || {metrics: []}).metrics.map(m => m.name).concat((r.range_metrics || []).map(m => m.name)));
     drawRoofline(sec, box, r, r.roofline);
+    drawGroups(sec, r, groupsOf[ri]);
     // Sortable kernel table: the set's key columns that the kernels have.
     const key = ['gpu__time_duration.sum', 'sm__throughput.avg.pct_of_peak_sustained_elapsed',
       'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed', 'dram__throughput.avg.pct_of_peak_sustained_elapsed',
@@ -227,7 +346,17 @@ constexpr std::string_view kPageScript = R"js(
       const labels = ['#', 'kernel', 'grid', 'block'].concat(cols);
       const rows = r.kernels.map(k => [k.index, k.name || k.mangled_name, `(${k.grid.join(',')})`, `(${k.block.join(',')})`].concat(cols.map(c => metricOf(k.metrics, c))));
       const body = add(t, el('tbody'));
-      const fill = () => { body.textContent = ''; for (const row of rows) { const tr = add(body, el('tr')); row.forEach((v, i) => add(tr, el('td', {class: i === 1 ? 'l' : ''}, i >= 4 ? (v === undefined ? '' : fmt(v)) : String(v)))); } };
+      const fill = () => {
+        body.textContent = '';
+        for (const row of rows) {
+          const tr = add(body, el('tr'));
+          row.forEach((v, i) => {
+            const td = add(tr, el('td', {class: i === 1 ? 'l name' : ''}, i === 0 ? undefined : i >= 4 ? (v === undefined ? '' : fmt(v)) : String(v)));
+            if (i === 0) add(td, el('a', {href: '#' + kernelId(r, v)}, String(v)));
+            if (i === 1) td.title = String(v);
+          });
+        }
+      };
       labels.forEach((label, i) => {
         const th = add(head, el('th', {class: i === 1 ? 'l' : ''}, label));
         let up = true;
@@ -236,11 +365,66 @@ constexpr std::string_view kPageScript = R"js(
       fill();
       check.kernel_rows += rows.length;
     }
+    // Each kernel's block, the target of the links above: its metrics with
+    // units. Written when the list is first opened or a link names one of
+    // its kernels, so hundreds of kernels cost nothing until then.
+    if (r.kernels.length) {
+      const blocks = add(sec, el('details', {class: 'kernel-blocks'}));
+      add(blocks, el('summary', {}, `kernels: metrics (${r.kernels.length} blocks; a kernel's link opens its block)`));
+      let written = false;
+      const write = () => {
+        if (written) return;
+        written = true;
+        for (const k of r.kernels) {
+          const d = add(blocks, el('details', {class: 'kernel', id: kernelId(r, k.index)}));
+          const m = (k.metrics || []).find(x => x.name === 'gpu__time_duration.sum');
+          add(d, el('summary', {}, `#${k.index} ${k.name || k.mangled_name}` + (m ? ` (${withUnit(m.value, m.unit)})` : '')));
+          d.addEventListener('toggle', () => { if (d.open) fillKernel(d, k); });
+        }
+      };
+      blocks.addEventListener('toggle', () => { if (blocks.open) write(); });
+      for (const k of r.kernels) kernelBlocks.set(kernelId(r, k.index), {k, write});
+      check.kernel_blocks += r.kernels.length;
+      const g = groupsOf[ri];
+      for (const x of (g ? g.groups : [])) for (const i of x.kernels) if (!kernelBlocks.has(kernelId(r, i))) check.group_kernels_without_block++;
+    }
   }
+  openHash();
   check.canvases_drawn = canvases.filter(drawn).length;
   document.getElementById('rr-check').textContent = JSON.stringify(check);
 })();
 )js";
+
+// Per range (in the report's order) its kernel groups (kernel_groups.h), for
+// the page's group table: {"total_ns", "groups": [{"name", "full_names",
+// "kernels" (KernelRecord::index), "kernels_with_duration", "total_ns",
+// "share_pct", "sol_memory_pct", "sol_compute_pct" (null: no value)}]}.
+// Declined ranges get no groups.
+std::string groups_json(const Report& report) {
+  nlohmann::json ranges = nlohmann::json::array();
+  for (const RangeRecord& range : report.ranges) {
+    nlohmann::json groups = nlohmann::json::array();
+    double total_ns = 0;
+    if (!range.declined) {
+      KernelGroups g = group_kernels(range);
+      total_ns = g.total_ns;
+      for (KernelGroup& k : g.groups) {
+        const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+        groups.push_back({{"name", std::move(k.short_name)},
+                          {"full_names", std::move(k.full_names)},
+                          {"kernels", std::move(k.kernel_indices)},
+                          {"kernels_with_duration", k.kernels_with_duration},
+                          {"total_ns", k.total_ns},
+                          {"share_pct", k.share_pct},
+                          {"sol_memory_pct", opt(k.sol_memory_pct)},
+                          {"sol_compute_pct", opt(k.sol_compute_pct)}});
+      }
+    }
+    ranges.push_back({{"total_ns", total_ns}, {"groups", std::move(groups)}});
+  }
+  // Names are not valid UTF-8 in every report: replace what is not.
+  return ranges.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 }  // namespace
 
@@ -250,6 +434,15 @@ StatusOr<std::string> render_report_html(const Report& report, std::string_view 
   if (!chart_js.empty()) page += "<script>" + script_safe(chart_js) + "</script>\n";
   page += "</head><body>\n<div id=\"rr-root\"></div>\n<pre id=\"rr-check\" hidden></pre>\n";
   page += "<script type=\"application/json\" id=\"rr-data\">" + json_in_script(json) + "</script>\n";
+  std::string groups;
+  try {
+    groups = groups_json(report);
+  } catch (const std::bad_alloc&) {
+    return resource_exhausted("out of memory while writing the report's kernel groups");
+  } catch (const std::exception& e) {
+    return internal_error(std::string("cannot write the report's kernel groups: ") + e.what());
+  }
+  page += "<script type=\"application/json\" id=\"rr-groups\">" + json_in_script(groups) + "</script>\n";
   page += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
   return page;
 }

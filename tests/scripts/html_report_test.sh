@@ -7,7 +7,11 @@
 # by tests/e2e/reports.py (examples/stream, 2 ranges of 6 kernels; the
 # torch-train workload, 2 steps of 560 kernels); headless Chromium runs the
 # page's script, whose findings (#rr-check) must show both charts of every
-# range drawn, every kernel in the table and no script error. The screenshots
+# range drawn, every kernel in the table and in a block of its own, every
+# group member with a block, and no script error; the stream page opened at a
+# kernel's link lists its metrics, the torch page opened at a group's link
+# lists the group's kernels, and its group table begins with the step's
+# largest group. The screenshots
 # of the stream and torch-train pages are kept beside the build as
 # html_report.png and html_report_torch.png. Exit 77 (skip) without Chromium
 # or Debian's libjs-chart.js.
@@ -23,22 +27,28 @@ trap 'rm -rf "$out"' EXIT
 fail() { echo "html_report_test: $*" >&2; exit 1; }
 rr=$build/tools/cli/rangereplay
 browse() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 "$@" 2>/dev/null; }
-# check <page> <charts> <kernel rows> [text the page must show]
+# check <page> <charts> <kernel rows> [#fragment]: loads the page (at the
+# fragment, if given) once, keeps its DOM as <page>.dom and its findings as
+# <page>.check.
 check() {
-  local found
-  found=$(browse --dump-dom "file://$1" | python3 -c '
+  browse --dump-dom "file://$1${4:-}" >"$1.dom"
+  python3 -c '
 import html, json, re, sys
-m = re.search(r"<pre id=\"rr-check\"[^>]*>([^<]*)</pre>", sys.stdin.read())
-print(html.unescape(m.group(1)) if m else "{}")')
-  python3 - "$found" "$2" "$3" <<'PY' || fail "$1: the page drew $found"
+m = re.search(r"<pre id=\"rr-check\"[^>]*>([^<]*)</pre>", open(sys.argv[1]).read())
+print(html.unescape(m.group(1)) if m else "{}")' "$1.dom" >"$1.check"
+  python3 - "$1.check" "$2" "$3" <<'PY' || fail "$1: the page drew $(cat "$1.check")"
 import json, sys
-c = json.loads(sys.argv[1] or "{}")
+c = json.loads(open(sys.argv[1]).read() or "{}")
 ok = (c.get("charts") == int(sys.argv[2]) and c.get("canvases_drawn") == c.get("charts")
-      and c.get("kernel_rows") == int(sys.argv[3]) and c.get("errors") == [])
+      and c.get("kernel_rows") == int(sys.argv[3]) and c.get("kernel_blocks") == int(sys.argv[3])
+      and c.get("group_kernels_without_block") == 0 and c.get("errors") == [])
 sys.exit(0 if ok else 1)
 PY
-  if [[ -n ${4:-} ]]; then grep -q "$4" "$1" || fail "$1 does not say '$4'"; fi
-  return 0
+}
+# found <page> <python expression of c, the page's findings>
+found() {
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1.check" "$2" ||
+    fail "$1: not $2 in $(cat "$1.check")"
 }
 "$rr" report "$here/data/roofline_report.json" -o "$out/roofline.html" || fail "rangereplay report failed"
 check "$out/roofline.html" 2 2
@@ -46,23 +56,35 @@ check "$out/roofline.html" 2 2
 # range's values in a table of their own and the range on the roofline.
 "$rr" report "$here/data/whole_range_report.json" -o "$out/whole.html" || fail "rangereplay report failed"
 check "$out/whole.html" 2 2
-browse --dump-dom "file://$out/whole.html" | grep -q '<th class="l">whole range: metric</th>' ||
+grep -q '<th class="l">whole range: metric</th>' "$out/whole.html.dom" ||
   fail "the whole-range page does not show the range's values"
 "$rr" report "$here/../python/data/sample_report.json" -o "$out/sample.html" || fail "rangereplay report failed"
 check "$out/sample.html" 1 2
 # The page names the metrics the roofline lacks (its script writes the note).
-browse --dump-dom "file://$out/sample.html" | grep -q "No roofline: the report lacks gpu__time_duration.sum, dram__bytes.sum" ||
+grep -q "No roofline: the report lacks gpu__time_duration.sum, dram__bytes.sum" "$out/sample.html.dom" ||
   fail "the sample page does not name the roofline's missing metrics"
 # Real profiles (xz-compressed fixtures): two charts per range.
 for f in stream_full_h200 torch_train_full_h200; do
   xz -dc "$here/data/$f.json.xz" >"$out/$f.json" || fail "cannot unpack $f.json.xz (apt-get install xz-utils)"
   "$rr" report "$out/$f.json" -o "$out/$f.html" || fail "rangereplay report $f.json failed"
 done
-check "$out/stream_full_h200.html" 4 12
-check "$out/torch_train_full_h200.html" 4 1120
+# The stream page opened at a kernel's block: its metrics listed with units.
+check "$out/stream_full_h200.html" 4 12 "#rr-r1-k3"
+found "$out/stream_full_h200.html" 'c["opened_kernel"] == "rr-r1-k3"'
+grep -q '<details class="kernel" id="rr-r1-k3" data-filled="1" open="">' "$out/stream_full_h200.html.dom" ||
+  fail "the stream page does not open kernel 3 of range 1 at its link"
+grep -q '<td class="l">gpu__time_duration.sum</td><td>[0-9.]* µs</td><td class="l">nanosecond</td>' "$out/stream_full_h200.html.dom" ||
+  fail "the stream page's kernel block has no duration in µs"
+# The torch page opened at the second step's first kernel group: the 21
+# cutlass::Kernel2 SGEMMs (kernel_groups_test.cpp), each linked to its block.
+check "$out/torch_train_full_h200.html" 4 1120 "#rr-r1-g0"
+found "$out/torch_train_full_h200.html" 'c["group_rows"] == 68 and c["first_groups"] == ["Kernel2", "Kernel2"]'
+found "$out/torch_train_full_h200.html" 'c["opened_group"] == "rr-r1-g0" and c["opened_group_links"] == 21'
+cp "$out/torch_train_full_h200.html.dom" "$out/torch.dom"
+grep -q '<span class="short">Kernel2</span><span class="note"> (3 names)</span></td><td>21</td><td>3.5[0-9] ms</td><td>25.9</td>' "$out/torch.dom" ||
+  fail "the torch page's first group is not Kernel2: 21 kernels, 3.5 ms, 25.9 %"
 # The torch step's roofline: FP16 and tensor FP16 counted, the tensor types the
 # recording lacks named, the ceilings in a table with their units.
-browse --dump-dom "file://$out/torch_train_full_h200.html" >"$out/torch.dom"
 grep -q "Roofline: 299 of 560 kernels with a duration on the chart (off it: 261 no FLOP" "$out/torch.dom" ||
   fail "the torch page does not count its kernels on the roofline"
 grep -q "FLOPs not counted for tensor FP64, tensor TF32, tensor BF16, tensor FP8: the report lacks" "$out/torch.dom" ||

@@ -1,7 +1,8 @@
 // The HTML page's structure (the browser test, tests/scripts/html_report_test.sh,
 // checks what its script draws): the report embedded as JSON that cannot
 // end its <script> element early, Chart.js inlined only when given, the
-// roofline's metric list, the range's roofline in the embedded JSON.
+// roofline's metric list, the range's roofline in the embedded JSON, the
+// ranges' kernel groups in JSON of their own.
 #include "report/report_html.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +31,27 @@ TEST(ReportHtml, embeds_the_report_and_inlines_chart_js_when_given) {
   const StatusOr<std::string> bare = render_report_html(testing::sample_report(), "");
   ASSERT_TRUE(bare.ok());
   EXPECT_EQ(bare->find("/* chart.js */"), std::string::npos);
+}
+
+TEST(ReportHtml, embeds_each_ranges_kernel_groups) {
+  const StatusOr<std::string> page = render_report_html(testing::sample_report(), "");
+  ASSERT_TRUE(page.ok()) << page.status().to_string();
+  const std::string open = "<script type=\"application/json\" id=\"rr-groups\">";
+  const std::size_t at = page->find(open);
+  ASSERT_NE(at, std::string::npos);
+  const std::string groups = page->substr(at + open.size(), page->find("</script>", at) - at - open.size());
+  // The sample's replayed range: scale (kernel 0) and add (kernel 1), 0 ns
+  // each (no duration metric), so by count, then by name (each "<" written
+  // as \u003c in a <script> element); its declined range: none.
+  EXPECT_EQ(
+      groups.rfind(
+          "[{\"groups\":[{\"full_names\":[\"void add\\u003cfloat, 2>(float const*, float*)\"],\"kernels\":[1],", 0),
+      0u)
+      << groups;
+  EXPECT_NE(groups.find("\"name\":\"add\""), std::string::npos) << groups;
+  EXPECT_NE(groups.find("{\"full_names\":[\"scale(float*, int)\"],\"kernels\":[0],"), std::string::npos) << groups;
+  EXPECT_NE(groups.find("\"sol_memory_pct\":null"), std::string::npos) << groups;
+  EXPECT_NE(groups.find("{\"groups\":[],\"total_ns\":0.0}]"), std::string::npos) << groups;
 }
 
 TEST(ReportHtml, text_from_the_report_cannot_close_a_script_element) {
