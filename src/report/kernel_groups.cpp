@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "report/demangle.h"
+#include "report/guidance.h"
 
 namespace rangereplay::report {
 
@@ -144,10 +145,38 @@ std::string kernel_short_name(std::string_view name) {
   return std::string(name.substr(start, end - start));
 }
 
+namespace {
+
+// The non-empty value of `values` whose members weigh the most (ties: the
+// first in launch order); "" when every value is empty.
+template <class Weight>
+std::string heaviest(const std::vector<std::string>& values, const Weight& weight) {
+  std::vector<std::pair<std::string, double>> sums;  // in order of first appearance
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i].empty()) continue;
+    auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& p) { return p.first == values[i]; });
+    if (it == sums.end()) it = sums.insert(sums.end(), {values[i], 0.0});
+    it->second += weight(i);
+  }
+  std::string best;
+  double most = -1;
+  for (const auto& [value, sum] : sums) {
+    if (sum > most) {
+      best = value;
+      most = sum;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 KernelGroups group_kernels(const RangeRecord& range) {
   struct Sums {
     KernelGroup group;
     double memory_weighted = 0, memory_ns = 0, compute_weighted = 0, compute_ns = 0;
+    // Per member: its duration (nullopt without one), for the verdicts' weights.
+    std::vector<std::optional<double>> member_ns;
   };
   std::map<std::string, Sums> by_name;
   KernelGroups out;
@@ -161,8 +190,14 @@ KernelGroups group_kernels(const RangeRecord& range) {
       s.group.full_names.push_back(full);
     }
     s.group.kernel_indices.push_back(k.index);
+    const MetricLookup lookup = metric_lookup(k);
+    const std::optional<BottleneckVerdict> verdict = classify_bottleneck(lookup);
+    const std::vector<StallShare> stalls = top_stalls(lookup, 1);
+    s.group.member_bottlenecks.emplace_back(verdict ? bottleneck_name(verdict->kind) : std::string_view());
+    s.group.member_top_stalls.push_back(stalls.empty() ? std::string() : stalls.front().reason);
     const MetricValue* duration = find_metric(k, kGroupDurationMetric);
     const std::optional<double> ns = duration != nullptr ? to_ns(duration->value, duration->unit) : std::nullopt;
+    s.member_ns.push_back(ns);
     if (!ns) continue;
     ++s.group.kernels_with_duration;
     s.group.total_ns += *ns;
@@ -184,6 +219,10 @@ KernelGroups group_kernels(const RangeRecord& range) {
     if (s.memory_ns > 0) s.group.sol_memory_pct = s.memory_weighted / s.memory_ns;
     if (s.compute_ns > 0) s.group.sol_compute_pct = s.compute_weighted / s.compute_ns;
     if (out.total_ns > 0) s.group.share_pct = 100.0 * s.group.total_ns / out.total_ns;
+    const bool timed = s.group.kernels_with_duration > 0;
+    const auto weight = [&](std::size_t member) { return timed ? s.member_ns[member].value_or(0) : 1.0; };
+    s.group.bottleneck = heaviest(s.group.member_bottlenecks, weight);
+    s.group.top_stall = heaviest(s.group.member_top_stalls, weight);
     order.push_back(&s);
   }
   std::sort(order.begin(), order.end(), [](const Sums* a, const Sums* b) {

@@ -47,6 +47,16 @@ struct KernelGroup {
   // metric, percent; nullopt when no member has both.
   std::optional<double> sol_memory_pct;
   std::optional<double> sol_compute_pct;
+  // What limits the group (guidance.h's classify_bottleneck: "memory",
+  // "compute" or "latency") and its top stall reason (top_stalls), each the
+  // one with the most of the group's time (each member weighs its duration,
+  // or 1 when the group has no durations); "" when no member has the metrics.
+  std::string bottleneck;
+  std::string top_stall;
+  // Per member, in kernel_indices' order: its own bottleneck and top stall
+  // ("" without the metrics).
+  std::vector<std::string> member_bottlenecks;
+  std::vector<std::string> member_top_stalls;
   std::size_t count() const { return kernel_indices.size(); }
 };
 

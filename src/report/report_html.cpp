@@ -271,6 +271,8 @@ constexpr std::string_view kPageScript = R"js(
       ['share %', x => g.total_ns > 0 ? x.share_pct.toFixed(1) : '', k => { const m = metricOfK(k, 'gpu__time_duration.sum'); return m && g.total_ns > 0 && nsPer[m.unit] ? (100 * num(m.value) * nsPer[m.unit] / g.total_ns).toFixed(1) : ''; }],
       ['SOL memory %', x => pct(x.sol_memory_pct), k => { const m = metricOfK(k, 'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed'); return m ? pct(m.value) : ''; }],
       ['SOL compute %', x => pct(x.sol_compute_pct), k => { const m = metricOfK(k, 'sm__throughput.avg.pct_of_peak_sustained_elapsed'); return m ? pct(m.value) : ''; }],
+      ['bottleneck', x => x.bottleneck, (k, x, i) => x.member_bottlenecks[i]],
+      ['top stall', x => x.top_stall, (k, x, i) => x.member_top_stalls[i]],
     ];
     const t = add(sec, el('table', {class: 'groups'}));
     const head = add(add(t, el('thead')), el('tr'));
@@ -290,13 +292,13 @@ constexpr std::string_view kPageScript = R"js(
         tr.setAttribute('aria-expanded', String(open));
         tr.firstChild.firstChild.textContent = open ? '\u25be ' : '\u25b8 ';
         if (!members) {
-          members = x.kernels.map(i => {
+          members = x.kernels.map((i, member) => {
             const k = byK.get(i) || {index: i, name: `kernel ${i}`, metrics: [], grid: [], block: []};
             const mr = add(body, el('tr', {class: 'member'}));
             const cell = add(mr, el('td', {class: 'l name', title: k.name || k.mangled_name}));
             add(cell, el('a', {href: '#' + kernelId(r, i)}, `#${i}`));
             add(cell, document.createTextNode(' ' + (k.name || k.mangled_name)));
-            for (const [, , value] of columns) add(mr, el('td', {}, value(k)));
+            for (const [, , value] of columns) add(mr, el('td', {}, value(k, x, member)));
             return mr;
           });
         }
@@ -398,7 +400,9 @@ constexpr std::string_view kPageScript = R"js(
 // Per range (in the report's order) its kernel groups (kernel_groups.h), for
 // the page's group table: {"total_ns", "groups": [{"name", "full_names",
 // "kernels" (KernelRecord::index), "kernels_with_duration", "total_ns",
-// "share_pct", "sol_memory_pct", "sol_compute_pct" (null: no value)}]}.
+// "share_pct", "sol_memory_pct", "sol_compute_pct" (null: no value),
+// "bottleneck", "top_stall" ("": none), "member_bottlenecks",
+// "member_top_stalls" (per member, in "kernels"' order)}]}.
 // Declined ranges get no groups.
 std::string groups_json(const Report& report) {
   nlohmann::json ranges = nlohmann::json::array();
@@ -417,7 +421,11 @@ std::string groups_json(const Report& report) {
                           {"total_ns", k.total_ns},
                           {"share_pct", k.share_pct},
                           {"sol_memory_pct", opt(k.sol_memory_pct)},
-                          {"sol_compute_pct", opt(k.sol_compute_pct)}});
+                          {"sol_compute_pct", opt(k.sol_compute_pct)},
+                          {"bottleneck", std::move(k.bottleneck)},
+                          {"top_stall", std::move(k.top_stall)},
+                          {"member_bottlenecks", std::move(k.member_bottlenecks)},
+                          {"member_top_stalls", std::move(k.member_top_stalls)}});
       }
     }
     ranges.push_back({{"total_ns", total_ns}, {"groups", std::move(groups)}});

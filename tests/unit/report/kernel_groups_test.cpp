@@ -153,6 +153,30 @@ const MetricValue* find(const KernelRecord& k, std::string_view name) {
   return m == k.metrics.end() ? nullptr : &*m;
 }
 
+TEST(KernelGroups, the_bottleneck_and_top_stall_are_those_with_the_most_of_the_groups_time) {
+  // Two memory-bound launches of 100 ns and one compute-bound of 300 ns: the
+  // group is compute bound; a member without Speed Of Light values has none.
+  const auto member = [](std::uint32_t index, double ns, double memory_pct, double compute_pct) {
+    return kernel(index, "void k<" + std::to_string(index) + ">(int)",
+                  {metric(kGroupDurationMetric, "nanosecond", ns), metric(kGroupSolMemoryMetric, "%", memory_pct),
+                   metric(kGroupSolComputeMetric, "%", compute_pct)});
+  };
+  RangeRecord r;
+  r.kernels = {member(0, 100, 80, 10), member(1, 100, 85, 12), member(2, 300, 20, 90),
+               kernel(3, "void k<3>(int)", {metric(kGroupDurationMetric, "nanosecond", 50)})};
+  const KernelGroups g = group_kernels(r);
+  ASSERT_EQ(g.groups.size(), 1u);
+  const KernelGroup& k = g.groups[0];
+  EXPECT_EQ(k.member_bottlenecks, (std::vector<std::string>{"memory", "memory", "compute", ""}));
+  EXPECT_EQ(k.bottleneck, "compute");
+  // No stall metrics: no top stall, for the group or any member.
+  EXPECT_EQ(k.top_stall, "");
+  EXPECT_EQ(k.member_top_stalls, (std::vector<std::string>(4, "")));
+  // Without durations each member weighs 1: two memory-bound against one.
+  for (KernelRecord& kr : r.kernels) kr.metrics.erase(kr.metrics.begin());
+  EXPECT_EQ(group_kernels(r).groups[0].bottleneck, "memory");
+}
+
 TEST(KernelGroups, on_the_torch_training_step) {
   const StatusOr<Report> report = read_report_json(RR_TEST_TORCH_REPORT);
   ASSERT_TRUE(report.ok()) << report.status().to_string();
@@ -197,6 +221,10 @@ TEST(KernelGroups, on_the_torch_training_step) {
     EXPECT_NEAR(*top.sol_memory_pct, memory / ns, 1e-9);
     EXPECT_NEAR(*top.sol_compute_pct, compute / ns, 1e-9);
     EXPECT_EQ(std::set<std::string>(top.full_names.begin(), top.full_names.end()), names);
+    // The SGEMMs run at 84% of the SM's peak: compute bound, each one too.
+    EXPECT_EQ(top.bottleneck, "compute");
+    EXPECT_EQ(std::count(top.member_bottlenecks.begin(), top.member_bottlenecks.end(), "compute"), 21);
+    EXPECT_FALSE(top.top_stall.empty());
     // Every kernel in one group; sorted by time; the shares add up.
     std::size_t members = 0;
     double shares = 0;

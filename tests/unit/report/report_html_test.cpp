@@ -43,13 +43,17 @@ TEST(ReportHtml, embeds_each_ranges_kernel_groups) {
   // The sample's replayed range: scale (kernel 0) and add (kernel 1), 0 ns
   // each (no duration metric), so by count, then by name (each "<" written
   // as \u003c in a <script> element); its declined range: none.
-  EXPECT_EQ(
-      groups.rfind(
-          "[{\"groups\":[{\"full_names\":[\"void add\\u003cfloat, 2>(float const*, float*)\"],\"kernels\":[1],", 0),
-      0u)
+  // Keys in name order: "bottleneck" (none: no Speed Of Light values) first.
+  EXPECT_EQ(groups.rfind("[{\"groups\":[{\"bottleneck\":\"\",\"full_names\":[\"void add\\u003cfloat, 2>(float const*, "
+                         "float*)\"],\"kernels\":[1],",
+                         0),
+            0u)
       << groups;
   EXPECT_NE(groups.find("\"name\":\"add\""), std::string::npos) << groups;
-  EXPECT_NE(groups.find("{\"full_names\":[\"scale(float*, int)\"],\"kernels\":[0],"), std::string::npos) << groups;
+  EXPECT_NE(groups.find("{\"bottleneck\":\"\",\"full_names\":[\"scale(float*, int)\"],\"kernels\":[0],"),
+            std::string::npos)
+      << groups;
+  EXPECT_NE(groups.find("\"member_bottlenecks\":[\"\"],\"member_top_stalls\":[\"\"]"), std::string::npos) << groups;
   EXPECT_NE(groups.find("\"sol_memory_pct\":null"), std::string::npos) << groups;
   EXPECT_NE(groups.find("{\"groups\":[],\"total_ns\":0.0}]"), std::string::npos) << groups;
 }
