@@ -235,9 +235,8 @@ int run(int iterations) {
                   [](size_t t) { return fma_chains(static_cast<uint32_t>(t)); });
     check_samples(download_floats(register_out, register_threads), "register_out", 64,
                   [](size_t t) { return register_heavy_reference(static_cast<uint32_t>(t)); });
-    check_samples(download_floats(strided_out, kStridedElements), "strided_out", 4096, [](size_t i) {
-      return 2.0f * seeded(static_cast<uint32_t>(i * kStride), kSeedC);
-    });
+    check_samples(download_floats(strided_out, kStridedElements), "strided_out", 4096,
+                  [](size_t i) { return 2.0f * seeded(static_cast<uint32_t>(i * kStride), kSeedC); });
   }
   for (float* p : {a, b, c, fma_out, register_out, strided_out}) CHECK_CUDA(cudaFree(p));
   print_checksums_done();
