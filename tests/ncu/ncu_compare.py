@@ -1,8 +1,8 @@
 """Comparing rangereplay with Nsight Compute (ncu): the one place that builds
 ncu's command lines, parses its `--csv` output, sums a rangereplay report's
 values per kernel and per range, and holds the checks and the speed
-comparison. Shared by tests/e2e/profile_matches_ncu.py,
-tests/workloads/run_workloads.py and bench/profile_vs_ncu.py, which import it
+comparison, and ncu's Speed Of Light verdict per kernel. Shared by tests/e2e/profile_matches_ncu.py,
+tests/e2e/guidance.py, tests/workloads/run_workloads.py and bench/profile_vs_ncu.py, which import it
 by path:
 
     sys.path.insert(0, os.path.join(<repository>, "tests", "ncu"))
@@ -112,6 +112,102 @@ def ncu_ranges(stdout):
     from `ncu --replay-mode range --nvtx ... --csv --print-units base`. Raises
     NcuCsvError (see parse_ncu_csv)."""
     return parse_ncu_csv(stdout, "range")
+
+
+# ncu's Speed Of Light verdict per kernel, from `--set full --csv` (the
+# details page): its SOLBottleneck rule's text where the CSV has rule columns
+# ("Rule Name", "Rule Description"), else the section's two headline
+# percentages with the rule's own threshold.
+SOL_SECTION = "GPU Speed Of Light Throughput"
+SOL_COMPUTE = "Compute (SM) Throughput"
+SOL_MEMORY = "Memory Throughput"
+SOL_RULE = "SOLBottleneck"
+# Below this share of peak on both throughputs ncu's rule says latency limits the kernel.
+SOL_BOUND_PCT = 60.0
+# Phrases of the SOLBottleneck rule's text and the verdict each gives, first match wins. Above 80% ncu says
+# "greater than 80.0% ..." and names the section to start with; "well-balanced" is its word for two
+# throughputs both high and close, where either side may be called the limit.
+SOL_RULE_PHRASES = (
+    ("low compute throughput and memory bandwidth", "latency"),
+    ("memory is more heavily utilized than compute", "memory"),
+    ("compute is more heavily utilized than memory", "compute"),
+    ("memory workload analysis", "memory"),
+    ("compute workload analysis", "compute"),
+    ("well-balanced", "balanced"),
+)
+
+
+def ncu_full_set_command(app_cmd, nvtx_include="step/"):
+    """`ncu --clock-control none --nvtx --nvtx-include <nvtx_include> --set
+    full --csv <app_cmd>` as a list: kernel replay, the details page with the
+    sections' display names and units and, on ncu 2023 and later, the rules'
+    results; read it with ncu_sol_verdicts()."""
+    return list(NCU) + ["--nvtx", "--nvtx-include", nvtx_include, "--set", "full", "--csv"] + list(app_cmd)
+
+
+def sol_verdict_from_rule(text):
+    """"memory", "compute", "latency" or "balanced" for the text of ncu's
+    SOLBottleneck rule (SOL_RULE_PHRASES), None for a text it does not know."""
+    lowered = (text or "").lower()
+    return next((verdict for phrase, verdict in SOL_RULE_PHRASES if phrase in lowered), None)
+
+
+def sol_verdict_from_percentages(compute_pct, memory_pct):
+    """The SOLBottleneck rule's verdict from the headline throughputs (% of
+    peak): "latency" when both are below SOL_BOUND_PCT, else the higher side
+    ("memory" on a tie); None when either is None."""
+    if compute_pct is None or memory_pct is None:
+        return None
+    if compute_pct < SOL_BOUND_PCT and memory_pct < SOL_BOUND_PCT:
+        return "latency"
+    return "memory" if memory_pct >= compute_pct else "compute"
+
+
+def ncu_sol_verdicts(stdout):
+    """Per kernel of `ncu --set full --csv` output (ncu_full_set_command), in
+    ID order: {"id", "name", "compute_pct", "memory_pct" (the Speed Of Light
+    section's headline throughputs, None when missing), "rule" (the
+    SOLBottleneck text or None), "verdict" ("memory", "compute", "latency",
+    "balanced" or None), "source" ("rule" or "percentages")}. The verdict is
+    the rule's when its text is known (sol_verdict_from_rule), else the
+    percentages' (sol_verdict_from_percentages). Raises NcuCsvError when the
+    output has no table or no kernel with a Speed Of Light value or rule."""
+    start = stdout.find('"ID"')
+    if start < 0:
+        errors = [l.strip() for l in stdout.splitlines() if l.startswith("==ERROR==")][:2]
+        raise NcuCsvError("ncu --set full CSV: no header row starting \"ID\" in its output"
+                          + (f" ({' | '.join(errors)})" if errors else ""))
+    reader = csv.DictReader(io.StringIO(stdout[start:]))
+    missing = [c for c in ("ID", "Section Name", "Metric Name", "Metric Value") if c not in (reader.fieldnames or [])]
+    if missing:
+        raise NcuCsvError(f"ncu --set full CSV: header lacks {', '.join(missing)}; header: {reader.fieldnames}")
+    name_col = next((c for c in NAME_COLUMNS if c in reader.fieldnames), None)
+    by_id = {}
+    for row in reader:
+        try:
+            rid = int(row["ID"])
+        except (ValueError, TypeError):
+            continue
+        entry = by_id.setdefault(rid, {"id": rid, "name": row.get(name_col, "") if name_col else "",
+                                       "compute_pct": None, "memory_pct": None, "rule": None})
+        if row.get("Rule Name") == SOL_RULE and row.get("Rule Description"):
+            entry["rule"] = row["Rule Description"]
+        if row["Section Name"] != SOL_SECTION or row["Metric Name"] not in (SOL_COMPUTE, SOL_MEMORY):
+            continue
+        try:
+            value = float((row["Metric Value"] or "").replace(",", ""))
+        except ValueError:
+            continue
+        entry["compute_pct" if row["Metric Name"] == SOL_COMPUTE else "memory_pct"] = value
+    kernels = [by_id[i] for i in sorted(by_id)
+               if by_id[i]["rule"] is not None or by_id[i]["compute_pct"] is not None]
+    if not kernels:
+        raise NcuCsvError(f"ncu --set full CSV: no kernel with a {SOL_SECTION} value or a {SOL_RULE} result")
+    for k in kernels:
+        from_rule = sol_verdict_from_rule(k["rule"])
+        k["verdict"] = from_rule or sol_verdict_from_percentages(k["compute_pct"], k["memory_pct"])
+        k["source"] = "rule" if from_rule else "percentages"
+    return kernels
 
 
 def kernel_values(kernel):

@@ -249,6 +249,57 @@ def test_report_kernels_lists_replayed_kernels_in_report_order():
                                                                    "dram__bytes_read.sum": 50.0}
 
 
+DETAILS_HEADER = HEADER + ',"Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"'
+
+
+def details_row(rid, section, metric, unit, value, rule=("", "", "")):
+    return (f'"{rid}","4242","stream","host","k{rid}(double*)","1","7","(256, 1, 1)","(1024, 1, 1)","0","9.0",'
+            f'"{section}","{metric}","{unit}","{value}","{rule[0]}","{rule[1]}","{rule[2]}","",""')
+
+
+def test_ncu_sol_verdicts_read_the_rule_text_else_the_percentages():
+    sol = nc.SOL_SECTION
+    rules = {
+        0: "Memory is more heavily utilized than Compute: Look at the Memory Workload Analysis section.",
+        1: ("This workload is utilizing greater than 80.0% of the available compute or memory performance of this "
+            "device. To further improve performance, work will likely need to be shifted from the most utilized to "
+            "another unit. Start by analyzing workloads in the Compute Workload Analysis section."),
+        2: ("This workload exhibits low compute throughput and memory bandwidth utilization relative to the peak "
+            "performance of this device. Achieved compute throughput and/or memory bandwidth below 60.0% of peak "
+            "typically indicate latency issues."),
+        3: "Compute and Memory are well-balanced: To reduce runtime, both ...",
+    }
+    lines = ["==PROF== Connected to process 4242", DETAILS_HEADER]
+    for rid, (compute, memory) in enumerate([(20, 91.5), (88, 40), (12, 30), (75, 74), (65, 95)]):
+        lines.append(details_row(rid, sol, nc.SOL_COMPUTE, "%", compute))
+        lines.append(details_row(rid, sol, nc.SOL_MEMORY, "%", memory))
+        # The Memory Workload Analysis section's "Memory Throughput" is a bandwidth: not the headline.
+        lines.append(details_row(rid, "Memory Workload Analysis", nc.SOL_MEMORY, "Gbyte/s", "3,210.00"))
+        if rid in rules:
+            lines.append(details_row(rid, "SpeedOfLight", "", "", "", (nc.SOL_RULE, "OPT", rules[rid])))
+    # Kernel 4 has no rule row: the higher throughput, memory, decides.
+    got = nc.ncu_sol_verdicts("\n".join(lines) + "\n==WARNING== done\n")
+    assert [k["verdict"] for k in got] == ["memory", "compute", "latency", "balanced", "memory"], got
+    assert [k["source"] for k in got] == ["rule"] * 4 + ["percentages"], got
+    assert (got[0]["compute_pct"], got[0]["memory_pct"]) == (20.0, 91.5), got[0]
+    assert got[0]["name"] == "k0(double*)" and got[4]["rule"] is None
+    # Without rule columns (ncu before 2023), the percentages decide.
+    old = [HEADER] + [row(0, "k", nc.SOL_COMPUTE, 30, "%").replace("Command line profiler metrics", sol),
+                      row(0, "k", nc.SOL_MEMORY, 59.9, "%").replace("Command line profiler metrics", sol)]
+    got = nc.ncu_sol_verdicts("\n".join(old))
+    assert [(k["verdict"], k["source"]) for k in got] == [("latency", "percentages")], got
+    assert nc.sol_verdict_from_percentages(60, 59) == "compute"
+    assert nc.sol_verdict_from_percentages(61, 61) == "memory"
+    assert nc.sol_verdict_from_percentages(None, 61) is None
+    assert nc.sol_verdict_from_rule("something new") is None
+    assert "no header" in raises(nc.NcuCsvError, nc.ncu_sol_verdicts, "==ERROR== The application returned an error")
+    assert "no kernel" in raises(nc.NcuCsvError, nc.ncu_sol_verdicts, DETAILS_HEADER + "\n" +
+                                 details_row(0, "Launch Statistics", "Block Size", "", "256"))
+    cmd = nc.ncu_full_set_command(["./app", "--iterations", "1"])
+    assert cmd[:3] == ["ncu", "--clock-control", "none"] and cmd[-3:] == ["./app", "--iterations", "1"], cmd
+    assert "--set" in cmd and cmd[cmd.index("--set") + 1] == "full" and "--csv" in cmd, cmd
+
+
 def test_ncu_messages_keeps_errors_and_warnings_up_to_the_limit():
     text = "app line\n==PROF== Connected\n==WARNING== w1\n==ERROR== e1\n  ==ERROR== indented\n==ERROR== e2\n"
     assert nc.ncu_messages(text) == ["==WARNING== w1", "==ERROR== e1", "==ERROR== e2"]
