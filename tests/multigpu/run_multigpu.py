@@ -683,14 +683,14 @@ def main(argv=None):
     logs = os.path.abspath(args.logs)
     if args.dry_run:
         return dry_run(args, cli, logs, args.nproc or 2)
-    if not os.access(cli, os.X_OK):
-        print(f"run_multigpu: --build {args.build}: no launcher at {cli}; build rangereplay (scripts/build.sh) or "
-              f"pass the build folder that holds tools/cli/rangereplay", file=sys.stderr)
-        return 2
     gpus, gpu_line = gpu_count()
     if gpus < 2:
         print(f"skipped: {gpus} GPU(s) visible ({gpu_line}); the multigpu suite needs 2 or more", flush=True)
         return SKIP_CODE
+    if not os.access(cli, os.X_OK):
+        print(f"run_multigpu: --build {args.build}: no launcher at {cli}; build rangereplay (scripts/build.sh) or "
+              f"pass the build folder that holds tools/cli/rangereplay", file=sys.stderr)
+        return 2
     if args.nproc is not None and args.nproc > gpus:
         print(f"run_multigpu: --nproc {args.nproc}: only {gpus} GPUs visible; pass --nproc {gpus} or less",
               file=sys.stderr)
