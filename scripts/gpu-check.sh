@@ -2,19 +2,22 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus ml
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus ml multigpu
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
 # .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups),
 # CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3),
-# ML_ARGS (more tests/ml/run_ml.py options, e.g. --only NAME,... or --tool-args "--fallback app-range").
-# Without stages, the default list runs (build test examples bench compare; workloads, profile, reports, corpus and
-# ml only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires .deps/debs
-# (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md); ml needs JAX, PyTorch, Triton,
-# CuPy and numba-cuda in python3 (tests/ml/README.md).
+# ML_ARGS (more tests/ml/run_ml.py options, e.g. --only NAME,... or --tool-args "--fallback app-range"),
+# MULTIGPU_ARGS (more tests/multigpu/run_multigpu.py options, e.g. --only ddp --nproc 2 or --set full).
+# Without stages, the default list runs (build test examples bench compare; workloads, profile, reports, corpus,
+# ml and multigpu only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires
+# .deps/debs (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md); ml needs JAX, PyTorch,
+# Triton, CuPy and numba-cuda in python3 (tests/ml/README.md); multigpu needs 2 or more GPUs (skipped, rc=77, with
+# fewer), PyTorch with NCCL and JAX (tests/multigpu/README.md) and runs with NCCL_NVLS_ENABLE=0 and
+# TORCH_SYMM_MEM_DISABLE_MULTICAST=1 (no NVLink multicast).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus ml)"
+usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus ml multigpu)"
 if [[ $# -lt 1 || $1 == -h || $1 == --help || $1 == -* ]]; then echo "$usage" >&2; exit 2; fi
 logs=$1
 shift
@@ -121,6 +124,19 @@ if has ml; then
   row "ml (JAX, torch.compile, Triton, CuPy, numba)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') ($(tail -1 "$logs/ml/ml.txt" 2>/dev/null))"
   [[ -f "$logs/ml/ml.txt" ]] || tail -3 "$logs/ml.log"
 fi
+if has multigpu; then
+  # A torchrun DDP step and a JAX step sharded over one process's GPUs (tests/multigpu) plain twice, under the tool
+  # by default (collective_in_range) and, for DDP, with --collectives replay, the ranks' reports merged. No NVLink
+  # multicast (NVLS, cuMulticastCreate). --budget keeps the call inside its timeout.
+  NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 timeout 540 python3 tests/multigpu/run_multigpu.py \
+    --build $build --logs "$logs/multigpu" --budget 480 ${MULTIGPU_ARGS:-} >"$logs/multigpu.log" 2>&1
+  rc=$?
+  case $rc in
+    77) row "multigpu (DDP, JAX sharded)" "skipped: $(sed -n 's/^skipped: //p' "$logs/multigpu.log" | head -1)" ;;
+    *) row "multigpu (DDP, JAX sharded)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') ($(tail -1 "$logs/multigpu/multigpu.txt" 2>/dev/null))"
+       [[ -f "$logs/multigpu/multigpu.txt" ]] || tail -3 "$logs/multigpu.log" ;;
+  esac
+fi
 if has profile; then
   timeout 300 $build/tools/cli/rangereplay profile --nvtx-include step/ --set full --output "$logs/profile-stream.json" \
     -- $build/examples/stream >"$logs/profile-stream.txt" 2>&1
@@ -134,4 +150,5 @@ printf '%s\n' "${summary[@]}"
 [[ -f "$logs/workloads.txt" ]] && { echo "--- workloads"; tail -15 "$logs/workloads.txt"; }
 [[ -f "$logs/corpus/corpus.txt" ]] && { echo "--- corpus"; tail -45 "$logs/corpus/corpus.txt"; }
 [[ -f "$logs/ml/ml.txt" ]] && { echo "--- ml"; tail -40 "$logs/ml/ml.txt"; }
+[[ -f "$logs/multigpu/multigpu.txt" ]] && { echo "--- multigpu"; tail -40 "$logs/multigpu/multigpu.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
