@@ -19,30 +19,11 @@
 #include <vector>
 
 #include "core/graph_nodes.h"
+#include "core/graph_summary.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
 
 namespace rangereplay {
-
-/// What a graph runs, child graphs flattened (a child graph's nodes follow
-/// the child-graph node, recursively).
-struct GraphSummary {
-  /// Every node, for classify_graph_nodes; child-graph nodes included (as
-  /// kChildGraph, followed by their own nodes).
-  std::vector<GraphNode> nodes;
-  /// Kernel nodes in a topological order of the graph's edges (creation
-  /// order breaks ties), each with its mangled name (cuFuncGetName, or
-  /// cuKernelGetName for a CUkernel), grid, block and dynamic shared memory;
-  /// `function` is the CUfunction (or CUkernel) handle. Arguments: the
-  /// node's kernelParams (or `extra` buffer) packed at the function's
-  /// parameter layout, as a direct launch's are (cuda/kernel_arguments.h);
-  /// `arguments_unknown` says why not for a device-updatable node or one
-  /// whose layout the driver did not report.
-  std::vector<KernelLaunchOp> kernels;
-  /// The source-graph node handle of each entry of `kernels` (for
-  /// cuGraphExecKernelNodeSetParams); 0 for nodes inside child graphs.
-  std::vector<std::uint64_t> kernel_nodes;
-};
 
 /// Reads `graph`. Errors: the first failing driver call (kInternal etc. via
 /// cu_status); a graph nested more than 64 levels deep -> kInvalidArgument.

@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "core/graph_nodes.h"
+#include "core/graph_summary.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
-#include "cuda/graph_inspector.h"
 
 namespace rangereplay::tool {
 

@@ -159,37 +159,17 @@ void GraphExecTable::follow_child_graph(CUgraphExec exec, CUgraphNode node, Stat
   Entry* found = followable(exec);
   if (found == nullptr) return;
   Entry& info = *found;
-  const auto key = reinterpret_cast<std::uint64_t>(node);
-  const auto pos = std::find_if(info.nodes.begin(), info.nodes.end(), [key](const GraphNode& n) {
-    return n.handle == key && n.kind == GraphNodeKind::kChildGraph;
-  });
-  if (key == 0 || pos == info.nodes.end() || !child.ok()) {
-    info.unknown = std::string(call) + " changed a child graph node the tool could not follow" +
-                   (child.ok() ? std::string() : ": " + child.status().message());
+  // Copy on write: earlier ranges' recorded ops keep the old kernel list.
+  GraphSummary summary{info.nodes, *info.kernels, info.kernel_nodes};
+  Status replaced = child.ok() ? replace_child_graph(summary, reinterpret_cast<std::uint64_t>(node), std::move(*child))
+                               : child.status();
+  if (!replaced.ok()) {
+    info.unknown = std::string(call) + " changed a child graph node the tool could not follow: " + replaced.message();
     return;
   }
-  const auto is_kernel = [](const GraphNode& n) { return n.kind == GraphNodeKind::kKernel; };
-  const auto first = pos + 1;
-  const auto last = first + static_cast<std::ptrdiff_t>(pos->descendants);
-  // Kernels are listed in node order: those before the child's nodes, then its own.
-  const auto first_kernel = std::count_if(info.nodes.begin(), first, is_kernel);
-  const auto old_kernels = std::count_if(first, last, is_kernel);
-  // The child's nodes are not nodes of the exec's top level.
-  for (GraphNode& n : child->nodes) n.handle = 0;
-  const std::size_t index = static_cast<std::size_t>(pos - info.nodes.begin());
-  info.nodes.erase(first, last);
-  info.nodes.insert(info.nodes.begin() + static_cast<std::ptrdiff_t>(index) + 1,
-                    std::make_move_iterator(child->nodes.begin()), std::make_move_iterator(child->nodes.end()));
-  info.nodes[index].descendants = child->nodes.size();
-  // Copy on write: earlier ranges' recorded ops keep the old list.
-  auto kernels = std::make_shared<std::vector<KernelLaunchOp>>(*info.kernels);
-  kernels->erase(kernels->begin() + first_kernel, kernels->begin() + first_kernel + old_kernels);
-  kernels->insert(kernels->begin() + first_kernel, std::make_move_iterator(child->kernels.begin()),
-                  std::make_move_iterator(child->kernels.end()));
-  info.kernels = std::move(kernels);
-  info.kernel_nodes.erase(info.kernel_nodes.begin() + first_kernel,
-                          info.kernel_nodes.begin() + first_kernel + old_kernels);
-  info.kernel_nodes.insert(info.kernel_nodes.begin() + first_kernel, child->kernels.size(), 0);
+  info.nodes = std::move(summary.nodes);
+  info.kernels = std::make_shared<const std::vector<KernelLaunchOp>>(std::move(summary.kernels));
+  info.kernel_nodes = std::move(summary.kernel_nodes);
 }
 
 void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data) {
