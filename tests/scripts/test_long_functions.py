@@ -19,12 +19,12 @@ FIXTURE = os.path.join(HERE, "data", "long_functions_fixture.cpp")
 
 # (line of the name, name, lines) of every function in the fixture, in order.
 EXPECTED = [
-    (14, "three_lines", 3),
-    (25, "Widget", 4),
-    (29, "inline_member", 1),
-    (30, "~Widget", 2),
-    (39, "trailing", 7),
-    (49, "outer::qualified_nine", 9),
+    (16, "three_lines", 3),
+    (27, "Widget", 4),
+    (31, "inline_member", 1),
+    (32, "~Widget", 2),
+    (41, "trailing", 7),
+    (51, "outer::qualified_nine", 9),
 ]
 
 
@@ -44,8 +44,8 @@ def test_every_function_of_the_fixture_with_its_length():
 def test_lists_those_over_the_limit_longest_first():
     status, out, _ = run_main(["--max", "3", FIXTURE])
     assert status == 0
-    assert out.splitlines() == [f"{FIXTURE}:49 outer::qualified_nine 9", f"{FIXTURE}:39 trailing 7",
-                                f"{FIXTURE}:25 Widget 4"]
+    assert out.splitlines() == [f"{FIXTURE}:51 outer::qualified_nine 9", f"{FIXTURE}:41 trailing 7",
+                                f"{FIXTURE}:27 Widget 4"]
 
 
 def test_check_fails_only_over_the_limit():
