@@ -355,8 +355,10 @@ std::optional<int> check_output_pattern(const std::string& output_pattern) {
   }
   for (const std::string& name : output_variables(output_pattern)) {
     if (!process_env(name))
-      warn(name + " is not set here: each process's own " + name +
-           " names its report, and a process without one keeps its report in a temporary folder");
+      warn(
+          fmt::format("{0} is not set here: each process's own {0} names its report, and a process without one "
+                      "keeps its report in a temporary folder",
+                      name));
   }
   return std::nullopt;
 }
