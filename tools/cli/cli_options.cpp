@@ -306,6 +306,43 @@ class LauncherApp {
       : app("rangereplay: range-replay profiler for NVIDIA GPUs. Records a range of GPU work in an\n"
             "unmodified application, replays it for every hardware-counter pass, and reports metrics.",
             "rangereplay") {
+    add_top_level_flags();
+    profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
+    list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
+    list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
+    add_diff_command();
+    add_merge_command();
+    add_report_command();
+    app.require_subcommand(0, 1);
+    add_profile_options(*profile, options);
+  }
+  LauncherApp(const LauncherApp&) = delete;
+  LauncherApp& operator=(const LauncherApp&) = delete;
+
+  // Each list action in its flag or its word form.
+  bool list_metrics() const { return list_metrics_flag || list_metrics_cmd->parsed(); }
+  bool list_sets() const { return list_sets_flag || list_sets_cmd->parsed(); }
+
+  CLI::App app;
+  CLI::App* profile = nullptr;
+  CLI::App* list_metrics_cmd = nullptr;
+  CLI::App* list_sets_cmd = nullptr;
+  CLI::App* diff = nullptr;
+  CLI::App* merge = nullptr;
+  CLI::App* report = nullptr;
+  std::string report_input, report_output, report_csv_page, report_page, report_kernel_name, report_range;
+  std::string diff_base, diff_new, diff_metrics, diff_changed_above, diff_sort;
+  bool diff_csv = false, diff_json = false;
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+  bool list_metrics_flag = false, list_sets_flag = false, version = false, man_page_flag = false;
+  std::string completion_shell;
+  ProfileOptions options;
+
+ private:
+  // The top-level flags: the list actions, --version, and the hidden
+  // --help-man and --completion the build writes the docs with.
+  void add_top_level_flags() {
     app.footer(top_footer());
     // Wide enough for the longest option with its type ("--snapshot-device-limit SIZE",
     // "--restore full|differential") to keep a gap before its description.
@@ -319,9 +356,10 @@ class LauncherApp {
     app.add_option("--completion", completion_shell, "Print a completion script for the shell")
         ->type_name("bash|zsh")
         ->group("");
-    profile = app.add_subcommand("profile", "Profile ranges of an application: profile [options] -- <app> [args]");
-    list_metrics_cmd = app.add_subcommand("list-metrics", "Same as --list-metrics");
-    list_sets_cmd = app.add_subcommand("list-sets", "Same as --list-sets");
+  }
+
+  // `diff`: two reports compared metric by metric.
+  void add_diff_command() {
     diff =
         app.add_subcommand("diff", "Compare two reports metric by metric: diff [--csv|--json] <base.json> <new.json>");
     diff->footer(
@@ -348,6 +386,10 @@ class LauncherApp {
                      "change (default): the kernel with the largest change first, its largest change first; "
                      "report: the reports' order")
         ->type_name("change|report");
+  }
+
+  // `merge`: the reports of a job's ranks in one.
+  void add_merge_command() {
     merge = app.add_subcommand(
         "merge", "Merge the reports of a job's ranks: merge <rank0.json> <rank1.json> ... [-o <job.json|job.csv>]");
     merge
@@ -363,6 +405,10 @@ class LauncherApp {
         "  rangereplay merge rank*.json -o job.json           # or job.csv\n"
         "Exit codes: 0 when merged; 2 for an option error, a report that cannot be read or an output that cannot be "
         "written.");
+  }
+
+  // `report`: a saved report (or a killed process's journal) printed or written again.
+  void add_report_command() {
     report = app.add_subcommand("report",
                                 "Print a saved report, or write it again: report <x.json|x.journal> "
                                 "[--page summary|details|raw] [-o <out.html|.csv|.json>]");
@@ -397,31 +443,7 @@ class LauncherApp {
         "  rangereplay report /tmp/rangereplay-X/report.42.journal -o run.json  # the ranges of a killed run\n"
         "Exit codes: 0 when printed or written; 2 for an option error, a report that cannot be read, a filter that "
         "keeps nothing or an output that cannot be written.");
-    app.require_subcommand(0, 1);
-    add_profile_options(*profile, options);
   }
-  LauncherApp(const LauncherApp&) = delete;
-  LauncherApp& operator=(const LauncherApp&) = delete;
-
-  // Each list action in its flag or its word form.
-  bool list_metrics() const { return list_metrics_flag || list_metrics_cmd->parsed(); }
-  bool list_sets() const { return list_sets_flag || list_sets_cmd->parsed(); }
-
-  CLI::App app;
-  CLI::App* profile = nullptr;
-  CLI::App* list_metrics_cmd = nullptr;
-  CLI::App* list_sets_cmd = nullptr;
-  CLI::App* diff = nullptr;
-  CLI::App* merge = nullptr;
-  CLI::App* report = nullptr;
-  std::string report_input, report_output, report_csv_page, report_page, report_kernel_name, report_range;
-  std::string diff_base, diff_new, diff_metrics, diff_changed_above, diff_sort;
-  bool diff_csv = false, diff_json = false;
-  std::vector<std::string> merge_inputs;
-  std::string merge_output;
-  bool list_metrics_flag = false, list_sets_flag = false, version = false, man_page_flag = false;
-  std::string completion_shell;
-  ProfileOptions options;
 };
 
 // Words CLI11 did not expect (an ExtrasError): what they most likely are, then

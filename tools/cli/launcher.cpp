@@ -334,31 +334,42 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, const std::string
   return Launch{std::move(temp), std::move(gate), std::move(spec), std::move(config)};
 }
 
-int profile(const ProfileRequest& request) {
-  // The checks before the spawn delay the application's start, and so does
-  // its wait at the gate while the device checks run (the report's
-  // gate_wait_ms): launcher_ms is the sum.
-  const auto launcher_start = std::chrono::steady_clock::now();
-  const double launcher_start_clock_ms = monotonic_ms();
-  DebugSteps steps(launcher_start);
-  const std::vector<std::string>& command = request.config.command;
+// What the user typed, checked before anything starts: the application's
+// path, the injection library and, for --collectives replay, the job's
+// rendezvous token.
+struct CheckedInput {
+  std::string app;
+  std::string inject_lib;
+  std::string rendezvous_token;  // empty unless --collectives replay
+};
 
-  // 1. What the user typed.
-  StatusOr<std::string> app = resolve_application(command.front(), process_env("PATH"));
-  if (!app.ok()) return fail(app.status(), kExitUsage);
-  if (!request.output_pattern.empty()) {
-    // Up front, so a report is not lost after a long profiled run. A rank's
-    // variable is set by the job's launcher (torchrun, mpirun, srun) in each
-    // rank, not here: a stand-in value checks the name.
-    if (Status s = check_output_writable(request.output_pattern, host_name(), process_env); !s.ok()) {
-      return fail(s, kExitUsage);
-    }
-    for (const std::string& name : output_variables(request.output_pattern)) {
-      if (!process_env(name))
-        warn(name + " is not set here: each process's own " + name +
-             " names its report, and a process without one keeps its report in a temporary folder");
-    }
+// The output pattern, checked up front so a report is not lost after a long
+// profiled run. Prints the error and returns the exit code when it cannot be
+// written; warns of each rank variable not set here.
+std::optional<int> check_output_pattern(const std::string& output_pattern) {
+  if (output_pattern.empty()) return std::nullopt;
+  // A rank's variable is set by the job's launcher (torchrun, mpirun, srun)
+  // in each rank, not here: a stand-in value checks the name.
+  if (Status s = check_output_writable(output_pattern, host_name(), process_env); !s.ok()) {
+    return fail(s, kExitUsage);
   }
+  for (const std::string& name : output_variables(output_pattern)) {
+    if (!process_env(name))
+      warn(
+          fmt::format("{0} is not set here: each process's own {0} names its report, and a process without one "
+                      "keeps its report in a temporary folder",
+                      name));
+  }
+  return std::nullopt;
+}
+
+// Step 1 of profile: what the user typed. Prints the error and returns the
+// exit code when profiling cannot start; fills `input` otherwise.
+std::optional<int> check_input(const ProfileRequest& request, CheckedInput& input) {
+  StatusOr<std::string> app = resolve_application(request.config.command.front(), process_env("PATH"));
+  if (!app.ok()) return fail(app.status(), kExitUsage);
+  input.app = std::move(*app);
+  if (std::optional<int> stop = check_output_pattern(request.output_pattern)) return stop;
   StatusOr<std::string> exe_dir = executable_dir();
   if (!exe_dir.ok()) return fail(exe_dir.status(), kExitFailure);
   StatusOr<std::string> inject_lib = find_injection_library(*exe_dir, process_env);
@@ -368,46 +379,49 @@ int profile(const ProfileRequest& request) {
     return fail(inject_lib.status(),
                 inject_lib.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
   }
+  input.inject_lib = std::move(*inject_lib);
   // --collectives replay: the token every rank of the job gives rank 0,
   // passed to every process through the configuration file (mode 0600).
-  std::string rendezvous_token;
   if (request.config.collectives == CollectivesMode::kReplay) {
     StatusOr<RendezvousToken> token = rendezvous_job_token(process_environment);
     if (!token.ok()) {
       return fail(token.status(), token.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
     }
-    rendezvous_token = std::move(token->value);
+    input.rendezvous_token = std::move(token->value);
     if (environment::debug())
       std::cerr << "rangereplay[debug] launcher: rendezvous token from " << token->source << std::endl;
   }
-  MetricModule module = load_metric_module();
-  steps.done("metric module loaded");
-  StatusOr<std::vector<std::string>> selected =
-      module.queries ? select_metrics(request, *module.queries) : StatusOr<std::vector<std::string>>(module.load_error);
-  // A mistyped set stops here; a module that cannot answer at all is
-  // reported after the device check, which explains most such failures.
-  if (module.queries && !selected.ok() && exit_code_for(selected.status()) == kExitUsage) {
-    return fail(selected.status(), kExitUsage);
-  }
+  return std::nullopt;
+}
 
-  // 2. Everything but the device checks: libcuda loadable, the CUPTI library,
-  // the configuration, the gate.
-  const Status libcuda = load_libcuda();
-  StatusOr<Launch> launch = libcuda.ok() && selected.ok()
-                                ? prepare_launch(request, *app, *inject_lib, *module.queries, rendezvous_token)
-                                : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
-  steps.done("libcuda, CUPTI library, configuration");
-  if (!launch.ok()) {
-    // Profiling cannot start: the device checks run first, as their errors
-    // (no device, a wrong metric name) are the ones to report.
-    if (std::optional<int> stop = check_device(request, module, selected, steps)) return *stop;
-    return fail(launch.status(), kExitFailure);
-  }
+// Points of the launcher's run on the monotonic clock (monotonic_ms, ms) and
+// the time before the spawn (ms), which complete each report's time budget.
+struct RunClock {
+  double launcher_start_ms = 0;
+  double pre_spawn_ms = 0;
+  double spawn_ms = 0;
+  double end_ms = 0;
+};
 
-  // 3. The application starts while the device checks run here; it waits at
-  // the gate only if its first range begins before they end.
-  const double pre_spawn_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
+// Ends the application's whole tree before its first range is profiled (at
+// the gate, or before it), with the process group left as it is; warns of
+// processes still ending.
+void end_application_tree(pid_t pid, const std::string& app_name) {
+  const TreeKill killed = kill_child(pid);
+  if (killed.left > 0) {
+    warn(std::to_string(killed.left) + " processes started by '" + app_name +
+         "' were still ending after SIGKILL when the launcher stopped waiting for them");
+  }
+}
+
+// Step 3 of profile: the application starts while the device checks run
+// here; it waits at the gate only if its first range begins before they end.
+// Prints the error and returns the exit code when profiling must stop (the
+// application's tree is then ended); otherwise opens the gate and sets `pid`,
+// `clock.spawn_ms` and `passes` (the passes per range, 0 when unknown).
+std::optional<int> start_application(const ProfileRequest& request, Launch& launch, const MetricModule& module,
+                                     const StatusOr<std::vector<std::string>>& selected, DebugSteps& steps,
+                                     RunClock& clock, pid_t& pid, std::uint32_t& passes) {
   // Until the checks pass, a process of the application's tree whose parent
   // ends is re-parented to the launcher, not init, so a failed check ends it
   // too. Only until then: during the run, orphans go to init as without the
@@ -415,16 +429,15 @@ int profile(const ProfileRequest& request) {
   // adopted during the checks and still running then ends as a zombie of the
   // launcher, reaped when the launcher exits).
   ChildSubreaper adopt_orphans;
-  const double spawn_clock_ms = monotonic_ms();
-  StatusOr<pid_t> pid = spawn_child(launch->spec);
+  clock.spawn_ms = monotonic_ms();
+  StatusOr<pid_t> spawned = spawn_child(launch.spec);
   // The launcher's own writes to a closed pipe (`| head`) fail with EPIPE
   // and are said, instead of ending it before it passes the application's
   // exit code through. Set after the spawn: the application keeps the
   // default disposition.
   std::signal(SIGPIPE, SIG_IGN);
-  launch->gate.close_read_end();
+  launch.gate.close_read_end();
   steps.done("application started");
-  std::uint32_t passes = 0;
   std::optional<int> stop = check_device(request, module, selected, steps, &passes);
   if (!stop && request.replay_mode == ReplayMode::kAppRange && passes > 0) {
     // The runs --max-app-runs allows, known before any range is profiled.
@@ -432,41 +445,29 @@ int profile(const ProfileRequest& request) {
         !plan.ok())
       stop = fail(plan.status(), kExitUsage);
   }
-  if (!pid.ok()) return stop ? *stop : fail(pid.status(), exit_code_for(pid.status()));
+  if (!spawned.ok()) return stop ? *stop : fail(spawned.status(), exit_code_for(spawned.status()));
   if (stop) {
-    // Before its first range is profiled (at the gate, or before it): the
-    // whole tree, with the process group left as it is.
-    const TreeKill killed = kill_child(*pid);
-    if (killed.left > 0) {
-      warn(std::to_string(killed.left) + " processes started by '" + command.front() +
-           "' were still ending after SIGKILL when the launcher stopped waiting for them");
-    }
+    end_application_tree(*spawned, request.config.command.front());
     return *stop;
   }
+  pid = *spawned;
   adopt_orphans.release();
-  reap_ended_children_except(*pid);  // orphans adopted during the checks that have ended
-  launch->gate.open();
-  progress(request, "profiling " + join(command, " ") + " (pid " + std::to_string(*pid) + ")");
+  reap_ended_children_except(pid);  // orphans adopted during the checks that have ended
+  launch.gate.open();
+  progress(request, "profiling " + join(request.config.command, " ") + " (pid " + std::to_string(pid) + ")");
+  return std::nullopt;
+}
 
-  // 4. Wait, report, pass the exit code through.
-  StatusOr<int> wait_status = wait_child(*pid);
-  const double end_clock_ms = monotonic_ms();
-  if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
-  int exit_code = exit_code_from_wait_status(*wait_status);
-  const std::vector<std::string> files = process_report_files(launch->temp->path());
-  if (files.empty()) {
-    say("no report: '" + command.front() + "' ended (exit code " + std::to_string(exit_code) +
-        ") before the profiler wrote one; it never initialized CUDA, or it crashed");
-    return exit_code;
-  }
-  // Every process's report: one that cannot be read is said (and kept), and
-  // the others are still shown and saved.
+// Every process's report in `files`, its launcher time and time budget
+// completed: one that cannot be read is said and kept in the temporary
+// folder (and `unsaved` set), and the others are still returned.
+std::vector<report::Report> load_process_reports(const std::vector<std::string>& files, TempFolder& temp, pid_t pid,
+                                                 const RunClock& clock, bool& unsaved) {
   std::vector<report::Report> reports;
-  bool unsaved = false;
   for (const std::string& file : files) {
     StatusOr<report::Report> rep = load_report(file);
     if (!rep.ok()) {
-      launch->temp->keep();
+      temp.keep();
       unsaved = true;
       say("cannot read the report: " + rep.status().message() + "; it is kept at " + file);
       continue;
@@ -475,80 +476,101 @@ int profile(const ProfileRequest& request) {
       warn("process " + std::to_string(rep->process_id) +
            " ended before writing its report; its finished ranges were recovered from its journal");
     }
-    rep->launcher_ms = pre_spawn_ms + rep->gate_wait_ms.value_or(0);
-    if (rep->process_id == 0 || static_cast<pid_t>(rep->process_id) == *pid) {
-      complete_time_budget(*rep, launcher_start_clock_ms, pre_spawn_ms, spawn_clock_ms, end_clock_ms);
+    rep->launcher_ms = clock.pre_spawn_ms + rep->gate_wait_ms.value_or(0);
+    if (rep->process_id == 0 || static_cast<pid_t>(rep->process_id) == pid) {
+      complete_time_budget(*rep, clock.launcher_start_ms, clock.pre_spawn_ms, clock.spawn_ms, clock.end_ms);
     } else {
       // Another process of the job (a rank torchrun started): its own span,
       // from its tool's start to its report's write; no launcher rows.
-      const double start = rep->time_budget ? rep->time_budget->tool_start_clock_ms : spawn_clock_ms;
+      const double start = rep->time_budget ? rep->time_budget->tool_start_clock_ms : clock.spawn_ms;
       const double written = written_clock_ms(file);
-      complete_time_budget(*rep, start, 0, start, written > start ? written : end_clock_ms);
+      complete_time_budget(*rep, start, 0, start, written > start ? written : clock.end_ms);
     }
     reports.push_back(std::move(*rep));
   }
-  if (reports.empty()) return unsaved ? exit_code_after_unsaved_report(exit_code) : exit_code;
-  order_by_rank(reports);
-  if (request.replay_mode == ReplayMode::kAppRange || request.fallback == Fallback::kAppRange) {
-    // 5. Application range replay's later runs, merged into the first run's report.
-    if (reports.size() == 1) {
-      ChildSpec child = launch->spec;
-      // In the private temporary folder: removed with it, unless it explains
-      // a failure.
-      const AppRangeRuns runs{std::move(child), launch->config, launch->temp->path(),
-                              app_runs_log_path(launch->temp->path())};
-      AppRangeReplay replayed = run_app_range_replay(
-          request, runs, std::move(reports.front()), exit_code, passes,
-          [&](const std::string& line) { progress(request, line); }, warn);
-      reports.front() = std::move(replayed.report);
-      if (!replayed.kept_log.empty()) {
-        launch->temp->keep();
-        warn("the later application runs' output is kept at " + replayed.kept_log);
-      }
-      // Stopped by the user: the exit code says so, as the shell's would.
-      if (replayed.stop_signal != 0 && exit_code == 0) exit_code = 128 + replayed.stop_signal;
-    } else {
-      const std::string why = "application range replay measures one process's ranges; " +
-                              std::to_string(reports.size()) + " processes wrote reports, so no further run was made";
-      warn(why);
-      if (request.replay_mode == ReplayMode::kAppRange)
-        for (report::Report& rep : reports) report::decline_unmeasured_app_ranges(rep, why);
-    }
+  return reports;
+}
+
+// Step 5 of profile: application range replay's later runs, merged into the
+// first run's report; with several processes' reports, none is made and the
+// unmeasured ranges are declined. A run stopped by the user sets `exit_code`
+// as the shell's would.
+void run_later_app_runs(const ProfileRequest& request, Launch& launch, std::vector<report::Report>& reports,
+                        int& exit_code, std::uint32_t passes) {
+  if (reports.size() != 1) {
+    const std::string why = "application range replay measures one process's ranges; " +
+                            std::to_string(reports.size()) + " processes wrote reports, so no further run was made";
+    warn(why);
+    if (request.replay_mode == ReplayMode::kAppRange)
+      for (report::Report& rep : reports) report::decline_unmeasured_app_ranges(rep, why);
+    return;
   }
-  const bool several = reports.size() > 1;
-  // Saved first: a terminal that goes away (a closed pipe, a full disk)
-  // cannot lose a report.
+  ChildSpec child = launch.spec;
+  // In the private temporary folder: removed with it, unless it explains a
+  // failure.
+  const AppRangeRuns runs{std::move(child), launch.config, launch.temp->path(), app_runs_log_path(launch.temp->path())};
+  AppRangeReplay replayed = run_app_range_replay(
+      request, runs, std::move(reports.front()), exit_code, passes,
+      [&](const std::string& line) { progress(request, line); }, warn);
+  reports.front() = std::move(replayed.report);
+  if (!replayed.kept_log.empty()) {
+    launch.temp->keep();
+    warn("the later application runs' output is kept at " + replayed.kept_log);
+  }
+  // Stopped by the user: the exit code says so, as the shell's would.
+  if (replayed.stop_signal != 0 && exit_code == 0) exit_code = 128 + replayed.stop_signal;
+}
+
+// A report that could not be saved where asked (disk full, folder removed, a
+// %q{VAR} set nowhere...): kept in the temporary folder, and where is said.
+void keep_unsaved_report(const ProfileRequest& request, const report::Report& rep, bool several,
+                         const std::vector<std::string>& files, TempFolder& temp, const Status& why) {
+  temp.keep();
+  std::string kept = files.size() == 1 ? files.front() : temp.path();
+  if (request.output_format == OutputFormat::kCsv) {
+    const std::string csv = temp.path() + "/report." + std::to_string(rep.process_id) + ".csv";
+    if (save_report(rep, csv, OutputFormat::kCsv).ok()) kept = csv;
+  }
+  say("report" + (several ? " of " + process_label(rep) : std::string()) + " not saved: " + why.message() +
+      "; it is kept at " + kept);
+}
+
+// Saves each report where -o names it, before anything is printed, so a
+// terminal that goes away (a closed pipe, a full disk) cannot lose one.
+// Returns the path each was saved to (empty when not saved); a report that
+// could not be saved is kept (keep_unsaved_report) and sets `unsaved`.
+std::vector<std::string> save_reports(const ProfileRequest& request, const std::vector<report::Report>& reports,
+                                      pid_t pid, const std::vector<std::string>& files, TempFolder& temp,
+                                      bool& unsaved) {
   std::vector<std::string> saved_to(reports.size());
-  if (!request.output_pattern.empty()) {
-    std::vector<std::string> warnings;
-    std::vector<StatusOr<std::string>> paths =
-        output_paths(request.output_pattern, reports, *pid, host_name(), process_env, warnings);
-    for (const std::string& w : warnings) warn(w);
-    for (std::size_t i = 0; i < reports.size(); ++i) {
-      Status saved = paths[i].ok() ? save_report(reports[i], *paths[i], request.output_format, request.csv_page)
-                                   : paths[i].status();
-      if (saved.ok()) {
-        saved_to[i] = *paths[i];
-        if (!several) progress(request, "report written to " + *paths[i]);
-        continue;
-      }
-      // Checked before the run, yet it failed (disk full, folder removed, a
-      // %q{VAR} set nowhere...): keep the report in the temporary folder and
-      // say where.
-      unsaved = true;
-      launch->temp->keep();
-      std::string kept = files.size() == 1 ? files.front() : launch->temp->path();
-      if (request.output_format == OutputFormat::kCsv) {
-        const std::string csv = launch->temp->path() + "/report." + std::to_string(reports[i].process_id) + ".csv";
-        if (save_report(reports[i], csv, OutputFormat::kCsv).ok()) kept = csv;
-      }
-      say("report" + (several ? " of " + process_label(reports[i]) : std::string()) + " not saved: " + saved.message() +
-          "; it is kept at " + kept);
+  if (request.output_pattern.empty()) return saved_to;
+  const bool several = reports.size() > 1;
+  std::vector<std::string> warnings;
+  std::vector<StatusOr<std::string>> paths =
+      output_paths(request.output_pattern, reports, pid, host_name(), process_env, warnings);
+  for (const std::string& w : warnings) warn(w);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    Status saved =
+        paths[i].ok() ? save_report(reports[i], *paths[i], request.output_format, request.csv_page) : paths[i].status();
+    if (saved.ok()) {
+      saved_to[i] = *paths[i];
+      if (!several) progress(request, "report written to " + *paths[i]);
+      continue;
     }
+    // Checked before the run, yet it failed: kept, and where is said.
+    unsaved = true;
+    keep_unsaved_report(request, reports[i], several, files, temp, saved);
   }
-  // The tables, then one line per process: what each profiled and where it
-  // went. Output cut short is said, and the exit code is then never 0, as
-  // for a report that could not be saved.
+  return saved_to;
+}
+
+// The tables, then one line per process: what each profiled and where it
+// went (`saved_to`, as save_reports returns it). Every name in it is escaped
+// where it was written (the tables, the paths); process labels and summaries
+// are numbers.
+std::string reports_text(const ProfileRequest& request, const std::vector<report::Report>& reports,
+                         const std::vector<std::string>& saved_to) {
+  const bool several = reports.size() > 1;
   std::string text;
   for (const report::Report& rep : reports) {
     if (several) text += "\n==== " + process_label(rep) + " ====\n";
@@ -563,14 +585,92 @@ int profile(const ProfileRequest& request) {
     if (request.output_pattern.empty())
       text += "  (the reports are not kept: -o run_%q{RANK}.json or run_%p.json saves one per process)\n";
   }
-  // Every name in it is escaped where it was written (the tables, the paths
-  // above); process labels and summaries are numbers.
-  if (Status written = write_stdout(text); !written.ok()) {
+  return text;
+}
+
+// Steps 4 and 5 of profile: waits for the application, then reads, completes,
+// saves and prints every process's report. Returns the exit code: the
+// application's, never 0 when a report was not saved or the output was cut
+// short.
+int finish_profile(const ProfileRequest& request, Launch& launch, pid_t pid, std::uint32_t passes, RunClock& clock) {
+  const std::string& app_name = request.config.command.front();
+  StatusOr<int> wait_status = wait_child(pid);
+  clock.end_ms = monotonic_ms();
+  if (!wait_status.ok()) return fail(wait_status.status(), kExitFailure);
+  int exit_code = exit_code_from_wait_status(*wait_status);
+  const std::vector<std::string> files = process_report_files(launch.temp->path());
+  if (files.empty()) {
+    say("no report: '" + app_name + "' ended (exit code " + std::to_string(exit_code) +
+        ") before the profiler wrote one; it never initialized CUDA, or it crashed");
+    return exit_code;
+  }
+  bool unsaved = false;
+  std::vector<report::Report> reports = load_process_reports(files, *launch.temp, pid, clock, unsaved);
+  if (reports.empty()) return unsaved ? exit_code_after_unsaved_report(exit_code) : exit_code;
+  order_by_rank(reports);
+  if (request.replay_mode == ReplayMode::kAppRange || request.fallback == Fallback::kAppRange) {
+    run_later_app_runs(request, launch, reports, exit_code, passes);
+  }
+  const std::vector<std::string> saved_to = save_reports(request, reports, pid, files, *launch.temp, unsaved);
+  // Output cut short is said, and the exit code is then never 0, as for a
+  // report that could not be saved.
+  if (Status written = write_stdout(reports_text(request, reports, saved_to)); !written.ok()) {
     fail(written, kExitFailure);
     unsaved = true;
   }
   if (unsaved) return exit_code_after_unsaved_report(exit_code);
   return exit_code;
+}
+
+int profile(const ProfileRequest& request) {
+  // The checks before the spawn delay the application's start, and so does
+  // its wait at the gate while the device checks run (the report's
+  // gate_wait_ms): launcher_ms is the sum.
+  const auto launcher_start = std::chrono::steady_clock::now();
+  RunClock clock;
+  clock.launcher_start_ms = monotonic_ms();
+  DebugSteps steps(launcher_start);
+
+  // 1. What the user typed.
+  CheckedInput input;
+  if (std::optional<int> stop = check_input(request, input)) return *stop;
+  MetricModule module = load_metric_module();
+  steps.done("metric module loaded");
+  StatusOr<std::vector<std::string>> selected =
+      module.queries ? select_metrics(request, *module.queries) : StatusOr<std::vector<std::string>>(module.load_error);
+  // A mistyped set stops here; a module that cannot answer at all is
+  // reported after the device check, which explains most such failures.
+  if (module.queries && !selected.ok() && exit_code_for(selected.status()) == kExitUsage) {
+    return fail(selected.status(), kExitUsage);
+  }
+
+  // 2. Everything but the device checks: libcuda loadable, the CUPTI library,
+  // the configuration, the gate.
+  const Status libcuda = load_libcuda();
+  StatusOr<Launch> launch =
+      libcuda.ok() && selected.ok()
+          ? prepare_launch(request, input.app, input.inject_lib, *module.queries, input.rendezvous_token)
+          : StatusOr<Launch>(libcuda.ok() ? selected.status() : libcuda);
+  steps.done("libcuda, CUPTI library, configuration");
+  if (!launch.ok()) {
+    // Profiling cannot start: the device checks run first, as their errors
+    // (no device, a wrong metric name) are the ones to report.
+    if (std::optional<int> stop = check_device(request, module, selected, steps)) return *stop;
+    return fail(launch.status(), kExitFailure);
+  }
+
+  // 3. The application starts while the device checks run.
+  clock.pre_spawn_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launcher_start).count();
+  pid_t pid = 0;
+  std::uint32_t passes = 0;
+  if (std::optional<int> stop = start_application(request, *launch, module, selected, steps, clock, pid, passes)) {
+    return *stop;
+  }
+
+  // 4. Wait, report, pass the exit code through; 5. application range
+  // replay's later runs.
+  return finish_profile(request, *launch, pid, passes, clock);
 }
 
 }  // namespace

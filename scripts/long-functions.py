@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Lists the C++ and CUDA functions longer than a limit in the given folders.
+
+A function's length is the number of lines from its name to its closing brace,
+both included (a function whose name and brace share a line is 1 line long).
+Lambdas and local classes count toward the function that holds them; each
+member function defined in a class body counts on its own. The scanner reads
+the sources as text: it skips comments, string and character literals (raw
+strings included) and preprocessor lines, and matches braces, so it needs no
+build and takes well under a second for the whole tree. It reads .cpp, .cc,
+.cu, .h, .hpp and .cuh files.
+
+    scripts/long-functions.py [--max N] [--check] [--all] PATH...
+
+prints `path:line name lines` for each function over N lines (default 80),
+longest first (with --all, every function). With --check it exits 1 when any
+function is over the limit, 0 otherwise; 2 on a path that does not exist.
+"""
+import argparse
+import os
+import re
+import sys
+
+EXTENSIONS = (".cpp", ".cc", ".cu", ".h", ".hpp", ".cuh")
+
+# Tokens: identifiers (with ~ for destructors), numbers, and punctuation. `::`
+# and `->` are single tokens so that qualified names and trailing return types
+# read as such.
+_TOKEN = re.compile(r"[A-Za-z_~][A-Za-z_0-9]*|\d[\w.']*|::|->|\S")
+_RAW_STRING = re.compile(r'R"([^()\\ ]{0,16})\(')
+# What may follow a function's parameter list before its body.
+_QUALIFIERS = {"const", "volatile", "noexcept", "override", "final", "mutable", "constexpr", "&", "&&", "throw",
+               "requires"}
+
+
+def tokens(text):
+    """Yields (line, token) for the code in text: comments, preprocessor lines
+    and the contents of string and character literals are left out (a literal
+    is one token, '"' or "'")."""
+    line = 1
+    i = 0
+    n = len(text)
+    at_line_start = True
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+            at_line_start = True
+            continue
+        if c in " \t\r\f\v":
+            i += 1
+            continue
+        if c == "#" and at_line_start:
+            # A preprocessor line, with its continuations.
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    line += 1
+                    i += 1
+                elif text.startswith("/*", i):
+                    end = text.find("*/", i + 2)
+                    end = n if end < 0 else end + 2
+                    line += text.count("\n", i, end)
+                    i = end
+                    continue
+                elif text.startswith("//", i):
+                    break
+                i += 1
+            continue
+        at_line_start = False
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += text.count("\n", i, end)
+            i = end
+            continue
+        raw = _RAW_STRING.match(text, i) if c == "R" or (c in "uUL8" and "R\"" in text[i:i + 4]) else None
+        if c != "R" and raw is None and c in "uUL8":
+            # An encoding prefix before R"...": u8R"x(...)x".
+            j = i
+            while j < n and text[j] in "uUL8":
+                j += 1
+            raw = _RAW_STRING.match(text, j) if j < n and text[j] == "R" else None
+        if raw is not None:
+            end = text.find(")" + raw.group(1) + '"', raw.end())
+            end = n if end < 0 else end + len(raw.group(1)) + 2
+            yield line, '"'
+            line += text.count("\n", i, end)
+            i = end
+            continue
+        if c in "\"'":
+            # A literal; a ' between digits is a digit separator, read with the number.
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            yield line, c
+            i = j + 1
+            continue
+        m = _TOKEN.match(text, i)
+        yield line, m.group(0)
+        i = m.end()
+
+
+def _matching(toks, i):
+    """The index of the bracket closing the one at toks[i] ('(' '[' or '{')."""
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack = [pairs[toks[i][1]]]
+    j = i + 1
+    while j < len(toks) and stack:
+        t = toks[j][1]
+        if t in pairs:
+            stack.append(pairs[t])
+        elif stack and t == stack[-1]:
+            stack.pop()
+        j += 1
+    return j - 1
+
+
+def _function_name(stmt):
+    """The name of the function whose definition stmt (the tokens from the
+    declaration's start to the body's '{', exclusive) begins, or None when the
+    brace opens something else (a class, a namespace, an initializer)."""
+    words = [t for _, t in stmt]
+    if not words:
+        return None
+    # `template <...>` heads are not part of the declaration's shape.
+    start = 0
+    while start < len(words) and words[start] == "template":
+        depth = 0
+        j = start + 1
+        while j < len(words):
+            if words[j] == "<":
+                depth += 1
+            elif words[j] == ">":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif words[j] == ">>":
+                depth -= 2
+            j += 1
+        start = j + 1
+    words = words[start:]
+    stmt = stmt[start:]
+    # The parameter list: the first '(' at bracket depth 0 that follows a name.
+    depth = 0
+    for k, w in enumerate(words):
+        if w in "([{":
+            if w == "(" and depth == 0 and k > 0:
+                if "=" in words[:k]:
+                    return None  # a variable (maybe a lambda) at namespace scope
+                name = _name_before(words, k)
+                if name is None:
+                    return None
+                close = _matching(stmt, k)
+                if not _is_body_follow(words[close + 1:]):
+                    return None
+                return name
+            depth += 1
+        elif w in ")]}":
+            depth -= 1
+    return None
+
+
+def _name_before(words, k):
+    """The (qualified) function name ending just before words[k] == '('."""
+    j = k - 1
+    # operator(), operator[], operator== and the like.
+    if words[j] == ")" and j >= 2 and words[j - 1] == "(" and words[j - 2] == "operator":
+        j -= 2
+        parts = ["operator()"]
+    else:
+        op = j
+        while op >= 0 and op > k - 4 and words[op] != "operator":
+            op -= 1
+        if op >= 0 and words[op] == "operator" and op < k - 1:
+            parts = ["operator" + "".join(words[op + 1:k])]
+            j = op
+        elif re.match(r"^[A-Za-z_~]\w*$", words[j]):
+            parts = [words[j]]
+        elif words[j] == ">":
+            # A template specialization's arguments: f<int>(
+            depth = 0
+            while j >= 0:
+                if words[j] == ">":
+                    depth += 1
+                elif words[j] == "<":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j -= 1
+            j -= 1
+            if j < 0 or not re.match(r"^[A-Za-z_~]\w*$", words[j]):
+                return None
+            parts = [words[j]]
+        else:
+            return None
+    if parts[0] in {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof"}:
+        return None
+    while j >= 2 and words[j - 1] == "::" and re.match(r"^[A-Za-z_]\w*$", words[j - 2]):
+        parts.insert(0, words[j - 2])
+        j -= 2
+    return "::".join(parts)
+
+
+def _is_body_follow(rest):
+    """Whether what comes between a parameter list's ')' and the '{' fits a
+    function definition: qualifiers, a trailing return type, a constructor's
+    member initializers."""
+    if not rest:
+        return True
+    k = 0
+    while k < len(rest):
+        w = rest[k]
+        if w in _QUALIFIERS:
+            k += 1
+            if k < len(rest) and rest[k] == "(":  # noexcept(...), throw(...)
+                depth = 0
+                while k < len(rest):
+                    depth += rest[k] == "("
+                    depth -= rest[k] == ")"
+                    k += 1
+                    if depth == 0:
+                        break
+            continue
+        if w == "->":
+            return True  # the rest is the trailing return type
+        if w == ":":
+            return True  # member initializers
+        if w == "[" and k + 1 < len(rest) and rest[k + 1] == "[":
+            k = k + rest[k:].index("]") + 2  # [[attribute]]
+            continue
+        return False
+    return True
+
+
+def functions(text):
+    """Yields (line, name, lines) for each function defined in text, in order."""
+    toks = list(tokens(text))
+    yield from _scan_scope(toks, 0, len(toks))
+
+
+def _scan_scope(toks, begin, end):
+    """Functions defined in toks[begin:end], read as namespace or class scope."""
+    stmt_start = begin
+    i = begin
+    while i < end:
+        line, t = toks[i]
+        if t in (";", "}"):
+            stmt_start = i + 1
+            i += 1
+            continue
+        if t == ":" and i > stmt_start and toks[i - 1][1] in ("public", "private", "protected"):
+            stmt_start = i + 1
+            i += 1
+            continue
+        if t in ("(", "["):
+            i = _matching(toks, i) + 1
+            continue
+        if t != "{":
+            i += 1
+            continue
+        close = _matching(toks, i)
+        stmt = toks[stmt_start:i]
+        words = [w for _, w in stmt]
+        name = _function_name(stmt)
+        if name is not None:
+            # Braced member initializers (`: a_{x}, b_{y} {`) come before the
+            # body: a '{' right after a name or '>' is one of them.
+            body = i
+            while toks[body - 1][1] not in (")", "}") and toks[body - 1][1] not in _QUALIFIERS \
+                    and toks[body - 1][1] != "]" and _in_initializers(stmt):
+                after = _matching(toks, body) + 1
+                while after < end and toks[after][1] != "{":
+                    if toks[after][1] == "(":
+                        after = _matching(toks, after)
+                    after += 1
+                if after >= end:
+                    break
+                body = after
+            close = _matching(toks, body)
+            name_line = _name_line(stmt, name)
+            yield name_line, name, toks[close][0] - name_line + 1
+            i = close + 1
+            stmt_start = i
+            continue
+        if any(w in ("class", "struct", "union", "namespace") for w in words) or \
+                (len(words) >= 2 and words[0] == "extern" and words[1] == '"'):
+            if "enum" not in words and "=" not in words:
+                yield from _scan_scope(toks, i + 1, close)
+        i = close + 1
+        # A namespace's or an extern block's '}' ends the statement; `struct
+        # S {...} s;` and `int x{...};` end at their ';'.
+        if words and ("namespace" in words[:2] or words[0] == "extern"):
+            stmt_start = i
+
+
+def _in_initializers(stmt):
+    """Whether stmt (up to a '{') ends inside a constructor's member
+    initializer list: a ':' follows the parameter list."""
+    depth = 0
+    seen_params = False
+    for _, w in stmt:
+        if w in "([{":
+            depth += 1
+        elif w in ")]}":
+            depth -= 1
+            if depth == 0 and w == ")":
+                seen_params = True
+        elif w == ":" and depth == 0 and seen_params:
+            return True
+    return False
+
+
+def _name_line(stmt, name):
+    """The line of the function's name (its last part) in stmt."""
+    last = name.split("::")[-1]
+    for line, w in stmt:
+        if w == last or (last.startswith("operator") and w == "operator"):
+            return line
+    return stmt[0][0]
+
+
+def source_files(paths):
+    """The source files under paths (files are taken as they are), sorted."""
+    found = []
+    for path in paths:
+        if os.path.isfile(path):
+            found.append(path)
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(EXTENSIONS))
+    return found
+
+
+def long_functions(paths, limit):
+    """[(path, line, name, lines)] of the functions in paths over limit lines,
+    longest first (then by path and line)."""
+    rows = []
+    for path in source_files(paths):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for line, name, lines in functions(text):
+            if lines > limit:
+                rows.append((path, line, name, lines))
+    rows.sort(key=lambda r: (-r[3], r[0], r[1]))
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="List C++/CUDA functions longer than a limit.")
+    parser.add_argument("paths", nargs="+", help="folders or files to read")
+    parser.add_argument("--max", type=int, default=80, help="the most lines a function may have (default 80)")
+    parser.add_argument("--check", action="store_true", help="exit 1 when any function is over the limit")
+    parser.add_argument("--all", action="store_true", help="list every function, not only the long ones")
+    args = parser.parse_args(argv)
+    for path in args.paths:
+        if not os.path.exists(path):
+            print(f"long-functions.py: {path} does not exist; give a folder or file of C++ sources",
+                  file=sys.stderr)
+            return 2
+    rows = long_functions(args.paths, 0 if args.all else args.max)
+    for path, line, name, lines in rows:
+        print(f"{path}:{line} {name} {lines}")
+    if args.check and any(r[3] > args.max for r in rows):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
