@@ -472,56 +472,61 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       }
       break;
     case CallKind::kProfilerStart:
-      if (data->callbackSite == CUPTI_API_EXIT && trigger_.listens_to_profiler_api()) {
-        ToolLock lock = lock_tool(data->functionName);
-        // Driver calls made while holding mutex_ must not reach our own callbacks.
-        InToolScope scope;
-        if (auto event = trigger_.on_profiler_start(tool_thread_number())) on_range_event(*event, data->context);
-      }
-      break;
-    case CallKind::kProfilerStop:
-      if (data->callbackSite == CUPTI_API_ENTER && trigger_.listens_to_profiler_api()) {
-        ToolLock lock = lock_tool(data->functionName);
-        // Driver calls made while holding mutex_ must not reach our own callbacks.
-        InToolScope scope;
-        if (auto event = trigger_.on_profiler_stop(tool_thread_number())) on_range_event(*event, data->context);
-      }
-      break;
-    case CallKind::kTeardown: {
-      // Deferred ranges are replayed, and before a context's end the standing
-      // pass is read, while their context and kernels exist.
-      const bool ends_context = call->decode != nullptr;
-      if (data->callbackSite == CUPTI_API_ENTER && (ranges_.has_pending() || ends_context)) {
-        ToolLock lock = lock_tool(data->functionName);
-        // Driver calls made while holding mutex_ must not reach our own callbacks.
-        InToolScope scope;
-        ranges_.before_teardown(data->functionName,
-                                ends_context ? call->decode(data->functionParams).teardown : TeardownParams{});
-      } else if (data->callbackSite == CUPTI_API_EXIT && ends_context && call_succeeded(data)) {
-        ToolLock lock = lock_tool(data->functionName);
-        InToolScope scope;
-        ranges_.after_context_teardown(data->functionName, call->decode(data->functionParams).teardown);
-      }
-      break;
-    }
+    case CallKind::kProfilerStop: on_profiler_api(*call, data); break;
+    case CallKind::kTeardown: on_teardown_api(*call, data); break;
     default:
       // Graph launches, host functions, memsets and copies: the recorder's.
       break;
   }
-  switch (call->in_range) {
+  observe_by_row(*call, data);
+}
+
+void ProfilerTool::on_profiler_api(const DriverCall& call, const CUpti_CallbackData* data) {
+  if (!trigger_.listens_to_profiler_api()) return;
+  // cuProfilerStart begins a range once it has returned; cuProfilerStop ends
+  // it before it runs.
+  const bool start = call.kind == CallKind::kProfilerStart;
+  if (data->callbackSite != (start ? CUPTI_API_EXIT : CUPTI_API_ENTER)) return;
+  ToolLock lock = lock_tool(data->functionName);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
+  const std::uint64_t thread = tool_thread_number();
+  if (auto event = start ? trigger_.on_profiler_start(thread) : trigger_.on_profiler_stop(thread))
+    on_range_event(*event, data->context);
+}
+
+void ProfilerTool::on_teardown_api(const DriverCall& call, const CUpti_CallbackData* data) {
+  // Deferred ranges are replayed, and before a context's end the standing
+  // pass is read, while their context and kernels exist.
+  const bool ends_context = call.decode != nullptr;
+  if (data->callbackSite == CUPTI_API_ENTER && (ranges_.has_pending() || ends_context)) {
+    ToolLock lock = lock_tool(data->functionName);
+    // Driver calls made while holding mutex_ must not reach our own callbacks.
+    InToolScope scope;
+    ranges_.before_teardown(data->functionName,
+                            ends_context ? call.decode(data->functionParams).teardown : TeardownParams{});
+  } else if (data->callbackSite == CUPTI_API_EXIT && ends_context && call_succeeded(data)) {
+    ToolLock lock = lock_tool(data->functionName);
+    InToolScope scope;
+    ranges_.after_context_teardown(data->functionName, call.decode(data->functionParams).teardown);
+  }
+}
+
+void ProfilerTool::observe_by_row(const DriverCall& call, const CUpti_CallbackData* data) {
+  switch (call.in_range) {
     case InRange::kRecord:
     case InRange::kDecline:
     case InRange::kPassThrough:
       // Work recorded into a graph by a capture does not execute now: no
       // work of a range (the graph's launch is).
-      if (data->callbackSite == CUPTI_API_ENTER && call->decode != nullptr && captures_.open_captures() > 0 &&
-          captures_.is_capturing(capture_key(*call, call->decode(data->functionParams))))
+      if (data->callbackSite == CUPTI_API_ENTER && call.decode != nullptr && captures_.open_captures() > 0 &&
+          captures_.is_capturing(capture_key(call, call.decode(data->functionParams))))
         return;
-      observe_if_in_range(call, data);
+      observe_if_in_range(&call, data);
       return;
     case InRange::kTrackAndDecline:
     case InRange::kDeclineIfLaunched:
-    case InRange::kTrackOnly: return;  // handled above, in and out of ranges
+    case InRange::kTrackOnly: return;  // handled by the kind, in and out of ranges
   }
 }
 

@@ -105,6 +105,17 @@ class ProfilerTool {
   // kStreamWaitEvent or kStreamDestroy; no tool lock taken but at a capture
   // begin inside a range).
   void on_capture_api(const DriverCall& call, const CUpti_CallbackData* data);
+  // cuProfilerStart (at its exit) and cuProfilerStop (at its entry): the
+  // trigger's range events, when ranges are the profiler API's (takes mutex_).
+  void on_profiler_api(const DriverCall& call, const CUpti_CallbackData* data);
+  // A teardown row's call (context, module or object end): deferred ranges
+  // are replayed and the standing pass read before a context ends, and a
+  // context's end is noted after it (takes mutex_ then).
+  void on_teardown_api(const DriverCall& call, const CUpti_CallbackData* data);
+  // A call's part inside a range by its row's InRange: recorded, declining
+  // or passed through (work a capture records into a graph is left out);
+  // tracked rows were handled by their kind.
+  void observe_by_row(const DriverCall& call, const CUpti_CallbackData* data);
   // The capture key (stream_key) of the stream `params` (decoded by `call`'s
   // row) names; 0 for a call submitted to no stream.
   static std::uint64_t capture_key(const DriverCall& call, const CallParams& params);

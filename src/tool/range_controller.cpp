@@ -277,6 +277,13 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
     StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(counters_device_, tool_stream_);
     if (flush.ok()) cache_flush_.emplace(std::move(*flush));
   }
+  Status s = range.counting_pass0 ? start_counting_pass0(range) : ok_status();
+  range.record.timings.begin_ms = ms_since(begin_start);
+  if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
+  return std::nullopt;
+}
+
+Status RangeController::start_counting_pass0(ActiveRange& range) {
   Status s = ok_status();
   parts_.mutex.set_stage("range begin: starting pass 0");
   // Under all every counted pass starts cold. Under none the entry snapshot
@@ -284,8 +291,8 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   // that no byte the tool moved is counted as the range's. The flush buffer
   // exists in exactly those cases (ensure_counters).
   const bool flush_before_pass0 = cache_flush_.has_value();
-  if (range.counting_pass0 && counters_->standing_pass_eligible()) {
-    auto c = Clock::now();
+  auto c = Clock::now();
+  if (counters_->standing_pass_eligible()) {
     // The pass opens before the flush, which runs and ends before the push:
     // what CUPTI's start leaves dirty in L2 is written back outside every
     // pushed range, as for the ranges after the first.
@@ -293,9 +300,7 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
     if (s.ok() && flush_before_pass0) s = flush_caches();
     if (s.ok()) s = push_standing_range(range);
     debug("standing pass: range pushed: %s", s.to_string());
-    range.record.timings.counters_ms += ms_since(c);
-  } else if (range.counting_pass0) {
-    auto c = Clock::now();
+  } else {
     if (flush_before_pass0) {  // runs and ends before the counters start
       s = flush_caches();
       debug("caches flushed before pass 0: %s", s.to_string());
@@ -311,11 +316,9 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
       if (!s.ok() && counters_->in_pass()) counters_->end_pass().status().ignore();
     }
     debug("pass 0 started: %s", s.to_string());
-    range.record.timings.counters_ms += ms_since(c);
   }
-  range.record.timings.begin_ms = ms_since(begin_start);
-  if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
-  return std::nullopt;
+  range.record.timings.counters_ms += ms_since(c);
+  return s;
 }
 
 bool RangeController::coordinated() const {

@@ -184,6 +184,10 @@ class RangeController {
   // ranges of a name that saw a capture begin) and starts counter pass 0 or
   // pushes the range onto the standing pass.
   std::optional<Decline> prepare_pass0(ActiveRange& range);
+  // Starts a counting pass 0: pushes the range onto the standing pass
+  // (opening it), or flushes, configures and starts a pass of its own.
+  // Errors: the backend's (no pass is left open behind them).
+  Status start_counting_pass0(ActiveRange& range);
   // The entry snapshot over the regions the range's device can write, with
   // the differential restore plan; its notes and sizes into the record.
   // With `allow_write_set`, a snapshot that does not fit whole becomes a

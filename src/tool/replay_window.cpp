@@ -92,6 +92,55 @@ std::optional<Decline> ReplayWindow::run(const std::string& range_name, const Re
   return replay_window_decline(s, parts_.module_unloaded);
 }
 
+StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, const std::string& range_name, report::RangeRecord& record) {
+  report::StageTimings& t = record.timings;
+  RestoreStrategy& restore = parts_.restore;
+  CounterPasses& counters = parts_.counters;
+  ReplayStream& stream = parts_.stream;
+  ReplayObserver* const observer = parts_.observer;
+  if (parts_.pass_begins) parts_.pass_begins(pass);
+  RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreBegin));
+  RR_RETURN_IF_ERROR(restore.restore_entry());
+  RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreEnd));
+  RR_RETURN_IF_ERROR(restore.read_back());
+  if (parts_.flush_caches) RR_RETURN_IF_ERROR(parts_.flush_caches());
+  // The restore (and the flush) are ordered before the replayed work by the
+  // stream itself, but they must finish before the counters start, or
+  // their traffic would be counted with the first replayed kernel.
+  RR_RETURN_IF_ERROR(stream.synchronize());
+  const std::uint64_t restored_bytes = restore.restored_bytes();
+  if (observer != nullptr) observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
+  auto c = Clock::now();
+  RR_RETURN_IF_ERROR(counters.start_pass(range_name));
+  t.counters_ms += ms_since(c);
+  if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
+  RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
+  if (parts_.module_unloaded && parts_.module_unloaded())
+    return failed_precondition(
+        "a module was unloaded by another thread while the range was being replayed; its "
+        "kernels cannot be launched again");
+  // Every rank is ready to submit this pass (restored, counters started),
+  // so a collective in it finds its peers submitting too.
+  if (parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
+  auto submit_start = Clock::now();
+  RR_RETURN_IF_ERROR(parts_.resubmission.submit());
+  t.replay_submit_ms += ms_since(submit_start);
+  RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkEnd));
+  RR_RETURN_IF_ERROR(stream.wait(ReplayStream::Event::kWorkEnd));
+  c = Clock::now();
+  RR_ASSIGN_OR_RETURN(const bool all_submitted, counters.end_pass());
+  t.counters_ms += ms_since(c);
+  RR_ASSIGN_OR_RETURN(const float restore_ms,
+                      stream.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
+  RR_ASSIGN_OR_RETURN(const float kernels_ms,
+                      stream.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
+  t.restore_ms += restore_ms;
+  t.kernels_ms += kernels_ms;
+  record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
+  if (observer != nullptr) RR_RETURN_IF_ERROR(observer->replayed(record.pass_records.back(), t));
+  return all_submitted;
+}
+
 Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record) {
   report::StageTimings& t = record.timings;
   RestoreStrategy& restore = parts_.restore;
@@ -115,46 +164,7 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   const std::size_t max_passes = 4 * std::max<std::uint32_t>(pass_count_, 1) + 8;
   while (!all_submitted) {
     if (pass >= max_passes) return internal_error("CUPTI asked for more passes than the metric list needs");
-    if (parts_.pass_begins) parts_.pass_begins(pass);
-    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreBegin));
-    RR_RETURN_IF_ERROR(restore.restore_entry());
-    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreEnd));
-    RR_RETURN_IF_ERROR(restore.read_back());
-    if (parts_.flush_caches) RR_RETURN_IF_ERROR(parts_.flush_caches());
-    // The restore (and the flush) are ordered before the replayed work by the
-    // stream itself, but they must finish before the counters start, or
-    // their traffic would be counted with the first replayed kernel.
-    RR_RETURN_IF_ERROR(stream.synchronize());
-    const std::uint64_t restored_bytes = restore.restored_bytes();
-    if (observer != nullptr) observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
-    auto c = Clock::now();
-    RR_RETURN_IF_ERROR(counters.start_pass(range_name));
-    t.counters_ms += ms_since(c);
-    if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
-    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
-    if (parts_.module_unloaded && parts_.module_unloaded())
-      return failed_precondition(
-          "a module was unloaded by another thread while the range was being replayed; its "
-          "kernels cannot be launched again");
-    // Every rank is ready to submit this pass (restored, counters started),
-    // so a collective in it finds its peers submitting too.
-    if (parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
-    auto submit_start = Clock::now();
-    RR_RETURN_IF_ERROR(parts_.resubmission.submit());
-    t.replay_submit_ms += ms_since(submit_start);
-    RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkEnd));
-    RR_RETURN_IF_ERROR(stream.wait(ReplayStream::Event::kWorkEnd));
-    c = Clock::now();
-    RR_ASSIGN_OR_RETURN(all_submitted, counters.end_pass());
-    t.counters_ms += ms_since(c);
-    RR_ASSIGN_OR_RETURN(const float restore_ms,
-                        stream.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
-    RR_ASSIGN_OR_RETURN(const float kernels_ms,
-                        stream.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
-    t.restore_ms += restore_ms;
-    t.kernels_ms += kernels_ms;
-    record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
-    if (observer != nullptr) RR_RETURN_IF_ERROR(observer->replayed(record.pass_records.back(), t));
+    RR_ASSIGN_OR_RETURN(all_submitted, run_pass(pass, range_name, record));
     ++pass;
   }
   record.passes = static_cast<std::uint32_t>(pass);

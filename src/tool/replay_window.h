@@ -187,6 +187,10 @@ class ReplayWindow {
 
  private:
   Status run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record);
+  // Counter pass `pass` (1 for the first replay): restore the entry state,
+  // flush, start the counters, re-submit, wait, end the pass; its timings and
+  // pass record into `record`. True when CUPTI has every pass it needs.
+  StatusOr<bool> run_pass(std::size_t pass, const std::string& range_name, report::RangeRecord& record);
   ReplayWindowParts parts_;
   std::uint32_t pass_count_;
 };
