@@ -775,6 +775,37 @@ def cmd_prepare(args):
 # runs
 
 
+def run_programs(programs, run_program, logs, stem, header, render, status, t0, extra_json=lambda results: {}):
+    """The runners' loop (run_ml.py, run_multigpu.py): run_program(p) for each of
+    `programs` in order, <logs>/<stem>.json rewritten after each (header, results,
+    elapsed_s, and extra_json(results)); SIGTERM or Ctrl-C stops the loop with a
+    header line. Then <logs>/<stem>.txt gets render(results, header), which is
+    printed last. Returns 1 when interrupted, else status(results)."""
+    results = []
+
+    def save():
+        doc = {"header": header, "results": results, **extra_json(results),
+               "elapsed_s": round(time.monotonic() - t0, 1)}
+        with open(os.path.join(logs, stem + ".json"), "w") as f:
+            json.dump(doc, f, indent=1, default=str)
+    interrupted = None
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        for p in programs:
+            results.append(run_program(p))
+            save()
+    except (Interrupted, KeyboardInterrupt) as e:
+        interrupted = str(e) or "SIGINT"
+        header.append(f"interrupted by {interrupted}: programs after the last row did not run")
+    header.append(f"elapsed: {time.monotonic() - t0:.0f} s")
+    save()
+    table = render(results, header)
+    with open(os.path.join(logs, stem + ".txt"), "w") as f:
+        f.write(table)
+    print(table, end="", flush=True)
+    return 1 if interrupted else status(results)
+
+
 def exit_code(rc):
     """A shell-style exit code: 128+N for a process ended by signal N."""
     if rc is None:

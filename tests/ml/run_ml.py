@@ -38,7 +38,6 @@ import difflib
 import json
 import os
 import shlex
-import signal
 import statistics
 import sys
 import time
@@ -549,29 +548,12 @@ def main(argv=None):
     header = [f"ml corpus: {len(chosen)} programs, python {args.python}, "
               f"timeout {args.timeout or 'per program'} s, budget {args.budget or 'none'} s"
               + (f", tool args {args.tool_args}" if args.tool_args else ""), f"gpu: {gpu}"]
-    results = []
 
-    def save():
+    def totals_json(results):
         replayed, total = totals(results)
-        with open(os.path.join(logs, "ml.json"), "w") as f:
-            json.dump({"header": header, "results": results, "ranges_replayed": replayed, "ranges_total": total,
-                       "elapsed_s": round(time.monotonic() - suite.t0, 1)}, f, indent=1, default=str)
-    interrupted = None
-    signal.signal(signal.SIGTERM, rc.on_signal)
-    try:
-        for p in chosen:
-            results.append(suite.program(p))
-            save()
-    except (rc.Interrupted, KeyboardInterrupt) as e:
-        interrupted = str(e) or "SIGINT"
-        header.append(f"interrupted by {interrupted}: programs after the last row did not run")
-    header.append(f"elapsed: {time.monotonic() - suite.t0:.0f} s")
-    save()
-    table = render_table(results, header)
-    with open(os.path.join(logs, "ml.txt"), "w") as f:
-        f.write(table)
-    print(table, end="", flush=True)
-    return 1 if interrupted else suite_status(results)
+        return {"ranges_replayed": replayed, "ranges_total": total}
+    return rc.run_programs(chosen, suite.program, logs, "ml", header, render_table, suite_status, suite.t0,
+                           totals_json)
 
 
 if __name__ == "__main__":

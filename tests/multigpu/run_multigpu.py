@@ -53,7 +53,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -701,28 +700,8 @@ def main(argv=None):
     header = [f"multigpu: {', '.join(args.programs)} on {world} of {gpus} GPUs ({gpu_line}), python {args.python}, "
               f"--set {args.metric_set}, {args.steps} steps, timeout {args.timeout:.0f} s, budget "
               f"{args.budget or 'none'} s" + (f", tool args {args.tool_args}" if args.tool_args else "")]
-    results = []
-
-    def save():
-        with open(os.path.join(logs, "multigpu.json"), "w") as f:
-            json.dump({"header": header, "results": results, "elapsed_s": round(time.monotonic() - suite.t0, 1)}, f,
-                      indent=1, default=str)
-    interrupted = None
-    signal.signal(signal.SIGTERM, rc.on_signal)
-    try:
-        for name in args.programs:
-            results.append(suite.program(name))
-            save()
-    except (rc.Interrupted, KeyboardInterrupt) as e:
-        interrupted = str(e) or "SIGINT"
-        header.append(f"interrupted by {interrupted}: programs after the last row did not run")
-    header.append(f"elapsed: {time.monotonic() - suite.t0:.0f} s")
-    save()
-    table = render_table(results, header)
-    with open(os.path.join(logs, "multigpu.txt"), "w") as f:
-        f.write(table)
-    print(table, end="", flush=True)
-    return 1 if interrupted else suite_status(results)
+    return rc.run_programs(args.programs, suite.program, logs, "multigpu", header, render_table, suite_status,
+                           suite.t0)
 
 
 if __name__ == "__main__":
