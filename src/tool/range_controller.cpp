@@ -452,6 +452,14 @@ void RangeController::capture_begins(const char* call) {
   ActiveRange& range = *active_;
   capturing_range_names_.insert(range.name);
   ++range.captures_begun;
+  if (range.app_range) {
+    // Counted in the application's own execution, which the capture
+    // interrupts: this run's pass of the range is lost.
+    decline(range, DeclineReason::kStreamCaptureActive,
+            std::string(call) +
+                " inside the range: captured work does not execute, and application range replay "
+                "counts the range in the application's own execution");
+  }
   if (range.eligibility.declined()) {
     close_range_counters(range);
     return;
@@ -459,7 +467,7 @@ void RangeController::capture_begins(const char* call) {
   // Nothing of CUPTI's is open for a pass 0 that only records: the capture
   // changes nothing the tool holds.
   if (!range.counting_pass0) return;
-  if (range.snapshot && !range.standing_counter_range && !range.app_range && counters_ && counters_->in_pass()) {
+  if (range.snapshot && !range.standing_counter_range && counters_ && counters_->in_pass()) {
     // The entry state is held: pass 0's counters stop before the capture
     // exists, and every counter pass is a replay.
     const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
