@@ -116,6 +116,7 @@ Status RangeProfilerSession::reenable() {
   // range type and replay mode whatever happens below.
   configured_range_.reset();
   configured_replay_.reset();
+  passes_incomplete_ = false;
   if (object_ != nullptr) {
     CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     off.pRangeProfilerObject = object_;
@@ -134,7 +135,10 @@ Status RangeProfilerSession::begin_range() {
   const CUpti_ProfilerRange range = mode_ == Mode::kPerKernel ? CUPTI_AutoRange : CUPTI_UserRange;
   // No object: a re-enable failed; every later range fails the same way.
   if (object_ == nullptr) return unavailable("the range profiler could not be enabled again for a new range type");
-  if (configured_range_ && *configured_range_ != range) RR_RETURN_IF_ERROR(reenable());
+  // After an incomplete pass sequence the object's next pass would not be
+  // pass 0 (a multi-pass warm-up left it at pass 1, and the next range's
+  // values came out NaN on the H200).
+  if (passes_incomplete_ || (configured_range_ && *configured_range_ != range)) RR_RETURN_IF_ERROR(reenable());
   counter_data_ = counter_data_blank_;
   pass_lead_in_ = false;
   return set_config(range, CUPTI_UserReplay, 0, 1);
@@ -273,6 +277,7 @@ StatusOr<bool> RangeProfilerSession::end_pass() {
   p.pRangeProfilerObject = object_;
   const CUptiResult stopped = cuptiRangeProfilerStop(&p);
   in_pass_ = false;
+  passes_incomplete_ = stopped != CUPTI_SUCCESS || p.isAllPassSubmitted == 0;
   RR_RETURN_IF_ERROR(popped);
   if (stopped != CUPTI_SUCCESS) return cupti_status(stopped, "cuptiRangeProfilerStop", __FILE__, __LINE__);
   pass_index_ = p.passIndex;

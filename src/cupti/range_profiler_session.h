@@ -81,8 +81,11 @@ class RangeProfilerSession {
   std::size_t max_ranges() const { return max_ranges_; }
   /// Re-initializes the counter data image and sets the configuration at pass 0.
   /// When the range type changes (per-kernel auto ranges to user ranges or
-  /// back) it first replaces the CUPTI range profiler object (disable,
-  /// enable) and re-initializes the image for it. Errors: CUPTI failures;
+  /// back), or the last configuration's passes were left incomplete (a pass
+  /// ended before CUPTI had every pass it needs: a range declined or stopped
+  /// mid-way), it first replaces the CUPTI range profiler object (disable,
+  /// enable) and re-initializes the image for it: an object's pass index
+  /// goes on from where it stopped whatever passIndex says. Errors: CUPTI failures;
   /// after a failed replacement, kUnavailable for every later call.
   Status begin_range();
   /// Application range replay: sets the configuration for pass
@@ -165,6 +168,9 @@ class RangeProfilerSession {
   // CUPTI_ERROR_INVALID_PARAMETER, H200), so begin_range makes a new object
   // when the type changes (re-enable).
   std::optional<CUpti_ProfilerRange> configured_range_;
+  // A pass ended (or failed to) before CUPTI reported every pass submitted:
+  // the object's pass index is not 0, so begin_range replaces it.
+  bool passes_incomplete_ = false;
   Status reenable();
 };
 

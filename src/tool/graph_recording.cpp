@@ -200,8 +200,9 @@ void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& par
       decline_collective(range, k.name, "graph kernel", config_.collectives);
       auto globals = modules_.globals_of(k.name);
       if (!globals) continue;
-      if (captures_.open_captures() > 0) {
-        // Copying them is a synchronous call, which an open capture forbids.
+      if (captures_.open_or_beginning()) {
+        // Copying them is a synchronous call, which an open capture forbids
+        // (so is one another thread is beginning: it is not registered yet).
         range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
                                   "graph kernel " + report::demangle(k.name) +
                                       " is in a module with __device__ variables (" + globals->names +

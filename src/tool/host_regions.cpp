@@ -39,7 +39,8 @@ constexpr std::uint64_t kMaxHostRegionBytes = std::uint64_t{1} << 30;
 // `what` names it in decline details ("kernel", "graph kernel"). Errors:
 // the capture failed (resource_exhausted for a buffer over the size the
 // tool copies).
-Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream stream, const char* what) {
+Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream stream, const char* what,
+                      bool capture_open) {
   const std::span<const MemoryRange> mapped(range.host_mapped);
   const std::span<const MemoryRange> other_device(range.other_device_memory);
   if (const auto hits = ranges_pointed_into(kernel.arg_bytes, other_device); !hits.empty()) {
@@ -71,6 +72,13 @@ Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream
                                 kernel.name + " is larger than the " + std::to_string(kMaxHostRegionBytes >> 20) +
                                 " MiB the tool copies per buffer; narrow the range")
           .with_decline_reason(DeclineReason::kSnapshotDoesNotFit);
+    // The synchronize and the copy below are calls an open capture forbids
+    // (from any thread, in global mode): the application's graph would be
+    // invalidated.
+    if (capture_open)
+      return failed_precondition("pinned buffer passed to " + std::string(what) + " " + kernel.name +
+                                 " while a stream capture was open: copying it would invalidate the capture")
+          .with_decline_reason(DeclineReason::kStreamCaptureActive);
     // Settle the launch stream's earlier work (a device-to-host copy into
     // the buffer may still be in flight) so these are the bytes this kernel
     // would find; the launch itself is not enqueued yet. Only that stream,
@@ -89,7 +97,7 @@ Status scan_arguments(ActiveRange& range, const KernelLaunchOp& kernel, CUstream
 
 }  // namespace
 
-void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_thread_stream) {
+void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_thread_stream, bool capture_open) {
   if (range.host_mapped.empty() && range.other_device_memory.empty() && range.other_context_memory.empty()) return;
   const auto stream_of = [&](std::uint64_t handle) {
     CUstream stream = reinterpret_cast<CUstream>(handle);
@@ -99,7 +107,7 @@ void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_th
   const auto& ops = range.program.ops;
   for (std::size_t i = first_new; i < ops.size() && s.ok() && !range.eligibility.declined(); ++i) {
     if (const auto* launch = std::get_if<KernelLaunchOp>(&ops[i])) {
-      s = scan_arguments(range, *launch, stream_of(launch->stream), "kernel");
+      s = scan_arguments(range, *launch, stream_of(launch->stream), "kernel", capture_open);
       continue;
     }
     const auto* graph = std::get_if<GraphLaunchOp>(&ops[i]);
@@ -116,7 +124,7 @@ void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_th
         if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
         continue;
       }
-      s = scan_arguments(range, k, stream_of(graph->stream), "graph kernel");
+      s = scan_arguments(range, k, stream_of(graph->stream), "graph kernel", capture_open);
       if (!s.ok() || range.eligibility.declined()) break;
     }
   }

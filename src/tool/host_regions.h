@@ -18,7 +18,11 @@ namespace rangereplay::tool {
 /// range.globals at its first use. `per_thread_stream`: the launch was a
 /// _ptsz variant (stream 0 is the per-thread default stream). A capture
 /// that fails declines the range: snapshot_does_not_fit for a buffer over
-/// the size the tool copies, replay_failed otherwise.
-void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_thread_stream);
+/// the size the tool copies, replay_failed otherwise. `capture_open`: a
+/// stream capture is open or beginning in the process; copying a pinned
+/// buffer (a stream synchronize and a synchronous copy) would invalidate
+/// it, so a buffer to capture declines the range stream_capture_active
+/// instead, before any driver call.
+void scan_kernel_pointers(ActiveRange& range, std::size_t first_new, bool per_thread_stream, bool capture_open);
 
 }  // namespace rangereplay::tool

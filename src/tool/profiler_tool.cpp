@@ -660,7 +660,7 @@ void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, 
     if (!recorder.record(event)) return;
   }
   if (call != nullptr && (call->kind == CallKind::kKernelLaunch || call->kind == CallKind::kGraphLaunch))
-    scan_kernel_pointers(range, first_new, call->per_thread_stream());
+    scan_kernel_pointers(range, first_new, call->per_thread_stream(), captures_.open_or_beginning());
   const CUcontext ctx = data->context != nullptr ? data->context : range.ctx;
   recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), range.device);
 }

@@ -288,9 +288,11 @@ Status RangeController::start_counting_pass0(ActiveRange& range) {
   parts_.mutex.set_stage("range begin: starting pass 0");
   // Under all every counted pass starts cold. Under none the entry snapshot
   // of a multi-pass range (its copy's writes, dirty in L2) is drained, so
-  // that no byte the tool moved is counted as the range's. The flush buffer
-  // exists in exactly those cases (ensure_counters).
-  const bool flush_before_pass0 = cache_flush_.has_value();
+  // that no byte the tool moved is counted as the range's; a range without
+  // one starts from the cache as the application left it, even once a
+  // capture's range made a flush buffer for a one-pass list (prepare_pass0).
+  const bool flush_before_pass0 =
+      cache_flush_.has_value() && (parts_.config.cache_control == CacheControl::kAll || range.snapshot.has_value());
   auto c = Clock::now();
   if (counters_->standing_pass_eligible()) {
     // The pass opens before the flush, which runs and ends before the push:

@@ -65,8 +65,9 @@ void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, 
   // is recorded (the range declines when they cannot be).
   if (data->symbolName != nullptr) {
     if (auto globals = modules_.globals_of(data->symbolName)) {
-      // Copying them is a synchronous call, which an open capture forbids.
-      if (captures_.open_captures() > 0)
+      // Copying them is a synchronous call, which an open capture forbids
+      // (so is one another thread is beginning: it is not registered yet).
+      if (captures_.open_or_beginning())
         range.eligibility.decline(DeclineReason::kModuleGlobalsInRange,
                                   "kernel " + report::demangle(data->symbolName) +
                                       " is in a module with __device__ variables (" + globals->names +
