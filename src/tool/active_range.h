@@ -46,6 +46,9 @@ struct ActiveRange {
   // Stream captures begun inside the range (their work was left out of the
   // recording: it did not execute).
   std::uint32_t captures_begun = 0;
+  // Pass 0 was counted until a capture began in it (its counters were
+  // stopped then; every counter pass is a replay).
+  bool pass0_stopped_at_capture = false;
   // Its replay may be deferred and batched with other ranges'
   // (RANGEREPLAY_BATCH): decided at its begin, as its pass 0 then only
   // records and its snapshot lives in a storage of its own.

@@ -479,6 +479,7 @@ void RangeController::capture_begins(const char* call) {
       cuCtxPopCurrent(&popped);
     }
     range.counting_pass0 = false;
+    range.pass0_stopped_at_capture = true;
     debug("pass 0 counters of '%s' stopped before a stream capture; pass 0 records only", range.name);
     return;
   }
@@ -555,6 +556,9 @@ void RangeController::end() {
     end_app_range(std::move(range));
     return;
   }
+  // A name whose range saw no capture counts pass 0 again from its next
+  // range (torch.compile's CUDA graphs are captured in warm-up steps only).
+  if (range->profiled && range->captures_begun == 0) capturing_range_names_.erase(range->name);
   std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
   range->unloads_at_end = parts_.modules.unloads();
   apply_module_events(*range, std::move(module_events));
@@ -1194,7 +1198,8 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
                                       : std::function<Status(std::size_t)>(),
                         after_counters_start(range)},
       pass_count());
-  const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size()};
+  const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size(),
+                          range.pass0_stopped_at_capture};
   return window.run(range.name, notes, range.record);
 }
 

@@ -356,7 +356,8 @@ class RangeController {
   bool counters_left_running_ = false;
   // Names of ranges in which a stream capture began (capture_begins): later
   // ranges of these names snapshot their entry state and record pass 0
-  // without counters, so that a capture inside them stops nothing.
+  // without counters, so that a capture inside them stops nothing; a range
+  // of the name that ends without a capture takes it out again.
   std::set<std::string> capturing_range_names_;
   // Whether a range may leave pass 0 uncounted and replay every counter pass:
   // not under the standing pass (one-pass lists counted for whole ranges in

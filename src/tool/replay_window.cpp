@@ -171,7 +171,10 @@ Status ReplayWindow::run_passes(const std::string& range_name, const ReplayNotes
   if (notes.host_captured_bytes > 0)
     record.notes.push_back(std::to_string(notes.host_captured_bytes) +
                            " bytes of pinned host memory passed to kernels were restored with the snapshot");
-  if (!notes.counting_pass0)
+  if (notes.pass0_stopped_at_capture)
+    record.notes.push_back("pass 0's counters were stopped when a stream capture began inside the range; all " +
+                           std::to_string(pass - 1) + " counter passes were replays");
+  else if (!notes.counting_pass0)
     record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
                            std::to_string(notes.recorded_kernels) + " kernels); all " + std::to_string(pass - 1) +
                            " counter passes were replays");

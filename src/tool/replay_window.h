@@ -133,6 +133,7 @@ struct ReplayNotes {
   std::uint64_t host_captured_bytes = 0;  // pinned host buffers restored with the snapshot
   bool counting_pass0 = true;             // false: pass 0 only recorded (sized the image)
   std::size_t recorded_kernels = 0;       // kernels pass 0 recorded
+  bool pass0_stopped_at_capture = false;  // pass 0 counted until a stream capture began in it
 };
 
 struct ReplayWindowParts {

@@ -67,12 +67,16 @@ CASES = [
     # A whole capture inside each range. A one-pass list counts pass 0 as the
     # program runs, without an entry snapshot: the first range declines and
     # the second, of the same name, is snapshotted and replayed for its pass.
-    # With several passes every range is replayed (pass 0 stops its counters
-    # before the capture begins).
+    # With several passes every range is replayed: per-kernel values record
+    # pass 0 without counters anyway; whole-range values count pass 0 until
+    # the capture begins, stop its counters then and replay every pass (the
+    # CUPTI object is replaced after that incomplete pass).
     case("app_stream_capture_in_range", "tests/apps/app_stream_capture_in_range", TWO,
          {"stream_capture_active": 1, REPLAYED: 1}),
     case("app_stream_capture_in_range, --set basic", "tests/apps/app_stream_capture_in_range", TWO, REPLAYED,
          tool_args=["--set", "basic"]),
+    case("app_stream_capture_in_range, --set basic --range-metrics whole", "tests/apps/app_stream_capture_in_range",
+         TWO, REPLAYED, tool_args=["--set", "basic", "--range-metrics", "whole"]),
     case("app_host_func_in_range", "tests/apps/app_host_func_in_range", TWO, "host_function_in_range"),
     # 65537 kernel launches per range: one past kMaxRecordedOperations.
     case("app_too_many_operations", "tests/apps/app_too_many_operations", TWO, "too_many_operations"),
