@@ -16,7 +16,8 @@ and exits 1 when there is any, 0 otherwise. Reads files only; needs no build.
 
 How an include is read: a quoted include whose first path component is a
 project include root ("core/...", "cuda/...", "cli/..."; INCLUDE_ROOTS) names
-that folder; any other quoted include is looked up next to the including file
+the folder of the table that holds that path ("tool/logic/..." is
+src/tool/logic); any other quoted include is looked up next to the including file
 and belongs to that file's folder. Angle-bracket includes are system or
 third-party headers: only the CUDA ones (CUDA_HEADER) are checked, in the
 folders whose row says cuda_headers False.
@@ -55,8 +56,18 @@ LAYERS = {
                  "rule": "cuda depends only on core and the CUDA driver"},
     "src/cupti": {"may_include": ["src/cuda", "src/core"], "cuda_headers": True,
                   "rule": "cupti depends on cuda and core"},
-    "src/tool": {"may_include": ["src/cupti", "src/cuda", "src/report", "src/core"], "cuda_headers": True,
-                 "rule": "tool depends on cupti, cuda, report and core"},
+    # rangereplay_tool_logic: the tool's parts that call no CUDA driver or
+    # CUPTI function (CUDA's and CUPTI's headers give them declarations and
+    # enums); the unit tests and the injection library link it.
+    "src/tool/logic": {"may_include": ["src/report", "src/core"], "cuda_headers": True,
+                       "rule": "tool/logic links only report and core: no CUDA or CUPTI call"},
+    # The driver-call table reads the launch parameters through the
+    # header-only cuda/launch_shape.h (a template, no driver call).
+    "src/tool/logic/driver_calls.cpp": {"may_include": ["src/cuda", "src/report", "src/core"], "cuda_headers": True,
+                                        "rule": "tool/logic calls no CUDA function; cuda/launch_shape.h is header-only"},
+    "src/tool": {"may_include": ["src/tool/logic", "src/cupti", "src/cuda", "src/report", "src/core"],
+                 "cuda_headers": True,
+                 "rule": "tool depends on tool/logic, cupti, cuda, report and core"},
     "src/inject": {"may_include": ["src/tool"], "cuda_headers": True,
                    "rule": "inject depends only on tool"},
     # rangereplay_cli_lib and the launcher link core and report only.
@@ -74,11 +85,18 @@ LAYERS = {
     "tests/unit": {"may_include": ["tools/cli", "tools/metrics-probe", "src/report", "src/core"],
                    "cuda_headers": True,
                    "rule": "the CPU unit tests link core, report and the launcher's library"},
-    # The tool's CUDA-free parts (replay window, counter session, range
-    # report, driver-call table, range recorder) are compiled into the unit
-    # tests (tests/CMakeLists.txt) and tested there.
-    "tests/unit/tool": {"may_include": ["src/tool", "tools/cli", "src/report", "src/core"], "cuda_headers": True,
-                        "rule": "the tool's unit tests compile its CUDA-free parts with core and report"},
+    # The tool's CUDA-free part (rangereplay_tool_logic: replay window,
+    # counter session, range report, driver-call table, range recorder ...)
+    # is linked into the unit tests and tested there.
+    "tests/unit/tool": {"may_include": ["src/tool/logic", "tools/cli", "src/report", "src/core"],
+                        "cuda_headers": True,
+                        "rule": "the tool's unit tests link its CUDA-free part, tool/logic, with core and report"},
+    # KernelCounterRanges (tool/restore_strategy.h) is inline: the counter
+    # session's test uses it over the fake backend without linking tool/.
+    "tests/unit/tool/counter_session_test.cpp": {"may_include": ["src/tool", "src/tool/logic", "tools/cli",
+                                                                 "src/report", "src/core"],
+                                                 "cuda_headers": True,
+                                                 "rule": "only the inline KernelCounterRanges of tool/ is tested here"},
     "tests/gpu": {"may_include": ["src/cupti", "src/cuda", "src/report", "src/core"], "cuda_headers": True,
                   "rule": "the GPU tests link cuda, cupti and report"},
     "tests/cupti_host": {"may_include": ["src/cupti", "src/cuda", "src/core"], "cuda_headers": True,
@@ -111,20 +129,25 @@ def layer_of(path):
 
 def folder_of(key):
     """The folder of a LAYERS key (a file row belongs to its folder)."""
-    return key if key in INCLUDE_ROOTS.values() else os.path.dirname(key)
+    return os.path.dirname(key) if key.endswith(SOURCE_EXTENSIONS) else key
 
 
 def short(folder):
-    """src/core -> core, tools/cli -> cli: the folder as its include root names it."""
-    return next((root for root, f in INCLUDE_ROOTS.items() if f == folder), folder)
+    """src/core -> core, src/tool/logic -> tool/logic, tools/cli -> cli: the
+    folder as its include root names it."""
+    for root, f in INCLUDE_ROOTS.items():
+        if folder == f or folder.startswith(f + "/"):
+            return root + folder[len(f):]
+    return folder
 
 
 def included_folder(root, path, name):
     """The folder (an INCLUDE_ROOTS value) a quoted include names, or None
     when it is outside the table (a header of another library)."""
-    first = name.split("/", 1)[0]
-    if first in INCLUDE_ROOTS and "/" in name:
-        return INCLUDE_ROOTS[first]
+    first, _, rest = name.partition("/")
+    if first in INCLUDE_ROOTS and rest:
+        key = layer_of(INCLUDE_ROOTS[first] + "/" + rest)
+        return folder_of(key) if key else INCLUDE_ROOTS[first]
     beside = os.path.normpath(os.path.join(os.path.dirname(path), name))
     if os.path.isfile(os.path.join(root, beside)):
         key = layer_of(beside)

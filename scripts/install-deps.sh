@@ -10,10 +10,11 @@ set -euo pipefail
 # scripts/check-tidy.sh); binutils' readelf and nm check the run paths and
 # the injection library's exports and strip the installed binaries (objcopy);
 # dpkg-dev (dpkg-shlibdeps) and file let cpack work out the Debian package's
-# Depends (scripts/check-package.sh, unit.package).
+# Depends (scripts/check-package.sh, unit.package); gcovr reads gcov's
+# counters for scripts/coverage.sh.
 packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libre2-dev googletest libgtest-dev libbenchmark-dev
   clang-format-14 libjs-chart.js chromium xz-utils clang-14 clang-tidy-14 libclang-rt-14-dev binutils
-  dpkg-dev file)
+  dpkg-dev file gcovr)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,7 +6,7 @@
 // naming the call.
 //
 // The calls the tool knows are the rows of its table of intercepted driver
-// calls (src/tool/driver_calls.h), recorded, tracked or declined there; this
+// calls (src/tool/logic/driver_calls.h), recorded, tracked or declined there; this
 // classifier answers for the calls without a row, by family: the cuMemcpy*
 // and cuMemset* families (2D and 3D copies and sets, peer copies, CUDA
 // arrays, batched copies), stream memory operations (cuStreamWaitValue*,

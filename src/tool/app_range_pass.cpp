@@ -1,5 +1,5 @@
 // Application range replay's runs in the range controller (range_controller.h,
-// tool/app_range_collector.h): a range the run collects has one counter pass
+// tool/logic/app_range_collector.h): a range the run collects has one counter pass
 // counted in the application's own execution; nothing is recorded,
 // snapshotted or replayed, so any API may run inside it.
 #include <chrono>
@@ -11,8 +11,8 @@
 #include "core/elapsed.h"
 #include "cuda/cu_status.h"
 #include "tool/context_scope.h"
+#include "tool/logic/range_report.h"
 #include "tool/range_controller.h"
-#include "tool/range_report.h"
 #include "tool/tool_thread.h"
 
 namespace rangereplay::tool {

@@ -1,4 +1,4 @@
-// The counter session's CUPTI side (tool/counter_session.h): its backend over
+// The counter session's CUPTI side (tool/logic/counter_session.h): its backend over
 // cupti::RangeProfilerSession and the MetricEvaluator, and the once-per-process
 // set-up (chip, Range Profiler enable, counter availability, config image,
 // counter data image).
@@ -15,7 +15,7 @@
 
 #include "core/status.h"
 #include "cupti/range_profiler_session.h"
-#include "tool/counter_session.h"
+#include "tool/logic/counter_session.h"
 #include "tool/metric_evaluator.h"
 
 namespace rangereplay::tool {

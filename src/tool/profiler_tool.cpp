@@ -33,7 +33,7 @@
 #include "report/report_json.h"
 #include "report/time_budget.h"
 #include "tool/host_regions.h"
-#include "tool/nvtx_calls.h"
+#include "tool/logic/nvtx_calls.h"
 
 namespace rangereplay::tool {
 

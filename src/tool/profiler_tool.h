@@ -4,7 +4,7 @@
 // to the RangeController (tool/range_controller.h), the replay half;
 // allocations to the inventory; stream captures and executable graphs to
 // their bookkeeping; driver calls inside a range to the RangeRecorder
-// (tool/range_recorder.h), the recording half, after the CUDA-facing parts
+// (tool/logic/range_recorder.h), the recording half, after the CUDA-facing parts
 // of recording (kernel arguments, module variables, pinned buffers). The
 // report is written as JSON when the process exits (docs/architecture.md).
 //
@@ -33,12 +33,12 @@
 #include "report/report_journal.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
-#include "tool/driver_calls.h"
 #include "tool/graph_execs.h"
-#include "tool/nvtx_calls.h"
+#include "tool/logic/driver_calls.h"
+#include "tool/logic/nvtx_calls.h"
+#include "tool/logic/range_recorder.h"
+#include "tool/logic/tool_mutex.h"
 #include "tool/range_controller.h"
-#include "tool/range_recorder.h"
-#include "tool/tool_mutex.h"
 #include "tool/tool_thread.h"
 
 namespace rangereplay::tool {
@@ -125,7 +125,7 @@ class ProfilerTool {
   void capture_begins_in_range(const char* call);
 
   // Recording (profiler_tool.cpp routes to the range recorder,
-  // tool/range_recorder.h; recording.cpp does its CUDA-facing parts). A call
+  // tool/logic/range_recorder.h; recording.cpp does its CUDA-facing parts). A call
   // without a row (`call` null) is observed inside a range like one that is
   // passed through, and declines when its name is a family of GPU work.
   void observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data);

@@ -5,10 +5,10 @@
 // pushed onto the standing pass), the range's end (pass 0 stopped, the
 // replay window over its restore strategy, the values evaluated, the
 // record). It owns what lives across ranges for that: the counter session
-// (tool/counter_session.h), the tool's stream, the snapshot tiers, the
+// (tool/logic/counter_session.h), the tool's stream, the snapshot tiers, the
 // launcher gate, ranges parked while a capture is open.
 //
-// The recording half (ProfilerTool's routing into tool/range_recorder.h)
+// The recording half (ProfilerTool's routing into tool/logic/range_recorder.h)
 // fills the active range's program and eligibility between begin() and
 // end(); docs/architecture.md shows the pair.
 //
@@ -51,12 +51,12 @@
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
-#include "tool/app_range_collector.h"
-#include "tool/counter_session.h"
-#include "tool/driver_calls.h"
-#include "tool/range_report.h"
+#include "tool/logic/app_range_collector.h"
+#include "tool/logic/counter_session.h"
+#include "tool/logic/driver_calls.h"
+#include "tool/logic/range_report.h"
+#include "tool/logic/tool_mutex.h"
 #include "tool/restore_strategy.h"
-#include "tool/tool_mutex.h"
 
 namespace rangereplay::tool {
 
@@ -266,7 +266,7 @@ class RangeController {
   std::optional<Decline> agree_with_peers(const ActiveRange& range);
   // Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
-  // The replayed passes (tool/replay_window.h) over the range's restore
+  // The replayed passes (tool/logic/replay_window.h) over the range's restore
   // strategy, with --verify as its observer; nullopt when every pass ran, or
   // the range's decline. The exit state is restored either way.
   std::optional<Decline> replay_window(ActiveRange& range);
@@ -279,11 +279,11 @@ class RangeController {
   Status evaluate(ActiveRange& range);
   // Kernel records of the range's recorded kernels, with their counter
   // values where `values` (one row per counter range) has them
-  // (tool/range_report.h).
+  // (tool/logic/range_report.h).
   void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
-  // The range records' decline fields, notes and times (tool/range_report.h).
+  // The range records' decline fields, notes and times (tool/logic/range_report.h).
   RangeReporter reporter() const { return RangeReporter(parts_.config.quiet); }
-  // The standing pass (tool/counter_session.h): pushes the range's counter
+  // The standing pass (tool/logic/counter_session.h): pushes the range's counter
   // range into it (opening it at the first range); flush ends the pass and
   // writes each pending range's values into its report record. Flushed when
   // the image is full, at a range's begin after a capture and at exit.

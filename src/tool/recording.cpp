@@ -8,7 +8,7 @@
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
 #include "report/demangle.h"
-#include "tool/launch_attributes.h"
+#include "tool/logic/launch_attributes.h"
 #include "tool/module_globals.h"
 #include "tool/profiler_tool.h"
 
@@ -84,7 +84,7 @@ void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, 
   KernelLaunchOp& op = event.kernel;
   op.stream = reinterpret_cast<std::uint64_t>(params.stream.value_or(nullptr));
   if (launch.attribute_count) {
-    // Replays record none of the application's events (tool/launch_attributes.h).
+    // Replays record none of the application's events (tool/logic/launch_attributes.h).
     const std::vector<CUlaunchAttribute> kept = replayed_launch_attributes(launch.attributes, launch.attribute_count);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(kept.data());
     op.attributes.assign(bytes, bytes + sizeof(CUlaunchAttribute) * kept.size());

@@ -1,4 +1,4 @@
-// The replay window's GPU parts (tool/replay_window.h): the two restore
+// The replay window's GPU parts (tool/logic/replay_window.h): the two restore
 // strategies, the tool's stream with its pass timing events, and the
 // re-submission of the recorded program.
 //
@@ -30,8 +30,8 @@
 #include "cuda/replayer.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
-#include "tool/counter_session.h"
-#include "tool/replay_window.h"
+#include "tool/logic/counter_session.h"
+#include "tool/logic/replay_window.h"
 
 namespace rangereplay::tool {
 

@@ -10,7 +10,7 @@
 
 #include "core/elapsed.h"
 #include "cuda/cu_status.h"
-#include "tool/divergences.h"
+#include "tool/logic/divergences.h"
 
 namespace rangereplay::tool {
 

@@ -1,4 +1,4 @@
-// --verify as the replay window's observer (tool/replay_window.h): after
+// --verify as the replay window's observer (tool/logic/replay_window.h): after
 // every replay, the state of every snapshot region is digested on the GPU
 // (src/cuda/digest_plan.h) and compared with the application's own range-exit
 // state. A differing region is a divergence: reported in the pass's record
@@ -23,7 +23,7 @@
 #include <memory>
 
 #include "tool/active_range.h"
-#include "tool/replay_window.h"
+#include "tool/logic/replay_window.h"
 #include "tool/restore_strategy.h"
 
 namespace rangereplay::tool {

@@ -1,11 +1,11 @@
 // CounterSession with a fake backend: image sizing per range name, when the
 // standing pass is used, its opening, its counter ranges, when it is full,
 // and what a flush writes into the pending records.
-#include "tool/counter_session.h"
+#include "tool/logic/counter_session.h"
 
 #include <filesystem>
 
-#include "tool/app_range_collector.h"
+#include "tool/logic/app_range_collector.h"
 
 #include "tool/restore_strategy.h"
 

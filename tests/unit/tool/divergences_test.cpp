@@ -1,6 +1,6 @@
 // --verify's divergences: one per allocation with a differing chunk, each
 // allocation once although its pieces are several regions, in region order.
-#include "tool/divergences.h"
+#include "tool/logic/divergences.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The table of intercepted driver calls (tool/driver_calls.h): every row's
+// The table of intercepted driver calls (tool/logic/driver_calls.h): every row's
 // classification, the unrecorded-work classifier for calls with and without
 // a row, and the decoders, fed synthetic CUPTI parameter structs.
-#include "tool/driver_calls.h"
+#include "tool/logic/driver_calls.h"
 
 #include <cupti.h>
 #include <gtest/gtest.h>

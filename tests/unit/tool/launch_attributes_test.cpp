@@ -1,6 +1,6 @@
 // The launch attributes a replay passes on (cuda/launch_attributes.h): the
 // application's events are never recorded by a replay.
-#include "tool/launch_attributes.h"
+#include "tool/logic/launch_attributes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The NVTX call decoder (tool/nvtx_calls.h), fed synthetic CUPTI NVTX
+// The NVTX call decoder (tool/logic/nvtx_calls.h), fed synthetic CUPTI NVTX
 // parameter structs and return values for every callback the tool handles.
-#include "tool/nvtx_calls.h"
+#include "tool/logic/nvtx_calls.h"
 
 #include <generated_nvtx_meta.h>
 #include <gtest/gtest.h>

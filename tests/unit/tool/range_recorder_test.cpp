@@ -1,6 +1,6 @@
-// RangeRecorder (tool/range_recorder.h) with synthetic driver-call events:
+// RangeRecorder (tool/logic/range_recorder.h) with synthetic driver-call events:
 // what pass 0 records, and the declines of what it leaves out.
-#include "tool/range_recorder.h"
+#include "tool/logic/range_recorder.h"
 
 #include <cupti_driver_cbid.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // A range's report record: decline fields and the decline line, end notes
 // and window times, kernel records with their counter values.
-#include "tool/range_report.h"
+#include "tool/logic/range_report.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // call until the counter session has every pass, the exit-state hand-back
 // after any failing step, the decline of a failed window, and the verify
 // observer's view of every pass.
-#include "tool/replay_window.h"
+#include "tool/logic/replay_window.h"
 
 #include <gtest/gtest.h>
 

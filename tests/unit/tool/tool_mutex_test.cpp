@@ -1,4 +1,4 @@
-#include "tool/tool_mutex.h"
+#include "tool/logic/tool_mutex.h"
 
 #include <gtest/gtest.h>
 

@@ -31,7 +31,7 @@
 #include "core/app_range_state.h"
 #include "core/profile_config.h"
 #include "core/status.h"
-#include "tool/counter_session.h"
+#include "tool/logic/counter_session.h"
 
 namespace rangereplay::tool {
 

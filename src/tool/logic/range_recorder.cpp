@@ -1,6 +1,6 @@
 // RangeRecorder (range_recorder.h): pass 0's recorded operations and the
 // declines of the calls it leaves out.
-#include "tool/range_recorder.h"
+#include "tool/logic/range_recorder.h"
 
 #include <optional>
 #include <string>

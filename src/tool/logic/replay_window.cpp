@@ -1,5 +1,5 @@
 // The replay window's pass loop (see replay_window.h).
-#include "tool/replay_window.h"
+#include "tool/logic/replay_window.h"
 
 #include <algorithm>
 #include <chrono>

@@ -25,7 +25,7 @@
 #include "core/decline_reason.h"
 #include "core/recorded_program.h"
 #include "core/status.h"
-#include "tool/driver_calls.h"
+#include "tool/logic/driver_calls.h"
 
 namespace rangereplay::tool {
 

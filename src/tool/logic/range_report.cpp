@@ -1,5 +1,5 @@
 // A range's report record (see range_report.h).
-#include "tool/range_report.h"
+#include "tool/logic/range_report.h"
 
 #include <algorithm>
 #include <variant>

@@ -32,8 +32,8 @@
 
 #include "core/status.h"
 #include "report/report_model.h"
-#include "tool/range_report.h"
-#include "tool/replay_window.h"
+#include "tool/logic/range_report.h"
+#include "tool/logic/replay_window.h"
 
 namespace rangereplay::tool {
 

@@ -1,5 +1,5 @@
 // One run's counter pass of application range replay (see app_range_collector.h).
-#include "tool/app_range_collector.h"
+#include "tool/logic/app_range_collector.h"
 
 #include <unistd.h>
 

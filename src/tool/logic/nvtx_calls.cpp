@@ -1,5 +1,5 @@
 // Decoding of NVTX callbacks (see nvtx_calls.h).
-#include "tool/nvtx_calls.h"
+#include "tool/logic/nvtx_calls.h"
 
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>

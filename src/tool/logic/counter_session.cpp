@@ -1,5 +1,5 @@
 // The counter session's CUDA-free decisions (see counter_session.h).
-#include "tool/counter_session.h"
+#include "tool/logic/counter_session.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
 // --verify's divergences (see divergences.h).
-#include "tool/divergences.h"
+#include "tool/logic/divergences.h"
 
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // CUPTI's parameter structs (generated_cuda_meta.h) and one row per call.
 // A _ptsz/_ptds variant's struct has the same layout as its base call's, and
 // is read through it.
-#include "tool/driver_calls.h"
+#include "tool/logic/driver_calls.h"
 
 #include <cupti_driver_cbid.h>
 // cupti.h declares CUPTI only (no call is made here) and brings the
