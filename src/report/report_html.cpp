@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/kernel_groups.h"
+#include "report/kernel_sections.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 
@@ -66,10 +67,11 @@ details.kernel-blocks>summary{font-weight:bold;margin-top:1em;cursor:pointer}det
 constexpr std::string_view kPageScript = R"js(
 (function () {
   const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, group_rows: 0, first_groups: [],
-    kernel_blocks: 0, group_kernels_without_block: 0, opened_kernel: '', opened_group: '', opened_group_links: 0, errors: []};
+    kernel_blocks: 0, group_kernels_without_block: 0, section_tables: 0, findings: 0, opened_kernel: '', opened_group: '', opened_group_links: 0, errors: []};
   window.addEventListener('error', e => check.errors.push(String(e.message)));
   const report = JSON.parse(document.getElementById('rr-data').textContent);
   const groupsOf = JSON.parse(document.getElementById('rr-groups').textContent);
+  const sectionsOf = JSON.parse(document.getElementById('rr-sections').textContent);
   const root = document.getElementById('rr-root');
   const num = v => typeof v === 'string' ? (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : NaN) : v;
   const el = (tag, attrs, text) => {
@@ -221,6 +223,29 @@ constexpr std::string_view kPageScript = R"js(
   const fillKernel = (d, k) => {
     if (d.dataset.filled) return;
     d.dataset.filled = '1';
+    // Nsight Compute's sections (report/kernel_sections.h), then the
+    // guidance's findings, then every metric.
+    for (const s of sectionsOf[d.id] || []) {
+      add(d, el('h4', {class: 'section'}, s.title));
+      const st = add(d, el('table', {class: 'kernel-section'}));
+      let group = '';
+      for (const [g, label, value, unit] of s.rows) {
+        if (g !== group) { group = g; add(add(st, el('tr')), el('th', {class: 'l', colspan: '3'}, g)); }
+        const tr = add(st, el('tr')); add(tr, el('td', {class: 'l'}, label)); add(tr, el('td', {}, value)); add(tr, el('td', {class: 'l'}, unit));
+      }
+      check.section_tables++;
+    }
+    if ((k.guidance || []).length) {
+      add(d, el('h4', {class: 'section'}, 'Guidance'));
+      const ul = add(d, el('ul', {class: 'guidance'}));
+      for (const f of k.guidance) {
+        const li = add(ul, el('li'));
+        add(li, el('b', {}, f.title + ': '));
+        add(li, document.createTextNode(f.detail + ' ' + f.advice));
+        check.findings++;
+      }
+    }
+    add(d, el('h4', {class: 'section'}, 'Every metric'));
     const t = add(d, el('table', {class: 'kernel-metrics'}));
     const h = add(t, el('tr')); add(h, el('th', {class: 'l'}, 'metric')); add(h, el('th', {}, 'value')); add(h, el('th', {class: 'l'}, 'unit'));
     add(d, el('p', {class: 'note'}, `${k.name || k.mangled_name}; grid (${k.grid.join(',')}), block (${k.block.join(',')}), ${k.metrics.length} metrics`));
@@ -434,6 +459,26 @@ std::string groups_json(const Report& report) {
   return ranges.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Per kernel block id ("rr-r<range>-k<kernel>"), the kernel's sections
+// (kernel_sections.h) for its block: [{"title", "rows": [[group, label,
+// value, unit]]}]. Kernels without a section are left out.
+std::string sections_json(const Report& report) {
+  nlohmann::json blocks = nlohmann::json::object();
+  for (const RangeRecord& range : report.ranges) {
+    for (const KernelRecord& k : range.kernels) {
+      nlohmann::json sections = nlohmann::json::array();
+      for (const KernelSection& s : kernel_sections(k)) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const SectionRow& row : s.rows) rows.push_back({row.group, row.label, row.value, row.unit});
+        sections.push_back({{"title", s.title}, {"rows", std::move(rows)}});
+      }
+      if (!sections.empty())
+        blocks["rr-r" + std::to_string(range.index) + "-k" + std::to_string(k.index)] = std::move(sections);
+    }
+  }
+  return blocks.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 StatusOr<std::string> render_report_html(const Report& report, std::string_view chart_js) {
@@ -442,15 +487,17 @@ StatusOr<std::string> render_report_html(const Report& report, std::string_view 
   if (!chart_js.empty()) page += "<script>" + script_safe(chart_js) + "</script>\n";
   page += "</head><body>\n<div id=\"rr-root\"></div>\n<pre id=\"rr-check\" hidden></pre>\n";
   page += "<script type=\"application/json\" id=\"rr-data\">" + json_in_script(json) + "</script>\n";
-  std::string groups;
+  std::string groups, sections;
   try {
     groups = groups_json(report);
+    sections = sections_json(report);
   } catch (const std::bad_alloc&) {
-    return resource_exhausted("out of memory while writing the report's kernel groups");
+    return resource_exhausted("out of memory while writing the report's kernel groups and sections");
   } catch (const std::exception& e) {
-    return internal_error(std::string("cannot write the report's kernel groups: ") + e.what());
+    return internal_error(std::string("cannot write the report's kernel groups and sections: ") + e.what());
   }
   page += "<script type=\"application/json\" id=\"rr-groups\">" + json_in_script(groups) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"rr-sections\">" + json_in_script(sections) + "</script>\n";
   page += "<script>" + std::string(kPageScript) + "</script>\n</body></html>\n";
   return page;
 }

@@ -75,6 +75,12 @@ grep -q '<details class="kernel" id="rr-r1-k3" data-filled="1" open="">' "$out/s
   fail "the stream page does not open kernel 3 of range 1 at its link"
 grep -q '<td class="l">gpu__time_duration.sum</td><td>[0-9.]* µs</td><td class="l">nanosecond</td>' "$out/stream_full_h200.html.dom" ||
   fail "the stream page's kernel block has no duration in µs"
+# Its sections (Speed Of Light first) and the guidance's findings (memory bound).
+found "$out/stream_full_h200.html" 'c["section_tables"] >= 6 and c["findings"] >= 2'
+grep -q '<h4 class="section">GPU Speed Of Light Throughput</h4>' "$out/stream_full_h200.html.dom" ||
+  fail "the stream page's kernel block has no Speed Of Light section"
+grep -q '<li><b>Memory bound: </b>' "$out/stream_full_h200.html.dom" ||
+  fail "the stream page's kernel block does not say the kernel is memory bound"
 # The torch page opened at the second step's first kernel group: the 21
 # cutlass::Kernel2 SGEMMs (kernel_groups_test.cpp), each linked to its block.
 check "$out/torch_train_full_h200.html" 4 1120 "#rr-r1-g0"

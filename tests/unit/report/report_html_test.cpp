@@ -92,3 +92,26 @@ TEST(ReportHtml, the_full_set_has_every_metric_the_roofline_reads) {
 
 }  // namespace
 }  // namespace rangereplay::report
+
+namespace rangereplay::report {
+namespace {
+
+TEST(ReportHtml, embeds_each_kernels_sections_by_its_block_id) {
+  Report report = testing::sample_report();
+  RangeRecord& range = report.ranges[0];
+  ASSERT_FALSE(range.kernels.empty());
+  range.kernels[0].metrics.push_back({"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", 82.5});
+  const StatusOr<std::string> page = render_report_html(report, "");
+  ASSERT_TRUE(page.ok()) << page.status().to_string();
+  const std::string open = "<script type=\"application/json\" id=\"rr-sections\">";
+  const std::size_t at = page->find(open);
+  ASSERT_NE(at, std::string::npos);
+  const std::string sections = page->substr(at + open.size(), page->find("</script>", at) - at - open.size());
+  const std::string id = "\"rr-r" + std::to_string(range.index) + "-k" + std::to_string(range.kernels[0].index) + "\"";
+  EXPECT_NE(sections.find(id + ":[{\"rows\":["), std::string::npos) << sections;
+  EXPECT_NE(sections.find("[\"\",\"Compute (SM) Throughput\",\"82.50\",\"%\"]"), std::string::npos) << sections;
+  EXPECT_NE(sections.find("\"title\":\"GPU Speed Of Light Throughput\""), std::string::npos) << sections;
+}
+
+}  // namespace
+}  // namespace rangereplay::report
