@@ -81,8 +81,8 @@ TEST(KernelSections, the_stream_triad_kernel_shows_nsight_computes_sections_with
   const KernelRecord& k = stream_report().ranges.at(0).kernels.at(3);
   ASSERT_NE(k.name.find("stream_triad_kernel"), std::string::npos);
   const std::vector<KernelSection> sections = kernel_sections(k);
-  std::vector<std::string> titles;
-  for (const KernelSection& s : sections) titles.push_back(s.title);
+  std::vector<std::string> titles(sections.size());
+  std::transform(sections.begin(), sections.end(), titles.begin(), [](const KernelSection& s) { return s.title; });
   EXPECT_EQ(titles,
             (std::vector<std::string>{"GPU Speed Of Light Throughput", "Memory Workload Analysis",
                                       "Compute Workload Analysis", "Launch Statistics", "Occupancy",
