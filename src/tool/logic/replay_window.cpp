@@ -76,6 +76,18 @@ class PassEvents {
  private:
   ReplayStream& stream_;
 };
+// A pass's restore and replayed work as the GPU timed them (its events),
+// added to `t`.
+Status add_pass_times(ReplayStream& stream, report::StageTimings& t) {
+  RR_ASSIGN_OR_RETURN(const float restore_ms,
+                      stream.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
+  RR_ASSIGN_OR_RETURN(const float kernels_ms,
+                      stream.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
+  t.restore_ms += restore_ms;
+  t.kernels_ms += kernels_ms;
+  return ok_status();
+}
+
 }  // namespace
 
 Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded) {
@@ -130,12 +142,7 @@ StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, const std::string& range
   c = Clock::now();
   RR_ASSIGN_OR_RETURN(const bool all_submitted, counters.end_pass());
   t.counters_ms += ms_since(c);
-  RR_ASSIGN_OR_RETURN(const float restore_ms,
-                      stream.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
-  RR_ASSIGN_OR_RETURN(const float kernels_ms,
-                      stream.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
-  t.restore_ms += restore_ms;
-  t.kernels_ms += kernels_ms;
+  RR_RETURN_IF_ERROR(add_pass_times(stream, t));
   record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
   if (observer != nullptr) RR_RETURN_IF_ERROR(observer->replayed(record.pass_records.back(), t));
   return all_submitted;
@@ -274,12 +281,7 @@ Status BatchWindow::run_passes(std::vector<BatchMember>& members, std::size_t& c
       RR_RETURN_IF_ERROR(stream_.record(ReplayStream::Event::kWorkEnd));
       RR_RETURN_IF_ERROR(stream_.wait(ReplayStream::Event::kWorkEnd));
       if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(counters_.pop_range());
-      RR_ASSIGN_OR_RETURN(const float restore_ms,
-                          stream_.elapsed_ms(ReplayStream::Event::kRestoreBegin, ReplayStream::Event::kRestoreEnd));
-      RR_ASSIGN_OR_RETURN(const float kernels_ms,
-                          stream_.elapsed_ms(ReplayStream::Event::kWorkBegin, ReplayStream::Event::kWorkEnd));
-      t.restore_ms += restore_ms;
-      t.kernels_ms += kernels_ms;
+      RR_RETURN_IF_ERROR(add_pass_times(stream_, t));
       m.record->pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
     }
     c = Clock::now();
