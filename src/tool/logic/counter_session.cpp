@@ -109,8 +109,8 @@ void CounterSession::flush_standing_pass(const char* why, std::vector<report::Ra
   if (s.ok()) s = backend_->decode().status();
   if (s.ok()) {
     auto v = backend_->evaluate();
-    if (v.ok()) values = std::move(v).value();
     s = v.status();
+    if (v.ok()) values = std::move(v).value();
   }
   backend_->set_mode(configured_mode()).ignore();
   if (debug_) debug_("standing pass flushed: " + std::string(why) + ": " + s.to_string());

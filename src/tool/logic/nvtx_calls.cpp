@@ -166,7 +166,7 @@ std::string utf8(const wchar_t* text) {
   if (text == nullptr) return out;
   for (const wchar_t* w = text; *w != 0; ++w) {
     auto c = static_cast<std::uint32_t>(*w);
-    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = '?';
+    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = U'?';
     if (c < 0x80) {
       out.push_back(static_cast<char>(c));
     } else if (c < 0x800) {
