@@ -121,7 +121,9 @@ TEST(ReportView, details_show_one_kernel_by_section_with_labels_units_and_values
       const std::size_t line = text.find(label, group) + 1;
       ASSERT_NE(line, 0u) << row.label;
       const std::string shown = text.substr(line, text.find('\n', line) - line);
-      if (!row.unit.empty()) EXPECT_NE(shown.find(" " + row.unit + " "), std::string::npos) << shown;
+      if (!row.unit.empty()) {
+        EXPECT_NE(shown.find(" " + row.unit + " "), std::string::npos) << shown;
+      }
       EXPECT_TRUE(shown.ends_with(" " + row.value)) << shown;
     }
   }
