@@ -220,7 +220,9 @@ KernelGroups group_kernels(const RangeRecord& range) {
     if (s.compute_ns > 0) s.group.sol_compute_pct = s.compute_weighted / s.compute_ns;
     if (out.total_ns > 0) s.group.share_pct = 100.0 * s.group.total_ns / out.total_ns;
     const bool timed = s.group.kernels_with_duration > 0;
-    const auto weight = [&](std::size_t member) { return timed ? s.member_ns[member].value_or(0) : 1.0; };
+    // Not the structured binding itself: clang 14 cannot capture one.
+    const std::vector<std::optional<double>>& member_ns = s.member_ns;
+    const auto weight = [&](std::size_t member) { return timed ? member_ns[member].value_or(0) : 1.0; };
     s.group.bottleneck = heaviest(s.group.member_bottlenecks, weight);
     s.group.top_stall = heaviest(s.group.member_top_stalls, weight);
     order.push_back(&s);
