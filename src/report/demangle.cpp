@@ -19,4 +19,8 @@ std::string demangle(std::string_view mangled) {
   return std::string(demangled.get());
 }
 
+std::string kernel_display_name(const KernelRecord& kernel) {
+  return kernel.name.empty() ? demangle(kernel.mangled_name) : kernel.name;
+}
+
 }  // namespace rangereplay::report

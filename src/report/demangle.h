@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "report/report_model.h"
+
 namespace rangereplay::report {
 
 /// The Itanium C++ ABI demangling of `mangled` (GCC's abi::__cxa_demangle).
@@ -15,5 +17,9 @@ namespace rangereplay::report {
 /// extern "C" kernel) and names the demangler rejects are returned
 /// unchanged, so a C kernel named "f" never turns into "float".
 std::string demangle(std::string_view mangled);
+
+/// A kernel's name as the reports print it: its (demangled) name, or the
+/// demangling of its mangled name when the record has no name.
+std::string kernel_display_name(const KernelRecord& kernel);
 
 }  // namespace rangereplay::report

@@ -15,9 +15,6 @@ namespace {
 
 using K = QuantityKind;
 
-constexpr std::string_view kComputeRole = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-constexpr std::string_view kMemoryRole = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
-
 struct Unit {
   std::string_view name;
   std::string_view role;
@@ -101,8 +98,8 @@ std::optional<Finding> bottleneck_rule(const MetricLookup& metrics) {
   if (!v) return std::nullopt;
   Finding f;
   f.rule = "bottleneck";
-  const std::optional<Got> compute = get(metrics, "Compute (SM) Throughput", kComputeRole, K::kPercent);
-  const std::optional<Got> memory = get(metrics, "Memory Throughput", kMemoryRole, K::kPercent);
+  const std::optional<Got> compute = get(metrics, "Compute (SM) Throughput", kSolComputeRole, K::kPercent);
+  const std::optional<Got> memory = get(metrics, "Memory Throughput", kSolMemoryRole, K::kPercent);
   f.values = {compute->value, memory->value};
   std::string busiest;
   if (!v->busiest_unit.empty()) {
@@ -407,8 +404,8 @@ std::string_view bottleneck_name(Bottleneck b) {
 double BottleneckVerdict::memory_side_pct() const { return std::max(memory_pct, busiest_unit_pct); }
 
 std::optional<BottleneckVerdict> classify_bottleneck(const MetricLookup& metrics) {
-  const std::optional<double> compute = role_value(metrics, kComputeRole);
-  const std::optional<double> memory = role_value(metrics, kMemoryRole);
+  const std::optional<double> compute = role_value(metrics, kSolComputeRole);
+  const std::optional<double> memory = role_value(metrics, kSolMemoryRole);
   if (!compute || !memory) return std::nullopt;
   BottleneckVerdict v;
   v.compute_pct = *compute;

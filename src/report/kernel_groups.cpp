@@ -181,7 +181,7 @@ KernelGroups group_kernels(const RangeRecord& range) {
   std::map<std::string, Sums> by_name;
   KernelGroups out;
   for (const KernelRecord& k : range.kernels) {
-    const std::string full = k.name.empty() ? demangle(k.mangled_name) : k.name;
+    const std::string full = kernel_display_name(k);
     std::string short_name = kernel_short_name(full);
     auto [it, inserted] = by_name.try_emplace(short_name);
     Sums& s = it->second;
@@ -195,7 +195,7 @@ KernelGroups group_kernels(const RangeRecord& range) {
     const std::vector<StallShare> stalls = top_stalls(lookup, 1);
     s.group.member_bottlenecks.emplace_back(verdict ? bottleneck_name(verdict->kind) : std::string_view());
     s.group.member_top_stalls.push_back(stalls.empty() ? std::string() : stalls.front().reason);
-    const MetricValue* duration = find_metric(k, kGroupDurationMetric);
+    const MetricValue* duration = find_metric(k, kDurationRole);
     const std::optional<double> ns = duration != nullptr ? to_ns(duration->value, duration->unit) : std::nullopt;
     s.member_ns.push_back(ns);
     if (!ns) continue;
@@ -203,11 +203,11 @@ KernelGroups group_kernels(const RangeRecord& range) {
     s.group.total_ns += *ns;
     out.total_ns += *ns;
     ++out.kernels_with_duration;
-    if (const MetricValue* m = find_metric(k, kGroupSolMemoryMetric)) {
+    if (const MetricValue* m = find_metric(k, kSolMemoryRole)) {
       s.memory_weighted += m->value * *ns;
       s.memory_ns += *ns;
     }
-    if (const MetricValue* m = find_metric(k, kGroupSolComputeMetric)) {
+    if (const MetricValue* m = find_metric(k, kSolComputeRole)) {
       s.compute_weighted += m->value * *ns;
       s.compute_ns += *ns;
     }

@@ -23,17 +23,10 @@
 #include <string_view>
 #include <vector>
 
+#include "report/kernel_sections.h"
 #include "report/report_model.h"
 
 namespace rangereplay::report {
-
-/// The per-kernel duration metric the groups sum.
-inline constexpr std::string_view kGroupDurationMetric = "gpu__time_duration.sum";
-/// Speed Of Light memory throughput, percent of peak.
-inline constexpr std::string_view kGroupSolMemoryMetric =
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
-/// Speed Of Light compute (SM) throughput, percent of peak.
-inline constexpr std::string_view kGroupSolComputeMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 
 /// One group of a range's kernels that share a short name.
 struct KernelGroup {

@@ -30,6 +30,12 @@
 
 namespace rangereplay::report {
 
+/// Nsight Compute's headline roles (GH100 spelling): a kernel's duration and
+/// its Speed Of Light compute (SM) and memory throughputs, percent of peak.
+inline constexpr std::string_view kDurationRole = "gpu__time_duration.sum";
+inline constexpr std::string_view kSolComputeRole = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr std::string_view kSolMemoryRole = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+
 /// How a row's value is shown. Decimals are fixed per kind.
 enum class QuantityKind {
   kPercent,         // "47.47" "%" (2 decimals)

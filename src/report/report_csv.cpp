@@ -29,10 +29,6 @@ void append_row(std::string& out, std::initializer_list<std::string_view> fields
 
 std::string_view status_of(const RangeRecord& range) { return range.declined ? "declined" : "replayed"; }
 
-std::string kernel_display_name(const KernelRecord& kernel) {
-  return kernel.name.empty() ? demangle(kernel.mangled_name) : kernel.name;
-}
-
 }  // namespace
 
 std::string csv_field(std::string_view text) {

@@ -78,7 +78,7 @@ void append_metric_table(std::string& out, const std::vector<MetricValue>& metri
 
 void append_kernel(std::string& out, const KernelRecord& kernel, const ColumnWidths& widths,
                    const TableOptions& options) {
-  const std::string name = escape_controls(kernel.name.empty() ? demangle(kernel.mangled_name) : kernel.name);
+  const std::string name = escape_controls(kernel_display_name(kernel));
   out += fmt::format("  kernel {}: {} {}x{}", kernel.index, truncate_middle(name, options.max_kernel_name_width),
                      format_dim3(kernel.grid), format_dim3(kernel.block));
   if (kernel.shared_mem_bytes > 0) out += ", shared " + format_bytes(kernel.shared_mem_bytes);

@@ -27,14 +27,6 @@ namespace {
 constexpr std::string_view kRegexPrefix = "regex:";
 constexpr std::string_view kOtherGroup = "Other";
 
-// The metrics of the summary page: Nsight Compute's duration and its two
-// Speed Of Light headline throughputs.
-constexpr std::string_view kDurationMetric = "gpu__time_duration.sum";
-constexpr std::string_view kComputeMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-constexpr std::string_view kMemoryMetric = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
-
-std::string kernel_name_of(const KernelRecord& k) { return k.name.empty() ? demangle(k.mangled_name) : k.name; }
-
 // The sections a report's metrics are shown in: those of the set that covers
 // most of the collected names, each name mapped to its first section.
 class SectionIndex {
@@ -154,7 +146,7 @@ std::string format_optional_pct(std::optional<double> pct) { return pct ? fmt::f
 std::string launch_of(const KernelRecord& k) { return format_dim3(k.grid) + "x" + format_dim3(k.block); }
 
 std::string shown_name(const KernelRecord& k) {
-  return truncate_middle(escape_controls(kernel_name_of(k)), kViewKernelNameWidth);
+  return truncate_middle(escape_controls(kernel_display_name(k)), kViewKernelNameWidth);
 }
 
 std::string render_summary(const Report& report) {
@@ -167,10 +159,10 @@ std::string render_summary(const Report& report) {
     out += fmt::format("  {:>5} {:>10} {:>9} {:>8}  {:<{}}  {}\n", "#", "Duration", "Compute%", "Memory%",
                        "Grid x Block", launch_width, "Kernel");
     for (const KernelRecord& k : range.kernels) {
-      const std::optional<double> ns = value_of(k.metrics, kDurationMetric);
+      const std::optional<double> ns = value_of(k.metrics, kDurationRole);
       out += fmt::format("  {:>5} {:>10} {:>9} {:>8}  {:<{}}  {}\n", k.index, ns ? format_ns(*ns) : "-",
-                         format_optional_pct(value_of(k.metrics, kComputeMetric)),
-                         format_optional_pct(value_of(k.metrics, kMemoryMetric)), launch_of(k), launch_width,
+                         format_optional_pct(value_of(k.metrics, kSolComputeRole)),
+                         format_optional_pct(value_of(k.metrics, kSolMemoryRole)), launch_of(k), launch_width,
                          shown_name(k));
     }
   }
@@ -281,9 +273,9 @@ std::string render_details(const Report& report) {
       // The name on a line of its own, shortened to the page's width; the
       // launch below it.
       const std::string prefix = fmt::format("  kernel {}: ", k.index);
-      out += prefix + truncate_middle(escape_controls(kernel_name_of(k)), kTextWidth - prefix.size()) + "\n";
+      out += prefix + truncate_middle(escape_controls(kernel_display_name(k)), kTextWidth - prefix.size()) + "\n";
       out += "    launch " + launch_of(k);
-      if (const std::optional<double> ns = value_of(k.metrics, kDurationMetric)) out += ", " + format_ns(*ns);
+      if (const std::optional<double> ns = value_of(k.metrics, kDurationRole)) out += ", " + format_ns(*ns);
       out += "\n";
       const std::vector<KernelSection> kernel_secs = kernel_sections(k);
       append_sections(out, kernel_secs);
@@ -346,7 +338,7 @@ StatusOr<Report> filter_report(const Report& report, const ViewFilter& filter) {
   for (RangeRecord& range : out.ranges) {
     kernels_before += range.kernels.size();
     std::erase_if(range.kernels, [&](const KernelRecord& k) {
-      const std::string name = kernel_name_of(k);
+      const std::string name = kernel_display_name(k);
       return pattern ? !RE2::PartialMatch(name, *pattern) : name.find(filter.kernel_name) == std::string::npos;
     });
     range.range_metrics.clear();

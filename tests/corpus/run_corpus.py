@@ -1389,6 +1389,24 @@ def render_table(results, hangs, header_lines=()):
     return "\n".join(out) + "\n"
 
 
+def status_counts(results, statuses):
+    """', N <status>' for each of `statuses` that some result has, in that order."""
+    text = ""
+    for status in statuses:
+        n = sum(1 for r in results if r["status"] == status)
+        if n:
+            text += f", {n} {status}"
+    return text
+
+
+def ran_line(results, clean_word):
+    """'N ran (U <clean_word>, C with problems), K unavailable, S skipped' (the ml and multigpu runners)."""
+    ran = [r for r in results if r["status"] == "ran"]
+    clean = [r for r in ran if not r["problems"]]
+    return (f"{len(ran)} ran ({len(clean)} {clean_word}, {len(ran) - len(clean)} with problems)"
+            + status_counts(results, ("unavailable", "skipped")))
+
+
 def count_line(results):
     """'N ran (U unchanged, C changed, H hung, M without report), ...'."""
     ran = [r for r in results if r["status"] == "ran"]
@@ -1396,13 +1414,8 @@ def count_line(results):
     changed = [r for r in ran if r.get("changed")]
     norep = [r for r in ran if any(x.get("report_problem") for x in r.get("tool", []))]
     clean = [r for r in ran if not r["problems"]]
-    text = (f"{len(ran)} ran ({len(clean)} unchanged, {len(changed)} changed, {len(hung)} hung, "
-            f"{len(norep)} without a report)")
-    for status in ("not built", "unrunnable", "skipped"):
-        n = sum(1 for r in results if r["status"] == status)
-        if n:
-            text += f", {n} {status}"
-    return text
+    return (f"{len(ran)} ran ({len(clean)} unchanged, {len(changed)} changed, {len(hung)} hung, "
+            f"{len(norep)} without a report)" + status_counts(results, ("not built", "unrunnable", "skipped")))
 
 
 def suite_status(results, hangs):

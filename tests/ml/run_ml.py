@@ -332,13 +332,7 @@ def totals(results):
 
 def count_line(results):
     """'N ran (U unchanged, C with problems), ...; ranges replayed R/T (P%)'."""
-    ran = [r for r in results if r["status"] == "ran"]
-    clean = [r for r in ran if not r["problems"]]
-    text = f"{len(ran)} ran ({len(clean)} unchanged, {len(ran) - len(clean)} with problems)"
-    for status in ("unavailable", "skipped"):
-        n = sum(1 for r in results if r["status"] == status)
-        if n:
-            text += f", {n} {status}"
+    text = rc.ran_line(results, "unchanged")
     replayed, total = totals(results)
     if total:
         text += f"; ranges replayed under --set full: {replayed}/{total} ({100.0 * replayed / total:.0f}%)"

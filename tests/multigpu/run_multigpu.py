@@ -455,14 +455,7 @@ def render_table(results, header_lines=()):
 
 
 def count_line(results):
-    ran = [r for r in results if r["status"] == "ran"]
-    ok = [r for r in ran if not r["problems"]]
-    text = f"{len(ran)} ran ({len(ok)} as expected, {len(ran) - len(ok)} with problems)"
-    for status in ("unavailable", "skipped"):
-        n = sum(1 for r in results if r["status"] == status)
-        if n:
-            text += f", {n} {status}"
-    return text
+    return rc.ran_line(results, "as expected")
 
 
 def suite_status(results):

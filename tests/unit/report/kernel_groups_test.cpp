@@ -99,18 +99,16 @@ KernelRecord kernel(std::uint32_t index, std::string name, std::vector<MetricVal
 
 TEST(KernelGroups, sums_weights_and_sorts) {
   RangeRecord r;
-  r.kernels.push_back(
-      kernel(0, "void ns::a<1>(int)",
-             {metric(kGroupDurationMetric, "nanosecond", 100), metric(kGroupSolMemoryMetric, "percent", 80),
-              metric(kGroupSolComputeMetric, "percent", 10)}));
+  r.kernels.push_back(kernel(0, "void ns::a<1>(int)",
+                             {metric(kDurationRole, "nanosecond", 100), metric(kSolMemoryRole, "percent", 80),
+                              metric(kSolComputeRole, "percent", 10)}));
   r.kernels.push_back(kernel(1, "b(float*)",
-                             {metric(kGroupDurationMetric, "usecond", 1), metric(kGroupSolMemoryMetric, "percent", 5),
-                              metric(kGroupSolComputeMetric, "percent", 90)}));
-  r.kernels.push_back(
-      kernel(2, "void ns::a<2>(int)",
-             {metric(kGroupDurationMetric, "nanosecond", 300), metric(kGroupSolMemoryMetric, "percent", 40)}));
+                             {metric(kDurationRole, "usecond", 1), metric(kSolMemoryRole, "percent", 5),
+                              metric(kSolComputeRole, "percent", 90)}));
+  r.kernels.push_back(kernel(2, "void ns::a<2>(int)",
+                             {metric(kDurationRole, "nanosecond", 300), metric(kSolMemoryRole, "percent", 40)}));
   // Named by its mangled name only: demangled here.
-  KernelRecord mangled = kernel(3, "", {metric(kGroupDurationMetric, "nanosecond", 100)});
+  KernelRecord mangled = kernel(3, "", {metric(kDurationRole, "nanosecond", 100)});
   mangled.mangled_name = "_Z1bPf";
   r.kernels.push_back(mangled);
   r.kernels.push_back(kernel(4, "c", {}));  // no duration
@@ -141,7 +139,7 @@ TEST(KernelGroups, sums_weights_and_sorts) {
 
 TEST(KernelGroups, a_duration_in_a_unit_not_known_is_left_out) {
   RangeRecord r;
-  r.kernels.push_back(kernel(0, "k(int)", {metric(kGroupDurationMetric, "cycle", 100)}));
+  r.kernels.push_back(kernel(0, "k(int)", {metric(kDurationRole, "cycle", 100)}));
   const KernelGroups g = group_kernels(r);
   ASSERT_EQ(g.groups.size(), 1u);
   EXPECT_EQ(g.kernels_with_duration, 0u);
@@ -158,12 +156,12 @@ TEST(KernelGroups, the_bottleneck_and_top_stall_are_those_with_the_most_of_the_g
   // group is compute bound; a member without Speed Of Light values has none.
   const auto member = [](std::uint32_t index, double ns, double memory_pct, double compute_pct) {
     return kernel(index, "void k<" + std::to_string(index) + ">(int)",
-                  {metric(kGroupDurationMetric, "nanosecond", ns), metric(kGroupSolMemoryMetric, "%", memory_pct),
-                   metric(kGroupSolComputeMetric, "%", compute_pct)});
+                  {metric(kDurationRole, "nanosecond", ns), metric(kSolMemoryRole, "%", memory_pct),
+                   metric(kSolComputeRole, "%", compute_pct)});
   };
   RangeRecord r;
   r.kernels = {member(0, 100, 80, 10), member(1, 100, 85, 12), member(2, 300, 20, 90),
-               kernel(3, "void k<3>(int)", {metric(kGroupDurationMetric, "nanosecond", 50)})};
+               kernel(3, "void k<3>(int)", {metric(kDurationRole, "nanosecond", 50)})};
   const KernelGroups g = group_kernels(r);
   ASSERT_EQ(g.groups.size(), 1u);
   const KernelGroup& k = g.groups[0];
@@ -199,15 +197,15 @@ TEST(KernelGroups, on_the_torch_training_step) {
     double ns = 0, all_ns = 0, memory = 0, compute = 0;
     std::set<std::string> names;
     for (const KernelRecord& k : range.kernels) {
-      const MetricValue* d = find(k, kGroupDurationMetric);
+      const MetricValue* d = find(k, kDurationRole);
       ASSERT_NE(d, nullptr);
       ASSERT_EQ(d->unit, "nanosecond");
       all_ns += d->value;
       if (k.name.rfind("void cutlass::Kernel2<", 0) != 0) continue;
       ++count;
       ns += d->value;
-      memory += find(k, kGroupSolMemoryMetric)->value * d->value;
-      compute += find(k, kGroupSolComputeMetric)->value * d->value;
+      memory += find(k, kSolMemoryRole)->value * d->value;
+      compute += find(k, kSolComputeRole)->value * d->value;
       names.insert(k.name);
     }
     ASSERT_FALSE(g.groups.empty());
