@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <optional>
 
 #include "core/ascii.h"
 #include "core/elapsed.h"
@@ -61,6 +63,49 @@ const char* counter_ranges_name(const ActiveRange& range, RangeMetrics configure
 // Declines `range` (the first decline reason wins).
 void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
+}
+
+// What one range brings to a replay window, owned together (the
+// re-submission refers to the replayer, the verifier to the restore): the
+// replayer of its recorded program, its restore strategy on the tool's
+// stream (differential through its digest plan, else full) with --verify's
+// observer, and the per-kernel user ranges its re-submission pushes.
+struct WindowMember {
+  std::optional<Replayer> replayer;
+  std::unique_ptr<RestoreStrategy> restore;
+  std::unique_ptr<ReplayObserver> verifier;
+  std::unique_ptr<KernelCounterRanges> kernel_ranges;
+  std::unique_ptr<ReplayerResubmission> resubmission;
+};
+
+// `range`'s window member. `verify`: with its --verify observer (and the
+// differential restore's verify digests). `kernel_ranges`: the re-submission
+// pushes a user range named `kernel_range_prefix`#i around each kernel i.
+// Errors: the replayer's (a recorded program that cannot be replayed).
+StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
+                                                      bool verify, CounterBackend* kernel_ranges,
+                                                      const std::string& kernel_range_prefix) {
+  if (!range.snapshot) return internal_error("multi-pass range without a snapshot");
+  auto m = std::make_unique<WindowMember>();
+  RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
+  m->replayer.emplace(std::move(replayer));
+  // With differential restore, one digest plan serves the whole window: the
+  // exit capture, every entry restore, --verify and the exit hand-back.
+  if (range.restore_plan) {
+    auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
+                                                              stream, verify, range.record);
+    if (verify) m->verifier = differential_restore_verifier(range, *differential, stream);
+    m->restore = std::move(differential);
+  } else {
+    m->restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), stream);
+    if (verify) m->verifier = full_restore_verifier(range, stream);
+  }
+  if (verify && range.write_set) m->verifier = write_set_verifier(range, std::move(m->verifier), stream);
+  m->restore = corrupt_restores_for_tests(std::move(m->restore), range.allocations, stream);
+  if (kernel_ranges != nullptr)
+    m->kernel_ranges = std::make_unique<KernelCounterRanges>(*kernel_ranges, kernel_range_prefix);
+  m->resubmission = std::make_unique<ReplayerResubmission>(*m->replayer, stream, m->kernel_ranges.get());
+  return m;
 }
 
 }  // namespace
@@ -1015,38 +1060,26 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     return;
   }
   const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
-  // Each member's parts, as the replay window's (replay_window()), with its
-  // own counter ranges.
-  std::vector<Replayer> replayers;
-  std::vector<std::unique_ptr<RestoreStrategy>> restores;
-  std::vector<std::unique_ptr<KernelCounterRanges>> brackets;
-  std::vector<std::unique_ptr<ReplayerResubmission>> resubmissions;
-  std::vector<BatchMember> members;
+  // Each member's parts, as the immediate window's (replay_window()), with
+  // its own counter ranges: one per kernel, pushed by its re-submission, or
+  // one around its replay.
+  std::vector<std::unique_ptr<WindowMember>> parts;
+  std::vector<ReplayMember> members;
   std::vector<std::size_t> first_row;
   std::size_t counter_ranges = 0;
-  replayers.reserve(batch.size());
   for (std::size_t i = 0; i < batch.size() && s.ok(); ++i) {
     ActiveRange& range = *batch[i];
-    StatusOr<Replayer> replayer =
-        range.snapshot ? Replayer::create(range.program) : internal_error("deferred range without a snapshot");
-    if (!replayer.ok()) {
-      s = replayer.status();
+    const std::string prefix = "b" + std::to_string(i);
+    StatusOr<std::unique_ptr<WindowMember>> member = window_member(
+        range, range_globals(range), tool_stream_, false, per_kernel ? &counters_->backend() : nullptr, prefix);
+    if (!member.ok()) {
+      s = member.status();
       break;
     }
-    replayers.push_back(std::move(replayer).value());
-    RangeGlobals globals = range_globals(range);
-    if (range.restore_plan) {
-      restores.push_back(std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
-                                                               tool_stream_, false, range.record));
-    } else {
-      restores.push_back(std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_));
-    }
-    const std::string prefix = "b" + std::to_string(i);
-    brackets.push_back(per_kernel ? std::make_unique<KernelCounterRanges>(counters_->backend(), prefix) : nullptr);
-    resubmissions.push_back(
-        std::make_unique<ReplayerResubmission>(replayers.back(), tool_stream_, brackets.back().get()));
-    members.push_back(BatchMember{restores.back().get(), resubmissions.back().get(), per_kernel ? "" : prefix,
-                                  &range.record, [this, &range] { return unloaded_since_end(range); }});
+    parts.push_back(std::move(member).value());
+    members.push_back(ReplayMember{parts.back()->restore.get(), parts.back()->resubmission.get(), &range.record,
+                                   per_kernel ? "" : prefix, nullptr,
+                                   [this, &range] { return unloaded_since_end(range); }, std::nullopt});
     first_row.push_back(counter_ranges);
     counter_ranges += batch_counter_ranges(range);
   }
@@ -1055,7 +1088,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   if (s.ok()) s = counters_->backend().begin_range();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    BatchWindow window(*counters_, stream, pass_count(), flush_on_tool_stream());
+    ReplayWindow window(ReplayWindowParts{*counters_, stream, "batch", {}, flush_on_tool_stream()}, pass_count());
     s = window.run(members);
   }
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
@@ -1155,52 +1188,38 @@ RangeGlobals RangeController::range_globals(ActiveRange& range) {
 
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
-  if (!range.snapshot)
-    return replay_window_decline(internal_error("multi-pass range without a snapshot"), module_unloaded);
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = parts_.inventory.lock();
-  StatusOr<Replayer> replayer = Replayer::create(range.program);
-  if (!replayer.ok()) return replay_window_decline(replayer.status(), module_unloaded);
-
-  // With differential restore, one digest plan serves the whole window: the
-  // exit capture, every entry restore, --verify and the exit hand-back.
-  RangeGlobals globals = range_globals(range);
-  std::unique_ptr<RestoreStrategy> restore;
-  std::unique_ptr<ReplayObserver> verifier;
-  if (range.restore_plan) {
-    auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
-                                                              tool_stream_, parts_.config.verify, range.record);
-    if (parts_.config.verify) verifier = differential_restore_verifier(range, *differential, tool_stream_);
-    restore = std::move(differential);
-  } else {
-    restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), tool_stream_);
-    if (parts_.config.verify) verifier = full_restore_verifier(range, tool_stream_);
-  }
-  if (parts_.config.verify && range.write_set) verifier = write_set_verifier(range, std::move(verifier), tool_stream_);
-  restore = corrupt_restores_for_tests(std::move(restore), range.allocations, tool_stream_);
-
-  KernelCounterRanges kernel_ranges(counters_->backend());
-  ReplayerResubmission resubmission(*replayer, tool_stream_, range.kernel_counter_ranges ? &kernel_ranges : nullptr);
+  StatusOr<std::unique_ptr<WindowMember>> member =
+      window_member(range, range_globals(range), tool_stream_, parts_.config.verify,
+                    range.kernel_counter_ranges ? &counters_->backend() : nullptr, "k");
+  if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
+  std::vector<ReplayMember> members{
+      ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record, "",
+                   (*member)->verifier.get(), module_unloaded,
+                   ReplayNotes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size(),
+                               range.pass0_stopped_at_capture}}};
   EventReplayStream stream(tool_stream_);
-  ReplayWindow window(
-      ReplayWindowParts{*restore, *counters_, resubmission, stream, verifier.get(), module_unloaded,
-                        [this, &range](std::size_t pass) {
-                          progress(range, pass + 1);
-                          debug("replay pass %s%ld", "", static_cast<long>(pass));
-                        },
-                        flush_on_tool_stream(),
-                        coordinated() ? std::function<Status(std::size_t)>([this, &range](std::size_t pass) {
-                          ++range.rendezvous_barriers;
-                          Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
-                                                 : failed_precondition("rendezvous: not connected");
-                          return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
-                        })
-                                      : std::function<Status(std::size_t)>(),
-                        after_counters_start(range)},
-      pass_count());
-  const ReplayNotes notes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size(),
-                          range.pass0_stopped_at_capture};
-  return window.run(range.name, notes, range.record);
+  ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
+                                        [this, &range](std::size_t pass) {
+                                          progress(range, pass + 1);
+                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                                        },
+                                        flush_on_tool_stream(), pass_barrier(range), after_counters_start(range)},
+                      pass_count());
+  const Status s = window.run(members);
+  if (s.ok()) return std::nullopt;
+  return replay_window_decline(s, module_unloaded);
+}
+
+std::function<Status(std::size_t)> RangeController::pass_barrier(ActiveRange& range) {
+  if (!coordinated()) return {};
+  return [this, &range](std::size_t pass) {
+    ++range.rendezvous_barriers;
+    Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
+                           : failed_precondition("rendezvous: not connected");
+    return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
+  };
 }
 
 Status RangeController::evaluate(ActiveRange& range) {

@@ -266,10 +266,14 @@ class RangeController {
   std::optional<Decline> agree_with_peers(const ActiveRange& range);
   // Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
-  // The replayed passes (tool/logic/replay_window.h) over the range's restore
-  // strategy, with --verify as its observer; nullopt when every pass ran, or
-  // the range's decline. The exit state is restored either way.
+  // The replayed passes (tool/logic/replay_window.h) of `range` alone, over
+  // its restore strategy, with --verify as its observer; nullopt when every
+  // pass ran, or the range's decline. The exit state is restored either way.
   std::optional<Decline> replay_window(ActiveRange& range);
+  // --collectives replay with coordinated ends: the window's barrier with
+  // the job's other ranks before each pass's submit and before the exit
+  // hand-back (counted in range.rendezvous_barriers); empty otherwise.
+  std::function<Status(std::size_t)> pass_barrier(ActiveRange& range);
   // The capture and restore of `range`'s module variables and pinned buffers
   // (module_globals.h) on the tool's stream, for its restore strategy.
   RangeGlobals range_globals(ActiveRange& range);

@@ -1,33 +1,47 @@
-// ReplayWindow: the replayed passes of one range, after pass 0: the exit
-// state captured once, then one pass per call until the counter session has
-// every pass it needs, then the application's own exit state handed back.
+// ReplayWindow: the one pass loop. It replays one range, or several ranges
+// whose replays were deferred, after their pass 0: each member's exit state
+// captured once, then one counter pass per turn until the counter session
+// has every pass it needs, then every member's exit state handed back. The
+// immediate path is a window of one member.
 //
-//   capture_exit                                        (RestoreStrategy)
-//   verify.begin
-//   for each replayed pass:
-//     restore entry -> read back -> sync                (RestoreStrategy, ReplayStream)
-//     verify.restored(previous pass)
-//     start pass -> re-submit -> end pass               (CounterPasses, Resubmission)
-//     verify.replayed(this pass)
-//   verify.before_exit_restore -> restore exit -> verify.exit_restored
+//   for each member: capture_exit, verify.begin          (RestoreStrategy)
+//   for each counter pass:
+//     for each member:
+//       restore entry -> read back -> flush -> sync      (RestoreStrategy, ReplayStream)
+//       verify.restored(its previous pass)
+//       first member: start pass, after_counters_start   (CounterPasses)
+//       push its counter range (if any) -> re-submit -> wait -> pop
+//     end pass; for each member: verify.replayed(this pass)
+//   for each member: notes, verify.before_exit_restore
+//   for each member, last first: restore exit; then verify.exit_restored
 //
-// The GPU work sits behind small interfaces so that the order of the calls,
-// the exit-state hand-back and the decline of a failed window are decided
-// here, testable on the CPU with fakes (tests/unit/tool/replay_window_test.cpp):
-// RestoreStrategy (full restore from the snapshot, differential restore
-// through the digest plan: tool/restore_strategy.h), CounterPasses (the
-// counter session's passes), Resubmission (the Replayer on the tool's
+// Every member's restore runs outside its counter ranges and has finished
+// before they open: the first member's before the pass starts (so a pass of
+// CUPTI's automatic per-kernel ranges counts none of it), a later member's
+// inside the pass but between counter ranges (a window of several members
+// counts user ranges only: CounterPasses::push_range).
+//
+// The steps that depend on the range are chosen once, by the caller, as the
+// window's parts: the restore strategy (full restore from the snapshot, or
+// differential restore through the digest plan: tool/restore_strategy.h),
+// the cache flush, the lead-in after the counters start, the rendezvous
+// barrier, the --verify observer. The GPU work sits behind small interfaces,
+// so the order of the calls, the exit-state hand-back and the decline of a
+// failed window are decided here, testable on the CPU with fakes
+// (tests/unit/tool/replay_window_test.cpp): RestoreStrategy, CounterPasses
+// (the counter session's passes), Resubmission (the Replayer on the tool's
 // stream), ReplayStream (the tool's stream: pass timing events and waits) and
-// an optional ReplayObserver (--verify: tool/verify.h).
+// an optional ReplayObserver per member (--verify: tool/verify.h).
 //
-// Whatever step fails from the exit capture on, the exit state is restored
-// before run() returns (the pass events and the observer's GPU objects are
-// released and an open counter pass is ended first); the failure becomes the range's decline:
+// Whatever step fails from the first exit capture on, every member captured
+// so far gets its exit state back before run() returns (the pass events and
+// the observers' GPU objects are released and an open counter pass is ended
+// first); replay_window_decline turns the failure into the ranges' decline:
 // module_unload_in_range when another thread unloaded a module since the
 // range ended, replay_failed otherwise.
 //
-// Thread-safety: one window at a time, on the range's thread (the caller
-// holds the tool's lock and the inventory's).
+// Thread-safety: one window at a time, on the thread that holds the tool's
+// lock and the inventory's.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +49,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/decline.h"
 #include "core/status.h"
@@ -136,32 +151,51 @@ struct ReplayNotes {
   bool pass0_stopped_at_capture = false;  // pass 0 counted until a stream capture began in it
 };
 
-struct ReplayWindowParts {
-  RestoreStrategy& restore;
-  CounterPasses& counters;
-  Resubmission& resubmission;
-  ReplayStream& stream;
-  ReplayObserver* observer = nullptr;  // --verify; null without
-  // Whether another thread has unloaded a module since the range ended (its
-  // kernels cannot be launched again).
+/// One range a window replays: its own restore strategy, re-submission and
+/// record, and where its counters go.
+struct ReplayMember {
+  RestoreStrategy* restore = nullptr;
+  Resubmission* resubmission = nullptr;
+  /// Filled by the window: pass_records, passes, notes, timings.
+  report::RangeRecord* record = nullptr;
+  /// The user range pushed around the member's replay (unique in the
+  /// window). Empty: the pass's own ranges count it (a window of one: the
+  /// range pass 0 started, CUPTI's automatic per-kernel ranges, or the
+  /// ranges the re-submission pushes per kernel: KernelCounterRanges).
+  std::string counter_range;
+  /// --verify; null without. Its hooks run outside counter ranges.
+  ReplayObserver* observer = nullptr;
+  /// Whether another thread has unloaded a module since the member's range
+  /// ended (its kernels cannot be launched again): checked before each
+  /// replay. May be empty.
   std::function<bool()> module_unloaded;
+  /// Written into the record's notes after the last pass; nullopt: none.
+  std::optional<ReplayNotes> notes;
+};
+
+/// The steps of the window that are the same for every member.
+struct ReplayWindowParts {
+  CounterPasses& counters;
+  ReplayStream& stream;
+  /// The name start_pass is given (the range's, for a window of one).
+  std::string pass_name;
   // Called as replayed pass `pass` (1-based, pass 0 being the application's)
-  // begins: progress lines.
+  // begins: progress lines. May be empty.
   std::function<void(std::size_t pass)> pass_begins;
-  // Enqueues the L2 flush on the replay stream after a pass's restore (the
-  // synchronize before the counters start waits for it), so that no dirty
-  // line of the restore is written back while the counters run; empty when
-  // the tool has no flush buffer.
+  // Enqueues the L2 flush on the replay stream after each member's restore
+  // (the synchronize before its counters start or its counter range opens
+  // waits for it), so that no dirty line of the restore is written back
+  // while the counters run; empty when the tool has no flush buffer.
   std::function<Status()> flush_caches;
   // --collectives replay: returns when every rank of the job is at replayed
   // pass `pass` (1-based), ready to submit it (restored, counters started),
   // and once more with the number after the last pass, before the exit
-  // state is handed back; its error (decline reason rendezvous_failed) ends
-  // the window. Empty otherwise.
+  // states are handed back; its error (decline reason rendezvous_failed)
+  // ends the window. Empty otherwise.
   std::function<Status(std::size_t pass)> pass_barrier;
-  // Run right after each pass's counters start and before the replayed work
-  // (outside its timing events): the lead-in flush of per-kernel auto ranges
-  // (enqueued on the replay stream: ActiveRange::lead_in_flush), or a
+  // Run right after each pass's counters start and before the first
+  // member's replayed work (outside its timing events): the lead-in flush of
+  // per-kernel auto ranges (enqueued on the replay stream), or a
   // whole-range pass's lead-in (the flush, waited for, then the range's own
   // counter range: RangeController::end_whole_range_lead_in). May be empty.
   std::function<Status()> after_counters_start;
@@ -180,69 +214,27 @@ class ReplayWindow {
   /// more; more than 4 x pass_count + 8 fails the window).
   ReplayWindow(ReplayWindowParts parts, std::uint32_t pass_count) : parts_(std::move(parts)), pass_count_(pass_count) {}
 
-  /// Runs the window for the range named `range_name`, filling `record`
-  /// (pass_records, passes, notes, timings). nullopt when every pass ran and
-  /// the exit state is back; otherwise the range's decline (the exit state
-  /// is back too).
-  std::optional<Decline> run(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record);
+  /// Replays `members` (at least one), filling each member's record. The
+  /// time of the passes' starts and stops is shared equally among the
+  /// members' counters_ms; exit captures, restores and replayed work are
+  /// each member's own. Errors: the first failing step's; every captured
+  /// member's exit state is back either way.
+  Status run(std::vector<ReplayMember>& members);
 
  private:
-  Status run_passes(const std::string& range_name, const ReplayNotes& notes, report::RangeRecord& record);
-  // Counter pass `pass` (1 for the first replay): restore the entry state,
-  // flush, start the counters, re-submit, wait, end the pass; its timings and
-  // pass record into `record`. True when CUPTI has every pass it needs.
-  StatusOr<bool> run_pass(std::size_t pass, const std::string& range_name, report::RangeRecord& record);
+  Status run_passes(std::vector<ReplayMember>& members, std::size_t& captured);
+  // Counter pass `pass` (1 for the first replay) over every member; their
+  // timings and pass records into their records. True when CUPTI has every
+  // pass it needs.
+  StatusOr<bool> run_pass(std::size_t pass, std::vector<ReplayMember>& members);
+  // Member `m`'s part of pass `pass`: restore, flush, wait; the pass's start
+  // for the first member; its counter range around the re-submission.
+  Status replay_member(std::size_t pass, ReplayMember& m, bool first, double& counters_ms);
+  // After the last pass: passes, notes, the ranks' last barrier and every
+  // member's exit state back.
+  Status hand_back(std::size_t passes, std::vector<ReplayMember>& members);
   ReplayWindowParts parts_;
   std::uint32_t pass_count_;
-};
-
-/// One range of a batch (BatchWindow): its own restore strategy and
-/// re-submission, and where its counters go.
-struct BatchMember {
-  RestoreStrategy* restore = nullptr;
-  Resubmission* resubmission = nullptr;
-  /// Whole-range values: the user range pushed around the member's replay
-  /// (unique in the batch). Empty: the re-submission pushes its own ranges
-  /// (one per kernel, KernelCounterRanges).
-  std::string counter_range;
-  /// Filled like a replay window's: pass_records, passes, notes, timings.
-  report::RangeRecord* record = nullptr;
-  /// Whether another thread has unloaded a module since the member ended
-  /// (its kernels cannot be launched again): checked before each replay.
-  std::function<bool()> module_unloaded;
-};
-
-/// Deferred ranges replayed together: each counter pass is one CUPTI start
-/// and stop for every member, and within it each member's entry state is
-/// restored (outside any counter range) and its work re-submitted inside
-/// its own counter ranges. Before the first pass every member captures the
-/// application's state now over its regions (capture_exit), and after the
-/// last each hands it back (restore_exit); from the first capture on, a
-/// failure hands it back too (best effort). The counter passes must be set
-/// up for user ranges sized to every member's counter ranges.
-///
-/// The time of the passes' starts and stops is shared equally among the
-/// members' counters_ms; restores and replayed work are each member's own.
-/// Thread-safety: one thread (the tool's lock).
-class BatchWindow {
- public:
-  /// `pass_count`: as ReplayWindow's. `flush_caches`: as
-  /// ReplayWindowParts::flush_caches, run after each member's restore, before
-  /// its counter ranges open; may be empty.
-  BatchWindow(CounterPasses& counters, ReplayStream& stream, std::uint32_t pass_count,
-              std::function<Status()> flush_caches = {})
-      : counters_(counters), stream_(stream), pass_count_(pass_count), flush_caches_(std::move(flush_caches)) {}
-
-  /// Runs every pass over `members` (at least one). Errors: the first failing
-  /// step's; every member's application state is back either way.
-  Status run(std::vector<BatchMember>& members);
-
- private:
-  Status run_passes(std::vector<BatchMember>& members, std::size_t& captured);
-  CounterPasses& counters_;
-  ReplayStream& stream_;
-  std::uint32_t pass_count_;
-  std::function<Status()> flush_caches_;
 };
 
 }  // namespace rangereplay::tool

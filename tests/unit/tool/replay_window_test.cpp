@@ -192,12 +192,22 @@ struct Fixture {
         log.push_back("lead-in flush");
         return failure.check("lead-in flush");
       };
-    ReplayWindow window(ReplayWindowParts{restore, counters, resubmission, stream, verify ? &observer : nullptr,
-                                          [this] { return unloaded; },
-                                          [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); },
-                                          flush, barrier, lead_in},
-                        pass_count);
-    return window.run("step", notes, record);
+    return run_window(resubmission,
+                      ReplayWindowParts{counters, stream, "step",
+                                        [this](std::size_t pass) { log.push_back("pass " + std::to_string(pass)); },
+                                        flush, barrier, lead_in},
+                      pass_count, notes);
+  }
+  // A window of one member, as the immediate path runs it; its decline.
+  std::optional<Decline> run_window(Resubmission& submit, ReplayWindowParts parts, std::uint32_t pass_count,
+                                    ReplayNotes notes = {}) {
+    std::function<bool()> module_unloaded = [this] { return unloaded; };
+    std::vector<ReplayMember> members{
+        ReplayMember{&restore, &submit, &record, "", verify ? &observer : nullptr, module_unloaded, notes}};
+    ReplayWindow window(std::move(parts), pass_count);
+    const Status s = window.run(members);
+    if (s.ok()) return std::nullopt;
+    return replay_window_decline(s, module_unloaded);
   }
   Log log;
   Failure failure;
@@ -408,15 +418,12 @@ TEST(ReplayWindow, a_module_unload_between_passes_stops_the_window) {
     }
   } unload_on_submit;
   unload_on_submit.f = &f;
-  ReplayWindow window(ReplayWindowParts{f.restore, f.counters, unload_on_submit, f.stream, nullptr,
-                                        [&f] { return f.unloaded; }, nullptr},
-                      4);
-  const std::optional<Decline> declined = window.run("step", {}, f.record);
+  const std::optional<Decline> declined =
+      f.run_window(unload_on_submit, ReplayWindowParts{f.counters, f.stream, "step"}, 4);
   ASSERT_TRUE(declined.has_value());
   EXPECT_EQ(declined->reason, DeclineReason::kModuleUnloadInRange);
   EXPECT_EQ(declined->detail,
-            "a module was unloaded by another thread while the range was being replayed; its kernels cannot be "
-            "launched again");
+            "a module was unloaded by another thread since the range ended; its kernels cannot be launched again");
   // The second pass started its counters, found the unload before any
   // launch, ended the pass and handed the exit state back.
   const Log tail(f.log.end() - 6, f.log.end());
@@ -505,16 +512,20 @@ struct BatchFixture {
         restore_b("b", log, failure),
         submit_a("a", log, failure),
         submit_b("b", log, failure) {
-    members = {BatchMember{&restore_a, &submit_a, "step#0", &record_a},
-               BatchMember{&restore_b, &submit_b, "", &record_b}};
+    members = {ReplayMember{&restore_a, &submit_a, &record_a, "step#0"},
+               ReplayMember{&restore_b, &submit_b, &record_b, "step#1"}};
   }
   Status run(std::uint32_t pass_count, bool flush = false) {
-    BatchWindow window(counters, stream, pass_count,
-                       flush ? std::function<Status()>([this] {
-                         log.push_back("flush_caches");
-                         return failure.check("flush_caches");
-                       })
-                             : std::function<Status()>());
+    ReplayWindow window(ReplayWindowParts{counters,
+                                          stream,
+                                          "batch",
+                                          {},
+                                          flush ? std::function<Status()>([this] {
+                                            log.push_back("flush_caches");
+                                            return failure.check("flush_caches");
+                                          })
+                                                : std::function<Status()>()},
+                        pass_count);
     return window.run(members);
   }
   // The lines of `log` that name a member, a pass, a counter range or a flush.
@@ -534,18 +545,16 @@ struct BatchFixture {
   NamedRestore restore_a, restore_b;
   NamedResubmission submit_a, submit_b;
   report::RangeRecord record_a, record_b;
-  std::vector<BatchMember> members;
+  std::vector<ReplayMember> members;
 };
 
-TEST(BatchWindow, one_start_and_stop_per_pass_for_every_member_each_restored_outside_its_counter_ranges) {
+TEST(ReplayWindowOfSeveral, one_start_and_stop_per_pass_for_every_member_each_restored_outside_its_counter_ranges) {
   BatchFixture f(/*passes=*/2);
   ASSERT_TRUE(f.run(2).ok());
-  const Log pass = {"a restore_entry", "push step#0", "a submit", "pop", "b restore_entry", "b submit"};
-  EXPECT_EQ(f.steps(), concat({{"a capture_exit", "b capture_exit", "start_pass batch"},
-                               pass,
-                               {"end_pass", "start_pass batch"},
-                               pass,
-                               {"end_pass", "b restore_exit", "a restore_exit"}}));
+  const Log pass = {"a restore_entry", "start_pass batch", "push step#0", "a submit", "pop",
+                    "b restore_entry", "push step#1",      "b submit",    "pop",      "end_pass"};
+  EXPECT_EQ(f.steps(),
+            concat({{"a capture_exit", "b capture_exit"}, pass, pass, {"b restore_exit", "a restore_exit"}}));
   // Every restore has finished (synchronize) before the member's counter range opens.
   const auto restore = std::find(f.log.begin(), f.log.end(), "a restore_entry");
   const auto push = std::find(restore, f.log.end(), "push step#0");
@@ -556,22 +565,19 @@ TEST(BatchWindow, one_start_and_stop_per_pass_for_every_member_each_restored_out
   EXPECT_DOUBLE_EQ(f.record_a.timings.counters_ms, f.record_b.timings.counters_ms);  // shared equally
 }
 
-TEST(BatchWindow, a_flush_runs_after_each_members_restore_and_ends_before_its_counter_ranges_open) {
+TEST(ReplayWindowOfSeveral, a_flush_runs_after_each_members_restore_and_ends_before_its_counter_ranges_open) {
   BatchFixture f(/*passes=*/2);
   ASSERT_TRUE(f.run(2, /*flush=*/true).ok());
-  const Log pass = {"a restore_entry", "flush_caches", "push step#0", "a submit", "pop",
-                    "b restore_entry", "flush_caches", "b submit"};
-  EXPECT_EQ(f.steps(), concat({{"a capture_exit", "b capture_exit", "start_pass batch"},
-                               pass,
-                               {"end_pass", "start_pass batch"},
-                               pass,
-                               {"end_pass", "b restore_exit", "a restore_exit"}}));
+  const Log pass = {"a restore_entry", "flush_caches", "start_pass batch", "push step#0", "a submit", "pop",
+                    "b restore_entry", "flush_caches", "push step#1",      "b submit",    "pop",      "end_pass"};
+  EXPECT_EQ(f.steps(),
+            concat({{"a capture_exit", "b capture_exit"}, pass, pass, {"b restore_exit", "a restore_exit"}}));
   const auto flush = std::find(f.log.begin(), f.log.end(), "flush_caches");
   const auto push = std::find(flush, f.log.end(), "push step#0");
   EXPECT_NE(std::find(flush, push, "synchronize"), push);
 }
 
-TEST(BatchWindow, a_failure_hands_the_state_back_for_every_captured_member) {
+TEST(ReplayWindowOfSeveral, a_failure_hands_the_state_back_for_every_captured_member) {
   BatchFixture f(/*passes=*/2);
   f.failure.fail_at = "b submit";
   f.failure.fail_on = 1;
@@ -583,7 +589,7 @@ TEST(BatchWindow, a_failure_hands_the_state_back_for_every_captured_member) {
             (Log{"end_pass", "b restore_exit_after_failure", "a restore_exit_after_failure"}));
 }
 
-TEST(BatchWindow, a_member_whose_module_was_unloaded_is_not_launched) {
+TEST(ReplayWindowOfSeveral, a_member_whose_module_was_unloaded_is_not_launched) {
   BatchFixture f(/*passes=*/2);
   f.members[1].module_unloaded = [] { return true; };
   const Status s = f.run(2);
@@ -593,11 +599,67 @@ TEST(BatchWindow, a_member_whose_module_was_unloaded_is_not_launched) {
   EXPECT_EQ(Log(steps.end() - 2, steps.end()), (Log{"b restore_exit_after_failure", "a restore_exit_after_failure"}));
 }
 
-TEST(BatchWindow, a_failed_capture_restores_only_the_members_captured_before_it) {
+TEST(ReplayWindowOfSeveral, a_failed_capture_restores_only_the_members_captured_before_it) {
   BatchFixture f(/*passes=*/2);
   f.failure.fail_at = "b capture_exit";
   EXPECT_FALSE(f.run(2).ok());
   EXPECT_EQ(f.steps(), (Log{"a capture_exit", "b capture_exit", "a restore_exit_after_failure"}));
+}
+
+TEST(ReplayWindowOfSeveral, an_observer_sees_its_members_passes_after_each_counter_pass_ends) {
+  BatchFixture f(/*passes=*/2);
+  FakeObserver observer(f.log);
+  f.members[1].observer = &observer;
+  ASSERT_TRUE(f.run(2).ok());
+  Log seen;
+  for (const std::string& line : f.log) {
+    if (line.starts_with("verify ") || line == "end_pass" || line.starts_with("b ")) seen.push_back(line);
+  }
+  EXPECT_EQ(seen,
+            (Log{"b capture_exit", "verify begin", "b restore_entry", "verify restored none", "b submit", "end_pass",
+                 "verify replayed 1", "b restore_entry", "verify restored 1", "b submit", "end_pass",
+                 "verify replayed 2", "verify before_exit_restore 2", "b restore_exit", "verify exit_restored 2"}));
+  EXPECT_EQ(f.record_b.pass_records[0].divergences.size(), 1u);
+  EXPECT_TRUE(f.record_a.pass_records[0].divergences.empty());
+}
+
+TEST(ReplayWindowOfSeveral, the_ranks_meet_once_per_pass_before_the_first_member_submits) {
+  BatchFixture f(/*passes=*/2);
+  ReplayWindow window(ReplayWindowParts{f.counters,
+                                        f.stream,
+                                        "batch",
+                                        {},
+                                        {},
+                                        [&f](std::size_t pass) {
+                                          f.log.push_back("barrier " + std::to_string(pass));
+                                          return ok_status();
+                                        }},
+                      2);
+  ASSERT_TRUE(window.run(f.members).ok());
+  Log seen;
+  for (const std::string& line : f.log) {
+    if (line.starts_with("barrier") || line.ends_with("submit") || line.ends_with("restore_exit")) seen.push_back(line);
+  }
+  EXPECT_EQ(seen, (Log{"barrier 1", "a submit", "b submit", "barrier 2", "a submit", "b submit", "barrier 3",
+                       "b restore_exit", "a restore_exit"}));
+}
+
+TEST(ReplayWindowOfSeveral, each_member_gets_its_own_notes) {
+  BatchFixture f(/*passes=*/2);
+  f.members[0].notes = ReplayNotes{0, /*counting_pass0=*/false, /*recorded_kernels=*/3};
+  ASSERT_TRUE(f.run(2).ok());
+  EXPECT_EQ(f.record_a.notes,
+            (std::vector<std::string>{"pass 0 ran without counters (it sized the counter data to its 3 kernels); "
+                                      "all 2 counter passes were replays"}));
+  EXPECT_TRUE(f.record_b.notes.empty());
+}
+
+TEST(ReplayWindowOfSeveral, a_window_without_members_is_refused) {
+  BatchFixture f(/*passes=*/2);
+  std::vector<ReplayMember> none;
+  ReplayWindow window(ReplayWindowParts{f.counters, f.stream, "batch"}, 2);
+  EXPECT_EQ(window.run(none).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(f.log.empty());
 }
 
 }  // namespace
