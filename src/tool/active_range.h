@@ -22,6 +22,7 @@
 #include "cuda/digest_plan.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
+#include "tool/logic/counter_layout.h"
 
 namespace rangereplay::tool {
 
@@ -56,28 +57,11 @@ struct ActiveRange {
   // A deferred range's record, reserved in the report's ranges at its end
   // and filled when its batch is replayed.
   std::size_t record_index = 0;
-  // Counters for the whole range (one user range per pass) although
-  // per-kernel values were asked for: per-kernel multi-pass ranges with a
-  // graph launch (CUPTI's auto ranges failed on replayed graph launches).
-  bool whole_range_counters = false;
-  // Per-kernel values of a range whose pass 0 only recorded come from a user
-  // counter range pushed around each replayed kernel (KernelCounterRanges,
-  // restore_strategy.h) instead of CUPTI's auto ranges
-  // (RANGEREPLAY_KERNEL_RANGES=user).
-  bool kernel_counter_ranges = false;
-  // Per-kernel values from CUPTI's auto ranges with a cache flush: every
-  // replayed pass flushes L2 once more after its counters start, as the
-  // pass's first kernel, so that nothing CUPTI's pass start leaves dirty in
-  // L2 is written back during the range's first kernel. That flush is the
-  // pass's first counter range; its values are dropped (evaluate). (Whole-
-  // range counters get the same from a lead-in user range of their own:
-  // RangeController::end_whole_range_lead_in.)
-  bool lead_in_flush = false;
-  // One-pass whole-range metrics: the range is counter range number
-  // `standing_counter_range` of the standing pass (user ranges pushed and
-  // popped inside one CUPTI pass left open across ranges); its values are
-  // decoded when that pass is flushed (flush_standing_pass).
-  std::optional<std::size_t> standing_counter_range;
+  // How its counter values are laid out in the counter ranges of its passes
+  // (tool/logic/counter_layout.h): the configured layout at its begin, a
+  // counter range of the standing pass once pushed into it, the layout for
+  // its kernels once a pass 0 that only recorded ended.
+  CounterLayout counters;
   Eligibility eligibility;  // the decline decision (first reason wins)
   RecordedProgram program;
   std::optional<Snapshot> snapshot;  // entry and exit states (multi-pass ranges)

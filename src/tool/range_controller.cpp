@@ -53,13 +53,6 @@ void debug(const char* fmt, const std::string& a = "", long b = 0) {
   std::fprintf(stderr, "\n");
 }
 
-// What one counter range of `range` covered (RangeRecord::counter_ranges).
-const char* counter_ranges_name(const ActiveRange& range, RangeMetrics configured) {
-  if (range.standing_counter_range || range.whole_range_counters || configured == RangeMetrics::kWholeRange)
-    return "whole";
-  return range.kernel_counter_ranges ? "user" : "auto";
-}
-
 // Declines `range` (the first decline reason wins).
 void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
@@ -223,6 +216,7 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
   if (ctx != nullptr && cuCtxGetDevice(&device) == CUDA_SUCCESS) range->device = static_cast<int>(device);
   range->record.index = range->index;
   range->record.name = event.name;
+  range->counters = configured_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel);
   if (parts_.config.app_range) {
     begin_app_range(std::move(range), ctx);
     return;
@@ -423,7 +417,7 @@ Status RangeController::end_whole_range_lead_in(const std::string& range_name) {
 }
 
 std::function<Status()> RangeController::after_counters_start(const ActiveRange& range) {
-  if (range.lead_in_flush) return flush_on_tool_stream();
+  if (has_lead_in_flush(range.counters)) return flush_on_tool_stream();
   if (!cache_flush_) return {};
   return [this, name = range.name] { return end_whole_range_lead_in(name); };
 }
@@ -514,7 +508,7 @@ void RangeController::capture_begins(const char* call) {
   // Nothing of CUPTI's is open for a pass 0 that only records: the capture
   // changes nothing the tool holds.
   if (!range.counting_pass0) return;
-  if (range.snapshot && !range.standing_counter_range && counters_ && counters_->in_pass()) {
+  if (range.snapshot && !standing_counter_range(range.counters) && counters_ && counters_->in_pass()) {
     // The entry state is held: pass 0's counters stop before the capture
     // exists, and every counter pass is a replay.
     const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
@@ -549,9 +543,9 @@ void RangeController::close_range_counters(ActiveRange& range) {
   if (range.app_range && app_range_) app_range_->abandon();
   debug("counters of declined range '%s' closed before a stream capture", range.name);
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
-  if (range.standing_counter_range) {
+  if (standing_counter_range(range.counters) != nullptr) {
     counters_->backend().pop_range().ignore();
-    range.standing_counter_range.reset();
+    range.counters = configured_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel);
   } else if (counters_ && counters_->in_pass()) {
     counters_->end_pass().status().ignore();
   }
@@ -664,7 +658,7 @@ void RangeController::end() {
     if (range->write_set) check_write_set_after_window(*range);
     if (failed) decline(*range, failed->reason, std::move(failed->detail));
   }
-  if (!range->eligibility.declined() && range->standing_counter_range) {
+  if (!range->eligibility.declined() && standing_counter_range(range->counters) != nullptr) {
     record_kernels(*range, {});  // the values come when the standing pass is flushed
   } else if (!range->eligibility.declined()) {
     if (Status e = evaluate(*range); !e.ok()) {
@@ -672,8 +666,7 @@ void RangeController::end() {
       decline(*range, d.reason, d.detail);
     }
   }
-  if (!range->eligibility.declined())
-    range->record.counter_ranges = counter_ranges_name(*range, parts_.config.range_metrics);
+  if (!range->eligibility.declined()) range->record.counter_ranges = counter_ranges_name(range->counters);
   if (!range->eligibility.declined() && range->rendezvous_barriers > 0 && rendezvous_ &&
       rendezvous_->world_size() > 1) {
     range->record.notes.push_back(
@@ -691,7 +684,7 @@ void RangeController::end() {
                                     " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
                                     "only: replays leave them out");
   }
-  if (range->whole_range_counters || range->kernel_counter_ranges) {
+  if (counter_mode(range->counters, counters_->configured_mode()) != counters_->configured_mode()) {
     // Back to the configured mode for the next range.
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
   }
@@ -728,7 +721,7 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
 
 bool RangeController::stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count) {
   auto& t = range.record.timings;
-  if (range.standing_counter_range) {
+  if (standing_counter_range(range.counters) != nullptr) {
     // The standing pass stays open: close this range's counter range only.
     auto c = Clock::now();
     Status popped = counters_->backend().pop_range();
@@ -765,29 +758,23 @@ bool RangeController::stop_pass0(ActiveRange& range, bool drained, std::size_t k
 }
 
 Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
-  // A replayed graph launch under CUPTI's auto ranges made
-  // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0):
-  // such a range is measured as one user range per pass instead. (Under
-  // --range-metrics whole every range is: none of these applies.)
-  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
-  range.whole_range_counters = per_kernel && !range.program.graph_execs().empty();
-  // With RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around
-  // each kernel it submits; CUPTI's auto ranges (the default) cost the same
-  // per kernel and pass on the H200 (docs/performance.md).
-  range.kernel_counter_ranges = per_kernel && !range.whole_range_counters && environment::user_kernel_ranges();
-  Status configured = ok_status();
-  if (range.kernel_counter_ranges) configured = counters_->backend().set_mode(CounterMode::kUserRanges);
-  if (range.whole_range_counters) {
-    configured = counters_->backend().set_mode(CounterMode::kWholeRange);
+  // (Under --range-metrics whole every range is measured whole.) With
+  // RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around each
+  // kernel it submits; CUPTI's auto ranges (the default) cost the same per
+  // kernel and pass on the H200 (docs/performance.md). Under a cache flush,
+  // CUPTI's auto ranges get one more counter range: the lead-in flush each
+  // replayed pass runs first.
+  range.counters = layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
+                                                !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
+                                                cache_flush_.has_value());
+  const CounterMode mode = counter_mode(range.counters, counters_->configured_mode());
+  Status configured = mode != counters_->configured_mode() ? counters_->backend().set_mode(mode) : ok_status();
+  if (const auto* whole = std::get_if<WholeRange>(&range.counters); whole != nullptr && whole->graph_launches) {
     range.record.notes.push_back(
         "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
         "ranges fail on replayed graph launches)");
   }
-  // Under a cache flush, CUPTI's auto ranges get one more counter range: the
-  // lead-in flush each replayed pass runs first (ActiveRange::lead_in_flush).
-  range.lead_in_flush =
-      per_kernel && cache_flush_.has_value() && !range.kernel_counter_ranges && !range.whole_range_counters;
-  if (configured.ok()) configured = counters_->backend().resize(kernel_count + (range.lead_in_flush ? 1 : 0));
+  if (configured.ok()) configured = counters_->backend().resize(counter_ranges(range.counters, kernel_count));
   if (configured.code() == StatusCode::kResourceExhausted)
     configured = resource_exhausted(configured.message() +
                                     "; narrow the range, collect fewer metrics, or use --range-metrics whole");
@@ -798,9 +785,10 @@ Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t k
 void RangeController::report_range(ActiveRange& range) {
   reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
                            ms_since(range.window_start));
-  const bool pending = range.standing_counter_range && !range.eligibility.declined();
+  const std::size_t* standing = standing_counter_range(range.counters);
+  const bool pending = standing != nullptr && !range.eligibility.declined();
   parts_.report.ranges.push_back(std::move(range.record));
-  if (pending) counters_->add_standing_pending(parts_.report.ranges.size() - 1, *range.standing_counter_range);
+  if (pending) counters_->add_standing_pending(parts_.report.ranges.size() - 1, *standing);
 }
 
 std::vector<std::size_t> RangeController::unsettled_records() const {
@@ -902,7 +890,8 @@ bool RangeController::can_wait(const ActiveRange& range) {
 }
 
 std::size_t RangeController::batch_counter_ranges(const ActiveRange& range) const {
-  return parts_.config.range_metrics == RangeMetrics::kPerKernel ? range.program.kernels().size() : 1;
+  return counter_ranges(batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel),
+                        range.program.kernels().size());
 }
 
 void RangeController::defer(std::unique_ptr<ActiveRange> range) {
@@ -981,15 +970,16 @@ void RangeController::before_teardown(const char* call, const TeardownParams& te
   // A primary context's release may not be its last (a library's retain
   // and release around its work): an open range pushed in the standing pass
   // is left alone then, and declines at its end only if the context ended.
-  if (teardown.what == ContextTeardown::kPrimaryRelease && active_ && active_->standing_counter_range) return;
+  const bool active_standing = active_ && standing_counter_range(active_->counters) != nullptr;
+  if (teardown.what == ContextTeardown::kPrimaryRelease && active_standing) return;
   // The call may end the context the standing pass counts in: its values
   // are read now, in that context, while it exists.
   const RangeContextScope context_scope(counters_context_);
-  if (active_ && active_->standing_counter_range) {
+  if (active_standing) {
     // The open range's counter range is closed first; the range declines
     // (its context may end inside it).
     const Status popped = counters_->backend().pop_range();
-    active_->standing_counter_range.reset();
+    active_->counters = configured_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel);
     decline(*active_, DeclineReason::kMultipleContexts,
             std::string(call) + " was made inside the range, in or on its context" +
                 (popped.ok() ? std::string() : " (" + popped.message() + ")"));
@@ -1069,16 +1059,18 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
   std::size_t counter_ranges = 0;
   for (std::size_t i = 0; i < batch.size() && s.ok(); ++i) {
     ActiveRange& range = *batch[i];
+    range.counters = batched_layout(per_kernel);
     const std::string prefix = "b" + std::to_string(i);
     StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-        range, range_globals(range), tool_stream_, false, per_kernel ? &counters_->backend() : nullptr, prefix);
+        range, range_globals(range), tool_stream_, false,
+        std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, prefix);
     if (!member.ok()) {
       s = member.status();
       break;
     }
     parts.push_back(std::move(member).value());
     members.push_back(ReplayMember{parts.back()->restore.get(), parts.back()->resubmission.get(), &range.record,
-                                   per_kernel ? "" : prefix, nullptr,
+                                   per_kernel_values(range.counters) ? "" : prefix, nullptr,
                                    [this, &range] { return unloaded_since_end(range); }, std::nullopt});
     first_row.push_back(counter_ranges);
     counter_ranges += batch_counter_ranges(range);
@@ -1124,7 +1116,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     const auto rows = values->begin() + static_cast<std::ptrdiff_t>(first_row[i]);
     record_kernels(
         range, std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(batch_counter_ranges(range))));
-    range.record.counter_ranges = per_kernel ? "user" : "whole";
+    range.record.counter_ranges = counter_ranges_name(range.counters);
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
                                  " other deferred ranges, sharing " + std::to_string(passes - 1) +
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
@@ -1145,7 +1137,7 @@ void RangeController::pass_gate() {
 
 Status RangeController::push_standing_range(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->push_standing_range(range.name));
-  range.standing_counter_range = counter_range;
+  range.counters = StandingRange{counter_range};
   return ok_status();
 }
 
@@ -1192,7 +1184,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   auto inventory_lock = parts_.inventory.lock();
   StatusOr<std::unique_ptr<WindowMember>> member =
       window_member(range, range_globals(range), tool_stream_, parts_.config.verify,
-                    range.kernel_counter_ranges ? &counters_->backend() : nullptr, "k");
+                    std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{
       ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record, "",
@@ -1228,7 +1220,7 @@ Status RangeController::evaluate(ActiveRange& range) {
   RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
   range.record.timings.decode_ms += ms_since(start);
   const bool whole_range_lead_in = counters_->backend().pass_has_lead_in();
-  if (range.lead_in_flush || whole_range_lead_in) {
+  if (has_lead_in_flush(range.counters) || whole_range_lead_in) {
     // Every pass's first counter range was the lead-in flush's: the first
     // auto range, one more than the range's kernels, or the whole-range
     // lead-in before the range's own. Any other count could shift every
@@ -1254,7 +1246,7 @@ Status RangeController::evaluate(ActiveRange& range) {
 }
 
 void RangeController::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
-  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel && !range.whole_range_counters;
+  const bool per_kernel = per_kernel_values(range.counters);
   tool::record_kernels(range.record, range.program, per_kernel, counters_->columns(), values);
 }
 

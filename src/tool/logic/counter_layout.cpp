@@ -1,0 +1,60 @@
+// Counter layouts (see counter_layout.h).
+#include "tool/logic/counter_layout.h"
+
+namespace rangereplay::tool {
+
+CounterLayout configured_layout(bool per_kernel_metrics) {
+  if (per_kernel_metrics) return AutoKernelRanges{};
+  return WholeRange{};
+}
+
+CounterLayout layout_after_recording_pass0(bool per_kernel_metrics, bool graph_launches, bool user_kernel_ranges,
+                                           bool cache_flush) {
+  if (!per_kernel_metrics) return WholeRange{};
+  // A replayed graph launch under CUPTI's auto ranges made
+  // cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN; H200, CUDA 13.0).
+  if (graph_launches) return WholeRange{.graph_launches = true};
+  if (user_kernel_ranges) return UserKernelRanges{};
+  return AutoKernelRanges{.lead_in_flush = cache_flush};
+}
+
+CounterLayout batched_layout(bool per_kernel_metrics) {
+  if (per_kernel_metrics) return UserKernelRanges{};
+  return WholeRange{};
+}
+
+CounterMode counter_mode(const CounterLayout& layout, CounterMode configured) {
+  if (std::holds_alternative<UserKernelRanges>(layout)) return CounterMode::kUserRanges;
+  if (const auto* whole = std::get_if<WholeRange>(&layout); whole != nullptr && whole->graph_launches)
+    return CounterMode::kWholeRange;
+  return configured;
+}
+
+std::size_t counter_ranges(const CounterLayout& layout, std::size_t kernels) {
+  if (const auto* automatic = std::get_if<AutoKernelRanges>(&layout))
+    return kernels + (automatic->lead_in_flush ? 1 : 0);
+  if (std::holds_alternative<UserKernelRanges>(layout)) return kernels;
+  return 1;
+}
+
+bool per_kernel_values(const CounterLayout& layout) {
+  return std::holds_alternative<AutoKernelRanges>(layout) || std::holds_alternative<UserKernelRanges>(layout);
+}
+
+const char* counter_ranges_name(const CounterLayout& layout) {
+  if (std::holds_alternative<AutoKernelRanges>(layout)) return "auto";
+  if (std::holds_alternative<UserKernelRanges>(layout)) return "user";
+  return "whole";
+}
+
+bool has_lead_in_flush(const CounterLayout& layout) {
+  const auto* automatic = std::get_if<AutoKernelRanges>(&layout);
+  return automatic != nullptr && automatic->lead_in_flush;
+}
+
+const std::size_t* standing_counter_range(const CounterLayout& layout) {
+  const auto* standing = std::get_if<StandingRange>(&layout);
+  return standing != nullptr ? &standing->index : nullptr;
+}
+
+}  // namespace rangereplay::tool
