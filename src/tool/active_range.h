@@ -23,6 +23,7 @@
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/logic/counter_layout.h"
+#include "tool/logic/range_state.h"
 
 namespace rangereplay::tool {
 
@@ -31,29 +32,13 @@ struct ActiveRange {
   std::string name;
   range::RangeSource source = range::RangeSource::kNvtxPushPop;
   CUcontext ctx = nullptr;
-  int device = -1;        // ordinal of ctx's device; -1 when unknown
-  bool profiled = false;  // the range is recorded (pass 0 runs under the tool)
-  // Application range replay runs (ProfileConfig::app_range): the range is
-  // one this run collects a counter pass of, counted in its own execution
-  // and neither recorded nor replayed (`app_range_kernels` lists its
-  // launches); or one the run leaves alone, with no record at all.
-  bool app_range = false;
-  bool left_alone = false;
-  std::vector<report::KernelRecord> app_range_kernels;
-  // Pass 0 is a counter pass. Per-kernel multi-pass ranges leave it
-  // uncounted: the counter image is then sized to the kernels pass 0
-  // recorded and every counter pass is a replay.
-  bool counting_pass0 = false;
+  int device = -1;  // ordinal of ctx's device; -1 when unknown
+  // What the tool does with it (tool/logic/range_state.h): untouched,
+  // recording, collected by an application range replay run, or left alone.
+  RangeState state;
   // Stream captures begun inside the range (their work was left out of the
   // recording: it did not execute).
   std::uint32_t captures_begun = 0;
-  // Pass 0 was counted until a capture began in it (its counters were
-  // stopped then; every counter pass is a replay).
-  bool pass0_stopped_at_capture = false;
-  // Its replay may be deferred and batched with other ranges'
-  // (RANGEREPLAY_BATCH): decided at its begin, as its pass 0 then only
-  // records and its snapshot lives in a storage of its own.
-  bool deferrable = false;
   // A deferred range's record, reserved in the report's ranges at its end
   // and filled when its batch is replayed.
   std::size_t record_index = 0;

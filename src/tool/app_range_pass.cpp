@@ -25,11 +25,11 @@ void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcont
   range->pass0_start = Clock::now();
   if (!run.collects(range->index)) {
     // Another run collects it, or the first run replayed it: untouched here.
-    range->left_alone = true;
+    range->state = LeftAlone{};
     active_ = std::move(range);
     return;
   }
-  range->app_range = true;
+  range->state = Collecting{};
   const auto begin_start = Clock::now();
   std::optional<Decline> declined = admit_range(ctx);
   if (!declined) {
@@ -52,7 +52,7 @@ void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcont
   if (declined) {
     range->eligibility.decline(declined->reason, std::move(declined->detail));
   } else {
-    range->profiled = true;
+    std::get<Collecting>(range->state).started = true;
     if (!parts_.config.quiet)
       std::fprintf(stderr, "rangereplay: range %u '%s': app-range pass %u\n", range->index + 1,
                    escape_controls(range->name).c_str(), run.pass + 1);
@@ -63,18 +63,19 @@ void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcont
 
 void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
   parts_.modules.close_range_window();
-  if (range->left_alone) return;
+  if (std::holds_alternative<LeftAlone>(range->state)) return;
   range->window_start = Clock::now();
   range->record.timings.pass0_ms =
       std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
-  if (!range->profiled || range->counters_closed || parts_.captures.open_captures() > 0) {
-    if (range->profiled && app_range_) app_range_->abandon();
+  if (!profiled(range->state) || range->counters_closed || parts_.captures.open_captures() > 0) {
+    if (profiled(range->state) && app_range_) app_range_->abandon();
     end_range_without_gpu(std::move(range));
     return;
   }
   range->record.passes = 1;
-  const bool no_kernel = range->app_range_kernels.empty();
-  range->record.kernels = std::move(range->app_range_kernels);
+  Collecting& collecting = std::get<Collecting>(range->state);
+  const bool no_kernel = collecting.kernels.empty();
+  range->record.kernels = std::move(collecting.kernels);
   range->record.counter_ranges = "whole";
   // The drain and the pass's stop run in the range's own context.
   const RangeContextScope context_scope(range->ctx);

@@ -611,18 +611,20 @@ void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& cal
   // entry of its own.
   // The range's counters are those of its own context.
   if (in_other_context(range, data)) return;
-  const auto index = static_cast<std::uint32_t>(range.app_range_kernels.size());
+  auto* collecting = std::get_if<Collecting>(&range.state);
+  if (collecting == nullptr) return;
+  std::vector<report::KernelRecord>& kernels = collecting->kernels;
+  const auto index = static_cast<std::uint32_t>(kernels.size());
   if (call.kind == CallKind::kGraphLaunch) {
     report::KernelRecord k;
     k.index = index;
     k.name = "(graph launch)";
-    range.app_range_kernels.push_back(std::move(k));
+    kernels.push_back(std::move(k));
     return;
   }
   if (call.kind != CallKind::kKernelLaunch || call.decode == nullptr) return;
   // No stream: the list is compared by names, grids and blocks only.
-  range.app_range_kernels.push_back(
-      kernel_record(launch_shape(call.decode(data->functionParams).launch, data->symbolName), index));
+  kernels.push_back(kernel_record(launch_shape(call.decode(data->functionParams).launch, data->symbolName), index));
 }
 
 bool ProfilerTool::in_other_context(ActiveRange& range, const CUpti_CallbackData* data) {
@@ -683,7 +685,9 @@ void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* 
 ActiveRange* ProfilerTool::recording() const {
   // A declined range is not replayed: recording more would only cost memory.
   ActiveRange* range = ranges_.active();
-  return range != nullptr && range->profiled && !range->app_range && !range->eligibility.declined() ? range : nullptr;
+  return range != nullptr && std::holds_alternative<Recording>(range->state) && !range->eligibility.declined()
+             ? range
+             : nullptr;
 }
 
 }  // namespace rangereplay::tool

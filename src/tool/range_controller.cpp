@@ -58,6 +58,13 @@ void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
 }
 
+// The notes the replay window writes for `range` (a recording range).
+ReplayNotes replay_notes(const ActiveRange& range) {
+  const auto* recording = std::get_if<Recording>(&range.state);
+  return ReplayNotes{range.host_captured_bytes, recording == nullptr || recording->counting_pass0,
+                     range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture};
+}
+
 // What one range brings to a replay window, owned together (the
 // re-submission refers to the replayer, the verifier to the restore): the
 // replayer of its recorded program, its restore strategy on the tool's
@@ -191,7 +198,8 @@ void RangeController::progress(const ActiveRange& range, std::size_t pass) {
   if (parts_.config.quiet) return;
   std::string total = parts_.config.range_count ? "/" + std::to_string(parts_.config.range_count) : "";
   // A range whose pass 0 only records runs one pass more than CUPTI needs.
-  const std::uint32_t passes = pass_count() + (range.counting_pass0 ? 0 : 1);
+  const auto* recording = std::get_if<Recording>(&range.state);
+  const std::uint32_t passes = pass_count() + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
                escape_controls(range.name).c_str(), pass, passes);
 }
@@ -228,9 +236,9 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
     declined = prepare_pass0(*range);
   }
   if (declined) {
+    range->state = Untouched{};
     decline(*range, declined->reason, std::move(declined->detail));
   } else {
-    range->profiled = true;
     progress(*range, 1);
   }
   range->pass0_start = Clock::now();
@@ -284,13 +292,16 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   range.record.timings.sync_ms += ms_since(sync_start);
   debug("drained%s", "");
 
-  // Deferred ranges would reach the rendezvous out of order.
-  range.deferrable = batch_size_.has_value() && pass_count() > 1 && !parts_.config.verify &&
-                     parts_.config.collectives != CollectivesMode::kReplay;
   // A range of a name in which a capture began before records pass 0
   // without counters: a capture inside it then stops nothing.
-  const bool capture_expected = capturing_range_names_.contains(range.name) && can_record_pass0_only();
-  if (pass_count() > 1 || capture_expected) {
+  const Pass0Inputs inputs{pass_count(),
+                           parts_.config.range_metrics == RangeMetrics::kPerKernel,
+                           batch_size_.has_value(),
+                           parts_.config.verify,
+                           parts_.config.collectives == CollectivesMode::kReplay,
+                           capturing_range_names_.contains(range.name) && can_record_pass0_only()};
+  range.state = plan_pass0(inputs);
+  if (std::get<Recording>(range.state).entry_snapshot) {
     // With deferred ranges waiting, their replay comes before a write-set
     // snapshot: the range may fit whole once their snapshots are gone.
     std::optional<Decline> failed = capture_entry_state(range, /*allow_write_set=*/pending_.empty());
@@ -301,22 +312,22 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
     }
     if (failed) return failed;
   }
-
   // Per-kernel multi-pass: pass 0 only records; the counter image is sized to
   // its kernels at range end and every counter pass is replayed. So does a
   // multi-pass range whose replay may be deferred (its passes are shared
-  // with other ranges'). Otherwise pass 0 counts, with the image sized from
-  // the last range of this name.
-  range.counting_pass0 =
-      !(capture_expected ||
-        (pass_count() > 1 && (parts_.config.range_metrics == RangeMetrics::kPerKernel || range.deferrable)));
+  // with other ranges'; a write-set snapshot made it not deferrable).
+  // Otherwise pass 0 counts, with the image sized from the last range of
+  // this name.
+  Recording& recording = std::get<Recording>(range.state);
+  recording.counting_pass0 = counts_pass0(inputs, recording.deferrable);
+  const bool capture_expected = inputs.capture_expected;
   if (capture_expected && !cache_flush_) {
     // A one-pass list has no flush buffer yet; its replayed pass starts
     // after a restore, whose writes the flush keeps out of the counters.
     StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(counters_device_, tool_stream_);
     if (flush.ok()) cache_flush_.emplace(std::move(*flush));
   }
-  Status s = range.counting_pass0 ? start_counting_pass0(range) : ok_status();
+  Status s = recording.counting_pass0 ? start_counting_pass0(range) : ok_status();
   range.record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
   return std::nullopt;
@@ -489,11 +500,11 @@ std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range, 
 bool RangeController::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
 
 void RangeController::capture_begins(const char* call) {
-  if (!active_ || !active_->profiled || active_->counters_closed) return;
+  if (!active_ || !profiled(active_->state) || active_->counters_closed) return;
   ActiveRange& range = *active_;
   capturing_range_names_.insert(range.name);
   ++range.captures_begun;
-  if (range.app_range) {
+  if (std::holds_alternative<Collecting>(range.state)) {
     // Counted in the application's own execution, which the capture
     // interrupts: this run's pass of the range is lost.
     decline(range, DeclineReason::kStreamCaptureActive,
@@ -507,7 +518,8 @@ void RangeController::capture_begins(const char* call) {
   }
   // Nothing of CUPTI's is open for a pass 0 that only records: the capture
   // changes nothing the tool holds.
-  if (!range.counting_pass0) return;
+  auto* recording = std::get_if<Recording>(&range.state);
+  if (recording == nullptr || !recording->counting_pass0) return;
   if (range.snapshot && !standing_counter_range(range.counters) && counters_ && counters_->in_pass()) {
     // The entry state is held: pass 0's counters stop before the capture
     // exists, and every counter pass is a replay.
@@ -517,8 +529,7 @@ void RangeController::capture_begins(const char* call) {
       CUcontext popped = nullptr;
       cuCtxPopCurrent(&popped);
     }
-    range.counting_pass0 = false;
-    range.pass0_stopped_at_capture = true;
+    stop_pass0_counters_at_capture(*recording);
     debug("pass 0 counters of '%s' stopped before a stream capture; pass 0 records only", range.name);
     return;
   }
@@ -540,7 +551,7 @@ void RangeController::close_range_counters(ActiveRange& range) {
   // on the thread beginning the capture, with the range's context made
   // current for them.
   range.counters_closed = true;
-  if (range.app_range && app_range_) app_range_->abandon();
+  if (std::holds_alternative<Collecting>(range.state) && app_range_) app_range_->abandon();
   debug("counters of declined range '%s' closed before a stream capture", range.name);
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (standing_counter_range(range.counters) != nullptr) {
@@ -574,7 +585,7 @@ void RangeController::release_left_over_state() {
 
 void RangeController::apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events) {
   for (ModuleEvent& e : events) {
-    if (!range.profiled) continue;
+    if (!profiled(range.state)) continue;
     switch (e.kind) {
       case ModuleEvent::Kind::kLoaded: ++range.modules_loaded; break;
       case ModuleEvent::Kind::kLoadDeclines:
@@ -591,13 +602,17 @@ void RangeController::end() {
   if (!active_) return;
   InToolScope guard;
   std::unique_ptr<ActiveRange> range = std::move(active_);
-  if (range->app_range || range->left_alone) {
+  const auto end_path = [&] {
+    return range_end_path(range->state, range->counters_closed, profiled_context_lost_.has_value(),
+                          parts_.captures.open_captures());
+  };
+  if (const RangeEndPath path = end_path(); path == RangeEndPath::kLeftAlone || path == RangeEndPath::kApplicationRun) {
     end_app_range(std::move(range));
     return;
   }
   // A name whose range saw no capture counts pass 0 again from its next
   // range (torch.compile's CUDA graphs are captured in warm-up steps only).
-  if (range->profiled && range->captures_begun == 0) capturing_range_names_.erase(range->name);
+  if (profiled(range->state) && range->captures_begun == 0) capturing_range_names_.erase(range->name);
   std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
   range->unloads_at_end = parts_.modules.unloads();
   apply_module_events(*range, std::move(module_events));
@@ -606,7 +621,8 @@ void RangeController::end() {
   range->record.timings.pass0_ms =
       std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
 
-  if (profiled_context_lost_ && range->profiled) {
+  const RangeEndPath path = end_path();
+  if (path == RangeEndPath::kContextLost) {
     // Its context ended while it was open: no CUDA or CUPTI call is made for
     // it, and its buffers, which went with the context, are never freed.
     decline(*range, DeclineReason::kMultipleContexts, *profiled_context_lost_ + " ended the range's context inside it");
@@ -616,7 +632,7 @@ void RangeController::end() {
     static_cast<void>(range.release());
     return;
   }
-  if (!range->profiled || range->counters_closed || parts_.captures.open_captures() > 0) {
+  if (path == RangeEndPath::kWithoutGpu) {
     end_range_without_gpu(std::move(range));
     return;
   }
@@ -627,7 +643,7 @@ void RangeController::end() {
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   range->record.timings.sync_ms += ms_since(sync_start);
   const std::size_t kernel_count = range->program.kernels().size();
-  if (s.ok() && range->deferrable && kernel_count > 0 && !range->eligibility.declined() && can_wait(*range)) {
+  if (range_waits_for_batch(range->state, s.ok(), kernel_count, range->eligibility.declined(), can_wait(*range))) {
     // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
     // passes are shared with other deferred ranges'.
     counters_->remember_kernels(range->name, kernel_count);
@@ -698,7 +714,7 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
   // when it began (nothing was recorded or started), or a capture began
   // inside it (its counters were closed then) or is open now (a drain would
   // invalidate it). Its end makes no CUDA or CUPTI call.
-  if (range->profiled && !range->counters_closed) {
+  if (profiled(range->state) && !range->counters_closed) {
     decline(*range, DeclineReason::kStreamCaptureActive,
             parts_.captures.describe_open() + " when the range ended; the tool made no call that could invalidate it");
     // Its counters and GPU buffers stay as they are until no capture is
@@ -730,7 +746,7 @@ bool RangeController::stop_pass0(ActiveRange& range, bool drained, std::size_t k
     if (!popped.ok()) decline(range, DeclineReason::kCountersUnavailable, popped.message());
     return true;
   }
-  if (range.counting_pass0) {
+  if (const auto* recording = std::get_if<Recording>(&range.state); recording != nullptr && recording->counting_pass0) {
     auto c = Clock::now();
     auto done = counters_->end_pass();
     t.counters_ms += ms_since(c);
@@ -813,7 +829,7 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
 void RangeController::at_exit() {
   exiting_ = true;
   if (counters_) parts_.report.time_budget->first_pass_start_ms = counters_->first_pass_start_ms();
-  if (active_ && active_->left_alone) active_.reset();
+  if (active_ && std::holds_alternative<LeftAlone>(active_->state)) active_.reset();
   if (active_) {
     // No GPU work at exit (the runtime may already be tearing down): the range
     // ran once, as the application's own execution, and is reported declined.
@@ -873,7 +889,7 @@ void RangeController::at_exit() {
 }
 
 SnapshotStorage& RangeController::storage_for(const ActiveRange& range) {
-  if (!range.deferrable) {
+  if (const auto* recording = std::get_if<Recording>(&range.state); recording == nullptr || !recording->deferrable) {
     if (!snapshot_storage_)
       snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx);
     return *snapshot_storage_;
@@ -1186,11 +1202,8 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
       window_member(range, range_globals(range), tool_stream_, parts_.config.verify,
                     std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
-  std::vector<ReplayMember> members{
-      ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record, "",
-                   (*member)->verifier.get(), module_unloaded,
-                   ReplayNotes{range.host_captured_bytes, range.counting_pass0, range.program.kernels().size(),
-                               range.pass0_stopped_at_capture}}};
+  std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
+                                                 "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};
   EventReplayStream stream(tool_stream_);
   ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
                                         [this, &range](std::size_t pass) {

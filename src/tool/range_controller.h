@@ -126,10 +126,10 @@ class RangeController {
   /// The open range, or null.
   ActiveRange* active() const { return active_.get(); }
   /// The open range when it is one this application range replay run counts
-  /// (ActiveRange::app_range) and not declined; else null.
+  /// (Collecting, its pass begun) and not declined; else null.
   ActiveRange* app_range_counting() const {
-    return active_ && active_->app_range && active_->profiled && !active_->eligibility.declined() ? active_.get()
-                                                                                                  : nullptr;
+    const auto* collecting = active_ ? std::get_if<Collecting>(&active_->state) : nullptr;
+    return collecting != nullptr && collecting->started && !active_->eligibility.declined() ? active_.get() : nullptr;
   }
 
   /// The report records (indexes in the report's ranges) the tool will still

@@ -39,7 +39,7 @@ std::string prediction_key(const ActiveRange& range) {
 StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range,
                                                               const std::vector<MemoryRange>& regions) {
   // A write-set range keeps its snapshot through its own window: it is never deferred.
-  range.deferrable = false;
+  if (auto* recording = std::get_if<Recording>(&range.state)) recording->deferrable = false;
   const WriteSetPrediction* prediction = write_sets_.find(prediction_key(range));
   const ByteSpans predicted = prediction ? prediction->chunks : ByteSpans{};
   const std::vector<Allocation> whole = std::move(range.allocations);  // one per region, in region order
