@@ -1117,6 +1117,12 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
     return;
   }
+  if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
+    // Each member still holds its entry snapshot, and the batch handed its
+    // exit state back: it can be replayed on its own, as an immediate range.
+    replay_alone(batch, values.status().message(), why);
+    return;
+  }
   if (!values.ok()) {
     decline_batch(batch, decline_of(values.status(), DeclineReason::kCountersUnavailable).reason,
                   values.status().message());
@@ -1138,6 +1144,36 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
     reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
                              range.modules_loaded, window_ms);
+    parts_.report.ranges[range.record_index] = std::move(range.record);
+  }
+}
+
+void RangeController::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch,
+                                   const char* why) {
+  const std::size_t others = batch.size() - 1;
+  for (auto& member : batch) {
+    ActiveRange& range = *member;
+    const auto start = Clock::now();
+    // The batch's passes are not this range's values.
+    range.record.pass_records.clear();
+    Status s = size_counters_to_pass0(range, range.program.kernels().size());
+    std::optional<Decline> failed =
+        s.ok() ? replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
+    if (!failed) {
+      if (Status e = evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
+    }
+    if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
+      counters_->backend().set_mode(counters_->configured_mode()).ignore();
+    if (failed) {
+      decline(range, failed->reason, std::move(failed->detail));
+    } else {
+      range.record.counter_ranges = counter_ranges_name(range.counters);
+      range.record.notes.push_back("replayed on its own after its batch with " + std::to_string(others) +
+                                   " other deferred ranges (replayed when: " + why +
+                                   ") got counter ranges that did not match: " + mismatch);
+    }
+    reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
+                             range.modules_loaded, ms_since(start));
     parts_.report.ranges[range.record_index] = std::move(range.record);
   }
 }
@@ -1195,9 +1231,13 @@ RangeGlobals RangeController::range_globals(ActiveRange& range) {
 }
 
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
-  const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = parts_.inventory.lock();
+  return replay_window_locked(range);
+}
+
+std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range) {
+  const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   StatusOr<std::unique_ptr<WindowMember>> member =
       window_member(range, range_globals(range), tool_stream_, parts_.config.verify,
                     std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");

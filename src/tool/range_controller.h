@@ -270,6 +270,8 @@ class RangeController {
   // its restore strategy, with --verify as its observer; nullopt when every
   // pass ran, or the range's decline. The exit state is restored either way.
   std::optional<Decline> replay_window(ActiveRange& range);
+  // The same, for a caller that holds the inventory's lock.
+  std::optional<Decline> replay_window_locked(ActiveRange& range);
   // --collectives replay with coordinated ends: the window's barrier with
   // the job's other ranks before each pass's submit and before the exit
   // hand-back (counted in range.rendezvous_barriers); empty otherwise.
@@ -336,6 +338,12 @@ class RangeController {
                      bool keep_gpu_objects = false);
   // Replays `batch` (its members not declined) and fills their records.
   void replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why);
+  // After `batch`'s window returned fewer counter ranges than it opened
+  // (`mismatch`, counter_ranges_mismatch's detail): replays each member in a
+  // window of its own, with its counters sized to its kernels as an
+  // immediate range's, and fills its reserved record (values, or the
+  // decline of its own window). Call with the inventory's lock held.
+  void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch, const char* why);
 
   RangeControllerParts parts_;
   // RANGEREPLAY_BATCH: the most ranges deferred together; nullopt: none.
