@@ -26,7 +26,9 @@
 // journal hook) guards recording and the graph table; the inventory, the
 // captures and the module registry have their own locks. Lock order: the
 // tool's lock, then the inventory's, then a leaf lock (docs/architecture.md,
-// "Locks"). Nothing here throws on purpose: failures become a declined range.
+// "Locks"). Nothing here throws by design: failures become a declined
+// range (an exception that still comes, std::bad_alloc say, is caught at the
+// CUPTI callback in profiler_tool.cpp, which then stops the tool).
 #pragma once
 
 #include <cuda.h>
