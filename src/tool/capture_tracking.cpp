@@ -1,12 +1,14 @@
-// Stream-capture bookkeeping (core/capture_state.h) from driver callbacks:
-// captures opened and closed, events recorded in capturing streams and the
-// streams that wait on them, thread capture modes, and the stream of each
-// kernel launch. None of it takes mutex_ but capture_begins_in_range, at a
-// capture begin while a range is open or beginning: these callbacks come on
-// every application thread, often while another thread holds the tool's lock.
+// RecordSession's stream-capture bookkeeping (core/capture_state.h) from
+// driver callbacks: captures opened and closed, events recorded in capturing
+// streams and the streams that wait on them, thread capture modes, and the
+// stream of each kernel launch. None of it takes the tool's lock but a
+// capture begin while a range is open or beginning (capture_begins_in_range)
+// or while ranges are deferred (their flush): these callbacks come on every
+// application thread, often while another thread holds the tool's lock.
 #include <cupti.h>
 
-#include "tool/profiler_tool.h"
+#include "tool/range_controller.h"
+#include "tool/record_session.h"
 
 namespace rangereplay::tool {
 
@@ -21,12 +23,12 @@ thread_local int t_exchanged_capture_mode = 0;
 
 }  // namespace
 
-std::uint64_t ProfilerTool::capture_key(const DriverCall& call, const CallParams& params) {
+std::uint64_t capture_key(const DriverCall& call, const CallParams& params) {
   if (!params.stream) return 0;
   return stream_key(handle(*params.stream), call.per_thread_stream(), tool_thread_number());
 }
 
-void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackData* data) {
+void RecordSession::on_capture_api(const DriverCall& call, const CUpti_CallbackData* data) {
   const bool exit = data->callbackSite == CUPTI_API_EXIT;
   const std::uint64_t thread = tool_thread_number();
   const CallParams p = call.decode(data->functionParams);
@@ -99,7 +101,7 @@ void ProfilerTool::on_capture_api(const DriverCall& call, const CUpti_CallbackDa
   }
 }
 
-void ProfilerTool::capture_begins_in_range(const char* call) {
+void RecordSession::capture_begins_in_range(const char* call) {
   ToolLock lock = lock_tool(call);
   InToolScope scope;
   ranges_.capture_begins(call);

@@ -9,11 +9,13 @@
 // its entry unknown, so a later launch in a range declines instead of
 // trusting it.
 //
-// Thread-safety: none; the tool calls it under its mutex_. summarize()
-// makes driver calls (cuda/graph_inspector.h) and is called before that
-// lock is taken, inside an InToolScope; follow_kernel_node reads the node's
-// kernel (its name and parameter layout) under the lock, inside an
-// InToolScope. Defined in graph_recording.cpp.
+// Owned by the RecordSession (tool/record_session.h).
+//
+// Thread-safety: none; the record session calls it under the tool's lock.
+// summarize() makes driver calls (cuda/graph_inspector.h) and is called
+// before that lock is taken, inside an InToolScope; follow_kernel_node
+// reads the node's kernel (its name and parameter layout) under the lock,
+// inside an InToolScope. Defined in graph_recording.cpp.
 #pragma once
 
 #include <cuda.h>

@@ -1,6 +1,6 @@
-// CUDA graphs in ranges: a graph launch is one
-// recorded op, replayed with cuGraphLaunch on the tool's stream while the
-// application's executable graph exists.
+// RecordSession's CUDA graphs, and GraphExecTable's members: a graph launch
+// in a range is one recorded op, replayed with cuGraphLaunch on the tool's
+// stream while the application's executable graph exists.
 //
 // What an exec runs is read from its source graph when it is instantiated
 // (the exec is a copy of the graph at that moment; the application may
@@ -24,7 +24,7 @@
 #include "report/demangle.h"
 #include "tool/graph_execs.h"
 #include "tool/module_globals.h"
-#include "tool/profiler_tool.h"
+#include "tool/record_session.h"
 
 namespace rangereplay::tool {
 
@@ -40,7 +40,7 @@ GraphExecTable::Entry GraphExecTable::summarize(CUgraph graph, const char* call)
   return info;
 }
 
-void ProfilerTool::on_graph_exec_api(const DriverCall& call, const CUpti_CallbackData* data) {
+void RecordSession::on_graph_exec_api(const DriverCall& call, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
   const bool succeeded = call_succeeded(data);
   if (call.kind == CallKind::kGraphInstantiate) {
@@ -172,7 +172,7 @@ void GraphExecTable::follow_child_graph(CUgraphExec exec, CUgraphNode node, Stat
   info.kernel_nodes = std::move(summary.kernel_nodes);
 }
 
-void ProfilerTool::record_graph_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data) {
+void RecordSession::record_graph_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data) {
   const GraphExecTable::Entry* entry = graph_execs_.find(params.graph.exec);
   if (entry == nullptr) {
     range.eligibility.decline(

@@ -24,15 +24,12 @@
 #include <exception>
 #include <optional>
 
-#include "core/cubin_symbols.h"
 #include "core/elapsed.h"
 #include "core/launcher_gate.h"
 #include "core/metric_sets.h"
-#include "cuda/kernel_arguments.h"
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
 #include "report/time_budget.h"
-#include "tool/host_regions.h"
 #include "tool/logic/nvtx_calls.h"
 
 namespace rangereplay::tool {
@@ -70,28 +67,6 @@ void CUPTIAPI callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Callba
   } catch (...) {
     stop_tool("unknown exception");
   }
-}
-
-// Ordinal of `ctx`'s device, or -1 when it cannot be read. Pushes the
-// context for cuCtxGetDevice (cuCtxGetDevice_v2 needs a CUDA 12.8+ driver).
-// Caller is in an InToolScope.
-int device_of(CUcontext ctx) {
-  if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return -1;
-  CUdevice device = 0;
-  const bool ok = cuCtxGetDevice(&device) == CUDA_SUCCESS;
-  CUcontext popped = nullptr;
-  cuCtxPopCurrent(&popped);
-  return ok ? static_cast<int>(device) : -1;
-}
-
-// The symbols of the module a MODULE_LOADED callback reports, read from its
-// cubin; an error when CUPTI gave no cubin or it cannot be read.
-StatusOr<CubinSymbols> module_symbols(const CUpti_ResourceData* data) {
-  if (data == nullptr || data->resourceDescriptor == nullptr) return invalid_argument("no module data");
-  const auto& module = *static_cast<const CUpti_ModuleResourceData*>(data->resourceDescriptor);
-  if (module.pCubin == nullptr || module.cubinSize == 0) return invalid_argument("no cubin");
-  return read_cubin_symbols(
-      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(module.pCubin), module.cubinSize));
 }
 
 // Launch number of this thread's launch in flight whose API_EXIT ends a
@@ -390,7 +365,8 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
     return;
   }
   if (data->callbackSite != CUPTI_API_ENTER) return;
-  if (captures_.open_captures() > 0 && captures_.is_capturing(capture_key(call, call.decode(data->functionParams)))) {
+  if (const CaptureState& captures = record_.captures();
+      captures.open_captures() > 0 && captures.is_capturing(capture_key(call, call.decode(data->functionParams)))) {
     // Captured into a graph: it does not execute now, so it is no kernel
     // launch of the process (a kernel window does not count it) and no work
     // of a range (RangeController::capture_begins).
@@ -411,11 +387,7 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
     if (launch.before) on_range_event(*launch.before, data->context);
     if (launch.ends_after) t_window_end_launch = launch.index;
   }
-  if (ActiveRange* range = recording()) {
-    observe_in_range(*range, &call, data);
-  } else if (ActiveRange* counted = ranges_.app_range_counting()) {
-    note_app_range_work(*counted, call, data);
-  }
+  record_.observe_launch(call, data);
 }
 
 void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
@@ -436,10 +408,10 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     std::fprintf(stderr, "rangereplay[debug] thread %llu in range: %s\n",
                  static_cast<unsigned long long>(tool_thread_number()),
                  data->functionName != nullptr ? data->functionName : "?");
-  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() && captures_.open_captures() == 0)
-    replay_deferred_before_untracked_write(call, data);
+  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() && record_.captures().open_captures() == 0)
+    record_.replay_deferred_before_untracked_write(call, data);
   if (call == nullptr) {
-    observe_if_in_range(nullptr, data);
+    record_.observe_if_in_range(nullptr, data);
     return;
   }
   switch (call->kind) {
@@ -449,9 +421,9 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CallKind::kEventRecord:
     case CallKind::kStreamWaitEvent:
     case CallKind::kEventDestroy:
-    case CallKind::kStreamDestroy: on_capture_api(*call, data); break;
+    case CallKind::kStreamDestroy: record_.on_capture_api(*call, data); break;
     case CallKind::kAllocation:
-    case CallKind::kFree: on_memory_api(*call, data); break;
+    case CallKind::kFree: record_.on_memory_api(*call, data); break;
     case CallKind::kGraphInstantiate:
     case CallKind::kGraphExecUpdate:
     case CallKind::kGraphExecDestroy:
@@ -460,17 +432,9 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CallKind::kGraphExecChildGraph:
     case CallKind::kGraphExecChange:
       // Executable-graph lifecycle, tracked in and out of ranges (graph_recording.cpp).
-      on_graph_exec_api(*call, data);
+      record_.on_graph_exec_api(*call, data);
       break;
-    case CallKind::kStreamAttachMemory:
-      // Managed memory attached to the host is memory host threads use: a
-      // range captures it only when one of its kernels is passed it (the
-      // inventory's own lock; no tool lock is waited for).
-      if (call_succeeded(data)) {
-        const AllocationParams p = call->decode(data->functionParams).allocation;
-        inventory_.set_host_attached(DevicePtr(p.address), p.flags == CU_MEM_ATTACH_HOST);
-      }
-      break;
+    case CallKind::kStreamAttachMemory: record_.on_stream_attach_memory(*call, data); break;
     case CallKind::kProfilerStart:
     case CallKind::kProfilerStop: on_profiler_api(*call, data); break;
     case CallKind::kTeardown: on_teardown_api(*call, data); break;
@@ -478,7 +442,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       // Graph launches, host functions, memsets and copies: the recorder's.
       break;
   }
-  observe_by_row(*call, data);
+  record_.observe_by_row(*call, data);
 }
 
 void ProfilerTool::on_profiler_api(const DriverCall& call, const CUpti_CallbackData* data) {
@@ -512,182 +476,9 @@ void ProfilerTool::on_teardown_api(const DriverCall& call, const CUpti_CallbackD
   }
 }
 
-void ProfilerTool::observe_by_row(const DriverCall& call, const CUpti_CallbackData* data) {
-  switch (call.in_range) {
-    case InRange::kRecord:
-    case InRange::kDecline:
-    case InRange::kPassThrough:
-      // Work recorded into a graph by a capture does not execute now: no
-      // work of a range (the graph's launch is).
-      if (data->callbackSite == CUPTI_API_ENTER && call.decode != nullptr && captures_.open_captures() > 0 &&
-          captures_.is_capturing(capture_key(call, call.decode(data->functionParams))))
-        return;
-      observe_if_in_range(&call, data);
-      return;
-    case InRange::kTrackAndDecline:
-    case InRange::kDeclineIfLaunched:
-    case InRange::kTrackOnly: return;  // handled by the kind, in and out of ranges
-  }
-}
-
-void ProfilerTool::on_memory_api(const DriverCall& call, const CUpti_CallbackData* data) {
-  const CallParams params = call.decode(data->functionParams);
-  // A stream-ordered allocation or free captured into a graph is a memory
-  // node: it allocates or frees nothing now, and its address is mapped only
-  // while the graph runs.
-  if (captures_.open_captures() > 0 && captures_.is_capturing(capture_key(call, params))) return;
-  // Waits here while a replay window runs in another thread. The inventory
-  // changes under the same lock as the range check, so a range cannot begin
-  // between them (a snapshot of a region being freed, or missing one being
-  // allocated).
-  ToolLock lock = lock_tool(data->functionName);
-  // Driver calls made while holding mutex_ must not reach our own callbacks.
-  InToolScope scope;
-  // A free, an unmap or an access change while ranges are deferred: they
-  // are replayed first, while everything they use exists as it did.
-  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() &&
-      (call.kind == CallKind::kFree || call.effect == MemoryEffect::kSetAccess))
-    ranges_.before_free(data->functionName);
-  if (ActiveRange* range = recording()) {
-    DriverCallEvent event;
-    event.call = &call;
-    event.name = data->functionName;
-    event.entry = data->callbackSite == CUPTI_API_ENTER;
-    range_recorder(*range).observe_memory_api(event);
-  }
-  track_allocation(call, params, data);
-}
-
-void ProfilerTool::observe_if_in_range(const DriverCall* call, const CUpti_CallbackData* data) {
-  if (data->callbackSite != CUPTI_API_ENTER) return;
-  // While ranges are deferred, the calls that submit work wait for the tool's
-  // lock too, so none runs beside a batch's replays.
-  if (!range_open_.load(std::memory_order_relaxed) && !ranges_.has_pending()) return;
-  ToolLock lock = lock_tool(data->functionName);
-  // Driver calls made while holding mutex_ must not reach our own callbacks.
-  InToolScope scope;
-  if (ActiveRange* range = recording()) {
-    observe_in_range(*range, call, data);
-  } else if (ActiveRange* counted = ranges_.app_range_counting(); counted != nullptr && call != nullptr) {
-    note_app_range_work(*counted, *call, data);
-  }
-}
-
-void ProfilerTool::replay_deferred_before_untracked_write(const DriverCall* call, const CUpti_CallbackData* data) {
-  if (call != nullptr && !may_write_device_memory(call->kind)) return;
-  const CallParams params =
-      call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
-  // The pointer query below must not reach our own callbacks.
-  InToolScope scope;
-  const bool untracked = writes_untracked_device_memory(
-      call, data->functionName != nullptr ? data->functionName : "", params,
-      [this](std::uint64_t address) { return inventory_.find_containing(DevicePtr(address)).has_value(); },
-      device_memory);
-  if (!untracked) return;
-  ToolLock lock = lock_tool(data->functionName);
-  ranges_.before_untracked_write(data->functionName);
-}
-
-bool ProfilerTool::device_memory(std::uint64_t address) {
-  CUmemorytype type{};
-  return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, static_cast<CUdeviceptr>(address)) ==
-             CUDA_SUCCESS &&
-         type != CU_MEMORYTYPE_HOST;
-}
-
-bool ProfilerTool::untracked_device_memory(std::uint64_t address) {
-  if (!device_memory(address)) return false;
-  // Managed memory (a __managed__ variable, another allocator's
-  // cudaMallocManaged) is device memory the host can read.
-  unsigned managed = 0;
-  return cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, static_cast<CUdeviceptr>(address)) !=
-             CUDA_SUCCESS ||
-         managed == 0;
-}
-
-void ProfilerTool::note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data) {
-  // The kernel sequence each run's matched range is compared by
-  // (report::merge_app_runs): launches in call order, a graph launch as one
-  // entry of its own.
-  // The range's counters are those of its own context.
-  if (in_other_context(range, data)) return;
-  auto* collecting = std::get_if<Collecting>(&range.state);
-  if (collecting == nullptr) return;
-  std::vector<report::KernelRecord>& kernels = collecting->kernels;
-  const auto index = static_cast<std::uint32_t>(kernels.size());
-  if (call.kind == CallKind::kGraphLaunch) {
-    report::KernelRecord k;
-    k.index = index;
-    k.name = "(graph launch)";
-    kernels.push_back(std::move(k));
-    return;
-  }
-  if (call.kind != CallKind::kKernelLaunch || call.decode == nullptr) return;
-  // No stream: the list is compared by names, grids and blocks only.
-  kernels.push_back(kernel_record(launch_shape(call.decode(data->functionParams).launch, data->symbolName), index));
-}
-
-bool ProfilerTool::in_other_context(ActiveRange& range, const CUpti_CallbackData* data) {
-  if (range.ctx == nullptr || data->context == nullptr || data->context == range.ctx) return false;
-  // A context of another device (cudaSetDevice(1) inside a range on device
-  // 0) is multiple_devices, whose fix is direct; the same device's second
-  // context is multiple_contexts.
-  const int other = device_of(data->context);
-  if (other >= 0 && range.device >= 0 && other != range.device) {
-    range.eligibility.decline(DeclineReason::kMultipleDevices,
-                              std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
-                                  " inside a range on device " + std::to_string(range.device));
-  } else {
-    range.eligibility.decline(DeclineReason::kMultipleContexts,
-                              std::string(data->functionName) + " in a second context inside the range");
-  }
-  return true;
-}
-
-void ProfilerTool::observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data) {
-  if (in_other_context(range, data)) return;
-  const std::size_t first_new = range.program.ops.size();
-  RangeRecorder recorder = range_recorder(range);
-  const CallParams params =
-      call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
-  if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
-    // cudaGraphLaunch reaches this driver callback too.
-    record_graph_launch(range, params, data);
-  } else {
-    DriverCallEvent event;
-    event.call = call;
-    event.name = data->functionName != nullptr ? data->functionName : "";
-    event.memory = params.memory;
-    if (call != nullptr && call->kind == CallKind::kKernelLaunch) prepare_launch(range, params, data, event);
-    if (!recorder.record(event)) return;
-  }
-  if (call != nullptr && (call->kind == CallKind::kKernelLaunch || call->kind == CallKind::kGraphLaunch))
-    scan_kernel_pointers(range, first_new, call->per_thread_stream(), captures_.open_or_beginning());
-  const CUcontext ctx = data->context != nullptr ? data->context : range.ctx;
-  recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), range.device);
-}
-
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
-  if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
-  // The driver holds its own locks during these callbacks: no tool lock is
-  // waited for here (core/module_registry.h), only the registry's leaf lock.
-  if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
-    // Its functions' handles may come back for other functions.
-    forget_kernel_param_layouts();
-    modules_.unloading();
-    return;
-  }
-  // Lazy loading loads a module at its first launch, often inside the range:
-  // harmless unless the module has variables whose entry state is unknown.
-  modules_.loaded(module_symbols(data));
-}
-
-ActiveRange* ProfilerTool::recording() const {
-  // A declined range is not replayed: recording more would only cost memory.
-  ActiveRange* range = ranges_.active();
-  return range != nullptr && std::holds_alternative<Recording>(range->state) && !range->eligibility.declined()
-             ? range
-             : nullptr;
+  // Module loads and unloads: the record session's module registry.
+  record_.on_resource(cbid, data);
 }
 
 }  // namespace rangereplay::tool

@@ -8,9 +8,11 @@
 // (tool/logic/counter_session.h), the tool's stream, the snapshot tiers, the
 // launcher gate, ranges parked while a capture is open.
 //
-// The recording half (ProfilerTool's routing into tool/logic/range_recorder.h)
-// fills the active range's program and eligibility between begin() and
-// end(); docs/architecture.md shows the pair.
+// The record side (the RecordSession, tool/record_session.h, recording
+// through tool/logic/range_recorder.h) fills the active range's program and
+// eligibility between begin() and end(); it owns the captures, the inventory
+// and the module registry this controller is given references to.
+// docs/architecture.md shows the pair.
 //
 // Thread-safety: every member but hold_gate (called once, before the tool
 // subscribes to CUPTI) is called with the tool's lock held (the ToolMutex in

@@ -1,6 +1,8 @@
-// Recording pass 0: kernel launches with their argument bytes copied at
-// launch time, memsets, copies; allocation tracking; and the observations
-// that make a range ineligible for replay.
+// RecordSession's recording of pass 0: kernel launches with their argument
+// bytes copied at launch time, memsets, copies (through the range's
+// RangeRecorder); allocation tracking; and the observations that make a range
+// ineligible for replay (another context, a collective kernel, module
+// variables that cannot be copied).
 // cupti.h brings the driver API parameter structs (generated_cuda_meta.h).
 #include <cupti.h>
 
@@ -8,9 +10,11 @@
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
 #include "report/demangle.h"
+#include "tool/host_regions.h"
 #include "tool/logic/launch_attributes.h"
+#include "tool/logic/range_report.h"
 #include "tool/module_globals.h"
-#include "tool/profiler_tool.h"
+#include "tool/record_session.h"
 
 namespace rangereplay::tool {
 
@@ -25,6 +29,54 @@ namespace {
 std::uint64_t allocating_device_bits() {
   CUdevice device = 0;
   return cuCtxGetDevice(&device) == CUDA_SUCCESS ? device_bit(static_cast<int>(device)) : kAllDevices;
+}
+
+// The launch's kernel, number, function, grid, block and shared memory as a
+// KernelLaunchOp; no stream, attributes or arguments.
+KernelLaunchOp launch_shape(const LaunchParams& launch, const char* symbol) {
+  KernelLaunchOp op;
+  op.name = symbol != nullptr ? symbol : "";
+  op.launch_index = current_launch_index();
+  op.api = launch.api;
+  op.function = reinterpret_cast<std::uint64_t>(launch.function);
+  for (int i = 0; i < 3; ++i) {
+    op.grid[i] = launch.grid[i];
+    op.block[i] = launch.block[i];
+  }
+  op.shared_mem_bytes = launch.shared_mem_bytes;
+  return op;
+}
+
+// Ordinal of `ctx`'s device, or -1 when it cannot be read. Pushes the
+// context for cuCtxGetDevice (cuCtxGetDevice_v2 needs a CUDA 12.8+ driver).
+// Caller is in an InToolScope.
+int device_of(CUcontext ctx) {
+  if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return -1;
+  CUdevice device = 0;
+  const bool ok = cuCtxGetDevice(&device) == CUDA_SUCCESS;
+  CUcontext popped = nullptr;
+  cuCtxPopCurrent(&popped);
+  return ok ? static_cast<int>(device) : -1;
+}
+
+// Whether `data`'s call went to another context than `range`'s; if so the
+// range is declined (multiple_devices for another device's context, else
+// multiple_contexts). Caller holds the tool's lock.
+bool in_other_context(ActiveRange& range, const CUpti_CallbackData* data) {
+  if (range.ctx == nullptr || data->context == nullptr || data->context == range.ctx) return false;
+  // A context of another device (cudaSetDevice(1) inside a range on device
+  // 0) is multiple_devices, whose fix is direct; the same device's second
+  // context is multiple_contexts.
+  const int other = device_of(data->context);
+  if (other >= 0 && range.device >= 0 && other != range.device) {
+    range.eligibility.decline(DeclineReason::kMultipleDevices,
+                              std::string(data->functionName) + " submitted work to device " + std::to_string(other) +
+                                  " inside a range on device " + std::to_string(range.device));
+  } else {
+    range.eligibility.decline(DeclineReason::kMultipleContexts,
+                              std::string(data->functionName) + " in a second context inside the range");
+  }
+  return true;
 }
 
 }  // namespace
@@ -43,22 +95,53 @@ void decline_collective(ActiveRange& range, const std::string& kernel, const cha
   }
 }
 
-KernelLaunchOp ProfilerTool::launch_shape(const LaunchParams& launch, const char* symbol) {
-  KernelLaunchOp op;
-  op.name = symbol != nullptr ? symbol : "";
-  op.launch_index = current_launch_index();
-  op.api = launch.api;
-  op.function = reinterpret_cast<std::uint64_t>(launch.function);
-  for (int i = 0; i < 3; ++i) {
-    op.grid[i] = launch.grid[i];
-    op.block[i] = launch.block[i];
+void RecordSession::note_app_range_work(ActiveRange& range, const DriverCall& call, const CUpti_CallbackData* data) {
+  // The kernel sequence each run's matched range is compared by
+  // (report::merge_app_runs): launches in call order, a graph launch as one
+  // entry of its own.
+  // The range's counters are those of its own context.
+  if (in_other_context(range, data)) return;
+  auto* collecting = std::get_if<Collecting>(&range.state);
+  if (collecting == nullptr) return;
+  std::vector<report::KernelRecord>& kernels = collecting->kernels;
+  const auto index = static_cast<std::uint32_t>(kernels.size());
+  if (call.kind == CallKind::kGraphLaunch) {
+    report::KernelRecord k;
+    k.index = index;
+    k.name = "(graph launch)";
+    kernels.push_back(std::move(k));
+    return;
   }
-  op.shared_mem_bytes = launch.shared_mem_bytes;
-  return op;
+  if (call.kind != CallKind::kKernelLaunch || call.decode == nullptr) return;
+  // No stream: the list is compared by names, grids and blocks only.
+  kernels.push_back(kernel_record(launch_shape(call.decode(data->functionParams).launch, data->symbolName), index));
 }
 
-void ProfilerTool::prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
-                                  DriverCallEvent& event) {
+void RecordSession::observe_in_range(ActiveRange& range, const DriverCall* call, const CUpti_CallbackData* data) {
+  if (in_other_context(range, data)) return;
+  const std::size_t first_new = range.program.ops.size();
+  RangeRecorder recorder = range_recorder(range);
+  const CallParams params =
+      call != nullptr && call->decode != nullptr ? call->decode(data->functionParams) : CallParams{};
+  if (call != nullptr && call->kind == CallKind::kGraphLaunch) {
+    // cudaGraphLaunch reaches this driver callback too.
+    record_graph_launch(range, params, data);
+  } else {
+    DriverCallEvent event;
+    event.call = call;
+    event.name = data->functionName != nullptr ? data->functionName : "";
+    event.memory = params.memory;
+    if (call != nullptr && call->kind == CallKind::kKernelLaunch) prepare_launch(range, params, data, event);
+    if (!recorder.record(event)) return;
+  }
+  if (call != nullptr && (call->kind == CallKind::kKernelLaunch || call->kind == CallKind::kGraphLaunch))
+    scan_kernel_pointers(range, first_new, call->per_thread_stream(), captures_.open_or_beginning());
+  const CUcontext ctx = data->context != nullptr ? data->context : range.ctx;
+  recorder.after_call(first_new, reinterpret_cast<std::uint64_t>(ctx), range.device);
+}
+
+void RecordSession::prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
+                                   DriverCallEvent& event) {
   const LaunchParams& launch = params.launch;
   if (data->symbolName != nullptr) decline_collective(range, data->symbolName, "kernel", config_.collectives);
   // The launched kernel's module variables are captured before the launch
@@ -117,7 +200,7 @@ std::optional<std::uint64_t> mapped_device_address(void* host) {
 
 }  // namespace
 
-void ProfilerTool::track_mapped_host(void* host, std::uint64_t bytes, const char* origin) {
+void RecordSession::track_mapped_host(void* host, std::uint64_t bytes, const char* origin) {
   if (host == nullptr || bytes == 0) return;
   const std::optional<std::uint64_t> device = mapped_device_address(host);
   if (!device) return;  // not device-accessible: no kernel can write it
@@ -126,7 +209,7 @@ void ProfilerTool::track_mapped_host(void* host, std::uint64_t bytes, const char
   inventory_.add(std::move(a));
 }
 
-void ProfilerTool::track_allocation(const DriverCall& call, const CallParams& params, const CUpti_CallbackData* data) {
+void RecordSession::track_allocation(const DriverCall& call, const CallParams& params, const CUpti_CallbackData* data) {
   const bool enter = data->callbackSite == CUPTI_API_ENTER;
   const AllocationParams& p = params.allocation;
   const std::string origin(call.base_name());

@@ -5,15 +5,16 @@
 // recording leaves out, an allocation, a free, an untracked copy or a cap
 // reached declines the range (Eligibility, with a reason and a detail).
 //
-// It makes no CUDA call: the tool does the CUDA-facing parts (copying a
+// It makes no CUDA call: the tool's RecordSession (tool/record_session.h),
+// which builds one per recorded call, does the CUDA-facing parts (copying a
 // kernel's arguments by its parameter layout, snapshotting module variables
 // and pinned buffers a kernel is passed, the device of a second context)
 // and hands it their results. It works on the program and eligibility of
 // one range (ActiveRange's), which it does not own, and reads the
 // allocation inventory to give a copy its direction.
 //
-// Thread-safety: none; the tool calls it under its mutex_, the lock that
-// orders the range's recorded operations.
+// Thread-safety: none; the record session calls it under the tool's lock,
+// the lock that orders the range's recorded operations.
 #pragma once
 
 #include <cstddef>
