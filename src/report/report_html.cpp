@@ -56,7 +56,7 @@ th{background:#f3f3f3;cursor:pointer}td.l,th.l{text-align:left}.note{color:#555;
 td.name{max-width:44em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 table.groups tr.group-row{cursor:pointer;background:#fafafa}table.groups tr.member td{font-size:.95em;color:#333}
 details.kernel-blocks>summary{font-weight:bold;margin-top:1em;cursor:pointer}details.kernel summary{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:100%;cursor:pointer;font-size:.85em}
-.charts{display:flex;flex-wrap:wrap;gap:1.5em}.chart{width:640px;height:300px}.roof{width:640px;height:420px}
+.charts{display:flex;flex-wrap:wrap;gap:1.5em}.chart{width:640px;height:300px}.roof{width:640px;height:420px}.band{width:640px;height:300px}
 </style>
 )html";
 
@@ -66,7 +66,7 @@ details.kernel-blocks>summary{font-weight:bold;margin-top:1em;cursor:pointer}det
 // a 1,120-kernel report.
 constexpr std::string_view kPageScript = R"js(
 (function () {
-  const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, group_rows: 0, first_groups: [],
+  const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, band_points: 0, group_rows: 0, first_groups: [],
     kernel_blocks: 0, group_kernels_without_block: 0, section_tables: 0, findings: 0, opened_kernel: '', opened_group: '', opened_group_links: 0, errors: []};
   window.addEventListener('error', e => check.errors.push(String(e.message)));
   const report = JSON.parse(document.getElementById('rr-data').textContent);
@@ -155,8 +155,11 @@ constexpr std::string_view kPageScript = R"js(
     });
     ctx.restore();
   }};
-  // The range's roofline (ranges[i].roofline of the report, see roofline.h).
-  const drawRoofline = (sec, box, r, roof) => {
+  // The range's roofline (ranges[i].roofline of the report, see roofline.h),
+  // and beside or below it the band of kernels without floating-point work,
+  // placed by their achieved DRAM bandwidth against the DRAM peak. `g`: the
+  // range's kernel groups, for short names.
+  const drawRoofline = (sec, box, r, roof, g) => {
     if (!roof) return;
     if (!roof.available) {
       add(sec, el('p', {class: 'note'}, `No roofline: the report lacks ${roof.missing_metrics.join(', ')} (profile with --set full, which has them).`));
@@ -167,17 +170,42 @@ constexpr std::string_view kPageScript = R"js(
     if (roof.not_counted.length) add(sec, el('p', {class: 'note'}, `FLOPs not counted for ${roof.not_counted.join(', ')}: the report lacks ${missingCounts.join(', ')}.`));
     if (missingPeaks.length) add(sec, el('p', {class: 'note'}, `No ceiling for: ${missingPeaks.join(', ')} (the report lacks them).`));
     const byK = new Map(r.kernels.map(k => [k.index, k]));
+    const shortOf = new Map();
+    for (const x of (g ? g.groups : [])) for (const i of x.kernels) shortOf.set(i, x.name);
+    const withDuration = roof.kernels_with_duration;
+    const share = withDuration ? ` (${(100 * roof.kernels_on_chart / withDuration).toFixed(1)}%)` : '';
+    add(sec, el('p', {class: 'roof-summary'}, (roof.kernels.length ? `Roofline: ${roof.kernels_on_chart} of ${withDuration} kernels with a duration on the chart${share}: ` +
+      `${roof.kernels_on_roofline} on the roofline, ${roof.kernels_in_band} in the band "no floating-point work"` : 'Roofline of whole-range values') +
+      `; whole range ${sig(roof.whole.tflop_per_s)} TFLOP/s at ${sig(roof.whole.dram_flop_per_byte)} FLOP/byte (DRAM), ` +
+      `${sig(num(roof.whole.dram_byte_per_s) / 1e12)} TB/s DRAM (${num(roof.whole.dram_pct_of_peak).toFixed(1)}% of peak).`));
+    const nb = roof.kernels_in_band, one = nb === 1;
+    if (nb) add(sec, el('p', {class: 'note band-note'}, `No floating-point work: ${nb} kernel${one ? '' : 's'} (such as fills, copies, sorts, gathers) execute${one ? 's' : ''} no ` +
+      `floating-point instruction, so ${one ? 'it has' : 'they have'} no arithmetic intensity and no place on the roofline; ` +
+      'the band places each by its achieved DRAM ' +
+      'bandwidth (DRAM bytes over its duration) against the DRAM peak, with its duration upward. At 60% of the peak or more a kernel is bound by ' +
+      'DRAM bandwidth; far below it, by latency or launch overhead (a short kernel) or by traffic that stays in L2.'));
+    // Kernels off the chart, by reason, each named and linked to its block.
     const offBy = {};
-    for (const p of roof.kernels) if (p.off) offBy[p.off] = (offBy[p.off] || 0) + 1;
-    const offText = Object.entries(offBy).map(([why, n]) => `${n} ${why}`).join(', ');
-    add(sec, el('p', {class: 'roof-summary'}, (roof.kernels.length ? `Roofline: ${roof.kernels_on_roofline} of ${roof.kernels_with_duration} kernels with a duration on the chart` +
-      (offText ? ` (off it: ${offText}; a log scale has no place for 0)` : '') : 'Roofline of whole-range values') +
-      `; whole range ${sig(roof.whole.tflop_per_s)} TFLOP/s at ${sig(roof.whole.dram_flop_per_byte)} FLOP/byte (DRAM).`));
+    for (const p of roof.kernels) if (p.off && !p.in_band) (offBy[p.off] = offBy[p.off] || []).push(p.kernel_index);
+    for (const [why, list] of Object.entries(offBy)) {
+      const line = add(sec, el('p', {class: 'note off-chart'}, `Not on the chart: ${list.length} kernel${list.length === 1 ? '' : 's'} with ${why}` +
+        ' (a log scale has no place for 0): '));
+      list.slice(0, 20).forEach((i, n) => {
+        if (n) add(line, document.createTextNode(', '));
+        const k = byK.get(i) || {};
+        add(line, el('a', {href: '#' + kernelId(r, i), title: k.name || k.mangled_name || ''}, `#${i} ${shortOf.get(i) || k.name || k.mangled_name || 'kernel'}`));
+      });
+      if (list.length > 20) add(line, document.createTextNode(` and ${list.length - 20} more`));
+    }
     const ceil = add(sec, el('table', {class: 'ceilings'}));
     const hr = add(ceil, el('tr')); add(hr, el('th', {class: 'l'}, 'ceiling')); add(hr, el('th', {}, 'peak'));
     for (const c of roof.compute_ceilings) { const tr = add(ceil, el('tr')); add(tr, el('td', {class: 'l'}, c.label)); add(tr, el('td', {}, `${sig(c.tflop_per_s)} TFLOP/s`)); }
     for (const c of roof.memory_ceilings) { const tr = add(ceil, el('tr')); add(tr, el('td', {class: 'l'}, `${c.label} bandwidth`)); add(tr, el('td', {}, `${sig(c.tbyte_per_s)} TB/s`)); }
     if (!charts) return;
+    drawRoofChart(box, r, roof, byK);
+    drawBand(box, roof, byK, shortOf);
+  };
+  const drawRoofChart = (box, r, roof, byK) => {
     const on = p => p.off === '';
     const kpts = roof.kernels.filter(on);
     const xs = kpts.flatMap(p => [p.dram_flop_per_byte, p.l2_flop_per_byte]).concat([roof.whole.dram_flop_per_byte]).filter(x => x > 0);
@@ -216,6 +244,38 @@ constexpr std::string_view kPageScript = R"js(
         scales: {x: {type: 'logarithmic', min: xMin, max: xMax, title: {display: true, text: 'arithmetic intensity [FLOP/byte]'}, ticks: {callback: logTick}},
                  y: {type: 'logarithmic', min: yMin, max: yMax, title: {display: true, text: 'performance [TFLOP/s]'}, ticks: {callback: logTick}}}}});
     check.roofline_points += kpts.length;
+  };
+  // The band of kernels without floating-point work: achieved DRAM bandwidth
+  // (TB/s, log) across, duration (us, log) upward, the DRAM peak and 60% of
+  // it as lines.
+  const drawBand = (box, roof, byK, shortOf) => {
+    const pts = roof.kernels.filter(p => p.in_band);
+    const whole = roof.whole.in_band ? [roof.whole] : [];
+    if (!pts.length && !whole.length) return;
+    const peak = (roof.memory_ceilings.find(c => c.key === 'dram') || {}).tbyte_per_s || 0;
+    const tb = p => num(p.dram_byte_per_s) / 1e12;
+    const xs = pts.concat(whole).map(tb).filter(x => x > 0);
+    const ys = pts.concat(whole).map(p => num(p.duration_ns) / 1e3).filter(y => y > 0);
+    const xMin = Math.pow(10, Math.floor(Math.log10(Math.min(...xs)))), xMax = Math.pow(10, Math.ceil(Math.log10(Math.max(...xs, peak) * 1.2)));
+    const yMin = Math.pow(10, Math.floor(Math.log10(Math.min(...ys)))), yMax = Math.pow(10, Math.ceil(Math.log10(Math.max(...ys) * 1.5)));
+    const point = (p, name, full) => ({x: tb(p), y: num(p.duration_ns) / 1e3, name, full, pct: num(p.dram_pct_of_peak), bytes: num(p.dram_bytes)});
+    const sets = [];
+    if (peak > 0) {
+      for (const [f, label, dash] of [[1, `DRAM peak ${sig(peak)} TB/s`, []], [0.6, '60% of peak', [6, 3]]]) {
+        sets.push({label, data: [{x: peak * f, y: yMin}, {x: peak * f, y: yMax}], showLine: true, pointRadius: 0, borderColor: f === 1 ? '#1f78b4' : '#a6cee3',
+          borderWidth: 1.5, borderDash: dash, ceiling: label, labelAt: {x: peak * f, y: f === 1 ? yMax / 2 : Math.sqrt(yMin * yMax)}, labelAlign: 'right'});
+      }
+    }
+    sets.push({label: 'kernels without floating-point work', data: pts.map(p => { const k = byK.get(p.kernel_index) || {};
+      return point(p, `#${p.kernel_index} ${shortOf.get(p.kernel_index) || k.name || k.mangled_name || 'kernel'}`, k.name || k.mangled_name); }), backgroundColor: '#ff7f00'});
+    if (whole.length) sets.push({label: 'whole range', data: [point(roof.whole, 'whole range')], backgroundColor: '#e31a1c', pointRadius: 7, pointStyle: 'rectRot'});
+    chart(box, 'band', {type: 'scatter', data: {datasets: sets}, plugins: [ceilingLabels],
+      options: {plugins: {title: {display: true, text: 'No floating-point work: achieved DRAM bandwidth [TB/s] against the DRAM peak'},
+        tooltip: {callbacks: {label: ctx => { const d = ctx.raw; if (!d.name) return ctx.dataset.label;
+          return `${d.name}: ${sig(d.x)} TB/s DRAM (${d.pct.toFixed(1)}% of peak), ${bytes(d.bytes)} in ${dur(d.y * 1e3)}`; }}}},
+        scales: {x: {type: 'logarithmic', min: xMin, max: xMax, title: {display: true, text: 'achieved DRAM bandwidth [TB/s]'}, ticks: {callback: logTick}},
+                 y: {type: 'logarithmic', min: yMin, max: yMax, title: {display: true, text: 'duration [\u00b5s]'}, ticks: {callback: logTick}}}}});
+    check.band_points += pts.length;
   };
 
   // A kernel's block: its metrics with units, written when first opened (a
@@ -353,7 +413,7 @@ constexpr std::string_view kPageScript = R"js(
         options: {indexAxis: 'y', plugins: {title: {display: true, text: 'replay window stages (ms)'}}, scales: {x: {stacked: true, title: {display: true, text: 'ms'}}, y: {stacked: true}}}});
     }
     const names = new Set((r.kernels[0] || {metrics: []}).metrics.map(m => m.name).concat((r.range_metrics || []).map(m => m.name)));
-    drawRoofline(sec, box, r, r.roofline);
+    drawRoofline(sec, box, r, r.roofline, groupsOf[ri]);
     drawGroups(sec, r, groupsOf[ri]);
     // Sortable kernel table: the set's key columns that the kernels have.
     const key = ['gpu__time_duration.sum', 'sm__throughput.avg.pct_of_peak_sustained_elapsed',

@@ -4,7 +4,10 @@
 // the report JSON, report/roofline.h: TFLOP/s of every data type, tensor
 // cores included, against FLOP/byte, under labelled compute ceilings per data
 // type and DRAM and L2 bandwidth ceilings) with each kernel and the whole
-// range as points and the ceilings as a table; a table of its kernel groups
+// range as points and the ceilings as a table, beside or below it a band of
+// the kernels without floating-point work placed by their achieved DRAM
+// bandwidth against the DRAM peak, and a line naming, by reason, the kernels
+// on neither; a table of its kernel groups
 // (report/kernel_groups.h: short name, count, total time, share of the
 // range, SOL memory and compute), largest total time first, each opening to
 // its kernels; a sortable table of its kernels; a block per kernel with its
@@ -17,7 +20,7 @@
 // FLOPs are not counted for want of them, are named on the page.
 //
 // The page writes what it drew into <pre id="rr-check"> as JSON (charts,
-// canvases with pixels drawn, kernel rows, roofline points, group rows and
+// canvases with pixels drawn, kernel rows, roofline and band points, group rows and
 // each range's first group, kernel blocks, group members without a block,
 // the block or group the URL's fragment opened, script errors), so a headless
 // browser can check it (tests/scripts/html_report_test.sh).

@@ -105,14 +105,20 @@ RooflinePoint point_of(const Values& v, const std::vector<const FlopKind*>& coun
   return p;
 }
 
-void finish(RooflinePoint& p) {
+// The point's rates and its place: on the roofline, in the band of kernels
+// without floating-point work, or off the chart (off says why).
+// `dram_peak_tbyte_per_s`: the DRAM ceiling, TB/s (0: none).
+void finish(RooflinePoint& p, double dram_peak_tbyte_per_s) {
   p.tflop_per_s = p.duration_ns > 0 ? p.flop / (p.duration_ns * 1e-9) / 1e12 : 0;
   p.dram_flop_per_byte = p.dram_bytes > 0 ? p.flop / p.dram_bytes : 0;
   p.l2_flop_per_byte = p.l2_bytes > 0 ? p.flop / p.l2_bytes : 0;
+  p.dram_byte_per_s = p.duration_ns > 0 ? p.dram_bytes / (p.duration_ns * 1e-9) : 0;
+  p.dram_pct_of_peak = dram_peak_tbyte_per_s > 0 ? 100 * p.dram_byte_per_s / (dram_peak_tbyte_per_s * 1e12) : 0;
   if (!(p.duration_ns > 0)) {
     p.off = "no duration";
   } else if (!(p.flop > 0)) {
-    p.off = "no FLOP";
+    p.in_band = p.dram_bytes > 0;
+    p.off = p.in_band ? "no FLOP" : "no FLOP, no DRAM bytes";
   } else if (!(p.dram_bytes > 0)) {
     p.off = "no DRAM bytes";
   }
@@ -130,7 +136,10 @@ json point_json(const RooflinePoint& p) {
   j["tflop_per_s"] = finite_or_zero(p.tflop_per_s);
   j["dram_flop_per_byte"] = finite_or_zero(p.dram_flop_per_byte);
   j["l2_flop_per_byte"] = finite_or_zero(p.l2_flop_per_byte);
+  j["dram_byte_per_s"] = finite_or_zero(p.dram_byte_per_s);
+  j["dram_pct_of_peak"] = finite_or_zero(p.dram_pct_of_peak);
   j["off"] = p.off;
+  j["in_band"] = p.in_band;
   return j;
 }
 
@@ -216,7 +225,8 @@ Roofline compute_roofline(const RangeRecord& range) {
     const double tflops = kind->peak_factor * weighted(kind->peak) * sm_clock / 1e12;
     if (tflops > 0) r.compute.push_back({std::string(kind->key), std::string(kind->label), tflops});
   }
-  r.memory.push_back({"dram", "DRAM", weighted(kDramPeak) * weighted(kDramClock) / 1e12});
+  const double dram_peak = finite_or_zero(weighted(kDramPeak) * weighted(kDramClock) / 1e12);
+  r.memory.push_back({"dram", "DRAM", dram_peak});
   r.memory.push_back({"l2", "L2", weighted(kL2Peak) * weighted(kL2Clock) / 1e12});
 
   if (values.empty()) {
@@ -225,9 +235,10 @@ Roofline compute_roofline(const RangeRecord& range) {
     for (std::size_t i = 0; i < measured.size(); ++i) {
       RooflinePoint p = point_of(values[i], counted);
       p.kernel_index = measured[i]->index;
-      finish(p);
+      finish(p, dram_peak);
       if (p.duration_ns > 0) ++r.kernels_with_duration;
       if (p.off.empty()) ++r.kernels_on_roofline;
+      if (p.in_band) ++r.kernels_in_band;
       r.whole.duration_ns += p.duration_ns;
       r.whole.flop += p.flop;
       r.whole.dram_bytes += p.dram_bytes;
@@ -236,7 +247,8 @@ Roofline compute_roofline(const RangeRecord& range) {
       r.kernels.push_back(std::move(p));
     }
   }
-  finish(r.whole);
+  finish(r.whole, dram_peak);
+  r.kernels_on_chart = r.kernels_on_roofline + r.kernels_in_band;
   return r;
 }
 
@@ -252,6 +264,8 @@ json roofline_json(const Roofline& r) {
   for (const RooflineCeiling& c : r.memory) j["memory_ceilings"].push_back(ceiling_json(c, "tbyte_per_s"));
   j["kernels_with_duration"] = r.kernels_with_duration;
   j["kernels_on_roofline"] = r.kernels_on_roofline;
+  j["kernels_in_band"] = r.kernels_in_band;
+  j["kernels_on_chart"] = r.kernels_on_chart;
   j["whole"] = point_json(r.whole);
   j["kernels"] = json::array();
   for (const RooflinePoint& p : r.kernels) j["kernels"].push_back(point_json(p));

@@ -13,6 +13,12 @@
 // clock, and lts__t_bytes.sum.peak_sustained times the L2 clock. Clocks are
 // averaged over the range's kernels, weighted by their durations.
 //
+// A kernel that executes no floating-point instruction (a fill, copy, sort
+// or gather) has no arithmetic intensity, so no place on the roofline; with a
+// duration and DRAM bytes it is placed instead in a band of its own, "no
+// floating-point work", by its achieved DRAM bandwidth (DRAM bytes over its
+// duration) against the DRAM ceiling.
+//
 // Nothing is guessed: a data type whose counters the report lacks is named in
 // `not_counted` with its metrics in `missing_metrics`, and without the
 // duration, byte counts, clocks or bandwidth peaks there is no roofline.
@@ -73,10 +79,15 @@ struct RooflinePoint {
   double tflop_per_s = 0;         // FLOP / duration / 1e12
   double dram_flop_per_byte = 0;  // FLOP / DRAM bytes (0 without bytes)
   double l2_flop_per_byte = 0;    // FLOP / L2 bytes (0 without bytes)
+  double dram_byte_per_s = 0;     // achieved DRAM bandwidth: DRAM bytes / duration, byte/s (0 without a duration)
+  double dram_pct_of_peak = 0;    // dram_byte_per_s in percent of the DRAM ceiling (0 without that ceiling)
   // Empty when the point has a place on the log-log chart; else why not:
   // "no duration", "no FLOP" (no floating-point instruction counted), "no
-  // DRAM bytes".
+  // FLOP, no DRAM bytes", "no DRAM bytes" (FLOP but no DRAM bytes).
   std::string off;
+  // True when off is "no FLOP" with a duration and DRAM bytes: the point
+  // belongs in the "no floating-point work" band, placed by dram_byte_per_s.
+  bool in_band = false;
 };
 
 /// A range's roofline.
@@ -90,6 +101,8 @@ struct Roofline {
   RooflinePoint whole;                       // the range: sums over its kernels (or its whole-range values)
   std::size_t kernels_with_duration = 0;
   std::size_t kernels_on_roofline = 0;  // kernels whose point has a place (off empty)
+  std::size_t kernels_in_band = 0;      // kernels in the "no floating-point work" band (in_band)
+  std::size_t kernels_on_chart = 0;     // kernels_on_roofline + kernels_in_band
 };
 
 /// The roofline of `range` (per-kernel values, or the range's whole-range
@@ -101,7 +114,8 @@ Roofline compute_roofline(const RangeRecord& range);
 
 /// The roofline as JSON (the report's ranges[i].roofline): keys as the
 /// structs' fields, ceilings as {key, label, tflop_per_s | tbyte_per_s};
-/// non-finite numbers as 0. Without a roofline only `available` (false) and
+/// non-finite numbers as 0; may throw nlohmann::json's exceptions (and
+/// std::bad_alloc) as any json construction does. Without a roofline only `available` (false) and
 /// `missing_metrics`.
 nlohmann::json roofline_json(const Roofline& roofline);
 

@@ -6,8 +6,10 @@
 # roofline metrics) and of two real `--set full` profiles recorded on an H200
 # by tests/e2e/reports.py (examples/stream, 2 ranges of 6 kernels; the
 # torch-train workload, 2 steps of 560 kernels); headless Chromium runs the
-# page's script, whose findings (#rr-check) must show both charts of every
-# range drawn, every kernel in the table and in a block of its own, every
+# page's script, whose findings (#rr-check) must show every chart of every
+# range drawn (the replay window, the roofline and, where a kernel executes
+# no floating-point instruction, the band of kernels without floating-point
+# work), every kernel in the table and in a block of its own, every
 # group member with a block, and no script error; the stream page opened at a
 # kernel's link lists its metrics, the torch page opened at a group's link
 # lists the group's kernels, and its group table begins with the step's
@@ -63,13 +65,14 @@ check "$out/sample.html" 1 2
 # The page names the metrics the roofline lacks (its script writes the note).
 grep -q "No roofline: the report lacks gpu__time_duration.sum, dram__bytes.sum" "$out/sample.html.dom" ||
   fail "the sample page does not name the roofline's missing metrics"
-# Real profiles (xz-compressed fixtures): two charts per range.
+# Real profiles (xz-compressed fixtures): three charts per range (each range
+# of both has kernels without floating-point work).
 for f in stream_full_h200 torch_train_full_h200; do
   xz -dc "$here/data/$f.json.xz" >"$out/$f.json" || fail "cannot unpack $f.json.xz (apt-get install xz-utils)"
   "$rr" report "$out/$f.json" -o "$out/$f.html" || fail "rangereplay report $f.json failed"
 done
 # The stream page opened at a kernel's block: its metrics listed with units.
-check "$out/stream_full_h200.html" 4 12 "#rr-r1-k3"
+check "$out/stream_full_h200.html" 6 12 "#rr-r1-k3"
 found "$out/stream_full_h200.html" 'c["opened_kernel"] == "rr-r1-k3"'
 grep -q '<details class="kernel" id="rr-r1-k3" data-filled="1" open="">' "$out/stream_full_h200.html.dom" ||
   fail "the stream page does not open kernel 3 of range 1 at its link"
@@ -83,7 +86,7 @@ grep -q '<li><b>Memory bound: </b>' "$out/stream_full_h200.html.dom" ||
   fail "the stream page's kernel block does not say the kernel is memory bound"
 # The torch page opened at the second step's first kernel group: the 21
 # cutlass::Kernel2 SGEMMs (kernel_groups_test.cpp), each linked to its block.
-check "$out/torch_train_full_h200.html" 4 1120 "#rr-r1-g0"
+check "$out/torch_train_full_h200.html" 6 1120 "#rr-r1-g0"
 found "$out/torch_train_full_h200.html" 'c["group_rows"] == 68 and c["first_groups"] == ["Kernel2", "Kernel2"]'
 found "$out/torch_train_full_h200.html" 'c["opened_group"] == "rr-r1-g0" and c["opened_group_links"] == 21'
 cp "$out/torch_train_full_h200.html.dom" "$out/torch.dom"
@@ -91,8 +94,13 @@ grep -q '<span class="short">Kernel2</span><span class="note"> (3 names)</span><
   fail "the torch page's first group is not Kernel2: 21 kernels, 3.5 ms, 25.9 %"
 # The torch step's roofline: FP16 and tensor FP16 counted, the tensor types the
 # recording lacks named, the ceilings in a table with their units.
-grep -q "Roofline: 299 of 560 kernels with a duration on the chart (off it: 261 no FLOP" "$out/torch.dom" ||
-  fail "the torch page does not count its kernels on the roofline"
+grep -q "Roofline: 556 of 560 kernels with a duration on the chart (99.3%): 299 on the roofline, 257 in the band" "$out/torch.dom" ||
+  fail "the torch page does not count its kernels on the roofline and in the band"
+# The kernels without floating-point work (257 and 253 with DRAM bytes) are
+# points of the band; those that move no DRAM byte either are named under it.
+found "$out/torch_train_full_h200.html" 'c["band_points"] == 510 and c["roofline_points"] == 598'
+grep -q "Not on the chart: 4 kernels with no FLOP, no DRAM bytes (a log scale has no place for 0): <a href=\"#rr-r0-k469\"" "$out/torch.dom" ||
+  fail "the torch page does not name the kernels on neither the roofline nor the band"
 grep -q "FLOPs not counted for tensor FP64, tensor TF32, tensor BF16, tensor FP8: the report lacks" "$out/torch.dom" ||
   fail "the torch page does not name the data types it cannot count"
 grep -q '<td class="l">DRAM bandwidth</td><td>[0-9.]* TB/s</td>' "$out/torch.dom" ||

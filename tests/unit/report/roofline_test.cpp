@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -91,6 +92,7 @@ TEST(Roofline, counts_every_flop_by_data_type_tensor_cores_included) {
   EXPECT_DOUBLE_EQ(gemm.dram_flop_per_byte, 1502.5);
   EXPECT_DOUBLE_EQ(gemm.l2_flop_per_byte, 751.25);
   EXPECT_EQ(gemm.off, "");
+  EXPECT_FALSE(gemm.in_band);
   EXPECT_EQ(roof.kernels[1].off, "no FLOP");
   EXPECT_EQ(roof.kernels_with_duration, 2u);
   EXPECT_EQ(roof.kernels_on_roofline, 1u);
@@ -98,6 +100,43 @@ TEST(Roofline, counts_every_flop_by_data_type_tensor_cores_included) {
   EXPECT_DOUBLE_EQ(roof.whole.flop, 1.5025e12);
   EXPECT_DOUBLE_EQ(roof.whole.duration_ns, 1.005e6);
   EXPECT_DOUBLE_EQ(roof.whole.dram_bytes, 1.004e9);
+}
+
+// The fill kernel (no FLOP, 4e6 DRAM bytes in 5 us) is in the band of
+// kernels without floating-point work, placed by its DRAM bandwidth.
+TEST(Roofline, kernels_without_flop_are_placed_in_a_band_by_their_dram_bandwidth) {
+  RangeRecord r = tensor_range();
+  // A third kernel with neither FLOP nor DRAM bytes: off the chart.
+  r.kernels.push_back(kernel(2, 2000, 0, {}));
+  const Roofline roof = compute_roofline(r);
+  ASSERT_EQ(roof.kernels.size(), 3u);
+  const RooflinePoint& fill = roof.kernels[1];
+  EXPECT_TRUE(fill.in_band);
+  EXPECT_EQ(fill.off, "no FLOP");
+  EXPECT_DOUBLE_EQ(fill.dram_byte_per_s, 8e11);  // 4e6 byte in 5 us
+  // Against the DRAM ceiling of 1504 byte/cycle at 3.2 GHz = 4.8128e12 byte/s.
+  EXPECT_NEAR(fill.dram_pct_of_peak, 100 * 8e11 / 4.8128e12, 1e-9);
+  // The GEMM: 1e9 byte in 1 ms.
+  EXPECT_DOUBLE_EQ(roof.kernels[0].dram_byte_per_s, 1e12);
+  EXPECT_NEAR(roof.kernels[0].dram_pct_of_peak, 100 / 4.8128, 1e-9);
+  const RooflinePoint& empty = roof.kernels[2];
+  EXPECT_FALSE(empty.in_band);
+  EXPECT_EQ(empty.off, "no FLOP, no DRAM bytes");
+  EXPECT_EQ(empty.dram_byte_per_s, 0);
+  EXPECT_EQ(roof.kernels_with_duration, 3u);
+  EXPECT_EQ(roof.kernels_on_roofline, 1u);
+  EXPECT_EQ(roof.kernels_in_band, 1u);
+  EXPECT_EQ(roof.kernels_on_chart, 2u);
+  // Without a DRAM ceiling there is no percentage, the bandwidth stays.
+  for (KernelRecord& k : r.kernels) {
+    for (MetricValue& m : k.metrics) {
+      if (m.name == "dram__cycles_elapsed.avg.per_second") m.value = 0;
+    }
+  }
+  const Roofline no_peak = compute_roofline(r);
+  EXPECT_EQ(no_peak.kernels[1].dram_pct_of_peak, 0);
+  EXPECT_DOUBLE_EQ(no_peak.kernels[1].dram_byte_per_s, 8e11);
+  EXPECT_TRUE(no_peak.kernels[1].in_band);
 }
 
 TEST(Roofline, ceilings_are_each_data_types_peak_per_cycle_times_the_clock) {
@@ -182,6 +221,12 @@ TEST(Roofline, is_written_in_the_reports_json_per_range) {
   EXPECT_EQ(roof["kernels_on_roofline"], 1);
   EXPECT_EQ(roof["kernels"][0]["flop_by_kind"]["tensor_fp16"], 1e12);
   EXPECT_EQ(roof["kernels"][1]["off"], "no FLOP");
+  EXPECT_EQ(roof["kernels"][1]["in_band"], true);
+  EXPECT_DOUBLE_EQ(roof["kernels"][1]["dram_byte_per_s"].get<double>(), 8e11);
+  EXPECT_NEAR(roof["kernels"][1]["dram_pct_of_peak"].get<double>(), 100 * 8e11 / 4.8128e12, 1e-9);
+  EXPECT_EQ(roof["kernels"][0]["in_band"], false);
+  EXPECT_EQ(roof["kernels_in_band"], 1);
+  EXPECT_EQ(roof["kernels_on_chart"], 2);
   EXPECT_NEAR(roof["compute_ceilings"][1]["tflop_per_s"].get<double>(), 60.8256, 1e-9);
   EXPECT_EQ(roof["compute_ceilings"][1]["label"], "FP32");
   EXPECT_EQ(roof["memory_ceilings"][0]["label"], "DRAM");
@@ -194,7 +239,7 @@ TEST(Roofline, is_written_in_the_reports_json_per_range) {
 // The recorded H200 report of a 560-kernel PyTorch training step (FP32: its
 // GEMMs are FFMA SGEMMs), profiled with --set full before the tensor counters
 // by type were in it.
-TEST(Roofline, on_the_torch_training_step_every_kernel_with_a_flop_is_on_it) {
+TEST(Roofline, on_the_torch_training_step_every_kernel_with_a_flop_or_dram_bytes_is_on_the_chart) {
   const StatusOr<Report> report = read_report_json(RR_TEST_TORCH_REPORT);
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   ASSERT_EQ(report->ranges.size(), 2u);
@@ -208,8 +253,53 @@ TEST(Roofline, on_the_torch_training_step_every_kernel_with_a_flop_is_on_it) {
     // FillFunctor<float> launches, radix sorts, gathers, clamps).
     EXPECT_EQ(roof.kernels_on_roofline, 299u);
     std::size_t no_flop = 0;
-    for (const RooflinePoint& p : roof.kernels) no_flop += p.off == "no FLOP";
+    for (const RooflinePoint& p : roof.kernels) no_flop += p.off.starts_with("no FLOP");
     EXPECT_EQ(no_flop, 261u);
+    // Those with DRAM bytes are in the band of kernels without floating-point
+    // work; the rest (radix sorts and small elementwise kernels whose data
+    // stayed in L2) move no DRAM byte and are off the chart.
+    EXPECT_EQ(roof.kernels_in_band, range.index == 0 ? 257u : 253u);
+    std::size_t neither = 0;
+    for (const RooflinePoint& p : roof.kernels) neither += p.off == "no FLOP, no DRAM bytes";
+    EXPECT_EQ(neither, range.index == 0 ? 4u : 8u);
+    EXPECT_EQ(roof.kernels_on_chart, roof.kernels_on_roofline + roof.kernels_in_band);
+    const double share =
+        100.0 * static_cast<double>(roof.kernels_on_chart) / static_cast<double>(roof.kernels_with_duration);
+    std::printf(
+        "range %u: %zu of %zu kernels with a duration on the chart (%.1f%%): %zu on the roofline, %zu in the band\n",
+        range.index, roof.kernels_on_chart, roof.kernels_with_duration, share, roof.kernels_on_roofline,
+        roof.kernels_in_band);
+    EXPECT_GE(share, 90);
+    // A band kernel's percentage of the DRAM peak is Nsight Compute's own
+    // DRAM throughput (dram__throughput.avg.pct_of_peak_sustained_elapsed)
+    // to within a point: the same bytes over the duration rather than the
+    // elapsed cycles, against the range's mean clock.
+    for (const RooflinePoint& p : roof.kernels) {
+      if (!p.in_band) continue;
+      const KernelRecord& k = range.kernels[*p.kernel_index];
+      const auto m = std::find_if(k.metrics.begin(), k.metrics.end(), [](const MetricValue& v) {
+        return v.name == "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+      });
+      ASSERT_NE(m, k.metrics.end());
+      EXPECT_NEAR(p.dram_pct_of_peak, m->value, 1.0) << k.name;
+    }
+    // The first kernel zeroes the gradients (multi_tensor_apply_kernel with
+    // ZeroFunctor<float>): no FLOP, in the band at about two thirds of the
+    // DRAM peak.
+    const nlohmann::json j = roofline_json(roof);
+    const nlohmann::json& zero = j["kernels"][0];
+    ASSERT_NE(range.kernels[0].name.find("ZeroFunctor<float"), std::string::npos);
+    EXPECT_EQ(zero["kernel_index"], 0);
+    EXPECT_EQ(zero["off"], "no FLOP");
+    EXPECT_EQ(zero["in_band"], true);
+    EXPECT_EQ(zero["flop"], 0);
+    const double bytes = range.index == 0 ? 73806336 : 67516672, ns = range.index == 0 ? 22944 : 23392;
+    EXPECT_EQ(zero["dram_bytes"], bytes);
+    EXPECT_EQ(zero["duration_ns"], ns);
+    EXPECT_DOUBLE_EQ(zero["dram_byte_per_s"].get<double>(), bytes / (ns * 1e-9));  // 3.22 and 2.89 TB/s
+    EXPECT_NEAR(zero["dram_pct_of_peak"].get<double>(), range.index == 0 ? 66.944 : 60.068, 1e-3);
+    EXPECT_EQ(j["kernels_in_band"], roof.kernels_in_band);
+    EXPECT_EQ(j["kernels_on_chart"], roof.kernels_on_chart);
     for (const RooflinePoint& p : roof.kernels) {
       if (p.off.empty()) continue;
       const KernelRecord& k = range.kernels[*p.kernel_index];
