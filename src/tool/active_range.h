@@ -50,7 +50,7 @@ struct ActiveRange {
   // stopped then; every counter pass is a replay).
   bool pass0_stopped_at_capture = false;
   // Its replay may be deferred and batched with other ranges'
-  // (RANGEREPLAY_BATCH): decided at its begin, as its pass 0 then only
+  // (--batch-ranges): decided at its begin, as its pass 0 then only
   // records and its snapshot lives in a storage of its own.
   bool deferrable = false;
   // A deferred range's record, reserved in the report's ranges at its end

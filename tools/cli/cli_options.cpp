@@ -112,6 +112,7 @@ std::string value_hint(const std::string& option) {
       {"--sort", "change or report"},
       {"--restore", restore_choices(" or ")},
       {"--cache-control", "all or none"},
+      {"--batch-ranges", "a whole number from 2, or off"},
       {"--collectives", "decline or replay"},
       {"--rendezvous", "host:port"},
       {"--replay-mode", "range or app-range"},
@@ -214,7 +215,7 @@ struct ProfileOptions {
   std::string kernel_range, metrics, set,
       range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip, range_list, output,
       restore = name(ProfileConfig{}.restore), device_limit, host_limit, csv_page,
-      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control)),
+      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control)), batch_ranges,
       collectives = std::string(name_of(kCollectivesModeNames, ProfileConfig{}.collectives)), rendezvous,
       replay_mode = std::string(name_of(kReplayModeNames, ProfileRequest{}.replay_mode)),
       fallback = std::string(name_of(kFallbackNames, ProfileRequest{}.fallback)), max_app_runs;
@@ -276,6 +277,11 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       .add_option("--cache-control", o.cache_control,
                   "all (default: flush L2 before every counted pass) or none (after the tool's writes)")
       ->type_name("all|none");
+  profile
+      .add_option("--batch-ranges", o.batch_ranges,
+                  "Most multi-pass ranges replayed together (default " + std::to_string(kDefaultBatchRanges) +
+                      "), or off: each replayed at its end")
+      ->type_name("N|off");
   profile
       .add_option("--collectives", o.collectives,
                   "decline (default: collective_in_range) or replay (the job's ranks replay together)")
@@ -870,9 +876,28 @@ StatusOr<Enum> parse_choice(const std::string& option, const EnumNames<Enum, N>&
   return invalid_argument(option + " must be " + choices + ", not '" + text + "'");
 }
 
-// --range-metrics, --verify, --restore, --cache-control, --collectives, --rendezvous and the snapshot limits into
-// `c`. Errors: invalid_argument for an unknown choice, a malformed or zero size, a malformed endpoint, or
-// --rendezvous without --collectives replay.
+// --batch-ranges as typed: "off" is 0, else a whole number from 2; "" (left
+// out) is kDefaultBatchRanges. Errors: invalid_argument naming the value and
+// the choices.
+StatusOr<std::uint32_t> parse_batch_ranges(const std::string& text) {
+  if (text.empty()) return kDefaultBatchRanges;
+  if (text == "off") return 0u;
+  std::uint32_t value = 0;
+  if (!parse_unsigned_decimal(text, value)) {
+    return invalid_argument("--batch-ranges '" + text +
+                            "' is neither off nor a whole number from 2 to 4294967295; give e.g. 16, or off");
+  }
+  if (value < 2) {
+    return invalid_argument("--batch-ranges " + text +
+                            " is no batch (it is the most ranges replayed together); give 2 or more, or off to "
+                            "replay each range at its end");
+  }
+  return value;
+}
+
+// --range-metrics, --verify, --restore, --cache-control, --batch-ranges, --collectives, --rendezvous and the
+// snapshot limits into `c`. Errors: invalid_argument for an unknown choice, a batch size below 2, a malformed or
+// zero size, a malformed endpoint, or --rendezvous without --collectives replay.
 Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   RR_ASSIGN_OR_RETURN(c.range_metrics, parse_choice("--range-metrics", kRangeMetricsNames, o.range_metrics,
                                                     range_metrics_choices(" or ")));
@@ -881,6 +906,7 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
                                               names_joined(kRestoreModeNames, ", ", " or ")));
   RR_ASSIGN_OR_RETURN(c.cache_control,
                       parse_choice("--cache-control", kCacheControlNames, o.cache_control, "all or none"));
+  RR_ASSIGN_OR_RETURN(c.batch_ranges, parse_batch_ranges(o.batch_ranges));
   RR_ASSIGN_OR_RETURN(c.collectives,
                       parse_choice("--collectives", kCollectivesModeNames, o.collectives, "decline or replay"));
   if (!o.rendezvous.empty()) {
@@ -1002,7 +1028,8 @@ Status check_app_range_mode_options(const CLI::App& profile, const ProfileReques
         "at least 2");
   }
   if (req.replay_mode != ReplayMode::kAppRange) return ok_status();
-  for (const char* name : {"--verify", "--restore", "--snapshot-device-limit", "--snapshot-host-limit"}) {
+  for (const char* name :
+       {"--verify", "--restore", "--batch-ranges", "--snapshot-device-limit", "--snapshot-host-limit"}) {
     if (profile.count(name) > 0) {
       return invalid_argument(std::string(name) +
                               " applies to range replay; --replay-mode app-range neither snapshots, restores nor "

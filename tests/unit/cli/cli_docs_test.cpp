@@ -135,6 +135,7 @@ TEST(CliDocs, the_launchers_page_and_completions_name_its_options) {
                              "--snapshot-device-limit",
                              "--snapshot-host-limit",
                              "--cache-control",
+                             "--batch-ranges",
                              "--collectives",
                              "--rendezvous",
                              "--replay-mode",
