@@ -107,12 +107,15 @@ def case(name, app_args, set_name, extra=(), env=None):
                      f"(tool per replayed pass {t['other_ms'] / replays:.3f} ms; target <= 1 ms; --set {set_name} run)"))
 
 if want("full"):
+    # The default: multi-pass ranges deferred and replayed together (--batch-ranges 16 holds all ten of x10), so
+    # every counter pass is one CUPTI start and stop for all of them.
     case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
+    case("stream 256MB x10, --set full", ["--iterations", "10"], "full")
 if want("batch"):
-    # Deferred ranges replayed together (RANGEREPLAY_BATCH): every counter pass
-    # is one CUPTI start and stop for all of them.
-    case("stream 256MB x3, --set full, batch 3", ["--iterations", "3"], "full", env={"RANGEREPLAY_BATCH": "3"})
-    case("stream 256MB x10, --set full, batch 10", ["--iterations", "10"], "full", env={"RANGEREPLAY_BATCH": "10"})
+    # The immediate path beside it: each range replayed at its own end.
+    case("stream 256MB x3, --set full, --batch-ranges off", ["--iterations", "3"], "full", ["--batch-ranges", "off"])
+    case("stream 256MB x10, --set full, --batch-ranges off", ["--iterations", "10"], "full",
+         ["--batch-ranges", "off"])
 x50 = ["--iterations", "50", "--bytes", "64MiB"]
 if want("single"):
     case("stream 64MB x50, --set single-pass", x50, "single-pass")

@@ -870,7 +870,7 @@ void RangeController::defer(std::unique_ptr<ActiveRange> range) {
   parts_.report.ranges.push_back(range->record);
   pending_.push_back(std::move(range));
   has_pending_.store(true, std::memory_order_seq_cst);
-  if (pending_.size() >= *batch_size()) flush_pending("--batch-ranges ranges were deferred");
+  if (pending_.size() >= *batch_size()) flush_pending("as many ranges as --batch-ranges were deferred");
 }
 
 void RangeController::before_free(const char* call) {
