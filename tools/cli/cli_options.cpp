@@ -221,6 +221,48 @@ struct ProfileOptions {
       fallback = std::string(name_of(kFallbackNames, ProfileRequest{}.fallback)), max_app_runs;
 };
 
+// The options of how ranges are replayed, in `profile`'s help order: --verify
+// to --max-app-runs.
+void add_replay_options(CLI::App& profile, ProfileOptions& o) {
+  profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
+  profile
+      .add_option("--restore", o.restore,
+                  name(RestoreMode::kDifferential) + " (default: only the 1 MiB chunks that changed) or " +
+                      name(RestoreMode::kFull) + " (every byte)")
+      ->type_name(restore_choices("|"));
+  profile.add_option("--snapshot-device-limit", o.device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
+      ->type_name("SIZE");
+  profile.add_option("--snapshot-host-limit", o.host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
+      ->type_name("SIZE");
+  profile
+      .add_option("--cache-control", o.cache_control,
+                  "all (default: flush L2 before every counted pass) or none (after the tool's writes)")
+      ->type_name("all|none");
+  profile
+      .add_option("--batch-ranges", o.batch_ranges,
+                  "Most multi-pass ranges replayed together (default " + std::to_string(kDefaultBatchRanges) +
+                      "), or off: each replayed at its end")
+      ->type_name("N|off");
+  profile
+      .add_option("--collectives", o.collectives,
+                  "decline (default: collective_in_range) or replay (the job's ranks replay together)")
+      ->type_name("decline|replay");
+  profile
+      .add_option("--rendezvous", o.rendezvous,
+                  "Where --collectives replay's ranks meet; default MASTER_ADDR:MASTER_PORT+1")
+      ->type_name("HOST:PORT");
+  profile
+      .add_option("--replay-mode", o.replay_mode,
+                  "range (default: replay in the run) or app-range (re-run the application once per pass)")
+      ->type_name("range|app-range");
+  profile
+      .add_option("--fallback", o.fallback,
+                  "none (default) or app-range (re-run the application once per pass for declined ranges)")
+      ->type_name("none|app-range");
+  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
+      ->type_name("N");
+}
+
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
   profile.prefix_command();  // the first non-option word starts the application's command
   profile.footer(
@@ -263,43 +305,7 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("PATH");
   profile.add_option("--csv-page", o.csv_page, "With a .csv output: ncu's CSV layout, details or raw (--page of ncu)")
       ->type_name("details|raw");
-  profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
-  profile
-      .add_option("--restore", o.restore,
-                  name(RestoreMode::kDifferential) + " (default: only the 1 MiB chunks that changed) or " +
-                      name(RestoreMode::kFull) + " (every byte)")
-      ->type_name(restore_choices("|"));
-  profile.add_option("--snapshot-device-limit", o.device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
-      ->type_name("SIZE");
-  profile.add_option("--snapshot-host-limit", o.host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
-      ->type_name("SIZE");
-  profile
-      .add_option("--cache-control", o.cache_control,
-                  "all (default: flush L2 before every counted pass) or none (after the tool's writes)")
-      ->type_name("all|none");
-  profile
-      .add_option("--batch-ranges", o.batch_ranges,
-                  "Most multi-pass ranges replayed together (default " + std::to_string(kDefaultBatchRanges) +
-                      "), or off: each replayed at its end")
-      ->type_name("N|off");
-  profile
-      .add_option("--collectives", o.collectives,
-                  "decline (default: collective_in_range) or replay (the job's ranks replay together)")
-      ->type_name("decline|replay");
-  profile
-      .add_option("--rendezvous", o.rendezvous,
-                  "Where --collectives replay's ranks meet; default MASTER_ADDR:MASTER_PORT+1")
-      ->type_name("HOST:PORT");
-  profile
-      .add_option("--replay-mode", o.replay_mode,
-                  "range (default: replay in the run) or app-range (re-run the application once per pass)")
-      ->type_name("range|app-range");
-  profile
-      .add_option("--fallback", o.fallback,
-                  "none (default) or app-range (re-run the application once per pass for declined ranges)")
-      ->type_name("none|app-range");
-  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
-      ->type_name("N");
+  add_replay_options(profile, o);
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }
 

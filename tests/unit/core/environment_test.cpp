@@ -28,11 +28,6 @@ TEST(Environment, the_table_names_each_variable_once_and_marks_test_hooks) {
   }
 }
 
-TEST(Environment, batching_is_an_option_not_a_variable) {
-  // --batch-ranges (ProfileConfig::batch_ranges) replaced RANGEREPLAY_BATCH.
-  for (const Variable& v : kVariables) EXPECT_NE(v.name, "RANGEREPLAY_BATCH");
-}
-
 TEST(Environment, configuration_doc_lists_every_variable) {
   // tests/unit/core/ -> repository root.
   const std::filesystem::path doc =
