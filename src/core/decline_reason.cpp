@@ -139,7 +139,7 @@ constexpr std::array<ReasonInfo, 31> kReasons = {{
     {DeclineReason::kProcessEnded, "process_ended",
      "the process ended (a signal, abort, _exit or a crash) before the range's counters were read: it was waiting "
      "for a batched replay or for the standing one-pass counter pass, and its report was rebuilt from the journal",
-     "let the application exit normally (a longer time limit, no kill), or profile with RANGEREPLAY_BATCH unset so "
+     "let the application exit normally (a longer time limit, no kill), or profile with --batch-ranges off so "
      "that each range is finished at its end"},
 }};
 

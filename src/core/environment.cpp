@@ -39,16 +39,6 @@ std::optional<std::size_t> max_kernels_per_range() {
   return n;
 }
 
-std::optional<std::size_t> batch_ranges() {
-  static const std::optional<std::size_t> n = []() -> std::optional<std::size_t> {
-    const std::optional<std::string> v = read(kBatch);
-    const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
-    if (parsed >= 2) return static_cast<std::size_t>(parsed);
-    return std::nullopt;
-  }();
-  return n;
-}
-
 std::optional<std::chrono::seconds> rendezvous_timeout() {
   static const std::optional<std::chrono::seconds> s = []() -> std::optional<std::chrono::seconds> {
     const std::optional<std::string> v = read(kRendezvousTimeout);

@@ -34,7 +34,6 @@ inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
 inline constexpr const char* kWholeRangeLeadIn = "RANGEREPLAY_WHOLE_RANGE_LEAD_IN";
-inline constexpr const char* kBatch = "RANGEREPLAY_BATCH";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kConfig = "RANGEREPLAY_CONFIG";
@@ -58,7 +57,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 14> kVariables{{
+inline constexpr std::array<Variable, 13> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -83,14 +82,6 @@ inline constexpr std::array<Variable, 14> kVariables{{
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
      "used"},
-    {kBatch, SetBy::kUser, "injection", "unset: every multi-pass range is replayed when it ends",
-     "experimental; a whole number of at least 2: multi-pass ranges are deferred and replayed together, up to that "
-     "many, so each counter pass is one CUPTI start and stop for all of them; they are replayed sooner when the "
-     "application begins a stream capture, destroys a context, unloads a module, "
-     "frees, unmaps or changes access to memory, or a snapshot would not fit beside theirs; at exit, before the "
-     "runtime's own exit handler; ranges left after that decline (replay_failed). While ranges wait, every "
-     "launch takes the tool's lock. Not with --verify; ranges with graph launches or pinned host buffers passed "
-     "to kernels are replayed at once"},
     {kRendezvousTimeout, SetBy::kUser, "injection",
      "60: rank 0 waits up to 60 s for the others, the others twice that for rank 0",
      "whole seconds from 1 to 3600: how long rank 0 of --collectives replay waits for the job's other ranks at "
@@ -129,9 +120,6 @@ bool standing_pass_off();
 bool counter_warm_up_off();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
-/// RANGEREPLAY_BATCH as a number of at least 2 (read as strtol does, base
-/// 10), or nullopt when unset or below 2.
-std::optional<std::size_t> batch_ranges();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as
 /// strtol does, base 10), or nullopt when unset or outside that.
 std::optional<std::chrono::seconds> rendezvous_timeout();

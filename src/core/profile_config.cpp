@@ -58,6 +58,7 @@ json config_json(const ProfileConfig& c) {
   j["collectives"] = name_of(kCollectivesModeNames, c.collectives);
   j["rendezvous"] = c.rendezvous;
   j["rendezvous_token"] = c.rendezvous_token;
+  j["batch_ranges"] = c.batch_ranges;
   if (c.app_range) {
     j["app_range"] = json{{"pass", c.app_range->pass},
                           {"state_dir", c.app_range->state_dir},
@@ -99,6 +100,10 @@ StatusOr<ProfileConfig> config_from_json(const json& j) {
   RR_RETURN_IF_ERROR(json_field::read_enum(j, "collectives", "", kCollectivesModeNames, c.collectives));
   RR_RETURN_IF_ERROR(read(j, "rendezvous", "", c.rendezvous));
   RR_RETURN_IF_ERROR(read(j, "rendezvous_token", "", c.rendezvous_token));
+  RR_RETURN_IF_ERROR(read(j, "batch_ranges", "", c.batch_ranges));
+  if (c.batch_ranges == 1) {
+    return invalid_argument("batch_ranges: 1 is no batch; give 0 (off) or a whole number from 2");
+  }
   if (const auto it = j.find("app_range"); it != j.end() && !it->is_null()) {
     RR_RETURN_IF_ERROR(json_field::require_object(*it, "app_range"));
     AppRangeRun run;

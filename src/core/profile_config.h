@@ -85,6 +85,11 @@ struct AppRangeRun {
   friend bool operator==(const AppRangeRun&, const AppRangeRun&) = default;
 };
 
+/// --batch-ranges when it is left out: the most multi-pass ranges deferred and
+/// replayed together (each counter pass one CUPTI start and stop for all of
+/// them). 16 holds a ten-iteration loop's ranges in one batch.
+inline constexpr std::uint32_t kDefaultBatchRanges = 16;
+
 struct ProfileConfig {
   // Range selection.
   std::vector<range::NvtxExpression> nvtx_include;     // --nvtx-include, parsed (each keeps its text)
@@ -106,6 +111,9 @@ struct ProfileConfig {
   CacheControl cache_control = CacheControl::kAll;          // --cache-control
   CollectivesMode collectives = CollectivesMode::kDecline;  // --collectives
   std::string rendezvous;  // --rendezvous host:port; empty: MASTER_ADDR and MASTER_PORT + 1
+  // --batch-ranges: the most multi-pass ranges deferred and replayed together
+  // (at least 2), or 0 (off): every multi-pass range is replayed at its own end.
+  std::uint32_t batch_ranges = kDefaultBatchRanges;
   // --collectives replay: the job's token every rank gives rank 0 (set by the
   // launcher: core/rendezvous_endpoint.h, rendezvous_job_token). A secret
   // when it is random: the file holding it is readable by its owner only.
@@ -154,7 +162,7 @@ inline constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{64} << 20;
 /// unreadable file; kInvalidArgument for a folder or other non-regular file,
 /// a file past kMaxConfigBytes, malformed JSON, or a field of the wrong type
 /// or an impossible value ("configuration file <path>: nvtx_include[0].kind:
-/// unknown kind ..."). Never throws except std::bad_alloc.
+/// unknown kind ...", "batch_ranges: 1 ..."). Never throws except std::bad_alloc.
 StatusOr<ProfileConfig> read_profile_config(const std::string& path);
 
 }  // namespace rangereplay

@@ -51,7 +51,7 @@ class ProfilerTool {
   /// Writes the report (at process exit).
   void finish();
   /// At process exit, before the runtime's own exit handler: replays the
-  /// deferred ranges (RANGEREPLAY_BATCH) while their kernels exist.
+  /// deferred ranges (--batch-ranges) while their kernels exist.
   void replay_deferred_at_exit();
 
   void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* data);

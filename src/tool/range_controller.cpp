@@ -110,8 +110,7 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
 
 }  // namespace
 
-RangeController::RangeController(RangeControllerParts parts)
-    : parts_(parts), batch_size_(environment::batch_ranges()) {}
+RangeController::RangeController(RangeControllerParts parts) : parts_(parts) {}
 
 std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
@@ -296,7 +295,7 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   // without counters: a capture inside it then stops nothing.
   const Pass0Inputs inputs{pass_count(),
                            parts_.config.range_metrics == RangeMetrics::kPerKernel,
-                           batch_size_.has_value(),
+                           batch_size().has_value(),
                            parts_.config.verify,
                            parts_.config.collectives == CollectivesMode::kReplay,
                            capturing_range_names_.contains(range.name) && can_record_pass0_only()};
@@ -850,9 +849,9 @@ void RangeController::at_exit() {
     pending_.clear();
     has_pending_.store(false, std::memory_order_seq_cst);
     decline_batch(batch, DeclineReason::kReplayFailed,
-                  "the process exited before the range's deferred replay (RANGEREPLAY_BATCH), and the tool replays "
-                  "nothing at exit; make the batch size divide the number of ranges, free the application's memory "
-                  "before it exits, or unset RANGEREPLAY_BATCH",
+                  "the process exited before the range's deferred replay (--batch-ranges), and the tool replays "
+                  "nothing at exit; make --batch-ranges divide the number of ranges, free the application's memory "
+                  "before it exits, or profile with --batch-ranges off",
                   /*keep_gpu_objects=*/true);
   }
   if (counters_ && counters_->standing_open() && profiled_context_lost_) {
@@ -921,7 +920,7 @@ void RangeController::defer(std::unique_ptr<ActiveRange> range) {
   parts_.report.ranges.push_back(range->record);
   pending_.push_back(std::move(range));
   has_pending_.store(true, std::memory_order_seq_cst);
-  if (pending_.size() >= *batch_size_) flush_pending("RANGEREPLAY_BATCH ranges were deferred");
+  if (pending_.size() >= *batch_size()) flush_pending("as many ranges as --batch-ranges were deferred");
 }
 
 void RangeController::before_free(const char* call) {
@@ -945,7 +944,7 @@ void RangeController::flush_pending(const char* why) {
   if (beginning || parts_.captures.open_captures() > 0) {
     decline_batch(batch, DeclineReason::kStreamCaptureActive,
                   parts_.captures.describe_open_or_beginning() + " when the range's deferred replay was due (" + why +
-                      "); the tool made no call a capture forbids. Unset RANGEREPLAY_BATCH",
+                      "); the tool made no call a capture forbids. Profile with --batch-ranges off",
                   /*keep_gpu_objects=*/true);
   } else {
     // The flush runs on whichever thread caused it: the profiled context is

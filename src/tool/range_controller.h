@@ -140,7 +140,7 @@ class RangeController {
   /// final (report/report_journal.h). Caller holds mutex_.
   std::vector<std::size_t> unsettled_records() const;
 
-  /// Ranges are deferred (RANGEREPLAY_BATCH); read without the lock.
+  /// Ranges are deferred (--batch-ranges); read without the lock.
   bool has_pending() const { return has_pending_.load(std::memory_order_seq_cst); }
   /// Replays the deferred ranges together now (BatchWindow), `why` naming
   /// the cause in their notes; with a capture open, they are declined
@@ -346,10 +346,15 @@ class RangeController {
   // immediate range's, and fills its reserved record (values, or the
   // decline of its own window). Call with the inventory's lock held.
   void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch, const char* why);
+  // --batch-ranges: the most ranges deferred together; nullopt: off (each
+  // range replayed at its end). Read from the configuration when asked: it is
+  // loaded after the controller is built.
+  std::optional<std::size_t> batch_size() const {
+    if (parts_.config.batch_ranges < 2) return std::nullopt;
+    return parts_.config.batch_ranges;
+  }
 
   RangeControllerParts parts_;
-  // RANGEREPLAY_BATCH: the most ranges deferred together; nullopt: none.
-  std::optional<std::size_t> batch_size_;
   // Deferred ranges, in the order they ended, and whether there are any.
   std::vector<std::unique_ptr<ActiveRange>> pending_;
   std::atomic<bool> has_pending_{false};

@@ -1,7 +1,7 @@
 // constant_between_ranges: before each NVTX range `step` the program writes a
 // __constant__ variable (cudaMemcpyToSymbol) that the range's kernel reads as
 // its number of rounds, so each range executes a different number of
-// instructions. No snapshot holds constant memory: under RANGEREPLAY_BATCH a
+// instructions. No snapshot holds constant memory: with deferred replays a
 // range deferred past the next write would replay with the next range's
 // rounds. The tool replays the waiting ranges before such a write, so every
 // range's instruction count must equal its count replayed alone (e2e.batch).

@@ -1,5 +1,5 @@
 // free_pending: each range uses a buffer that is freed right after the range
-// ends (outside it). With deferred replays (RANGEREPLAY_BATCH), the free of a
+// ends (outside it). With deferred replays (--batch-ranges), the free of a
 // deferred range's memory must replay that range first, while the buffer
 // still exists, and the program's own result must stay right:
 //   (before) tmp = cudaMalloc, uploaded;  (range) x = 3 x + tmp;  affine(x, salt);  (after) cudaFree(tmp)

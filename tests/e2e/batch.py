@@ -11,14 +11,14 @@ CLI = os.path.join(BUILD, "tools/cli/rangereplay")
 METRIC_SET = "basic"
 
 
-def profile(exe, args, tool_args, env_extra):
-    """(rc, stdout, stderr, report or None) of `rangereplay profile` over `exe`."""
+def profile(exe, args, tool_args, batch):
+    """(rc, stdout, stderr, report or None) of `rangereplay profile --batch-ranges <batch>` over `exe`."""
     fd, report_path = tempfile.mkstemp(prefix="rr_batch_", suffix=".json")
     os.close(fd)
     os.unlink(report_path)
     cmd = [CLI, "profile", "--nvtx-include", "step/", "--set", METRIC_SET, "--output", report_path, *tool_args,
-           "--", exe] + args
-    rc, out, err = run(cmd, timeout=240, env=dict(os.environ, **env_extra))
+           "--batch-ranges", str(batch), "--", exe] + args
+    rc, out, err = run(cmd, timeout=240)
     report = None
     if os.path.exists(report_path):
         try:
@@ -48,8 +48,9 @@ def check(label, exe_rel, args, tool_args, batch, expect_note, failures):
     if plain_rc != 0 or not checksums(plain_out):
         failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
         return
-    one_rc, one_out, one_err, one = profile(exe, args, tool_args, {})
-    rc, out, err, batched = profile(exe, args, tool_args, {"RANGEREPLAY_BATCH": str(batch)})
+    # The baseline is the immediate path: each range replayed at its own end.
+    one_rc, one_out, one_err, one = profile(exe, args, tool_args, "off")
+    rc, out, err, batched = profile(exe, args, tool_args, batch)
     for name, (r_rc, r_out, r_err, rep) in (("one by one", (one_rc, one_out, one_err, one)),
                                            ("batched", (rc, out, err, batched))):
         if r_rc != plain_rc or checksums(r_out) != checksums(plain_out):
@@ -78,7 +79,7 @@ def check(label, exe_rel, args, tool_args, batch, expect_note, failures):
 
 failures = []
 stream = ("examples/stream", ["--iterations", "4", "--bytes", "64MiB"])
-check("stream per kernel, batch 4", *stream, [], 4, "RANGEREPLAY_BATCH ranges were deferred", failures)
+check("stream per kernel, batch 4", *stream, [], 4, "as many ranges as --batch-ranges were deferred", failures)
 # The last range is replayed at the application's own frees at its end, or at exit.
 check("stream whole range, batch 3", *stream, ["--range-metrics", "whole"], 3, "", failures)
 check("stream full restore, batch 2", *stream, ["--restore", "full"], 2, "", failures)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# GPU end-to-end test of deferred, batched replays (RANGEREPLAY_BATCH): the
-# same values as ranges replayed one by one, the application's results
+# GPU end-to-end test of deferred, batched replays (--batch-ranges N): the
+# same values as ranges replayed one by one (--batch-ranges off), the application's results
 # unchanged, and a free of a deferred range's memory replaying it first.
 # Exit 1 on failure, 77 without a GPU.
 #   tests/e2e/batch.sh <build-dir>

@@ -2,8 +2,9 @@
 # GPU end-to-end test of the report journal: an application that ends without
 # its exit handlers (SIGTERM, SIGKILL, abort, _exit, and SIGTERM sent to the
 # launcher as a time limit does) after its second range still gets a report
-# with both ranges, rebuilt from the journal; with RANGEREPLAY_BATCH a range
-# still waiting for its batch is listed declined process_ended. Prints a
+# with both ranges, rebuilt from the journal (with --batch-ranges off, each
+# range finished at its end); with --batch-ranges 2 a range still waiting for
+# its batch is listed declined process_ended. Prints a
 # table; exit 1 on failure, 77 without a GPU.
 #   tests/e2e/kill_journal.sh <build-dir>
 set -uo pipefail

@@ -1,6 +1,7 @@
 // Man page and shell completions from a CLI11 option table (see cli_docs.h).
 #include "cli/cli_docs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -27,7 +28,9 @@ std::vector<std::string> names_of(const CLI::Option& o) {
   return names;
 }
 
-// "a|b|c" -> {a, b, c}; a type name without '|' has no choices.
+// "a|b|c" -> {a, b, c}; a type name without '|' has no choices, nor has one
+// with a placeholder among them ("N|off": a number or off), whose values the
+// shell cannot list.
 std::vector<std::string> choices_of(const CLI::Option& o) {
   const std::string type = o.get_type_name();
   std::vector<std::string> out;
@@ -38,6 +41,10 @@ std::vector<std::string> choices_of(const CLI::Option& o) {
     if (bar > start) out.push_back(type.substr(start, bar - start));
     start = bar + 1;
   }
+  const auto placeholder = [](const std::string& word) {
+    return std::none_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  };
+  if (std::any_of(out.begin(), out.end(), placeholder)) out.clear();
   return out;
 }
 

@@ -112,6 +112,7 @@ std::string value_hint(const std::string& option) {
       {"--sort", "change or report"},
       {"--restore", restore_choices(" or ")},
       {"--cache-control", "all or none"},
+      {"--batch-ranges", "a whole number from 2, or off"},
       {"--collectives", "decline or replay"},
       {"--rendezvous", "host:port"},
       {"--replay-mode", "range or app-range"},
@@ -214,11 +215,53 @@ struct ProfileOptions {
   std::string kernel_range, metrics, set,
       range_metrics = name(ProfileConfig{}.range_metrics), range_count, skip, range_list, output,
       restore = name(ProfileConfig{}.restore), device_limit, host_limit, csv_page,
-      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control)),
+      cache_control = std::string(name_of(kCacheControlNames, ProfileConfig{}.cache_control)), batch_ranges,
       collectives = std::string(name_of(kCollectivesModeNames, ProfileConfig{}.collectives)), rendezvous,
       replay_mode = std::string(name_of(kReplayModeNames, ProfileRequest{}.replay_mode)),
       fallback = std::string(name_of(kFallbackNames, ProfileRequest{}.fallback)), max_app_runs;
 };
+
+// The options of how ranges are replayed, in `profile`'s help order: --verify
+// to --max-app-runs.
+void add_replay_options(CLI::App& profile, ProfileOptions& o) {
+  profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
+  profile
+      .add_option("--restore", o.restore,
+                  name(RestoreMode::kDifferential) + " (default: only the 1 MiB chunks that changed) or " +
+                      name(RestoreMode::kFull) + " (every byte)")
+      ->type_name(restore_choices("|"));
+  profile.add_option("--snapshot-device-limit", o.device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
+      ->type_name("SIZE");
+  profile.add_option("--snapshot-host-limit", o.host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
+      ->type_name("SIZE");
+  profile
+      .add_option("--cache-control", o.cache_control,
+                  "all (default: flush L2 before every counted pass) or none (after the tool's writes)")
+      ->type_name("all|none");
+  profile
+      .add_option("--batch-ranges", o.batch_ranges,
+                  "Most multi-pass ranges replayed together (default " + std::to_string(kDefaultBatchRanges) +
+                      "), or off: each replayed at its end")
+      ->type_name("N|off");
+  profile
+      .add_option("--collectives", o.collectives,
+                  "decline (default: collective_in_range) or replay (the job's ranks replay together)")
+      ->type_name("decline|replay");
+  profile
+      .add_option("--rendezvous", o.rendezvous,
+                  "Where --collectives replay's ranks meet; default MASTER_ADDR:MASTER_PORT+1")
+      ->type_name("HOST:PORT");
+  profile
+      .add_option("--replay-mode", o.replay_mode,
+                  "range (default: replay in the run) or app-range (re-run the application once per pass)")
+      ->type_name("range|app-range");
+  profile
+      .add_option("--fallback", o.fallback,
+                  "none (default) or app-range (re-run the application once per pass for declined ranges)")
+      ->type_name("none|app-range");
+  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
+      ->type_name("N");
+}
 
 void add_profile_options(CLI::App& profile, ProfileOptions& o) {
   profile.prefix_command();  // the first non-option word starts the application's command
@@ -262,38 +305,7 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       ->type_name("PATH");
   profile.add_option("--csv-page", o.csv_page, "With a .csv output: ncu's CSV layout, details or raw (--page of ncu)")
       ->type_name("details|raw");
-  profile.add_flag("--verify", o.verify, "Check that every replay reproduced the application's own result");
-  profile
-      .add_option("--restore", o.restore,
-                  name(RestoreMode::kDifferential) + " (default: only the 1 MiB chunks that changed) or " +
-                      name(RestoreMode::kFull) + " (every byte)")
-      ->type_name(restore_choices("|"));
-  profile.add_option("--snapshot-device-limit", o.device_limit, "Cap on device memory for snapshots (e.g. 8GiB)")
-      ->type_name("SIZE");
-  profile.add_option("--snapshot-host-limit", o.host_limit, "Cap on pinned host memory for snapshots (e.g. 32GiB)")
-      ->type_name("SIZE");
-  profile
-      .add_option("--cache-control", o.cache_control,
-                  "all (default: flush L2 before every counted pass) or none (after the tool's writes)")
-      ->type_name("all|none");
-  profile
-      .add_option("--collectives", o.collectives,
-                  "decline (default: collective_in_range) or replay (the job's ranks replay together)")
-      ->type_name("decline|replay");
-  profile
-      .add_option("--rendezvous", o.rendezvous,
-                  "Where --collectives replay's ranks meet; default MASTER_ADDR:MASTER_PORT+1")
-      ->type_name("HOST:PORT");
-  profile
-      .add_option("--replay-mode", o.replay_mode,
-                  "range (default: replay in the run) or app-range (re-run the application once per pass)")
-      ->type_name("range|app-range");
-  profile
-      .add_option("--fallback", o.fallback,
-                  "none (default) or app-range (re-run the application once per pass for declined ranges)")
-      ->type_name("none|app-range");
-  profile.add_option("--max-app-runs", o.max_app_runs, "Most application runs app-range may take (default: no cap)")
-      ->type_name("N");
+  add_replay_options(profile, o);
   profile.add_flag("--quiet", o.quiet, "No progress on stderr");
 }
 
@@ -870,9 +882,28 @@ StatusOr<Enum> parse_choice(const std::string& option, const EnumNames<Enum, N>&
   return invalid_argument(option + " must be " + choices + ", not '" + text + "'");
 }
 
-// --range-metrics, --verify, --restore, --cache-control, --collectives, --rendezvous and the snapshot limits into
-// `c`. Errors: invalid_argument for an unknown choice, a malformed or zero size, a malformed endpoint, or
-// --rendezvous without --collectives replay.
+// --batch-ranges as typed: "off" is 0, else a whole number from 2; "" (left
+// out) is kDefaultBatchRanges. Errors: invalid_argument naming the value and
+// the choices.
+StatusOr<std::uint32_t> parse_batch_ranges(const std::string& text) {
+  if (text.empty()) return kDefaultBatchRanges;
+  if (text == "off") return 0u;
+  std::uint32_t value = 0;
+  if (!parse_unsigned_decimal(text, value)) {
+    return invalid_argument("--batch-ranges '" + text +
+                            "' is neither off nor a whole number from 2 to 4294967295; give e.g. 16, or off");
+  }
+  if (value < 2) {
+    return invalid_argument("--batch-ranges " + text +
+                            " is no batch (it is the most ranges replayed together); give 2 or more, or off to "
+                            "replay each range at its end");
+  }
+  return value;
+}
+
+// --range-metrics, --verify, --restore, --cache-control, --batch-ranges, --collectives, --rendezvous and the
+// snapshot limits into `c`. Errors: invalid_argument for an unknown choice, a batch size below 2, a malformed or
+// zero size, a malformed endpoint, or --rendezvous without --collectives replay.
 Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
   RR_ASSIGN_OR_RETURN(c.range_metrics, parse_choice("--range-metrics", kRangeMetricsNames, o.range_metrics,
                                                     range_metrics_choices(" or ")));
@@ -881,6 +912,7 @@ Status parse_replay_options(const ProfileOptions& o, ProfileConfig& c) {
                                               names_joined(kRestoreModeNames, ", ", " or ")));
   RR_ASSIGN_OR_RETURN(c.cache_control,
                       parse_choice("--cache-control", kCacheControlNames, o.cache_control, "all or none"));
+  RR_ASSIGN_OR_RETURN(c.batch_ranges, parse_batch_ranges(o.batch_ranges));
   RR_ASSIGN_OR_RETURN(c.collectives,
                       parse_choice("--collectives", kCollectivesModeNames, o.collectives, "decline or replay"));
   if (!o.rendezvous.empty()) {
@@ -1002,7 +1034,8 @@ Status check_app_range_mode_options(const CLI::App& profile, const ProfileReques
         "at least 2");
   }
   if (req.replay_mode != ReplayMode::kAppRange) return ok_status();
-  for (const char* name : {"--verify", "--restore", "--snapshot-device-limit", "--snapshot-host-limit"}) {
+  for (const char* name :
+       {"--verify", "--restore", "--batch-ranges", "--snapshot-device-limit", "--snapshot-host-limit"}) {
     if (profile.count(name) > 0) {
       return invalid_argument(std::string(name) +
                               " applies to range replay; --replay-mode app-range neither snapshots, restores nor "

@@ -567,7 +567,7 @@ constexpr DriverCall kRows[] = {
     RR_LEFT_OUT(cuMemsetD2D32Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_ROW(cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
     RR_ROW(cuStreamAttachMemAsync_ptsz, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
-    // Context teardown and module unloads: deferred ranges (RANGEREPLAY_BATCH)
+    // Context teardown and module unloads: deferred ranges (--batch-ranges)
     // are replayed at their entry, while the context and the kernels exist.
     // Inside a range they pass through, as calls without a row do (a module
     // unloaded inside a range declines it through the resource callback).

@@ -244,7 +244,7 @@ constexpr bool may_write_device_memory(CallKind kind) {
          kind == CallKind::kCopyUnified;
 }
 
-/// While ranges are deferred (RANGEREPLAY_BATCH): whether the call about to
+/// While ranges are deferred (--batch-ranges): whether the call about to
 /// run writes device memory that no deferred range's snapshot may hold, so
 /// that they must be replayed first (their replays would read its new
 /// bytes). `call` is the call's row (null for a call without one, named

@@ -36,8 +36,9 @@ struct Recording {
   // counter image sized to the kernels pass 0 recorded, and every counter
   // pass is a replay.
   bool counting_pass0 = false;
-  // Its replay may be deferred and batched with other ranges': its pass 0
-  // only records and its snapshot lives in a storage of its own.
+  // Its replay may be deferred and batched with other ranges'
+  // (--batch-ranges): its pass 0 only records and its snapshot lives in a
+  // storage of its own.
   bool deferrable = false;
   // Pass 0 was counted until a stream capture began in it (its counters
   // were stopped then; every counter pass is a replay).

@@ -135,6 +135,7 @@ TEST(CliDocs, the_launchers_page_and_completions_name_its_options) {
                              "--snapshot-device-limit",
                              "--snapshot-host-limit",
                              "--cache-control",
+                             "--batch-ranges",
                              "--collectives",
                              "--rendezvous",
                              "--replay-mode",
@@ -150,6 +151,10 @@ TEST(CliDocs, the_launchers_page_and_completions_name_its_options) {
         << option;
   }
   EXPECT_TRUE(contains(bash.text, "'profile --restore') COMPREPLY=($(compgen -W 'full differential'")) << bash.text;
+  // "N|off" names a number or off: no word list (the shell would offer "N").
+  EXPECT_FALSE(contains(bash.text, "'profile --batch-ranges') COMPREPLY")) << bash.text;
+  EXPECT_FALSE(contains(zsh.text, "(N off)")) << zsh.text;
+  EXPECT_TRUE(contains(man.text, "\\fB\\-\\-batch\\-ranges\\fR \\fIN|off\\fR")) << man.text;
   // The hidden generators are in none of them.
   EXPECT_TRUE(contains(bash.text, "    '') words='-h --help --list-metrics --list-sets --version' ;;\n")) << bash.text;
   EXPECT_FALSE(contains(man.text, "\\fB\\-\\-help\\-man") || contains(man.text, "\\fB\\-\\-completion")) << man.text;

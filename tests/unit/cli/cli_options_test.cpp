@@ -61,6 +61,7 @@ TEST(CliOptions, minimal_profile_uses_defaults_and_the_basic_set) {
   EXPECT_EQ(r.config.restore, RestoreMode::kDifferential);
   EXPECT_EQ(r.config.snapshot_device_limit, 0u);
   EXPECT_EQ(r.config.snapshot_host_limit, 0u);
+  EXPECT_EQ(r.config.batch_ranges, 16u);  // batched by default
   EXPECT_EQ(r.config.report_path, "");
   EXPECT_FALSE(r.config.quiet);
   EXPECT_EQ(r.config.command, (std::vector<std::string>{"./app", "a", "-b"}));
@@ -93,6 +94,8 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
                          "full",
                          "--cache-control",
                          "all",
+                         "--batch-ranges",
+                         "4",
                          "--collectives",
                          "replay",
                          "--rendezvous",
@@ -124,6 +127,7 @@ TEST(CliOptions, every_profile_option_reaches_the_config) {
   EXPECT_TRUE(r.config.verify);
   EXPECT_EQ(r.config.restore, RestoreMode::kFull);
   EXPECT_EQ(r.config.cache_control, CacheControl::kAll);
+  EXPECT_EQ(r.config.batch_ranges, 4u);
   EXPECT_EQ(r.config.collectives, CollectivesMode::kReplay);
   EXPECT_EQ(r.config.rendezvous, "10.0.0.1:29501");
   EXPECT_EQ(r.config.snapshot_device_limit, 512ull << 20);
@@ -527,6 +531,37 @@ TEST(CliOptions, choices_are_checked) {
             "--range-metrics must be kernel or whole, not 'range'");
 }
 
+TEST(CliOptions, batch_ranges_takes_a_size_from_two_or_off) {
+  const auto batch = [](std::vector<std::string> value) {
+    std::vector<std::string> args = {"profile", "--profiler-api"};
+    args.insert(args.end(), value.begin(), value.end());
+    args.insert(args.end(), {"--", "./app"});
+    return parse(args).profile.config.batch_ranges;
+  };
+  EXPECT_EQ(batch({}), 16u);
+  EXPECT_EQ(batch({"--batch-ranges", "off"}), 0u);
+  EXPECT_EQ(batch({"--batch-ranges=2"}), 2u);
+  EXPECT_EQ(batch({"--batch-ranges", "10"}), 10u);
+  EXPECT_EQ(batch({"--batch-ranges", "4294967295"}), 4294967295u);
+}
+
+TEST(CliOptions, batch_ranges_below_two_or_not_a_number_is_one_error_line) {
+  const std::string too_small =
+      " is no batch (it is the most ranges replayed together); give 2 or more, or off to replay each range at its end";
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--batch-ranges", "1", "--", "./app"}),
+            "--batch-ranges 1" + too_small);
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--batch-ranges", "0", "--", "./app"}),
+            "--batch-ranges 0" + too_small);
+  for (const char* bad : {"OFF", "-3", "4x", "4294967296", "on"}) {
+    EXPECT_EQ(error_of({"profile", "--profiler-api", "--batch-ranges", bad, "--", "./app"}),
+              std::string("--batch-ranges '") + bad +
+                  "' is neither off nor a whole number from 2 to 4294967295; give e.g. 16, or off")
+        << bad;
+  }
+  EXPECT_EQ(error_of({"profile", "--profiler-api", "--batch-ranges=", "--", "./app"}),
+            "--batch-ranges needs a value (a whole number from 2, or off)");
+}
+
 TEST(CliOptions, an_empty_metric_name_between_commas_is_an_error) {
   EXPECT_EQ(error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum,,", "--", "./app"}),
             "--metrics 'dram__bytes_read.sum,,' has an empty name between commas; drop the extra comma");
@@ -645,6 +680,8 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "full",
                          "--cache-control",
                          "all",
+                         "--batch-ranges",
+                         "off",
                          "--collectives",
                          "replay",
                          "--rendezvous",
@@ -662,6 +699,7 @@ TEST(CliOptions, config_json_of_nvtx_ranges_with_every_replay_option) {
                          "x"}),
             R"json({
   "app_range": null,
+  "batch_ranges": 0,
   "cache_control": "all",
   "collectives": "replay",
   "command": [
@@ -753,6 +791,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
       config_json({"profile", "--kernel-range", "10:20,30:40", "--range-list", "1,5-7", "--set", "full", "./app", "a"}),
       R"json({
   "app_range": null,
+  "batch_ranges": 16,
   "cache_control": "all",
   "collectives": "decline",
   "command": [
@@ -802,6 +841,7 @@ TEST(CliOptions, config_json_of_kernel_windows_and_a_range_list) {
 TEST(CliOptions, config_json_of_profiler_api_ranges_with_the_defaults) {
   EXPECT_EQ(config_json({"profile", "--profiler-api", "--", "./app"}), R"json({
   "app_range": null,
+  "batch_ranges": 16,
   "cache_control": "all",
   "collectives": "decline",
   "command": [
@@ -897,6 +937,9 @@ TEST(AppRunOptions, fallback_with_app_range_mode_is_refused) {
 }
 
 TEST(AppRunOptions, range_replay_options_are_refused_with_app_range_mode) {
+  EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--batch-ranges", "off"}),
+            "--batch-ranges applies to range replay; --replay-mode app-range neither snapshots, restores nor "
+            "replays; drop --batch-ranges");
   EXPECT_EQ(app_run_error({"--replay-mode", "app-range", "--verify"}),
             "--verify applies to range replay; --replay-mode app-range neither snapshots, restores nor replays; drop "
             "--verify");

@@ -29,6 +29,9 @@ expect "details raw" rangereplay profile --csv-page ""
 expect "differential" rangereplay profile --restore d
 expect "range app-range" rangereplay profile --replay-mode = ""
 expect "--skip" rangereplay profile --sk
+expect "--batch-ranges" rangereplay profile --ba
+# A number or off: no word list to offer.
+expect "" rangereplay profile --batch-ranges ""
 expect "--set --skip --snapshot-device-limit --snapshot-host-limit" rangereplay profile --quiet --s
 expect "" rangereplay profile --set full ./app --s
 expect "" rangereplay profile -- ./app --s

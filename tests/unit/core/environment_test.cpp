@@ -23,7 +23,7 @@ TEST(Environment, the_table_names_each_variable_once_and_marks_test_hooks) {
     EXPECT_EQ(v.set_by == SetBy::kTests, v.name.starts_with("RANGEREPLAY_TEST_")) << v.name;
   }
   for (const char* name : {kDebug, kMaxKernelsPerRange, kStandingPass, kCounterWarmUp, kWholeRangeLeadIn, kKernelRanges,
-                           kBatch, kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
+                           kInjectLib, kConfig, kGate, kCudaInjection, kNvtxInjection, kTestCorruptRestores}) {
     EXPECT_TRUE(names.contains(name)) << name;
   }
 }
@@ -72,14 +72,6 @@ void expect_off_and_read_once(const char* name, const char* first, const char* t
 
 TEST(Environment, whole_range_lead_in_is_off_only_for_exactly_zero) {
   expect_off_and_read_once(kWholeRangeLeadIn, "no", "0", whole_range_lead_in_off);
-}
-
-TEST(Environment, batch_ranges_is_a_number_of_at_least_two) {
-  ASSERT_EQ(setenv(kBatch, "1", 1), 0);
-  EXPECT_EQ(batch_ranges(), std::nullopt);  // one range is no batch
-  ASSERT_EQ(setenv(kBatch, "8", 1), 0);
-  EXPECT_EQ(batch_ranges(), std::nullopt);  // read once
-  unsetenv(kBatch);
 }
 
 TEST(Environment, user_kernel_ranges_only_for_exactly_user) {

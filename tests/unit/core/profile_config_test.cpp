@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -58,6 +59,7 @@ TEST(ProfileConfig, round_trips_through_a_json_file) {
   c.report_path = "/tmp/r.%p.json";
   c.report_environment = {"RANK", "SLURM_PROCID"};
   c.rendezvous_token = "0123456789abcdef0123456789abcdef";
+  c.batch_ranges = 3;
   c.command = {"./app", "--n", "3"};
   std::string path = ::testing::TempDir() + "rr_config_test.json";
   ASSERT_TRUE(write_profile_config(c, path).ok());
@@ -169,6 +171,8 @@ TEST(ProfileConfig, a_bad_field_is_named_in_the_error) {
       {R"({"restore": "some"})", "restore: unknown value 'some'; one of differential, full"},
       {R"({"range_metrics": "all"})", "range_metrics: unknown value 'all'; one of kernel, whole"},
       {R"({"nvtx_include": [{"elements": []}]})", "nvtx_include[0].kind: missing"},
+      {R"({"batch_ranges": 1})", "batch_ranges: 1 is no batch; give 0 (off) or a whole number from 2"},
+      {R"({"batch_ranges": -2})", "batch_ranges: must be a whole number from 0 to 4294967295"},
   };
   for (const auto& [text, want] : cases) {
     StatusOr<ProfileConfig> back = read_text(text);
@@ -254,6 +258,29 @@ TEST(ProfileConfig, restore_modes_are_written_by_name_and_read_back) {
     EXPECT_EQ(back->restore, mode);
     std::remove(path.c_str());
   }
+}
+
+TEST(ProfileConfig, batch_ranges_defaults_to_16_in_code_and_in_a_file_without_the_field) {
+  EXPECT_EQ(ProfileConfig{}.batch_ranges, 16u);
+  EXPECT_EQ(kDefaultBatchRanges, 16u);
+  StatusOr<ProfileConfig> back = read_text(R"({"metrics": ["smsp__inst_executed.sum"]})");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->batch_ranges, 16u);
+}
+
+TEST(ProfileConfig, batch_ranges_off_and_sizes_are_written_as_numbers_and_read_back) {
+  const std::string path = ::testing::TempDir() + "rr_config_batch." + std::to_string(::getpid()) + ".json";
+  for (std::uint32_t n : {0u, 2u, 16u, 4294967295u}) {
+    ProfileConfig c;
+    c.batch_ranges = n;
+    const std::string text = written(c, path);
+    EXPECT_NE(text.find("\"batch_ranges\": " + std::to_string(n) + ",\n"), std::string::npos) << text;
+    StatusOr<ProfileConfig> back = read_profile_config(path);
+    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    EXPECT_EQ(back->batch_ranges, n);
+    EXPECT_EQ(*back, c);
+  }
+  std::remove(path.c_str());
 }
 
 TEST(ProfileConfig, malformed_file_names_the_file) {
