@@ -1,4 +1,4 @@
-"""Application range replay (see app_range.sh): `--fallback app-range` and
+"""Application range replay: `--fallback app-range` and
 `--replay-mode app-range`, which re-run the application once per counter pass.
 
 - app_alloc_in_range --free-in-range (allocate, compute, copy back, free
@@ -15,6 +15,8 @@
 - examples/stream under `--replay-mode app-range` and under range replay
   (`--range-metrics whole`) with the same multi-pass list: equal instruction
   counts per range.
+
+GPU end-to-end test of application range replay.
 """
 import os
 import sys

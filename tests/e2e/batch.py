@@ -1,4 +1,9 @@
-"""Deferred, batched replays against ranges replayed one by one (see batch.sh)."""
+"""Deferred, batched replays against ranges replayed one by one.
+
+GPU end-to-end test of deferred, batched replays (--batch-ranges N): the same values as ranges
+replayed one by one (--batch-ranges off), the application's results unchanged, and a free of a
+deferred range's memory replaying it first. Exit 1 on failure, 77 without a GPU.
+"""
 import os
 import sys
 import tempfile

@@ -1,4 +1,4 @@
-"""--cache-control against Nsight Compute's (see cache_control.sh): range
+"""--cache-control against Nsight Compute's: range
 totals of examples/stream (3 ranges, `--range-metrics whole`) of DRAM bytes
 read and written and the L2 hit rate, at a footprint that fits the L2
 (16 MiB) and one that does not (256 MiB), under `rangereplay --cache-control
@@ -16,7 +16,11 @@ skips (`--skip 1`), since ncu's first profiled kernel of a process carries
 traffic of its own. The program's
 checksums equal a plain run's. The one-pass totals of the first range without
 the counter set-up's warm-up pass (RANGEREPLAY_COUNTER_WARMUP=0) are printed
-beside ncu's, unchecked."""
+beside ncu's, unchecked.
+
+GPU end-to-end test of --cache-control against ncu's range replay in the same mode
+(tests/e2e/cache_control.py).
+"""
 import os
 import sys
 import tempfile

@@ -1,4 +1,4 @@
-"""Ranges holding NCCL calls (see collectives.sh): tests/e2e/nccl_world1.py
+"""Ranges holding NCCL calls: tests/e2e/nccl_world1.py
 (an NCCL communicator of world size 1) under `rangereplay profile
 --nvtx-include compute/ --nvtx-include allreduce/ --set basic`: the program's
 checksums equal a plain run's; every `compute` range is replayed; an
@@ -6,7 +6,11 @@ checksums equal a plain run's; every `compute` range is replayed; an
 (ncclDevKernel_*: core/collective_kernels.h) declines collective_in_range,
 and one without (a world-size-1 all-reduce may launch none, or NCCL's
 one-rank reduction, which has no peers) is replayed. The kernels each range
-held are printed. Skipped (77) without PyTorch, CUDA or NCCL."""
+held are printed. Skipped (77) without PyTorch, CUDA or NCCL.
+
+GPU end-to-end test of ranges holding an NCCL collective (PyTorch's NCCL, world size 1): they
+decline collective_in_range and the program's results are unchanged.
+"""
 import os
 import sys
 import tempfile

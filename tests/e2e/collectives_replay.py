@@ -1,4 +1,4 @@
-"""--collectives replay with two ranks (see collectives_replay.sh):
+"""--collectives replay with two ranks:
 tests/apps/rank_alloc.cu run as rank 0 and rank 1 at the same time by this
 suite's own job launcher (two_ranks.py), 3 NVTX ranges `step`, `--set basic`
 (9 passes), `--rendezvous 127.0.0.1:<a free port>`. Rank 1's range 1
@@ -16,7 +16,12 @@ allocates inside the range. The job's checksums equal a plain run's.
 Then rank 1 alone, with a rendezvous port nobody listens on: its ranges
 decline rendezvous_failed within the timeout (RANGEREPLAY_RENDEZVOUS_TIMEOUT=5)
 and the program's output is unchanged. No NCCL: the collective kernels
-themselves need two GPUs."""
+themselves need two GPUs.
+
+GPU end-to-end test of --collectives replay with two ranks on one GPU: the ranks meet at every
+multi-pass range's end and replay it together, and a range one rank declines is declined by both
+(tests/e2e/collectives_replay.py).
+"""
 import os
 import socket
 import subprocess

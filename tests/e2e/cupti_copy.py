@@ -1,4 +1,10 @@
-"""An application preloading its own libcupti copy still has its ranges seen (see cupti_copy.sh)."""
+"""An application preloading its own libcupti copy still has its ranges seen.
+
+GPU end-to-end regression test: an application that loads its own copy of libcupti before CUDA
+starts (PyTorch does, for Kineto) must still have its NVTX ranges seen. The tool then runs on that
+copy, and NVTX must be pointed at it rather than at the toolkit's copy the launcher named (before
+the fix, no range matched under PyTorch). Exit 1 on failure, 77 without a GPU.
+"""
 import os
 import re
 import shutil

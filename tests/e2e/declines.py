@@ -1,4 +1,4 @@
-"""Declines and replays of the tiny test apps and examples (see declines.sh).
+"""Declines and replays of the tiny test apps and examples.
 
 For each case: run the program plain, then under
   rangereplay profile --nvtx-include step/ --metrics <three metrics> [tool args] --output R.json -- <program>
@@ -21,6 +21,13 @@ except write_set_learned and write_set_exceeded (e2e.pool_write_set: a pool
 of most of the device's memory); docs/limitations.md lists the others and why
 (counters_not_permitted, replay_failed, collective_in_range,
 counter_ranges_mismatch).
+
+GPU end-to-end test of declines and replays: every tests/apps program whose range holds an
+unsupported situation is declined with exactly its DeclineReason while its own output stays correct,
+and every program or example whose range is replayable is replayed with checksums equal to a run
+without the tool (docs/limitations.md lists which program produces which reason). Cases that need
+more GPUs than the machine has are listed as skipped. Prints a table; exit 1 on any mismatch, 77
+without a GPU.
 """
 import ctypes
 import os

@@ -1,4 +1,4 @@
-"""The guidance rules on a GPU (see guidance.sh).
+"""The guidance rules on a GPU.
 
 Own kernels: tests/apps/guidance_kernels runs one range `step` of four
 kernels; profiled with `rangereplay profile --nvtx-include step/ --set full`,
@@ -31,6 +31,11 @@ the build included), 2 on bad arguments, 77 (skipped) when ncu is not
 installed, after the own kernels were checked and passed.
 
     python3 tests/e2e/guidance.py <build-dir> [--keep DIR]
+
+GPU end-to-end test of the guidance rules: on tests/apps/guidance_kernels,
+each of four kernels gets the finding it was built for (memory bound, compute bound, low occupancy
+limited by registers, uncoalesced loads); on examples/stream and examples/gemm, every kernel's
+bottleneck equals ncu's own Speed Of Light verdict.
 """
 import argparse
 import os

@@ -1,4 +1,11 @@
-"""Reports rebuilt from the journal of a process that died (see kill_journal.sh)."""
+"""Reports rebuilt from the journal of a process that died.
+
+GPU end-to-end test of the report journal: an application that ends without its exit handlers
+(SIGTERM, SIGKILL, abort, _exit, and SIGTERM sent to the launcher as a time limit does) after its
+second range still gets a report with both ranges, rebuilt from the journal (with --batch-ranges
+off, each range finished at its end); with --batch-ranges 2 a range still waiting for its batch is
+listed declined process_ended. Prints a table; exit 1 on failure, 77 without a GPU.
+"""
 import os
 import signal
 import subprocess

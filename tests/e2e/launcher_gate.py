@@ -1,9 +1,15 @@
-"""The launcher gate on examples/stream (see launcher_gate.sh).
+"""The launcher gate on examples/stream.
 
 Each case runs `rangereplay profile` with RANGEREPLAY_DEBUG=1 and checks the
 exit code, the checksums against a plain run, the launcher's and the
 injection's debug lines, and (when a report is written) its launcher_ms and
 gate_wait_ms.
+
+GPU end-to-end test of the launcher gate on examples/stream: the device checks run while the
+application runs and it waits for them when its first range begins (report's gate_wait_ms, counted
+in launcher_ms); a wrong metric name kills it before any range is profiled (exit 2, no checksums); a
+process with the variable but not the descriptor does not wait. Exit 1 on any mismatch, 77 without a
+GPU.
 """
 import os
 import sys

@@ -1,4 +1,4 @@
-"""Multi-process jobs (see multi_process.sh): a job launcher of this test's own
+"""Multi-process jobs: a job launcher of this test's own
 (tests/e2e/two_ranks.py) starts examples/stream as rank 0 and rank 1, with
 RANK and WORLD_SIZE set as torchrun sets them, one after the other and then at
 the same time. Under `rangereplay profile -o <dir>/r_%q{RANK}.json`: each rank
@@ -9,7 +9,11 @@ their ranges with equal instruction counts, and `rangereplay merge` of their
 two reports pairs every range across the ranks, each rank's instruction
 counts side by side (min equal to max); ranks run at the same time are
 reported as they come (a range that could not get the GPU's counters says why:
-two processes cannot count on one GPU at once)."""
+two processes cannot count on one GPU at once).
+
+GPU end-to-end test of multi-process jobs: one report per rank, named by the rank's own variables
+(tests/e2e/multi_process.py).
+"""
 import json
 import os
 import sys

@@ -1,4 +1,4 @@
-"""Programs the tool must never break (see never_break.sh).
+"""Programs the tool must never break.
 
 Each program is run plain, then under `rangereplay profile --kernel-range ...`
 with a time limit per run; the exit code and the `checksum ` lines must equal
@@ -27,6 +27,14 @@ $RANGEREPLAY_E2E_LOGS, else <build>/e2e-logs) and its last 20 lines printed.
    finish in time with the plain run's checksums.
 
 Prints a table (case, runs, outcomes, hangs, failures); exit 1 on any failure.
+
+GPU end-to-end test of programs the tool must never break: a stream capture open when a --kernel-
+range window begins (tests/apps/capture_open_at_range, in each capture mode, with a conditional
+node, from a second thread), and host threads driving their own streams and cuBLAS handles on
+managed memory (tests/apps/threads_managed_cublas), 20 runs in a row. Exit codes and checksums must
+equal a run without the tool, range outcomes follow the capture program's launch layout, and no run
+may hang: a run past its time limit is killed with its process group and reported with the stage it
+was in. Prints a table; exit 1 on any failure, 77 without a GPU.
 """
 import os
 import re

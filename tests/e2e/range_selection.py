@@ -1,10 +1,15 @@
-"""Range selection on examples/stream (see range_selection.sh).
+"""Range selection on examples/stream.
 
 stream runs 4 steps of 6 kernels each (copy, mul, add, triad, dot, increment)
 and no other kernel, so launch indices 6..11 are the second step. Each case
 runs the example plain and under `rangereplay profile <selection>`, and checks
 the exit code, the checksums, and the report's ranges: their indices, names,
 that none is declined, and that each holds the step's 6 kernels in order.
+
+GPU end-to-end test of range selection on examples/stream with 4 iterations: --skip/--range-count
+and --range-list over NVTX ranges, --profiler-api, a --kernel-range window, and an NVTX domain
+expression. Each run's ranges (count, indices, names, kernels) are checked, and its checksums
+against a run without the tool. Exit 1 on any mismatch, 77 without a GPU.
 """
 import os
 import sys

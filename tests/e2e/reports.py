@@ -1,4 +1,4 @@
-"""Reports of real profiles (see reports.sh): every report written here
+"""Reports of real profiles: every report written here
 validates against share/rangereplay/report.schema.json and loads in the Python
 module; `rangereplay diff` of two `--set full` runs of examples/stream keeps
 the instruction counts and gives every metric's change, and of `--set basic`
@@ -12,6 +12,9 @@ one. The reports (and, with REPORTS_TORCH=1, the torch-train workload's
 for the HTML test.
 
     python3 tests/e2e/reports.py <build-dir> [artifacts-dir]
+
+GPU end-to-end test of the reports of real profiles: schema, diff, ncu's CSV readers, the installed
+launcher.
 """
 import csv
 import io

@@ -1,4 +1,8 @@
-"""--verify on the examples (see verify.sh)."""
+"""--verify on the examples.
+
+GPU end-to-end test of --verify: integer workloads replay without divergence; floating-point atomics
+may diverge and are reported, not fatal; checksums stay equal to a plain run.
+"""
 import os, subprocess, sys, tempfile
 
 from e2e_common import load_report
