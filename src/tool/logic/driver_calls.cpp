@@ -151,6 +151,7 @@ CallParams mem_alloc_pitch(const void* params) {
   CallParams c;
   c.allocation.address_out = p->dptr;
   c.allocation.pitch_out = p->pPitch;
+  c.allocation.bytes = p->WidthInBytes;  // per row, before the driver's pitch
   c.allocation.height = p->Height;
   return c;
 }
