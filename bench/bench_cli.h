@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
-#include "core/storage/byte_size.h"
+#include "core/base/status.h"
+#include "core/snapshot/storage/byte_size.h"
 #include "report/format_helpers.h"
 
 namespace rangereplay::bench {

@@ -1,7 +1,7 @@
 // The copy kernels copy_bench times beside the library's (kWarpPerItemInOrder,
 // cuda/kernels/copy_kernel.h), on the same work stream: the variants it
 // replaced. Each copies every item exactly as split_piece() says
-// (core/work_stream.h); they differ only in schedule and speed. A plan's
+// (core/snapshot/work_stream.h); they differ only in schedule and speed. A plan's
 // kernel_args() gives them its uploaded work stream and arena bases.
 //
 // kWarpPerItem: the library kernel's copy loop (one warp per item, eight
@@ -40,8 +40,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/status.h"
-#include "core/work_stream.h"
+#include "core/base/status.h"
+#include "core/snapshot/work_stream.h"
 #include "cuda/kernels/copy_item.cuh"
 #include "cuda/kernels/copy_kernel.h"
 #include "cuda/kernels/runtime_status.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "cupti/metric_catalog.h"
 
 namespace {

@@ -628,7 +628,7 @@ def to_dataframes(report: Report) -> Dict[str, Any]:
 
 def escape_controls(text: str) -> str:
     r"""`text` with every character a terminal could act on written as visible text, as
-    the C++ tool writes names (src/core/ascii.h): C0 controls and DEL as "\x1b",
+    the C++ tool writes names (src/core/base/ascii.h): C0 controls and DEL as "\x1b",
     C1 controls (U+0080-U+009F) and lone surrogates as "\u009b"; printable text,
     non-ASCII included, unchanged.
 

@@ -2,7 +2,7 @@
 // counter path CUPTI offers, and whether the values of the cheaper paths equal
 // the Range Profiler's. One GPU; six memory-bound kernels over --mb MiB form
 // the range; the metric lists are the tool's own `--set full` and
-// `--set single-pass` (src/core/metric_sets.cpp, compiled in).
+// `--set single-pass` (src/core/config/metric_sets.cpp, compiled in).
 //
 //   cupti_pass_cost --parts a|b|c|d|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
 //                   [--big-ranges 2048] [--chip GH100]
@@ -61,7 +61,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "cupti/cupti_params.h"
 
 namespace rangereplay::bench::pass_cost {

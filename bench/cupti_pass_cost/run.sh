@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds cupti_pass_cost with nvcc alone (no CMake, no Debian packages: the
-# metric sets come from src/core/metric_sets.cpp, compiled in) and runs each
+# metric sets come from src/core/config/metric_sets.cpp, compiled in) and runs each
 # part in a process of its own, so that no part inherits another's CUPTI
 # state. One GPU; about 3 minutes, 9 at most (every step has a time limit).
 #   bench/cupti_pass_cost/run.sh [log-dir]     (default: $OUT when set, else ./out)
@@ -29,7 +29,7 @@ cat "$logs/gpu.txt"
 
 # metric_sets.cpp and the core sources it needs (a missing one fails the link by name).
 sources=("$here/cupti_pass_cost.cu")
-for f in metric_sets closest_names ascii status decline_reason; do sources+=("$root/src/core/$f.cpp"); done
+for f in config/metric_sets base/closest_names base/ascii base/status base/decline_reason; do sources+=("$root/src/core/$f.cpp"); done
 rm -f "$bin"
 timeout 240 "$nvcc" -std=c++20 -O2 -arch=sm_90 "${includes[@]}" -o "$bin" "${sources[@]}" "${libdirs[@]}" \
   -lcupti -lnvperf_host -lnvperf_target -lcuda >"$logs/build.txt" 2>&1

@@ -16,7 +16,7 @@
 
 #include <cstddef>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "cuda/owned.h"
 
 namespace rangereplay::cu {

@@ -4,7 +4,7 @@
 // A plan takes, per arena (one tier's backing allocation), the list of copy
 // spans {application address, arena offset, bytes} the storage planner chose.
 // At creation it flattens the spans of every kernel-copied arena into one work
-// stream (core/work_stream.h), uploads it to device memory once, and sizes the
+// stream (core/snapshot/work_stream.h), uploads it to device memory once, and sizes the
 // copy kernel's grid to it (one block per 8 items). Each capture or
 // restore is then one kernel launch (cuda/kernels/copy_kernel.h), plus, for a
 // pinned host arena copied by the copy engines, cuMemcpyBatchAsync calls of at
@@ -31,8 +31,8 @@
 #include <span>
 #include <vector>
 
-#include "core/status.h"
-#include "core/work_stream.h"
+#include "core/base/status.h"
+#include "core/snapshot/work_stream.h"
 #include "cuda/kernels/copy_kernel.h"
 #include "cuda/owned.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "core/digest/cluster_blocks.h"
+#include "core/snapshot/digest/cluster_blocks.h"
 #include "cuda/cu_status.h"
 
 namespace rangereplay {

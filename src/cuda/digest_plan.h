@@ -2,7 +2,7 @@
 // plan and reused by every pass: the divergence check (--verify), differential
 // restore, and the capture of only the chunks a range changed.
 //
-// At creation the regions are cut into chunks (core/digest/chunk_table.h,
+// At creation the regions are cut into chunks (core/snapshot/digest/chunk_table.h,
 // 1 MiB by default), the chunk table with both addresses of every chunk (the
 // application's and its snapshot copy's) is uploaded to device memory once,
 // and the plan's device buffers (entry, current and exit digests, one dirty
@@ -31,7 +31,7 @@
 // extra read (ChunkTable::differing_regions()).
 //
 // Digests are compared only inside one process and never persisted
-// (core/digest/chunk_digest.h).
+// (core/snapshot/digest/chunk_digest.h).
 // Thread-safety: a plan is not safe for concurrent calls; the caller
 // serializes its operations on one stream (as the replay window does). The
 // host mirror is valid once the stream has passed the read_back()/digest()
@@ -44,9 +44,9 @@
 #include <span>
 #include <vector>
 
-#include "core/digest/chunk_table.h"
-#include "core/memory_range.h"
-#include "core/status.h"
+#include "core/base/memory_range.h"
+#include "core/base/status.h"
+#include "core/snapshot/digest/chunk_table.h"
 #include "cuda/kernels/digest_kernel.h"
 #include "cuda/owned.h"
 
@@ -68,7 +68,7 @@ struct DigestPlanOptions {
   /// Blocks per chunk (1, 2, 4 or 8); 0 picks min(8, mean chunk bytes /
   /// 64 KiB) rounded down to a power of two, at least 1. A device without
   /// thread-block clusters (compute capability below 9.0) takes 0 or 1 only
-  /// and always runs one block per chunk (core/digest/cluster_blocks.h).
+  /// and always runs one block per chunk (core/snapshot/digest/cluster_blocks.h).
   std::uint32_t cluster_blocks = 0;
   /// How restore() and restore_exit() copy the chunks they move
   /// (cuda/kernels/digest_kernel.h); the same bytes either way.

@@ -3,7 +3,7 @@
 // and the report names the kernels they ran).
 //
 //   RR_ASSIGN_OR_RETURN(GraphSummary s, inspect_graph(graph));
-//   GraphVerdict v = classify_graph_nodes(s.nodes, tracked);   // core/graph_nodes.h
+//   GraphVerdict v = classify_graph_nodes(s.nodes, tracked);   // core/record/graph_nodes.h
 //
 // The summary is taken from the source graph at instantiation because the
 // executable graph is a copy: later edits to the source graph do not reach it,
@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "core/graph_nodes.h"
-#include "core/graph_summary.h"
-#include "core/recorded_program.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/record/graph_nodes.h"
+#include "core/record/graph_summary.h"
+#include "core/record/recorded_program.h"
 
 namespace rangereplay {
 

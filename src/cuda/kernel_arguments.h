@@ -14,9 +14,9 @@
 
 #include <cuda.h>
 
-#include "core/kernel_param_layout.h"
-#include "core/recorded_program.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/record/kernel_param_layout.h"
+#include "core/record/recorded_program.h"
 
 namespace rangereplay {
 

@@ -30,7 +30,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cu {
 

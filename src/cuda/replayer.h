@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/recorded_program.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/record/recorded_program.h"
 
 namespace rangereplay {
 

@@ -48,10 +48,10 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_range.h"
-#include "core/status.h"
-#include "core/storage/snapshot_storage.h"
-#include "core/storage/state_layout.h"
+#include "core/base/memory_range.h"
+#include "core/base/status.h"
+#include "core/snapshot/storage/snapshot_storage.h"
+#include "core/snapshot/storage/state_layout.h"
 #include "cuda/copy_plan.h"
 #include "cuda/storage_backings.h"
 

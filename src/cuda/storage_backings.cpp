@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/storage/tier_budget.h"
+#include "core/snapshot/storage/tier_budget.h"
 #include "cuda/cu_status.h"
 #include "cuda/owned.h"
 

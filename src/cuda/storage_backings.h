@@ -1,6 +1,6 @@
 // The snapshot planner's backings on a real GPU: where a storage tier's arena
 // memory comes from (the BackingAllocator concept of
-// core/storage/backing_allocator.h).
+// core/snapshot/storage/backing_allocator.h).
 //
 //   CuDeviceBacking  device memory (cuMemAlloc). Budget from cuMemGetInfo:
 //                    device_tier_budget({largest = total, total, free}, retained).
@@ -36,8 +36,8 @@
 #include <string>
 #include <utility>
 
-#include "core/status.h"
-#include "core/storage/backing_allocator.h"
+#include "core/base/status.h"
+#include "core/snapshot/storage/backing_allocator.h"
 
 namespace rangereplay {
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "cupti/metric_catalog.h"
 
 namespace rangereplay::cupti {

@@ -9,7 +9,7 @@
 
 #include <cupti.h>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay {
 

@@ -18,8 +18,8 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "core/ascii.h"
-#include "core/closest_names.h"
+#include "core/base/ascii.h"
+#include "core/base/closest_names.h"
 #include "cupti/cupti_params.h"
 #include "cupti/cupti_status.h"
 

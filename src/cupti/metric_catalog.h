@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 struct CUpti_Profiler_Host_Object;
 

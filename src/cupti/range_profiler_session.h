@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cupti {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/decline_reason.h"
+#include "core/base/decline_reason.h"
 #include "report/report_pairing.h"
 
 namespace rangereplay::report {

@@ -8,7 +8,7 @@
 // last pass decodes every pass of a range; the earlier runs' reports serve to
 // prove that each run executed the same work in the range:
 //
-//   AppRunPlan plan = ...;                       // core/app_runs.h
+//   AppRunPlan plan = ...;                       // core/interprocess/app_runs.h
 //   std::vector<AppRunReport> later = {{2, r2}, {3, r3}};
 //   Report merged = merge_app_runs(first, later, plan, "/tmp/app_runs.log");
 //   // merged.ranges[i]: values from run 3, or declined nondeterministic_application
@@ -20,7 +20,7 @@
 #include <span>
 #include <string>
 
-#include "core/app_runs.h"
+#include "core/interprocess/app_runs.h"
 #include "report/report_model.h"
 
 namespace rangereplay::report {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <utility>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 
 namespace rangereplay::report {
 namespace {

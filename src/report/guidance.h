@@ -13,7 +13,7 @@
 //   tensor_pipe         FP32/FP16 FMA work that tensor cores could do, or how
 //                       busy the tensor pipe is.
 // A rule whose metrics the kernel lacks says nothing. Metrics are found under
-// any spelling of their role (core/metric_sets.h), so every chip from Ampere
+// any spelling of their role (core/config/metric_sets.h), so every chip from Ampere
 // on gets the same rules.
 //
 //   for (const Finding& f : kernel_guidance(kernel)) fmt::print("{}: {} {}\n", f.title, f.detail, f.advice);

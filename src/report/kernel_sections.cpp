@@ -7,7 +7,7 @@
 #include <array>
 #include <cmath>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "report/format_helpers.h"
 
 namespace rangereplay::report {

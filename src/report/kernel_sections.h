@@ -5,7 +5,7 @@
 // Instruction Statistics. Each row has a label for people, a unit and a value
 // formatted with the unit's fixed number of decimals (format_quantity).
 //
-// Which metric goes in which section follows core/metric_sets.h's sections
+// Which metric goes in which section follows core/config/metric_sets.h's sections
 // (themselves Nsight Compute's section files); a row names its metric by role
 // (GH100 spelling) and finds it in the kernel under any of the role's
 // spellings (role_spellings), so a report of any chip from Ampere on shows

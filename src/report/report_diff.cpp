@@ -11,8 +11,8 @@
 #include <set>
 #include <tuple>
 
-#include "core/ascii.h"
-#include "core/closest_names.h"
+#include "core/base/ascii.h"
+#include "core/base/closest_names.h"
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::report {
@@ -97,7 +97,7 @@ StatusOr<ReportDiff> diff_reports(const Report& base, const Report& next, const 
 /// JSON keep it whole. The last line counts
 /// the values compared, and those shown when a selection left some out. Names (ranges,
 /// kernels, metrics, units) are written through escape_controls
-/// (core/ascii.h), here and in the CSV: no control byte reaches a terminal.
+/// (core/base/ascii.h), here and in the CSV: no control byte reaches a terminal.
 std::string render_diff_table(const ReportDiff& diff);
 
 /// CSV: range,kernel,metric,unit,base,new,change_pct (change_pct empty when

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/ascii.h"
+#include "core/base/ascii.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"
 

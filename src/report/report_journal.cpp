@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "core/decline_reason.h"
+#include "core/base/decline_reason.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "report/time_budget.h"

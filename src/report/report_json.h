@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::report {

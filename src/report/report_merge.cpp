@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-#include "core/profile_config.h"
+#include "core/config/profile_config.h"
 #include "report/format_helpers.h"
 #include "report/report_csv.h"
 #include "report/report_json.h"

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/ascii.h"
+#include "core/base/ascii.h"
 #include "report/demangle.h"
 #include "report/format_helpers.h"
 #include "report/time_budget.h"

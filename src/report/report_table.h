@@ -16,7 +16,7 @@
 // Metric columns are aligned across all kernels of one range. Values are
 // printed for people (format_metric_value); JSON/CSV carry the exact ones.
 // Text from the report (names, command, environment, details) is written
-// through escape_controls (core/ascii.h): a control byte in a name shows as
+// through escape_controls (core/base/ascii.h): a control byte in a name shows as
 // "\x1b", never reaching the terminal; a name's line break too, so one
 // name stays on one line. Lines never end in spaces. Thread-safety: pure functions.
 #pragma once

@@ -11,8 +11,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "core/ascii.h"
-#include "core/metric_sets.h"
+#include "core/base/ascii.h"
+#include "core/config/metric_sets.h"
 #include "core/range/range_selector.h"
 #include "report/demangle.h"
 #include "report/format_helpers.h"

@@ -9,14 +9,14 @@
 //            Workload Analysis, ..., each row a label, unit and value), then
 //            the findings of guidance.h and how many metrics only --page raw
 //            shows; a range's whole-range metrics grouped by the sections of
-//            the metric set they came from (core/metric_sets.h), as raw names.
+//            the metric set they came from (core/config/metric_sets.h), as raw names.
 //   raw      every metric of every kernel, the kernel names in full
 //            (report_table.h's table).
 //
 //   RR_ASSIGN_OR_RETURN(Report picked, filter_report(report, {"regex:gemm", "0"}));
 //   std::cout << render_report_view(picked, ViewPage::kDetails);
 //
-// Text from the report goes through escape_controls (core/ascii.h), as in
+// Text from the report goes through escape_controls (core/base/ascii.h), as in
 // report_table.h. Thread-safety: pure functions.
 #pragma once
 
@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::report {

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "core/allocation_inventory.h"
-#include "core/decline_reason.h"
-#include "core/memory_range.h"
+#include "core/base/decline_reason.h"
+#include "core/base/memory_range.h"
 #include "core/range/range_event.h"
-#include "core/recorded_program.h"
-#include "core/write_set.h"
+#include "core/record/allocation_inventory.h"
+#include "core/record/recorded_program.h"
+#include "core/snapshot/write_set.h"
 #include "cuda/digest_plan.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
@@ -55,7 +55,7 @@ struct ActiveRange {
   // range entry; absent with --restore full or when it could not be built.
   // Declared after `snapshot`, so it is destroyed first.
   std::optional<DigestPlan> restore_plan;
-  // Write-set snapshot (core/write_set.h): regions too large to capture
+  // Write-set snapshot (core/snapshot/write_set.h): regions too large to capture
   // whole are digested at entry and after pass 0 and only their predicted
   // chunks are in `snapshot`; absent when every region fits whole.
   struct WriteSetState {

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "core/ascii.h"
-#include "core/elapsed.h"
+#include "core/base/ascii.h"
+#include "core/base/elapsed.h"
 #include "cuda/cu_status.h"
 #include "tool/context_scope.h"
 #include "tool/logic/range_report.h"

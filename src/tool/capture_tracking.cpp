@@ -1,4 +1,4 @@
-// RecordSession's stream-capture bookkeeping (core/capture_state.h) from
+// RecordSession's stream-capture bookkeeping (core/record/capture_state.h) from
 // driver callbacks: captures opened and closed, events recorded in capturing
 // streams and the streams that wait on them, thread capture modes, and the
 // stream of each kernel launch. None of it takes the tool's lock but a

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "cupti/range_profiler_session.h"
 #include "tool/logic/counter_session.h"
 #include "tool/metric_evaluator.h"

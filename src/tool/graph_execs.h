@@ -26,10 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/graph_nodes.h"
-#include "core/graph_summary.h"
-#include "core/recorded_program.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/record/graph_nodes.h"
+#include "core/record/graph_summary.h"
+#include "core/record/recorded_program.h"
 
 namespace rangereplay::tool {
 

@@ -7,7 +7,7 @@
 // is passed a pointer to can be written by the GPU, so at that kernel's launch
 // (its first use in the range) its bytes are captured and then restored like
 // the module globals: before every replay, and the exit bytes at the end.
-// Found through the argument words (core/pointer_scan.h) of direct launches
+// Found through the argument words (core/record/pointer_scan.h) of direct launches
 // and of the kernel nodes of graph launches (their arguments as the exec
 // holds them, read at instantiation: graph_recording.cpp); pointers stored in
 // device memory, and device-updatable graph nodes, are not seen
@@ -21,8 +21,8 @@
 #include <string>
 #include <variant>
 
-#include "core/decline.h"
-#include "core/pointer_scan.h"
+#include "core/base/decline.h"
+#include "core/record/pointer_scan.h"
 #include "cuda/cu_status.h"
 #include "tool/host_regions.h"
 #include "tool/module_globals.h"

@@ -1,7 +1,7 @@
 // Adapter from the tool's needs to cupti::MetricCatalog (see header).
 #include "tool/metric_evaluator.h"
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "cupti/counter_evaluator.h"
 #include "cupti/metric_catalog.h"
 

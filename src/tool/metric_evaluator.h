@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::tool {
 
 class MetricEvaluator {
  public:
   /// The list for `metrics` (names as typed) plus the roles of set
-  /// `metric_set` ("" for none) resolved on `chip` (core/metric_sets.h
+  /// `metric_set` ("" for none) resolved on `chip` (core/config/metric_sets.h
   /// resolve_metric_list): metrics() is what is collected, missing() the
   /// set's roles the chip has under no name.
   /// Errors: unknown metric or set (kInvalidArgument, with the closest

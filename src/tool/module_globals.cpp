@@ -1,12 +1,12 @@
 // Module-scope __device__ variables in a range. The
 // allocation inventory cannot see them, so at the first launch of a kernel
 // whose module has writable variables (known from the module's cubin, see
-// core/cubin_symbols.h), their bytes are copied: no kernel of that module has
+// core/record/cubin_symbols.h), their bytes are copied: no kernel of that module has
 // run in the range yet, so these are the range-entry values. The replay window
 // restores them before every replay and hands back their exit values at the end.
 // A module with variables loaded inside the range (lazily, inside the launch,
 // after this capture point) is not covered: that load declines the range
-// (module_load_in_range, see core/module_load_decision.h).
+// (module_load_in_range, see core/record/module_load_decision.h).
 #include <cupti.h>
 
 #include "cuda/cu_status.h"

@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/module_registry.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/record/module_registry.h"
 #include "tool/active_range.h"
 
 namespace rangereplay::tool {

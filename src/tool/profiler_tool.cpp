@@ -24,9 +24,9 @@
 #include <exception>
 #include <optional>
 
-#include "core/elapsed.h"
-#include "core/launcher_gate.h"
-#include "core/metric_sets.h"
+#include "core/base/elapsed.h"
+#include "core/config/metric_sets.h"
+#include "core/interprocess/launcher_gate.h"
 #include "cupti/cupti_status.h"
 #include "report/report_json.h"
 #include "report/time_budget.h"

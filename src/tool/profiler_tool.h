@@ -2,7 +2,7 @@
 // thin adapter between CUPTI and the tool's two sides. It subscribes to CUPTI
 // (driver API, NVTX, resource) and routes each callback by its row of the
 // driver-call table (tool/logic/driver_calls.h): range markers to the trigger
-// (core/range/range_trigger.h) and its events to the RangeController
+// (core/config/range_trigger.h) and its events to the RangeController
 // (tool/range_controller.h), the range lifecycle and replay side; stream
 // captures, allocations, executable graphs, module loads and driver calls
 // inside a range to the RecordSession (tool/record_session.h), the record
@@ -25,10 +25,10 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/profile_config.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "core/config/range_trigger.h"
 #include "core/range/range_event.h"
-#include "core/range/range_trigger.h"
-#include "core/status.h"
 #include "report/report_journal.h"
 #include "report/report_model.h"
 #include "tool/logic/driver_calls.h"
@@ -44,7 +44,7 @@ class ProfilerTool {
  public:
   static ProfilerTool& instance();
 
-  /// Takes the launcher gate ($RANGEREPLAY_GATE, core/launcher_gate.h)
+  /// Takes the launcher gate ($RANGEREPLAY_GATE, core/interprocess/launcher_gate.h)
   /// without waiting (the first range's begin waits at it), then reads the
   /// configuration ($RANGEREPLAY_CONFIG) and subscribes to CUPTI.
   Status initialize();

@@ -8,9 +8,9 @@
 #include <memory>
 #include <optional>
 
-#include "core/ascii.h"
-#include "core/elapsed.h"
-#include "core/environment.h"
+#include "core/base/ascii.h"
+#include "core/base/elapsed.h"
+#include "core/base/environment.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"

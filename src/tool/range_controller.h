@@ -38,17 +38,17 @@
 #include <string>
 #include <vector>
 
-#include "core/allocation_inventory.h"
-#include "core/capture_state.h"
-#include "core/decline.h"
-#include "core/launcher_gate.h"
-#include "core/memory_range.h"
-#include "core/module_registry.h"
-#include "core/profile_config.h"
+#include "core/base/decline.h"
+#include "core/base/memory_range.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "core/interprocess/launcher_gate.h"
+#include "core/interprocess/rendezvous.h"
 #include "core/range/range_event.h"
-#include "core/rendezvous.h"
-#include "core/status.h"
-#include "core/write_set.h"
+#include "core/record/allocation_inventory.h"
+#include "core/record/capture_state.h"
+#include "core/record/module_registry.h"
+#include "core/snapshot/write_set.h"
 #include "cuda/cache_flush.h"
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
@@ -93,7 +93,7 @@ class RangeController {
   RangeController(const RangeController&) = delete;
   RangeController& operator=(const RangeController&) = delete;
 
-  /// Keeps the launcher's gate (core/launcher_gate.h), waited at by the
+  /// Keeps the launcher's gate (core/interprocess/launcher_gate.h), waited at by the
   /// first begin().
   void hold_gate(HeldLauncherGate gate) { gate_ = std::move(gate); }
 
@@ -195,7 +195,7 @@ class RangeController {
   // With `allow_write_set`, a snapshot that does not fit whole becomes a
   // write-set snapshot (create_write_set_snapshot).
   std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
-  // Write-set snapshots (write_set_snapshot.cpp, core/write_set.h). After
+  // Write-set snapshots (write_set_snapshot.cpp, core/snapshot/write_set.h). After
   // `regions` did not fit whole: switches the largest regions (of 64 MiB or
   // more, at most 8) one at a time to their predicted chunks until the snapshot fits, rebuilding
   // range.allocations as the snapshot's regions and filling range.write_set.
@@ -256,7 +256,7 @@ class RangeController {
   // window's flush_caches hook); empty when the tool has no flush buffer.
   std::function<Status()> flush_on_tool_stream();
   // --collectives replay with a multi-pass list (or counters that failed to
-  // set up): every range's end meets the job's other ranks (core/rendezvous.h).
+  // set up): every range's end meets the job's other ranks (core/interprocess/rendezvous.h).
   bool coordinated() const;
   // Every rank proposes its verdict on `range` (replay with the pass count,
   // or its decline) and gets the same agreement back; connects on first
@@ -409,7 +409,7 @@ class RangeController {
   // Application range replay's pass of the open range (a run with
   // ProfileConfig::app_range), made with the counters.
   std::optional<AppRangeCollector> app_range_;
-  // Write-set predictions per range name (core/write_set.h).
+  // Write-set predictions per range name (core/snapshot/write_set.h).
   WriteSetPredictor write_sets_;
   // Snapshot tiers for the process: retained arenas are reused across ranges.
   std::unique_ptr<SnapshotStorage> snapshot_storage_;

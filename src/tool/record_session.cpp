@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "core/cubin_symbols.h"
+#include "core/record/cubin_symbols.h"
 #include "cuda/kernel_arguments.h"
 #include "tool/range_controller.h"
 
@@ -158,7 +158,7 @@ void RecordSession::replay_deferred_before_untracked_write(const DriverCall* cal
 void RecordSession::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
   if (cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED && cbid != CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) return;
   // The driver holds its own locks during these callbacks: no tool lock is
-  // waited for here (core/module_registry.h), only the registry's leaf lock.
+  // waited for here (core/record/module_registry.h), only the registry's leaf lock.
   if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
     // Its functions' handles may come back for other functions.
     forget_kernel_param_layouts();

@@ -2,9 +2,9 @@
 // ProfilerTool (tool/profiler_tool.h), which hands it the driver-API and
 // resource callbacks that are not range selection. It owns what recording
 // keeps across ranges: the stream captures open in the process
-// (core/capture_state.h), the executable graphs' table (tool/graph_execs.h),
-// the allocation inventory (core/allocation_inventory.h) and the module
-// registry (core/module_registry.h). The RangeController
+// (core/record/capture_state.h), the executable graphs' table (tool/graph_execs.h),
+// the allocation inventory (core/record/allocation_inventory.h) and the module
+// registry (core/record/module_registry.h). The RangeController
 // (tool/range_controller.h), the replay side, is given references to the
 // captures, the inventory and the module registry; this session is their one
 // owner. Inside a range it records the driver calls into the active range
@@ -38,10 +38,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/allocation_inventory.h"
-#include "core/capture_state.h"
-#include "core/module_registry.h"
-#include "core/profile_config.h"
+#include "core/config/profile_config.h"
+#include "core/record/allocation_inventory.h"
+#include "core/record/capture_state.h"
+#include "core/record/module_registry.h"
 #include "tool/active_range.h"
 #include "tool/graph_execs.h"
 #include "tool/logic/driver_calls.h"
@@ -68,7 +68,7 @@ inline bool call_succeeded(const CUpti_CallbackData* data) {
 /// the tool lock.
 void decline_collective(ActiveRange& range, const std::string& kernel, const char* what, CollectivesMode mode);
 
-/// The capture key (stream_key, core/capture_state.h) of the stream
+/// The capture key (stream_key, core/record/capture_state.h) of the stream
 /// `params` (decoded by `call`'s row) names, for the calling thread; 0 for a
 /// call submitted to no stream. capture_tracking.cpp.
 std::uint64_t capture_key(const DriverCall& call, const CallParams& params);
@@ -175,7 +175,7 @@ class RecordSession {
   void prepare_launch(ActiveRange& range, const CallParams& params, const CUpti_CallbackData* data,
                       DriverCallEvent& event);
   /// A graph launch inside the recording range: recorded when its exec's
-  /// entry is known and its nodes are supported (core/graph_nodes.h), with
+  /// entry is known and its nodes are supported (core/record/graph_nodes.h), with
   /// its kernels' module variables captured; declined otherwise. Caller
   /// holds the tool's lock and InToolScope; `range` is recording().
   /// graph_recording.cpp.
@@ -206,7 +206,7 @@ class RecordSession {
   CaptureState captures_;
   AllocationInventory inventory_;
   // Filled by resource callbacks, which must not wait for the tool's lock
-  // (core/module_registry.h).
+  // (core/record/module_registry.h).
   ModuleRegistry modules_;
 };
 

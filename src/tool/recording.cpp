@@ -6,7 +6,7 @@
 // cupti.h brings the driver API parameter structs (generated_cuda_meta.h).
 #include <cupti.h>
 
-#include "core/collective_kernels.h"
+#include "core/interprocess/collective_kernels.h"
 #include "cuda/cu_status.h"
 #include "cuda/kernel_arguments.h"
 #include "report/demangle.h"

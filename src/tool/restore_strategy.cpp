@@ -1,7 +1,7 @@
 // The replay window's GPU parts (see restore_strategy.h).
 #include "tool/restore_strategy.h"
 
-#include "core/environment.h"
+#include "core/base/environment.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -24,7 +24,7 @@
 #include <string>
 #include <type_traits>
 
-#include "core/allocation_inventory.h"
+#include "core/record/allocation_inventory.h"
 #include "cuda/digest_plan.h"
 #include "cuda/owned.h"
 #include "cuda/replayer.h"

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "core/environment.h"
+#include "core/base/environment.h"
 
 namespace rangereplay::tool {
 

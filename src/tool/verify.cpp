@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/elapsed.h"
+#include "core/base/elapsed.h"
 #include "cuda/cu_status.h"
 #include "tool/logic/divergences.h"
 

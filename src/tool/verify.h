@@ -38,7 +38,7 @@ std::unique_ptr<ReplayObserver> full_restore_verifier(ActiveRange& range, CUstre
 std::unique_ptr<ReplayObserver> differential_restore_verifier(const ActiveRange& range, DifferentialRestore& restore,
                                                               CUstream stream);
 
-/// --verify of a write-set range (range.write_set, core/write_set.h):
+/// --verify of a write-set range (range.write_set, core/snapshot/write_set.h):
 /// forwards every call to `inner` (the restore strategy's verifier, which
 /// covers the snapshot's chunks; may be null) and after each replay digests
 /// the write-set regions whole (one read of them per replay), reporting as

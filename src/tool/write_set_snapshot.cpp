@@ -1,5 +1,5 @@
 // Write-set snapshots in the range controller (range_controller.h,
-// core/write_set.h): a region too large to capture whole is snapshotted as
+// core/snapshot/write_set.h): a region too large to capture whole is snapshotted as
 // the chunks the range is predicted to write, digested whole at entry and
 // after pass 0, and the range replays only when the digests prove that it
 // changed no other chunk.
@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "core/elapsed.h"
+#include "core/base/elapsed.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "report/format_helpers.h"

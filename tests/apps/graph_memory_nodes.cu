@@ -1,7 +1,7 @@
 // graph_memory_nodes: a range that launches a CUDA graph holding memory
 // nodes (an allocation node and a free node, made by capturing
 // cudaMallocAsync/cudaFreeAsync). Expected decline under range replay:
-// allocation_in_range (the graph's allocation node; src/core/graph_nodes.h).
+// allocation_in_range (the graph's allocation node; src/core/record/graph_nodes.h).
 // The graph is captured and instantiated before the range; each range
 // launches it once:
 //   tmp = alloc;  tmp = x;  affine(tmp, salt);  x = tmp;  free(tmp)

@@ -1,6 +1,6 @@
 // host_data_too_large: a range that streams more host data to the device than
 // the recorder captures (kMaxCapturedHostBytes = 1 GiB of host-to-device
-// source bytes per range, src/core/decline_reason.h): 17 synchronous
+// source bytes per range, src/core/base/decline_reason.h): 17 synchronous
 // cudaMemcpy uploads of 64 MiB (1088 MiB in all) from a pageable buffer into
 // one device buffer, each folded into an accumulator. Expected decline:
 // host_data_too_large. The device footprint stays small (two 64 MiB buffers),

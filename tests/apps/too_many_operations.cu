@@ -1,6 +1,6 @@
 // too_many_operations: a range of many small kernel launches, by default one
 // more than the recorder keeps (kMaxRecordedOperations = 65536 in
-// src/core/decline_reason.h). Expected decline: too_many_operations. Each
+// src/core/base/decline_reason.h). Expected decline: too_many_operations. Each
 // launch applies affine with its own salt to a small buffer, so any lost,
 // repeated or reordered launch changes the result:
 //   range: for k in [0, launches): affine(x, salt + k)

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "cupti/counter_evaluator.h"
 #include "cupti/metric_catalog.h"
 

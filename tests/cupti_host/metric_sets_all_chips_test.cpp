@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu_support.h"
-#include "core/metric_sets.h"
+#include "core/config/gpu_support.h"
+#include "core/config/metric_sets.h"
 #include "cupti/metric_catalog.h"
 
 namespace rangereplay::cupti {

@@ -3,7 +3,7 @@
 --nvtx-include compute/ --nvtx-include allreduce/ --set basic`: the program's
 checksums equal a plain run's; every `compute` range is replayed; an
 `allreduce` range that launched one of NCCL's collective kernels
-(ncclDevKernel_*: core/collective_kernels.h) declines collective_in_range,
+(ncclDevKernel_*: core/interprocess/collective_kernels.h) declines collective_in_range,
 and one without (a world-size-1 all-reduce may launch none, or NCCL's
 one-rank reduction, which has no peers) is replayed. The kernels each range
 held are printed. Skipped (77) without PyTorch, CUDA or NCCL.

@@ -1,6 +1,6 @@
 // libFuzzer target: sizes of the snapshot limits (storage::parse_byte_size,
 // --snapshot-host-limit and friends).
-#include "core/storage/byte_size.h"
+#include "core/snapshot/storage/byte_size.h"
 #include "fuzz_check.h"
 
 // NOLINTNEXTLINE(readability-identifier-naming): libFuzzer names the entry point.

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/profile_config.h"
+#include "core/config/profile_config.h"
 #include "fuzz_check.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // parses back to a message with the same encoding.
 #include <string>
 
-#include "core/rendezvous_wire.h"
+#include "core/interprocess/rendezvous_wire.h"
 #include "fuzz_check.h"
 
 // NOLINTNEXTLINE(readability-identifier-naming): libFuzzer names the entry point.

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/digest/chunk_digest.h"
+#include "core/snapshot/digest/chunk_digest.h"
 #include "cuda/digest_plan.h"
 
 namespace rangereplay {

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 #define ASSERT_OK(expr)                                            \
   do {                                                             \

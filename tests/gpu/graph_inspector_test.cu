@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "core/graph_nodes.h"
-#include "core/memory_range.h"
-#include "core/pointer_scan.h"
-#include "core/recorded_program.h"
+#include "core/base/memory_range.h"
+#include "core/record/graph_nodes.h"
+#include "core/record/pointer_scan.h"
+#include "core/record/recorded_program.h"
 #include "cuda/graph_inspector.h"
 #include "cuda/replayer.h"
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "cuda/cu_status.h"
 #include "cupti/counter_evaluator.h"
 #include "cupti/cupti_params.h"

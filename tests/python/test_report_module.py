@@ -435,7 +435,7 @@ class LoadTest(TempDir):
             self.assertNotIn(c, out.stdout)
 
     def test_escape_controls_matches_the_cpp_rule(self):
-        # The cases of tests/unit/core/ascii_test.cpp's EscapeControls tests, as characters.
+        # The cases of tests/unit/core/base/ascii_test.cpp's EscapeControls tests, as characters.
         self.assertEqual(rr.escape_controls("a\x1b[2Jb"), "a\\x1b[2Jb")
         self.assertEqual(rr.escape_controls("bell\x07 over\rwrite del\x7f nul\x00 tab\t two\nlines"),
                          "bell\\x07 over\\x0dwrite del\\x7f nul\\x00 tab\\x09 two\\x0alines")

@@ -30,21 +30,21 @@ def tree(files):
 
 
 CLEAN = {
-    "src/core/status.h": "#pragma once\n#include <string>\n#include <nlohmann/json.hpp>\n",
-    "src/core/storage/plan.h": '#include "core/status.h"\n#include "plan_detail.h"\n',
-    "src/core/storage/plan_detail.h": "#include <vector>\n",
-    "src/report/report_model.h": '#include "core/status.h"\n#include <fmt/format.h>\n',
-    "src/cuda/snapshot.h": '#include <cuda.h>\n#include "core/status.h"\n#include "cuda/cu_status.h"\n',
+    "src/core/base/status.h": "#pragma once\n#include <string>\n#include <nlohmann/json.hpp>\n",
+    "src/core/snapshot/storage/plan.h": '#include "core/base/status.h"\n#include "plan_detail.h"\n',
+    "src/core/snapshot/storage/plan_detail.h": "#include <vector>\n",
+    "src/report/report_model.h": '#include "core/base/status.h"\n#include <fmt/format.h>\n',
+    "src/cuda/snapshot.h": '#include <cuda.h>\n#include "core/base/status.h"\n#include "cuda/cu_status.h"\n',
     "src/cuda/cu_status.h": "#include <cuda.h>\n",
     "src/cuda/kernels/copy_kernel.cu": "#include <cuda_runtime.h>\n#include <cooperative_groups.h>\n",
-    "src/cupti/session.cpp": '#include <cupti_target.h>\n#include "cuda/snapshot.h"\n#include "core/status.h"\n',
+    "src/cupti/session.cpp": '#include <cupti_target.h>\n#include "cuda/snapshot.h"\n#include "core/base/status.h"\n',
     "src/tool/profiler_tool.cpp": ('#include <nvtx3/nvToolsExt.h>\n#include "cupti/session.h"\n'
                                    '#include "report/report_model.h"\n#include "cuda/snapshot.h"\n'),
     "src/inject/injection_entry.cpp": '#include "tool/profiler_tool.h"\n',
-    "tools/cli/launcher.cpp": '#include "cli/launcher.h"\n#include "report/report_model.h"\n#include "core/status.h"\n',
+    "tools/cli/launcher.cpp": '#include "cli/launcher.h"\n#include "report/report_model.h"\n#include "core/base/status.h"\n',
     "tools/cli/metric_queries.cpp": '#include <cupti.h>\n#include "cupti/session.h"\n#include "cli/launcher.h"\n',
     "tests/unit/cli/launcher_test.cpp": ('#include <gtest/gtest.h>\n#include "cli/launcher.h"\n'
-                                         '#include "temp_tree.h"\n#include "unit/core/storage/fake.h"\n'),
+                                         '#include "temp_tree.h"\n#include "unit/core/snapshot/storage/fake.h"\n'),
     "tests/unit/cli/temp_tree.h": "#include <string>\n",
     "docs/not_checked.cpp": '#include "tool/profiler_tool.h"\n',
     "src/core/notes.txt": '#include "tool/profiler_tool.h"\n',
@@ -64,19 +64,19 @@ def test_a_project_include_across_the_table_names_file_include_and_rule():
     got = problems_with({"src/cuda/snapshot.h": '#include <cuda.h>\n\n#include "report/report_model.h"\n'})
     assert got == ['src/cuda/snapshot.h:3: #include "report/report_model.h": cuda may include only cuda, core '
                    '(cuda depends only on core and the CUDA driver)'], got
-    got = problems_with({"src/core/storage/plan.h": '#  include "cuda/snapshot.h"\n'})
-    assert got == ['src/core/storage/plan.h:1: #include "cuda/snapshot.h": core may include only core '
+    got = problems_with({"src/core/snapshot/storage/plan.h": '#  include "cuda/snapshot.h"\n'})
+    assert got == ['src/core/snapshot/storage/plan.h:1: #include "cuda/snapshot.h": core may include only core '
                    '(core is GPU-independent and depends on no other folder)'], got
 
 
 def test_each_folder_gets_its_own_row():
     got = problems_with({"src/report/report_json.cpp": '#include "tool/profiler_tool.h"\n#include "cuda/x.h"\n',
                          "src/cupti/other.cpp": '#include "report/report_model.h"\n',
-                         "src/inject/injection_entry.cpp": '#include "tool/profiler_tool.h"\n#include "core/status.h"\n',
+                         "src/inject/injection_entry.cpp": '#include "tool/profiler_tool.h"\n#include "core/base/status.h"\n',
                          "tests/unit/core/trigger_test.cpp": '#include "tool/range_trigger.h"\n'})
     assert [p.split(": #include ")[0] + " " + p.split(": #include ")[1].split(":")[0] for p in got] == [
         'src/cupti/other.cpp:1 "report/report_model.h"',
-        'src/inject/injection_entry.cpp:2 "core/status.h"',
+        'src/inject/injection_entry.cpp:2 "core/base/status.h"',
         'src/report/report_json.cpp:1 "tool/profiler_tool.h"',
         'src/report/report_json.cpp:2 "cuda/x.h"',
         'tests/unit/core/trigger_test.cpp:1 "tool/range_trigger.h"'], got
@@ -123,13 +123,13 @@ def test_main_prints_the_violations_and_writes_the_stamp_only_when_clean():
         with contextlib.redirect_stdout(out):
             assert layers.main(["--root", root, "--stamp", stamp]) == 0
         assert out.getvalue() == "" and open(stamp).read() == "ok\n"
-        with open(os.path.join(root, "src/core/status.h"), "a") as f:
+        with open(os.path.join(root, "src/core/base/status.h"), "a") as f:
             f.write('#include "report/report_model.h"\n')
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             assert layers.main(["--root", root, "--stamp", stamp]) == 1
         assert out.getvalue().splitlines() == [
-            'src/core/status.h:4: #include "report/report_model.h": core may include only core (core is '
+            'src/core/base/status.h:4: #include "report/report_model.h": core may include only core (core is '
             'GPU-independent and depends on no other folder)'], out.getvalue()
         assert err.getvalue().startswith("check-layers: 1 include(s) across the folder table"), err.getvalue()
         assert not os.path.exists(stamp)  # a failed check leaves no stamp behind

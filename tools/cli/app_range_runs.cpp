@@ -13,7 +13,7 @@
 
 #include "cli/process_reports.h"
 #include "cli/report_output.h"
-#include "core/environment.h"
+#include "core/base/environment.h"
 #include "report/app_range_merge.h"
 
 namespace rangereplay::cli {

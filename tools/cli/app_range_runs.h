@@ -3,7 +3,7 @@
 // still missing (--replay-mode app-range: passes 2..P, run 1 collected pass
 // 1; --fallback app-range: passes 1..P for the ranges run 1 declined), each
 // run with a configuration that names its pass, the ranges it collects and
-// the folder the ranges' counter data is carried in (core/profile_config.h,
+// the folder the ranges' counter data is carried in (core/config/profile_config.h,
 // AppRangeRun). The later runs' standard output and error go to a log file
 // in the launcher's private temporary folder (app_runs_log_path), removed
 // with it unless it explains a failure (AppRangeReplay::kept_log); their
@@ -25,8 +25,8 @@
 #include "cli/app_run_loop.h"
 #include "cli/child_process.h"
 #include "cli/cli_options.h"
-#include "core/app_runs.h"
-#include "core/profile_config.h"
+#include "core/config/profile_config.h"
+#include "core/interprocess/app_runs.h"
 #include "report/report_model.h"
 
 namespace rangereplay::cli {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/app_runs.h"
+#include "core/interprocess/app_runs.h"
 #include "report/app_range_merge.h"
 #include "report/report_model.h"
 

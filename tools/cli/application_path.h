@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cli {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "cli/process_tree.h"
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cli {
 

@@ -1,7 +1,7 @@
 // CLI11's parse errors in one line (see cli11_errors.h).
 #include "cli/cli11_errors.h"
 
-#include "core/closest_names.h"
+#include "core/base/closest_names.h"
 
 namespace rangereplay::cli {
 

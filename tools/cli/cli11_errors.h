@@ -34,7 +34,7 @@ const CLI::Option* option_named(const CLI::App& app, const std::string& word);
 
 /// "unknown option 'WORD' (did you mean --NAME?); see 'HELP'": the nearest
 /// of `app`'s long option names to WORD (its part before any '='), when one
-/// is within plausible_typo_distance (core/closest_names.h); without the
+/// is within plausible_typo_distance (core/base/closest_names.h); without the
 /// parenthesis otherwise.
 std::string unknown_option_line(const CLI::App& app, const std::string& word, const std::string& help);
 

@@ -22,14 +22,14 @@
 #include "cli/build_info.h"
 #include "cli/cli11_errors.h"
 #include "cli/cli_docs.h"
-#include "core/ascii.h"
-#include "core/closest_names.h"
-#include "core/metric_sets.h"
+#include "core/base/ascii.h"
+#include "core/base/closest_names.h"
+#include "core/config/metric_sets.h"
+#include "core/interprocess/rendezvous_endpoint.h"
 #include "core/range/kernel_windows.h"
 #include "core/range/nvtx_expression.h"
 #include "core/range/range_selector.h"
-#include "core/rendezvous_endpoint.h"
-#include "core/storage/byte_size.h"
+#include "core/snapshot/storage/byte_size.h"
 
 namespace rangereplay::cli {
 namespace {
@@ -79,7 +79,7 @@ std::string top_footer() {
 }
 
 // The choices of --range-metrics and --restore, from their enums' name tables
-// (core/profile_config.h): "kernel or whole", "full|differential" (the help
+// (core/config/profile_config.h): "kernel or whole", "full|differential" (the help
 // and hints list full first).
 std::string range_metrics_choices(std::string_view last_separator) {
   return names_joined(kRangeMetricsNames, ", ", last_separator);

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "cli/output_path.h"
-#include "core/app_runs.h"
-#include "core/profile_config.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "core/interprocess/app_runs.h"
 
 namespace rangereplay::cli {
 
@@ -66,7 +66,7 @@ struct ProfileRequest {
   std::string output_pattern;                        // --output before %p/%q/%h expansion, "" = no file
   OutputFormat output_format = OutputFormat::kJson;  // from output_pattern's extension
   CsvPage csv_page = CsvPage::kOwn;                  // --csv-page
-  // Application range replay (core/app_runs.h, cli/app_range_runs.h).
+  // Application range replay (core/interprocess/app_runs.h, cli/app_range_runs.h).
   ReplayMode replay_mode = ReplayMode::kRange;  // --replay-mode
   Fallback fallback = Fallback::kNone;          // --fallback
   std::uint32_t max_app_runs = 0;               // --max-app-runs, 0 = no cap
@@ -140,7 +140,7 @@ StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, con
 /// --list-sets' lists the sets", or for a lower-case name typed in another
 /// case "unknown set 'FULL'; set names are lower case: did you mean 'full'?".
 /// parse_command_line checks --set against
-/// metric_sets() (src/core/metric_sets.h) with it. Thread-safe.
+/// metric_sets() (src/core/config/metric_sets.h) with it. Thread-safe.
 Status check_set_name(const std::string& name, std::span<const std::string> known_sets);
 
 /// What `--version` prints before the driver's line (build_info_text):

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cli {
 

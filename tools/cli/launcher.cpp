@@ -28,14 +28,14 @@
 #include "cli/process_reports.h"
 #include "cli/process_tree.h"
 #include "cli/report_output.h"
-#include "core/ascii.h"
-#include "core/closest_names.h"
-#include "core/elapsed.h"
-#include "core/environment.h"
-#include "core/launcher_gate.h"
-#include "core/metric_sets.h"
-#include "core/profile_config.h"
-#include "core/rendezvous_endpoint.h"
+#include "core/base/ascii.h"
+#include "core/base/closest_names.h"
+#include "core/base/elapsed.h"
+#include "core/base/environment.h"
+#include "core/config/metric_sets.h"
+#include "core/config/profile_config.h"
+#include "core/interprocess/launcher_gate.h"
+#include "core/interprocess/rendezvous_endpoint.h"
 #include "report/app_range_merge.h"
 #include "report/report_table.h"
 
@@ -45,7 +45,7 @@ namespace {
 
 // One line on standard error, "rangereplay: " first. Names in it (the
 // application's arguments, ranges, kernels, hosts) may hold control bytes:
-// they are escaped (core/ascii.h), so none reaches the terminal.
+// they are escaped (core/base/ascii.h), so none reaches the terminal.
 void say(const std::string& line) {
   std::cerr << "rangereplay: " << escape_controls(line, LineBreaks::kKeep) << std::endl;
 }
@@ -160,7 +160,7 @@ std::optional<ListingChip> listing_chip() {
 }
 
 int list_sets() {
-  // The sets are plain data (src/core/metric_sets.h): no GPU or driver needed
+  // The sets are plain data (src/core/config/metric_sets.h): no GPU or driver needed
   // to list them. With a GPU, each is also resolved on its chip: the metrics
   // it collects there, those the chip lacks, and the passes.
   const std::vector<MetricSet>& sets = metric_sets();

@@ -4,7 +4,7 @@
 //      path, --output writable (check_output_writable), the metric list
 //                                              -> exit 2 on a user error
 //   2. libcuda.so.1 loadable, the CUPTI library, configuration file, the gate
-//      (core/launcher_gate.h), injection environment. When one of these
+//      (core/interprocess/launcher_gate.h), injection environment. When one of these
 //      fails, steps 4-5 run first and their error, if any, is the one reported
 //      (the order of checks of a launcher that started nothing early).
 //   3. start the application: it runs, and waits at the gate only when its
@@ -33,7 +33,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/metric_queries.h"
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cli {
 
@@ -55,7 +55,7 @@ int run_launcher(const std::vector<std::string>& args);
 /// the tests). Thread-safety: as std::fwrite on `stream`.
 Status write_stdout(std::string_view text, std::FILE* stream = stdout);
 
-/// The monotonic clock (core/elapsed.h monotonic_ms, CLOCK_MONOTONIC, shared
+/// The monotonic clock (core/base/elapsed.h monotonic_ms, CLOCK_MONOTONIC, shared
 /// by every process of the host) of `path`'s last write, from its
 /// modification time: when another process of the job wrote its report.
 /// 0 when the file cannot be read. Thread-safe.

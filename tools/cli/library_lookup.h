@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cli/output_path.h"  // EnvLookup
-#include "core/environment.h"
-#include "core/status.h"
+#include "core/base/environment.h"
+#include "core/base/status.h"
 
 namespace rangereplay::cli {
 

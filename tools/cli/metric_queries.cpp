@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <map>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #if !RANGEREPLAY_CLI_METRICS_HOST_ONLY
 #include <cuda.h>
 
-#include "core/gpu_support.h"
+#include "core/config/gpu_support.h"
 #include "cupti/device_counters.h"
 #endif
 #include "cli/metric_queries.h"

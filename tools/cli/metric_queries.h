@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/metric_sets.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/config/metric_sets.h"
 
 namespace rangereplay::cli {
 
@@ -27,7 +27,7 @@ struct MetricSetInfo {
   std::string name;                   // e.g. "basic", "full"
   std::string description;            // one line
   std::vector<std::string> metrics;   // roles, in their GH100 spelling
-  std::vector<std::string> sections;  // section names (core/metric_sets.h)
+  std::vector<std::string> sections;  // section names (core/config/metric_sets.h)
 };
 
 /// Not thread-safe: the launcher calls it from its main thread only.
@@ -49,7 +49,7 @@ class MetricQueries {
                                             const std::string& set_name) = 0;
   /// Chip name of CUDA device `device` ("GH100"). Needs a GPU.
   virtual StatusOr<std::string> chip_name(int device) = 0;
-  /// ok when CUDA device `device` can be profiled (core/gpu_support.h:
+  /// ok when CUDA device `device` can be profiled (core/config/gpu_support.h:
   /// compute capability 8.0 or later, a chip CUPTI's host API knows);
   /// otherwise failed_precondition with one line. Needs a GPU.
   virtual Status check_supported(int device) = 0;
@@ -65,7 +65,7 @@ class MetricQueries {
 };
 
 /// The chip names are checked against when no GPU is found (the chip whose
-/// names name the sets' roles, see src/core/metric_sets.h).
+/// names name the sets' roles, see src/core/config/metric_sets.h).
 inline constexpr const char* kOfflineChip = "GH100";
 
 /// ABI between the launcher and its metric-query module; bump on any change

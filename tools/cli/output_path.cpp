@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/ascii.h"
+#include "core/base/ascii.h"
 
 namespace rangereplay::cli {
 

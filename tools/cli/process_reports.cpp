@@ -7,7 +7,7 @@
 #include <map>
 #include <system_error>
 
-#include "core/profile_config.h"
+#include "core/config/profile_config.h"
 
 namespace rangereplay::cli {
 

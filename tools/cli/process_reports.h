@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/output_path.h"
-#include "core/status.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::cli {

@@ -15,7 +15,7 @@
 #include <set>
 #include <thread>
 
-#include "core/ascii.h"
+#include "core/base/ascii.h"
 #include "report/report_file.h"
 
 namespace rangereplay::cli {

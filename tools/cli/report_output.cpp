@@ -8,7 +8,7 @@
 #include "cli/library_lookup.h"
 #include "cli/process_reports.h"
 
-#include "core/ascii.h"
+#include "core/base/ascii.h"
 #include "report/report_csv.h"
 #include "report/report_diff.h"
 #include "report/report_file.h"

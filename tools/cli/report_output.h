@@ -7,7 +7,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/output_path.h"
-#include "core/status.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::cli {

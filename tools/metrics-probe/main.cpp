@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "cupti/metric_catalog.h"
 #include "metrics-probe/probe_options.h"
 

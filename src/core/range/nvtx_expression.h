@@ -48,7 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace re2 {
 class RE2;

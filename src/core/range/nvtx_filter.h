@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/range/nvtx_expression.h"
-#include "core/status.h"
 
 namespace rangereplay::range {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::range {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/enum_names.h"
+#include "core/base/enum_names.h"
 
 namespace rangereplay::range {
 

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.h"
-#include "core/json_field.h"
+#include "core/base/enum_names.h"
+#include "core/base/json_field.h"
 
 namespace rangereplay::range {
 namespace {

@@ -28,10 +28,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "core/base/status.h"
 #include "core/range/kernel_windows.h"
 #include "core/range/nvtx_expression.h"
 #include "core/range/range_selector.h"
-#include "core/status.h"
 
 namespace rangereplay::range {
 

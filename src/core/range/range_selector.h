@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::range {
 

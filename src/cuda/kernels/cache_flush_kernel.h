@@ -21,7 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace rangereplay::kernels {
 

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "core/work_stream.h"
+#include "core/snapshot/work_stream.h"
 #include "cuda/kernels/copy_kernel.h"
 
 namespace rangereplay::kernels {

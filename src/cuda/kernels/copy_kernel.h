@@ -1,6 +1,6 @@
 // Host-side entry to the batched copy kernel (copy_kernel.cu): one kernel for
 // capture (regions -> arena) and restore (arena -> regions) that consumes a
-// work stream (core/work_stream.h) resident in device memory.
+// work stream (core/snapshot/work_stream.h) resident in device memory.
 //
 // One warp copies one item, and the grid covers the whole stream: block b
 // takes items [8b, 8b + 8), one per warp, with no grid-stride loop, so the
@@ -13,7 +13,7 @@
 // differ modulo 16 use the widest vector both allow (8, 4, 2 or 1 bytes, one
 // per lane in flight: a slow path planners avoid by keeping arena offsets
 // congruent to application addresses), and head and tail bytes go one byte
-// per lane (split_piece in core/work_stream.h). Each warp loads its item's
+// per lane (split_piece in core/snapshot/work_stream.h). Each warp loads its item's
 // descriptor on the critical path. 64 registers, no spills, 4 blocks of 256
 // threads per SM on sm_90 (in_order_*: the names say blocks take items in
 // stream order). The schedules it was timed against (a grid-stride
@@ -31,8 +31,8 @@
 
 #include <cstdint>
 
-#include "core/status.h"
-#include "core/work_stream.h"
+#include "core/base/status.h"
+#include "core/snapshot/work_stream.h"
 
 namespace rangereplay::kernels {
 

@@ -1,5 +1,5 @@
 // The digest kernel and its launch (see digest_kernel.h for the design and
-// core/digest/chunk_digest.h for the hash).
+// core/snapshot/digest/chunk_digest.h for the hash).
 #include "cuda/kernels/digest_kernel.h"
 
 #include <cooperative_groups.h>
@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/digest/chunk_digest.h"
-#include "core/work_stream.h"
+#include "core/snapshot/digest/chunk_digest.h"
+#include "core/snapshot/work_stream.h"
 #include "cuda/kernels/runtime_status.h"
 #include "cuda/kernels/warp_copy.cuh"
 
@@ -170,7 +170,7 @@ __device__ __forceinline__ void copy_vectors(unsigned char* dst, const unsigned 
 }
 
 // The block copies `len` bytes, split as split_piece() says
-// (core/work_stream.h): head bytes on threads 0..15, tail bytes on threads
+// (core/snapshot/work_stream.h): head bytes on threads 0..15, tail bytes on threads
 // 16..31, the body as the widest vectors src and dst both allow.
 __device__ __forceinline__ void block_copy(unsigned char* dst, const unsigned char* src, std::uint32_t len,
                                            std::uint32_t tid) {
@@ -230,7 +230,7 @@ __device__ __forceinline__ void count_chunk(DigestCounterState* state, DigestCou
 // The blocks of one chunk. From sm_90 on: the thread-block cluster the kernel
 // was launched with, whose blocks read each other's shared memory. Before
 // sm_90 there are no clusters: the host launches one block per chunk without
-// the cluster attribute (digest_uses_clusters, core/digest/cluster_blocks.h),
+// the cluster attribute (digest_uses_clusters, core/snapshot/digest/cluster_blocks.h),
 // and this stand-in gives that block the cluster's calls (its own shared
 // memory is rank 0's; a cluster barrier is a block barrier).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900

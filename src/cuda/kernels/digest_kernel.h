@@ -1,5 +1,5 @@
 // Host-side entry to the digest kernel (digest_kernel.cu): one kernel, three
-// modes, over a chunk table (core/digest/chunk_table.h) resident in device
+// modes, over a chunk table (core/snapshot/digest/chunk_table.h) resident in device
 // memory:
 //   kDigest          digest every chunk of the application's memory;
 //   kRestore         digest every chunk, compare with a reference digest
@@ -12,7 +12,7 @@
 // blocks of 256 threads, chosen by the caller). Devices before compute
 // capability 9.0 have no clusters: there the kernel's sm_8x image gives each
 // chunk one block, launched without the cluster attribute
-// (core/digest/cluster_blocks.h), and the block's own shared memory stands in
+// (core/snapshot/digest/cluster_blocks.h), and the block's own shared memory stands in
 // for the cluster's. Block r of a cluster digests
 // the r-th of cluster_blocks equal word ranges of the chunk with 16-byte loads,
 // six in flight per thread (64 registers, 4 blocks per SM); the blocks' partial sums meet in distributed
@@ -57,9 +57,9 @@
 
 #include <cstdint>
 
-#include "core/digest/chunk_table.h"
-#include "core/digest/cluster_blocks.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/snapshot/digest/chunk_table.h"
+#include "core/snapshot/digest/cluster_blocks.h"
 
 namespace rangereplay::kernels {
 

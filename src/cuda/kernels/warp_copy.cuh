@@ -1,5 +1,5 @@
 // The warp copy loop: one warp moves one piece of at most 65536 bytes, split
-// as split_piece() says (core/work_stream.h). Shared by the copy kernel
+// as split_piece() says (core/snapshot/work_stream.h). Shared by the copy kernel
 // (copy_kernel.cu), the digest plan's in-order chunk copy (digest_kernel.cu,
 // chunk_copy_kernel) and copy_bench's grid-stride variant, so all copy a piece
 // with the very same instructions.
@@ -22,7 +22,7 @@
 
 #include <cstdint>
 
-#include "core/work_stream.h"
+#include "core/snapshot/work_stream.h"
 
 namespace rangereplay::kernels::warp_copy {
 

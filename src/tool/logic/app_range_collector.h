@@ -2,7 +2,7 @@
 // (--replay-mode app-range, --fallback app-range) for the ranges it
 // collects. Nothing is snapshotted or replayed: at a collected range's begin
 // the range's counter data from the earlier runs is read back
-// (core/app_range_state.h), CUPTI is configured for this run's pass in
+// (core/interprocess/app_range_state.h), CUPTI is configured for this run's pass in
 // application-replay mode and the pass starts with the range's own counter
 // range pushed; the application's work runs counted; at its end the pass
 // stops, the counter data is carried to the next run, and once CUPTI has
@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "core/app_range_state.h"
-#include "core/profile_config.h"
-#include "core/status.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "core/interprocess/app_range_state.h"
 #include "tool/logic/counter_session.h"
 
 namespace rangereplay::tool {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/decline.h"
-#include "core/elapsed.h"
+#include "core/base/decline.h"
+#include "core/base/elapsed.h"
 
 namespace rangereplay::tool {
 

@@ -30,7 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/status.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/replay_window.h"

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/allocation_inventory.h"
-#include "core/digest/chunk_table.h"
+#include "core/record/allocation_inventory.h"
+#include "core/snapshot/digest/chunk_table.h"
 #include "report/report_model.h"
 
 namespace rangereplay::tool {

@@ -12,7 +12,7 @@
 #include <array>
 #include <string>
 
-#include "core/unrecorded_work.h"
+#include "core/record/unrecorded_work.h"
 #include "cuda/launch_shape.h"
 
 namespace rangereplay::tool {

@@ -9,7 +9,7 @@
 // Calls without a row still reach the tool: CUPTI's whole driver domain is
 // enabled, since inside a range any call may be GPU work the recorder does
 // not know. Such a call declines the range unsupported_api when its name
-// belongs to a family of GPU work (core/unrecorded_work.h), and passes
+// belongs to a family of GPU work (core/record/unrecorded_work.h), and passes
 // otherwise.
 //
 // The table and the decoders call no CUDA function: they are tested on the
@@ -27,8 +27,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/decline_reason.h"
-#include "core/recorded_program.h"
+#include "core/base/decline_reason.h"
+#include "core/record/recorded_program.h"
 
 namespace rangereplay::tool {
 
@@ -230,7 +230,7 @@ struct CallDecline {
 /// The decline of a call made inside a profiled range that the recorder
 /// leaves out. A kDecline row: its reason, detail "<base name> inside the
 /// range[: why]". A call without a row (`call` null) whose name belongs to
-/// a family of GPU work (core/unrecorded_work.h): unsupported_api, detail
+/// a family of GPU work (core/record/unrecorded_work.h): unsupported_api, detail
 /// "<name> inside the range: the tool does not record this call, so a
 /// replay would leave it out". nullopt for any other call (recorded,
 /// tracked, passed through, or of no family).
@@ -256,7 +256,7 @@ constexpr bool may_write_device_memory(CallKind kind) {
 /// device-to-device copy into untracked memory (a `__constant__` variable,
 /// another allocator's memory) or whose destination the row does not
 /// decode (2D memsets), a unified copy into untracked device memory, and a
-/// call without a row of a family of GPU work (core/unrecorded_work.h:
+/// call without a row of a family of GPU work (core/record/unrecorded_work.h:
 /// copies into CUDA arrays, 2D and 3D copies, stream memory operations),
 /// whose destination is not read. False for anything else. Pure: the
 /// predicates are the only lookups.

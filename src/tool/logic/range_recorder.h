@@ -22,10 +22,10 @@
 #include <functional>
 #include <string_view>
 
-#include "core/allocation_inventory.h"
-#include "core/decline_reason.h"
-#include "core/recorded_program.h"
-#include "core/status.h"
+#include "core/base/decline_reason.h"
+#include "core/base/status.h"
+#include "core/record/allocation_inventory.h"
+#include "core/record/recorded_program.h"
 #include "tool/logic/driver_calls.h"
 
 namespace rangereplay::tool {
@@ -64,7 +64,7 @@ class RangeRecorder {
   /// of kind kKernelLaunch, kMemset or kCopy* is recorded (a launch whose
   /// arguments could not be copied declines unsupported_api); a row that
   /// declines, or a call without a row of a family of GPU work, declines
-  /// (core/unrecorded_work.h); anything else is passed through. Calls into
+  /// (core/record/unrecorded_work.h); anything else is passed through. Calls into
   /// a capturing stream never come here: a range open when a capture begins
   /// is declined then, and one cannot begin while a capture is open. Returns false when a host function or a
   /// multi-device launch declined the range by its row (what the range

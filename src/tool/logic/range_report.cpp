@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <variant>
 
-#include "core/ascii.h"
-#include "core/graph_nodes.h"
+#include "core/base/ascii.h"
+#include "core/record/graph_nodes.h"
 #include "report/demangle.h"
 
 namespace rangereplay::tool {
@@ -34,7 +34,7 @@ void record_kernels(report::RangeRecord& record, const RecordedProgram& program,
                     const MetricColumns& columns, const std::vector<std::vector<double>>& values) {
   // Plain launches and graph kernel nodes, with the counter range of each
   // (map_counter_ranges: CUPTI's auto range may count a graph launch as one
-  // range or one per kernel node; core/graph_nodes.h).
+  // range or one per kernel node; core/record/graph_nodes.h).
   const auto kernels = program.kernels();
   const CounterRangeMap ranges = map_counter_ranges(program.launch_units(), values.size());
   std::vector<std::uint64_t> streams;  // launch stream of each kernel

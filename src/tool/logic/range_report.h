@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "core/decline_reason.h"
-#include "core/recorded_program.h"
-#include "core/status.h"
+#include "core/base/decline_reason.h"
+#include "core/base/status.h"
+#include "core/record/recorded_program.h"
 #include "report/report_model.h"
 
 namespace rangereplay::tool {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/elapsed.h"
+#include "core/base/elapsed.h"
 
 namespace rangereplay::tool {
 

@@ -51,8 +51,8 @@
 #include <string>
 #include <vector>
 
-#include "core/decline.h"
-#include "core/status.h"
+#include "core/base/decline.h"
+#include "core/base/status.h"
 #include "report/report_model.h"
 
 namespace rangereplay::tool {

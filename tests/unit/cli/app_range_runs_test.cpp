@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.h"
+#include "core/base/environment.h"
 #include "report/report_json.h"
 #include "temp_tree.h"
 

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "core/launcher_gate.h"
+#include "core/interprocess/launcher_gate.h"
 #include "temp_tree.h"
 
 namespace rangereplay::cli {

@@ -14,7 +14,7 @@
 #include <filesystem>
 
 #include "cli/gpu_probe.h"
-#include "core/elapsed.h"
+#include "core/base/elapsed.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "temp_tree.h"

@@ -4,7 +4,7 @@
 // handled left as they were.
 #include "report/app_range_merge.h"
 
-#include "core/decline_reason.h"
+#include "core/base/decline_reason.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "report/kernel_sections.h"
 #include "report/report_json.h"
 #include "report/report_view.h"

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "report/roofline.h"
 #include "unit/report/sample_report.h"
 

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/metric_sets.h"
+#include "core/config/metric_sets.h"
 #include "report/format_helpers.h"
 #include "report/kernel_sections.h"
 #include "report/report_json.h"
