@@ -209,6 +209,22 @@ def test_includes_beside_a_file_and_files_of_no_target():
     assert problems_with({"src/core/base/c.h": '// #include "cuda/snapshot.h"\n  /* #include <cuda.h> */\n'}) == []
 
 
+def test_a_program_header_is_reached_through_a_declared_include_folder_only():
+    # examples/common.h belongs to the example programs (executables, which
+    # nothing links); a test app that declares examples/ as an include folder
+    # may include it, one that does not may not.
+    files = {"examples/common.h": "#pragma once\n", "examples/stream.cu": '#include "common.h"\n',
+             "tests/apps/app.cu": '#include "common.h"\n', "tests/apps/other.cu": '#include "../../examples/common.h"\n'}
+    programs = [{"name": "stream", "type": "EXECUTABLE", "dir": "examples", "sources": ["examples/stream.cu"],
+                 "includes": ["examples"]},
+                {"name": "app", "type": "EXECUTABLE", "dir": "tests/apps", "sources": ["tests/apps/app.cu"],
+                 "includes": ["examples"]},
+                {"name": "other", "type": "EXECUTABLE", "dir": "tests/apps", "sources": ["tests/apps/other.cu"]}]
+    got = problems_with(files, TARGETS + programs)
+    assert got == ['tests/apps/other.cu:1: #include "../../examples/common.h": other does not link stream '
+                   '(target_link_libraries in tests/apps/CMakeLists.txt)'], got
+
+
 def test_main_prints_the_violations_and_writes_the_stamp_only_when_clean():
     with tree() as (root, build):
         stamp = os.path.join(root, "layers.stamp")
