@@ -15,6 +15,7 @@
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
 #include "tool/context_scope.h"
+#include "tool/controller_helpers.h"
 #include "tool/cupti_counters.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/range_report.h"
@@ -30,34 +31,6 @@ namespace rangereplay::tool {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-// The snapshot tiers as the user capped them (0 = no cap); a pinned arena
-// by the copy engines, or by the mapped kernel when it has many spans.
-SnapshotOptions snapshot_options(const ProfileConfig& config) {
-  SnapshotOptions options;
-  options.device_limit_bytes = config.snapshot_device_limit;
-  options.host_limit_bytes = config.snapshot_host_limit;
-  options.copy.pinned_method = PinnedCopyMethod::kAuto;
-  return options;
-}
-
-// RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
-// the milliseconds since the previous one (where the time goes).
-void debug(const char* fmt, const std::string& a = "", long b = 0) {
-  static const bool on = debug_enabled();
-  if (!on) return;
-  static Clock::time_point last = Clock::now();
-  const double since = ms_since(last);
-  last = Clock::now();
-  std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
-  std::fprintf(stderr, fmt, escape_controls(a).c_str(), b);  // `a` may be a range name
-  std::fprintf(stderr, "\n");
-}
-
-// Declines `range` (the first decline reason wins).
-void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
-  range.eligibility.decline(reason, std::move(detail));
-}
-
 // The notes the replay window writes for `range` (a recording range).
 ReplayNotes replay_notes(const ActiveRange& range) {
   const auto* recording = std::get_if<Recording>(&range.state);
@@ -65,23 +38,8 @@ ReplayNotes replay_notes(const ActiveRange& range) {
                      range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture};
 }
 
-// What one range brings to a replay window, owned together (the
-// re-submission refers to the replayer, the verifier to the restore): the
-// replayer of its recorded program, its restore strategy on the tool's
-// stream (differential through its digest plan, else full) with --verify's
-// observer, and the per-kernel user ranges its re-submission pushes.
-struct WindowMember {
-  std::optional<Replayer> replayer;
-  std::unique_ptr<RestoreStrategy> restore;
-  std::unique_ptr<ReplayObserver> verifier;
-  std::unique_ptr<KernelCounterRanges> kernel_ranges;
-  std::unique_ptr<ReplayerResubmission> resubmission;
-};
+}  // namespace
 
-// `range`'s window member. `verify`: with its --verify observer (and the
-// differential restore's verify digests). `kernel_ranges`: the re-submission
-// pushes a user range named `kernel_range_prefix`#i around each kernel i.
-// Errors: the replayer's (a recorded program that cannot be replayed).
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
                                                       bool verify, CounterBackend* kernel_ranges,
                                                       const std::string& kernel_range_prefix) {
@@ -108,9 +66,9 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   return m;
 }
 
-}  // namespace
-
-RangeController::RangeController(RangeControllerParts parts) : parts_(parts) {}
+RangeController::RangeController(RangeControllerParts parts)
+    : parts_(parts),
+      snapshots_(EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, tool_stream_}) {}
 
 std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
@@ -303,11 +261,11 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   if (std::get<Recording>(range.state).entry_snapshot) {
     // With deferred ranges waiting, their replay comes before a write-set
     // snapshot: the range may fit whole once their snapshots are gone.
-    std::optional<Decline> failed = capture_entry_state(range, /*allow_write_set=*/pending_.empty());
+    std::optional<Decline> failed = snapshots_.capture_entry_state(range, /*allow_write_set=*/pending_.empty());
     if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {
       // The deferred ranges' snapshots hold the memory: replay them, then try again.
       flush_pending("the next range's snapshot did not fit beside theirs");
-      failed = capture_entry_state(range, /*allow_write_set=*/true);
+      failed = snapshots_.capture_entry_state(range, /*allow_write_set=*/true);
     }
     if (failed) return failed;
   }
@@ -441,59 +399,6 @@ Status RangeController::flush_caches() {
   InToolScope guard;
   RR_RETURN_IF_ERROR(cache_flush_->flush(tool_stream_));
   return cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-}
-
-std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& range) {
-  // Every allocation the range's kernels can write, but pinned host memory
-  // and host-attached managed memory (captured at their first use by a
-  // kernel instead: host_regions.cpp) and another context's device memory.
-  auto lock = parts_.inventory.lock();
-  SnapshotSelection selection =
-      select_for_snapshot(parts_.inventory.regions_locked(), range.device, reinterpret_cast<std::uint64_t>(range.ctx));
-  range.allocations = std::move(selection.snapshot);
-  range.host_mapped = std::move(selection.host_mapped);
-  range.other_device_memory = std::move(selection.other_device);
-  range.other_context_memory = std::move(selection.other_context);
-  std::vector<MemoryRange> regions;
-  regions.reserve(range.allocations.size());
-  for (const auto& a : range.allocations) regions.push_back(a.range);
-  return regions;
-}
-
-std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range, bool allow_write_set) {
-  parts_.mutex.set_stage("range begin: capturing the entry snapshot");
-  auto capture_start = Clock::now();
-  range.write_set.reset();
-  const std::vector<MemoryRange> regions = select_snapshot_regions(range);
-  range.record.regions = static_cast<std::uint32_t>(regions.size());
-  // Entry and exit states are planned together here (snapshot.h), so a
-  // snapshot that does not fit declines the range before pass 0, unless
-  // its largest regions fit as write sets.
-  auto snap = Snapshot::create(storage_for(range), regions, kSnapshotStates, tool_stream_);
-  if (allow_write_set && !snap.ok() && snap.status().decline_reason() == DeclineReason::kSnapshotDoesNotFit)
-    snap = create_write_set_snapshot(range, regions);
-  Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
-  if (s.ok() && range.write_set) s = digest_write_set_entry(range);
-  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-  if (!s.ok()) {
-    range.write_set.reset();
-    return decline_of(s, DeclineReason::kReplayFailed);
-  }
-  range.record.footprint_bytes = snap->bytes();
-  range.record.tiers.clear();
-  for (const SnapshotTierUsage& tier : snap->tiers())
-    range.record.tiers.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});
-  for (const std::string& note : snap->plan().notes) range.record.notes.push_back("snapshot storage: " + note);
-  if (snap->narrow_items() > 0)
-    range.record.notes.push_back(std::to_string(snap->narrow_items()) +
-                                 " snapshot copy items of regions not 16-byte aligned use narrower vectors");
-  range.snapshot.emplace(std::move(snap).value());
-  if (parts_.config.restore == RestoreMode::kDifferential) plan_differential_restore(range);
-  range.record.restore =
-      std::string(name_of(kRestoreModeNames, range.restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
-  range.record.timings.capture_ms += ms_since(capture_start);
-  debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range.record.footprint_bytes));
-  return std::nullopt;
 }
 
 bool RangeController::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
@@ -657,7 +562,7 @@ void RangeController::end() {
   range->eligibility.finish();  // no kernel in range
   if (!range->eligibility.declined() && range->write_set) {
     parts_.mutex.set_stage("range end: proving the write set");
-    if (std::optional<Decline> failed = prove_write_set(*range))
+    if (std::optional<Decline> failed = snapshots_.prove_write_set(*range))
       decline(*range, failed->reason, std::move(failed->detail));
   }
   if (coordinated()) {
@@ -670,7 +575,7 @@ void RangeController::end() {
   parts_.mutex.set_stage("range end: replay window");
   if (!range->eligibility.declined() && !all_submitted) {
     std::optional<Decline> failed = replay_window(*range);
-    if (range->write_set) check_write_set_after_window(*range);
+    if (range->write_set) snapshots_.check_write_set_after_window(*range);
     if (failed) decline(*range, failed->reason, std::move(failed->detail));
   }
   if (!range->eligibility.declined() && standing_counter_range(range->counters) != nullptr) {
@@ -887,19 +792,6 @@ void RangeController::at_exit() {
   }
 }
 
-SnapshotStorage& RangeController::storage_for(const ActiveRange& range) {
-  if (const auto* recording = std::get_if<Recording>(&range.state); recording == nullptr || !recording->deferrable) {
-    if (!snapshot_storage_)
-      snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx);
-    return *snapshot_storage_;
-  }
-  for (const auto& storage : batch_storage_) {
-    if (!storage->in_use()) return *storage;
-  }
-  batch_storage_.push_back(std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx));
-  return *batch_storage_.back();
-}
-
 bool RangeController::can_wait(const ActiveRange& range) {
   return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set;
 }
@@ -957,9 +849,7 @@ void RangeController::flush_pending(const char* why) {
       replay_batch(batch, why);
       batch.clear();  // their GPU objects are freed with the context current
       // Idle batch storages give their retained arenas back but one.
-      for (std::size_t i = 1; i < batch_storage_.size(); ++i) {
-        if (!batch_storage_[i]->in_use()) batch_storage_[i]->release().ignore();
-      }
+      snapshots_.release_idle_batch_storage();
       CUcontext popped = nullptr;
       cuCtxPopCurrent(&popped);
     }
@@ -1077,7 +967,7 @@ void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
     range.counters = batched_layout(per_kernel);
     const std::string prefix = "b" + std::to_string(i);
     StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-        range, range_globals(range), tool_stream_, false,
+        range, snapshots_.range_globals(range), tool_stream_, false,
         std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, prefix);
     if (!member.ok()) {
       s = member.status();
@@ -1200,35 +1090,6 @@ void RangeController::flush_standing_pass(const char* why) {
   if (!exiting_) parts_.report.time_budget->standing_flushes_ms += ms_since(start);
 }
 
-void RangeController::plan_differential_restore(ActiveRange& range) {
-  // One region per entry piece (a region split over the device and pinned
-  // tiers is two regions); the snapshot address is device-accessible either
-  // way, so the digest kernel copies changed chunks back from either tier.
-  std::vector<DigestRegion> regions;
-  std::vector<std::uint32_t> allocations;
-  for (const storage::StatePiece& piece : range.snapshot->pieces(SnapshotState::kEntry)) {
-    regions.push_back({piece.app, DevicePtr(piece.copy)});
-    allocations.push_back(piece.region);  // Snapshot::create's regions are range.allocations, in order
-  }
-  // The entry digests are of the application's memory (device reads), which
-  // the capture just copied: same bytes, faster than reading pinned copies.
-  auto plan = DigestPlan::create(regions, DigestPlanOptions{}, tool_stream_);
-  Status s = plan.ok() ? plan->digest_entry(tool_stream_) : plan.status();
-  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-  if (!s.ok()) {
-    range.record.notes.push_back(
-        "differential restore unavailable for this range, every pass restored all snapshot bytes: " + s.message());
-    return;
-  }
-  range.restore_plan.emplace(std::move(plan).value());
-  range.digest_allocations = std::move(allocations);
-}
-
-RangeGlobals RangeController::range_globals(ActiveRange& range) {
-  return RangeGlobals{[&range] { return capture_globals_exit(range); },
-                      [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
-}
-
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = parts_.inventory.lock();
@@ -1238,7 +1099,7 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
 std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   StatusOr<std::unique_ptr<WindowMember>> member =
-      window_member(range, range_globals(range), tool_stream_, parts_.config.verify,
+      window_member(range, snapshots_.range_globals(range), tool_stream_, parts_.config.verify,
                     std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,

@@ -5,8 +5,10 @@
 // pushed onto the standing pass), the range's end (pass 0 stopped, the
 // replay window over its restore strategy, the values evaluated, the
 // record). It owns what lives across ranges for that: the counter session
-// (tool/logic/counter_session.h), the tool's stream, the snapshot tiers, the
-// launcher gate, ranges parked while a capture is open.
+// (tool/logic/counter_session.h), the tool's stream, the entry snapshots
+// (tool/entry_snapshots.h: snapshot regions and tiers, differential restore
+// plans, write sets), the launcher gate, ranges parked while a capture is
+// open.
 //
 // The record side (the RecordSession, tool/record_session.h, recording
 // through tool/logic/range_recorder.h) fills the active range's program and
@@ -53,6 +55,7 @@
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/entry_snapshots.h"
 #include "tool/logic/app_range_collector.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/driver_calls.h"
@@ -190,38 +193,6 @@ class RangeController {
   // (opening it), or flushes, configures and starts a pass of its own.
   // Errors: the backend's (no pass is left open behind them).
   Status start_counting_pass0(ActiveRange& range);
-  // The entry snapshot over the regions the range's device can write, with
-  // the differential restore plan; its notes and sizes into the record.
-  // With `allow_write_set`, a snapshot that does not fit whole becomes a
-  // write-set snapshot (create_write_set_snapshot).
-  std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
-  // Write-set snapshots (write_set_snapshot.cpp, core/write_set.h). After
-  // `regions` did not fit whole: switches the largest regions (of 64 MiB or
-  // more, at most 8) one at a time to their predicted chunks until the snapshot fits, rebuilding
-  // range.allocations as the snapshot's regions and filling range.write_set.
-  // Errors: the last attempt's (snapshot_does_not_fit when none fits).
-  StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
-  // The digest-only plan over the write-set regions and their entry digests
-  // (call right after the entry capture, nothing written since).
-  Status digest_write_set_entry(ActiveRange& range);
-  // At the end of pass 0 (drained): digests the write-set regions again, grows
-  // the prediction by the chunks that changed, and declines
-  // (write_set_learned, write_set_exceeded) unless every one was predicted;
-  // otherwise notes the policy in the record.
-  std::optional<Decline> prove_write_set(ActiveRange& range);
-  // After the replay window restored the exit state: digests the write-set
-  // regions once more and reports chunks the replays changed outside the
-  // snapshot (memory the exit restore could not put back).
-  void check_write_set_after_window(ActiveRange& range);
-  // Splits the inventory for a range: its snapshot regions (returned, and
-  // range.allocations), pinned or host-attached memory (range.host_mapped),
-  // other devices' memory (range.other_device_memory). Takes the
-  // inventory's lock.
-  std::vector<MemoryRange> select_snapshot_regions(ActiveRange& range);
-  // Builds range.restore_plan over the entry snapshot just captured and
-  // digests the entry state; on failure leaves it empty (full restore) with
-  // a note in the range's record.
-  void plan_differential_restore(ActiveRange& range);
   // Waits at the launcher gate if it is still held: until the launcher's
   // checks pass, or the launcher kills the process. Records the wait in the
   // report's gate_wait_ms.
@@ -278,9 +249,6 @@ class RangeController {
   // the job's other ranks before each pass's submit and before the exit
   // hand-back (counted in range.rendezvous_barriers); empty otherwise.
   std::function<Status(std::size_t)> pass_barrier(ActiveRange& range);
-  // The capture and restore of `range`'s module variables and pinned buffers
-  // (module_globals.h) on the tool's stream, for its restore strategy.
-  RangeGlobals range_globals(ActiveRange& range);
   // Whether another thread has unloaded a module since `range` ended (its
   // kernels cannot be launched again).
   bool unloaded_since_end(const ActiveRange& range) const { return parts_.modules.unloads() != range.unloads_at_end; }
@@ -326,9 +294,6 @@ class RangeController {
   // write-set snapshot (its write set is proven at the range's end, before
   // the replay, from digests of the memory as pass 0 left it).
   static bool can_wait(const ActiveRange& range);
-  // The snapshot storage of the range beginning now: the process's, or for
-  // a deferrable range the first batch storage no snapshot uses.
-  SnapshotStorage& storage_for(const ActiveRange& range);
   // Counter ranges `range` takes in a batch: its kernels, or one.
   std::size_t batch_counter_ranges(const ActiveRange& range) const;
   // Declines every range of `batch` with `reason` and `detail`, fills their
@@ -361,8 +326,6 @@ class RangeController {
   // flush_before_capture is running: this thread's own capture begin is in
   // the captures' beginning() count.
   bool capture_begin_here_ = false;
-  // One snapshot storage per deferred range (retained across batches).
-  std::vector<std::unique_ptr<SnapshotStorage>> batch_storage_;
   // at_exit() has begun: its standing-pass flush counts in the report's exit
   // time, not in its standing_flushes_ms.
   bool exiting_ = false;
@@ -409,13 +372,12 @@ class RangeController {
   // Application range replay's pass of the open range (a run with
   // ProfileConfig::app_range), made with the counters.
   std::optional<AppRangeCollector> app_range_;
-  // Write-set predictions per range name (core/write_set.h).
-  WriteSetPredictor write_sets_;
-  // Snapshot tiers for the process: retained arenas are reused across ranges.
-  std::unique_ptr<SnapshotStorage> snapshot_storage_;
   // The launcher's gate; the first range waits at it (the launcher's device
   // checks must have passed before a range is profiled).
   HeldLauncherGate gate_;
+  // The entry snapshots: regions, snapshot storages, differential restore
+  // plans, write sets (after tool_stream_, which it refers to).
+  EntrySnapshots snapshots_;
 };
 
 }  // namespace rangereplay::tool
