@@ -576,39 +576,7 @@ void RangeController::end() {
     if (std::optional<Decline> d = agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
   }
 
-  range->record.passes = 1;
-  parts_.mutex.set_stage("range end: replay window");
-  if (!range->eligibility.declined() && !all_submitted) {
-    std::optional<Decline> failed = replay_window(*range);
-    if (range->write_set) snapshots_.check_write_set_after_window(*range);
-    if (failed) decline(*range, failed->reason, std::move(failed->detail));
-  }
-  if (!range->eligibility.declined() && standing_counter_range(range->counters) != nullptr) {
-    record_kernels(*range, {});  // the values come when the standing pass is flushed
-  } else if (!range->eligibility.declined()) {
-    if (Status e = evaluate(*range); !e.ok()) {
-      const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
-      decline(*range, d.reason, d.detail);
-    }
-  }
-  if (!range->eligibility.declined()) range->record.counter_ranges = counter_ranges_name(range->counters);
-  if (!range->eligibility.declined() && range->rendezvous_barriers > 0 && rendezvous_ &&
-      rendezvous_->world_size() > 1) {
-    range->record.notes.push_back(
-        "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
-        " rank(s), meeting them at " + std::to_string(range->rendezvous_barriers) + " barriers (--collectives replay)" +
-        (range->collective_kernel.empty() ? std::string() : "; it holds the collective " + range->collective_kernel));
-  }
-  if (!range->eligibility.declined()) {
-    if (range->captures_begun > 0)
-      range->record.notes.push_back(std::to_string(range->captures_begun) +
-                                    " stream capture(s) began inside the range: the work captured into graphs did "
-                                    "not execute and was not replayed (launches of the graphs were)");
-    if (range->program.host_functions > 0)
-      range->record.notes.push_back(std::to_string(range->program.host_functions) +
-                                    " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
-                                    "only: replays leave them out");
-  }
+  replay_and_evaluate(*range, all_submitted);
   if (counter_mode(range->counters, counters_->configured_mode()) != counters_->configured_mode()) {
     // Back to the configured mode for the next range.
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
@@ -616,6 +584,41 @@ void RangeController::end() {
   parts_.mutex.set_stage("range end: report");
   report_range(*range);
   if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
+}
+
+void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted) {
+  range.record.passes = 1;
+  parts_.mutex.set_stage("range end: replay window");
+  if (!range.eligibility.declined() && !all_submitted) {
+    std::optional<Decline> failed = replay_window(range);
+    if (range.write_set) snapshots_.check_write_set_after_window(range);
+    if (failed) decline(range, failed->reason, std::move(failed->detail));
+  }
+  if (!range.eligibility.declined() && standing_counter_range(range.counters) != nullptr) {
+    record_kernels(range, {});  // the values come when the standing pass is flushed
+  } else if (!range.eligibility.declined()) {
+    if (Status e = evaluate(range); !e.ok()) {
+      const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
+      decline(range, d.reason, d.detail);
+    }
+  }
+  if (!range.eligibility.declined()) range.record.counter_ranges = counter_ranges_name(range.counters);
+  if (!range.eligibility.declined() && range.rendezvous_barriers > 0 && rendezvous_ && rendezvous_->world_size() > 1) {
+    range.record.notes.push_back(
+        "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
+        " rank(s), meeting them at " + std::to_string(range.rendezvous_barriers) + " barriers (--collectives replay)" +
+        (range.collective_kernel.empty() ? std::string() : "; it holds the collective " + range.collective_kernel));
+  }
+  if (!range.eligibility.declined()) {
+    if (range.captures_begun > 0)
+      range.record.notes.push_back(std::to_string(range.captures_begun) +
+                                   " stream capture(s) began inside the range: the work captured into graphs did "
+                                   "not execute and was not replayed (launches of the graphs were)");
+    if (range.program.host_functions > 0)
+      range.record.notes.push_back(std::to_string(range.program.host_functions) +
+                                   " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
+                                   "only: replays leave them out");
+  }
 }
 
 void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {

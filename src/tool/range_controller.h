@@ -202,6 +202,13 @@ class RangeController : private BatchServices {
   // checks pass, or the launcher kills the process. Records the wait in the
   // report's gate_wait_ms.
   void pass_gate();
+  // The end of a range's replay side, after pass 0 stopped and its write set
+  // and the rendezvous had their say: the replay window unless declined or
+  // every pass was submitted in pass 0 (`all_submitted`), then its values
+  // (evaluated, or left to the standing pass's flush), its counter ranges'
+  // name and the notes of its rendezvous barriers, captures and host
+  // functions.
+  void replay_and_evaluate(ActiveRange& range, bool all_submitted);
   // The end of a range declined at its begin, or with a capture that began
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
   // parked while a capture is open).
