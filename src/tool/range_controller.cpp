@@ -23,6 +23,7 @@
 #include "tool/logic/replay_window.h"
 #include "tool/module_globals.h"
 #include "tool/range_controller.h"
+#include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 #include "tool/tool_thread.h"
 #include "tool/verify.h"
@@ -71,7 +72,8 @@ RangeController::RangeController(RangeControllerParts parts)
     : parts_(parts),
       snapshots_(EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, tool_stream_}),
       deferred_(DeferredRangesParts{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex,
-                                    snapshots_, counters_, tool_stream_, counters_context_, parked_, *this}) {}
+                                    snapshots_, counters_, tool_stream_, counters_context_, parked_, *this}),
+      peers_(RankRendezvousParts{parts.config, parts.report, counters_}) {}
 
 std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
@@ -334,54 +336,6 @@ Status RangeController::start_counting_pass0(ActiveRange& range) {
   return s;
 }
 
-bool RangeController::coordinated() const {
-  // From the configuration alone, the same on every rank: a rank whose
-  // counters failed, or whose range declined before they were set up,
-  // still meets the others with its decline, so that every rank agrees on
-  // every range in the same order.
-  return parts_.config.collectives == CollectivesMode::kReplay;
-}
-
-std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& range) {
-  const auto failed = [](const std::string& why) { return Decline{DeclineReason::kRendezvousFailed, why}; };
-  if (!rendezvous_ && rendezvous_error_.ok()) {
-    StatusOr<RendezvousJob> job = rendezvous_job_from_environment(parts_.config.rendezvous, process_environment);
-    if (!job.ok() && job_rank_variables(process_environment) == nullptr) {
-      // Not one rank of a job: a process of its own replays alone.
-      parts_.report.errors.push_back("--collectives replay: " + job.status().message() +
-                                     " (this process replays its ranges alone)");
-      job = RendezvousJob{Endpoint{"127.0.0.1", 0}, 0, 1};
-    }
-    StatusOr<Rendezvous> joined =
-        job.ok() ? Rendezvous::connect(job->endpoint, job->rank, job->world_size,
-                                       environment::rendezvous_timeout()
-                                           ? std::chrono::milliseconds(*environment::rendezvous_timeout())
-                                           : kRendezvousTimeout,
-                                       parts_.config.rendezvous_token)
-                 : StatusOr<Rendezvous>(job.status());
-    if (joined.ok()) {
-      rendezvous_.emplace(std::move(*joined));
-      debug("rendezvous: joined as %s", std::to_string(job->rank) + " of " + std::to_string(job->world_size));
-    } else {
-      rendezvous_error_ = joined.status();
-      parts_.report.errors.push_back("--collectives replay: " + rendezvous_error_.message());
-    }
-  }
-  if (!rendezvous_)
-    return range.eligibility.declined() ? std::nullopt : std::optional(failed(rendezvous_error_.message()));
-  const std::string key = range.name + " #" + std::to_string(range.index);
-  const RangeVerdict verdict =
-      range.eligibility.declined()
-          ? RangeVerdict::declined(Decline{*range.eligibility.reason(), range.eligibility.detail()})
-          : RangeVerdict::replay(std::max<std::uint32_t>(pass_count(), 1));
-  StatusOr<Agreement> agreed = rendezvous_->agree(key, verdict);
-  if (range.eligibility.declined()) return std::nullopt;
-  if (!agreed.ok()) return failed(agreed.status().message());
-  if (agreed->replays()) return std::nullopt;
-  if (agreed->kind == AgreementKind::kRankDeclined) return Decline{DeclineReason::kPeerDeclined, agreed->detail};
-  return failed(agreed->detail);
-}
-
 Status RangeController::end_whole_range_lead_in(const std::string& range_name) {
   if (!cache_flush_ || !counters_->backend().pass_has_lead_in()) return ok_status();
   RR_RETURN_IF_ERROR(flush_caches());
@@ -570,10 +524,10 @@ void RangeController::end() {
     if (std::optional<Decline> failed = snapshots_.prove_write_set(*range))
       decline(*range, failed->reason, std::move(failed->detail));
   }
-  if (coordinated()) {
+  if (peers_.coordinated()) {
     // Declined or not: every rank's multi-pass range meets the others here.
     parts_.mutex.set_stage("range end: rendezvous with the other ranks");
-    if (std::optional<Decline> d = agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
+    if (std::optional<Decline> d = peers_.agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
   }
 
   replay_and_evaluate(*range, all_submitted);
@@ -603,9 +557,10 @@ void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted
     }
   }
   if (!range.eligibility.declined()) range.record.counter_ranges = counter_ranges_name(range.counters);
-  if (!range.eligibility.declined() && range.rendezvous_barriers > 0 && rendezvous_ && rendezvous_->world_size() > 1) {
+  if (!range.eligibility.declined() && range.rendezvous_barriers > 0 && peers_.joined() &&
+      peers_.joined()->world_size() > 1) {
     range.record.notes.push_back(
-        "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
+        "replayed pass by pass together with the job's other " + std::to_string(peers_.joined()->world_size() - 1) +
         " rank(s), meeting them at " + std::to_string(range.rendezvous_barriers) + " barriers (--collectives replay)" +
         (range.collective_kernel.empty() ? std::string() : "; it holds the collective " + range.collective_kernel));
   }
@@ -634,10 +589,10 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
     counters_left_running_ = true;
   }
   range->eligibility.finish();
-  if (coordinated()) {
+  if (peers_.coordinated()) {
     // Its decline, so that the other ranks decline the range too.
     parts_.mutex.set_stage("range end: rendezvous with the other ranks");
-    (void)agree_with_peers(*range);
+    (void)peers_.agree_with_peers(*range);
   }
   range->record.passes = 1;
   report_range(*range);
@@ -875,26 +830,17 @@ std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range)
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
                                                  "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};
   EventReplayStream stream(tool_stream_);
-  ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
-                                        [this, &range](std::size_t pass) {
-                                          progress(range, pass + 1);
-                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
-                                        },
-                                        flush_on_tool_stream(), pass_barrier(range), after_counters_start(range)},
-                      pass_count());
+  ReplayWindow window(
+      ReplayWindowParts{*counters_, stream, range.name,
+                        [this, &range](std::size_t pass) {
+                          progress(range, pass + 1);
+                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                        },
+                        flush_on_tool_stream(), peers_.pass_barrier(range), after_counters_start(range)},
+      pass_count());
   const Status s = window.run(members);
   if (s.ok()) return std::nullopt;
   return replay_window_decline(s, module_unloaded);
-}
-
-std::function<Status(std::size_t)> RangeController::pass_barrier(ActiveRange& range) {
-  if (!coordinated()) return {};
-  return [this, &range](std::size_t pass) {
-    ++range.rendezvous_barriers;
-    Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
-                           : failed_precondition("rendezvous: not connected");
-    return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
-  };
 }
 
 Status RangeController::evaluate(ActiveRange& range) {

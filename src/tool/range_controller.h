@@ -9,7 +9,8 @@
 // (tool/entry_snapshots.h: snapshot regions and tiers, differential restore
 // plans, write sets), the deferred ranges (tool/deferred_ranges.h: the
 // batch queue of --batch-ranges, its flush points and the batch's replay
-// window; the controller implements the BatchServices it uses), the launcher
+// window; the controller implements the BatchServices it uses), the
+// --collectives replay rendezvous (tool/rank_rendezvous.h), the launcher
 // gate, ranges parked while a capture is open.
 //
 // The record side (the RecordSession, tool/record_session.h, recording
@@ -65,6 +66,7 @@
 #include "tool/logic/driver_calls.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/tool_mutex.h"
+#include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 
 namespace rangereplay::tool {
@@ -87,12 +89,6 @@ struct RangeControllerParts {
   /// The tool's lock, held by every caller; the controller names its stage.
   ToolMutex& mutex;
 };
-
-/// How long a rank waits at the rendezvous of --collectives replay for the
-/// job's other ranks (each agreement and each pass's barrier; the session's
-/// connect too) unless RANGEREPLAY_RENDEZVOUS_TIMEOUT says otherwise: past
-/// it the range declines rendezvous_failed.
-inline constexpr std::chrono::milliseconds kRendezvousTimeout{60000};
 
 class RangeController : private BatchServices {
  public:
@@ -238,17 +234,6 @@ class RangeController : private BatchServices {
   // Enqueues the L2 flush on the tool's stream without waiting (a replay
   // window's flush_caches hook); empty when the tool has no flush buffer.
   std::function<Status()> flush_on_tool_stream() override;
-  // --collectives replay with a multi-pass list (or counters that failed to
-  // set up): every range's end meets the job's other ranks (core/rendezvous.h).
-  bool coordinated() const;
-  // Every rank proposes its verdict on `range` (replay with the pass count,
-  // or its decline) and gets the same agreement back; connects on first
-  // use. Returns the decline this rank takes from the agreement: nullopt
-  // when every rank replays (also when `range` is already declined: its own
-  // decline stands), peer_declined when another rank declined, else
-  // rendezvous_failed. Waits for the other processes up to the rendezvous
-  // timeout (kRendezvousTimeout), never for another thread of this one.
-  std::optional<Decline> agree_with_peers(const ActiveRange& range);
   // Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const override { return counters_ ? counters_->pass_count() : 0; }
   // The replayed passes (tool/logic/replay_window.h) of `range` alone, over
@@ -257,10 +242,6 @@ class RangeController : private BatchServices {
   std::optional<Decline> replay_window(ActiveRange& range);
   // The same, for a caller that holds the inventory's lock.
   std::optional<Decline> replay_window_locked(ActiveRange& range) override;
-  // --collectives replay with coordinated ends: the window's barrier with
-  // the job's other ranks before each pass's submit and before the exit
-  // hand-back (counted in range.rendezvous_barriers); empty otherwise.
-  std::function<Status(std::size_t)> pass_barrier(ActiveRange& range);
   // Whether another thread has unloaded a module since `range` ended (its
   // kernels cannot be launched again).
   bool unloaded_since_end(const ActiveRange& range) const override {
@@ -311,6 +292,9 @@ class RangeController : private BatchServices {
   // the profiled context and parked_ below (references only: read when a
   // range is deferred or flushed).
   DeferredRanges deferred_;
+  // --collectives replay: the job's rendezvous (agreements, barriers). It
+  // refers to counters_ below (its pass count).
+  RankRendezvous peers_;
   // at_exit() has begun: its standing-pass flush counts in the report's exit
   // time, not in its standing_flushes_ms.
   bool exiting_ = false;
@@ -349,11 +333,6 @@ class RangeController : private BatchServices {
   // under --cache-control all, after the tool's own writes under either;
   // empty for a one-pass list under none.
   std::optional<cu::CacheFlush> cache_flush_;
-  // --collectives replay: the job's rendezvous, connected at the first
-  // coordinated range end; its connect error, kept (every later range
-  // declines rendezvous_failed with it).
-  std::optional<Rendezvous> rendezvous_;
-  Status rendezvous_error_ = ok_status();
   // Application range replay's pass of the open range (a run with
   // ProfileConfig::app_range), made with the counters.
   std::optional<AppRangeCollector> app_range_;
