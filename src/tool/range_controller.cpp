@@ -15,12 +15,15 @@
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
 #include "tool/context_scope.h"
+#include "tool/controller_helpers.h"
 #include "tool/cupti_counters.h"
+#include "tool/deferred_ranges.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/replay_window.h"
 #include "tool/module_globals.h"
 #include "tool/range_controller.h"
+#include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 #include "tool/tool_thread.h"
 #include "tool/verify.h"
@@ -30,34 +33,6 @@ namespace rangereplay::tool {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-// The snapshot tiers as the user capped them (0 = no cap); a pinned arena
-// by the copy engines, or by the mapped kernel when it has many spans.
-SnapshotOptions snapshot_options(const ProfileConfig& config) {
-  SnapshotOptions options;
-  options.device_limit_bytes = config.snapshot_device_limit;
-  options.host_limit_bytes = config.snapshot_host_limit;
-  options.copy.pinned_method = PinnedCopyMethod::kAuto;
-  return options;
-}
-
-// RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
-// the milliseconds since the previous one (where the time goes).
-void debug(const char* fmt, const std::string& a = "", long b = 0) {
-  static const bool on = debug_enabled();
-  if (!on) return;
-  static Clock::time_point last = Clock::now();
-  const double since = ms_since(last);
-  last = Clock::now();
-  std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
-  std::fprintf(stderr, fmt, escape_controls(a).c_str(), b);  // `a` may be a range name
-  std::fprintf(stderr, "\n");
-}
-
-// Declines `range` (the first decline reason wins).
-void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
-  range.eligibility.decline(reason, std::move(detail));
-}
-
 // The notes the replay window writes for `range` (a recording range).
 ReplayNotes replay_notes(const ActiveRange& range) {
   const auto* recording = std::get_if<Recording>(&range.state);
@@ -65,23 +40,8 @@ ReplayNotes replay_notes(const ActiveRange& range) {
                      range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture};
 }
 
-// What one range brings to a replay window, owned together (the
-// re-submission refers to the replayer, the verifier to the restore): the
-// replayer of its recorded program, its restore strategy on the tool's
-// stream (differential through its digest plan, else full) with --verify's
-// observer, and the per-kernel user ranges its re-submission pushes.
-struct WindowMember {
-  std::optional<Replayer> replayer;
-  std::unique_ptr<RestoreStrategy> restore;
-  std::unique_ptr<ReplayObserver> verifier;
-  std::unique_ptr<KernelCounterRanges> kernel_ranges;
-  std::unique_ptr<ReplayerResubmission> resubmission;
-};
+}  // namespace
 
-// `range`'s window member. `verify`: with its --verify observer (and the
-// differential restore's verify digests). `kernel_ranges`: the re-submission
-// pushes a user range named `kernel_range_prefix`#i around each kernel i.
-// Errors: the replayer's (a recorded program that cannot be replayed).
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
                                                       bool verify, CounterBackend* kernel_ranges,
                                                       const std::string& kernel_range_prefix) {
@@ -108,9 +68,12 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   return m;
 }
 
-}  // namespace
-
-RangeController::RangeController(RangeControllerParts parts) : parts_(parts) {}
+RangeController::RangeController(RangeControllerParts parts)
+    : parts_(parts),
+      snapshots_(EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, tool_stream_}),
+      deferred_(DeferredRangesParts{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex,
+                                    snapshots_, counters_, tool_stream_, counters_context_, parked_, *this}),
+      peers_(RankRendezvousParts{parts.config, parts.report, counters_}) {}
 
 std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
   if (counters_) {
@@ -295,7 +258,7 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   // without counters: a capture inside it then stops nothing.
   const Pass0Inputs inputs{pass_count(),
                            parts_.config.range_metrics == RangeMetrics::kPerKernel,
-                           batch_size().has_value(),
+                           deferred_.batch_size().has_value(),
                            parts_.config.verify,
                            parts_.config.collectives == CollectivesMode::kReplay,
                            capturing_range_names_.contains(range.name) && can_record_pass0_only()};
@@ -303,11 +266,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   if (std::get<Recording>(range.state).entry_snapshot) {
     // With deferred ranges waiting, their replay comes before a write-set
     // snapshot: the range may fit whole once their snapshots are gone.
-    std::optional<Decline> failed = capture_entry_state(range, /*allow_write_set=*/pending_.empty());
-    if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !pending_.empty()) {
+    std::optional<Decline> failed =
+        snapshots_.capture_entry_state(range, /*allow_write_set=*/deferred_.pending().empty());
+    if (failed && failed->reason == DeclineReason::kSnapshotDoesNotFit && !deferred_.pending().empty()) {
       // The deferred ranges' snapshots hold the memory: replay them, then try again.
-      flush_pending("the next range's snapshot did not fit beside theirs");
-      failed = capture_entry_state(range, /*allow_write_set=*/true);
+      deferred_.flush_pending("the next range's snapshot did not fit beside theirs");
+      failed = snapshots_.capture_entry_state(range, /*allow_write_set=*/true);
     }
     if (failed) return failed;
   }
@@ -372,54 +336,6 @@ Status RangeController::start_counting_pass0(ActiveRange& range) {
   return s;
 }
 
-bool RangeController::coordinated() const {
-  // From the configuration alone, the same on every rank: a rank whose
-  // counters failed, or whose range declined before they were set up,
-  // still meets the others with its decline, so that every rank agrees on
-  // every range in the same order.
-  return parts_.config.collectives == CollectivesMode::kReplay;
-}
-
-std::optional<Decline> RangeController::agree_with_peers(const ActiveRange& range) {
-  const auto failed = [](const std::string& why) { return Decline{DeclineReason::kRendezvousFailed, why}; };
-  if (!rendezvous_ && rendezvous_error_.ok()) {
-    StatusOr<RendezvousJob> job = rendezvous_job_from_environment(parts_.config.rendezvous, process_environment);
-    if (!job.ok() && job_rank_variables(process_environment) == nullptr) {
-      // Not one rank of a job: a process of its own replays alone.
-      parts_.report.errors.push_back("--collectives replay: " + job.status().message() +
-                                     " (this process replays its ranges alone)");
-      job = RendezvousJob{Endpoint{"127.0.0.1", 0}, 0, 1};
-    }
-    StatusOr<Rendezvous> joined =
-        job.ok() ? Rendezvous::connect(job->endpoint, job->rank, job->world_size,
-                                       environment::rendezvous_timeout()
-                                           ? std::chrono::milliseconds(*environment::rendezvous_timeout())
-                                           : kRendezvousTimeout,
-                                       parts_.config.rendezvous_token)
-                 : StatusOr<Rendezvous>(job.status());
-    if (joined.ok()) {
-      rendezvous_.emplace(std::move(*joined));
-      debug("rendezvous: joined as %s", std::to_string(job->rank) + " of " + std::to_string(job->world_size));
-    } else {
-      rendezvous_error_ = joined.status();
-      parts_.report.errors.push_back("--collectives replay: " + rendezvous_error_.message());
-    }
-  }
-  if (!rendezvous_)
-    return range.eligibility.declined() ? std::nullopt : std::optional(failed(rendezvous_error_.message()));
-  const std::string key = range.name + " #" + std::to_string(range.index);
-  const RangeVerdict verdict =
-      range.eligibility.declined()
-          ? RangeVerdict::declined(Decline{*range.eligibility.reason(), range.eligibility.detail()})
-          : RangeVerdict::replay(std::max<std::uint32_t>(pass_count(), 1));
-  StatusOr<Agreement> agreed = rendezvous_->agree(key, verdict);
-  if (range.eligibility.declined()) return std::nullopt;
-  if (!agreed.ok()) return failed(agreed.status().message());
-  if (agreed->replays()) return std::nullopt;
-  if (agreed->kind == AgreementKind::kRankDeclined) return Decline{DeclineReason::kPeerDeclined, agreed->detail};
-  return failed(agreed->detail);
-}
-
 Status RangeController::end_whole_range_lead_in(const std::string& range_name) {
   if (!cache_flush_ || !counters_->backend().pass_has_lead_in()) return ok_status();
   RR_RETURN_IF_ERROR(flush_caches());
@@ -441,59 +357,6 @@ Status RangeController::flush_caches() {
   InToolScope guard;
   RR_RETURN_IF_ERROR(cache_flush_->flush(tool_stream_));
   return cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-}
-
-std::vector<MemoryRange> RangeController::select_snapshot_regions(ActiveRange& range) {
-  // Every allocation the range's kernels can write, but pinned host memory
-  // and host-attached managed memory (captured at their first use by a
-  // kernel instead: host_regions.cpp) and another context's device memory.
-  auto lock = parts_.inventory.lock();
-  SnapshotSelection selection =
-      select_for_snapshot(parts_.inventory.regions_locked(), range.device, reinterpret_cast<std::uint64_t>(range.ctx));
-  range.allocations = std::move(selection.snapshot);
-  range.host_mapped = std::move(selection.host_mapped);
-  range.other_device_memory = std::move(selection.other_device);
-  range.other_context_memory = std::move(selection.other_context);
-  std::vector<MemoryRange> regions;
-  regions.reserve(range.allocations.size());
-  for (const auto& a : range.allocations) regions.push_back(a.range);
-  return regions;
-}
-
-std::optional<Decline> RangeController::capture_entry_state(ActiveRange& range, bool allow_write_set) {
-  parts_.mutex.set_stage("range begin: capturing the entry snapshot");
-  auto capture_start = Clock::now();
-  range.write_set.reset();
-  const std::vector<MemoryRange> regions = select_snapshot_regions(range);
-  range.record.regions = static_cast<std::uint32_t>(regions.size());
-  // Entry and exit states are planned together here (snapshot.h), so a
-  // snapshot that does not fit declines the range before pass 0, unless
-  // its largest regions fit as write sets.
-  auto snap = Snapshot::create(storage_for(range), regions, kSnapshotStates, tool_stream_);
-  if (allow_write_set && !snap.ok() && snap.status().decline_reason() == DeclineReason::kSnapshotDoesNotFit)
-    snap = create_write_set_snapshot(range, regions);
-  Status s = snap.ok() ? snap->capture(SnapshotState::kEntry, tool_stream_) : snap.status();
-  if (s.ok() && range.write_set) s = digest_write_set_entry(range);
-  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-  if (!s.ok()) {
-    range.write_set.reset();
-    return decline_of(s, DeclineReason::kReplayFailed);
-  }
-  range.record.footprint_bytes = snap->bytes();
-  range.record.tiers.clear();
-  for (const SnapshotTierUsage& tier : snap->tiers())
-    range.record.tiers.push_back({tier.tier, tier.bytes, tier.arena_bytes, tier.new_allocation});
-  for (const std::string& note : snap->plan().notes) range.record.notes.push_back("snapshot storage: " + note);
-  if (snap->narrow_items() > 0)
-    range.record.notes.push_back(std::to_string(snap->narrow_items()) +
-                                 " snapshot copy items of regions not 16-byte aligned use narrower vectors");
-  range.snapshot.emplace(std::move(snap).value());
-  if (parts_.config.restore == RestoreMode::kDifferential) plan_differential_restore(range);
-  range.record.restore =
-      std::string(name_of(kRestoreModeNames, range.restore_plan ? RestoreMode::kDifferential : RestoreMode::kFull));
-  range.record.timings.capture_ms += ms_since(capture_start);
-  debug("entry snapshot captured%s (%ld bytes)", "", static_cast<long>(range.record.footprint_bytes));
-  return std::nullopt;
 }
 
 bool RangeController::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
@@ -642,12 +505,13 @@ void RangeController::end() {
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   range->record.timings.sync_ms += ms_since(sync_start);
   const std::size_t kernel_count = range->program.kernels().size();
-  if (range_waits_for_batch(range->state, s.ok(), kernel_count, range->eligibility.declined(), can_wait(*range))) {
+  if (range_waits_for_batch(range->state, s.ok(), kernel_count, range->eligibility.declined(),
+                            DeferredRanges::can_wait(*range))) {
     // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
     // passes are shared with other deferred ranges'.
     counters_->remember_kernels(range->name, kernel_count);
     range->record.passes = 1;
-    defer(std::move(range));
+    deferred_.defer(std::move(range));
     return;
   }
   parts_.mutex.set_stage("range end: stopping pass 0");
@@ -657,48 +521,16 @@ void RangeController::end() {
   range->eligibility.finish();  // no kernel in range
   if (!range->eligibility.declined() && range->write_set) {
     parts_.mutex.set_stage("range end: proving the write set");
-    if (std::optional<Decline> failed = prove_write_set(*range))
+    if (std::optional<Decline> failed = snapshots_.prove_write_set(*range))
       decline(*range, failed->reason, std::move(failed->detail));
   }
-  if (coordinated()) {
+  if (peers_.coordinated()) {
     // Declined or not: every rank's multi-pass range meets the others here.
     parts_.mutex.set_stage("range end: rendezvous with the other ranks");
-    if (std::optional<Decline> d = agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
+    if (std::optional<Decline> d = peers_.agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
   }
 
-  range->record.passes = 1;
-  parts_.mutex.set_stage("range end: replay window");
-  if (!range->eligibility.declined() && !all_submitted) {
-    std::optional<Decline> failed = replay_window(*range);
-    if (range->write_set) check_write_set_after_window(*range);
-    if (failed) decline(*range, failed->reason, std::move(failed->detail));
-  }
-  if (!range->eligibility.declined() && standing_counter_range(range->counters) != nullptr) {
-    record_kernels(*range, {});  // the values come when the standing pass is flushed
-  } else if (!range->eligibility.declined()) {
-    if (Status e = evaluate(*range); !e.ok()) {
-      const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
-      decline(*range, d.reason, d.detail);
-    }
-  }
-  if (!range->eligibility.declined()) range->record.counter_ranges = counter_ranges_name(range->counters);
-  if (!range->eligibility.declined() && range->rendezvous_barriers > 0 && rendezvous_ &&
-      rendezvous_->world_size() > 1) {
-    range->record.notes.push_back(
-        "replayed pass by pass together with the job's other " + std::to_string(rendezvous_->world_size() - 1) +
-        " rank(s), meeting them at " + std::to_string(range->rendezvous_barriers) + " barriers (--collectives replay)" +
-        (range->collective_kernel.empty() ? std::string() : "; it holds the collective " + range->collective_kernel));
-  }
-  if (!range->eligibility.declined()) {
-    if (range->captures_begun > 0)
-      range->record.notes.push_back(std::to_string(range->captures_begun) +
-                                    " stream capture(s) began inside the range: the work captured into graphs did "
-                                    "not execute and was not replayed (launches of the graphs were)");
-    if (range->program.host_functions > 0)
-      range->record.notes.push_back(std::to_string(range->program.host_functions) +
-                                    " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
-                                    "only: replays leave them out");
-  }
+  replay_and_evaluate(*range, all_submitted);
   if (counter_mode(range->counters, counters_->configured_mode()) != counters_->configured_mode()) {
     // Back to the configured mode for the next range.
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
@@ -706,6 +538,42 @@ void RangeController::end() {
   parts_.mutex.set_stage("range end: report");
   report_range(*range);
   if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
+}
+
+void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted) {
+  range.record.passes = 1;
+  parts_.mutex.set_stage("range end: replay window");
+  if (!range.eligibility.declined() && !all_submitted) {
+    std::optional<Decline> failed = replay_window(range);
+    if (range.write_set) snapshots_.check_write_set_after_window(range);
+    if (failed) decline(range, failed->reason, std::move(failed->detail));
+  }
+  if (!range.eligibility.declined() && standing_counter_range(range.counters) != nullptr) {
+    record_kernels(range, {});  // the values come when the standing pass is flushed
+  } else if (!range.eligibility.declined()) {
+    if (Status e = evaluate(range); !e.ok()) {
+      const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
+      decline(range, d.reason, d.detail);
+    }
+  }
+  if (!range.eligibility.declined()) range.record.counter_ranges = counter_ranges_name(range.counters);
+  if (!range.eligibility.declined() && range.rendezvous_barriers > 0 && peers_.joined() &&
+      peers_.joined()->world_size() > 1) {
+    range.record.notes.push_back(
+        "replayed pass by pass together with the job's other " + std::to_string(peers_.joined()->world_size() - 1) +
+        " rank(s), meeting them at " + std::to_string(range.rendezvous_barriers) + " barriers (--collectives replay)" +
+        (range.collective_kernel.empty() ? std::string() : "; it holds the collective " + range.collective_kernel));
+  }
+  if (!range.eligibility.declined()) {
+    if (range.captures_begun > 0)
+      range.record.notes.push_back(std::to_string(range.captures_begun) +
+                                   " stream capture(s) began inside the range: the work captured into graphs did "
+                                   "not execute and was not replayed (launches of the graphs were)");
+    if (range.program.host_functions > 0)
+      range.record.notes.push_back(std::to_string(range.program.host_functions) +
+                                   " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
+                                   "only: replays leave them out");
+  }
 }
 
 void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {
@@ -721,10 +589,10 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
     counters_left_running_ = true;
   }
   range->eligibility.finish();
-  if (coordinated()) {
+  if (peers_.coordinated()) {
     // Its decline, so that the other ranks decline the range too.
     parts_.mutex.set_stage("range end: rendezvous with the other ranks");
-    (void)agree_with_peers(*range);
+    (void)peers_.agree_with_peers(*range);
   }
   range->record.passes = 1;
   report_range(*range);
@@ -808,8 +676,8 @@ void RangeController::report_range(ActiveRange& range) {
 
 std::vector<std::size_t> RangeController::unsettled_records() const {
   std::vector<std::size_t> records;
-  if (pending_.empty() && !(counters_ && counters_->standing_pending() > 0)) return records;
-  for (const auto& range : pending_) records.push_back(range->record_index);
+  if (deferred_.pending().empty() && !(counters_ && counters_->standing_pending() > 0)) return records;
+  for (const auto& range : deferred_.pending()) records.push_back(range->record_index);
   if (counters_) counters_->standing_pending_records(records);
   return records;
 }
@@ -839,21 +707,7 @@ void RangeController::at_exit() {
     reporter().report_decline(range->record, range->eligibility);
     parts_.report.ranges.push_back(std::move(range->record));
   }
-  if (!pending_.empty()) {
-    // Nothing is replayed at exit: the runtime may have unloaded the
-    // application's modules by now (an exit-time replay crashed programs
-    // that exit without freeing their memory), and the context may be gone.
-    // The teardown calls that come before (kTeardown rows) replay deferred
-    // ranges while their kernels exist; what is left is declined.
-    std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
-    pending_.clear();
-    has_pending_.store(false, std::memory_order_seq_cst);
-    decline_batch(batch, DeclineReason::kReplayFailed,
-                  "the process exited before the range's deferred replay (--batch-ranges), and the tool replays "
-                  "nothing at exit; make --batch-ranges divide the number of ranges, free the application's memory "
-                  "before it exits, or profile with --batch-ranges off",
-                  /*keep_gpu_objects=*/true);
-  }
+  deferred_.decline_at_exit();
   if (counters_ && counters_->standing_open() && profiled_context_lost_) {
     // Its context is gone (a capture kept the standing pass open at the
     // teardown): nothing can be read, and no CUPTI call is made on it.
@@ -887,86 +741,6 @@ void RangeController::at_exit() {
   }
 }
 
-SnapshotStorage& RangeController::storage_for(const ActiveRange& range) {
-  if (const auto* recording = std::get_if<Recording>(&range.state); recording == nullptr || !recording->deferrable) {
-    if (!snapshot_storage_)
-      snapshot_storage_ = std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx);
-    return *snapshot_storage_;
-  }
-  for (const auto& storage : batch_storage_) {
-    if (!storage->in_use()) return *storage;
-  }
-  batch_storage_.push_back(std::make_unique<SnapshotStorage>(snapshot_options(parts_.config), range.ctx));
-  return *batch_storage_.back();
-}
-
-bool RangeController::can_wait(const ActiveRange& range) {
-  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set;
-}
-
-std::size_t RangeController::batch_counter_ranges(const ActiveRange& range) const {
-  return counter_ranges(batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel),
-                        range.program.kernels().size());
-}
-
-void RangeController::defer(std::unique_ptr<ActiveRange> range) {
-  std::size_t counter_ranges = batch_counter_ranges(*range);
-  for (const auto& r : pending_) counter_ranges += batch_counter_ranges(*r);
-  if (!pending_.empty() && counter_ranges > counters_->backend().most_ranges())
-    flush_pending("the counter image would not hold one more range");
-  debug("range '%s' deferred (%ld pending)", range->name, static_cast<long>(pending_.size() + 1));
-  // Its place in the report, in the order ranges end; filled by its batch.
-  range->record_index = parts_.report.ranges.size();
-  parts_.report.ranges.push_back(range->record);
-  pending_.push_back(std::move(range));
-  has_pending_.store(true, std::memory_order_seq_cst);
-  if (pending_.size() >= *batch_size()) flush_pending("as many ranges as --batch-ranges were deferred");
-}
-
-void RangeController::before_free(const char* call) {
-  if (pending_.empty()) return;
-  const std::string why = std::string(call) + " while ranges were deferred";
-  flush_pending(why.c_str());
-}
-
-void RangeController::flush_pending(const char* why) {
-  if (pending_.empty()) return;
-  std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
-  pending_.clear();
-  InToolScope guard;
-  // has_pending_ stays set until the replays are done: a capture begin on
-  // another thread either is counted here, or sees the flag and waits for
-  // the tool's lock before its capture exists (capture_tracking.cpp).
-  const std::size_t own_begin = capture_begin_here_ ? 1 : 0;
-  // beginning() first: a capture registers itself before it stops counting
-  // as beginning, so one that ends its begin between the two reads is seen.
-  const bool beginning = parts_.captures.beginning() > own_begin;
-  if (beginning || parts_.captures.open_captures() > 0) {
-    decline_batch(batch, DeclineReason::kStreamCaptureActive,
-                  parts_.captures.describe_open_or_beginning() + " when the range's deferred replay was due (" + why +
-                      "); the tool made no call a capture forbids. Profile with --batch-ranges off",
-                  /*keep_gpu_objects=*/true);
-  } else {
-    // The flush runs on whichever thread caused it: the profiled context is
-    // made current for it.
-    if (counters_context_ == nullptr || cuCtxPushCurrent(counters_context_) != CUDA_SUCCESS) {
-      decline_batch(batch, DeclineReason::kReplayFailed,
-                    std::string("the profiled context could not be made current for the deferred replay (") + why + ")",
-                    /*keep_gpu_objects=*/true);
-    } else {
-      replay_batch(batch, why);
-      batch.clear();  // their GPU objects are freed with the context current
-      // Idle batch storages give their retained arenas back but one.
-      for (std::size_t i = 1; i < batch_storage_.size(); ++i) {
-        if (!batch_storage_[i]->in_use()) batch_storage_[i]->release().ignore();
-      }
-      CUcontext popped = nullptr;
-      cuCtxPopCurrent(&popped);
-    }
-  }
-  has_pending_.store(false, std::memory_order_seq_cst);
-}
-
 bool RangeController::ends_profiled_context(const TeardownParams& teardown) const {
   switch (teardown.what) {
     case ContextTeardown::kNone: return false;
@@ -979,7 +753,7 @@ bool RangeController::ends_profiled_context(const TeardownParams& teardown) cons
 
 void RangeController::before_teardown(const char* call, const TeardownParams& teardown) {
   const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
-  flush_pending(why.c_str());
+  deferred_.flush_pending(why.c_str());
   if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
   if (parts_.captures.open_or_beginning()) return;  // read at exit, or declined
   // A primary context's release may not be its last (a library's retain
@@ -1018,165 +792,6 @@ void RangeController::after_context_teardown(const char* call, const TeardownPar
   parked_.clear();
 }
 
-void RangeController::before_untracked_write(const char* call) {
-  const std::string why = std::string(call) + " wrote device memory no deferred range's snapshot holds";
-  flush_pending(why.c_str());
-}
-
-void RangeController::flush_before_capture(const char* call) {
-  capture_begin_here_ = true;
-  const std::string why = std::string(call) + " began a stream capture";
-  flush_pending(why.c_str());
-  capture_begin_here_ = false;
-}
-
-void RangeController::decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason,
-                                    const std::string& detail, bool keep_gpu_objects) {
-  for (auto& range : batch) {
-    decline(*range, reason, detail);
-    reporter().finish_record(range->record, range->eligibility, range->program.skipped_device_to_host,
-                             range->modules_loaded, 0.0);
-    parts_.report.ranges[range->record_index] = std::move(range->record);
-    if (keep_gpu_objects && (range->snapshot || range->restore_plan)) parked_.push_back(std::move(range));
-  }
-  batch.clear();
-}
-
-void RangeController::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why) {
-  parts_.mutex.set_stage("replaying deferred ranges");
-  const auto start = Clock::now();
-  debug("replaying %s deferred ranges", std::to_string(batch.size()), 0);
-  // Other threads' frees and allocations wait until the batch ends.
-  auto inventory_lock = parts_.inventory.lock();
-  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
-  // A range whose module another thread unloaded since it ended cannot be
-  // launched again; the rest are replayed.
-  std::vector<std::unique_ptr<ActiveRange>> unloaded;
-  for (auto& range : batch) {
-    if (range && unloaded_since_end(*range)) unloaded.push_back(std::move(range));
-  }
-  std::erase(batch, nullptr);
-  decline_batch(unloaded, DeclineReason::kModuleUnloadInRange,
-                "a module was unloaded by another thread before the range's deferred replay; its kernels cannot be "
-                "launched again");
-  if (batch.empty()) return;
-  if (!s.ok()) {
-    decline_batch(batch, DeclineReason::kReplayFailed, s.message());
-    return;
-  }
-  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
-  // Each member's parts, as the immediate window's (replay_window()), with
-  // its own counter ranges: one per kernel, pushed by its re-submission, or
-  // one around its replay.
-  std::vector<std::unique_ptr<WindowMember>> parts;
-  std::vector<ReplayMember> members;
-  std::vector<std::size_t> first_row;
-  std::size_t counter_ranges = 0;
-  for (std::size_t i = 0; i < batch.size() && s.ok(); ++i) {
-    ActiveRange& range = *batch[i];
-    range.counters = batched_layout(per_kernel);
-    const std::string prefix = "b" + std::to_string(i);
-    StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-        range, range_globals(range), tool_stream_, false,
-        std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, prefix);
-    if (!member.ok()) {
-      s = member.status();
-      break;
-    }
-    parts.push_back(std::move(member).value());
-    members.push_back(ReplayMember{parts.back()->restore.get(), parts.back()->resubmission.get(), &range.record,
-                                   per_kernel_values(range.counters) ? "" : prefix, nullptr,
-                                   [this, &range] { return unloaded_since_end(range); }, std::nullopt});
-    first_row.push_back(counter_ranges);
-    counter_ranges += batch_counter_ranges(range);
-  }
-  if (s.ok()) s = counters_->backend().set_mode(CounterMode::kUserRanges);
-  if (s.ok()) s = counters_->backend().resize(counter_ranges);
-  if (s.ok()) s = counters_->backend().begin_range();
-  if (s.ok()) {
-    EventReplayStream stream(tool_stream_);
-    ReplayWindow window(ReplayWindowParts{*counters_, stream, "batch", {}, flush_on_tool_stream()}, pass_count());
-    s = window.run(members);
-  }
-  StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
-  if (s.ok()) {
-    auto decode_start = Clock::now();
-    StatusOr<std::size_t> dropped = counters_->backend().decode();
-    values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
-    if (values.ok() && values->size() < counter_ranges)
-      values =
-          counter_ranges_mismatch(values->size(), "the " + std::to_string(counter_ranges) + " of the batch", *dropped);
-    const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
-    for (auto& range : batch) range->record.timings.decode_ms += decode_ms;
-  }
-  counters_->backend().set_mode(counters_->configured_mode()).ignore();
-  if (!s.ok()) {
-    const bool any_unloaded =
-        std::any_of(batch.begin(), batch.end(), [this](const auto& member) { return unloaded_since_end(*member); });
-    decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
-    return;
-  }
-  if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
-    // Each member still holds its entry snapshot, and the batch handed its
-    // exit state back: it can be replayed on its own, as an immediate range.
-    replay_alone(batch, values.status().message(), why);
-    return;
-  }
-  if (!values.ok()) {
-    decline_batch(batch, decline_of(values.status(), DeclineReason::kCountersUnavailable).reason,
-                  values.status().message());
-    return;
-  }
-  const double window_ms = ms_since(start) / static_cast<double>(batch.size());
-  const std::uint32_t passes = batch.front()->record.passes;
-  if (!parts_.config.quiet)
-    std::fprintf(stderr, "rangereplay: %zu deferred ranges replayed together in %u passes (%s)\n", batch.size(),
-                 passes - 1, why);
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    ActiveRange& range = *batch[i];
-    const auto rows = values->begin() + static_cast<std::ptrdiff_t>(first_row[i]);
-    record_kernels(
-        range, std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(batch_counter_ranges(range))));
-    range.record.counter_ranges = counter_ranges_name(range.counters);
-    range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
-                                 " other deferred ranges, sharing " + std::to_string(passes - 1) +
-                                 " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
-    reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
-                             range.modules_loaded, window_ms);
-    parts_.report.ranges[range.record_index] = std::move(range.record);
-  }
-}
-
-void RangeController::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch,
-                                   const char* why) {
-  const std::size_t others = batch.size() - 1;
-  for (auto& member : batch) {
-    ActiveRange& range = *member;
-    const auto start = Clock::now();
-    // The batch's passes are not this range's values.
-    range.record.pass_records.clear();
-    Status s = size_counters_to_pass0(range, range.program.kernels().size());
-    std::optional<Decline> failed =
-        s.ok() ? replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
-    if (!failed) {
-      if (Status e = evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
-    }
-    if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
-      counters_->backend().set_mode(counters_->configured_mode()).ignore();
-    if (failed) {
-      decline(range, failed->reason, std::move(failed->detail));
-    } else {
-      range.record.counter_ranges = counter_ranges_name(range.counters);
-      range.record.notes.push_back("replayed on its own after its batch with " + std::to_string(others) +
-                                   " other deferred ranges (replayed when: " + why +
-                                   ") got counter ranges that did not match: " + mismatch);
-    }
-    reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
-                             range.modules_loaded, ms_since(start));
-    parts_.report.ranges[range.record_index] = std::move(range.record);
-  }
-}
-
 void RangeController::pass_gate() {
   if (!gate_.held()) return;
   const GateWait wait = gate_.wait();
@@ -1200,35 +815,6 @@ void RangeController::flush_standing_pass(const char* why) {
   if (!exiting_) parts_.report.time_budget->standing_flushes_ms += ms_since(start);
 }
 
-void RangeController::plan_differential_restore(ActiveRange& range) {
-  // One region per entry piece (a region split over the device and pinned
-  // tiers is two regions); the snapshot address is device-accessible either
-  // way, so the digest kernel copies changed chunks back from either tier.
-  std::vector<DigestRegion> regions;
-  std::vector<std::uint32_t> allocations;
-  for (const storage::StatePiece& piece : range.snapshot->pieces(SnapshotState::kEntry)) {
-    regions.push_back({piece.app, DevicePtr(piece.copy)});
-    allocations.push_back(piece.region);  // Snapshot::create's regions are range.allocations, in order
-  }
-  // The entry digests are of the application's memory (device reads), which
-  // the capture just copied: same bytes, faster than reading pinned copies.
-  auto plan = DigestPlan::create(regions, DigestPlanOptions{}, tool_stream_);
-  Status s = plan.ok() ? plan->digest_entry(tool_stream_) : plan.status();
-  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-  if (!s.ok()) {
-    range.record.notes.push_back(
-        "differential restore unavailable for this range, every pass restored all snapshot bytes: " + s.message());
-    return;
-  }
-  range.restore_plan.emplace(std::move(plan).value());
-  range.digest_allocations = std::move(allocations);
-}
-
-RangeGlobals RangeController::range_globals(ActiveRange& range) {
-  return RangeGlobals{[&range] { return capture_globals_exit(range); },
-                      [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
-}
-
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = parts_.inventory.lock();
@@ -1238,32 +824,23 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
 std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   StatusOr<std::unique_ptr<WindowMember>> member =
-      window_member(range, range_globals(range), tool_stream_, parts_.config.verify,
+      window_member(range, snapshots_.range_globals(range), tool_stream_, parts_.config.verify,
                     std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
                                                  "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};
   EventReplayStream stream(tool_stream_);
-  ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
-                                        [this, &range](std::size_t pass) {
-                                          progress(range, pass + 1);
-                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
-                                        },
-                                        flush_on_tool_stream(), pass_barrier(range), after_counters_start(range)},
-                      pass_count());
+  ReplayWindow window(
+      ReplayWindowParts{*counters_, stream, range.name,
+                        [this, &range](std::size_t pass) {
+                          progress(range, pass + 1);
+                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                        },
+                        flush_on_tool_stream(), peers_.pass_barrier(range), after_counters_start(range)},
+      pass_count());
   const Status s = window.run(members);
   if (s.ok()) return std::nullopt;
   return replay_window_decline(s, module_unloaded);
-}
-
-std::function<Status(std::size_t)> RangeController::pass_barrier(ActiveRange& range) {
-  if (!coordinated()) return {};
-  return [this, &range](std::size_t pass) {
-    ++range.rendezvous_barriers;
-    Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
-                           : failed_precondition("rendezvous: not connected");
-    return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
-  };
 }
 
 Status RangeController::evaluate(ActiveRange& range) {

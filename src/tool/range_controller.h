@@ -5,8 +5,13 @@
 // pushed onto the standing pass), the range's end (pass 0 stopped, the
 // replay window over its restore strategy, the values evaluated, the
 // record). It owns what lives across ranges for that: the counter session
-// (tool/logic/counter_session.h), the tool's stream, the snapshot tiers, the
-// launcher gate, ranges parked while a capture is open.
+// (tool/logic/counter_session.h), the tool's stream, the entry snapshots
+// (tool/entry_snapshots.h: snapshot regions and tiers, differential restore
+// plans, write sets), the deferred ranges (tool/deferred_ranges.h: the
+// batch queue of --batch-ranges, its flush points and the batch's replay
+// window; the controller implements the BatchServices it uses), the
+// --collectives replay rendezvous (tool/rank_rendezvous.h), the launcher
+// gate, ranges parked while a capture is open.
 //
 // The record side (the RecordSession, tool/record_session.h, recording
 // through tool/logic/range_recorder.h) fills the active range's program and
@@ -15,7 +20,8 @@
 // docs/architecture.md shows the pair.
 //
 // Thread-safety: every member but hold_gate (called once, before the tool
-// subscribes to CUPTI) is called with the tool's lock held (the ToolMutex in
+// subscribes to CUPTI) and has_pending (an atomic, read without the lock) is
+// called with the tool's lock held (the ToolMutex in
 // RangeControllerParts) and inside an InToolScope, so the driver calls it
 // makes are not observed. It waits for the launcher gate (the first begin),
 // the GPU (drains, snapshot copies, replays), CUPTI, and the leaf locks of
@@ -53,11 +59,14 @@
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/deferred_ranges.h"
+#include "tool/entry_snapshots.h"
 #include "tool/logic/app_range_collector.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/driver_calls.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/tool_mutex.h"
+#include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 
 namespace rangereplay::tool {
@@ -81,13 +90,7 @@ struct RangeControllerParts {
   ToolMutex& mutex;
 };
 
-/// How long a rank waits at the rendezvous of --collectives replay for the
-/// job's other ranks (each agreement and each pass's barrier; the session's
-/// connect too) unless RANGEREPLAY_RENDEZVOUS_TIMEOUT says otherwise: past
-/// it the range declines rendezvous_failed.
-inline constexpr std::chrono::milliseconds kRendezvousTimeout{60000};
-
-class RangeController {
+class RangeController : private BatchServices {
  public:
   explicit RangeController(RangeControllerParts parts);
   RangeController(const RangeController&) = delete;
@@ -140,15 +143,16 @@ class RangeController {
   /// final (report/report_journal.h). Caller holds mutex_.
   std::vector<std::size_t> unsettled_records() const;
 
-  /// Ranges are deferred (--batch-ranges); read without the lock.
-  bool has_pending() const { return has_pending_.load(std::memory_order_seq_cst); }
-  /// Replays the deferred ranges together now (BatchWindow), `why` naming
-  /// the cause in their notes; with a capture open, they are declined
-  /// instead (no call a capture forbids is made). Nothing without any.
-  void flush_pending(const char* why);
+  /// The deferred ranges' flush points (--batch-ranges, deferred_ranges.h).
+  /// Ranges are deferred; read without the lock.
+  bool has_pending() const { return deferred_.has_pending(); }
+  /// Replays the deferred ranges together now, `why` naming the cause in
+  /// their notes; with a capture open, they are declined instead (no call a
+  /// capture forbids is made). Nothing without any.
+  void flush_pending(const char* why) { deferred_.flush_pending(why); }
   /// A free, unmap or access change (`call`) is about to run: the deferred
   /// ranges are replayed first, while their memory is as they used it.
-  void before_free(const char* call);
+  void before_free(const char* call) { deferred_.before_free(call); }
   /// `call` is about to destroy a context, unload a module or destroy an
   /// object kernels may use (a kTeardown row; `teardown` what it ends, when
   /// it ends a context): the deferred ranges are replayed first, and when it
@@ -165,11 +169,11 @@ class RangeController {
   /// `call` is about to write device memory no deferred range's snapshot
   /// holds (writes_untracked_device_memory): the deferred ranges are
   /// replayed first, while that memory is as they read it.
-  void before_untracked_write(const char* call);
+  void before_untracked_write(const char* call) { deferred_.before_untracked_write(call); }
   /// A capture begin call `call` of this thread is about to run (counted in
   /// the captures' beginning()): the deferred ranges are replayed before the
   /// capture exists.
-  void flush_before_capture(const char* call);
+  void flush_before_capture(const char* call) { deferred_.flush_before_capture(call); }
 
  private:
   // Application range replay runs (app_range_pass.cpp): a range this run
@@ -190,42 +194,17 @@ class RangeController {
   // (opening it), or flushes, configures and starts a pass of its own.
   // Errors: the backend's (no pass is left open behind them).
   Status start_counting_pass0(ActiveRange& range);
-  // The entry snapshot over the regions the range's device can write, with
-  // the differential restore plan; its notes and sizes into the record.
-  // With `allow_write_set`, a snapshot that does not fit whole becomes a
-  // write-set snapshot (create_write_set_snapshot).
-  std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
-  // Write-set snapshots (write_set_snapshot.cpp, core/snapshot/write_set.h). After
-  // `regions` did not fit whole: switches the largest regions (of 64 MiB or
-  // more, at most 8) one at a time to their predicted chunks until the snapshot fits, rebuilding
-  // range.allocations as the snapshot's regions and filling range.write_set.
-  // Errors: the last attempt's (snapshot_does_not_fit when none fits).
-  StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
-  // The digest-only plan over the write-set regions and their entry digests
-  // (call right after the entry capture, nothing written since).
-  Status digest_write_set_entry(ActiveRange& range);
-  // At the end of pass 0 (drained): digests the write-set regions again, grows
-  // the prediction by the chunks that changed, and declines
-  // (write_set_learned, write_set_exceeded) unless every one was predicted;
-  // otherwise notes the policy in the record.
-  std::optional<Decline> prove_write_set(ActiveRange& range);
-  // After the replay window restored the exit state: digests the write-set
-  // regions once more and reports chunks the replays changed outside the
-  // snapshot (memory the exit restore could not put back).
-  void check_write_set_after_window(ActiveRange& range);
-  // Splits the inventory for a range: its snapshot regions (returned, and
-  // range.allocations), pinned or host-attached memory (range.host_mapped),
-  // other devices' memory (range.other_device_memory). Takes the
-  // inventory's lock.
-  std::vector<MemoryRange> select_snapshot_regions(ActiveRange& range);
-  // Builds range.restore_plan over the entry snapshot just captured and
-  // digests the entry state; on failure leaves it empty (full restore) with
-  // a note in the range's record.
-  void plan_differential_restore(ActiveRange& range);
   // Waits at the launcher gate if it is still held: until the launcher's
   // checks pass, or the launcher kills the process. Records the wait in the
   // report's gate_wait_ms.
   void pass_gate();
+  // The end of a range's replay side, after pass 0 stopped and its write set
+  // and the rendezvous had their say: the replay window unless declined or
+  // every pass was submitted in pass 0 (`all_submitted`), then its values
+  // (evaluated, or left to the standing pass's flush), its counter ranges'
+  // name and the notes of its rendezvous barriers, captures and host
+  // functions.
+  void replay_and_evaluate(ActiveRange& range, bool all_submitted);
   // The end of a range declined at its begin, or with a capture that began
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
   // parked while a capture is open).
@@ -237,7 +216,7 @@ class RangeController {
   // After a pass 0 that only recorded: the counter mode for the range (whole
   // range with graph launches), the image sized to its kernels, the
   // configuration set.
-  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count);
+  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) override;
   // Sets up the counters once per process (tool/cupti_counters.h) and the
   // tool's stream; a range in another context than the first profiled one,
   // or a failing set-up, is a decline, with the reason the failing step
@@ -254,43 +233,27 @@ class RangeController {
   std::function<Status()> after_counters_start(const ActiveRange& range);
   // Enqueues the L2 flush on the tool's stream without waiting (a replay
   // window's flush_caches hook); empty when the tool has no flush buffer.
-  std::function<Status()> flush_on_tool_stream();
-  // --collectives replay with a multi-pass list (or counters that failed to
-  // set up): every range's end meets the job's other ranks (core/interprocess/rendezvous.h).
-  bool coordinated() const;
-  // Every rank proposes its verdict on `range` (replay with the pass count,
-  // or its decline) and gets the same agreement back; connects on first
-  // use. Returns the decline this rank takes from the agreement: nullopt
-  // when every rank replays (also when `range` is already declined: its own
-  // decline stands), peer_declined when another rank declined, else
-  // rendezvous_failed. Waits for the other processes up to the rendezvous
-  // timeout (kRendezvousTimeout), never for another thread of this one.
-  std::optional<Decline> agree_with_peers(const ActiveRange& range);
+  std::function<Status()> flush_on_tool_stream() override;
   // Passes the metric list needs (0 before the counter set-up).
-  std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
+  std::uint32_t pass_count() const override { return counters_ ? counters_->pass_count() : 0; }
   // The replayed passes (tool/logic/replay_window.h) of `range` alone, over
   // its restore strategy, with --verify as its observer; nullopt when every
   // pass ran, or the range's decline. The exit state is restored either way.
   std::optional<Decline> replay_window(ActiveRange& range);
   // The same, for a caller that holds the inventory's lock.
-  std::optional<Decline> replay_window_locked(ActiveRange& range);
-  // --collectives replay with coordinated ends: the window's barrier with
-  // the job's other ranks before each pass's submit and before the exit
-  // hand-back (counted in range.rendezvous_barriers); empty otherwise.
-  std::function<Status(std::size_t)> pass_barrier(ActiveRange& range);
-  // The capture and restore of `range`'s module variables and pinned buffers
-  // (module_globals.h) on the tool's stream, for its restore strategy.
-  RangeGlobals range_globals(ActiveRange& range);
+  std::optional<Decline> replay_window_locked(ActiveRange& range) override;
   // Whether another thread has unloaded a module since `range` ended (its
   // kernels cannot be launched again).
-  bool unloaded_since_end(const ActiveRange& range) const { return parts_.modules.unloads() != range.unloads_at_end; }
-  Status evaluate(ActiveRange& range);
+  bool unloaded_since_end(const ActiveRange& range) const override {
+    return parts_.modules.unloads() != range.unloads_at_end;
+  }
+  Status evaluate(ActiveRange& range) override;
   // Kernel records of the range's recorded kernels, with their counter
   // values where `values` (one row per counter range) has them
   // (tool/logic/range_report.h).
-  void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
+  void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) override;
   // The range records' decline fields, notes and times (tool/logic/range_report.h).
-  RangeReporter reporter() const { return RangeReporter(parts_.config.quiet); }
+  RangeReporter reporter() const override { return RangeReporter(parts_.config.quiet); }
   // The standing pass (tool/logic/counter_session.h): pushes the range's counter
   // range into it (opening it at the first range); flush ends the pass and
   // writes each pending range's values into its report record. Flushed when
@@ -317,52 +280,21 @@ class RangeController {
   // Whether `teardown` may end the profiled context: cuCtxDestroy of it, or
   // a primary-context call on its device.
   bool ends_profiled_context(const TeardownParams& teardown) const;
-  // Defers `range` (ended, pass 0 recorded, replay not run): its record is
-  // reserved in the report, and the batch is flushed when it is full.
-  void defer(std::unique_ptr<ActiveRange> range);
-  // Whether an ended range whose replay could be deferred can wait: no
-  // graph launches (the application may destroy the executable graph), no
-  // pinned host buffers restored with it (host threads write them) and no
-  // write-set snapshot (its write set is proven at the range's end, before
-  // the replay, from digests of the memory as pass 0 left it).
-  static bool can_wait(const ActiveRange& range);
-  // The snapshot storage of the range beginning now: the process's, or for
-  // a deferrable range the first batch storage no snapshot uses.
-  SnapshotStorage& storage_for(const ActiveRange& range);
-  // Counter ranges `range` takes in a batch: its kernels, or one.
-  std::size_t batch_counter_ranges(const ActiveRange& range) const;
-  // Declines every range of `batch` with `reason` and `detail`, fills their
-  // reserved records; their GPU state is freed (or parked while a capture is
-  // open).
-  // `keep_gpu_objects`: parked, never freed (a capture may be open or
-  // beginning, or the process is exiting and the context may be gone).
-  void decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason, const std::string& detail,
-                     bool keep_gpu_objects = false);
-  // Replays `batch` (its members not declined) and fills their records.
-  void replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why);
-  // After `batch`'s window returned fewer counter ranges than it opened
-  // (`mismatch`, counter_ranges_mismatch's detail): replays each member in a
-  // window of its own, with its counters sized to its kernels as an
-  // immediate range's, and fills its reserved record (values, or the
-  // decline of its own window). Call with the inventory's lock held.
-  void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch, const char* why);
-  // --batch-ranges: the most ranges deferred together; nullopt: off (each
-  // range replayed at its end). Read from the configuration when asked: it is
-  // loaded after the controller is built.
-  std::optional<std::size_t> batch_size() const {
-    if (parts_.config.batch_ranges < 2) return std::nullopt;
-    return parts_.config.batch_ranges;
-  }
 
   RangeControllerParts parts_;
-  // Deferred ranges, in the order they ended, and whether there are any.
-  std::vector<std::unique_ptr<ActiveRange>> pending_;
-  std::atomic<bool> has_pending_{false};
-  // flush_before_capture is running: this thread's own capture begin is in
-  // the captures' beginning() count.
-  bool capture_begin_here_ = false;
-  // One snapshot storage per deferred range (retained across batches).
-  std::vector<std::unique_ptr<SnapshotStorage>> batch_storage_;
+  // The entry snapshots: regions, snapshot storages, differential restore
+  // plans, write sets. Declared before every range it holds snapshots for
+  // (the deferred, active and parked ranges), so that its storages outlive
+  // them; it refers to tool_stream_, set with the counters.
+  EntrySnapshots snapshots_;
+  // The deferred ranges (--batch-ranges): the batch queue, its flush points
+  // and the batch's window. It refers to the counters, the tool's stream,
+  // the profiled context and parked_ below (references only: read when a
+  // range is deferred or flushed).
+  DeferredRanges deferred_;
+  // --collectives replay: the job's rendezvous (agreements, barriers). It
+  // refers to counters_ below (its pass count).
+  RankRendezvous peers_;
   // at_exit() has begun: its standing-pass flush counts in the report's exit
   // time, not in its standing_flushes_ms.
   bool exiting_ = false;
@@ -401,18 +333,9 @@ class RangeController {
   // under --cache-control all, after the tool's own writes under either;
   // empty for a one-pass list under none.
   std::optional<cu::CacheFlush> cache_flush_;
-  // --collectives replay: the job's rendezvous, connected at the first
-  // coordinated range end; its connect error, kept (every later range
-  // declines rendezvous_failed with it).
-  std::optional<Rendezvous> rendezvous_;
-  Status rendezvous_error_ = ok_status();
   // Application range replay's pass of the open range (a run with
   // ProfileConfig::app_range), made with the counters.
   std::optional<AppRangeCollector> app_range_;
-  // Write-set predictions per range name (core/snapshot/write_set.h).
-  WriteSetPredictor write_sets_;
-  // Snapshot tiers for the process: retained arenas are reused across ranges.
-  std::unique_ptr<SnapshotStorage> snapshot_storage_;
   // The launcher's gate; the first range waits at it (the launcher's device
   // checks must have passed before a range is profiled).
   HeldLauncherGate gate_;

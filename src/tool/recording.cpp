@@ -84,7 +84,7 @@ bool in_other_context(ActiveRange& range, const CUpti_CallbackData* data) {
 void decline_collective(ActiveRange& range, const std::string& kernel, const char* what, CollectivesMode mode) {
   if (std::optional<std::string_view> library = collective_library_of(kernel)) {
     if (mode == CollectivesMode::kReplay) {
-      // Every rank replays the range together (RangeController::agree_with_peers).
+      // Every rank replays the range together (RankRendezvous::agree_with_peers).
       if (range.collective_kernel.empty()) range.collective_kernel = report::demangle(kernel);
       return;
     }

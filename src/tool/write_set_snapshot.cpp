@@ -1,4 +1,4 @@
-// Write-set snapshots in the range controller (range_controller.h,
+// Write-set snapshots of the entry snapshots (entry_snapshots.h,
 // core/snapshot/write_set.h): a region too large to capture whole is snapshotted as
 // the chunks the range is predicted to write, digested whole at entry and
 // after pass 0, and the range replays only when the digests prove that it
@@ -14,7 +14,7 @@
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "report/format_helpers.h"
-#include "tool/range_controller.h"
+#include "tool/entry_snapshots.h"
 
 namespace rangereplay::tool {
 namespace {
@@ -36,8 +36,8 @@ std::string prediction_key(const ActiveRange& range) {
 
 }  // namespace
 
-StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range,
-                                                              const std::vector<MemoryRange>& regions) {
+StatusOr<Snapshot> EntrySnapshots::create_write_set_snapshot(ActiveRange& range,
+                                                             const std::vector<MemoryRange>& regions) {
   // A write-set range keeps its snapshot through its own window: it is never deferred.
   if (auto* recording = std::get_if<Recording>(&range.state)) recording->deferrable = false;
   const WriteSetPrediction* prediction = write_sets_.find(prediction_key(range));
@@ -69,7 +69,7 @@ StatusOr<Snapshot> RangeController::create_write_set_snapshot(ActiveRange& range
   return snap;
 }
 
-Status RangeController::digest_write_set_entry(ActiveRange& range) {
+Status EntrySnapshots::digest_write_set_entry(ActiveRange& range) {
   ActiveRange::WriteSetState& state = *range.write_set;
   const auto start = std::chrono::steady_clock::now();
   std::vector<DigestRegion> regions;
@@ -92,7 +92,7 @@ Status RangeController::digest_write_set_entry(ActiveRange& range) {
   return ok_status();
 }
 
-std::optional<Decline> RangeController::prove_write_set(ActiveRange& range) {
+std::optional<Decline> EntrySnapshots::prove_write_set(ActiveRange& range) {
   ActiveRange::WriteSetState& state = *range.write_set;
   const auto start = std::chrono::steady_clock::now();
   // digest() fills the current digests; read_back() brings the entry digests too.
@@ -130,7 +130,7 @@ std::optional<Decline> RangeController::prove_write_set(ActiveRange& range) {
                                                        " its snapshot held (" + from + ")" + next};
 }
 
-void RangeController::check_write_set_after_window(ActiveRange& range) {
+void EntrySnapshots::check_write_set_after_window(ActiveRange& range) {
   ActiveRange::WriteSetState& state = *range.write_set;
   if (!state.digests || state.pass0_digests.size() != state.digests->table().chunk_count()) return;
   Status s = state.digests->digest(tool_stream_);

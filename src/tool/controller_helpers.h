@@ -1,0 +1,74 @@
+// Helpers the range controller's parts share (range_controller.h,
+// entry_snapshots.h, deferred_ranges.h): the RANGEREPLAY_DEBUG trace of the
+// range lifecycle, a range's decline, and what one range brings to a replay
+// window.
+//
+// Thread-safety: called with the tool's lock held, as the parts are; debug()
+// keeps the time of its previous line in a static shared by every caller.
+#pragma once
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/base/ascii.h"
+#include "core/base/decline.h"
+#include "core/base/elapsed.h"
+#include "core/base/status.h"
+#include "cuda/replayer.h"
+#include "tool/active_range.h"
+#include "tool/logic/counter_session.h"
+#include "tool/logic/replay_window.h"
+#include "tool/restore_strategy.h"
+#include "tool/tool_thread.h"
+
+namespace rangereplay::tool {
+
+// RANGEREPLAY_DEBUG=1 traces the range lifecycle on stderr, each line with
+// the milliseconds since the previous one (where the time goes). `fmt` takes
+// `a` (escaped: it may be a range name) as %s and `b` as %ld.
+inline void debug(const char* fmt, const std::string& a = "", long b = 0) {
+  using Clock = std::chrono::steady_clock;
+  static const bool on = debug_enabled();
+  if (!on) return;
+  static Clock::time_point last = Clock::now();
+  const double since = ms_since(last);
+  last = Clock::now();
+  std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
+  std::fprintf(stderr, fmt, escape_controls(a).c_str(), b);  // `a` may be a range name
+  std::fprintf(stderr, "\n");
+}
+
+// Declines `range` (the first decline reason wins).
+inline void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
+  range.eligibility.decline(reason, std::move(detail));
+}
+
+// What one range brings to a replay window, owned together (the
+// re-submission refers to the replayer, the verifier to the restore): the
+// replayer of its recorded program, its restore strategy on the tool's
+// stream (differential through its digest plan, else full) with --verify's
+// observer, and the per-kernel user ranges its re-submission pushes.
+struct WindowMember {
+  std::optional<Replayer> replayer;
+  std::unique_ptr<RestoreStrategy> restore;
+  std::unique_ptr<ReplayObserver> verifier;
+  std::unique_ptr<KernelCounterRanges> kernel_ranges;
+  std::unique_ptr<ReplayerResubmission> resubmission;
+};
+
+// `range`'s window member (defined in range_controller.cpp). `verify`: with
+// its --verify observer (and the differential restore's verify digests).
+// `kernel_ranges`: the re-submission pushes a user range named
+// `kernel_range_prefix`#i around each kernel i. Errors: the replayer's (a
+// recorded program that cannot be replayed), internal_error without an entry
+// snapshot.
+StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
+                                                      bool verify, CounterBackend* kernel_ranges,
+                                                      const std::string& kernel_range_prefix);
+
+}  // namespace rangereplay::tool

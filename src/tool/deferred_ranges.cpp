@@ -1,0 +1,282 @@
+// DeferredRanges (deferred_ranges.h): the batch queue of deferred ranges,
+// its flush points and the batch's replay window.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/elapsed.h"
+#include "cuda/cu_status.h"
+#include "tool/controller_helpers.h"
+#include "tool/deferred_ranges.h"
+#include "tool/logic/counter_layout.h"
+#include "tool/logic/replay_window.h"
+#include "tool/tool_thread.h"
+
+namespace rangereplay::tool {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+}  // namespace
+
+bool DeferredRanges::can_wait(const ActiveRange& range) {
+  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set;
+}
+
+std::size_t DeferredRanges::batch_counter_ranges(const ActiveRange& range) const {
+  return counter_ranges(batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel),
+                        range.program.kernels().size());
+}
+
+void DeferredRanges::defer(std::unique_ptr<ActiveRange> range) {
+  std::size_t counter_ranges = batch_counter_ranges(*range);
+  for (const auto& r : pending_) counter_ranges += batch_counter_ranges(*r);
+  if (!pending_.empty() && counter_ranges > counters_->backend().most_ranges())
+    flush_pending("the counter image would not hold one more range");
+  debug("range '%s' deferred (%ld pending)", range->name, static_cast<long>(pending_.size() + 1));
+  // Its place in the report, in the order ranges end; filled by its batch.
+  range->record_index = parts_.report.ranges.size();
+  parts_.report.ranges.push_back(range->record);
+  pending_.push_back(std::move(range));
+  has_pending_.store(true, std::memory_order_seq_cst);
+  if (pending_.size() >= *batch_size()) flush_pending("as many ranges as --batch-ranges were deferred");
+}
+
+void DeferredRanges::before_free(const char* call) {
+  if (pending_.empty()) return;
+  const std::string why = std::string(call) + " while ranges were deferred";
+  flush_pending(why.c_str());
+}
+
+void DeferredRanges::flush_pending(const char* why) {
+  if (pending_.empty()) return;
+  std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
+  pending_.clear();
+  InToolScope guard;
+  // has_pending_ stays set until the replays are done: a capture begin on
+  // another thread either is counted here, or sees the flag and waits for
+  // the tool's lock before its capture exists (capture_tracking.cpp).
+  const std::size_t own_begin = capture_begin_here_ ? 1 : 0;
+  // beginning() first: a capture registers itself before it stops counting
+  // as beginning, so one that ends its begin between the two reads is seen.
+  const bool beginning = parts_.captures.beginning() > own_begin;
+  if (beginning || parts_.captures.open_captures() > 0) {
+    decline_batch(batch, DeclineReason::kStreamCaptureActive,
+                  parts_.captures.describe_open_or_beginning() + " when the range's deferred replay was due (" + why +
+                      "); the tool made no call a capture forbids. Profile with --batch-ranges off",
+                  /*keep_gpu_objects=*/true);
+  } else {
+    // The flush runs on whichever thread caused it: the profiled context is
+    // made current for it.
+    if (counters_context_ == nullptr || cuCtxPushCurrent(counters_context_) != CUDA_SUCCESS) {
+      decline_batch(batch, DeclineReason::kReplayFailed,
+                    std::string("the profiled context could not be made current for the deferred replay (") + why + ")",
+                    /*keep_gpu_objects=*/true);
+    } else {
+      replay_batch(batch, why);
+      batch.clear();  // their GPU objects are freed with the context current
+      // Idle batch storages give their retained arenas back but one.
+      snapshots_.release_idle_batch_storage();
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+    }
+  }
+  has_pending_.store(false, std::memory_order_seq_cst);
+}
+
+void DeferredRanges::before_untracked_write(const char* call) {
+  const std::string why = std::string(call) + " wrote device memory no deferred range's snapshot holds";
+  flush_pending(why.c_str());
+}
+
+void DeferredRanges::flush_before_capture(const char* call) {
+  capture_begin_here_ = true;
+  const std::string why = std::string(call) + " began a stream capture";
+  flush_pending(why.c_str());
+  capture_begin_here_ = false;
+}
+
+void DeferredRanges::decline_at_exit() {
+  if (pending_.empty()) return;
+  // Nothing is replayed at exit: the runtime may have unloaded the
+  // application's modules by now (an exit-time replay crashed programs
+  // that exit without freeing their memory), and the context may be gone.
+  // The teardown calls that come before (kTeardown rows) replay deferred
+  // ranges while their kernels exist; what is left is declined.
+  std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
+  pending_.clear();
+  has_pending_.store(false, std::memory_order_seq_cst);
+  decline_batch(batch, DeclineReason::kReplayFailed,
+                "the process exited before the range's deferred replay (--batch-ranges), and the tool replays "
+                "nothing at exit; make --batch-ranges divide the number of ranges, free the application's memory "
+                "before it exits, or profile with --batch-ranges off",
+                /*keep_gpu_objects=*/true);
+}
+
+void DeferredRanges::decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason,
+                                   const std::string& detail, bool keep_gpu_objects) {
+  for (auto& range : batch) {
+    decline(*range, reason, detail);
+    controller_.reporter().finish_record(range->record, range->eligibility, range->program.skipped_device_to_host,
+                                         range->modules_loaded, 0.0);
+    parts_.report.ranges[range->record_index] = std::move(range->record);
+    if (keep_gpu_objects && (range->snapshot || range->restore_plan)) parked_.push_back(std::move(range));
+  }
+  batch.clear();
+}
+
+void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why) {
+  parts_.mutex.set_stage("replaying deferred ranges");
+  const auto start = Clock::now();
+  debug("replaying %s deferred ranges", std::to_string(batch.size()), 0);
+  // Other threads' frees and allocations wait until the batch ends.
+  auto inventory_lock = parts_.inventory.lock();
+  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
+  // A range whose module another thread unloaded since it ended cannot be
+  // launched again; the rest are replayed.
+  std::vector<std::unique_ptr<ActiveRange>> unloaded;
+  for (auto& range : batch) {
+    if (range && controller_.unloaded_since_end(*range)) unloaded.push_back(std::move(range));
+  }
+  std::erase(batch, nullptr);
+  decline_batch(unloaded, DeclineReason::kModuleUnloadInRange,
+                "a module was unloaded by another thread before the range's deferred replay; its kernels cannot be "
+                "launched again");
+  if (batch.empty()) return;
+  if (!s.ok()) {
+    decline_batch(batch, DeclineReason::kReplayFailed, s.message());
+    return;
+  }
+  std::vector<std::unique_ptr<WindowMember>> parts;
+  std::vector<std::size_t> first_row;
+  StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
+  s = run_batch_window(batch, parts, first_row, values);
+  if (!s.ok()) {
+    const bool any_unloaded = std::any_of(
+        batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
+    decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
+    return;
+  }
+  if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
+    // Each member still holds its entry snapshot, and the batch handed its
+    // exit state back: it can be replayed on its own, as an immediate range.
+    replay_alone(batch, values.status().message(), why);
+    return;
+  }
+  if (!values.ok()) {
+    decline_batch(batch, decline_of(values.status(), DeclineReason::kCountersUnavailable).reason,
+                  values.status().message());
+    return;
+  }
+  record_batch(batch, values, first_row, start, why);
+}
+
+Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                        std::vector<std::unique_ptr<WindowMember>>& parts,
+                                        std::vector<std::size_t>& first_row,
+                                        StatusOr<std::vector<std::vector<double>>>& values) {
+  Status s = ok_status();
+  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
+  // Each member's parts, as the immediate window's (replay_window()), with
+  // its own counter ranges: one per kernel, pushed by its re-submission, or
+  // one around its replay.
+  std::vector<ReplayMember> members;
+  std::size_t counter_ranges = 0;
+  for (std::size_t i = 0; i < batch.size() && s.ok(); ++i) {
+    ActiveRange& range = *batch[i];
+    range.counters = batched_layout(per_kernel);
+    const std::string prefix = "b" + std::to_string(i);
+    StatusOr<std::unique_ptr<WindowMember>> member = window_member(
+        range, snapshots_.range_globals(range), tool_stream_, false,
+        std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, prefix);
+    if (!member.ok()) {
+      s = member.status();
+      break;
+    }
+    parts.push_back(std::move(member).value());
+    members.push_back(ReplayMember{parts.back()->restore.get(), parts.back()->resubmission.get(), &range.record,
+                                   per_kernel_values(range.counters) ? "" : prefix, nullptr,
+                                   [this, &range] { return controller_.unloaded_since_end(range); }, std::nullopt});
+    first_row.push_back(counter_ranges);
+    counter_ranges += batch_counter_ranges(range);
+  }
+  if (s.ok()) s = counters_->backend().set_mode(CounterMode::kUserRanges);
+  if (s.ok()) s = counters_->backend().resize(counter_ranges);
+  if (s.ok()) s = counters_->backend().begin_range();
+  if (s.ok()) {
+    EventReplayStream stream(tool_stream_);
+    ReplayWindow window(ReplayWindowParts{*counters_, stream, "batch", {}, controller_.flush_on_tool_stream()},
+                        controller_.pass_count());
+    s = window.run(members);
+  }
+  if (s.ok()) {
+    auto decode_start = Clock::now();
+    StatusOr<std::size_t> dropped = counters_->backend().decode();
+    values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
+    if (values.ok() && values->size() < counter_ranges)
+      values =
+          counter_ranges_mismatch(values->size(), "the " + std::to_string(counter_ranges) + " of the batch", *dropped);
+    const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
+    for (auto& range : batch) range->record.timings.decode_ms += decode_ms;
+  }
+  counters_->backend().set_mode(counters_->configured_mode()).ignore();
+  return s;
+}
+
+void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                  const StatusOr<std::vector<std::vector<double>>>& values,
+                                  const std::vector<std::size_t>& first_row,
+                                  std::chrono::steady_clock::time_point start, const char* why) {
+  const double window_ms = ms_since(start) / static_cast<double>(batch.size());
+  const std::uint32_t passes = batch.front()->record.passes;
+  if (!parts_.config.quiet)
+    std::fprintf(stderr, "rangereplay: %zu deferred ranges replayed together in %u passes (%s)\n", batch.size(),
+                 passes - 1, why);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ActiveRange& range = *batch[i];
+    const auto rows = values->begin() + static_cast<std::ptrdiff_t>(first_row[i]);
+    controller_.record_kernels(
+        range, std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(batch_counter_ranges(range))));
+    range.record.counter_ranges = counter_ranges_name(range.counters);
+    range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
+                                 " other deferred ranges, sharing " + std::to_string(passes - 1) +
+                                 " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
+    controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
+                                         range.modules_loaded, window_ms);
+    parts_.report.ranges[range.record_index] = std::move(range.record);
+  }
+}
+
+void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch,
+                                  const char* why) {
+  const std::size_t others = batch.size() - 1;
+  for (auto& member : batch) {
+    ActiveRange& range = *member;
+    const auto start = Clock::now();
+    // The batch's passes are not this range's values.
+    range.record.pass_records.clear();
+    Status s = controller_.size_counters_to_pass0(range, range.program.kernels().size());
+    std::optional<Decline> failed =
+        s.ok() ? controller_.replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
+    if (!failed) {
+      if (Status e = controller_.evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
+    }
+    if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
+      counters_->backend().set_mode(counters_->configured_mode()).ignore();
+    if (failed) {
+      decline(range, failed->reason, std::move(failed->detail));
+    } else {
+      range.record.counter_ranges = counter_ranges_name(range.counters);
+      range.record.notes.push_back("replayed on its own after its batch with " + std::to_string(others) +
+                                   " other deferred ranges (replayed when: " + why +
+                                   ") got counter ranges that did not match: " + mismatch);
+    }
+    controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
+                                         range.modules_loaded, ms_since(start));
+    parts_.report.ranges[range.record_index] = std::move(range.record);
+  }
+}
+
+}  // namespace rangereplay::tool

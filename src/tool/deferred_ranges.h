@@ -1,0 +1,228 @@
+// DeferredRanges: the range controller's batch queue (--batch-ranges N).
+// A multi-pass range whose pass 0 only recorded, and that can wait (no graph
+// launches, no pinned host buffers restored with it, no write-set snapshot),
+// is deferred at its end: its record is reserved in the report and it keeps
+// its entry snapshot (in a batch storage of the entry snapshots) until its
+// batch is replayed. The batch is replayed in one ReplayWindow
+// (tool/logic/replay_window.h), each member in its own counter ranges, when
+// it is full, when the counter image would not hold one more range, and at
+// the flush points: a free, unmap or access change, a teardown, a write into
+// memory no deferred range's snapshot holds, a capture begin, a snapshot
+// that does not fit beside theirs. A batch whose counter ranges do not match
+// is replayed again member by member, as immediate ranges. A flush due while
+// a capture is open or beginning declines the batch instead (no call a
+// capture forbids is made); nothing is replayed at exit.
+//
+// The range controller (range_controller.h) owns it, decides when a range
+// is deferred, and lends it the counters, the tool's stream, the profiled
+// context, the entry snapshots and the parked ranges, and the services of
+// BatchServices, which it implements.
+//
+// Thread-safety: every member but has_pending() is called with the tool's
+// lock held and inside an InToolScope (flush_pending enters its own); a
+// batch's replay window holds the inventory's lock. has_pending() is read
+// without the lock (an atomic): a capture begin on another thread that sees
+// it waits for the tool's lock before its capture exists.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/decline.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "core/record/allocation_inventory.h"
+#include "core/record/capture_state.h"
+#include "report/report_model.h"
+#include "tool/active_range.h"
+#include "tool/entry_snapshots.h"
+#include "tool/logic/counter_session.h"
+#include "tool/logic/range_report.h"
+#include "tool/logic/tool_mutex.h"
+
+namespace rangereplay::tool {
+
+/// What the deferred ranges use of the range controller, which implements
+/// it: the immediate path's steps, for a batch member replayed on its own,
+/// and the facts a batch's window needs. Called with the tool's lock held.
+struct WindowMember;  // controller_helpers.h
+
+class BatchServices {
+ public:
+  /// Passes the metric list needs (0 before the counter set-up).
+  virtual std::uint32_t pass_count() const = 0;
+  /// Whether another thread has unloaded a module since `range` ended.
+  virtual bool unloaded_since_end(const ActiveRange& range) const = 0;
+  /// The range records' decline fields, notes and times.
+  virtual RangeReporter reporter() const = 0;
+  /// The L2 flush enqueued on the tool's stream (a window's flush_caches
+  /// hook); empty when the tool has no flush buffer.
+  virtual std::function<Status()> flush_on_tool_stream() = 0;
+  /// The counter mode and image sized to `range`'s `kernel_count` kernels,
+  /// as after a pass 0 that only recorded.
+  virtual Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) = 0;
+  /// `range`'s own replay window; the caller holds the inventory's lock.
+  /// nullopt when every pass ran, or the range's decline.
+  virtual std::optional<Decline> replay_window_locked(ActiveRange& range) = 0;
+  /// Decodes and evaluates `range`'s counter values into its record.
+  virtual Status evaluate(ActiveRange& range) = 0;
+  /// Kernel records of `range` with their values (one row per counter range).
+  virtual void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) = 0;
+
+ protected:
+  ~BatchServices() = default;
+};
+
+/// What the deferred ranges use of the tool around them; every reference
+/// outlives them.
+struct DeferredRangesParts {
+  /// The configuration (--batch-ranges, --range-metrics, --quiet; read when
+  /// used: it is loaded after the controller is built).
+  const ProfileConfig& config;
+  /// Stream captures: a flush due while one is open or beginning declines.
+  const CaptureState& captures;
+  /// Its lock is held for a batch's whole replay window.
+  AllocationInventory& inventory;
+  /// The process's report: the deferred ranges' reserved records.
+  report::Report& report;
+  /// The tool's lock, held by every caller; a batch names its stage.
+  ToolMutex& mutex;
+  /// The entry snapshots: the members' restore globals, the batch storages.
+  EntrySnapshots& snapshots;
+  /// The controller's counter session (null before its set-up), its tool's
+  /// stream and the profiled context.
+  const std::unique_ptr<CounterSession>& counters;
+  const CUstream& tool_stream;
+  const CUcontext& counters_context;
+  /// The controller's parked ranges: declined members whose GPU objects
+  /// cannot be freed now.
+  std::vector<std::unique_ptr<ActiveRange>>& parked;
+  /// The controller's services.
+  BatchServices& controller;
+};
+
+class DeferredRanges {
+ public:
+  explicit DeferredRanges(DeferredRangesParts parts)
+      : parts_{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex},
+        snapshots_(parts.snapshots),
+        counters_(parts.counters),
+        tool_stream_(parts.tool_stream),
+        counters_context_(parts.counters_context),
+        parked_(parts.parked),
+        controller_(parts.controller) {}
+  DeferredRanges(const DeferredRanges&) = delete;
+  DeferredRanges& operator=(const DeferredRanges&) = delete;
+
+  /// Ranges are deferred; read without the lock.
+  bool has_pending() const { return has_pending_.load(std::memory_order_seq_cst); }
+  /// The deferred ranges, in the order they ended.
+  const std::vector<std::unique_ptr<ActiveRange>>& pending() const { return pending_; }
+  /// --batch-ranges: the most ranges deferred together; nullopt: off (each
+  /// range replayed at its end). Read from the configuration when asked: it
+  /// is loaded after the controller is built.
+  std::optional<std::size_t> batch_size() const {
+    if (parts_.config.batch_ranges < 2) return std::nullopt;
+    return parts_.config.batch_ranges;
+  }
+  /// Whether an ended range whose replay could be deferred can wait: no
+  /// graph launches (the application may destroy the executable graph), no
+  /// pinned host buffers restored with it (host threads write them) and no
+  /// write-set snapshot (its write set is proven at the range's end, before
+  /// the replay, from digests of the memory as pass 0 left it).
+  static bool can_wait(const ActiveRange& range);
+
+  /// Defers `range` (ended, pass 0 recorded, replay not run; batching on):
+  /// its record is reserved in the report, and the batch is flushed first
+  /// when the counter image would not hold it, and after it when full.
+  void defer(std::unique_ptr<ActiveRange> range);
+  /// Replays the deferred ranges together now (their window), `why` naming
+  /// the cause in their notes, with the profiled context made current;
+  /// with a capture open or beginning, or that context not current-able,
+  /// they are declined instead (no call a capture forbids is made). Nothing
+  /// without any.
+  void flush_pending(const char* why);
+  /// A free, unmap or access change (`call`) is about to run: the deferred
+  /// ranges are replayed first, while their memory is as they used it.
+  void before_free(const char* call);
+  /// `call` is about to write device memory no deferred range's snapshot
+  /// holds: the deferred ranges are replayed first.
+  void before_untracked_write(const char* call);
+  /// A capture begin call `call` of this thread is about to run (counted in
+  /// the captures' beginning()): the deferred ranges are replayed before the
+  /// capture exists.
+  void flush_before_capture(const char* call);
+  /// At process exit: the deferred ranges are declined (replay_failed:
+  /// nothing is replayed at exit), their GPU objects parked, never freed.
+  void decline_at_exit();
+
+ private:
+  // The parts that are not the controller's, under the names the members
+  // read them by.
+  struct Parts {
+    const ProfileConfig& config;
+    const CaptureState& captures;
+    AllocationInventory& inventory;
+    report::Report& report;
+    ToolMutex& mutex;
+  };
+
+  // Counter ranges `range` takes in a batch: its kernels, or one.
+  std::size_t batch_counter_ranges(const ActiveRange& range) const;
+  // Declines every range of `batch` with `reason` and `detail`, fills their
+  // reserved records; their GPU state is freed (or parked while a capture is
+  // open).
+  // `keep_gpu_objects`: parked, never freed (a capture may be open or
+  // beginning, or the process is exiting and the context may be gone).
+  void decline_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, DeclineReason reason, const std::string& detail,
+                     bool keep_gpu_objects = false);
+  // Replays `batch` (its members not declined) and fills their records.
+  void replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why);
+  // replay_batch's window: each member's window parts (into `parts`, which
+  // the caller keeps until the batch's records are filled) with its own
+  // counter ranges (first_row: each member's first row in the values), the counters
+  // set to user ranges and sized to them, the passes, the values decoded
+  // into `values`; the configured counter mode is set again. Returns the
+  // window's failure (a member's parts, the counters, a pass); a values
+  // failure is in `values`.
+  Status run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                          std::vector<std::unique_ptr<WindowMember>>& parts, std::vector<std::size_t>& first_row,
+                          StatusOr<std::vector<std::vector<double>>>& values);
+  // After replay_batch's window and values succeeded: each member's kernel
+  // records from its rows of `values`, its counter ranges and note, and its
+  // reserved record filled (the window's time, since `start`, shared out).
+  void record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                    const StatusOr<std::vector<std::vector<double>>>& values, const std::vector<std::size_t>& first_row,
+                    std::chrono::steady_clock::time_point start, const char* why);
+  // After `batch`'s window returned fewer counter ranges than it opened
+  // (`mismatch`, counter_ranges_mismatch's detail): replays each member in a
+  // window of its own, with its counters sized to its kernels as an
+  // immediate range's, and fills its reserved record (values, or the
+  // decline of its own window). Call with the inventory's lock held.
+  void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch, const char* why);
+
+  Parts parts_;
+  EntrySnapshots& snapshots_;
+  const std::unique_ptr<CounterSession>& counters_;
+  const CUstream& tool_stream_;
+  const CUcontext& counters_context_;
+  std::vector<std::unique_ptr<ActiveRange>>& parked_;
+  BatchServices& controller_;
+  // Deferred ranges, in the order they ended, and whether there are any.
+  std::vector<std::unique_ptr<ActiveRange>> pending_;
+  std::atomic<bool> has_pending_{false};
+  // flush_before_capture is running: this thread's own capture begin is in
+  // the captures' beginning() count.
+  bool capture_begin_here_ = false;
+};
+
+}  // namespace rangereplay::tool

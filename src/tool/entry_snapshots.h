@@ -1,0 +1,131 @@
+// EntrySnapshots: the entry-state side of the range controller
+// (range_controller.h). At a range's begin it splits the inventory into the
+// range's snapshot regions, captures their entry state in the snapshot tiers
+// (cuda/snapshot.h) and plans the differential restore (the entry digests);
+// a snapshot that does not fit whole becomes a write-set snapshot
+// (core/snapshot/write_set.h), proven by digests after pass 0 and checked again after
+// the replay window. It owns what lives across ranges for that: the snapshot
+// storages (the process's, and one per deferred range) with their retained
+// arenas, and the write-set predictions per range name. The controller
+// decides when each step runs; the state it builds is the range's
+// (ActiveRange: snapshot, restore_plan, write_set, allocations).
+//
+// Thread-safety: called with the tool's lock held (the controller's callers
+// hold it) and inside an InToolScope. It waits for the GPU (snapshot copies,
+// digests on the tool's stream) and takes the inventory's leaf lock to
+// select regions, never the tool's lock of another thread. Nothing here
+// throws: failures become the range's decline or a note in its record.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/base/decline.h"
+#include "core/base/memory_range.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "core/record/allocation_inventory.h"
+#include "core/snapshot/write_set.h"
+#include "cuda/snapshot.h"
+#include "report/report_model.h"
+#include "tool/active_range.h"
+#include "tool/logic/tool_mutex.h"
+#include "tool/restore_strategy.h"
+
+namespace rangereplay::tool {
+
+/// What the entry snapshots use of the tool around them; every reference
+/// outlives them.
+struct EntrySnapshotsParts {
+  /// The configuration (snapshot limits, --restore, --quiet; read when used).
+  const ProfileConfig& config;
+  /// Split into snapshot regions under its lock.
+  AllocationInventory& inventory;
+  /// The process's report: the write-set check's errors.
+  report::Report& report;
+  /// The tool's lock, held by every caller; the snapshot names its stage.
+  ToolMutex& mutex;
+  /// The tool's stream (the range controller's, created with the counters;
+  /// null before): snapshot copies, digests and restores run on it.
+  const CUstream& tool_stream;
+};
+
+class EntrySnapshots {
+ public:
+  explicit EntrySnapshots(EntrySnapshotsParts parts)
+      : parts_{parts.config, parts.inventory, parts.report, parts.mutex}, tool_stream_(parts.tool_stream) {}
+  EntrySnapshots(const EntrySnapshots&) = delete;
+  EntrySnapshots& operator=(const EntrySnapshots&) = delete;
+
+  /// The entry snapshot over the regions `range`'s device can write (in
+  /// range.snapshot, range.allocations and the other memory lists), with
+  /// the differential restore plan under --restore differential; its notes,
+  /// tiers and sizes into the range's record. With `allow_write_set`, a
+  /// snapshot that does not fit whole becomes a write-set snapshot
+  /// (range.write_set set). Returns the range's decline: snapshot_does_not_fit
+  /// (from the snapshot's plan), replay_failed for a failing copy.
+  std::optional<Decline> capture_entry_state(ActiveRange& range, bool allow_write_set);
+  /// At the end of pass 0 (drained) of a write-set range: digests the
+  /// write-set regions again, grows the prediction by the chunks that
+  /// changed, and declines (write_set_learned, write_set_exceeded) unless
+  /// every one was predicted; otherwise notes the policy in the record.
+  std::optional<Decline> prove_write_set(ActiveRange& range);
+  /// After the replay window of a write-set range restored the exit state:
+  /// digests the write-set regions once more and reports chunks the replays
+  /// changed outside the snapshot (memory the exit restore could not put
+  /// back) in the record's notes and the report's errors.
+  void check_write_set_after_window(ActiveRange& range);
+  /// The capture and restore of `range`'s module variables and pinned
+  /// buffers (module_globals.h) on the tool's stream, for its restore
+  /// strategy. `range` must outlive the returned functions.
+  RangeGlobals range_globals(ActiveRange& range);
+  /// Idle batch storages (no deferred range's snapshot in them) give their
+  /// retained arenas back, but the first.
+  void release_idle_batch_storage();
+
+ private:
+  // The parts but the stream, under the names the members read them by.
+  struct Parts {
+    const ProfileConfig& config;
+    AllocationInventory& inventory;
+    report::Report& report;
+    ToolMutex& mutex;
+  };
+
+  // Splits the inventory for a range: its snapshot regions (returned, and
+  // range.allocations), pinned or host-attached memory (range.host_mapped),
+  // other devices' memory (range.other_device_memory). Takes the
+  // inventory's lock.
+  std::vector<MemoryRange> select_snapshot_regions(ActiveRange& range);
+  // Builds range.restore_plan over the entry snapshot just captured and
+  // digests the entry state; on failure leaves it empty (full restore) with
+  // a note in the range's record.
+  void plan_differential_restore(ActiveRange& range);
+  // Write-set snapshots (write_set_snapshot.cpp, core/snapshot/write_set.h). After
+  // `regions` did not fit whole: switches the largest regions (of 64 MiB or
+  // more, at most 8) one at a time to their predicted chunks until the
+  // snapshot fits, rebuilding range.allocations as the snapshot's regions
+  // and filling range.write_set.
+  // Errors: the last attempt's (snapshot_does_not_fit when none fits).
+  StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
+  // The digest-only plan over the write-set regions and their entry digests
+  // (call right after the entry capture, nothing written since).
+  Status digest_write_set_entry(ActiveRange& range);
+  // The snapshot storage of the range beginning now: the process's, or for
+  // a deferrable range the first batch storage no snapshot uses.
+  SnapshotStorage& storage_for(const ActiveRange& range);
+
+  Parts parts_;
+  const CUstream& tool_stream_;
+  // Write-set predictions per range name (core/snapshot/write_set.h).
+  WriteSetPredictor write_sets_;
+  // Snapshot tiers for the process: retained arenas are reused across ranges.
+  std::unique_ptr<SnapshotStorage> snapshot_storage_;
+  // One snapshot storage per deferred range (retained across batches).
+  std::vector<std::unique_ptr<SnapshotStorage>> batch_storage_;
+};
+
+}  // namespace rangereplay::tool
