@@ -145,11 +145,19 @@ def _function_name(stmt):
         start = j + 1
     words = words[start:]
     stmt = stmt[start:]
-    # The parameter list: the first '(' at bracket depth 0 that follows a name.
+    # The parameter list: the first '(' at bracket depth 0 that follows a name,
+    # outside template arguments (`std::function<int()> f() {`); a '<' right
+    # after `operator` (operator<, operator<<) opens none.
     depth = 0
+    angles = 0
     for k, w in enumerate(words):
-        if w in "([{":
-            if w == "(" and depth == 0 and k > 0:
+        if w == "<" and not (k > 0 and words[k - 1] == "operator") and \
+                not (k > 1 and words[k - 1] == "<" and words[k - 2] == "operator"):
+            angles += 1
+        elif w == ">" and angles > 0:
+            angles -= 1
+        elif w in "([{":
+            if w == "(" and depth == 0 and angles == 0 and k > 0:
                 if "=" in words[:k]:
                     return None  # a variable (maybe a lambda) at namespace scope
                 name = _name_before(words, k)

@@ -25,6 +25,9 @@ EXPECTED = [
     (32, "~Widget", 2),
     (41, "trailing", 7),
     (51, "outer::qualified_nine", 9),
+    (61, "returns_a_function", 3),
+    (65, "operator<", 3),
+    (69, "after_nested_templates", 3),
 ]
 
 

@@ -57,3 +57,15 @@ int outer::qualified_nine(int x) noexcept {
   }
   return x;
 }
+
+std::function<int()> returns_a_function(int x) {
+  return [x] { return x; };
+}
+
+bool operator<(const Point& a, const Point& b) {
+  return a.x < b.x;
+}
+
+std::map<int, std::vector<int>> after_nested_templates() {
+  return {};
+}
