@@ -127,6 +127,23 @@ void EntrySnapshots::release_idle_batch_storage() {
   }
 }
 
+std::uint64_t EntrySnapshots::idle_device_bytes() {
+  std::uint64_t bytes = 0;
+  if (snapshot_storage_ && !snapshot_storage_->in_use())
+    bytes += snapshot_storage_->arena_bytes(SnapshotStorage::kDeviceTier);
+  for (const auto& storage : batch_storage_) {
+    if (!storage->in_use()) bytes += storage->arena_bytes(SnapshotStorage::kDeviceTier);
+  }
+  return bytes;
+}
+
+void EntrySnapshots::release_idle_storage() {
+  if (snapshot_storage_ && !snapshot_storage_->in_use()) snapshot_storage_->release().ignore();
+  for (const auto& storage : batch_storage_) {
+    if (!storage->in_use()) storage->release().ignore();
+  }
+}
+
 RangeGlobals EntrySnapshots::range_globals(ActiveRange& range) {
   return RangeGlobals{[&range] { return capture_globals_exit(range); },
                       [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};

@@ -85,6 +85,13 @@ class EntrySnapshots {
   /// Idle batch storages (no deferred range's snapshot in them) give their
   /// retained arenas back, but the first.
   void release_idle_batch_storage();
+  /// Device bytes held by the storages no snapshot uses now (their retained
+  /// device arenas), 0 when none.
+  std::uint64_t idle_device_bytes();
+  /// Every storage no snapshot uses frees its arenas (device and pinned);
+  /// the next snapshot allocates again. Call with the profiled context
+  /// current.
+  void release_idle_storage();
 
  private:
   // The parts but the stream, under the names the members read them by.

@@ -19,6 +19,7 @@
 #include "tool/cupti_counters.h"
 #include "tool/deferred_ranges.h"
 #include "tool/logic/counter_session.h"
+#include "tool/logic/device_room.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/replay_window.h"
 #include "tool/module_globals.h"
@@ -749,6 +750,26 @@ bool RangeController::ends_profiled_context(const TeardownParams& teardown) cons
     case ContextTeardown::kPrimaryRelease: return teardown.device == counters_device_;
   }
   return false;
+}
+
+void RangeController::before_device_allocation(const char* call, std::uint64_t bytes) {
+  // The tool's memory lives in the profiled context; another context's
+  // allocation is on its own device or memory.
+  if (counters_context_ == nullptr || profiled_context_lost_) return;
+  const bool holds = deferred_.has_pending() || snapshots_.idle_device_bytes() > 0;
+  if (!holds) return;
+  InToolScope guard;
+  CUcontext current = nullptr;
+  if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != counters_context_) return;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return;
+  if (!must_make_room(free_bytes, bytes, holds)) return;
+  const std::string why = std::string(call) + " asked for " + std::to_string(bytes) +
+                          " bytes of device memory, more than was free beside the tool's snapshots";
+  debug("making room: %s", why);
+  deferred_.flush_pending(why.c_str());
+  snapshots_.release_idle_storage();
 }
 
 void RangeController::before_teardown(const char* call, const TeardownParams& teardown) {

@@ -153,6 +153,16 @@ class RangeController : private BatchServices {
   /// A free, unmap or access change (`call`) is about to run: the deferred
   /// ranges are replayed first, while their memory is as they used it.
   void before_free(const char* call) { deferred_.before_free(call); }
+  /// An application allocation `call` of `bytes` of device memory is about
+  /// to run (its entry, outside a capture, in the calling thread's context):
+  /// when the profiled context is current and the request with its headroom
+  /// does not fit in the device memory free now while the tool holds some
+  /// (deferred ranges' snapshots, retained arenas: tool/logic/device_room.h),
+  /// the deferred ranges are replayed and the idle snapshot storages free
+  /// their arenas first, so that the application does not run out of
+  /// memory because of the tool. One cuMemGetInfo when the tool holds
+  /// memory; nothing otherwise.
+  void before_device_allocation(const char* call, std::uint64_t bytes);
   /// `call` is about to destroy a context, unload a module or destroy an
   /// object kernels may use (a kTeardown row; `teardown` what it ends, when
   /// it ends a context): the deferred ranges are replayed first, and when it

@@ -9,6 +9,7 @@
 
 #include "core/record/cubin_symbols.h"
 #include "cuda/kernel_arguments.h"
+#include "tool/logic/device_room.h"
 #include "tool/range_controller.h"
 
 namespace rangereplay::tool {
@@ -97,6 +98,12 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
   if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() &&
       (call.kind == CallKind::kFree || call.effect == MemoryEffect::kSetAccess))
     ranges_.before_free(data->functionName);
+  // An allocation that would not fit beside the memory the tool holds
+  // between ranges: the tool gives it back first (tool/logic/device_room.h).
+  if (data->callbackSite == CUPTI_API_ENTER && call.kind == CallKind::kAllocation) {
+    if (const std::uint64_t bytes = device_bytes_requested(call.effect, params.allocation); bytes > 0)
+      ranges_.before_device_allocation(data->functionName, bytes);
+  }
   if (ActiveRange* range = recording()) {
     DriverCallEvent event;
     event.call = &call;
