@@ -55,6 +55,11 @@ void DeferredRanges::flush_pending(const char* why) {
   std::vector<std::unique_ptr<ActiveRange>> batch = std::move(pending_);
   pending_.clear();
   InToolScope guard;
+  // However the flush ends (an exception included), the flag is cleared.
+  struct ClearedAtEnd {
+    std::atomic<bool>& flag;
+    ~ClearedAtEnd() { flag.store(false, std::memory_order_seq_cst); }
+  } cleared_at_end{has_pending_};
   // has_pending_ stays set until the replays are done: a capture begin on
   // another thread either is counted here, or sees the flag and waits for
   // the tool's lock before its capture exists (capture_tracking.cpp).
@@ -75,15 +80,19 @@ void DeferredRanges::flush_pending(const char* why) {
                     std::string("the profiled context could not be made current for the deferred replay (") + why + ")",
                     /*keep_gpu_objects=*/true);
     } else {
+      // Popped however the replay ends (an exception included).
+      struct PoppedAtEnd {
+        ~PoppedAtEnd() {
+          CUcontext popped = nullptr;
+          cuCtxPopCurrent(&popped);
+        }
+      } popped_at_end;
       replay_batch(batch, why);
       batch.clear();  // their GPU objects are freed with the context current
       // Idle batch storages give their retained arenas back but one.
       snapshots_.release_idle_batch_storage();
-      CUcontext popped = nullptr;
-      cuCtxPopCurrent(&popped);
     }
   }
-  has_pending_.store(false, std::memory_order_seq_cst);
 }
 
 void DeferredRanges::before_untracked_write(const char* call) {
@@ -152,6 +161,11 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   std::vector<std::unique_ptr<WindowMember>> parts;
   std::vector<std::size_t> first_row;
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
+  // The records as pass 0 left them: a member replayed on its own after the
+  // batch starts again from them (replay_alone).
+  std::vector<report::RangeRecord> before;
+  before.reserve(batch.size());
+  for (const auto& range : batch) before.push_back(range->record);
   s = run_batch_window(batch, parts, first_row, values);
   if (!s.ok()) {
     const bool any_unloaded = std::any_of(
@@ -162,7 +176,7 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
     // Each member still holds its entry snapshot, and the batch handed its
     // exit state back: it can be replayed on its own, as an immediate range.
-    replay_alone(batch, values.status().message(), why);
+    replay_alone(batch, before, values.status().message(), ms_since(start), why);
     return;
   }
   if (!values.ok()) {
@@ -249,14 +263,15 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   }
 }
 
-void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch,
-                                  const char* why) {
+void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                  std::vector<report::RangeRecord>& before, const std::string& mismatch,
+                                  double batch_ms, const char* why) {
   const std::size_t others = batch.size() - 1;
-  for (auto& member : batch) {
-    ActiveRange& range = *member;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ActiveRange& range = *batch[i];
     const auto start = Clock::now();
-    // The batch's passes are not this range's values.
-    range.record.pass_records.clear();
+    // The batch's passes, times and notes are not this range's.
+    range.record = std::move(before[i]);
     Status s = controller_.size_counters_to_pass0(range, range.program.kernels().size());
     std::optional<Decline> failed =
         s.ok() ? controller_.replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
@@ -269,9 +284,10 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
       decline(range, failed->reason, std::move(failed->detail));
     } else {
       range.record.counter_ranges = counter_ranges_name(range.counters);
-      range.record.notes.push_back("replayed on its own after its batch with " + std::to_string(others) +
-                                   " other deferred ranges (replayed when: " + why +
-                                   ") got counter ranges that did not match: " + mismatch);
+      range.record.notes.push_back(
+          "replayed on its own after its batch with " + std::to_string(others) +
+          " other deferred ranges (replayed when: " + why + "; " + std::to_string(static_cast<long long>(batch_ms)) +
+          " ms, not in this range's times) got counter ranges that did not match: " + mismatch);
     }
     controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
                                          range.modules_loaded, ms_since(start));

@@ -207,8 +207,11 @@ class DeferredRanges {
   // (`mismatch`, counter_ranges_mismatch's detail): replays each member in a
   // window of its own, with its counters sized to its kernels as an
   // immediate range's, and fills its reserved record (values, or the
-  // decline of its own window). Call with the inventory's lock held.
-  void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, const std::string& mismatch, const char* why);
+  // decline of its own window), starting again from `before` (each member's
+  // record as pass 0 left it, in batch order; moved from) and noting the
+  // batch's `batch_ms`. Call with the inventory's lock held.
+  void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, std::vector<report::RangeRecord>& before,
+                    const std::string& mismatch, double batch_ms, const char* why);
 
   Parts parts_;
   EntrySnapshots& snapshots_;

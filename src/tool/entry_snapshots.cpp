@@ -127,12 +127,12 @@ void EntrySnapshots::release_idle_batch_storage() {
   }
 }
 
-std::uint64_t EntrySnapshots::idle_device_bytes() {
+std::uint64_t EntrySnapshots::releasable_device_bytes(bool with_batch_snapshots) {
   std::uint64_t bytes = 0;
   if (snapshot_storage_ && !snapshot_storage_->in_use())
     bytes += snapshot_storage_->arena_bytes(SnapshotStorage::kDeviceTier);
   for (const auto& storage : batch_storage_) {
-    if (!storage->in_use()) bytes += storage->arena_bytes(SnapshotStorage::kDeviceTier);
+    if (!storage->in_use() || with_batch_snapshots) bytes += storage->arena_bytes(SnapshotStorage::kDeviceTier);
   }
   return bytes;
 }

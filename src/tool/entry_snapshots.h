@@ -85,9 +85,12 @@ class EntrySnapshots {
   /// Idle batch storages (no deferred range's snapshot in them) give their
   /// retained arenas back, but the first.
   void release_idle_batch_storage();
-  /// Device bytes held by the storages no snapshot uses now (their retained
-  /// device arenas), 0 when none.
-  std::uint64_t idle_device_bytes();
+  /// Device bytes a flush of the deferred ranges and release_idle_storage()
+  /// could give back: the device arenas of the storages no snapshot uses
+  /// now, and with `with_batch_snapshots` those of the batch storages in use
+  /// (deferred ranges' snapshots, and the open range's when it is
+  /// deferrable: an overcount only). 0 when none.
+  std::uint64_t releasable_device_bytes(bool with_batch_snapshots);
   /// Every storage no snapshot uses frees its arenas (device and pinned);
   /// the next snapshot allocates again. Call with the profiled context
   /// current.

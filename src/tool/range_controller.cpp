@@ -756,15 +756,18 @@ void RangeController::before_device_allocation(const char* call, std::uint64_t b
   // The tool's memory lives in the profiled context; another context's
   // allocation is on its own device or memory.
   if (counters_context_ == nullptr || profiled_context_lost_) return;
-  const bool holds = deferred_.has_pending() || snapshots_.idle_device_bytes() > 0;
-  if (!holds) return;
+  // Freeing is a call a capture forbids, and a flush due while a capture is
+  // open or beginning would decline the deferred ranges without freeing.
+  if (parts_.captures.open_or_beginning()) return;
+  const std::uint64_t held = snapshots_.releasable_device_bytes(deferred_.has_pending());
+  if (held == 0) return;
   InToolScope guard;
   CUcontext current = nullptr;
   if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != counters_context_) return;
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   if (cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return;
-  if (!must_make_room(free_bytes, bytes, holds)) return;
+  if (!must_make_room(free_bytes, bytes, held)) return;
   const std::string why = std::string(call) + " asked for " + std::to_string(bytes) +
                           " bytes of device memory, more than was free beside the tool's snapshots";
   debug("making room: %s", why);

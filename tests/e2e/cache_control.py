@@ -18,8 +18,7 @@ checksums equal a plain run's. The one-pass totals of the first range without
 the counter set-up's warm-up pass (RANGEREPLAY_COUNTER_WARMUP=0) are printed
 beside ncu's, unchecked.
 
-GPU end-to-end test of --cache-control against ncu's range replay in the same mode
-(tests/e2e/cache_control.py).
+GPU end-to-end test of --cache-control against ncu's range replay in the same mode.
 """
 import os
 import sys

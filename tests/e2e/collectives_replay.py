@@ -19,8 +19,7 @@ and the program's output is unchanged. No NCCL: the collective kernels
 themselves need two GPUs.
 
 GPU end-to-end test of --collectives replay with two ranks on one GPU: the ranks meet at every
-multi-pass range's end and replay it together, and a range one rank declines is declined by both
-(tests/e2e/collectives_replay.py).
+multi-pass range's end and replay it together, and a range one rank declines is declined by both.
 """
 import os
 import socket

@@ -11,8 +11,7 @@ counts side by side (min equal to max); ranks run at the same time are
 reported as they come (a range that could not get the GPU's counters says why:
 two processes cannot count on one GPU at once).
 
-GPU end-to-end test of multi-process jobs: one report per rank, named by the rank's own variables
-(tests/e2e/multi_process.py).
+GPU end-to-end test of multi-process jobs: one report per rank, named by the rank's own variables.
 """
 import json
 import os

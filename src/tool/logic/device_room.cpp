@@ -20,12 +20,14 @@ std::uint64_t device_bytes_requested(MemoryEffect effect, const AllocationParams
   }
 }
 
-bool must_make_room(std::uint64_t free_bytes, std::uint64_t requested, bool tool_holds_memory) {
-  if (!tool_holds_memory || requested == 0) return false;
-  const std::uint64_t wanted = requested > std::numeric_limits<std::uint64_t>::max() - kAllocationHeadroomBytes
-                                   ? std::numeric_limits<std::uint64_t>::max()
-                                   : requested + kAllocationHeadroomBytes;
-  return free_bytes < wanted;
+bool must_make_room(std::uint64_t free_bytes, std::uint64_t requested, std::uint64_t held_bytes) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  if (held_bytes == 0 || requested == 0) return false;
+  const std::uint64_t wanted =
+      requested > kMax - kAllocationHeadroomBytes ? kMax : requested + kAllocationHeadroomBytes;
+  if (free_bytes >= wanted) return false;
+  const std::uint64_t after = free_bytes > kMax - held_bytes ? kMax : free_bytes + held_bytes;
+  return after >= requested;
 }
 
 }  // namespace rangereplay::tool

@@ -27,10 +27,12 @@ inline constexpr std::uint64_t kAllocationHeadroomBytes = std::uint64_t{256} << 
 /// physical memory already created, access changes, frees).
 std::uint64_t device_bytes_requested(MemoryEffect effect, const AllocationParams& params);
 
-/// Whether the tool gives back what it holds before an allocation of
-/// `requested` bytes, with `free_bytes` of device memory free now
-/// (cuMemGetInfo): when it holds any and the request with the headroom does
-/// not fit in what is free. Saturating arithmetic.
-bool must_make_room(std::uint64_t free_bytes, std::uint64_t requested, bool tool_holds_memory);
+/// Whether the tool gives back the `held_bytes` of device memory it could
+/// free before an allocation of `requested` bytes, with `free_bytes` free
+/// now (cuMemGetInfo): when the request with the headroom does not fit in
+/// what is free, and what the tool holds would let the request itself fit
+/// (otherwise the allocation fails without the tool too, and the deferred
+/// ranges keep their batch). Saturating arithmetic.
+bool must_make_room(std::uint64_t free_bytes, std::uint64_t requested, std::uint64_t held_bytes);
 
 }  // namespace rangereplay::tool

@@ -121,6 +121,9 @@ Status ReplayWindow::run(std::vector<ReplayMember>& members) {
 
 Status ReplayWindow::run_passes(std::vector<ReplayMember>& members, std::size_t& captured) {
   if (members.empty()) return invalid_argument("a replay window without ranges");
+  if (members.size() > 1 &&
+      std::any_of(members.begin(), members.end(), [](const ReplayMember& m) { return m.observer != nullptr; }))
+    return invalid_argument("an observer in a replay window of several ranges (--verify replays each range alone)");
   for (ReplayMember& m : members) {
     auto start = Clock::now();
     RR_RETURN_IF_ERROR(m.restore->capture_exit());
@@ -145,8 +148,13 @@ Status ReplayWindow::run_passes(std::vector<ReplayMember>& members, std::size_t&
 StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, std::vector<ReplayMember>& members) {
   if (parts_.pass_begins) parts_.pass_begins(pass);
   double counters_ms = 0;
+  // A window of one starts its pass after the member's restore; a window of
+  // several before the first, so that each member's flush also writes back
+  // what the pass's start left in L2, outside every counter range.
+  const bool one = members.size() == 1;
+  if (!one) RR_RETURN_IF_ERROR(start_counters(counters_ms));
   for (std::size_t i = 0; i < members.size(); ++i)
-    RR_RETURN_IF_ERROR(replay_member(pass, members[i], i == 0, counters_ms));
+    RR_RETURN_IF_ERROR(replay_member(pass, members[i], i == 0, one, counters_ms));
   const auto c = Clock::now();
   RR_ASSIGN_OR_RETURN(const bool all_submitted, parts_.counters.end_pass());
   counters_ms += ms_since(c);
@@ -159,7 +167,16 @@ StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, std::vector<ReplayMember
   return all_submitted;
 }
 
-Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first, double& counters_ms) {
+Status ReplayWindow::start_counters(double& counters_ms) {
+  const auto c = Clock::now();
+  RR_RETURN_IF_ERROR(parts_.counters.start_pass(parts_.pass_name));
+  counters_ms += ms_since(c);
+  if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
+  return ok_status();
+}
+
+Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first, bool starts_pass,
+                                   double& counters_ms) {
   report::RangeRecord& record = *m.record;
   report::StageTimings& t = record.timings;
   ReplayStream& stream = parts_.stream;
@@ -176,12 +193,7 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
   const std::uint64_t restored_bytes = m.restore->restored_bytes();
   if (m.observer != nullptr)
     m.observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
-  if (first) {
-    const auto c = Clock::now();
-    RR_RETURN_IF_ERROR(parts_.counters.start_pass(parts_.pass_name));
-    counters_ms += ms_since(c);
-    if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
-  }
+  if (starts_pass) RR_RETURN_IF_ERROR(start_counters(counters_ms));
   if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(parts_.counters.push_range(m.counter_range));
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
   if (m.module_unloaded && m.module_unloaded())

@@ -6,20 +6,25 @@
 //
 //   for each member: capture_exit, verify.begin          (RestoreStrategy)
 //   for each counter pass:
+//     several members: start pass, after_counters_start  (CounterPasses)
 //     for each member:
 //       restore entry -> read back -> flush -> sync      (RestoreStrategy, ReplayStream)
-//       verify.restored(its previous pass)
-//       first member: start pass, after_counters_start   (CounterPasses)
+//       verify.restored(its previous pass)               (a window of one only)
+//       one member: start pass, after_counters_start
 //       push its counter range (if any) -> re-submit -> wait -> pop
-//     end pass; for each member: verify.replayed(this pass)
+//     end pass; verify.replayed(this pass)
 //   for each member: notes, verify.before_exit_restore
 //   for each member, last first: restore exit; then verify.exit_restored
 //
 // Every member's restore runs outside its counter ranges and has finished
-// before they open: the first member's before the pass starts (so a pass of
-// CUPTI's automatic per-kernel ranges counts none of it), a later member's
-// inside the pass but between counter ranges (a window of several members
-// counts user ranges only: CounterPasses::push_range).
+// before they open. A window of one restores before its pass starts (so a
+// pass of CUPTI's automatic per-kernel ranges counts none of it). A window
+// of several counts user ranges only (CounterPasses::push_range): its pass
+// starts first and each member is restored and flushed inside it, between
+// counter ranges, so the first member's flush also writes back what the
+// pass's start left dirty in L2. --verify's observers run in windows of one
+// only (a window of several with an observer is refused): with several
+// members, one member's restore would find another's result.
 //
 // The steps that depend on the range are chosen once, by the caller, as the
 // window's parts: the restore strategy (full restore from the snapshot, or
@@ -163,7 +168,8 @@ struct ReplayMember {
   /// range pass 0 started, CUPTI's automatic per-kernel ranges, or the
   /// ranges the re-submission pushes per kernel: KernelCounterRanges).
   std::string counter_range;
-  /// --verify; null without. Its hooks run outside counter ranges.
+  /// --verify; null without; a window of one member only. Its hooks run
+  /// outside counter ranges.
   ReplayObserver* observer = nullptr;
   /// Whether another thread has unloaded a module since the member's range
   /// ended (its kernels cannot be launched again): checked before each
@@ -227,9 +233,13 @@ class ReplayWindow {
   // timings and pass records into their records. True when CUPTI has every
   // pass it needs.
   StatusOr<bool> run_pass(std::size_t pass, std::vector<ReplayMember>& members);
-  // Member `m`'s part of pass `pass`: restore, flush, wait; the pass's start
-  // for the first member; its counter range around the re-submission.
-  Status replay_member(std::size_t pass, ReplayMember& m, bool first, double& counters_ms);
+  // Member `m`'s part of pass `pass`: restore, flush, wait; with
+  // `starts_pass` (a window of one), the pass's start; its counter range
+  // around the re-submission; the ranks' barrier before the `first`
+  // member's submit.
+  Status replay_member(std::size_t pass, ReplayMember& m, bool first, bool starts_pass, double& counters_ms);
+  // The pass's start (its time into `counters_ms`), then after_counters_start.
+  Status start_counters(double& counters_ms);
   // After the last pass: passes, notes, the ranks' last barrier and every
   // member's exit state back.
   Status hand_back(std::size_t passes, std::vector<ReplayMember>& members);

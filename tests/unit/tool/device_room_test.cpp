@@ -33,14 +33,24 @@ TEST(DeviceRoom, a_pitched_size_that_overflows_saturates) {
 
 TEST(DeviceRoom, room_is_made_only_when_the_request_and_the_headroom_do_not_fit) {
   const std::uint64_t request = 1024 * kMiB;
-  EXPECT_FALSE(must_make_room(request + kAllocationHeadroomBytes, request, true));
-  EXPECT_TRUE(must_make_room(request + kAllocationHeadroomBytes - 1, request, true));
+  const std::uint64_t held = 4096 * kMiB;
+  EXPECT_FALSE(must_make_room(request + kAllocationHeadroomBytes, request, held));
+  EXPECT_TRUE(must_make_room(request + kAllocationHeadroomBytes - 1, request, held));
+  EXPECT_TRUE(must_make_room(0, request, held));
   // Nothing held: nothing to give back.
-  EXPECT_FALSE(must_make_room(0, request, false));
+  EXPECT_FALSE(must_make_room(0, request, 0));
   // A call that asks for no device memory of its own size.
-  EXPECT_FALSE(must_make_room(0, 0, true));
+  EXPECT_FALSE(must_make_room(0, 0, held));
+}
+
+TEST(DeviceRoom, no_room_is_made_when_what_the_tool_holds_cannot_make_the_request_fit) {
+  // 100 MiB free, the tool holds 400 MiB: 500 MiB fit after freeing, 501 not
+  // (that allocation fails without the tool too).
+  EXPECT_TRUE(must_make_room(100 * kMiB, 500 * kMiB, 400 * kMiB));
+  EXPECT_FALSE(must_make_room(100 * kMiB, 501 * kMiB, 400 * kMiB));
   // No overflow near the top.
-  EXPECT_TRUE(must_make_room(kMax - 1, kMax, true));
+  EXPECT_TRUE(must_make_room(kMax - 1, kMax, kMax));
+  EXPECT_FALSE(must_make_room(0, kMax, 1));
 }
 
 }  // namespace

@@ -551,8 +551,8 @@ struct BatchFixture {
 TEST(ReplayWindowOfSeveral, one_start_and_stop_per_pass_for_every_member_each_restored_outside_its_counter_ranges) {
   BatchFixture f(/*passes=*/2);
   ASSERT_TRUE(f.run(2).ok());
-  const Log pass = {"a restore_entry", "start_pass batch", "push step#0", "a submit", "pop",
-                    "b restore_entry", "push step#1",      "b submit",    "pop",      "end_pass"};
+  const Log pass = {"start_pass batch", "a restore_entry", "push step#0", "a submit", "pop",
+                    "b restore_entry",  "push step#1",     "b submit",    "pop",      "end_pass"};
   EXPECT_EQ(f.steps(),
             concat({{"a capture_exit", "b capture_exit"}, pass, pass, {"b restore_exit", "a restore_exit"}}));
   // Every restore has finished (synchronize) before the member's counter range opens.
@@ -568,8 +568,8 @@ TEST(ReplayWindowOfSeveral, one_start_and_stop_per_pass_for_every_member_each_re
 TEST(ReplayWindowOfSeveral, a_flush_runs_after_each_members_restore_and_ends_before_its_counter_ranges_open) {
   BatchFixture f(/*passes=*/2);
   ASSERT_TRUE(f.run(2, /*flush=*/true).ok());
-  const Log pass = {"a restore_entry", "flush_caches", "start_pass batch", "push step#0", "a submit", "pop",
-                    "b restore_entry", "flush_caches", "push step#1",      "b submit",    "pop",      "end_pass"};
+  const Log pass = {"start_pass batch", "a restore_entry", "flush_caches", "push step#0", "a submit", "pop",
+                    "b restore_entry",  "flush_caches",    "push step#1",  "b submit",    "pop",      "end_pass"};
   EXPECT_EQ(f.steps(),
             concat({{"a capture_exit", "b capture_exit"}, pass, pass, {"b restore_exit", "a restore_exit"}}));
   const auto flush = std::find(f.log.begin(), f.log.end(), "flush_caches");
@@ -606,21 +606,15 @@ TEST(ReplayWindowOfSeveral, a_failed_capture_restores_only_the_members_captured_
   EXPECT_EQ(f.steps(), (Log{"a capture_exit", "b capture_exit", "a restore_exit_after_failure"}));
 }
 
-TEST(ReplayWindowOfSeveral, an_observer_sees_its_members_passes_after_each_counter_pass_ends) {
+TEST(ReplayWindowOfSeveral, an_observer_is_refused_before_anything_runs) {
+  // With several members, one member's restore would find another's
+  // result: --verify replays each range in a window of its own.
   BatchFixture f(/*passes=*/2);
   FakeObserver observer(f.log);
   f.members[1].observer = &observer;
-  ASSERT_TRUE(f.run(2).ok());
-  Log seen;
-  for (const std::string& line : f.log) {
-    if (line.starts_with("verify ") || line == "end_pass" || line.starts_with("b ")) seen.push_back(line);
-  }
-  EXPECT_EQ(seen,
-            (Log{"b capture_exit", "verify begin", "b restore_entry", "verify restored none", "b submit", "end_pass",
-                 "verify replayed 1", "b restore_entry", "verify restored 1", "b submit", "end_pass",
-                 "verify replayed 2", "verify before_exit_restore 2", "b restore_exit", "verify exit_restored 2"}));
-  EXPECT_EQ(f.record_b.pass_records[0].divergences.size(), 1u);
-  EXPECT_TRUE(f.record_a.pass_records[0].divergences.empty());
+  const Status s = f.run(2);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(f.log.empty());
 }
 
 TEST(ReplayWindowOfSeveral, the_ranks_meet_once_per_pass_before_the_first_member_submits) {
