@@ -178,7 +178,7 @@ Status ProfilerTool::configure_and_subscribe() {
   journal_ = std::make_unique<report::JournalWriter>(
       report::journal_path_for(report_path_for_process(config_, report_.process_id)));
   // The requested list, each set role in its GH100 spelling, until the
-  // counters are set up on the device's chip (RangeController::ensure_counters
+  // counters are set up on the device's chip (RangeCounters::ensure_counters
   // puts the chip's list and what it lacks in the report).
   RR_ASSIGN_OR_RETURN(ResolvedMetrics requested, resolve_metric_list(config_.metrics, config_.metric_set,
                                                                      [](const std::string&) { return true; }));

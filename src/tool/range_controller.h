@@ -4,12 +4,14 @@
 // up), pass 0 (the drain, the entry snapshot, counters started or the range
 // pushed onto the standing pass), the range's end (pass 0 stopped, the
 // replay window over its restore strategy, the values evaluated, the
-// record). It owns what lives across ranges for that: the counter session
-// (tool/logic/counter_session.h), the tool's stream, the entry snapshots
-// (tool/entry_snapshots.h: snapshot regions and tiers, differential restore
-// plans, write sets), the deferred ranges (tool/deferred_ranges.h: the
-// batch queue of --batch-ranges, its flush points and the batch's replay
-// window; the controller implements the BatchServices it uses), the
+// record). It owns what lives across ranges for that: the counters
+// (tool/range_counters.h: the counter session, the tool's stream, the L2
+// flush, pass 0's start and stop, the evaluation, the standing pass), the
+// entry snapshots (tool/entry_snapshots.h: snapshot regions and tiers,
+// differential restore plans, write sets), the deferred ranges
+// (tool/deferred_ranges.h: the batch queue of --batch-ranges, its flush
+// points and the batch's replay window; the controller implements the
+// BatchServices it uses, the counters the counting steps), the
 // --collectives replay rendezvous (tool/rank_rendezvous.h), the launcher
 // gate, ranges parked while a capture is open.
 //
