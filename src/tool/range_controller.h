@@ -146,16 +146,11 @@ class RangeController : private BatchServices {
   /// final (report/report_journal.h). Caller holds mutex_.
   std::vector<std::size_t> unsettled_records() const;
 
-  /// The deferred ranges' flush points (--batch-ranges, deferred_ranges.h).
-  /// Ranges are deferred; read without the lock.
-  bool has_pending() const { return deferred_.has_pending(); }
-  /// Replays the deferred ranges together now, `why` naming the cause in
-  /// their notes; with a capture open, they are declined instead (no call a
-  /// capture forbids is made). Nothing without any.
-  void flush_pending(const char* why) { deferred_.flush_pending(why); }
-  /// A free, unmap or access change (`call`) is about to run: the deferred
-  /// ranges are replayed first, while their memory is as they used it.
-  void before_free(const char* call) { deferred_.before_free(call); }
+  /// The deferred ranges (--batch-ranges, deferred_ranges.h): their flush
+  /// points (a free, an untracked write, a capture begin, exit) are called
+  /// on them directly, with the tool's lock held; has_pending() is read
+  /// without it.
+  DeferredRanges& deferred() { return deferred_; }
   /// An application allocation `call` of `bytes` of device memory is about
   /// to run (its entry, outside a capture, in the calling thread's context):
   /// when the profiled context is current and the request with its headroom
@@ -179,14 +174,6 @@ class RangeController : private BatchServices {
   /// multiple_contexts, and no GPU object of the tool is used again. The
   /// tool's allocations were freed with the context.
   void after_context_teardown(const char* call, const TeardownParams& teardown);
-  /// `call` is about to write device memory no deferred range's snapshot
-  /// holds (writes_untracked_device_memory): the deferred ranges are
-  /// replayed first, while that memory is as they read it.
-  void before_untracked_write(const char* call) { deferred_.before_untracked_write(call); }
-  /// A capture begin call `call` of this thread is about to run (counted in
-  /// the captures' beginning()): the deferred ranges are replayed before the
-  /// capture exists.
-  void flush_before_capture(const char* call) { deferred_.flush_before_capture(call); }
 
  private:
   // Application range replay runs (app_range_pass.cpp): a range this run
