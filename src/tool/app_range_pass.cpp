@@ -39,8 +39,9 @@ void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcont
     if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok())
       declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
   }
-  if (!declined && cache_flush_ && parts_.config.cache_control == CacheControl::kAll) {
-    if (Status s = flush_caches(); !s.ok()) declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
+  if (!declined && counting_.cache_flush() && parts_.config.cache_control == CacheControl::kAll) {
+    if (Status s = counting_.flush_caches(); !s.ok())
+      declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
   }
   if (!declined) {
     parts_.mutex.set_stage("app-range begin: starting the counter pass");
@@ -98,7 +99,7 @@ void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
                                   std::to_string(outcome->runs) + " application runs");
   } else {
     range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) + " of " +
-                                  std::to_string(pass_count()) + " collected in this run");
+                                  std::to_string(counting_.pass_count()) + " collected in this run");
   }
   // The recorder's count of kernel operations is not kept here: its list is.
   if (no_kernel)

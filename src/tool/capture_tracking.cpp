@@ -45,11 +45,11 @@ void RecordSession::on_capture_api(const DriverCall& call, const CUpti_CallbackD
         captures_.enter_begin();
         if (range_open_.load(std::memory_order_seq_cst) || range_beginning_.load(std::memory_order_seq_cst)) {
           capture_begins_in_range(data->functionName);
-        } else if (ranges_.has_pending()) {
+        } else if (ranges_.deferred().has_pending()) {
           // Deferred ranges are replayed now, before the capture exists.
           ToolLock lock = lock_tool(data->functionName);
           InToolScope scope;
-          ranges_.flush_before_capture(data->functionName);
+          ranges_.deferred().flush_before_capture(data->functionName);
         }
         return;
       }

@@ -221,8 +221,8 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   if (s.ok()) s = counters_->backend().begin_range();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    ReplayWindow window(ReplayWindowParts{*counters_, stream, "batch", {}, controller_.flush_on_tool_stream()},
-                        controller_.pass_count());
+    ReplayWindow window(ReplayWindowParts{*counters_, stream, "batch", {}, counting_.flush_on_tool_stream()},
+                        counting_.pass_count());
     s = window.run(members);
   }
   if (s.ok()) {
@@ -251,7 +251,7 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   for (std::size_t i = 0; i < batch.size(); ++i) {
     ActiveRange& range = *batch[i];
     const auto rows = values->begin() + static_cast<std::ptrdiff_t>(first_row[i]);
-    controller_.record_kernels(
+    counting_.record_kernels(
         range, std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(batch_counter_ranges(range))));
     range.record.counter_ranges = counter_ranges_name(range.counters);
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
@@ -272,11 +272,11 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
     const auto start = Clock::now();
     // The batch's passes, times and notes are not this range's.
     range.record = std::move(before[i]);
-    Status s = controller_.size_counters_to_pass0(range, range.program.kernels().size());
+    Status s = counting_.size_counters_to_pass0(range, range.program.kernels().size());
     std::optional<Decline> failed =
         s.ok() ? controller_.replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
     if (!failed) {
-      if (Status e = controller_.evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
+      if (Status e = counting_.evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
     }
     if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
       counters_->backend().set_mode(counters_->configured_mode()).ignore();

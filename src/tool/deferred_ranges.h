@@ -14,9 +14,10 @@
 // capture forbids is made); nothing is replayed at exit.
 //
 // The range controller (range_controller.h) owns it, decides when a range
-// is deferred, and lends it the counters, the tool's stream, the profiled
-// context, the entry snapshots and the parked ranges, and the services of
-// BatchServices, which it implements.
+// is deferred, and lends it the counters (range_counters.h: the session,
+// the tool's stream, the profiled context and the counting steps a batch
+// shares with an immediate range), the entry snapshots, the parked ranges,
+// and the services of BatchServices, which it implements.
 //
 // Thread-safety: every member but has_pending() is called with the tool's
 // lock held and inside an InToolScope (flush_pending enters its own); a
@@ -48,35 +49,24 @@
 #include "tool/logic/counter_session.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/tool_mutex.h"
+#include "tool/range_counters.h"
 
 namespace rangereplay::tool {
 
 /// What the deferred ranges use of the range controller, which implements
-/// it: the immediate path's steps, for a batch member replayed on its own,
+/// it: the immediate path's window, for a batch member replayed on its own,
 /// and the facts a batch's window needs. Called with the tool's lock held.
 struct WindowMember;  // controller_helpers.h
 
 class BatchServices {
  public:
-  /// Passes the metric list needs (0 before the counter set-up).
-  virtual std::uint32_t pass_count() const = 0;
   /// Whether another thread has unloaded a module since `range` ended.
   virtual bool unloaded_since_end(const ActiveRange& range) const = 0;
   /// The range records' decline fields, notes and times.
   virtual RangeReporter reporter() const = 0;
-  /// The L2 flush enqueued on the tool's stream (a window's flush_caches
-  /// hook); empty when the tool has no flush buffer.
-  virtual std::function<Status()> flush_on_tool_stream() = 0;
-  /// The counter mode and image sized to `range`'s `kernel_count` kernels,
-  /// as after a pass 0 that only recorded.
-  virtual Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) = 0;
   /// `range`'s own replay window; the caller holds the inventory's lock.
   /// nullopt when every pass ran, or the range's decline.
   virtual std::optional<Decline> replay_window_locked(ActiveRange& range) = 0;
-  /// Decodes and evaluates `range`'s counter values into its record.
-  virtual Status evaluate(ActiveRange& range) = 0;
-  /// Kernel records of `range` with their values (one row per counter range).
-  virtual void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) = 0;
 
  protected:
   ~BatchServices() = default;
@@ -98,11 +88,12 @@ struct DeferredRangesParts {
   ToolMutex& mutex;
   /// The entry snapshots: the members' restore globals, the batch storages.
   EntrySnapshots& snapshots;
-  /// The controller's counter session (null before its set-up), its tool's
-  /// stream and the profiled context.
-  const std::unique_ptr<CounterSession>& counters;
-  const CUstream& tool_stream;
-  const CUcontext& counters_context;
+  /// The controller's counters: their session (null before its set-up),
+  /// the tool's stream, the profiled context, and the steps a batch shares
+  /// with an immediate range (the pass count, the cache-flush hook, the
+  /// counter image sized to a recorded pass 0, the evaluation, the kernel
+  /// records).
+  RangeCounters& counting;
   /// The controller's parked ranges: declined members whose GPU objects
   /// cannot be freed now.
   std::vector<std::unique_ptr<ActiveRange>>& parked;
@@ -115,9 +106,10 @@ class DeferredRanges {
   explicit DeferredRanges(DeferredRangesParts parts)
       : parts_{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex},
         snapshots_(parts.snapshots),
-        counters_(parts.counters),
-        tool_stream_(parts.tool_stream),
-        counters_context_(parts.counters_context),
+        counting_(parts.counting),
+        counters_(parts.counting.session()),
+        tool_stream_(parts.counting.tool_stream()),
+        counters_context_(parts.counting.context()),
         parked_(parts.parked),
         controller_(parts.controller) {}
   DeferredRanges(const DeferredRanges&) = delete;
@@ -215,6 +207,7 @@ class DeferredRanges {
 
   Parts parts_;
   EntrySnapshots& snapshots_;
+  RangeCounters& counting_;
   const std::unique_ptr<CounterSession>& counters_;
   const CUstream& tool_stream_;
   const CUcontext& counters_context_;

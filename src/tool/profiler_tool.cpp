@@ -178,7 +178,7 @@ Status ProfilerTool::configure_and_subscribe() {
   journal_ = std::make_unique<report::JournalWriter>(
       report::journal_path_for(report_path_for_process(config_, report_.process_id)));
   // The requested list, each set role in its GH100 spelling, until the
-  // counters are set up on the device's chip (RangeController::ensure_counters
+  // counters are set up on the device's chip (RangeCounters::ensure_counters
   // puts the chip's list and what it lacks in the report).
   RR_ASSIGN_OR_RETURN(ResolvedMetrics requested, resolve_metric_list(config_.metrics, config_.metric_set,
                                                                      [](const std::string&) { return true; }));
@@ -234,12 +234,13 @@ bool ProfilerTool::exiting_inside_the_tool() const {
 bool ProfilerTool::forked_child() const { return static_cast<std::uint32_t>(::getpid()) != report_.process_id; }
 
 void ProfilerTool::replay_deferred_at_exit() {
-  if (forked_child() || finished_.load() || g_tool_stopped.load(std::memory_order_relaxed) || !ranges_.has_pending())
+  if (forked_child() || finished_.load() || g_tool_stopped.load(std::memory_order_relaxed) ||
+      !ranges_.deferred().has_pending())
     return;
   if (exiting_inside_the_tool()) return;
   ToolLock lock = lock_tool("process exit");
   InToolScope scope;
-  ranges_.flush_pending("the process is exiting");
+  ranges_.deferred().flush_pending("the process is exiting");
 }
 
 void ProfilerTool::finish() {
@@ -286,7 +287,7 @@ void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx)
       break;
     case range::RangeEventKind::kEnd:
       ranges_.end();
-      if (ranges_.has_pending() && !exit_replay_registered_) {
+      if (ranges_.deferred().has_pending() && !exit_replay_registered_) {
         // Registered after the runtime's own exit handler, so it runs before
         // it: the deferred ranges are replayed while the application's
         // modules are still loaded.
@@ -376,7 +377,8 @@ void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackDa
   t_launch_index = static_cast<std::int64_t>(kernel_launches_.fetch_add(1, std::memory_order_relaxed));
   // While ranges are deferred, launches wait for the tool's lock too: a batch
   // replayed between ranges must not run beside another thread's work.
-  if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed) && !ranges_.has_pending()) return;
+  if (!trigger_.counts_launches() && !range_open_.load(std::memory_order_relaxed) && !ranges_.deferred().has_pending())
+    return;
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
@@ -408,7 +410,8 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     std::fprintf(stderr, "rangereplay[debug] thread %llu in range: %s\n",
                  static_cast<unsigned long long>(tool_thread_number()),
                  data->functionName != nullptr ? data->functionName : "?");
-  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() && record_.captures().open_captures() == 0)
+  if (data->callbackSite == CUPTI_API_ENTER && ranges_.deferred().has_pending() &&
+      record_.captures().open_captures() == 0)
     record_.replay_deferred_before_untracked_write(call, data);
   if (call == nullptr) {
     record_.observe_if_in_range(nullptr, data);
@@ -463,7 +466,7 @@ void ProfilerTool::on_teardown_api(const DriverCall& call, const CUpti_CallbackD
   // Deferred ranges are replayed, and before a context's end the standing
   // pass is read, while their context and kernels exist.
   const bool ends_context = call.decode != nullptr;
-  if (data->callbackSite == CUPTI_API_ENTER && (ranges_.has_pending() || ends_context)) {
+  if (data->callbackSite == CUPTI_API_ENTER && (ranges_.deferred().has_pending() || ends_context)) {
     ToolLock lock = lock_tool(data->functionName);
     // Driver calls made while holding mutex_ must not reach our own callbacks.
     InToolScope scope;

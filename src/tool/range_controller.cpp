@@ -71,98 +71,19 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
 
 RangeController::RangeController(RangeControllerParts parts)
     : parts_(parts),
-      snapshots_(EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, tool_stream_}),
+      counting_(RangeCountersParts{parts.config, parts.report, parts.mutex}),
+      snapshots_(
+          EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, counting_.tool_stream()}),
       deferred_(DeferredRangesParts{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex,
-                                    snapshots_, counters_, tool_stream_, counters_context_, parked_, *this}),
-      peers_(RankRendezvousParts{parts.config, parts.report, counters_}) {}
-
-std::optional<Decline> RangeController::ensure_counters(CUcontext ctx) {
-  if (counters_) {
-    if (counters_context_ != ctx)
-      return Decline{DeclineReason::kMultipleContexts,
-                     "range in a second context; only one context per process is profiled"};
-    return std::nullopt;
-  }
-  auto start = Clock::now();
-  CounterSessionOptions options;
-  // Application range replay counts whole ranges in their own execution.
-  options.whole_range_metrics =
-      parts_.config.range_metrics == RangeMetrics::kWholeRange || parts_.config.app_range.has_value();
-  // Under --cache-control all a standing pass still holds: only work between
-  // a push and its pop is counted, so the flush before each push is not.
-  options.standing_pass = !environment::standing_pass_off() && !parts_.config.app_range;
-  options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
-  const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
-                                [](const std::string& line) { debug("%s", line); }};
-  // A failing step names its reason where the fact is known (CUPTI's
-  // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, options, hooks);
-  Status s = setup.status();
-  const auto create_stream = [this]() -> Status {
-    RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
-    return ok_status();
-  };
-  if (s.ok()) s = create_stream();
-  // The L2 flush: with --cache-control all before every counted pass; with
-  // none after the entry snapshot and after each replay's restore, so the
-  // tool's dirty lines are written back before the counters start. A
-  // one-pass list under none neither snapshots nor restores: no flush.
-  if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
-    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device, tool_stream_);
-    if (flush.ok()) {
-      cache_flush_.emplace(std::move(*flush));
-    } else {
-      // The ranges still run, without a flush: the report says so (the
-      // cache control that held is none), and why.
-      parts_.report.errors.push_back(
-          flush.status().message() +
-          "; the passes start from the cache state as the application and the tool left it (cache control "
-          "none, and replayed passes may count the tool's write-backs as DRAM writes); free device memory for it");
-      parts_.report.cache_control = std::string(name_of(kCacheControlNames, CacheControl::kNone));
-    }
-  }
-  if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
-  counters_ = std::move(setup->session);
-  // Under a flush, whole-range passes open with a lead-in counter range in
-  // which the flush runs once more, after CUPTI's start: what the start
-  // leaves dirty in L2 is written back there, not in the range's counters
-  // (end_whole_range_lead_in; its values are dropped in evaluate).
-  // RANGEREPLAY_WHOLE_RANGE_LEAD_IN=0 leaves it out, to measure its cost.
-  if (cache_flush_ && !parts_.config.app_range && !environment::whole_range_lead_in_off())
-    s = counters_->backend().set_lead_in(true);
-  if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
-  counters_context_ = ctx;
-  counters_device_ = setup->device;
-  // Not in application range replay runs: their passes configure the
-  // object for application replay, which would replace it after a warm-up
-  // in user replay.
-  if (!environment::counter_warm_up_off() && !parts_.config.app_range) {
-    // CUPTI's first start of the process, before the first range's pass 0
-    // (its time is in the report's setup_ms, not the range's).
-    parts_.mutex.set_stage("configuring counters: warm-up pass");
-    if (Status w = counters_->warm_up(); !w.ok())
-      parts_.report.errors.push_back("the counter warm-up pass failed (" + w.message() +
-                                     "); the first range's counters may include CUPTI's first-start work");
-  }
-  parts_.report.chip_name = setup->chip;
-  parts_.report.metrics = std::move(setup->metrics);
-  parts_.report.missing_metrics = std::move(setup->missing);
-  parts_.report.pass_count = counters_->pass_count();
-  parts_.report.setup_ms = ms_since(start);
-  char name[256] = {};
-  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS) parts_.report.device_name = name;
-  int driver = 0;
-  if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
-    parts_.report.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
-  return std::nullopt;
-}
+                                    snapshots_, counting_, parked_, *this}),
+      peers_(RankRendezvousParts{parts.config, parts.report, counting_.session()}) {}
 
 void RangeController::progress(const ActiveRange& range, std::size_t pass) {
   if (parts_.config.quiet) return;
   std::string total = parts_.config.range_count ? "/" + std::to_string(parts_.config.range_count) : "";
   // A range whose pass 0 only records runs one pass more than CUPTI needs.
   const auto* recording = std::get_if<Recording>(&range.state);
-  const std::uint32_t passes = pass_count() + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
+  const std::uint32_t passes = counting_.pass_count() + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
   std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
                escape_controls(range.name).c_str(), pass, passes);
 }
@@ -230,19 +151,7 @@ std::optional<Decline> RangeController::admit_range(CUcontext ctx) {
     // names its context (no later range inherits this one's decline).
     return Decline{DeclineReason::kNoContext, "no CUDA context was current on the thread when the range began"};
   }
-  if (counters_ && counters_context_ != ctx) {
-    // Only this range: later ranges in the profiled context still run.
-    return Decline{DeclineReason::kMultipleContexts,
-                   "range in a second context; only the first profiled context is supported"};
-  }
-  if (counters_failed_) return counters_failed_;
-  if (std::optional<Decline> failed = ensure_counters(ctx)) {
-    counters_failed_ = std::move(failed);
-    parts_.report.errors.push_back(counters_failed_->detail);
-    if (!parts_.config.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
-    return counters_failed_;
-  }
-  return std::nullopt;
+  return counting_.admit(ctx);
 }
 
 std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
@@ -257,12 +166,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
 
   // A range of a name in which a capture began before records pass 0
   // without counters: a capture inside it then stops nothing.
-  const Pass0Inputs inputs{pass_count(),
+  const Pass0Inputs inputs{counting_.pass_count(),
                            parts_.config.range_metrics == RangeMetrics::kPerKernel,
                            deferred_.batch_size().has_value(),
                            parts_.config.verify,
                            parts_.config.collectives == CollectivesMode::kReplay,
-                           capturing_range_names_.contains(range.name) && can_record_pass0_only()};
+                           capturing_range_names_.contains(range.name) && counting_.can_record_pass0_only()};
   range.state = plan_pass0(inputs);
   if (std::get<Recording>(range.state).entry_snapshot) {
     // With deferred ranges waiting, their replay comes before a write-set
@@ -285,82 +194,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
   Recording& recording = std::get<Recording>(range.state);
   recording.counting_pass0 = counts_pass0(inputs, recording.deferrable);
   const bool capture_expected = inputs.capture_expected;
-  if (capture_expected && !cache_flush_) {
-    // A one-pass list has no flush buffer yet; its replayed pass starts
-    // after a restore, whose writes the flush keeps out of the counters.
-    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(counters_device_, tool_stream_);
-    if (flush.ok()) cache_flush_.emplace(std::move(*flush));
-  }
-  Status s = recording.counting_pass0 ? start_counting_pass0(range) : ok_status();
+  if (capture_expected) counting_.ensure_cache_flush();
+  Status s = recording.counting_pass0 ? counting_.start_counting_pass0(range) : ok_status();
   range.record.timings.begin_ms = ms_since(begin_start);
   if (!s.ok()) return Decline{DeclineReason::kCountersUnavailable, s.message()};
   return std::nullopt;
 }
-
-Status RangeController::start_counting_pass0(ActiveRange& range) {
-  Status s = ok_status();
-  parts_.mutex.set_stage("range begin: starting pass 0");
-  // Under all every counted pass starts cold. Under none the entry snapshot
-  // of a multi-pass range (its copy's writes, dirty in L2) is drained, so
-  // that no byte the tool moved is counted as the range's; a range without
-  // one starts from the cache as the application left it, even once a
-  // capture's range made a flush buffer for a one-pass list (prepare_pass0).
-  const bool flush_before_pass0 =
-      cache_flush_.has_value() && (parts_.config.cache_control == CacheControl::kAll || range.snapshot.has_value());
-  auto c = Clock::now();
-  if (counters_->standing_pass_eligible()) {
-    // The pass opens before the flush, which runs and ends before the push:
-    // what CUPTI's start leaves dirty in L2 is written back outside every
-    // pushed range, as for the ranges after the first.
-    s = counters_->open_standing_pass(range.name);
-    if (s.ok() && flush_before_pass0) s = flush_caches();
-    if (s.ok()) s = push_standing_range(range);
-    debug("standing pass: range pushed: %s", s.to_string());
-  } else {
-    if (flush_before_pass0) {  // runs and ends before the counters start
-      s = flush_caches();
-      debug("caches flushed before pass 0: %s", s.to_string());
-    }
-    if (s.ok()) s = counters_->backend().resize(counters_->counter_ranges_for(range.name));
-    if (s.ok()) s = counters_->backend().begin_range();
-    debug("set config: %s", s.to_string());
-    if (s.ok()) {
-      s = counters_->start_pass(range.name);
-      // A failed lead-in leaves no pass open behind the decline: the next
-      // range could not configure its counters inside it.
-      if (s.ok()) s = end_whole_range_lead_in(range.name);
-      if (!s.ok() && counters_->in_pass()) counters_->end_pass().status().ignore();
-    }
-    debug("pass 0 started: %s", s.to_string());
-  }
-  range.record.timings.counters_ms += ms_since(c);
-  return s;
-}
-
-Status RangeController::end_whole_range_lead_in(const std::string& range_name) {
-  if (!cache_flush_ || !counters_->backend().pass_has_lead_in()) return ok_status();
-  RR_RETURN_IF_ERROR(flush_caches());
-  return counters_->backend().end_lead_in(range_name);
-}
-
-std::function<Status()> RangeController::after_counters_start(const ActiveRange& range) {
-  if (has_lead_in_flush(range.counters)) return flush_on_tool_stream();
-  if (!cache_flush_) return {};
-  return [this, name = range.name] { return end_whole_range_lead_in(name); };
-}
-
-std::function<Status()> RangeController::flush_on_tool_stream() {
-  if (!cache_flush_) return {};
-  return [this] { return cache_flush_->flush(tool_stream_); };
-}
-
-Status RangeController::flush_caches() {
-  InToolScope guard;
-  RR_RETURN_IF_ERROR(cache_flush_->flush(tool_stream_));
-  return cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
-}
-
-bool RangeController::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
 
 void RangeController::capture_begins(const char* call) {
   if (!active_ || !profiled(active_->state) || active_->counters_closed) return;
@@ -399,7 +238,7 @@ void RangeController::capture_begins(const char* call) {
   std::string detail = std::string(call) +
                        " inside the range: captured work does not execute, and this range's "
                        "pass 0 was being counted in the application's own execution";
-  if (can_record_pass0_only())
+  if (counting_.can_record_pass0_only())
     detail += "; later ranges named '" + range.name + "' take an entry snapshot and are replayed for every pass";
   else
     detail +=
@@ -438,7 +277,7 @@ void RangeController::release_left_over_state() {
   if (counters_left_running_) {
     counters_left_running_ = false;
     if (counters_ && counters_->standing_open()) {
-      flush_standing_pass("a range ended while a stream capture was open");
+      counting_.flush_standing_pass("a range ended while a stream capture was open");
     } else if (counters_ && counters_->in_pass()) {
       counters_->end_pass().status().ignore();
     }
@@ -516,7 +355,7 @@ void RangeController::end() {
     return;
   }
   parts_.mutex.set_stage("range end: stopping pass 0");
-  const bool all_submitted = stop_pass0(*range, s.ok(), kernel_count);
+  const bool all_submitted = counting_.stop_pass0(*range, s.ok(), kernel_count);
   if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
   if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
   range->eligibility.finish();  // no kernel in range
@@ -538,7 +377,7 @@ void RangeController::end() {
   }
   parts_.mutex.set_stage("range end: report");
   report_range(*range);
-  if (counters_ && counters_->standing_full()) flush_standing_pass("its counter image is full");
+  if (counters_ && counters_->standing_full()) counting_.flush_standing_pass("its counter image is full");
 }
 
 void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted) {
@@ -550,9 +389,9 @@ void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted
     if (failed) decline(range, failed->reason, std::move(failed->detail));
   }
   if (!range.eligibility.declined() && standing_counter_range(range.counters) != nullptr) {
-    record_kernels(range, {});  // the values come when the standing pass is flushed
+    counting_.record_kernels(range, {});  // the values come when the standing pass is flushed
   } else if (!range.eligibility.declined()) {
-    if (Status e = evaluate(range); !e.ok()) {
+    if (Status e = counting_.evaluate(range); !e.ok()) {
       const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
       decline(range, d.reason, d.detail);
     }
@@ -603,69 +442,6 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
     parked_.push_back(std::move(range));
 }
 
-bool RangeController::stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count) {
-  auto& t = range.record.timings;
-  if (standing_counter_range(range.counters) != nullptr) {
-    // The standing pass stays open: close this range's counter range only.
-    auto c = Clock::now();
-    Status popped = counters_->backend().pop_range();
-    t.counters_ms += ms_since(c);
-    debug("standing pass: range popped: %s", popped.to_string());
-    if (!popped.ok()) decline(range, DeclineReason::kCountersUnavailable, popped.message());
-    return true;
-  }
-  if (const auto* recording = std::get_if<Recording>(&range.state); recording != nullptr && recording->counting_pass0) {
-    auto c = Clock::now();
-    auto done = counters_->end_pass();
-    t.counters_ms += ms_since(c);
-    debug("pass 0 stopped%s", "");
-    bool all_submitted = false;
-    if (!done.ok()) {
-      decline(range, DeclineReason::kCountersUnavailable, done.status().message());
-    } else {
-      all_submitted = *done;
-    }
-    if (kernel_count > counters_->backend().max_ranges() && parts_.config.range_metrics == RangeMetrics::kPerKernel)
-      range.record.notes.push_back(std::to_string(kernel_count) + " kernels, more than the " +
-                                   std::to_string(counters_->backend().max_ranges()) +
-                                   " the counter image held; set RANGEREPLAY_MAX_KERNELS_PER_RANGE higher");
-    return all_submitted;
-  }
-  if (drained && kernel_count > 0 && !range.eligibility.declined()) {
-    auto c = Clock::now();
-    Status configured = size_counters_to_pass0(range, kernel_count);
-    t.counters_ms += ms_since(c);
-    debug("set config%s for %ld kernels", "", static_cast<long>(kernel_count));
-    if (!configured.ok()) decline(range, DeclineReason::kCountersUnavailable, configured.message());
-  }
-  return false;
-}
-
-Status RangeController::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
-  // (Under --range-metrics whole every range is measured whole.) With
-  // RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around each
-  // kernel it submits; CUPTI's auto ranges (the default) cost the same per
-  // kernel and pass on the H200 (docs/performance.md). Under a cache flush,
-  // CUPTI's auto ranges get one more counter range: the lead-in flush each
-  // replayed pass runs first.
-  range.counters = layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
-                                                !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
-                                                cache_flush_.has_value());
-  const CounterMode mode = counter_mode(range.counters, counters_->configured_mode());
-  Status configured = mode != counters_->configured_mode() ? counters_->backend().set_mode(mode) : ok_status();
-  if (const auto* whole = std::get_if<WholeRange>(&range.counters); whole != nullptr && whole->graph_launches) {
-    range.record.notes.push_back(
-        "graph launches in this range: its metrics are for the whole range, not per kernel (CUPTI's per-kernel "
-        "ranges fail on replayed graph launches)");
-  }
-  if (configured.ok()) configured = counters_->backend().resize(counter_ranges(range.counters, kernel_count));
-  if (configured.code() == StatusCode::kResourceExhausted)
-    configured = resource_exhausted(configured.message() +
-                                    "; narrow the range, collect fewer metrics, or use --range-metrics whole");
-  if (configured.ok()) configured = counters_->backend().begin_range();
-  return configured;
-}
-
 void RangeController::report_range(ActiveRange& range) {
   reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
                            ms_since(range.window_start));
@@ -695,8 +471,7 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
 }
 
 void RangeController::at_exit() {
-  exiting_ = true;
-  if (counters_) parts_.report.time_budget->first_pass_start_ms = counters_->first_pass_start_ms();
+  counting_.at_exit();
   if (active_ && std::holds_alternative<LeftAlone>(active_->state)) active_.reset();
   if (active_) {
     // No GPU work at exit (the runtime may already be tearing down): the range
@@ -731,31 +506,21 @@ void RangeController::at_exit() {
     // The standing pass's ranges get their values now: one CUPTI stop and a
     // decode, with the context made current (when it still exists).
     unsigned version = 0;
-    CUcontext ctx = counters_context_;
+    CUcontext ctx = counting_.context();
     if (cuCtxGetApiVersion(ctx, &version) == CUDA_SUCCESS && cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
-      flush_standing_pass("the process exited");
+      counting_.flush_standing_pass("the process exited");
       CUcontext popped = nullptr;
       cuCtxPopCurrent(&popped);
     } else {
-      flush_standing_pass("the process exited after its CUDA context was destroyed");
+      counting_.flush_standing_pass("the process exited after its CUDA context was destroyed");
     }
   }
-}
-
-bool RangeController::ends_profiled_context(const TeardownParams& teardown) const {
-  switch (teardown.what) {
-    case ContextTeardown::kNone: return false;
-    case ContextTeardown::kContext: return teardown.context == counters_context_;
-    case ContextTeardown::kPrimaryReset:
-    case ContextTeardown::kPrimaryRelease: return teardown.device == counters_device_;
-  }
-  return false;
 }
 
 void RangeController::before_device_allocation(const char* call, std::uint64_t bytes) {
   // The tool's memory lives in the profiled context; another context's
   // allocation is on its own device or memory.
-  if (counters_context_ == nullptr || profiled_context_lost_) return;
+  if (counting_.context() == nullptr || profiled_context_lost_) return;
   // Freeing is a call a capture forbids, and a flush due while a capture is
   // open or beginning would decline the deferred ranges without freeing.
   if (parts_.captures.open_or_beginning()) return;
@@ -763,7 +528,7 @@ void RangeController::before_device_allocation(const char* call, std::uint64_t b
   if (held == 0) return;
   InToolScope guard;
   CUcontext current = nullptr;
-  if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != counters_context_) return;
+  if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != counting_.context()) return;
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   if (cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) return;
@@ -778,7 +543,8 @@ void RangeController::before_device_allocation(const char* call, std::uint64_t b
 void RangeController::before_teardown(const char* call, const TeardownParams& teardown) {
   const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
   deferred_.flush_pending(why.c_str());
-  if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
+  if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !counting_.ends_profiled_context(teardown))
+    return;
   if (parts_.captures.open_or_beginning()) return;  // read at exit, or declined
   // A primary context's release may not be its last (a library's retain
   // and release around its work): an open range pushed in the standing pass
@@ -787,7 +553,7 @@ void RangeController::before_teardown(const char* call, const TeardownParams& te
   if (teardown.what == ContextTeardown::kPrimaryRelease && active_standing) return;
   // The call may end the context the standing pass counts in: its values
   // are read now, in that context, while it exists.
-  const RangeContextScope context_scope(counters_context_);
+  const RangeContextScope context_scope(counting_.context());
   if (active_standing) {
     // The open range's counter range is closed first; the range declines
     // (its context may end inside it).
@@ -798,11 +564,11 @@ void RangeController::before_teardown(const char* call, const TeardownParams& te
                 (popped.ok() ? std::string() : " (" + popped.message() + ")"));
   }
   const std::string ending = std::string(call) + " was about to end a context";
-  flush_standing_pass(ending.c_str());
+  counting_.flush_standing_pass(ending.c_str());
 }
 
 void RangeController::after_context_teardown(const char* call, const TeardownParams& teardown) {
-  if (!counters_ || profiled_context_lost_ || !ends_profiled_context(teardown)) return;
+  if (!counters_ || profiled_context_lost_ || !counting_.ends_profiled_context(teardown)) return;
   if (teardown.what == ContextTeardown::kPrimaryRelease) {
     // Only the last reference ends the primary context.
     unsigned flags = 0;
@@ -825,20 +591,6 @@ void RangeController::pass_gate() {
                  gate_outcome_name(wait.outcome), wait.wait_ms);
 }
 
-Status RangeController::push_standing_range(ActiveRange& range) {
-  RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->push_standing_range(range.name));
-  range.counters = StandingRange{counter_range};
-  return ok_status();
-}
-
-void RangeController::flush_standing_pass(const char* why) {
-  if (!counters_ || !counters_->standing_open()) return;
-  parts_.mutex.set_stage("flushing the standing pass");
-  const auto start = Clock::now();
-  counters_->flush_standing_pass(why, parts_.report.ranges, reporter());
-  if (!exiting_) parts_.report.time_budget->standing_flushes_ms += ms_since(start);
-}
-
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = parts_.inventory.lock();
@@ -848,59 +600,23 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
 std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   StatusOr<std::unique_ptr<WindowMember>> member =
-      window_member(range, snapshots_.range_globals(range), tool_stream_, parts_.config.verify,
+      window_member(range, snapshots_.range_globals(range), counting_.tool_stream(), parts_.config.verify,
                     std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
                                                  "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};
-  EventReplayStream stream(tool_stream_);
-  ReplayWindow window(
-      ReplayWindowParts{*counters_, stream, range.name,
-                        [this, &range](std::size_t pass) {
-                          progress(range, pass + 1);
-                          debug("replay pass %s%ld", "", static_cast<long>(pass));
-                        },
-                        flush_on_tool_stream(), peers_.pass_barrier(range), after_counters_start(range)},
-      pass_count());
+  EventReplayStream stream(counting_.tool_stream());
+  ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
+                                        [this, &range](std::size_t pass) {
+                                          progress(range, pass + 1);
+                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
+                                        },
+                                        counting_.flush_on_tool_stream(), peers_.pass_barrier(range),
+                                        counting_.after_counters_start(range)},
+                      counting_.pass_count());
   const Status s = window.run(members);
   if (s.ok()) return std::nullopt;
   return replay_window_decline(s, module_unloaded);
-}
-
-Status RangeController::evaluate(ActiveRange& range) {
-  auto start = Clock::now();
-  RR_ASSIGN_OR_RETURN(std::size_t dropped, counters_->backend().decode());
-  RR_ASSIGN_OR_RETURN(auto values, counters_->backend().evaluate());
-  range.record.timings.decode_ms += ms_since(start);
-  const bool whole_range_lead_in = counters_->backend().pass_has_lead_in();
-  if (has_lead_in_flush(range.counters) || whole_range_lead_in) {
-    // Every pass's first counter range was the lead-in flush's: the first
-    // auto range, one more than the range's kernels, or the whole-range
-    // lead-in before the range's own. Any other count could shift every
-    // value by one.
-    const std::size_t kernels = range.program.kernels().size();
-    if (values.size() != lead_in_counter_ranges(kernels, whole_range_lead_in)) {
-      // CUPTI's names for the ranges it did return may say which launch went
-      // uncounted.
-      const StatusOr<std::vector<std::string>> names = counters_->backend().range_names();
-      return check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped,
-                                  names.ok() ? std::span<const std::string>(*names) : std::span<const std::string>());
-    }
-    values.erase(values.begin());
-    range.record.notes.push_back(whole_range_lead_in
-                                     ? "every counted pass flushed L2 again after its counters started, in a counter "
-                                       "range of its own that is left out"
-                                     : "every replayed pass flushed L2 again after its counters started, as its first "
-                                       "kernel (that kernel's counter range is left out)");
-  }
-  record_kernels(range, values);
-  if (dropped) range.record.notes.push_back(std::to_string(dropped) + " counter ranges dropped by CUPTI");
-  return ok_status();
-}
-
-void RangeController::record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) {
-  const bool per_kernel = per_kernel_values(range.counters);
-  tool::record_kernels(range.record, range.program, per_kernel, counters_->columns(), values);
 }
 
 }  // namespace rangereplay::tool

@@ -4,12 +4,14 @@
 // up), pass 0 (the drain, the entry snapshot, counters started or the range
 // pushed onto the standing pass), the range's end (pass 0 stopped, the
 // replay window over its restore strategy, the values evaluated, the
-// record). It owns what lives across ranges for that: the counter session
-// (tool/logic/counter_session.h), the tool's stream, the entry snapshots
-// (tool/entry_snapshots.h: snapshot regions and tiers, differential restore
-// plans, write sets), the deferred ranges (tool/deferred_ranges.h: the
-// batch queue of --batch-ranges, its flush points and the batch's replay
-// window; the controller implements the BatchServices it uses), the
+// record). It owns what lives across ranges for that: the counters
+// (tool/range_counters.h: the counter session, the tool's stream, the L2
+// flush, pass 0's start and stop, the evaluation, the standing pass), the
+// entry snapshots (tool/entry_snapshots.h: snapshot regions and tiers,
+// differential restore plans, write sets), the deferred ranges
+// (tool/deferred_ranges.h: the batch queue of --batch-ranges, its flush
+// points and the batch's replay window; the controller implements the
+// BatchServices it uses, the counters the counting steps), the
 // --collectives replay rendezvous (tool/rank_rendezvous.h), the launcher
 // gate, ranges parked while a capture is open.
 //
@@ -66,6 +68,7 @@
 #include "tool/logic/driver_calls.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/tool_mutex.h"
+#include "tool/range_counters.h"
 #include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 
@@ -143,16 +146,11 @@ class RangeController : private BatchServices {
   /// final (report/report_journal.h). Caller holds mutex_.
   std::vector<std::size_t> unsettled_records() const;
 
-  /// The deferred ranges' flush points (--batch-ranges, deferred_ranges.h).
-  /// Ranges are deferred; read without the lock.
-  bool has_pending() const { return deferred_.has_pending(); }
-  /// Replays the deferred ranges together now, `why` naming the cause in
-  /// their notes; with a capture open, they are declined instead (no call a
-  /// capture forbids is made). Nothing without any.
-  void flush_pending(const char* why) { deferred_.flush_pending(why); }
-  /// A free, unmap or access change (`call`) is about to run: the deferred
-  /// ranges are replayed first, while their memory is as they used it.
-  void before_free(const char* call) { deferred_.before_free(call); }
+  /// The deferred ranges (--batch-ranges, deferred_ranges.h): their flush
+  /// points (a free, an untracked write, a capture begin, exit) are called
+  /// on them directly, with the tool's lock held; has_pending() is read
+  /// without it.
+  DeferredRanges& deferred() { return deferred_; }
   /// An application allocation `call` of `bytes` of device memory is about
   /// to run (its entry, outside a capture, in the calling thread's context):
   /// when the profiled context is current and the request with its headroom
@@ -176,14 +174,6 @@ class RangeController : private BatchServices {
   /// multiple_contexts, and no GPU object of the tool is used again. The
   /// tool's allocations were freed with the context.
   void after_context_teardown(const char* call, const TeardownParams& teardown);
-  /// `call` is about to write device memory no deferred range's snapshot
-  /// holds (writes_untracked_device_memory): the deferred ranges are
-  /// replayed first, while that memory is as they read it.
-  void before_untracked_write(const char* call) { deferred_.before_untracked_write(call); }
-  /// A capture begin call `call` of this thread is about to run (counted in
-  /// the captures' beginning()): the deferred ranges are replayed before the
-  /// capture exists.
-  void flush_before_capture(const char* call) { deferred_.flush_before_capture(call); }
 
  private:
   // Application range replay runs (app_range_pass.cpp): a range this run
@@ -200,10 +190,6 @@ class RangeController : private BatchServices {
   // ranges of a name that saw a capture begin) and starts counter pass 0 or
   // pushes the range onto the standing pass.
   std::optional<Decline> prepare_pass0(ActiveRange& range);
-  // Starts a counting pass 0: pushes the range onto the standing pass
-  // (opening it), or flushes, configures and starts a pass of its own.
-  // Errors: the backend's (no pass is left open behind them).
-  Status start_counting_pass0(ActiveRange& range);
   // Waits at the launcher gate if it is still held: until the launcher's
   // checks pass, or the launcher kills the process. Records the wait in the
   // report's gate_wait_ms.
@@ -219,33 +205,6 @@ class RangeController : private BatchServices {
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
   // parked while a capture is open).
   void end_range_without_gpu(std::unique_ptr<ActiveRange> range);
-  // Stops pass 0 (pops the range's counter range of the standing pass, or
-  // ends a counting pass 0, or sizes the counters to the kernels a recording
-  // pass 0 ran when the drain succeeded); true when CUPTI has every pass.
-  bool stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count);
-  // After a pass 0 that only recorded: the counter mode for the range (whole
-  // range with graph launches), the image sized to its kernels, the
-  // configuration set.
-  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) override;
-  // Sets up the counters once per process (tool/cupti_counters.h) and the
-  // tool's stream; a range in another context than the first profiled one,
-  // or a failing set-up, is a decline, with the reason the failing step
-  // established.
-  std::optional<Decline> ensure_counters(CUcontext ctx);
-  // Flushes L2 on the tool's stream and waits for it.
-  Status flush_caches();
-  // Inside a whole-range pass that opened with a lead-in counter range
-  // (cupti::RangeProfilerSession::set_lead_in): flushes L2 (and waits for
-  // it), then ends the lead-in and pushes `range_name`. Nothing otherwise.
-  Status end_whole_range_lead_in(const std::string& range_name);
-  // What a replayed pass of `range` runs right after its counters start: the
-  // per-kernel lead-in flush, the whole-range lead-in, or nothing.
-  std::function<Status()> after_counters_start(const ActiveRange& range);
-  // Enqueues the L2 flush on the tool's stream without waiting (a replay
-  // window's flush_caches hook); empty when the tool has no flush buffer.
-  std::function<Status()> flush_on_tool_stream() override;
-  // Passes the metric list needs (0 before the counter set-up).
-  std::uint32_t pass_count() const override { return counters_ ? counters_->pass_count() : 0; }
   // The replayed passes (tool/logic/replay_window.h) of `range` alone, over
   // its restore strategy, with --verify as its observer; nullopt when every
   // pass ran, or the range's decline. The exit state is restored either way.
@@ -257,19 +216,8 @@ class RangeController : private BatchServices {
   bool unloaded_since_end(const ActiveRange& range) const override {
     return parts_.modules.unloads() != range.unloads_at_end;
   }
-  Status evaluate(ActiveRange& range) override;
-  // Kernel records of the range's recorded kernels, with their counter
-  // values where `values` (one row per counter range) has them
-  // (tool/logic/range_report.h).
-  void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values) override;
   // The range records' decline fields, notes and times (tool/logic/range_report.h).
   RangeReporter reporter() const override { return RangeReporter(parts_.config.quiet); }
-  // The standing pass (tool/logic/counter_session.h): pushes the range's counter
-  // range into it (opening it at the first range); flush ends the pass and
-  // writes each pending range's values into its report record. Flushed when
-  // the image is full, at a range's begin after a capture and at exit.
-  Status push_standing_range(ActiveRange& range);
-  void flush_standing_pass(const char* why);
   void progress(const ActiveRange& range, std::size_t pass);
   // At a range's end: its decline, its notes (skipped copies, modules
   // loaded), the window's times; moves its record into the report (and
@@ -287,27 +235,27 @@ class RangeController : private BatchServices {
   // modules_loaded note).
   void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
 
-  // Whether `teardown` may end the profiled context: cuCtxDestroy of it, or
-  // a primary-context call on its device.
-  bool ends_profiled_context(const TeardownParams& teardown) const;
-
   RangeControllerParts parts_;
+  // The counters: their set-up, the tool's stream, the L2 flush, pass 0's
+  // start and stop, the evaluation, the standing pass. Declared first: every
+  // part below refers to it, and the ranges and storages below go before it.
+  RangeCounters counting_;
+  // counting_'s counter session (null before its set-up), under the name
+  // the controller's members read it by.
+  const std::unique_ptr<CounterSession>& counters_ = counting_.session();
   // The entry snapshots: regions, snapshot storages, differential restore
   // plans, write sets. Declared before every range it holds snapshots for
   // (the deferred, active and parked ranges), so that its storages outlive
-  // them; it refers to tool_stream_, set with the counters.
+  // them; it refers to the tool's stream, set with the counters.
   EntrySnapshots snapshots_;
   // The deferred ranges (--batch-ranges): the batch queue, its flush points
-  // and the batch's window. It refers to the counters, the tool's stream,
-  // the profiled context and parked_ below (references only: read when a
-  // range is deferred or flushed).
+  // and the batch's window. It refers to the counters (their session, the
+  // tool's stream, the profiled context and their steps) and parked_ below
+  // (references only: read when a range is deferred or flushed).
   DeferredRanges deferred_;
   // --collectives replay: the job's rendezvous (agreements, barriers). It
-  // refers to counters_ below (its pass count).
+  // refers to the counter session (its pass count).
   RankRendezvous peers_;
-  // at_exit() has begun: its standing-pass flush counts in the report's exit
-  // time, not in its standing_flushes_ms.
-  bool exiting_ = false;
   std::unique_ptr<ActiveRange> active_;
   // Declined ranges whose snapshot or digest plan could not be freed when
   // they ended (a capture was open: freeing is a call it forbids).
@@ -320,29 +268,9 @@ class RangeController : private BatchServices {
   // without counters, so that a capture inside them stops nothing; a range
   // of the name that ends without a capture takes it out again.
   std::set<std::string> capturing_range_names_;
-  // Whether a range may leave pass 0 uncounted and replay every counter pass:
-  // not under the standing pass (one-pass lists counted for whole ranges in
-  // the application's own execution).
-  bool can_record_pass0_only() const;
-  // The counters, set up once per process (ensure_counters): passes, image
-  // sizing, the standing pass; and the context they were set up in.
-  std::unique_ptr<CounterSession> counters_;
-  CUcontext counters_context_ = nullptr;
-  CUdevice counters_device_ = 0;  // counters_context_'s device
   // The call that ended the profiled context (after_context_teardown),
   // named in the decline of every later range.
   std::optional<std::string> profiled_context_lost_;
-  // The counter set-up failed once: every later range declines the same way.
-  std::optional<Decline> counters_failed_;
-  // The tool's own stream (replays, snapshot copies, digests), created with
-  // the counters. Held raw on purpose: it lives as long as the process (the
-  // tool is never destroyed, and a destroy at exit could race the
-  // application's last callbacks).
-  CUstream tool_stream_ = nullptr;
-  // The L2 flush (created with the counters): before every counted pass
-  // under --cache-control all, after the tool's own writes under either;
-  // empty for a one-pass list under none.
-  std::optional<cu::CacheFlush> cache_flush_;
   // Application range replay's pass of the open range (a run with
   // ProfileConfig::app_range), made with the counters.
   std::optional<AppRangeCollector> app_range_;

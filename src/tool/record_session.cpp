@@ -95,9 +95,9 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
   InToolScope scope;
   // A free, an unmap or an access change while ranges are deferred: they
   // are replayed first, while everything they use exists as it did.
-  if (data->callbackSite == CUPTI_API_ENTER && ranges_.has_pending() &&
+  if (data->callbackSite == CUPTI_API_ENTER && ranges_.deferred().has_pending() &&
       (call.kind == CallKind::kFree || call.effect == MemoryEffect::kSetAccess))
-    ranges_.before_free(data->functionName);
+    ranges_.deferred().before_free(data->functionName);
   // An allocation that would not fit beside the memory the tool holds
   // between ranges: the tool gives it back first (tool/logic/device_room.h).
   if (data->callbackSite == CUPTI_API_ENTER && call.kind == CallKind::kAllocation) {
@@ -128,7 +128,7 @@ void RecordSession::observe_if_in_range(const DriverCall* call, const CUpti_Call
   if (data->callbackSite != CUPTI_API_ENTER) return;
   // While ranges are deferred, the calls that submit work wait for the tool's
   // lock too, so none runs beside a batch's replays.
-  if (!range_open_.load(std::memory_order_relaxed) && !ranges_.has_pending()) return;
+  if (!range_open_.load(std::memory_order_relaxed) && !ranges_.deferred().has_pending()) return;
   ToolLock lock = lock_tool(data->functionName);
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
@@ -159,7 +159,7 @@ void RecordSession::replay_deferred_before_untracked_write(const DriverCall* cal
       device_memory);
   if (!untracked) return;
   ToolLock lock = lock_tool(data->functionName);
-  ranges_.before_untracked_write(data->functionName);
+  ranges_.deferred().before_untracked_write(data->functionName);
 }
 
 void RecordSession::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {

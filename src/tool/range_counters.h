@@ -1,0 +1,176 @@
+// RangeCounters: the counting side of the range controller
+// (range_controller.h). It sets up the counters once per process (the
+// counter session, tool/logic/counter_session.h, over CUPTI:
+// tool/cupti_counters.h) in the first profiled context, with the tool's
+// stream and the L2 flush; it starts and stops a range's pass 0 (a pass of
+// its own, or the range's counter range in the standing pass), sizes the
+// counter image to the kernels a recording pass 0 ran, gives a replay
+// window its cache-flush and lead-in hooks, evaluates a range's values into
+// its record and flushes the standing pass. The controller decides when
+// each step runs; the deferred ranges (deferred_ranges.h) use the same
+// steps for a batch and its members.
+//
+// Thread-safety: called with the tool's lock held (the controller's callers
+// hold it) and inside an InToolScope (flush_caches enters its own). It
+// waits for CUPTI and the GPU (the set-up, the warm-up pass, flushes on the
+// tool's stream, a pass's stop and decode), never for the tool's lock of
+// another thread. Nothing here throws: failures are the range's decline, a
+// Status for the controller to turn into one, or a line in the report's
+// errors.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/decline.h"
+#include "core/base/status.h"
+#include "core/config/profile_config.h"
+#include "cuda/cache_flush.h"
+#include "report/report_model.h"
+#include "tool/active_range.h"
+#include "tool/logic/counter_session.h"
+#include "tool/logic/driver_calls.h"
+#include "tool/logic/range_report.h"
+#include "tool/logic/tool_mutex.h"
+
+namespace rangereplay::tool {
+
+/// What the counters use of the tool around them; every reference outlives
+/// them.
+struct RangeCountersParts {
+  /// The configuration (metrics, --range-metrics, --cache-control, --quiet;
+  /// read when a range begins, not at construction).
+  const ProfileConfig& config;
+  /// The process's report: device and counter facts, the set-up's errors,
+  /// the standing pass's records and times.
+  report::Report& report;
+  /// The tool's lock, held by every caller; the counters name its stage.
+  ToolMutex& mutex;
+};
+
+class RangeCounters {
+ public:
+  explicit RangeCounters(RangeCountersParts parts) : parts_(parts) {}
+  RangeCounters(const RangeCounters&) = delete;
+  RangeCounters& operator=(const RangeCounters&) = delete;
+
+  /// Why a range in `ctx` (not null) cannot be counted: a second context
+  /// (this range only), or the counter set-up's decline, made at the first
+  /// range and kept for every later one (its detail also goes into the
+  /// report's errors and, unless --quiet, onto stderr). nullopt: the
+  /// counters are set up in `ctx`.
+  std::optional<Decline> admit(CUcontext ctx);
+  /// Creates the L2 flush when there is none yet (a one-pass list whose
+  /// range will be replayed: its replayed pass starts after a restore);
+  /// without a flush when its buffer cannot be made.
+  void ensure_cache_flush();
+  /// Starts a counting pass 0 of `range`: pushes the range onto the standing
+  /// pass (opening it), or flushes, configures and starts a pass of its own;
+  /// adds the time to its counters_ms. Errors: the backend's (no pass is
+  /// left open behind them).
+  Status start_counting_pass0(ActiveRange& range);
+  /// Stops pass 0 of `range` (pops its counter range of the standing pass,
+  /// or ends a counting pass 0, or sizes the counters to the
+  /// `kernel_count` kernels a recording pass 0 ran when the context
+  /// `drained`); a failure declines the range. True when CUPTI has every
+  /// pass.
+  bool stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count);
+  /// After a pass 0 that only recorded: the counter mode for `range` (whole
+  /// range with graph launches), the image sized to its `kernel_count`
+  /// kernels, the configuration set. Errors: the backend's
+  /// (resource_exhausted with what to narrow).
+  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count);
+  /// Flushes L2 on the tool's stream and waits for it (a flush must exist).
+  Status flush_caches();
+  /// What a replayed pass of `range` runs right after its counters start:
+  /// the per-kernel lead-in flush, the whole-range lead-in, or nothing
+  /// (empty). The hook refers to this object.
+  std::function<Status()> after_counters_start(const ActiveRange& range);
+  /// Enqueues the L2 flush on the tool's stream without waiting (a replay
+  /// window's flush_caches hook); empty when the tool has no flush buffer.
+  std::function<Status()> flush_on_tool_stream();
+  /// Passes the metric list needs (0 before the counter set-up).
+  std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
+  /// Decodes and evaluates `range`'s counter values into its record (the
+  /// lead-in flush's counter range left out, with a note). Errors: the
+  /// backend's, or a lead-in count that does not match.
+  Status evaluate(ActiveRange& range);
+  /// Kernel records of `range`'s recorded kernels, with their counter
+  /// values where `values` (one row per counter range) has them
+  /// (tool/logic/range_report.h).
+  void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
+  /// The standing pass (tool/logic/counter_session.h): ends the pass and
+  /// writes each pending range's values into its report record, `why`
+  /// naming the cause; nothing when none is open. Flushed when the image is
+  /// full, at a range's begin after a capture, at a teardown of the
+  /// profiled context and at exit.
+  void flush_standing_pass(const char* why);
+  /// Whether a range may leave pass 0 uncounted and replay every counter
+  /// pass: not under the standing pass (one-pass lists counted for whole
+  /// ranges in the application's own execution).
+  bool can_record_pass0_only() const;
+  /// Whether `teardown` may end the profiled context: cuCtxDestroy of it, or
+  /// a primary-context call on its device.
+  bool ends_profiled_context(const TeardownParams& teardown) const;
+  /// At process exit: the standing pass's flushes from now count in the
+  /// report's exit time, not in its standing_flushes_ms; the report's time
+  /// budget gets the first CUPTI pass start's time.
+  void at_exit();
+
+  /// The counter session; null before the set-up. The reference stays
+  /// valid as long as this object.
+  const std::unique_ptr<CounterSession>& session() const { return counters_; }
+  /// The context the counters were set up in; null before.
+  const CUcontext& context() const { return counters_context_; }
+  /// The tool's own stream (replays, snapshot copies, digests); null before
+  /// the set-up.
+  const CUstream& tool_stream() const { return tool_stream_; }
+  /// The L2 flush; empty without one.
+  const std::optional<cu::CacheFlush>& cache_flush() const { return cache_flush_; }
+
+ private:
+  // Sets up the counters once per process (tool/cupti_counters.h) and the
+  // tool's stream; a range in another context than the first profiled one,
+  // or a failing set-up, is a decline, with the reason the failing step
+  // established.
+  std::optional<Decline> ensure_counters(CUcontext ctx);
+  // Inside a whole-range pass that opened with a lead-in counter range
+  // (cupti::RangeProfilerSession::set_lead_in): flushes L2 (and waits for
+  // it), then ends the lead-in and pushes `range_name`. Nothing otherwise.
+  Status end_whole_range_lead_in(const std::string& range_name);
+  // Pushes the range's counter range into the standing pass (opening it at
+  // the first range).
+  Status push_standing_range(ActiveRange& range);
+  // The range records' decline fields, notes and times (tool/logic/range_report.h).
+  RangeReporter reporter() const { return RangeReporter(parts_.config.quiet); }
+
+  RangeCountersParts parts_;
+  // at_exit() has begun: its standing-pass flush counts in the report's exit
+  // time, not in its standing_flushes_ms.
+  bool exiting_ = false;
+  // The counters, set up once per process (ensure_counters): passes, image
+  // sizing, the standing pass; and the context they were set up in.
+  std::unique_ptr<CounterSession> counters_;
+  CUcontext counters_context_ = nullptr;
+  CUdevice counters_device_ = 0;  // counters_context_'s device
+  // The counter set-up failed once: every later range declines the same way.
+  std::optional<Decline> counters_failed_;
+  // The tool's own stream (replays, snapshot copies, digests), created with
+  // the counters. Held raw on purpose: it lives as long as the process (the
+  // tool is never destroyed, and a destroy at exit could race the
+  // application's last callbacks).
+  CUstream tool_stream_ = nullptr;
+  // The L2 flush (created with the counters): before every counted pass
+  // under --cache-control all, after the tool's own writes under either;
+  // empty for a one-pass list under none.
+  std::optional<cu::CacheFlush> cache_flush_;
+};
+
+}  // namespace rangereplay::tool
