@@ -14,12 +14,14 @@ TEST(CounterLayout, the_configured_layout_is_auto_ranges_per_kernel_or_one_whole
 }
 
 TEST(CounterLayout, after_a_recording_pass_0_graph_launches_make_per_kernel_values_whole_range) {
-  EXPECT_EQ(layout_after_recording_pass0(true, /*graph_launches=*/true, /*user=*/true, /*flush=*/true),
-            CounterLayout(WholeRange{.graph_launches = true}));
-  EXPECT_EQ(layout_after_recording_pass0(true, false, /*user=*/true, true), CounterLayout(UserKernelRanges{}));
-  EXPECT_EQ(layout_after_recording_pass0(true, false, false, /*flush=*/true),
+  EXPECT_EQ(
+      layout_after_recording_pass0(true, /*graph_launches=*/true, /*user_kernel_ranges=*/true, /*cache_flush=*/true),
+      CounterLayout(WholeRange{.graph_launches = true}));
+  EXPECT_EQ(layout_after_recording_pass0(true, false, /*user_kernel_ranges=*/true, true),
+            CounterLayout(UserKernelRanges{}));
+  EXPECT_EQ(layout_after_recording_pass0(true, false, false, /*cache_flush=*/true),
             CounterLayout(AutoKernelRanges{.lead_in_flush = true}));
-  EXPECT_EQ(layout_after_recording_pass0(true, false, false, /*flush=*/false), CounterLayout(AutoKernelRanges{}));
+  EXPECT_EQ(layout_after_recording_pass0(true, false, false, /*cache_flush=*/false), CounterLayout(AutoKernelRanges{}));
   // Whole-range metrics stay whole, graph launches or not.
   EXPECT_EQ(layout_after_recording_pass0(false, true, true, true), CounterLayout(WholeRange{}));
 }
