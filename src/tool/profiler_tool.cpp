@@ -438,6 +438,7 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
       record_.on_graph_exec_api(*call, data);
       break;
     case CallKind::kStreamAttachMemory: record_.on_stream_attach_memory(*call, data); break;
+    case CallKind::kPhysicalAllocation: record_.on_physical_allocation(*call, data); break;
     case CallKind::kProfilerStart:
     case CallKind::kProfilerStop: on_profiler_api(*call, data); break;
     case CallKind::kTeardown: on_teardown_api(*call, data); break;

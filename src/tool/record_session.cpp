@@ -114,6 +114,16 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
   track_allocation(call, params, data);
 }
 
+void RecordSession::on_physical_allocation(const DriverCall& call, const CUpti_CallbackData* data) {
+  if (data->callbackSite != CUPTI_API_ENTER) return;
+  const std::uint64_t bytes = device_bytes_requested(call.effect, call.decode(data->functionParams).allocation);
+  if (bytes == 0) return;
+  ToolLock lock = lock_tool(data->functionName);
+  // Driver calls made while holding mutex_ must not reach our own callbacks.
+  InToolScope scope;
+  ranges_.before_device_allocation(data->functionName, bytes);
+}
+
 void RecordSession::on_stream_attach_memory(const DriverCall& call, const CUpti_CallbackData* data) {
   // Managed memory attached to the host is memory host threads use: a
   // range captures it only when one of its kernels is passed it (the

@@ -119,6 +119,11 @@ class RecordSession {
   // exit, the managed memory's host attachment in the inventory (the
   // inventory's own lock; no tool lock is waited for).
   void on_stream_attach_memory(const DriverCall& call, const CUpti_CallbackData* data);
+  // cuMemCreate (a kPhysicalAllocation row): at its entry, with physical
+  // memory on a device asked for, the controller makes room for it if the
+  // tool's memory is in the way (RangeController::before_device_allocation;
+  // the tool's lock). Nothing else: inside a range the call passes through.
+  void on_physical_allocation(const DriverCall& call, const CUpti_CallbackData* data);
   // A module loaded or about to unload (CUPTI's resource domain; other ids
   // are ignored): the module registry's leaf lock only, never the tool's.
   void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data);

@@ -280,6 +280,7 @@ void RecordSession::track_allocation(const DriverCall& call, const CallParams& p
       // reaches it, but no later snapshot may cover it.
       if (enter) inventory_.remove(DevicePtr(p.address));
       return;
+    case MemoryEffect::kCreatePhysical:  // not accessible until mapped (kMapVirtual) and given access
     case MemoryEffect::kNone: return;
   }
 }

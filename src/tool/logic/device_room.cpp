@@ -8,7 +8,8 @@ namespace rangereplay::tool {
 std::uint64_t device_bytes_requested(MemoryEffect effect, const AllocationParams& params) {
   switch (effect) {
     case MemoryEffect::kAddDevice:
-    case MemoryEffect::kAddStreamOrdered: return params.bytes;
+    case MemoryEffect::kAddStreamOrdered:
+    case MemoryEffect::kCreatePhysical: return params.bytes;
     case MemoryEffect::kAddPitched: {
       const std::uint64_t rows = params.height;
       const std::uint64_t width = params.bytes;

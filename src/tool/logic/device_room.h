@@ -22,9 +22,10 @@ inline constexpr std::uint64_t kAllocationHeadroomBytes = std::uint64_t{256} << 
 /// The device bytes an allocation call asks for, from its row's effect and
 /// decoded parameters: cuMemAlloc's and the stream-ordered allocations'
 /// size, cuMemAllocPitch's width times height (the driver's pitch only
-/// widens it). 0 for calls that take no device memory of their own size
-/// (managed memory, which the driver can evict, pinned host memory, a map of
-/// physical memory already created, access changes, frees).
+/// widens it), cuMemCreate's size on a device. 0 for calls that take no
+/// device memory of their own size (managed memory, which the driver can
+/// evict, pinned host memory, a map of physical memory already created,
+/// access changes, frees).
 std::uint64_t device_bytes_requested(MemoryEffect effect, const AllocationParams& params);
 
 /// Whether the tool gives back the `held_bytes` of device memory it could

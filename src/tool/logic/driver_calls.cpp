@@ -223,6 +223,16 @@ CallParams attach_memory(const void* params) {
   return c;
 }
 
+// cuMemCreate: its size when the physical memory is on a device (the
+// properties are an input, read at the call's entry); 0 for host or other
+// locations.
+CallParams mem_create(const void* params) {
+  const auto* p = static_cast<const cuMemCreate_params*>(params);
+  CallParams c;
+  if (p->prop != nullptr && p->prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE) c.allocation.bytes = p->size;
+  return c;
+}
+
 // --- Context teardowns -------------------------------------------------------
 
 template <class Params>
@@ -429,7 +439,8 @@ constexpr DriverCall kRows[] = {
     // Allocations and frees (the allocation inventory, docs/architecture.md).
     // Virtual memory: a mapping is memory once cuMemSetAccess makes it
     // accessible; cuMemCreate/cuMemRelease/cuMemAddressReserve/Free alone
-    // change no accessible memory and have no row.
+    // change no accessible memory (cuMemCreate's pass-through row, below,
+    // only makes room for it; the others have no row).
     RR_TRACK(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, E::kAddDevice, mem_alloc<cuMemAlloc_v2_params>),
     RR_TRACK(cuMemAllocPitch_v2, K::kAllocation, D::kAllocationInRange, E::kAddPitched, mem_alloc_pitch),
     RR_TRACK(cuMemFree_v2, K::kFree, D::kFreeInRange, E::kRemove, mem_free<cuMemFree_v2_params>),
@@ -567,6 +578,10 @@ constexpr DriverCall kRows[] = {
     RR_LEFT_OUT(cuMemsetD2D16Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_LEFT_OUT(cuMemsetD2D32Async_ptsz, K::kMemset, D::kUnsupportedApi, k2DMemset),
     RR_ROW(cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
+    // Physical memory for a later mapping (PyTorch's expandable segments):
+    // inside a range it changes no accessible memory (the mapping's access
+    // change declines); outside, the tool makes room for it (device_room.h).
+    RR_ROW(cuMemCreate, K::kPhysicalAllocation, R::kPassThrough, kNoDecline, E::kCreatePhysical, mem_create),
     RR_ROW(cuStreamAttachMemAsync_ptsz, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone, attach_memory),
     // Context teardown and module unloads: deferred ranges (--batch-ranges)
     // are replayed at their entry, while the context and the kernels exist.

@@ -60,6 +60,7 @@ enum class CallKind : std::uint8_t {
   kGraphExecChildGraph,        // cuGraphExecChildGraphNodeSetParams: the child graph's nodes are read again
   kGraphExecChange,            // any other change of an exec's nodes: its summary becomes unknown
   kStreamAttachMemory,         // cuStreamAttachMemAsync: managed memory attached to the host or not
+  kPhysicalAllocation,         // cuMemCreate: physical memory, accessible only once mapped and given access
   kProfilerStart,              // cuProfilerStart (range trigger)
   kProfilerStop,               // cuProfilerStop (range trigger)
   kTeardown,  // ends a context, unloads a module or destroys an object kernels may use (an array, a texture or
@@ -91,6 +92,7 @@ enum class MemoryEffect : std::uint8_t {
   kRegisterHost,      // cuMemHostRegister: unless read-only or I/O memory
   kRemove,            // cuMemFree, cuMemFreeAsync, at its entry
   kRemoveHost,        // cuMemFreeHost, cuMemHostUnregister, by host address, at its entry
+  kCreatePhysical,    // cuMemCreate: device memory of `bytes` (0 for other locations), not yet mapped
 };
 
 /// A kernel launch's parameters (kKernelLaunch rows).

@@ -17,6 +17,7 @@ TEST(DeviceRoom, the_bytes_each_allocation_asks_for) {
   p.bytes = 3 * kMiB;
   EXPECT_EQ(device_bytes_requested(MemoryEffect::kAddDevice, p), 3 * kMiB);
   EXPECT_EQ(device_bytes_requested(MemoryEffect::kAddStreamOrdered, p), 3 * kMiB);
+  EXPECT_EQ(device_bytes_requested(MemoryEffect::kCreatePhysical, p), 3 * kMiB);
   p.height = 10;  // cuMemAllocPitch: 3 MiB rows, 10 of them
   EXPECT_EQ(device_bytes_requested(MemoryEffect::kAddPitched, p), 30 * kMiB);
   for (MemoryEffect none : {MemoryEffect::kAddManaged, MemoryEffect::kAddPinnedHost, MemoryEffect::kMapVirtual,

@@ -94,6 +94,7 @@ constexpr Expected kExpected[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async_ptsz, K::kMemset, R::kDecline, D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async_ptsz, K::kMemset, R::kDecline, D::kUnsupportedApi, E::kNone},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync, K::kStreamAttachMemory, R::kPassThrough, kNoDecline, E::kNone},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemCreate, K::kPhysicalAllocation, R::kPassThrough, kNoDecline, E::kCreatePhysical},
     {CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, K::kAllocation, R::kTrackAndDecline, D::kAllocationInRange,
      E::kRegisterHost},
     {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, K::kCopyHostToDevice, R::kRecord, kNoDecline, E::kNone},
@@ -410,6 +411,7 @@ TEST(DriverCalls, allocation_decoders_keep_outputs_as_pointers) {
   EXPECT_EQ(a.address_out, &out);
   EXPECT_EQ(a.pitch_out, &pitch);
   EXPECT_EQ(a.height, 7u);
+  EXPECT_EQ(a.bytes, 100u);  // the width of a row
   cuMemAllocFromPoolAsync_params pool{&out, 4096, nullptr, fake_stream(0x40)};
   const CallParams p = decode(CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, &pool);
   EXPECT_EQ(p.allocation.bytes, 4096u);
@@ -423,6 +425,19 @@ TEST(DriverCalls, allocation_decoders_keep_outputs_as_pointers) {
   const AllocationParams r = decode(CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister, &reg).allocation;
   EXPECT_EQ(r.host, &host);
   EXPECT_EQ(r.flags, static_cast<unsigned>(CU_MEMHOSTREGISTER_READ_ONLY));
+}
+
+TEST(DriverCalls, physical_memory_counts_its_size_on_a_device_only) {
+  CUmemGenericAllocationHandle handle = 0;
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  cuMemCreate_params create{&handle, std::size_t{2} << 20, &prop, 0};
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &create).allocation.bytes, std::size_t{2} << 20);
+  prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &create).allocation.bytes, 0u);
+  create.prop = nullptr;
+  EXPECT_EQ(decode(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &create).allocation.bytes, 0u);
 }
 
 TEST(DriverCalls, capture_and_graph_decoders) {
