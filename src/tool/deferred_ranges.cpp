@@ -278,8 +278,7 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
     if (!failed) {
       if (Status e = counting_.evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
     }
-    if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
-      counters_->backend().set_mode(counters_->configured_mode()).ignore();
+    counting_.restore_configured_mode(range);
     if (failed) {
       decline(range, failed->reason, std::move(failed->detail));
     } else {

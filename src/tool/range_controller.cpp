@@ -32,6 +32,12 @@
 namespace rangereplay::tool {
 
 namespace {
+
+// The counter layout --range-metrics asks for (tool/logic/counter_layout.h).
+CounterLayout configured_layout(const ProfileConfig& config) {
+  return tool::configured_layout(config.range_metrics == RangeMetrics::kPerKernel);
+}
+
 using Clock = std::chrono::steady_clock;
 
 // The notes the replay window writes for `range` (a recording range).
@@ -108,7 +114,7 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
   if (ctx != nullptr && cuCtxGetDevice(&device) == CUDA_SUCCESS) range->device = static_cast<int>(device);
   range->record.index = range->index;
   range->record.name = event.name;
-  range->counters = configured_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel);
+  range->counters = configured_layout(parts_.config);
   if (parts_.config.app_range) {
     begin_app_range(std::move(range), ctx);
     return;
@@ -258,7 +264,7 @@ void RangeController::close_range_counters(ActiveRange& range) {
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (standing_counter_range(range.counters) != nullptr) {
     counters_->backend().pop_range().ignore();
-    range.counters = configured_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel);
+    range.counters = configured_layout(parts_.config);
   } else if (counters_ && counters_->in_pass()) {
     counters_->end_pass().status().ignore();
   }
@@ -371,10 +377,7 @@ void RangeController::end() {
   }
 
   replay_and_evaluate(*range, all_submitted);
-  if (counter_mode(range->counters, counters_->configured_mode()) != counters_->configured_mode()) {
-    // Back to the configured mode for the next range.
-    counters_->backend().set_mode(counters_->configured_mode()).ignore();
-  }
+  counting_.restore_configured_mode(*range);
   parts_.mutex.set_stage("range end: report");
   report_range(*range);
   if (counters_ && counters_->standing_full()) counting_.flush_standing_pass("its counter image is full");
@@ -558,7 +561,7 @@ void RangeController::before_teardown(const char* call, const TeardownParams& te
     // The open range's counter range is closed first; the range declines
     // (its context may end inside it).
     const Status popped = counters_->backend().pop_range();
-    active_->counters = configured_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel);
+    active_->counters = configured_layout(parts_.config);
     decline(*active_, DeclineReason::kMultipleContexts,
             std::string(call) + " was made inside the range, in or on its context" +
                 (popped.ok() ? std::string() : " (" + popped.message() + ")"));

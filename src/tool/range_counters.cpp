@@ -240,6 +240,11 @@ bool RangeCounters::stop_pass0(ActiveRange& range, bool drained, std::size_t ker
   return false;
 }
 
+void RangeCounters::restore_configured_mode(const ActiveRange& range) {
+  if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
+    counters_->backend().set_mode(counters_->configured_mode()).ignore();
+}
+
 Status RangeCounters::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
   // (Under --range-metrics whole every range is measured whole.) With
   // RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around each

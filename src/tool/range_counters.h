@@ -87,6 +87,10 @@ class RangeCounters {
   /// kernels, the configuration set. Errors: the backend's
   /// (resource_exhausted with what to narrow).
   Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count);
+  /// After `range`'s window and evaluation: the backend back in the
+  /// configured mode for the next range, when size_counters_to_pass0 set
+  /// another for its layout (errors ignored: the next set-up reports them).
+  void restore_configured_mode(const ActiveRange& range);
   /// Flushes L2 on the tool's stream and waits for it (a flush must exist).
   Status flush_caches();
   /// What a replayed pass of `range` runs right after its counters start:
