@@ -8,8 +8,9 @@ build folder as its argument, after the checks every test needs: an NVIDIA
 GPU (`nvidia-smi -L`), and the tools a test names in REQUIRES (on PATH).
 Without them it prints one line saying what is missing and exits 77, which
 CTest reads as skipped (SKIP_RETURN_CODE). Otherwise its exit code is the
-test's. CTest registers every name in TESTS with rangereplay_add_e2e_test
-(tests/CMakeLists.txt); the shared helpers are in e2e_common.py.
+test's. CTest registers every name in TESTS (every file here but HELPERS) with
+rangereplay_add_e2e_test (tests/CMakeLists.txt); the shared helpers are in
+e2e_common.py.
 """
 import os
 import shutil
@@ -18,29 +19,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Every end-to-end test, by name; the other files here are helpers the tests
-# run (e2e_common.py, nccl_world1.py, two_ranks.py).
-TESTS = (
-    "app_range",
-    "batch",
-    "cache_control",
-    "collectives",
-    "collectives_replay",
-    "cupti_copy",
-    "declines",
-    "differential_restore",
-    "guidance",
-    "kill_journal",
-    "launcher_gate",
-    "multi_process",
-    "never_break",
-    "pool_write_set",
-    "profile_matches_ncu",
-    "range_selection",
-    "reports",
-    "snapshot_spill",
-    "verify",
-)
+# The files here that are not tests: the shared helpers, programs the tests
+# run, the runner and its own test.
+HELPERS = ("e2e_common.py", "nccl_world1.py", "two_ranks.py", "run_e2e.py", "test_run_e2e.py")
+
+# Every end-to-end test, by name: every other .py or .sh file here.
+TESTS = tuple(sorted({os.path.splitext(f)[0] for f in os.listdir(HERE)
+                      if f.endswith((".py", ".sh")) and f not in HELPERS}))
 
 # Tools a test needs besides the GPU, on PATH.
 REQUIRES = {"profile_matches_ncu": ("ncu",)}
