@@ -166,7 +166,15 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   std::vector<report::RangeRecord> before;
   before.reserve(batch.size());
   for (const auto& range : batch) before.push_back(range->record);
-  s = run_batch_window(batch, parts, first_row, values);
+  bool image_too_large = false;
+  s = run_batch_window(batch, parts, first_row, values, image_too_large);
+  if (image_too_large) {
+    // No pass ran: each member is replayed on its own, in an image sized to
+    // its own kernels (which may fit where the batch's did not).
+    replay_alone(batch, before, "the batch's counter data would not fit in one image: " + s.message(),
+                 ms_since(start), why);
+    return;
+  }
   if (!s.ok()) {
     const bool any_unloaded = std::any_of(
         batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
@@ -176,7 +184,8 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
     // Each member still holds its entry snapshot, and the batch handed its
     // exit state back: it can be replayed on its own, as an immediate range.
-    replay_alone(batch, before, values.status().message(), ms_since(start), why);
+    replay_alone(batch, before, "its counter ranges did not match: " + values.status().message(), ms_since(start),
+                 why);
     return;
   }
   if (!values.ok()) {
@@ -190,7 +199,8 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
 Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
                                         std::vector<std::unique_ptr<WindowMember>>& parts,
                                         std::vector<std::size_t>& first_row,
-                                        StatusOr<std::vector<std::vector<double>>>& values) {
+                                        StatusOr<std::vector<std::vector<double>>>& values,
+                                        bool& image_too_large) {
   Status s = ok_status();
   const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
   // Each member's parts, as the immediate window's (replay_window()), with
@@ -215,6 +225,12 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
                                    [this, &range] { return controller_.unloaded_since_end(range); }, std::nullopt});
     first_row.push_back(counter_ranges);
     counter_ranges += batch_counter_ranges(range);
+  }
+  if (s.ok() && counter_ranges > counters_->backend().most_ranges()) {
+    image_too_large = true;
+    return resource_exhausted("the batch's " + std::to_string(counter_ranges) + " counter ranges need more than the " +
+                              std::to_string(counters_->backend().most_ranges()) +
+                              " one image holds at this metric list's size");
   }
   if (s.ok()) s = counters_->backend().set_mode(CounterMode::kUserRanges);
   if (s.ok()) s = counters_->backend().resize(counter_ranges);
@@ -264,7 +280,7 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
 }
 
 void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch,
-                                  std::vector<report::RangeRecord>& before, const std::string& mismatch,
+                                  std::vector<report::RangeRecord>& before, const std::string& because,
                                   double batch_ms, const char* why) {
   const std::size_t others = batch.size() - 1;
   for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -284,9 +300,9 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
     } else {
       range.record.counter_ranges = counter_ranges_name(range.counters);
       range.record.notes.push_back(
-          "replayed on its own after its batch with " + std::to_string(others) +
+          "replayed on its own, not in its batch with " + std::to_string(others) +
           " other deferred ranges (replayed when: " + why + "; " + std::to_string(static_cast<long long>(batch_ms)) +
-          " ms, not in this range's times) got counter ranges that did not match: " + mismatch);
+          " ms, not in this range's times), because " + because);
     }
     controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
                                          range.modules_loaded, ms_since(start));

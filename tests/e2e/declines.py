@@ -78,8 +78,9 @@ CASES = [
     # pass 0 without counters anyway; whole-range values count pass 0 until
     # the capture begins, stop its counters then and replay every pass (the
     # CUPTI object is replaced after that incomplete pass).
-    case("app_stream_capture_in_range", "tests/apps/app_stream_capture_in_range", TWO,
-         {"stream_capture_active": 1, REPLAYED: 1}),
+    case("app_stream_capture_in_range", "tests/apps/app_stream_capture_in_range", TWO, REPLAYED),
+    case("app_stream_capture_in_range, one-pass list", "tests/apps/app_stream_capture_in_range", TWO,
+         {"stream_capture_active": 1, REPLAYED: 1}, tool_args=["--metrics", "smsp__inst_executed.sum"]),
     case("app_stream_capture_in_range, --set basic", "tests/apps/app_stream_capture_in_range", TWO, REPLAYED,
          tool_args=["--set", "basic"]),
     case("app_stream_capture_in_range, --set basic --range-metrics whole", "tests/apps/app_stream_capture_in_range",
