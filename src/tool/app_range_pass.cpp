@@ -1,7 +1,7 @@
-// Application range replay's runs in the range controller (range_controller.h,
-// tool/logic/app_range_collector.h): a range the run collects has one counter pass
-// counted in the application's own execution; nothing is recorded,
-// snapshotted or replayed, so any API may run inside it.
+// AppRangePass (app_range_pass.h): application range replay's runs in the
+// range controller (tool/logic/app_range_collector.h): a range the run
+// collects has one counter pass counted in the application's own execution;
+// nothing is recorded, snapshotted or replayed, so any API may run inside it.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -10,9 +10,9 @@
 #include "core/base/ascii.h"
 #include "core/base/elapsed.h"
 #include "cuda/cu_status.h"
+#include "tool/app_range_pass.h"
 #include "tool/context_scope.h"
 #include "tool/logic/range_report.h"
-#include "tool/range_controller.h"
 #include "tool/tool_thread.h"
 
 namespace rangereplay::tool {
@@ -20,20 +20,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 }  // namespace
 
-void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcontext ctx) {
+std::unique_ptr<ActiveRange> AppRangePass::begin(std::unique_ptr<ActiveRange> range, CUcontext ctx) {
   const AppRangeRun& run = *parts_.config.app_range;
   range->pass0_start = Clock::now();
   if (!run.collects(range->index)) {
     // Another run collects it, or the first run replayed it: untouched here.
     range->state = LeftAlone{};
-    active_ = std::move(range);
-    return;
+    return range;
   }
   range->state = Collecting{};
   const auto begin_start = Clock::now();
-  std::optional<Decline> declined = admit_range(ctx);
+  std::optional<Decline> declined = controller_.admit_range(ctx);
   if (!declined) {
-    release_left_over_state();
+    controller_.release_left_over_state();
     // The work before the range is not the range's.
     parts_.mutex.set_stage("app-range begin: draining the context (cuCtxSynchronize)");
     if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok())
@@ -59,10 +58,10 @@ void RangeController::begin_app_range(std::unique_ptr<ActiveRange> range, CUcont
                    escape_controls(range->name).c_str(), run.pass + 1);
   }
   range->pass0_start = Clock::now();
-  active_ = std::move(range);
+  return range;
 }
 
-void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
+void AppRangePass::end(std::unique_ptr<ActiveRange> range) {
   parts_.modules.close_range_window();
   if (std::holds_alternative<LeftAlone>(range->state)) return;
   range->window_start = Clock::now();
@@ -70,7 +69,7 @@ void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
       std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
   if (!profiled(range->state) || range->counters_closed || parts_.captures.open_captures() > 0) {
     if (profiled(range->state) && app_range_) app_range_->abandon();
-    end_range_without_gpu(std::move(range));
+    controller_.end_range_without_gpu(std::move(range));
     return;
   }
   range->record.passes = 1;
@@ -105,7 +104,7 @@ void RangeController::end_app_range(std::unique_ptr<ActiveRange> range) {
   if (no_kernel)
     range->eligibility.decline(DeclineReason::kNoKernelInRange, "no kernel or graph was launched inside the range");
   parts_.mutex.set_stage("app-range end: report");
-  report_range(*range);
+  controller_.report_range(*range);
 }
 
 }  // namespace rangereplay::tool

@@ -47,6 +47,18 @@ ReplayNotes replay_notes(const ActiveRange& range) {
                      range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture};
 }
 
+// The progress line of `range`'s pass `pass` (from 1) of a list of
+// `pass_count` counter passes, unless --quiet.
+void progress(const ProfileConfig& config, std::uint32_t pass_count, const ActiveRange& range, std::size_t pass) {
+  if (config.quiet) return;
+  std::string total = config.range_count ? "/" + std::to_string(config.range_count) : "";
+  // A range whose pass 0 only records runs one pass more than CUPTI needs.
+  const auto* recording = std::get_if<Recording>(&range.state);
+  const std::uint32_t passes = pass_count + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
+  std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
+               escape_controls(range.name).c_str(), pass, passes);
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
@@ -82,24 +94,16 @@ RangeController::RangeController(RangeControllerParts parts)
           EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, counting_.tool_stream()}),
       deferred_(DeferredRangesParts{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex,
                                     snapshots_, counting_, parked_, *this}),
-      peers_(RankRendezvousParts{parts.config, parts.report, counting_.session()}) {}
-
-void RangeController::progress(const ActiveRange& range, std::size_t pass) {
-  if (parts_.config.quiet) return;
-  std::string total = parts_.config.range_count ? "/" + std::to_string(parts_.config.range_count) : "";
-  // A range whose pass 0 only records runs one pass more than CUPTI needs.
-  const auto* recording = std::get_if<Recording>(&range.state);
-  const std::uint32_t passes = counting_.pass_count() + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
-  std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
-               escape_controls(range.name).c_str(), pass, passes);
-}
+      peers_(RankRendezvousParts{parts.config, parts.report, counting_.session()}),
+      app_ranges_(AppRangePassParts{parts.config, parts.captures, parts.modules, parts.mutex, counting_, *this}),
+      gate_(parts.report) {}
 
 void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
   // Which matches are profiled (--skip/--range-count/--range-list) was
   // decided by the trigger's RangeSelector: every kBegin is profiled.
   // No range is profiled before the launcher's checks pass.
   parts_.mutex.set_stage("range begin: waiting at the launcher gate");
-  pass_gate();
+  gate_.pass();
   debug("begin range '%s' (match %ld)", event.name, static_cast<long>(event.match_index));
   // Module loads from now until the range ends are its own.
   parts_.modules.open_range_window();
@@ -116,7 +120,7 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
   range->record.name = event.name;
   range->counters = configured_layout(parts_.config);
   if (parts_.config.app_range) {
-    begin_app_range(std::move(range), ctx);
+    active_ = app_ranges_.begin(std::move(range), ctx);
     return;
   }
 
@@ -129,7 +133,7 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
     range->state = Untouched{};
     decline(*range, declined->reason, std::move(declined->detail));
   } else {
-    progress(*range, 1);
+    progress(parts_.config, counting_.pass_count(), *range, 1);
   }
   range->pass0_start = Clock::now();
   active_ = std::move(range);
@@ -259,7 +263,7 @@ void RangeController::close_range_counters(ActiveRange& range) {
   // on the thread beginning the capture, with the range's context made
   // current for them.
   range.counters_closed = true;
-  if (std::holds_alternative<Collecting>(range.state) && app_range_) app_range_->abandon();
+  if (std::holds_alternative<Collecting>(range.state)) app_ranges_.abandon();
   debug("counters of declined range '%s' closed before a stream capture", range.name);
   const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
   if (standing_counter_range(range.counters) != nullptr) {
@@ -315,7 +319,7 @@ void RangeController::end() {
                           parts_.captures.open_captures());
   };
   if (const RangeEndPath path = end_path(); path == RangeEndPath::kLeftAlone || path == RangeEndPath::kApplicationRun) {
-    end_app_range(std::move(range));
+    app_ranges_.end(std::move(range));
     return;
   }
   // A name whose range saw no capture counts pass 0 again from its next
@@ -585,15 +589,6 @@ void RangeController::after_context_teardown(const char* call, const TeardownPar
   parked_.clear();
 }
 
-void RangeController::pass_gate() {
-  if (!gate_.held()) return;
-  const GateWait wait = gate_.wait();
-  parts_.report.gate_wait_ms = wait.wait_ms;
-  if (debug_enabled())
-    std::fprintf(stderr, "rangereplay[debug] injection: launcher gate %s, waited %.3f ms\n",
-                 gate_outcome_name(wait.outcome), wait.wait_ms);
-}
-
 std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
   // Other threads' frees and allocations wait until the window ends.
   auto inventory_lock = parts_.inventory.lock();
@@ -611,7 +606,7 @@ std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range)
   EventReplayStream stream(counting_.tool_stream());
   ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
                                         [this, &range](std::size_t pass) {
-                                          progress(range, pass + 1);
+                                          progress(parts_.config, counting_.pass_count(), range, pass + 1);
                                           debug("replay pass %s%ld", "", static_cast<long>(pass));
                                         },
                                         counting_.flush_on_tool_stream(), peers_.pass_barrier(range),

@@ -12,8 +12,11 @@
 // (tool/deferred_ranges.h: the batch queue of --batch-ranges, its flush
 // points and the batch's replay window; the controller implements the
 // BatchServices it uses, the counters the counting steps), the
-// --collectives replay rendezvous (tool/rank_rendezvous.h), the launcher
-// gate, ranges parked while a capture is open.
+// --collectives replay rendezvous (tool/rank_rendezvous.h), application
+// range replay's runs (tool/app_range_pass.h: a range counted in the
+// application's own execution; the controller implements the
+// AppRangeServices it uses), the launcher gate (tool/launcher_gate_wait.h),
+// ranges parked while a capture is open.
 //
 // The record side (the RecordSession, tool/record_session.h, recording
 // through tool/logic/range_recorder.h) fills the active range's program and
@@ -61,9 +64,10 @@
 #include "cuda/snapshot.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/app_range_pass.h"
 #include "tool/deferred_ranges.h"
 #include "tool/entry_snapshots.h"
-#include "tool/logic/app_range_collector.h"
+#include "tool/launcher_gate_wait.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/driver_calls.h"
 #include "tool/logic/range_report.h"
@@ -93,7 +97,7 @@ struct RangeControllerParts {
   ToolMutex& mutex;
 };
 
-class RangeController : private BatchServices {
+class RangeController : private BatchServices, private AppRangeServices {
  public:
   explicit RangeController(RangeControllerParts parts);
   RangeController(const RangeController&) = delete;
@@ -101,7 +105,7 @@ class RangeController : private BatchServices {
 
   /// Keeps the launcher's gate (core/interprocess/launcher_gate.h), waited at by the
   /// first begin().
-  void hold_gate(HeldLauncherGate gate) { gate_ = std::move(gate); }
+  void hold_gate(HeldLauncherGate gate) { gate_.hold(std::move(gate)); }
 
   /// A range begins in context `ctx` (null: none current): waits at the
   /// launcher gate if it is still held, then admits the range and prepares
@@ -176,24 +180,13 @@ class RangeController : private BatchServices {
   void after_context_teardown(const char* call, const TeardownParams& teardown);
 
  private:
-  // Application range replay runs (app_range_pass.cpp): a range this run
-  // collects gets its pass counted in its own execution (drained first, the
-  // caches flushed under --cache-control all); one it does not collect is
-  // left alone. end_app_range stops the pass, carries the counter data to
-  // the next run and, after the last pass, writes the values.
-  void begin_app_range(std::unique_ptr<ActiveRange> range, CUcontext ctx);
-  void end_app_range(std::unique_ptr<ActiveRange> range);
   // Why a range in `ctx` cannot begin now (sets up the counters at the first
   // range); makes no call a capture forbids when one is open.
-  std::optional<Decline> admit_range(CUcontext ctx);
+  std::optional<Decline> admit_range(CUcontext ctx) override;
   // Drains the context, captures the entry state (multi-pass lists, and
   // ranges of a name that saw a capture begin) and starts counter pass 0 or
   // pushes the range onto the standing pass.
   std::optional<Decline> prepare_pass0(ActiveRange& range);
-  // Waits at the launcher gate if it is still held: until the launcher's
-  // checks pass, or the launcher kills the process. Records the wait in the
-  // report's gate_wait_ms.
-  void pass_gate();
   // The end of a range's replay side, after pass 0 stopped and its write set
   // and the rendezvous had their say: the replay window unless declined or
   // every pass was submitted in pass 0 (`all_submitted`), then its values
@@ -204,7 +197,7 @@ class RangeController : private BatchServices {
   // The end of a range declined at its begin, or with a capture that began
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
   // parked while a capture is open).
-  void end_range_without_gpu(std::unique_ptr<ActiveRange> range);
+  void end_range_without_gpu(std::unique_ptr<ActiveRange> range) override;
   // The replayed passes (tool/logic/replay_window.h) of `range` alone, over
   // its restore strategy, with --verify as its observer; nullopt when every
   // pass ran, or the range's decline. The exit state is restored either way.
@@ -218,19 +211,18 @@ class RangeController : private BatchServices {
   }
   // The range records' decline fields, notes and times (tool/logic/range_report.h).
   RangeReporter reporter() const override { return RangeReporter(parts_.config.quiet); }
-  void progress(const ActiveRange& range, std::size_t pass);
   // At a range's end: its decline, its notes (skipped copies, modules
   // loaded), the window's times; moves its record into the report (and
   // makes it a pending record of the standing pass when its values come
   // with that pass).
-  void report_range(ActiveRange& range);
+  void report_range(ActiveRange& range) override;
   // Stops the counters a declined range left running (its pass 0, or its
   // counter range of the standing pass), so that its end needs no CUPTI or
   // synchronizing call.
   void close_range_counters(ActiveRange& range);
   // At a range's begin with no capture open: stops counters and frees GPU
   // buffers that ranges ending during a capture left.
-  void release_left_over_state();
+  void release_left_over_state() override;
   // Applies the module events of the range's window to it (declines, the
   // modules_loaded note).
   void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
@@ -256,6 +248,11 @@ class RangeController : private BatchServices {
   // --collectives replay: the job's rendezvous (agreements, barriers). It
   // refers to the counter session (its pass count).
   RankRendezvous peers_;
+  // Application range replay's runs (a run with ProfileConfig::app_range):
+  // this run's counter pass of the ranges it collects. It refers to the
+  // counters (their session, the L2 flush, the pass count) and to the
+  // controller's AppRangeServices.
+  AppRangePass app_ranges_;
   std::unique_ptr<ActiveRange> active_;
   // Declined ranges whose snapshot or digest plan could not be freed when
   // they ended (a capture was open: freeing is a call it forbids).
@@ -271,12 +268,9 @@ class RangeController : private BatchServices {
   // The call that ended the profiled context (after_context_teardown),
   // named in the decline of every later range.
   std::optional<std::string> profiled_context_lost_;
-  // Application range replay's pass of the open range (a run with
-  // ProfileConfig::app_range), made with the counters.
-  std::optional<AppRangeCollector> app_range_;
   // The launcher's gate; the first range waits at it (the launcher's device
   // checks must have passed before a range is profiled).
-  HeldLauncherGate gate_;
+  LauncherGateWait gate_;
 };
 
 }  // namespace rangereplay::tool
