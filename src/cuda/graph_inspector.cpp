@@ -118,7 +118,13 @@ struct Walker {
     std::size_t edges = 0;
     RR_CU(cuGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges));
     std::vector<CUgraphNode> from(edges), to(edges);
-    if (edges) RR_CU(cuGraphGetEdges(graph, from.data(), to.data(), nullptr, &edges));
+    // The edges' data is asked for too: without it the driver refuses a graph
+    // with programmatic edges (CUDA_ERROR_LOSSY_QUERY; XLA's command buffers
+    // have them). Every edge type orders its two nodes, and a replay that runs
+    // the downstream node after the upstream one has completed meets a
+    // programmatic edge (which lets it start at the upstream's trigger) too.
+    std::vector<CUgraphEdgeData> data(edges);
+    if (edges) RR_CU(cuGraphGetEdges(graph, from.data(), to.data(), data.data(), &edges));
     std::unordered_map<CUgraphNode, std::size_t> index;
     for (std::size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i], i);
     std::vector<std::vector<std::size_t>> successors(nodes.size());

@@ -227,6 +227,45 @@ TEST_F(GraphInspectorTest, a_device_updatable_kernel_node_has_unknown_arguments)
   EXPECT_EQ(argument_at<std::uint64_t>(summary->kernels[1], 0), reinterpret_cast<std::uint64_t>(a_));
 }
 
+// XLA's command buffers join kernels with programmatic edges (the downstream
+// kernel may start at the upstream's trigger); the driver hands out such an
+// edge only with its data. The increment node is created first, so only the
+// edge puts the fill before it.
+TEST_F(GraphInspectorTest, a_programmatic_edge_orders_its_kernels) {
+  ASSERT_CUDART(cudaMalloc(&a_, kN * sizeof(unsigned)));
+  ASSERT_CUDART(cudaGraphCreate(&graph_, 0));
+  unsigned* data = a_;
+  unsigned n = kN;
+  unsigned value = 7;
+  void* increment_args[] = {&data, &n};
+  void* fill_args[] = {&data, &n, &value};
+  cudaKernelNodeParams p{};
+  p.gridDim = dim3(4);
+  p.blockDim = dim3(256);
+  p.func = reinterpret_cast<void*>(graph_increment_kernel);
+  p.kernelParams = increment_args;
+  cudaGraphNode_t increment = nullptr, fill = nullptr;
+  ASSERT_CUDART(cudaGraphAddKernelNode(&increment, graph_, nullptr, 0, &p));
+  p.func = reinterpret_cast<void*>(graph_fill_kernel);
+  p.kernelParams = fill_args;
+  ASSERT_CUDART(cudaGraphAddKernelNode(&fill, graph_, nullptr, 0, &p));
+  cudaGraphEdgeData edge{};
+  edge.from_port = cudaGraphKernelNodePortProgrammatic;
+  edge.type = cudaGraphDependencyTypeProgrammatic;
+  const cudaError_t added = cudaGraphAddDependencies(graph_, &fill, &increment, &edge, 1);
+  if (added == cudaErrorNotSupported || added == cudaErrorInvalidValue) {
+    (void)cudaGetLastError();
+    GTEST_SKIP() << "programmatic edges are not supported here: " << cudaGetErrorString(added);
+  }
+  ASSERT_EQ(added, cudaSuccess) << cudaGetErrorString(added);
+
+  auto summary = inspect_graph(reinterpret_cast<CUgraph>(graph_));
+  ASSERT_OK(summary.status());
+  ASSERT_EQ(summary->kernels.size(), 2u);
+  EXPECT_NE(summary->kernels[0].name.find("graph_fill_kernel"), std::string::npos) << summary->kernels[0].name;
+  EXPECT_NE(summary->kernels[1].name.find("graph_increment_kernel"), std::string::npos) << summary->kernels[1].name;
+}
+
 TEST_F(GraphInspectorTest, kernel_of_node_params_reads_the_arguments_a_set_params_call_passes) {
   // What the tool reads at the exit of cuGraphExecKernelNodeSetParams.
   CUfunction f = nullptr;
