@@ -41,6 +41,10 @@ struct State {
   std::map<std::uintptr_t, Allocation> allocations;  // by base address
   std::uint64_t allocated = 0;                       // bytes of device allocations
   std::vector<std::unique_ptr<Kernel>> kernels;
+  // Kernels of earlier tests: kept, so that no later kernel gets the handle
+  // of one the tool has seen (it caches parameter layouts by handle, as a
+  // driver never reuses a loaded function's handle).
+  std::vector<std::unique_ptr<Kernel>> retired;
   std::set<const void*> streams;
   std::set<const void*> events;
   Counts counts;
@@ -202,6 +206,7 @@ void reset(const DeviceOptions& options) {
   for (const void* h : s.events) delete static_cast<const char*>(h);
   s.streams.clear();
   s.events.clear();
+  for (auto& k : s.kernels) s.retired.push_back(std::move(k));
   s.kernels.clear();
   s.allocated = 0;
   s.counts = Counts{};

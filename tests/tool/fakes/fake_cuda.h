@@ -52,7 +52,8 @@ void reset(const DeviceOptions& options = {});
 
 /// A kernel named `name` whose parameters have the sizes `param_sizes`
 /// (bytes, laid out one after the other with natural alignment, as
-/// cuFuncGetParamInfo reports them). The handle stays valid until reset().
+/// cuFuncGetParamInfo reports them). The handle runs the kernel until
+/// reset(), and no later kernel of the process gets the same handle.
 CUfunction register_kernel(const std::string& name, std::vector<std::size_t> param_sizes, KernelBody body);
 
 /// The one context and the application's stream (the legacy stream, 0).
