@@ -19,7 +19,9 @@ CounterLog g_log;
 
 class FakeCounterBackend final : public tool::CounterBackend {
  public:
-  explicit FakeCounterBackend(std::uint32_t pass_count) : pass_count_(pass_count) {}
+  // Starts in `mode`, as set_up_counters leaves the real session (in the
+  // configured mode).
+  FakeCounterBackend(std::uint32_t pass_count, tool::CounterMode mode) : pass_count_(pass_count), mode_(mode) {}
   Status set_mode(tool::CounterMode mode) override {
     mode_ = mode;
     return ok_status();
@@ -49,6 +51,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
     in_pass_ = false;
     if (mode_ == tool::CounterMode::kPerKernel) rows_ += kernels_run() - launches_at_start_;
     decoded_rows_ = rows_;
+    if (application_pass_) image_.push_back(static_cast<std::uint8_t>(passes_since_begin_));
     ++passes_since_begin_;
     ++g_log.passes;
     return passes_since_begin_ >= pass_count_;
@@ -82,8 +85,16 @@ class FakeCounterBackend final : public tool::CounterBackend {
   std::size_t max_ranges() const override { return max_ranges_; }
   std::size_t most_ranges() const override { return 100000; }
   std::size_t bytes_per_range() const override { return 1024; }
-  Status begin_application_pass(const std::vector<std::uint8_t>&, std::size_t, std::uint16_t) override {
-    return unimplemented("fake counters: application range replay is not faked");
+  // Application range replay: pass `pass` over the carried image (a fresh
+  // one of kImageBytes for pass 0); each pass's end_pass adds one byte, the
+  // pass number, to the image the next run carries.
+  Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass, std::uint16_t) override {
+    if (mode_ != tool::CounterMode::kWholeRange)
+      return failed_precondition("begin_application_pass outside whole-range mode");
+    image_ = carried.empty() ? std::vector<std::uint8_t>(kImageBytes, 0) : carried;
+    passes_since_begin_ = pass;
+    application_pass_ = true;
+    return ok_status();
   }
   const std::vector<std::uint8_t>& counter_data() const override { return image_; }
   std::size_t next_pass() const override { return passes_since_begin_; }
@@ -93,7 +104,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
 
  private:
   std::uint32_t pass_count_;
-  tool::CounterMode mode_ = tool::CounterMode::kPerKernel;
+  tool::CounterMode mode_;
   std::size_t max_ranges_ = 1;
   std::size_t passes_since_begin_ = 0;
   bool in_pass_ = false;
@@ -102,7 +113,9 @@ class FakeCounterBackend final : public tool::CounterBackend {
   std::size_t rows_ = 0;
   std::size_t decoded_rows_ = 0;
   std::uint64_t launches_at_start_ = 0;
+  bool application_pass_ = false;
   std::vector<std::uint8_t> image_;
+  static constexpr std::size_t kImageBytes = 16;
 };
 
 }  // namespace
@@ -123,7 +136,8 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
                                        CounterSessionOptions options, const CounterSetupHooks& hooks) {
   if (!fake::g_options.setup_error.ok()) return fake::g_options.setup_error;
   options.pass_count = fake::g_options.pass_count;
-  auto backend = std::make_unique<fake::FakeCounterBackend>(options.pass_count);
+  auto backend = std::make_unique<fake::FakeCounterBackend>(options.pass_count,
+                                                            configured_counter_mode(options.whole_range_metrics));
   backend->metrics_ = metrics.size();
   CounterSetup setup;
   setup.session = std::make_unique<CounterSession>(std::move(backend), metrics,

@@ -51,7 +51,6 @@ struct State {
   CUpti_CallbackFunc callback = nullptr;
   void* userdata = nullptr;
   std::set<CUpti_CallbackDomain> domains;
-  std::uint32_t correlation = 0;
 };
 
 State& state() {
@@ -145,29 +144,6 @@ void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* dat
   callback(userdata, domain, cbid, data);
 }
 
-// One application driver call: API_ENTER, `call`, API_EXIT, as CUPTI's driver domain.
-template <class Params, class Call>
-CUresult traced(CUpti_CallbackId cbid, const char* name, Params& params, Call call, const char* symbol = nullptr) {
-  CUresult result = CUDA_SUCCESS;
-  CUpti_CallbackData data{};
-  data.functionName = name;
-  data.functionParams = &params;
-  data.functionReturnValue = &result;
-  data.symbolName = symbol;
-  data.context = fake_context();
-  data.contextUid = 1;
-  {
-    std::lock_guard lock(state().mutex);
-    data.correlationId = ++state().correlation;
-  }
-  data.callbackSite = CUPTI_API_ENTER;
-  deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &data);
-  result = call();
-  data.callbackSite = CUPTI_API_EXIT;
-  deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &data);
-  return result;
-}
-
 CUresult copy(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes) {
   if (bytes == 0) return CUDA_SUCCESS;
   if (dst == 0 || src == 0) return CUDA_ERROR_INVALID_VALUE;
@@ -196,6 +172,10 @@ CUresult drop_handle(std::set<const void*>& handles, const void* h) {
 }
 
 }  // namespace
+
+void deliver_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  deliver(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &data);
+}
 
 void reset(const DeviceOptions& options) {
   State& s = state();
@@ -253,30 +233,31 @@ bool subscribed() {
 
 CUresult app_mem_alloc(CUdeviceptr* address, std::size_t bytes) {
   cuMemAlloc_v2_params p{address, bytes};
-  return traced(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", p, [&] { return cuMemAlloc(address, bytes); });
+  return app_call(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", p,
+                  [&] { return cuMemAlloc(address, bytes); });
 }
 
 CUresult app_mem_free(CUdeviceptr address) {
   cuMemFree_v2_params p{address};
-  return traced(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", p, [&] { return cuMemFree(address); });
+  return app_call(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", p, [&] { return cuMemFree(address); });
 }
 
 CUresult app_memcpy_htod(CUdeviceptr dst, const void* src, std::size_t bytes) {
   cuMemcpyHtoD_v2_params p{dst, src, bytes};
-  return traced(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", p,
-                [&] { return cuMemcpyHtoD(dst, src, bytes); });
+  return app_call(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", p,
+                  [&] { return cuMemcpyHtoD(dst, src, bytes); });
 }
 
 CUresult app_memcpy_dtoh(void* dst, CUdeviceptr src, std::size_t bytes) {
   cuMemcpyDtoH_v2_params p{dst, src, bytes};
-  return traced(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", p,
-                [&] { return cuMemcpyDtoH(dst, src, bytes); });
+  return app_call(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", p,
+                  [&] { return cuMemcpyDtoH(dst, src, bytes); });
 }
 
 CUresult app_launch(CUfunction f, void** params, unsigned grid, unsigned block) {
   cuLaunchKernel_params p{f, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr};
   const Kernel* k = kernel_of(f);
-  return traced(
+  return app_call(
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p,
       [&] { return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr); },
       k != nullptr ? k->name.c_str() : nullptr);
@@ -284,8 +265,8 @@ CUresult app_launch(CUfunction f, void** params, unsigned grid, unsigned block) 
 
 CUresult app_synchronize() {
   cuStreamSynchronize_params p{nullptr};
-  return traced(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", p,
-                [] { return cuStreamSynchronize(nullptr); });
+  return app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", p,
+                  [] { return cuStreamSynchronize(nullptr); });
 }
 
 void nvtx_push(const char* message) {

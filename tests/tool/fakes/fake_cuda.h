@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cuda.h>
+#include <cupti.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +77,33 @@ void note_tool_kernel();
 
 /// Whether a CUPTI subscriber is registered with its driver-API domain on.
 bool subscribed();
+
+/// Delivers one driver-API callback (`data` with its site set) to the
+/// subscriber, when its driver-API domain is on.
+void deliver_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
+
+/// One application driver call of any kind, as CUPTI's driver domain shows
+/// it: API_ENTER with `params` (the call's struct from
+/// generated_cuda_meta.h), then `call()` (what the call does: usually the
+/// fake's entry point, or a lambda for a call the fake does not implement),
+/// then API_EXIT with its result.
+template <class Params, class Call>
+CUresult app_call(CUpti_CallbackId cbid, const char* name, Params& params, Call call, const char* symbol = nullptr) {
+  CUresult result = CUDA_SUCCESS;
+  CUpti_CallbackData data{};
+  data.functionName = name;
+  data.functionParams = &params;
+  data.functionReturnValue = &result;
+  data.symbolName = symbol;
+  data.context = context();
+  data.contextUid = 1;
+  data.callbackSite = CUPTI_API_ENTER;
+  deliver_driver_api(cbid, data);
+  result = call();
+  data.callbackSite = CUPTI_API_EXIT;
+  deliver_driver_api(cbid, data);
+  return result;
+}
 
 // The application's calls, delivered to the subscriber as CUPTI does.
 CUresult app_mem_alloc(CUdeviceptr* address, std::size_t bytes);
