@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "tool/cupti_counters.h"
+#include "tool/counter_setup.h"
 #include "tool/fakes/fake_cuda.h"
 
 namespace rangereplay::fake {
@@ -131,7 +131,8 @@ CounterLog counters() { return g_log; }
 
 namespace rangereplay::tool {
 
-// The harness's definition (cupti_counters.cpp is not linked into the tests).
+// The harness's definition (counter_setup.h; cupti_counters.cpp's is not
+// linked into the tests).
 StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>& metrics, const std::string&,
                                        CounterSessionOptions options, const CounterSetupHooks& hooks) {
   if (!fake::g_options.setup_error.ok()) return fake::g_options.setup_error;

@@ -1,5 +1,5 @@
 // A fake CounterBackend (tool/logic/counter_session.h) for the CPU tests of
-// src/tool, and the harness's set_up_counters (tool/cupti_counters.h): the
+// src/tool, and the harness's set_up_counters (tool/counter_setup.h): the
 // test executable links this definition in place of cupti_counters.cpp's
 // (which sets CUPTI's Range Profiler up), so RangeCounters gets a
 // CounterSession over the fake backend without any change to the tool.
