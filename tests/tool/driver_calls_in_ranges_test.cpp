@@ -122,8 +122,68 @@ TEST_F(ToolHarness, a_stream_capture_open_at_a_range_begin_declines_the_range) {
   for (int v : read(data, kInts)) ASSERT_EQ(v, 1);
 }
 
-// The fake has no graphs: the tool cannot read the instantiated graph, and
-// a range that launches it is declined, naming the call that failed.
+CUresult app_instantiate(CUgraphExec* exec, CUgraph graph) {
+  cuGraphInstantiateWithFlags_params p{exec, graph, 0};
+  return fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", p, [&] {
+    *exec = fake::instantiate(graph);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult app_graph_launch(CUgraphExec exec) {
+  cuGraphLaunch_params p{exec, nullptr};
+  return fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", p,
+                        [&] { return cuGraphLaunch(exec, nullptr); });
+}
+
+TEST_F(ToolHarness, a_graph_launched_in_a_range_is_replayed_with_its_kernel_nodes) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  CUdeviceptr p = data;
+  int n = kInts;
+  void* params[] = {&p, &n};
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(app_instantiate(&exec, fake::make_kernel_graph(add_one_, params)), CUDA_SUCCESS);
+  range("step", [&] { ASSERT_EQ(app_graph_launch(exec), CUDA_SUCCESS); });
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].name, "add_one");
+}
+
+TEST_F(ToolHarness, a_range_that_launches_a_graph_is_not_deferred) {
+  start();  // batching on: a graph launch keeps its range out of the batch
+  const CUdeviceptr data = buffer(kInts);
+  CUdeviceptr p = data;
+  int n = kInts;
+  void* params[] = {&p, &n};
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(app_instantiate(&exec, fake::make_kernel_graph(add_one_, params)), CUDA_SUCCESS);
+  range("step", [&] { add_one(data, kInts); });
+  EXPECT_EQ(fake::counts().launches, 1u) << "the first range waits in the batch";
+  // The application may destroy the executable graph after the range: the
+  // range with the graph is replayed at its own end (its graph launched
+  // once per counter pass), and the first range still waits.
+  range("step", [&] { ASSERT_EQ(app_graph_launch(exec), CUDA_SUCCESS); });
+  EXPECT_EQ(fake::counts().graph_launches, 1u + 3u);
+  EXPECT_EQ(fake::counts().launches, 2u + 3u);
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 2);
+  const report::Report report = finish();
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
+  ASSERT_EQ(report.ranges.size(), 2u);
+  for (const report::RangeRecord& r : report.ranges) {
+    EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.passes, 4u);
+  }
+}
+
+// A graph the fake does not know: the tool cannot read it at its
+// instantiation, and a range that launches it is declined, naming the call
+// that failed.
 TEST_F(ToolHarness, a_graph_the_tool_could_not_read_declines_the_range_that_launches_it) {
   config_.batch_ranges = 0;
   start();

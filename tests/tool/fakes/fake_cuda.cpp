@@ -35,6 +35,20 @@ struct Kernel {
   KernelBody body;
 };
 
+struct GraphNode {
+  CUfunction f = nullptr;
+  std::vector<std::vector<unsigned char>> values;  // one per parameter
+  std::vector<void*> pointers;                     // to values, as kernelParams
+};
+
+struct Graph {
+  std::vector<std::unique_ptr<GraphNode>> nodes;
+};
+
+struct GraphExec {
+  Graph* graph = nullptr;
+};
+
 struct State {
   std::mutex mutex;
   DeviceOptions options;
@@ -45,6 +59,9 @@ struct State {
   // of one the tool has seen (it caches parameter layouts by handle, as a
   // driver never reuses a loaded function's handle).
   std::vector<std::unique_ptr<Kernel>> retired;
+  // Graphs and execs live for the process (their handles are never reused).
+  std::vector<std::unique_ptr<Graph>> graphs;
+  std::vector<std::unique_ptr<GraphExec>> execs;
   std::set<const void*> streams;
   std::set<const void*> events;
   Counts counts;
@@ -56,6 +73,28 @@ struct State {
 State& state() {
   static State* s = new State();  // never destroyed: the tool may call at exit
   return *s;
+}
+
+Graph* graph_of(const void* handle) {
+  std::lock_guard lock(state().mutex);
+  for (const auto& g : state().graphs)
+    if (g.get() == handle) return g.get();
+  return nullptr;
+}
+
+GraphNode* node_of(const void* handle) {
+  std::lock_guard lock(state().mutex);
+  for (const auto& g : state().graphs)
+    for (const auto& n : g->nodes)
+      if (n.get() == handle) return n.get();
+  return nullptr;
+}
+
+GraphExec* exec_of(const void* handle) {
+  std::lock_guard lock(state().mutex);
+  for (const auto& e : state().execs)
+    if (e.get() == handle) return e.get();
+  return nullptr;
 }
 
 // The context handle: the address of a static object, never dereferenced.
@@ -216,6 +255,31 @@ CUfunction register_kernel(const std::string& name, std::vector<std::size_t> par
 
 CUcontext context() { return fake_context(); }
 
+CUgraph make_kernel_graph(CUfunction f, void** params) {
+  const Kernel* k = kernel_of(f);
+  auto node = std::make_unique<GraphNode>();
+  node->f = f;
+  if (k != nullptr)
+    for (std::size_t i = 0; i < k->sizes.size(); ++i) {
+      const auto* bytes = static_cast<const unsigned char*>(params[i]);
+      node->values.emplace_back(bytes, bytes + k->sizes[i]);
+    }
+  for (auto& value : node->values) node->pointers.push_back(value.data());
+  auto graph = std::make_unique<Graph>();
+  graph->nodes.push_back(std::move(node));
+  std::lock_guard lock(state().mutex);
+  state().graphs.push_back(std::move(graph));
+  return reinterpret_cast<CUgraph>(state().graphs.back().get());
+}
+
+CUgraphExec instantiate(CUgraph graph) {
+  auto exec = std::make_unique<GraphExec>();
+  exec->graph = reinterpret_cast<Graph*>(graph);
+  std::lock_guard lock(state().mutex);
+  state().execs.push_back(std::move(exec));
+  return reinterpret_cast<CUgraphExec>(state().execs.back().get());
+}
+
 Counts counts() {
   std::lock_guard lock(state().mutex);
   return state().counts;
@@ -285,6 +349,9 @@ void nvtx_pop() {
 
 }  // namespace rangereplay::fake
 
+using rangereplay::fake::Graph;
+using rangereplay::fake::GraphExec;
+using rangereplay::fake::GraphNode;
 using rangereplay::fake::Kind;
 using rangereplay::fake::state;
 
@@ -503,21 +570,58 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t* off
   return rangereplay::fake::param_info(kernel, index, offset, size);
 }
 
-// --- Not faked: modules, libraries, graphs ----------------------------------
+// --- Not faked: modules, libraries ------------------------------------------
 CUresult CUDAAPI cuFuncGetModule(CUmodule*, CUfunction) { return CUDA_ERROR_NOT_SUPPORTED; }
 CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr*, size_t*, CUmodule, const char*) { return CUDA_ERROR_NOT_SUPPORTED; }
 CUresult CUDAAPI cuKernelGetLibrary(CUlibrary*, CUkernel) { return CUDA_ERROR_NOT_SUPPORTED; }
 CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr*, size_t*, CUlibrary, const char*) { return CUDA_ERROR_NOT_SUPPORTED; }
-CUresult CUDAAPI cuGraphLaunch(CUgraphExec, CUstream) { return CUDA_ERROR_NOT_SUPPORTED; }
-CUresult CUDAAPI cuGraphGetNodes(CUgraph, CUgraphNode*, size_t*) { return CUDA_ERROR_NOT_SUPPORTED; }
-CUresult CUDAAPI cuGraphGetEdges(CUgraph, CUgraphNode*, CUgraphNode*, CUgraphEdgeData*, size_t*) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream) {
+  const GraphExec* e = rangereplay::fake::exec_of(exec);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  for (const auto& node : e->graph->nodes)
+    if (const CUresult r = rangereplay::fake::run_kernel(node->f, node->pointers.data()); r != CUDA_SUCCESS) return r;
+  std::lock_guard lock(state().mutex);
+  ++state().counts.graph_launches;
+  return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode, CUgraphNodeType*) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult CUDAAPI cuGraphGetNodes(CUgraph graph, CUgraphNode* nodes, size_t* count) {
+  const Graph* g = rangereplay::fake::graph_of(graph);
+  if (g == nullptr || count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (nodes != nullptr)
+    for (std::size_t i = 0; i < std::min(*count, g->nodes.size()); ++i)
+      nodes[i] = reinterpret_cast<CUgraphNode>(g->nodes[i].get());
+  *count = g->nodes.size();
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuGraphGetEdges(CUgraph graph, CUgraphNode*, CUgraphNode*, CUgraphEdgeData*, size_t* count) {
+  if (rangereplay::fake::graph_of(graph) == nullptr || count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *count = 0;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode node, CUgraphNodeType* type) {
+  if (rangereplay::fake::node_of(node) == nullptr || type == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *type = CU_GRAPH_NODE_TYPE_KERNEL;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode, CUgraph*) { return CUDA_ERROR_NOT_SUPPORTED; }
-CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode, CUDA_KERNEL_NODE_PARAMS*) { return CUDA_ERROR_NOT_SUPPORTED; }
-CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue*) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS* params) {
+  GraphNode* n = rangereplay::fake::node_of(node);
+  if (n == nullptr || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *params = CUDA_KERNEL_NODE_PARAMS{};
+  params->func = n->f;
+  params->gridDimX = params->gridDimY = params->gridDimZ = 1;
+  params->blockDimX = 32;
+  params->blockDimY = params->blockDimZ = 1;
+  params->kernelParams = n->pointers.data();
+  params->ctx = rangereplay::fake::context();
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode node, CUkernelNodeAttrID attribute,
+                                               CUkernelNodeAttrValue* value) {
+  if (rangereplay::fake::node_of(node) == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute != CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE) return CUDA_ERROR_NOT_SUPPORTED;
+  *value = CUkernelNodeAttrValue{};
+  return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode, CUDA_MEMCPY3D*) { return CUDA_ERROR_NOT_SUPPORTED; }
 CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode, CUDA_MEMSET_NODE_PARAMS*) { return CUDA_ERROR_NOT_SUPPORTED; }

@@ -13,8 +13,11 @@
 //   - cuLaunchKernel and cuLaunchKernelEx run the host function a test
 //     registered for the CUfunction (register_kernel), with the launch's
 //     parameter array;
-//   - graphs, modules, libraries and every call not listed above answer an
-//     error code (CUDA_ERROR_NOT_SUPPORTED), never abort.
+//   - graphs of kernel nodes made by make_kernel_graph answer the graph
+//     queries and run at cuGraphLaunch;
+//   - modules, libraries, other graph nodes and every call not listed above
+//     answer an error code (CUDA_ERROR_NOT_SUPPORTED or
+//     CUDA_ERROR_INVALID_VALUE), never abort.
 // The application side of a test calls the driver through the app_* helpers
 // below, which deliver CUPTI's driver-API callbacks (API_ENTER, the call,
 // API_EXIT) to the subscriber as CUPTI would; NVTX range markers are
@@ -64,6 +67,7 @@ CUcontext context();
 struct Counts {
   std::uint64_t launches = 0;            // cuLaunchKernel(Ex) calls that ran a body
   std::uint64_t tool_kernels = 0;        // note_tool_kernel calls
+  std::uint64_t graph_launches = 0;      // cuGraphLaunch calls that ran a graph
   std::uint64_t device_allocations = 0;  // cuMemAlloc calls that succeeded
   std::uint64_t live_allocations = 0;    // allocations not freed yet (device and host)
   std::uint64_t callbacks = 0;           // callbacks delivered to the subscriber
@@ -74,6 +78,18 @@ Counts counts();
 /// (host_kernels.cpp's L2 flush: CUPTI counts it as a kernel when it runs
 /// inside a counter pass).
 void note_tool_kernel();
+
+/// A graph of one kernel node: `f` with a copy of the parameter values
+/// `params` points to (as cuGraphAddKernelNode copies them), no edges. The
+/// graph answers cuGraphGetNodes, cuGraphNodeGetType,
+/// cuGraphKernelNodeGetParams, cuGraphKernelNodeGetAttribute (not device
+/// updatable) and cuGraphGetEdges. Graph and exec handles stay valid for
+/// the process (never reused).
+CUgraph make_kernel_graph(CUfunction f, void** params);
+/// An executable graph of `graph`: cuGraphLaunch of it runs its kernel
+/// nodes. (What cuGraphInstantiate would make; the test delivers the
+/// instantiation's callbacks with app_call.)
+CUgraphExec instantiate(CUgraph graph);
 
 /// Whether a CUPTI subscriber is registered with its driver-API domain on.
 bool subscribed();
