@@ -66,6 +66,52 @@ TEST_F(ToolHarness, verify_reports_where_a_nondeterministic_kernel_diverges) {
   EXPECT_TRUE(diverged);
 }
 
+TEST_F(ToolHarness, verify_after_full_restores_reports_the_diverging_bytes) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  config_.restore = RestoreMode::kFull;
+  start();
+  static std::atomic<int> runs{0};
+  runs = 0;
+  CUfunction stamp = fake::register_kernel("stamp", {sizeof(CUdeviceptr)}, [](void** params) {
+    reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]))[100] = ++runs;
+  });
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    CUdeviceptr p = data;
+    void* params[] = {&p};
+    ASSERT_EQ(fake::app_launch(stamp, params), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.restore.value_or(""), "full");
+  std::size_t diverged = 0;
+  for (const report::PassRecord& pass : r.pass_records)
+    for (const report::Divergence& d : pass.divergences) {
+      ++diverged;
+      EXPECT_LE(d.address, data + 100 * sizeof(int));
+      EXPECT_GE(d.address + d.size_bytes, data + 101 * sizeof(int));
+    }
+  EXPECT_GT(diverged, 0u);
+}
+
+TEST_F(ToolHarness, verify_of_a_write_set_range_finds_no_divergence) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  config_.snapshot_device_limit = 2 << 20;
+  config_.snapshot_host_limit = 2 << 20;
+  start();
+  constexpr int kBig = 16 << 20;  // 64 MiB of ints: only a write set fits
+  const CUdeviceptr data = buffer(kBig);
+  for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 2u);
+  const report::RangeRecord& second = report.ranges[1];
+  EXPECT_FALSE(second.declined) << second.decline_reason << ": " << second.decline_detail;
+  ASSERT_FALSE(second.pass_records.empty());
+  for (const report::PassRecord& pass : second.pass_records) EXPECT_TRUE(pass.divergences.empty()) << pass.pass;
+}
+
 TEST_F(ToolHarness, a_full_restore_copies_every_snapshot_byte_back) {
   config_.batch_ranges = 0;
   config_.restore = RestoreMode::kFull;
