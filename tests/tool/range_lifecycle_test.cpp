@@ -187,6 +187,48 @@ TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
   EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
 }
 
+TEST_F(ToolHarness, a_write_into_untracked_device_memory_replays_the_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  // Tracked memory: allocated through the callbacks, in the inventory.
+  CUdeviceptr tracked = 0;
+  ASSERT_EQ(fake::app_mem_alloc(&tracked, kInts * sizeof(int)), CUDA_SUCCESS);
+  // Device memory the tool never saw allocated (as memory allocated before
+  // it started): no snapshot can hold it.
+  CUdeviceptr untracked = 0;
+  ASSERT_EQ(cuMemAlloc(&untracked, kInts * sizeof(int)), CUDA_SUCCESS);
+  range("step", [&] { add_one(data, kInts); });
+  const std::vector<int> ones(kInts, 1);
+  ASSERT_EQ(fake::app_memcpy_htod(tracked, ones.data(), ones.size() * sizeof(int)), CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u) << "a write into tracked memory leaves the batch waiting";
+  ASSERT_EQ(fake::app_memcpy_htod(untracked, ones.data(), ones.size() * sizeof(int)), CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u) << "the batch is replayed before the untracked write";
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  expect_all(read(data, kInts), 1);
+}
+
+TEST_F(ToolHarness, a_capture_begin_replays_the_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+  cuStreamBeginCapture_v2_params begin{stream, CU_STREAM_CAPTURE_MODE_GLOBAL};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", begin,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  CUgraph graph = nullptr;
+  cuStreamEndCapture_params end{stream, &graph};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", end,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  expect_all(read(data, kInts), 1);
+}
+
 TEST_F(ToolHarness, a_free_in_a_range_declines_it) {
   config_.batch_ranges = 0;
   start();
