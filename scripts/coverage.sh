@@ -3,13 +3,18 @@
 # Run by .ci/run after the sanitizers; prints, fails on no threshold.
 #   1. the `coverage` preset (GCC --coverage -O0, build-coverage/):
 #      rangereplay_unit_tests with the libraries it links, the tool's
-#      CUDA-free part (rangereplay_tool_logic) among them; the rest of
-#      src/tool (the CUDA-bound part, which only the GPU tests run) is
-#      compiled there too, not linked, so that its lines count as not
-#      executed rather than being left out of the total;
+#      CUDA-free part (rangereplay_tool_logic) among them;
+#      rangereplay_tool_tests, the tool's CUDA-bound objects
+#      (rangereplay_tool) linked with the fake driver, CUPTI subscription,
+#      host kernels and counter backend of tests/tool/fakes; and
+#      rangereplay_tool_cupti (the counters' CUPTI side, which only the GPU
+#      tests run), compiled, not linked, so that its lines count as not
+#      executed rather than being left out of the total. The preset builds
+#      the tool's CUDA kernels for one architecture only: no test here
+#      links them;
 #   2. the unit tests run by CTest (`-L unit` without the `unit.*` script
 #      tests: those run the launcher, Python and shell checks, and the
-#      browser; src/tool's code runs only injected into a CUDA process);
+#      browser);
 #   3. gcovr: one table of src/tool's files (lines gcov counts as
 #      executable, lines executed, percent) and the total.
 #   scripts/coverage.sh
@@ -22,14 +27,6 @@ dir=build-coverage
 jobs=$(nproc)
 cmake --preset coverage >/dev/null
 cmake --build --preset coverage -j "$jobs"
-# The CUDA-bound sources of src/tool, compiled with the build's own commands.
-python3 - "$dir/compile_commands.json" <<'PY' | xargs -0 -r -n 2 -P "$jobs" sh -c 'cd "$0" && eval "$1"'
-import json, os, sys
-for entry in json.load(open(sys.argv[1])):
-    path = os.path.relpath(entry["file"])
-    if path.startswith("src/tool/") and not path.startswith("src/tool/logic/"):
-        sys.stdout.write(entry["directory"] + "\0" + entry["command"] + "\0")
-PY
 find "$dir" -name '*.gcda' -delete
 log=$dir/unit-tests.log
 if ! ctest --test-dir "$dir" -L unit -E '^unit\.' -j "$jobs" --timeout 120 --output-on-failure >"$log" 2>&1; then

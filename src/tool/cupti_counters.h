@@ -1,7 +1,7 @@
 // The counter session's CUPTI side (tool/logic/counter_session.h): its backend over
-// cupti::RangeProfilerSession and the MetricEvaluator, and the once-per-process
-// set-up (chip, Range Profiler enable, counter availability, config image,
-// counter data image).
+// cupti::RangeProfilerSession and the MetricEvaluator; cupti_counters.cpp
+// defines counter_setup.h's once-per-process set-up (chip, Range Profiler
+// enable, counter availability, config image, counter data image) with it.
 //
 // Thread-safety: the range's thread only (the tool's lock).
 #pragma once
@@ -15,6 +15,7 @@
 
 #include "core/base/status.h"
 #include "cupti/range_profiler_session.h"
+#include "tool/counter_setup.h"
 #include "tool/logic/counter_session.h"
 #include "tool/metric_evaluator.h"
 
@@ -58,29 +59,5 @@ class CuptiCounterBackend final : public CounterBackend {
   std::unique_ptr<cupti::RangeProfilerSession> session_;
   std::unique_ptr<MetricEvaluator> evaluator_;
 };
-
-/// Where the set-up is (the tool lock's stage names) and what it found
-/// (debug lines); either may be empty.
-struct CounterSetupHooks {
-  std::function<void(const char* stage)> stage;
-  std::function<void(const std::string& line)> debug;
-};
-
-struct CounterSetup {
-  std::unique_ptr<CounterSession> session;
-  std::string chip;
-  CUdevice device = 0;
-  std::vector<std::string> metrics;  // collected, in the chip's spelling
-  std::vector<std::string> missing;  // roles of the set the chip has under no name
-};
-
-/// Sets the counters up in `ctx` (current) for `metrics` (as typed) and the
-/// roles of set `metric_set` ("" for none) resolved on the device's chip;
-/// `options`' pass_count is the metric list's. Errors carry the decline they establish
-/// where it is known (cupti_status.h, metric_catalog.h): insufficient
-/// privileges, unknown metrics.
-StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
-                                       const std::string& metric_set, CounterSessionOptions options,
-                                       const CounterSetupHooks& hooks);
 
 }  // namespace rangereplay::tool

@@ -16,7 +16,6 @@
 #include "cuda/replayer.h"
 #include "tool/context_scope.h"
 #include "tool/controller_helpers.h"
-#include "tool/cupti_counters.h"
 #include "tool/deferred_ranges.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/device_room.h"

@@ -16,7 +16,7 @@
 #include "core/base/environment.h"
 #include "cuda/cu_status.h"
 #include "tool/controller_helpers.h"
-#include "tool/cupti_counters.h"
+#include "tool/counter_setup.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/range_report.h"
 #include "tool/tool_thread.h"

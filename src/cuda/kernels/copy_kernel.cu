@@ -34,14 +34,6 @@ static_assert(kCopyBlockThreads % kWarpLanes == 0, "copy_in_order_kernel gives e
 
 }  // namespace
 
-StatusOr<int> in_order_grid(std::uint64_t item_count) {
-  const std::uint64_t blocks = in_order_blocks(item_count);
-  if (blocks > static_cast<std::uint64_t>(INT_MAX)) {
-    return invalid_argument("copy_in_order_kernel grid of " + std::to_string(blocks) + " blocks exceeds 2^31 - 1");
-  }
-  return static_cast<int>(std::max<std::uint64_t>(1, blocks));
-}
-
 Status launch_copy_kernel_in_order(const CopyKernelArgs& args, bool streaming_cache_hints, int grid_blocks,
                                    CUstream stream) {
   if (args.item_count == 0) return ok_status();

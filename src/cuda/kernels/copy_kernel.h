@@ -29,7 +29,10 @@
 
 #include <cuda.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <string>
 
 #include "core/base/status.h"
 #include "core/snapshot/work_stream.h"
@@ -64,7 +67,13 @@ constexpr std::uint64_t in_order_blocks(std::uint64_t item_count) {
 
 /// Grid size in blocks, in_order_blocks(item_count), at least 1.
 /// Errors: kInvalidArgument when the grid exceeds 2^31 - 1 blocks (over 2^34 items).
-StatusOr<int> in_order_grid(std::uint64_t item_count);
+inline StatusOr<int> in_order_grid(std::uint64_t item_count) {
+  const std::uint64_t blocks = in_order_blocks(item_count);
+  if (blocks > static_cast<std::uint64_t>(INT_MAX)) {
+    return invalid_argument("copy_in_order_kernel grid of " + std::to_string(blocks) + " blocks exceeds 2^31 - 1");
+  }
+  return static_cast<int>(std::max<std::uint64_t>(1, blocks));
+}
 
 /// Launches the kernel on `stream` (asynchronous; returns after the launch is
 /// queued), grid from in_order_grid(args.item_count). `streaming_cache_hints`

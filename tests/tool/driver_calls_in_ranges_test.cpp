@@ -1,0 +1,284 @@
+// Driver calls other than launches, in and around ranges, on the fakes
+// (tool_harness.h): memsets and copies replayed with the kernels,
+// device-to-host copies and host functions left out, mapped host memory a
+// kernel writes, write-set snapshots, stream captures and graphs, profiler
+// API ranges, teardown calls that replay a deferred batch, and application
+// range runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tool/tool_harness.h"
+
+namespace rangereplay::tool::testing {
+namespace {
+
+constexpr int kInts = 4096;
+
+report::RangeRecord only_range(const report::Report& report) {
+  EXPECT_EQ(report.ranges.size(), 1u);
+  return report.ranges.empty() ? report::RangeRecord{} : report.ranges[0];
+}
+
+bool has_note(const report::RangeRecord& r, const std::string& part) {
+  for (const std::string& note : r.notes)
+    if (note.find(part) != std::string::npos) return true;
+  return false;
+}
+
+CUresult app_memset(CUdeviceptr dst, unsigned char value, std::size_t n) {
+  cuMemsetD8_v2_params p{dst, value, n};
+  return fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, "cuMemsetD8_v2", p,
+                        [&] { return cuMemsetD8Async(dst, value, n, nullptr); });
+}
+
+CUresult app_copy_dtod(CUdeviceptr dst, CUdeviceptr src, std::size_t n) {
+  cuMemcpyDtoD_v2_params p{dst, src, n};
+  return fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", p,
+                        [&] { return cuMemcpyDtoDAsync(dst, src, n, nullptr); });
+}
+
+TEST_F(ToolHarness, memsets_and_copies_in_a_range_replay_and_device_to_host_copies_do_not) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr a = buffer(kInts);
+  const CUdeviceptr b = buffer(kInts, 7);
+  std::vector<int> out(kInts);
+  range("step", [&] {
+    ASSERT_EQ(app_memset(a, 0, kInts * sizeof(int)), CUDA_SUCCESS);
+    add_one(a, kInts);
+    ASSERT_EQ(app_copy_dtod(b, a, kInts * sizeof(int)), CUDA_SUCCESS);
+    add_one(b, kInts);
+    ASSERT_EQ(fake::app_memcpy_dtoh(out.data(), b, out.size() * sizeof(int)), CUDA_SUCCESS);
+  });
+  for (int v : read(a, kInts)) ASSERT_EQ(v, 1);
+  for (int v : read(b, kInts)) ASSERT_EQ(v, 2);
+  for (int v : out) ASSERT_EQ(v, 2);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.kernels.size(), 2u);
+  EXPECT_TRUE(has_note(r, "device-to-host")) << ::testing::PrintToString(r.notes);
+}
+
+TEST_F(ToolHarness, mapped_host_memory_a_kernel_writes_is_restored_before_each_replay) {
+  config_.batch_ranges = 0;
+  start();
+  void* host = nullptr;
+  cuMemHostAlloc_params p{&host, kInts * sizeof(int), CU_MEMHOSTALLOC_DEVICEMAP};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, "cuMemHostAlloc", p,
+                           [&] { return cuMemHostAlloc(&host, kInts * sizeof(int), CU_MEMHOSTALLOC_DEVICEMAP); }),
+            CUDA_SUCCESS);
+  const CUdeviceptr mapped = reinterpret_cast<CUdeviceptr>(host);
+  range("step", [&] { add_one(mapped, kInts); });
+  const int* ints = static_cast<const int*>(host);
+  for (int i = 0; i < kInts; ++i) ASSERT_EQ(ints[i], 1) << i;
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+}
+
+TEST_F(ToolHarness, a_region_over_both_snapshot_limits_is_snapshotted_as_its_write_set) {
+  config_.batch_ranges = 0;
+  config_.snapshot_device_limit = 2 << 20;
+  config_.snapshot_host_limit = 2 << 20;
+  start();
+  constexpr int kBig = 16 << 20;  // 64 MiB of ints, a write set's least; the kernel writes the first kInts
+  const CUdeviceptr data = buffer(kBig);
+  for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
+  const std::vector<int> after = read(data, kBig);
+  for (int i = 0; i < kBig; ++i) ASSERT_EQ(after[static_cast<std::size_t>(i)], i < kInts ? 2 : 0) << i;
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 2u);
+  // The first instance learns the chunks the range writes (one 1 MiB
+  // digest chunk); the second snapshots only those and replays.
+  EXPECT_TRUE(report.ranges[0].declined);
+  EXPECT_EQ(report.ranges[0].decline_reason, "write_set_learned");
+  const report::RangeRecord& second = report.ranges[1];
+  EXPECT_FALSE(second.declined) << second.decline_reason << ": " << second.decline_detail;
+  EXPECT_EQ(second.passes, 4u);
+  EXPECT_LT(second.footprint_bytes, std::uint64_t{2} << 20);
+}
+
+TEST_F(ToolHarness, a_stream_capture_open_at_a_range_begin_declines_the_range) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+  cuStreamBeginCapture_v2_params begin{stream, CU_STREAM_CAPTURE_MODE_GLOBAL};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", begin,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  range("step", [&] { add_one(data, kInts); });
+  CUgraph graph = reinterpret_cast<CUgraph>(0x1000);
+  cuStreamEndCapture_params end{stream, &graph};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", end,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  const report::Report report = finish();
+  const report::RangeRecord r = only_range(report);
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "stream_capture_active");
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 1);
+}
+
+CUresult app_instantiate(CUgraphExec* exec, CUgraph graph) {
+  cuGraphInstantiateWithFlags_params p{exec, graph, 0};
+  return fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", p, [&] {
+    *exec = fake::instantiate(graph);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult app_graph_launch(CUgraphExec exec) {
+  cuGraphLaunch_params p{exec, nullptr};
+  return fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", p,
+                        [&] { return cuGraphLaunch(exec, nullptr); });
+}
+
+TEST_F(ToolHarness, a_graph_launched_in_a_range_is_replayed_with_its_kernel_nodes) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  CUdeviceptr p = data;
+  int n = kInts;
+  void* params[] = {&p, &n};
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(app_instantiate(&exec, fake::make_kernel_graph(add_one_, params)), CUDA_SUCCESS);
+  range("step", [&] { ASSERT_EQ(app_graph_launch(exec), CUDA_SUCCESS); });
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].name, "add_one");
+}
+
+TEST_F(ToolHarness, a_range_that_launches_a_graph_is_not_deferred) {
+  start();  // batching on: a graph launch keeps its range out of the batch
+  const CUdeviceptr data = buffer(kInts);
+  CUdeviceptr p = data;
+  int n = kInts;
+  void* params[] = {&p, &n};
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(app_instantiate(&exec, fake::make_kernel_graph(add_one_, params)), CUDA_SUCCESS);
+  range("step", [&] { add_one(data, kInts); });
+  EXPECT_EQ(fake::counts().launches, 1u) << "the first range waits in the batch";
+  // The application may destroy the executable graph after the range: the
+  // range with the graph is replayed at its own end (its graph launched
+  // once per counter pass), and the first range still waits.
+  range("step", [&] { ASSERT_EQ(app_graph_launch(exec), CUDA_SUCCESS); });
+  EXPECT_EQ(fake::counts().graph_launches, 1u + 3u);
+  EXPECT_EQ(fake::counts().launches, 2u + 3u);
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 2);
+  const report::Report report = finish();
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
+  ASSERT_EQ(report.ranges.size(), 2u);
+  for (const report::RangeRecord& r : report.ranges) {
+    EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.passes, 4u);
+  }
+}
+
+// A graph the fake does not know: the tool cannot read it at its
+// instantiation, and a range that launches it is declined, naming the call
+// that failed.
+TEST_F(ToolHarness, a_graph_the_tool_could_not_read_declines_the_range_that_launches_it) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  CUgraph graph = reinterpret_cast<CUgraph>(0x2000);
+  CUgraphExec exec = nullptr;
+  cuGraphInstantiateWithFlags_params inst{&exec, graph, 0};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", inst,
+                           [&] {
+                             exec = reinterpret_cast<CUgraphExec>(0x3000);
+                             return CUDA_SUCCESS;
+                           }),
+            CUDA_SUCCESS);
+  range("step", [&] {
+    add_one(data, kInts);
+    cuGraphLaunch_params launch{exec, nullptr};
+    ASSERT_EQ(
+        fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", launch, [] { return CUDA_SUCCESS; }),
+        CUDA_SUCCESS);
+  });
+  cuGraphExecDestroy_params destroy{exec};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy, "cuGraphExecDestroy", destroy,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  const report::Report report = finish();
+  const report::RangeRecord r = only_range(report);
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "unsupported_api");
+  EXPECT_NE(r.decline_detail.find("cuGraphGetNodes"), std::string::npos) << r.decline_detail;
+}
+
+TEST_F(ToolHarness, profiler_api_calls_mark_ranges) {
+  config_.nvtx_include.clear();
+  config_.profiler_api = true;
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  struct NoParams {
+    void* dummy = nullptr;
+  } none;
+  ASSERT_EQ(
+      fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, "cuProfilerStart", none, [] { return CUDA_SUCCESS; }),
+      CUDA_SUCCESS);
+  add_one(data, kInts);
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, "cuProfilerStop", none, [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+  EXPECT_EQ(r.kernels.size(), 1u);
+}
+
+TEST_F(ToolHarness, a_module_unload_replays_the_deferred_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  EXPECT_EQ(fake::counts().launches, 1u);
+  cuModuleUnload_params unload{reinterpret_cast<CUmodule>(0x4000)};
+  ASSERT_EQ(
+      fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, "cuModuleUnload", unload, [] { return CUDA_SUCCESS; }),
+      CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+}
+
+TEST_F(ToolHarness, a_context_destroy_replays_the_deferred_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  cuCtxDestroy_v2_params destroy{fake::context()};
+  ASSERT_EQ(
+      fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2, "cuCtxDestroy_v2", destroy, [] { return CUDA_SUCCESS; }),
+      CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+}
+
+TEST_F(ToolHarness, an_application_range_run_collects_one_pass_without_replaying) {
+  const std::filesystem::path state = dir_ / "app_range_state";
+  std::filesystem::create_directories(state);
+  config_.app_range = AppRangeRun{.pass = 0, .state_dir = state.string(), .every_range = true, .ranges = {}};
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  EXPECT_EQ(fake::counts().launches, 1u);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 1u);
+  EXPECT_EQ(fake::counters().passes, 1u);
+  for (int v : read(data, kInts)) ASSERT_EQ(v, 1);
+}
+
+}  // namespace
+}  // namespace rangereplay::tool::testing

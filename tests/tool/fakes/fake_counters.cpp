@@ -1,0 +1,152 @@
+// The fake counter backend and the harness's set_up_counters (fake_counters.h).
+#include "tool/fakes/fake_counters.h"
+
+#include <memory>
+#include <utility>
+
+#include "tool/counter_setup.h"
+#include "tool/fakes/fake_cuda.h"
+
+namespace rangereplay::fake {
+namespace {
+
+CounterOptions g_options;
+
+// Kernels the fake device ran: the application's and the tool's.
+std::uint64_t kernels_run() { return counts().launches + counts().tool_kernels; }
+
+CounterLog g_log;
+
+class FakeCounterBackend final : public tool::CounterBackend {
+ public:
+  // Starts in `mode`, as set_up_counters leaves the real session (in the
+  // configured mode).
+  FakeCounterBackend(std::uint32_t pass_count, tool::CounterMode mode) : pass_count_(pass_count), mode_(mode) {}
+  Status set_mode(tool::CounterMode mode) override {
+    mode_ = mode;
+    return ok_status();
+  }
+  Status resize(std::size_t max_ranges) override {
+    max_ranges_ = max_ranges;
+    return ok_status();
+  }
+  Status begin_range() override {
+    passes_since_begin_ = 0;
+    ++g_log.ranges_begun;
+    return ok_status();
+  }
+  Status start_pass(const std::string& range_name) override {
+    if (in_pass_) return internal_error("fake counters: start_pass inside a pass");
+    in_pass_ = true;
+    // As the Range Profiler session: only a whole-range pass opens with a
+    // lead-in range, and only when the image holds two ranges.
+    pass_has_lead_in_ = lead_in_ && mode_ == tool::CounterMode::kWholeRange && max_ranges_ >= 2;
+    rows_ = (pass_has_lead_in_ ? 1 : 0) + (mode_ == tool::CounterMode::kWholeRange ? 1 : 0);
+    launches_at_start_ = kernels_run();
+    g_log.started.push_back(range_name);
+    return ok_status();
+  }
+  StatusOr<bool> end_pass() override {
+    if (!in_pass_) return internal_error("fake counters: end_pass outside a pass");
+    in_pass_ = false;
+    if (mode_ == tool::CounterMode::kPerKernel) rows_ += kernels_run() - launches_at_start_;
+    decoded_rows_ = rows_;
+    if (application_pass_) image_.push_back(static_cast<std::uint8_t>(passes_since_begin_));
+    ++passes_since_begin_;
+    ++g_log.passes;
+    return passes_since_begin_ >= pass_count_;
+  }
+  Status push_range(const std::string&) override {
+    if (!in_pass_ || mode_ != tool::CounterMode::kUserRanges)
+      return failed_precondition("push_range outside a user-ranges pass");
+    ++rows_;
+    return ok_status();
+  }
+  Status pop_range() override {
+    if (!in_pass_ || mode_ != tool::CounterMode::kUserRanges)
+      return failed_precondition("pop_range outside a user-ranges pass");
+    return ok_status();
+  }
+  Status set_lead_in(bool on) override {
+    lead_in_ = on;
+    return ok_status();
+  }
+  Status end_lead_in(const std::string&) override { return ok_status(); }
+  bool pass_has_lead_in() const override { return pass_has_lead_in_; }
+  StatusOr<std::size_t> decode() override { return std::size_t{0}; }
+  StatusOr<std::vector<std::vector<double>>> evaluate() const override {
+    ++g_log.evaluations;
+    std::vector<std::vector<double>> rows(decoded_rows_, std::vector<double>(metrics_));
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (std::size_t m = 0; m < metrics_; ++m) rows[r][m] = counter_value(r, m);
+    return rows;
+  }
+  bool in_pass() const override { return in_pass_; }
+  std::size_t max_ranges() const override { return max_ranges_; }
+  std::size_t most_ranges() const override { return 100000; }
+  std::size_t bytes_per_range() const override { return 1024; }
+  // Application range replay: pass `pass` over the carried image (a fresh
+  // one of kImageBytes for pass 0); each pass's end_pass adds one byte, the
+  // pass number, to the image the next run carries.
+  Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass, std::uint16_t) override {
+    if (mode_ != tool::CounterMode::kWholeRange)
+      return failed_precondition("begin_application_pass outside whole-range mode");
+    image_ = carried.empty() ? std::vector<std::uint8_t>(kImageBytes, 0) : carried;
+    passes_since_begin_ = pass;
+    application_pass_ = true;
+    return ok_status();
+  }
+  const std::vector<std::uint8_t>& counter_data() const override { return image_; }
+  std::size_t next_pass() const override { return passes_since_begin_; }
+  std::size_t next_nesting_level() const override { return 1; }
+
+  std::size_t metrics_ = 1;
+
+ private:
+  std::uint32_t pass_count_;
+  tool::CounterMode mode_;
+  std::size_t max_ranges_ = 1;
+  std::size_t passes_since_begin_ = 0;
+  bool in_pass_ = false;
+  bool lead_in_ = false;
+  bool pass_has_lead_in_ = false;
+  std::size_t rows_ = 0;
+  std::size_t decoded_rows_ = 0;
+  std::uint64_t launches_at_start_ = 0;
+  bool application_pass_ = false;
+  std::vector<std::uint8_t> image_;
+  static constexpr std::size_t kImageBytes = 16;
+};
+
+}  // namespace
+
+void configure_counters(const CounterOptions& options) {
+  g_options = options;
+  g_log = CounterLog{};
+}
+
+CounterLog counters() { return g_log; }
+
+}  // namespace rangereplay::fake
+
+namespace rangereplay::tool {
+
+// The harness's definition (counter_setup.h; cupti_counters.cpp's is not
+// linked into the tests).
+StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>& metrics, const std::string&,
+                                       CounterSessionOptions options, const CounterSetupHooks& hooks) {
+  if (!fake::g_options.setup_error.ok()) return fake::g_options.setup_error;
+  options.pass_count = fake::g_options.pass_count;
+  auto backend = std::make_unique<fake::FakeCounterBackend>(options.pass_count,
+                                                            configured_counter_mode(options.whole_range_metrics));
+  backend->metrics_ = metrics.size();
+  CounterSetup setup;
+  setup.session = std::make_unique<CounterSession>(std::move(backend), metrics,
+                                                   std::vector<std::string>(metrics.size(), ""), options, hooks.debug);
+  setup.chip = "GH100";
+  setup.metrics = metrics;
+  fake::g_log.set_up = true;
+  return setup;
+}
+
+}  // namespace rangereplay::tool

@@ -1,0 +1,55 @@
+// A fake CounterBackend (tool/logic/counter_session.h) for the CPU tests of
+// src/tool, and the harness's set_up_counters (tool/counter_setup.h): the
+// test executable links this definition in place of cupti_counters.cpp's
+// (which sets CUPTI's Range Profiler up), so RangeCounters gets a
+// CounterSession over the fake backend without any change to the tool.
+//
+// The backend counts counter ranges as CUPTI makes them: per kernel (one
+// per kernel the fake driver ran between a pass's start and end, the host
+// L2 flush included), whole range (one per pass), user ranges (one per
+// push), plus the lead-in range of a whole-range pass that has one (as
+// cupti::RangeProfilerSession makes them). A range's passes end
+// with "all submitted" after `pass_count` passes since begin_range. Its
+// values are fake: row r (0-based, in the decoded pass), metric m has
+// counter_value(r, m).
+//
+// Thread-safety: the range's thread only, as the real backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+#include "tool/logic/counter_session.h"
+
+namespace rangereplay::fake {
+
+/// What the next set_up_counters call sets up.
+struct CounterOptions {
+  std::uint32_t pass_count = 3;  // passes the metric list needs
+  /// When not ok: set_up_counters fails with this status (the counters
+  /// cannot be set up: the tool declines its ranges counters_unavailable).
+  Status setup_error = ok_status();
+};
+
+/// The value row `row`, metric `metric` of every evaluation: 1000 * (row + 1) + metric.
+constexpr double counter_value(std::size_t row, std::size_t metric) {
+  return 1000.0 * static_cast<double>(row + 1) + static_cast<double>(metric);
+}
+
+/// Configures the next set_up_counters; resets what counters() reports.
+void configure_counters(const CounterOptions& options);
+
+/// What the backend set up last has seen (zeros before any set-up).
+struct CounterLog {
+  bool set_up = false;
+  std::size_t passes = 0;            // end_pass calls
+  std::size_t ranges_begun = 0;      // begin_range calls
+  std::size_t evaluations = 0;       // evaluate calls
+  std::vector<std::string> started;  // start_pass names, in order
+};
+CounterLog counters();
+
+}  // namespace rangereplay::fake

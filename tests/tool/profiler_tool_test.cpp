@@ -1,0 +1,109 @@
+// The whole tool on the fakes (tool_harness.h): ranges from NVTX markers,
+// recorded, snapshotted, replayed once per counter pass with the memory
+// restored before each, deferred and replayed in a batch or at their own
+// end, declined with their reason, and the fake counters' values in the
+// report.
+#include <gtest/gtest.h>
+
+#include "tool/tool_harness.h"
+
+namespace rangereplay::tool::testing {
+namespace {
+
+constexpr int kInts = 4096;
+
+// Each range runs add_one once: after N ranges the buffer holds N, as
+// without the tool, however many passes each range was replayed.
+void expect_all(const std::vector<int>& values, int expected) {
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(kInts));
+  for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(values[i], expected) << "int " << i;
+}
+
+TEST_F(ToolHarness, an_immediate_range_is_replayed_once_per_pass_and_memory_is_restored) {
+  config_.batch_ranges = 0;  // --batch-ranges off
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  // Replayed at its own end: pass 0 (the application's run) and one replay
+  // per counter pass, and the buffer holds what one run leaves.
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  expect_all(read(data, kInts), 1);
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 1u);
+  const report::RangeRecord& r = report.ranges[0];
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.name, "step");
+  EXPECT_EQ(r.passes, 1u + 3u);
+  EXPECT_EQ(fake::counters().passes, 3u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].name, "add_one");
+  ASSERT_EQ(r.kernels[0].metrics.size(), 2u);
+  EXPECT_EQ(r.kernels[0].metrics[0].name, "sm__cycles_elapsed.avg");
+  // Each pass's first counter range is the lead-in L2 flush's, left out:
+  // the kernel's values are the fake's second row.
+  EXPECT_EQ(r.kernels[0].metrics[0].value, fake::counter_value(1, 0));
+  EXPECT_EQ(r.kernels[0].metrics[1].value, fake::counter_value(1, 1));
+}
+
+TEST_F(ToolHarness, ranges_are_deferred_and_replayed_together_at_the_flush) {
+  start();  // --batch-ranges 16, the default
+  const CUdeviceptr data = buffer(kInts);
+  for (int i = 0; i < 3; ++i) range("step", [&] { add_one(data, kInts); });
+  // Pass 0 of each ran in the application's time; their replays wait.
+  EXPECT_EQ(fake::counts().launches, 3u);
+  expect_all(read(data, kInts), 3);
+  const report::Report report = finish();
+  // The exit flush replayed each range once per counter pass, restoring
+  // its entry state, and left the memory as the application did.
+  EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
+  expect_all(read(data, kInts), 3);
+  ASSERT_EQ(report.ranges.size(), 3u);
+  for (const report::RangeRecord& r : report.ranges) {
+    EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.passes, 1u + 3u);
+    ASSERT_EQ(r.kernels.size(), 1u);
+    EXPECT_EQ(r.kernels[0].metrics.size(), 2u);
+  }
+}
+
+TEST_F(ToolHarness, an_allocation_in_a_range_declines_it_with_its_reason) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    CUdeviceptr extra = 0;
+    ASSERT_EQ(fake::app_mem_alloc(&extra, 1024), CUDA_SUCCESS);
+    add_one(data, kInts);
+  });
+  EXPECT_EQ(fake::counts().launches, 1u) << "a declined range is not replayed";
+  expect_all(read(data, kInts), 1);
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 1u);
+  EXPECT_TRUE(report.ranges[0].declined);
+  EXPECT_EQ(report.ranges[0].decline_reason, "allocation_in_range");
+}
+
+TEST_F(ToolHarness, counters_that_cannot_be_set_up_decline_the_range) {
+  fake::configure_counters({.pass_count = 3, .setup_error = failed_precondition("no counters on the fake")});
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 1u);
+  EXPECT_TRUE(report.ranges[0].declined);
+  EXPECT_EQ(report.ranges[0].decline_reason, "counters_unavailable");
+  expect_all(read(data, kInts), 1);
+}
+
+TEST_F(ToolHarness, a_range_outside_the_expression_is_not_profiled) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("warmup", [&] { add_one(data, kInts); });
+  const report::Report report = finish();
+  EXPECT_TRUE(report.ranges.empty());
+  EXPECT_EQ(fake::counts().launches, 1u);
+  EXPECT_FALSE(fake::counters().set_up);
+}
+
+}  // namespace
+}  // namespace rangereplay::tool::testing

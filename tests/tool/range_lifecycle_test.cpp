@@ -1,0 +1,336 @@
+// The range lifecycle on the fakes (tool_harness.h), one transition or
+// option per test: --verify's divergences, full restores, whole-range
+// counters and the standing pass, batch limits and the flush triggers,
+// kernel windows, nested and unclosed ranges, frees, copies and
+// snapshot limits.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "tool/tool_harness.h"
+
+namespace rangereplay::tool::testing {
+namespace {
+
+constexpr int kInts = 4096;
+
+void expect_all(const std::vector<int>& values, int expected) {
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(kInts));
+  for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(values[i], expected) << "int " << i;
+}
+
+// The report's one range (a copy: the report is a temporary).
+report::RangeRecord only_range(const report::Report& report) {
+  EXPECT_EQ(report.ranges.size(), 1u);
+  return report.ranges.empty() ? report::RangeRecord{} : report.ranges[0];
+}
+
+TEST_F(ToolHarness, verify_finds_no_divergence_in_a_deterministic_range) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  expect_all(read(data, kInts), 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  ASSERT_FALSE(r.pass_records.empty());
+  for (const report::PassRecord& pass : r.pass_records) EXPECT_TRUE(pass.divergences.empty()) << pass.pass;
+}
+
+TEST_F(ToolHarness, verify_reports_where_a_nondeterministic_kernel_diverges) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  start();
+  // Writes a number that grows with every run into the buffer's first int.
+  static std::atomic<int> runs{0};
+  runs = 0;
+  CUfunction stamp = fake::register_kernel("stamp", {sizeof(CUdeviceptr)}, [](void** params) {
+    *reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0])) = ++runs;
+  });
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    CUdeviceptr p = data;
+    void* params[] = {&p};
+    ASSERT_EQ(fake::app_launch(stamp, params), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  bool diverged = false;
+  for (const report::PassRecord& pass : r.pass_records)
+    for (const report::Divergence& d : pass.divergences) {
+      diverged = true;
+      EXPECT_LE(d.address, data + 256);
+      EXPECT_GE(d.address + d.size_bytes, data + sizeof(int));
+    }
+  EXPECT_TRUE(diverged);
+}
+
+TEST_F(ToolHarness, verify_after_full_restores_reports_the_diverging_bytes) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  config_.restore = RestoreMode::kFull;
+  start();
+  static std::atomic<int> runs{0};
+  runs = 0;
+  CUfunction stamp = fake::register_kernel("stamp", {sizeof(CUdeviceptr)}, [](void** params) {
+    reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]))[100] = ++runs;
+  });
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    CUdeviceptr p = data;
+    void* params[] = {&p};
+    ASSERT_EQ(fake::app_launch(stamp, params), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.restore.value_or(""), "full");
+  std::size_t diverged = 0;
+  for (const report::PassRecord& pass : r.pass_records)
+    for (const report::Divergence& d : pass.divergences) {
+      ++diverged;
+      EXPECT_LE(d.address, data + 100 * sizeof(int));
+      EXPECT_GE(d.address + d.size_bytes, data + 101 * sizeof(int));
+    }
+  EXPECT_GT(diverged, 0u);
+}
+
+TEST_F(ToolHarness, verify_of_a_write_set_range_finds_no_divergence) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  config_.snapshot_device_limit = 2 << 20;
+  config_.snapshot_host_limit = 2 << 20;
+  start();
+  constexpr int kBig = 16 << 20;  // 64 MiB of ints: only a write set fits
+  const CUdeviceptr data = buffer(kBig);
+  for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 2u);
+  const report::RangeRecord& second = report.ranges[1];
+  EXPECT_FALSE(second.declined) << second.decline_reason << ": " << second.decline_detail;
+  ASSERT_FALSE(second.pass_records.empty());
+  for (const report::PassRecord& pass : second.pass_records) EXPECT_TRUE(pass.divergences.empty()) << pass.pass;
+}
+
+TEST_F(ToolHarness, a_full_restore_copies_every_snapshot_byte_back) {
+  config_.batch_ranges = 0;
+  config_.restore = RestoreMode::kFull;
+  start();
+  const CUdeviceptr data = buffer(kInts, 5);
+  range("step", [&] { add_one(data, kInts); });
+  expect_all(read(data, kInts), 6);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.restore.value_or(""), "full");
+  EXPECT_EQ(r.passes, 4u);
+}
+
+TEST_F(ToolHarness, whole_range_counters_give_one_row_per_range) {
+  config_.batch_ranges = 0;
+  config_.range_metrics = RangeMetrics::kWholeRange;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    add_one(data, kInts);
+    add_one(data, kInts);
+  });
+  expect_all(read(data, kInts), 2);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.kernels.size(), 2u);
+  ASSERT_EQ(r.range_metrics.size(), 2u);
+  EXPECT_GT(r.range_metrics[0].value, 0.0);
+}
+
+TEST_F(ToolHarness, a_one_pass_whole_range_list_counts_in_the_standing_pass) {
+  fake::configure_counters({.pass_count = 1});
+  config_.range_metrics = RangeMetrics::kWholeRange;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  for (int i = 0; i < 3; ++i) range("step", [&] { add_one(data, kInts); });
+  // One pass: nothing is replayed.
+  EXPECT_EQ(fake::counts().launches, 3u);
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 3u);
+  for (const report::RangeRecord& r : report.ranges) {
+    EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.range_metrics.size(), 2u);
+  }
+  expect_all(read(data, kInts), 3);
+}
+
+TEST_F(ToolHarness, a_full_batch_is_replayed_before_the_next_range) {
+  config_.batch_ranges = 2;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  for (int i = 0; i < 3; ++i) range("step", [&] { add_one(data, kInts); });
+  // The first two ranges filled the batch: replayed (3 passes each) by the
+  // time the third range has run; the third waits for the exit.
+  EXPECT_EQ(fake::counts().launches, 3u + 2u * 3u);
+  expect_all(read(data, kInts), 3);
+  const report::Report report = finish();
+  EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
+  ASSERT_EQ(report.ranges.size(), 3u);
+  for (const report::RangeRecord& r : report.ranges) EXPECT_FALSE(r.declined) << r.decline_reason;
+  expect_all(read(data, kInts), 3);
+}
+
+TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  EXPECT_EQ(fake::counts().launches, 1u);
+  // Freeing memory the deferred range uses: the batch is replayed while it exists.
+  ASSERT_EQ(fake::app_mem_free(data), CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+}
+
+TEST_F(ToolHarness, a_write_into_untracked_device_memory_replays_the_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  // Tracked memory: allocated through the callbacks, in the inventory.
+  CUdeviceptr tracked = 0;
+  ASSERT_EQ(fake::app_mem_alloc(&tracked, kInts * sizeof(int)), CUDA_SUCCESS);
+  // Device memory the tool never saw allocated (as memory allocated before
+  // it started): no snapshot can hold it.
+  CUdeviceptr untracked = 0;
+  ASSERT_EQ(cuMemAlloc(&untracked, kInts * sizeof(int)), CUDA_SUCCESS);
+  range("step", [&] { add_one(data, kInts); });
+  const std::vector<int> ones(kInts, 1);
+  ASSERT_EQ(fake::app_memcpy_htod(tracked, ones.data(), ones.size() * sizeof(int)), CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u) << "a write into tracked memory leaves the batch waiting";
+  ASSERT_EQ(fake::app_memcpy_htod(untracked, ones.data(), ones.size() * sizeof(int)), CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u) << "the batch is replayed before the untracked write";
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  expect_all(read(data, kInts), 1);
+}
+
+TEST_F(ToolHarness, a_capture_begin_replays_the_batch_first) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] { add_one(data, kInts); });
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+  cuStreamBeginCapture_v2_params begin{stream, CU_STREAM_CAPTURE_MODE_GLOBAL};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", begin,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  CUgraph graph = nullptr;
+  cuStreamEndCapture_params end{stream, &graph};
+  ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", end,
+                           [] { return CUDA_SUCCESS; }),
+            CUDA_SUCCESS);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  expect_all(read(data, kInts), 1);
+}
+
+TEST_F(ToolHarness, a_free_in_a_range_declines_it) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  const CUdeviceptr scratch = buffer(16);
+  range("step", [&] {
+    add_one(data, kInts);
+    ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "free_in_range");
+  expect_all(read(data, kInts), 1);
+}
+
+TEST_F(ToolHarness, copies_in_a_range_are_replayed_with_its_kernels) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  const std::vector<int> tens(kInts, 10);
+  range("step", [&] {
+    ASSERT_EQ(fake::app_memcpy_htod(data, tens.data(), tens.size() * sizeof(int)), CUDA_SUCCESS);
+    add_one(data, kInts);
+  });
+  expect_all(read(data, kInts), 11);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+}
+
+TEST_F(ToolHarness, a_range_without_kernels_is_declined) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [] {});
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "no_kernel_in_range");
+  expect_all(read(data, kInts), 0);
+}
+
+TEST_F(ToolHarness, a_range_open_at_exit_is_declined_not_closed) {
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  fake::nvtx_push("step");
+  add_one(data, kInts);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "range_not_closed");
+}
+
+TEST_F(ToolHarness, a_nested_range_is_part_of_the_matched_one) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  // `step/` matches the push/pop range step at the top only: step/step is
+  // inside it, not a range of its own.
+  range("step", [&] {
+    range("step", [&] { add_one(data, kInts); });
+    add_one(data, kInts);
+  });
+  expect_all(read(data, kInts), 2);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.name, "step");
+  EXPECT_EQ(r.kernels.size(), 2u);
+}
+
+TEST_F(ToolHarness, a_kernel_window_selects_launches_by_number) {
+  config_.nvtx_include.clear();
+  StatusOr<range::KernelWindows> windows = range::KernelWindows::parse("1:3");
+  ASSERT_TRUE(windows.ok()) << windows.status().message();
+  config_.kernel_windows = *windows;
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  for (int i = 0; i < 4; ++i) add_one(data, kInts);
+  expect_all(read(data, kInts), 4);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.kernels.size(), 2u);
+}
+
+TEST_F(ToolHarness, a_snapshot_over_the_device_limit_goes_to_host_memory) {
+  config_.batch_ranges = 0;
+  config_.snapshot_device_limit = 4096;  // less than the buffer
+  start();
+  const CUdeviceptr data = buffer(kInts * 64);
+  range("step", [&] {
+    CUdeviceptr p = data;
+    int n = kInts * 64;
+    void* params[] = {&p, &n};
+    ASSERT_EQ(fake::app_launch(add_one_, params), CUDA_SUCCESS);
+  });
+  const std::vector<int> after = read(data, kInts * 64);
+  for (int v : after) ASSERT_EQ(v, 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  bool host_tier = false;
+  for (const report::TierUsage& t : r.tiers) host_tier |= t.tier != "device" && t.bytes > 0;
+  EXPECT_TRUE(host_tier);
+}
+
+}  // namespace
+}  // namespace rangereplay::tool::testing

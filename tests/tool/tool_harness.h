@@ -1,0 +1,107 @@
+// The CPU tests' fixture for the whole tool (tests/tool): a ProfilerTool of
+// its own per test, started as the injection starts it (its configuration
+// written to a file named by RANGEREPLAY_CONFIG, CUPTI subscribed: here the
+// fake's), over a fresh fake device, with a test kernel that adds 1 to each
+// int of a buffer (so a replay without a restore would leave it visibly
+// wrong). The "application" calls the driver through fake::app_* and marks
+// ranges with fake::nvtx_push/nvtx_pop; the report is read back from the
+// JSON the tool writes at finish().
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/profile_config.h"
+#include "report/report_json.h"
+#include "tool/fakes/fake_counters.h"
+#include "tool/fakes/fake_cuda.h"
+#include "tool/profiler_tool.h"
+
+namespace rangereplay::tool::testing {
+
+class ToolHarness : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake::reset();
+    fake::configure_counters({});
+    // One folder per process: the tool reads $RANGEREPLAY_CONFIG once per
+    // process (environment.h), so every test's configuration has one path.
+    dir_ = std::filesystem::temp_directory_path() / ("rangereplay_tool_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    config_.nvtx_include = {*range::parse_nvtx_expression("step/")};
+    config_.metrics = {"sm__cycles_elapsed.avg", "dram__bytes.sum"};
+    config_.quiet = true;
+    config_.report_path = (dir_ / "report.json").string();
+    add_one_ = fake::register_kernel("add_one", {sizeof(CUdeviceptr), sizeof(int)}, [](void** params) {
+      int* data = reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]));
+      const int n = *static_cast<int*>(params[1]);
+      for (int i = 0; i < n; ++i) data[i] += 1;
+    });
+  }
+  void TearDown() override {
+    tool_.reset();
+    fake::reset();
+    ::unsetenv("RANGEREPLAY_CONFIG");
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  /// Writes config_ and starts a tool on it (subscribed to the fake).
+  void start() {
+    const std::string path = (dir_ / "config.json").string();
+    ASSERT_TRUE(write_profile_config(config_, path).ok());
+    ::setenv("RANGEREPLAY_CONFIG", path.c_str(), 1);
+    tool_ = std::make_unique<ProfilerTool>();
+    const Status s = tool_->initialize();
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(fake::subscribed());
+  }
+
+  /// A device buffer of `n` ints, all `value`.
+  CUdeviceptr buffer(int n, int value = 0) {
+    CUdeviceptr p = 0;
+    EXPECT_EQ(fake::app_mem_alloc(&p, sizeof(int) * static_cast<std::size_t>(n)), CUDA_SUCCESS);
+    const std::vector<int> host(static_cast<std::size_t>(n), value);
+    EXPECT_EQ(fake::app_memcpy_htod(p, host.data(), host.size() * sizeof(int)), CUDA_SUCCESS);
+    return p;
+  }
+  std::vector<int> read(CUdeviceptr p, int n) {
+    std::vector<int> host(static_cast<std::size_t>(n));
+    EXPECT_EQ(fake::app_memcpy_dtoh(host.data(), p, host.size() * sizeof(int)), CUDA_SUCCESS);
+    return host;
+  }
+  /// The application's launch of add_one over `n` ints at `p`.
+  void add_one(CUdeviceptr p, int n) {
+    void* params[] = {&p, &n};
+    ASSERT_EQ(fake::app_launch(add_one_, params), CUDA_SUCCESS);
+  }
+  /// One NVTX range `name` around `body`.
+  template <class Body>
+  void range(const char* name, Body body) {
+    fake::nvtx_push(name);
+    body();
+    fake::nvtx_pop();
+  }
+
+  /// Ends the process's profile (the exit handlers' steps) and reads the report.
+  report::Report finish() {
+    tool_->replay_deferred_at_exit();
+    tool_->finish();
+    StatusOr<report::Report> r = report::read_report_json(config_.report_path);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : report::Report{};
+  }
+
+  std::filesystem::path dir_;
+  ProfileConfig config_;
+  CUfunction add_one_ = nullptr;
+  std::unique_ptr<ProfilerTool> tool_;
+};
+
+}  // namespace rangereplay::tool::testing
