@@ -171,8 +171,8 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   if (image_too_large) {
     // No pass ran: each member is replayed on its own, in an image sized to
     // its own kernels (which may fit where the batch's did not).
-    replay_alone(batch, before, "the batch's counter data would not fit in one image: " + s.message(),
-                 ms_since(start), why);
+    replay_alone(batch, before, "the batch's counter data would not fit in one image: " + s.message(), ms_since(start),
+                 why);
     return;
   }
   if (!s.ok()) {
@@ -184,8 +184,7 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
     // Each member still holds its entry snapshot, and the batch handed its
     // exit state back: it can be replayed on its own, as an immediate range.
-    replay_alone(batch, before, "its counter ranges did not match: " + values.status().message(), ms_since(start),
-                 why);
+    replay_alone(batch, before, "its counter ranges did not match: " + values.status().message(), ms_since(start), why);
     return;
   }
   if (!values.ok()) {
@@ -199,8 +198,7 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
 Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
                                         std::vector<std::unique_ptr<WindowMember>>& parts,
                                         std::vector<std::size_t>& first_row,
-                                        StatusOr<std::vector<std::vector<double>>>& values,
-                                        bool& image_too_large) {
+                                        StatusOr<std::vector<std::vector<double>>>& values, bool& image_too_large) {
   Status s = ok_status();
   const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
   // Each member's parts, as the immediate window's (replay_window()), with
@@ -280,8 +278,8 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
 }
 
 void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch,
-                                  std::vector<report::RangeRecord>& before, const std::string& because,
-                                  double batch_ms, const char* why) {
+                                  std::vector<report::RangeRecord>& before, const std::string& because, double batch_ms,
+                                  const char* why) {
   const std::size_t others = batch.size() - 1;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     ActiveRange& range = *batch[i];
@@ -299,10 +297,10 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
       decline(range, failed->reason, std::move(failed->detail));
     } else {
       range.record.counter_ranges = counter_ranges_name(range.counters);
-      range.record.notes.push_back(
-          "replayed on its own, not in its batch with " + std::to_string(others) +
-          " other deferred ranges (replayed when: " + why + "; " + std::to_string(static_cast<long long>(batch_ms)) +
-          " ms, not in this range's times), because " + because);
+      range.record.notes.push_back("replayed on its own, not in its batch with " + std::to_string(others) +
+                                   " other deferred ranges (replayed when: " + why + "; " +
+                                   std::to_string(static_cast<long long>(batch_ms)) +
+                                   " ms, not in this range's times), because " + because);
     }
     controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
                                          range.modules_loaded, ms_since(start));

@@ -199,11 +199,10 @@ class DeferredRanges {
                     std::chrono::steady_clock::time_point start, const char* why);
   // After `batch`'s window returned fewer counter ranges than it opened, or
   // before it ran when its counter data would not fit in one image
-  // (`because`, the note's reason): replays each member in a window of its own, with its counters sized to its kernels as an
-  // immediate range's, and fills its reserved record (values, or the
-  // decline of its own window), starting again from `before` (each member's
-  // record as pass 0 left it, in batch order; moved from) and noting the
-  // batch's `batch_ms`. Call with the inventory's lock held.
+  // (`because`, the note's reason): replays each member in a window of its own, with its counters sized to its kernels
+  // as an immediate range's, and fills its reserved record (values, or the decline of its own window), starting again
+  // from `before` (each member's record as pass 0 left it, in batch order; moved from) and noting the batch's
+  // `batch_ms`. Call with the inventory's lock held.
   void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, std::vector<report::RangeRecord>& before,
                     const std::string& because, double batch_ms, const char* why);
 

@@ -175,6 +175,45 @@ TEST_F(ToolHarness, a_full_batch_is_replayed_before_the_next_range) {
   expect_all(read(data, kInts), 3);
 }
 
+TEST_F(ToolHarness, a_batch_whose_counter_data_does_not_fit_one_image_replays_its_ranges_alone) {
+  // Four kernels per range, three counter ranges per image: the batch runs no
+  // pass, and its range, replayed on its own, does not fit either.
+  fake::CounterOptions counters;
+  counters.most_ranges = 3;
+  fake::configure_counters(counters);
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    for (int i = 0; i < 4; ++i) add_one(data, kInts);
+  });
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "counters_unavailable") << r.decline_detail;
+  EXPECT_NE(r.decline_detail.find("more than the 3 one image holds"), std::string::npos) << r.decline_detail;
+  EXPECT_EQ(fake::counts().launches, 4u) << "no pass was replayed";
+  expect_all(read(data, kInts), 4);
+}
+
+TEST_F(ToolHarness, a_batch_over_one_image_is_replayed_as_two) {
+  // Two ranges of two kernels with three counter ranges per image: the
+  // second range's deferral replays the first alone, then waits for the exit.
+  fake::CounterOptions counters;
+  counters.most_ranges = 3;
+  fake::configure_counters(counters);
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  for (int i = 0; i < 2; ++i)
+    range("step", [&] {
+      add_one(data, kInts);
+      add_one(data, kInts);
+    });
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 2u);
+  for (const report::RangeRecord& r : report.ranges) EXPECT_FALSE(r.declined) << r.decline_detail;
+  EXPECT_EQ(fake::counts().launches, 4u + 2u * 2u * 3u);
+  expect_all(read(data, kInts), 4);
+}
+
 TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
   start();
   const CUdeviceptr data = buffer(kInts);

@@ -27,6 +27,9 @@ class FakeCounterBackend final : public tool::CounterBackend {
     return ok_status();
   }
   Status resize(std::size_t max_ranges) override {
+    if (max_ranges > g_options.most_ranges)
+      return resource_exhausted("fake counters: " + std::to_string(max_ranges) + " counter ranges, more than the " +
+                                std::to_string(g_options.most_ranges) + " one image holds");
     max_ranges_ = max_ranges;
     return ok_status();
   }
@@ -83,7 +86,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
   }
   bool in_pass() const override { return in_pass_; }
   std::size_t max_ranges() const override { return max_ranges_; }
-  std::size_t most_ranges() const override { return 100000; }
+  std::size_t most_ranges() const override { return g_options.most_ranges; }
   std::size_t bytes_per_range() const override { return 1024; }
   // Application range replay: pass `pass` over the carried image (a fresh
   // one of kImageBytes for pass 0); each pass's end_pass adds one byte, the

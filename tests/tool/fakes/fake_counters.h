@@ -32,6 +32,9 @@ struct CounterOptions {
   /// When not ok: set_up_counters fails with this status (the counters
   /// cannot be set up: the tool declines its ranges counters_unavailable).
   Status setup_error = ok_status();
+  /// Counter ranges one counter data image holds (CounterBackend::most_ranges);
+  /// resize() past it fails resource_exhausted, as the Range Profiler session's.
+  std::size_t most_ranges = 100000;
 };
 
 /// The value row `row`, metric `metric` of every evaluation: 1000 * (row + 1) + metric.
