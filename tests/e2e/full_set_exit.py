@@ -10,9 +10,13 @@ is bisected: each probe profiles the same program with part of the list, and
 the smallest part that still changes the exit is printed, so the failure names
 the metric or the list size that causes it (a part whose halves both keep the
 exit is printed as such: the cause needs the whole part, not one metric).
+When the process died of a signal and cuda-gdb is on PATH (it debugs host
+code too), the full-set run is repeated under it, following the launcher's
+fork into the application, and the backtrace where it stopped is printed.
 Exit 1 on a changed exit, 77 without a GPU.
 """
 import os
+import shutil
 import sys
 
 from e2e_common import checksums, run, summarize, tail, temp_report_path
@@ -73,6 +77,24 @@ def bisect(metrics):
     return part, f"stopped after {MAX_STEPS} steps"
 
 
+def backtrace():
+    """The backtraces of a --set full run under cuda-gdb (last 80 lines), or why there are none."""
+    gdb = shutil.which("cuda-gdb")
+    if gdb is None:
+        return "(no cuda-gdb on PATH for a backtrace)"
+    report = temp_report_path()
+    cmd = [gdb, "-batch", "-ex", "set follow-fork-mode child", "-ex", "set detach-on-fork on",
+           "-ex", "set cuda break_on_launch none", "-ex", "run", "-ex", "bt 40", "-ex", "info threads",
+           "--args", CLI, "profile", "--nvtx-include", "step/", "--set", "full", "--output", report, "--", *APP]
+    try:
+        rc, out, err = run(cmd, timeout=300)
+    finally:
+        if os.path.exists(report):
+            os.unlink(report)
+    lines = [line for line in (out + "\n" + err).splitlines() if line.strip()]
+    return "cuda-gdb (rc {}):\n".format(rc) + "\n".join(lines[-80:])
+
+
 PLAIN_RC, plain_out, plain_err = run(APP)
 PLAIN_SUMS = checksums(plain_out)
 failures = []
@@ -82,6 +104,8 @@ else:
     kept, why = profile(["--set", "full"])
     print(f"--set full: {why}")
     if not kept:
+        if why.startswith("exit code ") and why.split()[2].isdigit() and int(why.split()[2]) > 128:
+            print(backtrace())
         part, verdict = bisect(full_set_metrics())
         shown = ",".join(part) if len(part) <= 12 else f"{len(part)} metrics from {part[0]} to {part[-1]}"
         failures.append(f"--set full changed the application's exit ({why}); smallest part that does: {shown} "
