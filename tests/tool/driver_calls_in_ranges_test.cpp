@@ -13,13 +13,6 @@
 namespace rangereplay::tool::testing {
 namespace {
 
-constexpr int kInts = 4096;
-
-report::RangeRecord only_range(const report::Report& report) {
-  EXPECT_EQ(report.ranges.size(), 1u);
-  return report.ranges.empty() ? report::RangeRecord{} : report.ranges[0];
-}
-
 bool has_note(const report::RangeRecord& r, const std::string& part) {
   for (const std::string& note : r.notes)
     if (note.find(part) != std::string::npos) return true;

@@ -10,15 +10,6 @@
 namespace rangereplay::tool::testing {
 namespace {
 
-constexpr int kInts = 4096;
-
-// Each range runs add_one once: after N ranges the buffer holds N, as
-// without the tool, however many passes each range was replayed.
-void expect_all(const std::vector<int>& values, int expected) {
-  ASSERT_EQ(values.size(), static_cast<std::size_t>(kInts));
-  for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(values[i], expected) << "int " << i;
-}
-
 TEST_F(ToolHarness, an_immediate_range_is_replayed_once_per_pass_and_memory_is_restored) {
   config_.batch_ranges = 0;  // --batch-ranges off
   start();

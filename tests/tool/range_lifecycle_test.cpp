@@ -12,19 +12,6 @@
 namespace rangereplay::tool::testing {
 namespace {
 
-constexpr int kInts = 4096;
-
-void expect_all(const std::vector<int>& values, int expected) {
-  ASSERT_EQ(values.size(), static_cast<std::size_t>(kInts));
-  for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(values[i], expected) << "int " << i;
-}
-
-// The report's one range (a copy: the report is a temporary).
-report::RangeRecord only_range(const report::Report& report) {
-  EXPECT_EQ(report.ranges.size(), 1u);
-  return report.ranges.empty() ? report::RangeRecord{} : report.ranges[0];
-}
-
 TEST_F(ToolHarness, verify_finds_no_divergence_in_a_deterministic_range) {
   config_.batch_ranges = 0;
   config_.verify = true;

@@ -25,6 +25,22 @@
 
 namespace rangereplay::tool::testing {
 
+/// Ints in the buffers the tests' ranges run add_one over.
+inline constexpr int kInts = 4096;
+
+/// Each range runs add_one once: after N ranges the buffer holds N, as
+/// without the tool, however many passes each range was replayed.
+inline void expect_all(const std::vector<int>& values, int expected) {
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(kInts));
+  for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(values[i], expected) << "int " << i;
+}
+
+/// The report's one range (a copy: the report is a temporary).
+inline report::RangeRecord only_range(const report::Report& report) {
+  EXPECT_EQ(report.ranges.size(), 1u);
+  return report.ranges.empty() ? report::RangeRecord{} : report.ranges[0];
+}
+
 class ToolHarness : public ::testing::Test {
  protected:
   void SetUp() override {
