@@ -21,8 +21,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 }  // namespace
 
-bool DeferredRanges::can_wait(const ActiveRange& range) {
-  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set;
+bool DeferredRanges::can_wait(const ActiveRange& range) const {
+  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set && counters_ &&
+         batch_counter_ranges(range) <= counters_->backend().most_ranges();
 }
 
 std::size_t DeferredRanges::batch_counter_ranges(const ActiveRange& range) const {
@@ -169,8 +170,9 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   bool image_too_large = false;
   s = run_batch_window(batch, parts, first_row, values, image_too_large);
   if (image_too_large) {
-    // No pass ran: each member is replayed on its own, in an image sized to
-    // its own kernels (which may fit where the batch's did not).
+    // (Not reached while defer() and can_wait() keep each batch within one
+    // image.) No pass ran: each member is replayed on its own, in an image
+    // sized to its own kernels.
     replay_alone(batch, before, "the batch's counter data would not fit in one image: " + s.message(), ms_since(start),
                  why);
     return;

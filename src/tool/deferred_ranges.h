@@ -130,8 +130,11 @@ class DeferredRanges {
   /// graph launches (the application may destroy the executable graph), no
   /// pinned host buffers restored with it (host threads write them) and no
   /// write-set snapshot (its write set is proven at the range's end, before
-  /// the replay, from digests of the memory as pass 0 left it).
-  static bool can_wait(const ActiveRange& range);
+  /// the replay, from digests of the memory as pass 0 left it), and counter
+  /// ranges that fit one counter data image by themselves (one that does not
+  /// takes the immediate path, which declines it counters_unavailable at its
+  /// end and frees its snapshot then).
+  bool can_wait(const ActiveRange& range) const;
 
   /// Defers `range` (ended, pass 0 recorded, replay not run; batching on):
   /// its record is reserved in the report, and the batch is flushed first

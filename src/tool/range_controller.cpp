@@ -355,7 +355,7 @@ void RangeController::end() {
   range->record.timings.sync_ms += ms_since(sync_start);
   const std::size_t kernel_count = range->program.kernels().size();
   if (range_waits_for_batch(range->state, s.ok(), kernel_count, range->eligibility.declined(),
-                            DeferredRanges::can_wait(*range))) {
+                            deferred_.can_wait(*range))) {
     // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
     // passes are shared with other deferred ranges'.
     counters_->remember_kernels(range->name, kernel_count);
@@ -389,6 +389,28 @@ void RangeController::end() {
 void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted) {
   range.record.passes = 1;
   parts_.mutex.set_stage("range end: replay window");
+  // CUPTI's automatic per-kernel ranges have returned one counter range too
+  // few for some ranges (counter_ranges_mismatch), where user ranges pushed
+  // around each kernel returned them all: such a range is replayed once more
+  // that way, from its record as pass 0 left it (ranks replaying in lockstep
+  // excepted: the others would not follow).
+  std::optional<report::RangeRecord> before;
+  if (!range.eligibility.declined() && !all_submitted && std::holds_alternative<AutoKernelRanges>(range.counters) &&
+      !peers_.coordinated())
+    before = range.record;
+  auto replay_with_user_ranges = [&](const std::string& mismatch) -> Status {
+    range.record = std::move(*before);
+    RR_RETURN_IF_ERROR(
+        counting_.size_counters_to_pass0(range, range.program.kernels().size(), CounterLayout{UserKernelRanges{}}));
+    if (std::optional<Decline> failed = replay_window(range))
+      return internal_error(failed->detail).with_decline_reason(failed->reason);
+    RR_RETURN_IF_ERROR(counting_.evaluate(range));
+    range.record.notes.push_back(
+        "replayed a second time with a counter range pushed around each kernel, after CUPTI's automatic per-kernel "
+        "ranges gave the first: " +
+        mismatch);
+    return ok_status();
+  };
   if (!range.eligibility.declined() && !all_submitted) {
     std::optional<Decline> failed = replay_window(range);
     if (range.write_set) snapshots_.check_write_set_after_window(range);
@@ -397,7 +419,10 @@ void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted
   if (!range.eligibility.declined() && standing_counter_range(range.counters) != nullptr) {
     counting_.record_kernels(range, {});  // the values come when the standing pass is flushed
   } else if (!range.eligibility.declined()) {
-    if (Status e = counting_.evaluate(range); !e.ok()) {
+    Status e = counting_.evaluate(range);
+    if (!e.ok() && before && e.decline_reason() == DeclineReason::kCounterRangesMismatch)
+      e = replay_with_user_ranges(e.message());
+    if (!e.ok()) {
       const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
       decline(range, d.reason, d.detail);
     }

@@ -245,16 +245,18 @@ void RangeCounters::restore_configured_mode(const ActiveRange& range) {
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
 }
 
-Status RangeCounters::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count) {
+Status RangeCounters::size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count,
+                                             std::optional<CounterLayout> layout) {
   // (Under --range-metrics whole every range is measured whole.) With
   // RANGEREPLAY_KERNEL_RANGES=user the replay pushes a user range around each
   // kernel it submits; CUPTI's auto ranges (the default) cost the same per
   // kernel and pass on the H200 (docs/performance.md). Under a cache flush,
   // CUPTI's auto ranges get one more counter range: the lead-in flush each
   // replayed pass runs first.
-  range.counters = layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
-                                                !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
-                                                cache_flush_.has_value());
+  range.counters = layout ? *layout
+                          : layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
+                                                         !range.program.graph_execs().empty(),
+                                                         environment::user_kernel_ranges(), cache_flush_.has_value());
   const CounterMode mode = counter_mode(range.counters, counters_->configured_mode());
   Status configured = mode != counters_->configured_mode() ? counters_->backend().set_mode(mode) : ok_status();
   if (const auto* whole = std::get_if<WholeRange>(&range.counters); whole != nullptr && whole->graph_launches) {

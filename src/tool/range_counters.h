@@ -84,9 +84,11 @@ class RangeCounters {
   bool stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count);
   /// After a pass 0 that only recorded: the counter mode for `range` (whole
   /// range with graph launches), the image sized to its `kernel_count`
-  /// kernels, the configuration set. Errors: the backend's
+  /// kernels, the configuration set. `layout`, when given, replaces the one
+  /// pass 0's recording and the configuration choose. Errors: the backend's
   /// (resource_exhausted with what to narrow).
-  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count);
+  Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count,
+                                std::optional<CounterLayout> layout = std::nullopt);
   /// After `range`'s window and evaluation: the backend back in the
   /// configured mode for the next range, when size_counters_to_pass0 set
   /// another for its layout (errors ignored: the next set-up reports them).

@@ -18,6 +18,7 @@ Exit 1 on a changed exit, 77 without a GPU.
 import os
 import shutil
 import sys
+import time
 
 from e2e_common import checksums, run, summarize, tail, temp_report_path
 
@@ -28,6 +29,14 @@ APP = [os.path.join(BUILD, "examples/stream"), "--iterations", "2", "--bytes", "
 JOURNAL_WARNING = "ended before writing its report"
 # Probes after the first: at most this many bisection steps (402 metrics: 9).
 MAX_STEPS = 12
+# The whole test's time, inside CTest's limit for an e2e test (600 s): each
+# step gets what is left, and one that cannot start stops with what it found.
+DEADLINE = time.monotonic() + 540
+sys.stdout.reconfigure(line_buffering=True)
+
+
+def time_left():
+    return DEADLINE - time.monotonic()
 
 
 def profile(metric_args):
@@ -35,7 +44,7 @@ def profile(metric_args):
     report = temp_report_path()
     try:
         rc, out, err = run([CLI, "profile", "--nvtx-include", "step/", *metric_args, "--output", report, "--", *APP],
-                           timeout=240)
+                           timeout=max(1, min(240, time_left())))
     finally:
         if os.path.exists(report):
             os.unlink(report)
@@ -66,6 +75,8 @@ def bisect(metrics):
     for _ in range(MAX_STEPS):
         if len(part) == 1:
             return part, "one metric"
+        if time_left() < 60:
+            return part, "stopped at the test's time limit"
         half = len(part) // 2
         first, second = part[:half], part[half:]
         if not profile(["--metrics", ",".join(first)])[0]:
@@ -87,7 +98,7 @@ def backtrace():
            "-ex", "set cuda break_on_launch none", "-ex", "run", "-ex", "bt 40", "-ex", "info threads",
            "--args", CLI, "profile", "--nvtx-include", "step/", "--set", "full", "--output", report, "--", *APP]
     try:
-        rc, out, err = run(cmd, timeout=300)
+        rc, out, err = run(cmd, timeout=max(1, min(300, time_left())))
     finally:
         if os.path.exists(report):
             os.unlink(report)
@@ -104,9 +115,11 @@ else:
     kept, why = profile(["--set", "full"])
     print(f"--set full: {why}")
     if not kept:
-        if why.startswith("exit code ") and why.split()[2].isdigit() and int(why.split()[2]) > 128:
-            print(backtrace())
+        # The bisection first (it names the cause), then the backtrace in the time left.
         part, verdict = bisect(full_set_metrics())
+        print(f"bisection: {len(part)} metric(s) ({verdict}): {','.join(part[:12])}")
+        if why.startswith("exit code ") and why.split()[2].isdigit() and int(why.split()[2]) > 128:
+            print(backtrace() if time_left() > 60 else "(no time left for a backtrace)")
         shown = ",".join(part) if len(part) <= 12 else f"{len(part)} metrics from {part[0]} to {part[-1]}"
         failures.append(f"--set full changed the application's exit ({why}); smallest part that does: {shown} "
                         f"({verdict})")

@@ -126,7 +126,14 @@ TEST_F(ToolHarness, whole_range_counters_give_one_row_per_range) {
   EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
   EXPECT_EQ(r.kernels.size(), 2u);
   ASSERT_EQ(r.range_metrics.size(), 2u);
-  EXPECT_GT(r.range_metrics[0].value, 0.0);
+  // The range's own counter range: the second when a lead-in range opened
+  // each pass (its values dropped), else the first.
+  bool lead_in = false;
+  for (const std::string& note : r.notes) lead_in = lead_in || note.find("flushed L2 again") != std::string::npos;
+  for (std::size_t m = 0; m < 2; ++m) {
+    EXPECT_EQ(r.range_metrics[m].name, config_.metrics[m]);
+    EXPECT_EQ(r.range_metrics[m].value, fake::counter_value(lead_in ? 1 : 0, m)) << r.range_metrics[m].name;
+  }
 }
 
 TEST_F(ToolHarness, a_one_pass_whole_range_list_counts_in_the_standing_pass) {
@@ -162,9 +169,10 @@ TEST_F(ToolHarness, a_full_batch_is_replayed_before_the_next_range) {
   expect_all(read(data, kInts), 3);
 }
 
-TEST_F(ToolHarness, a_batch_whose_counter_data_does_not_fit_one_image_replays_its_ranges_alone) {
-  // Four kernels per range, three counter ranges per image: the batch runs no
-  // pass, and its range, replayed on its own, does not fit either.
+TEST_F(ToolHarness, a_range_over_one_counter_image_declines_counters_unavailable) {
+  // Four kernels in the range, three counter ranges per image: the range is
+  // not deferred (no batch can hold it), and its end declines it before any
+  // replay, naming what to narrow.
   fake::CounterOptions counters;
   counters.most_ranges = 3;
   fake::configure_counters(counters);
@@ -177,6 +185,7 @@ TEST_F(ToolHarness, a_batch_whose_counter_data_does_not_fit_one_image_replays_it
   EXPECT_TRUE(r.declined);
   EXPECT_EQ(r.decline_reason, "counters_unavailable") << r.decline_detail;
   EXPECT_NE(r.decline_detail.find("more than the 3 one image holds"), std::string::npos) << r.decline_detail;
+  EXPECT_NE(r.decline_detail.find("narrow the range"), std::string::npos) << r.decline_detail;
   EXPECT_EQ(fake::counts().launches, 4u) << "no pass was replayed";
   expect_all(read(data, kInts), 4);
 }
@@ -199,6 +208,30 @@ TEST_F(ToolHarness, a_batch_over_one_image_is_replayed_as_two) {
   for (const report::RangeRecord& r : report.ranges) EXPECT_FALSE(r.declined) << r.decline_detail;
   EXPECT_EQ(fake::counts().launches, 4u + 2u * 2u * 3u);
   expect_all(read(data, kInts), 4);
+}
+
+TEST_F(ToolHarness, a_range_whose_auto_ranges_miss_a_kernel_is_replayed_again_with_user_ranges) {
+  fake::CounterOptions counters;
+  counters.auto_ranges_drop_one = true;
+  fake::configure_counters(counters);
+  config_.batch_ranges = 0;  // the immediate path counts kernels in CUPTI's auto ranges
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    add_one(data, kInts);
+    add_one(data, kInts);
+  });
+  const report::RangeRecord r = only_range(finish());
+  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.counter_ranges, "user");
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const report::KernelRecord& k : r.kernels) EXPECT_FALSE(k.metrics.empty()) << k.name;
+  bool noted = false;
+  for (const std::string& note : r.notes) noted = noted || note.find("replayed a second time") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // Pass 0, three passes under auto ranges, three more under user ranges.
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
+  expect_all(read(data, kInts), 2);
 }
 
 TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {

@@ -52,7 +52,10 @@ class FakeCounterBackend final : public tool::CounterBackend {
   StatusOr<bool> end_pass() override {
     if (!in_pass_) return internal_error("fake counters: end_pass outside a pass");
     in_pass_ = false;
-    if (mode_ == tool::CounterMode::kPerKernel) rows_ += kernels_run() - launches_at_start_;
+    if (mode_ == tool::CounterMode::kPerKernel) {
+      rows_ += kernels_run() - launches_at_start_;
+      if (g_options.auto_ranges_drop_one && rows_ > 0) --rows_;
+    }
     decoded_rows_ = rows_;
     if (application_pass_) image_.push_back(static_cast<std::uint8_t>(passes_since_begin_));
     ++passes_since_begin_;

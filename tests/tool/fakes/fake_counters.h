@@ -35,6 +35,9 @@ struct CounterOptions {
   /// Counter ranges one counter data image holds (CounterBackend::most_ranges);
   /// resize() past it fails resource_exhausted, as the Range Profiler session's.
   std::size_t most_ranges = 100000;
+  /// Every pass under CUPTI's automatic per-kernel ranges decodes one
+  /// counter range fewer than it opened (counter_ranges_mismatch).
+  bool auto_ranges_drop_one = false;
 };
 
 /// The value row `row`, metric `metric` of every evaluation: 1000 * (row + 1) + metric.
