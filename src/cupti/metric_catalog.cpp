@@ -248,9 +248,9 @@ const std::vector<std::string>& MetricCatalog::list_metrics() const {
 }
 
 const std::vector<std::string>& MetricCatalog::suffixes_of(const std::string& base) const {
-  static const std::vector<std::string> kNone;
+  static const std::vector<std::string>& k_none = *new const std::vector<std::string>();  // never destroyed
   auto it = state_->bases.find(base);
-  return it == state_->bases.end() ? kNone : state_->suffix_lists[it->second.suffix_list];
+  return it == state_->bases.end() ? k_none : state_->suffix_lists[it->second.suffix_list];
 }
 
 StatusOr<MetricKind> MetricCatalog::kind_of_base(const std::string& base) const {

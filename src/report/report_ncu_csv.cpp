@@ -61,12 +61,13 @@ std::vector<Result> results(const Report& report) {
 
 // One part of a quotient unit, renamed as ncu names it.
 std::string ncu_unit_part(std::string_view part) {
-  static const std::map<std::string_view, std::string_view> kRenamed = {
+  static const auto& renamed = *new const std::map<std::string_view, std::string_view>{
+      // never destroyed
       {"instruction", "inst"}, {"l2_sector", "sector"},       {"lrc_sector", "sector"}, {"l2_request", "request"},
       {"cta", "block"},        {"branch_target", "branches"}, {"second", "s"},          {"nanosecond", "ns"},
       {"percent", "%"},        {"l1tex_request", ""},         {"l1tex_wavefront", ""},  {"l1data_bank_conflict", ""},
       {"math_op", ""}};
-  if (auto it = kRenamed.find(part); it != kRenamed.end()) return std::string(it->second);
+  if (auto it = renamed.find(part); it != renamed.end()) return std::string(it->second);
   if (part.ends_with("_cycle")) return "cycle";
   return std::string(part);
 }

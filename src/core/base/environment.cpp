@@ -19,13 +19,16 @@ bool debug() {
   return on;
 }
 
+// The tables and values below are made once and never destroyed: the
+// injection library's exit handler (the report's write) may run after the
+// destructors of statics made after it was registered.
 const std::optional<std::string>& config_path() {
-  static const std::optional<std::string> path = read(kConfig);
+  static const std::optional<std::string>& path = *new const std::optional<std::string>(read(kConfig));
   return path;
 }
 
 const char* gate() {
-  static const std::optional<std::string> value = read(kGate);
+  static const std::optional<std::string>& value = *new const std::optional<std::string>(read(kGate));
   return value ? value->c_str() : nullptr;
 }
 

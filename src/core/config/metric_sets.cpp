@@ -558,7 +558,8 @@ std::vector<MetricSection> build_metric_sections() {
 // tests/cupti_host/metric_sets_all_chips_test.cpp checks that each spelling
 // exists on some chip.
 const std::unordered_map<std::string, std::vector<std::string>>& other_spellings() {
-  static const std::unordered_map<std::string, std::vector<std::string>> table = {
+  // Never destroyed (as metric_sections()): read by exit handlers.
+  static const auto& table = *new const std::unordered_map<std::string, std::vector<std::string>>{
       // GB20x (GDDR7): DRAM traffic by operation is dram__*_op_read/_op_write.
       {"dram__bytes_read.sum", {"dram__bytes_op_read.sum"}},
       {"dram__bytes_write.sum", {"dram__bytes_op_write.sum"}},
@@ -636,13 +637,16 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
+// Made once and never destroyed: the injection library's exit handler (the
+// report's write) may run after the destructors of statics made after it
+// was registered, as these are, at the first range.
 const std::vector<MetricSection>& metric_sections() {
-  static const std::vector<MetricSection> sections = build_metric_sections();
+  static const std::vector<MetricSection>& sections = *new const std::vector<MetricSection>(build_metric_sections());
   return sections;
 }
 
 const std::vector<MetricSet>& metric_sets() {
-  static const std::vector<MetricSet> sets = build_metric_sets(metric_sections());
+  static const std::vector<MetricSet>& sets = *new const std::vector<MetricSet>(build_metric_sets(metric_sections()));
   return sets;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -234,6 +235,33 @@ TEST(Roofline, is_written_in_the_reports_json_per_range) {
   const StatusOr<Report> back = parse_report_json(*text);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
   EXPECT_EQ(*dump_report_json(*back, -1), *text);
+}
+
+// The injection library registers its exit handler (the report's write) when
+// it starts, and the tables the roofline reads are made at the first range's
+// journal line, after it: their destructors run before the handler. They are
+// never destroyed, so the report written at exit is the one written before.
+// Run in a fresh process (threadsafe death test: the tables are not made yet);
+// a table destroyed before the handler is a use after free, which ASan
+// (scripts/sanitize.sh) reports and a plain build may show as other text.
+const Report* g_exit_report = nullptr;
+const std::string* g_text_before_exit = nullptr;
+
+TEST(RooflineDeathTest, tables_outlive_an_exit_handler_registered_before_their_first_use) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::atexit([] {
+          const StatusOr<std::string> text = dump_report_json(*g_exit_report, -1);
+          std::_Exit(text.ok() && *text == *g_text_before_exit ? 0 : 3);
+        });
+        auto* report = new Report();  // read by the handler: never destroyed
+        report->ranges.push_back(tensor_range());
+        g_exit_report = report;
+        g_text_before_exit = new std::string(*dump_report_json(*report, -1));
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 // The recorded H200 report of a 560-kernel PyTorch training step (FP32: its
