@@ -2,8 +2,10 @@
 # The CPU unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
 # then the parsers' libFuzzer targets. Run by .ci/run after the tests.
 #   1. the `asan` preset (GCC, build-asan/): rangereplay_unit_tests with the
-#      core, report and launcher libraries it links (no CUDA programs:
-#      RANGEREPLAY_BUILD_GPU_TESTS=OFF), its tests run by CTest, one process
+#      core, report and launcher libraries it links, and
+#      rangereplay_tool_tests (the whole tool on the fake driver, CUPTI and
+#      host kernels of tests/tool) with the tool's objects (no CUDA programs:
+#      RANGEREPLAY_BUILD_GPU_TESTS=OFF), their tests run by CTest, one process
 #      each as in the release run (the unit tests' script tests, unit.*, need
 #      the launcher and are left to scripts/test.sh); any sanitizer report
 #      fails its test;
