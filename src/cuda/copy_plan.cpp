@@ -95,8 +95,8 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
 }
 
 const std::vector<WorkItem>& CopyPlan::items() const {
-  static const std::vector<WorkItem> kNone;
-  return driver_ ? driver_->items : kNone;
+  static const std::vector<WorkItem>& none = *new const std::vector<WorkItem>();  // never destroyed: read at exit
+  return driver_ ? driver_->items : none;
 }
 
 kernels::CopyKernelArgs CopyPlan::kernel_args(CopyDirection direction) const {

@@ -33,6 +33,7 @@ const char* gate() {
 }
 
 std::optional<std::size_t> max_kernels_per_range() {
+  // (trivially destructible: nothing of it runs at exit)
   static const std::optional<std::size_t> n = []() -> std::optional<std::size_t> {
     const std::optional<std::string> v = read(kMaxKernelsPerRange);
     const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
@@ -43,6 +44,7 @@ std::optional<std::size_t> max_kernels_per_range() {
 }
 
 std::optional<std::chrono::seconds> rendezvous_timeout() {
+  // (trivially destructible: nothing of it runs at exit)
   static const std::optional<std::chrono::seconds> s = []() -> std::optional<std::chrono::seconds> {
     const std::optional<std::string> v = read(kRendezvousTimeout);
     const long parsed = v ? std::strtol(v->c_str(), nullptr, 10) : 0;
