@@ -167,16 +167,7 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   std::vector<report::RangeRecord> before;
   before.reserve(batch.size());
   for (const auto& range : batch) before.push_back(range->record);
-  bool image_too_large = false;
-  s = run_batch_window(batch, parts, first_row, values, image_too_large);
-  if (image_too_large) {
-    // (Not reached while defer() and can_wait() keep each batch within one
-    // image.) No pass ran: each member is replayed on its own, in an image
-    // sized to its own kernels.
-    replay_alone(batch, before, "the batch's counter data would not fit in one image: " + s.message(), ms_since(start),
-                 why);
-    return;
-  }
+  s = run_batch_window(batch, parts, first_row, values);
   if (!s.ok()) {
     const bool any_unloaded = std::any_of(
         batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
@@ -200,7 +191,7 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
 Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
                                         std::vector<std::unique_ptr<WindowMember>>& parts,
                                         std::vector<std::size_t>& first_row,
-                                        StatusOr<std::vector<std::vector<double>>>& values, bool& image_too_large) {
+                                        StatusOr<std::vector<std::vector<double>>>& values) {
   Status s = ok_status();
   const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
   // Each member's parts, as the immediate window's (replay_window()), with
@@ -225,12 +216,6 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
                                    [this, &range] { return controller_.unloaded_since_end(range); }, std::nullopt});
     first_row.push_back(counter_ranges);
     counter_ranges += batch_counter_ranges(range);
-  }
-  if (s.ok() && counter_ranges > counters_->backend().most_ranges()) {
-    image_too_large = true;
-    return resource_exhausted("the batch's " + std::to_string(counter_ranges) + " counter ranges need more than the " +
-                              std::to_string(counters_->backend().most_ranges()) +
-                              " one image holds at this metric list's size");
   }
   if (s.ok()) s = counters_->backend().set_mode(CounterMode::kUserRanges);
   if (s.ok()) s = counters_->backend().resize(counter_ranges);

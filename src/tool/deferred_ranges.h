@@ -188,24 +188,24 @@ class DeferredRanges {
   // set to user ranges and sized to them, the passes, the values decoded
   // into `values`; the configured counter mode is set again. Returns the
   // window's failure (a member's parts, the counters, a pass); a values
-  // failure is in `values`. When the members' counter ranges need more than
-  // one counter data image holds (CounterBackend::most_ranges), nothing runs:
-  // `image_too_large` is set and the failure says so.
+  // failure is in `values`. (defer() and can_wait() keep a batch within one
+  // counter data image.)
   Status run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
                           std::vector<std::unique_ptr<WindowMember>>& parts, std::vector<std::size_t>& first_row,
-                          StatusOr<std::vector<std::vector<double>>>& values, bool& image_too_large);
+                          StatusOr<std::vector<std::vector<double>>>& values);
   // After replay_batch's window and values succeeded: each member's kernel
   // records from its rows of `values`, its counter ranges and note, and its
   // reserved record filled (the window's time, since `start`, shared out).
   void record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,
                     const StatusOr<std::vector<std::vector<double>>>& values, const std::vector<std::size_t>& first_row,
                     std::chrono::steady_clock::time_point start, const char* why);
-  // After `batch`'s window returned fewer counter ranges than it opened, or
-  // before it ran when its counter data would not fit in one image
-  // (`because`, the note's reason): replays each member in a window of its own, with its counters sized to its kernels
-  // as an immediate range's, and fills its reserved record (values, or the decline of its own window), starting again
-  // from `before` (each member's record as pass 0 left it, in batch order; moved from) and noting the batch's
-  // `batch_ms`. Call with the inventory's lock held.
+  // After `batch`'s window returned fewer counter ranges than it opened
+  // (`because`, the note's reason, with counter_ranges_mismatch's detail):
+  // replays each member in a window of its own, with its counters sized to
+  // its kernels as an immediate range's, and fills its reserved record
+  // (values, or the decline of its own window), starting again from `before`
+  // (each member's record as pass 0 left it, in batch order; moved from) and
+  // noting the batch's `batch_ms`. Call with the inventory's lock held.
   void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, std::vector<report::RangeRecord>& before,
                     const std::string& because, double batch_ms, const char* why);
 
