@@ -198,10 +198,15 @@ CUresult fill(CUdeviceptr dst, T value, std::size_t count) {
   return CUDA_SUCCESS;
 }
 
-const void* new_handle(std::set<const void*>& handles) {
+// A new stream or event handle of `handles` (never reused while it lives)
+// into *out; the caller holds the state's mutex.
+template <class Handle>
+CUresult new_handle(std::set<const void*>& handles, Handle* out) {
+  if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const void* h = new char;
   handles.insert(h);
-  return h;
+  *out = reinterpret_cast<Handle>(const_cast<void*>(h));
+  return CUDA_SUCCESS;
 }
 
 CUresult drop_handle(std::set<const void*>& handles, const void* h) {
@@ -511,10 +516,8 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t co
 
 // --- Streams and events (every call completes at once) ---------------------
 CUresult CUDAAPI cuStreamCreate(CUstream* stream, unsigned int) {
-  if (stream == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(state().mutex);
-  *stream = reinterpret_cast<CUstream>(const_cast<void*>(rangereplay::fake::new_handle(state().streams)));
-  return CUDA_SUCCESS;
+  return rangereplay::fake::new_handle(state().streams, stream);
 }
 CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
   std::lock_guard lock(state().mutex);
@@ -523,10 +526,8 @@ CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
 CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int) {
-  if (event == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(state().mutex);
-  *event = reinterpret_cast<CUevent>(const_cast<void*>(rangereplay::fake::new_handle(state().events)));
-  return CUDA_SUCCESS;
+  return rangereplay::fake::new_handle(state().events, event);
 }
 CUresult CUDAAPI cuEventDestroy(CUevent event) {
   std::lock_guard lock(state().mutex);
