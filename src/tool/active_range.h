@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -70,6 +71,15 @@ struct ActiveRange {
     // Per chunk of `digests`, the state pass 0 left (read at its end).
     std::vector<std::uint64_t> pass0_digests;
     double entry_digest_ms = 0;  // the entry digests, with their plan's creation
+    // A first instance's snapshot holds the chunks that were not zero at entry (nothing was predicted).
+    bool non_zero_snapshot = false;
+    // Why a first instance's snapshot could not hold the chunks not zero at entry (empty when it did).
+    std::string non_zero_unfit;
+    // The chunks pass 0 changed outside the snapshot that held only zeros at entry: each entry
+    // restore zeroes them; `zeroed_exit` holds their bytes as pass 0 left them, in span order,
+    // for the exit restore.
+    ByteSpans zeroed;
+    std::vector<std::byte> zeroed_exit;
   };
   std::optional<WriteSetState> write_set;
   std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report

@@ -145,8 +145,14 @@ void EntrySnapshots::release_idle_storage() {
 }
 
 RangeGlobals EntrySnapshots::range_globals(ActiveRange& range) {
-  return RangeGlobals{[&range] { return capture_globals_exit(range); },
-                      [this, &range](bool exit_state) { return restore_globals(range, exit_state, tool_stream_); }};
+  return RangeGlobals{[this, &range] {
+                        RR_RETURN_IF_ERROR(capture_globals_exit(range));
+                        return capture_zeroed_exit(range);
+                      },
+                      [this, &range](bool exit_state) {
+                        RR_RETURN_IF_ERROR(restore_globals(range, exit_state, tool_stream_));
+                        return restore_zeroed(range, exit_state);
+                      }};
 }
 
 }  // namespace rangereplay::tool

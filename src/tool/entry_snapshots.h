@@ -118,12 +118,25 @@ class EntrySnapshots {
   // `regions` did not fit whole: switches the largest regions (of 64 MiB or
   // more, at most 8) one at a time to their predicted chunks until the
   // snapshot fits, rebuilding range.allocations as the snapshot's regions
-  // and filling range.write_set.
+  // and filling range.write_set. A first instance (nothing predicted) holds
+  // the chunks not zero at entry instead, when they fit.
   // Errors: the last attempt's (snapshot_does_not_fit when none fits).
   StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
+  // A first instance's write-set layout (range.write_set, with `snap`
+  // planned for it) becomes the chunks that are not zero at entry, digested
+  // here: `snap` is planned again for them, or again as it was when they do
+  // not fit (the reason in non_zero_unfit). Errors: the digests' or a
+  // snapshot plan's other than snapshot_does_not_fit.
+  Status snapshot_non_zero_chunks(ActiveRange& range, std::span<const MemoryRange> regions, StatusOr<Snapshot>& snap);
   // The digest-only plan over the write-set regions and their entry digests
-  // (call right after the entry capture, nothing written since).
+  // (call at entry, nothing written since; a second call does nothing).
   Status digest_write_set_entry(ActiveRange& range);
+  // The exit bytes of a write-set range's zeroed chunks (range.write_set's
+  // `zeroed`), copied to the host at the start of its replay window, and
+  // their restore: zeros at entry, those bytes at exit (queued on the tool's
+  // stream). Nothing for other ranges.
+  Status capture_zeroed_exit(ActiveRange& range);
+  Status restore_zeroed(ActiveRange& range, bool exit_state);
   // The snapshot storage of the range beginning now: the process's, or for
   // a deferrable range the first batch storage no snapshot uses.
   SnapshotStorage& storage_for(const ActiveRange& range);

@@ -8,8 +8,8 @@
 // range changed (the whole exit state when they do not all fit its arena
 // span), each restore copies back only the chunks whose digest differs from
 // the entry's, and the exit hand-back only the chunks differing from the exit
-// digests. Both restore the range's module variables and captured pinned
-// host buffers (RangeGlobals) with every state.
+// digests. Both restore the range's module variables, captured pinned
+// host buffers and zeroed write-set chunks (RangeGlobals) with every state.
 //
 // Every call is asynchronous on the tool's stream unless it says it
 // synchronizes. Thread-safety: the range's thread only (the tool's lock).
@@ -36,7 +36,8 @@
 namespace rangereplay::tool {
 
 /// The range's module variables and captured pinned host buffers, kept
-/// beside the snapshot (module_globals.cpp).
+/// beside the snapshot (module_globals.cpp), and a write-set range's chunks
+/// restored by zeroing (write_set_snapshot.cpp).
 struct RangeGlobals {
   std::function<Status()> capture_exit;            // their bytes at range exit (synchronous)
   std::function<Status(bool exit_state)> restore;  // queues the entry (false) or exit (true) bytes

@@ -6,6 +6,7 @@
 // range runs.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "tool/tool_harness.h"
@@ -77,19 +78,90 @@ TEST_F(ToolHarness, a_region_over_both_snapshot_limits_is_snapshotted_as_its_wri
   start();
   constexpr int kBig = 16 << 20;  // 64 MiB of ints, a write set's least; the kernel writes the first kInts
   const CUdeviceptr data = buffer(kBig);
+  ASSERT_EQ(app_memset(data + (40 << 20), 7, 1 << 20), CUDA_SUCCESS);  // one chunk not zero
   for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
   const std::vector<int> after = read(data, kBig);
-  for (int i = 0; i < kBig; ++i) ASSERT_EQ(after[static_cast<std::size_t>(i)], i < kInts ? 2 : 0) << i;
+  for (int i = 0; i < kBig; ++i) {
+    const int expected = i < kInts ? 2 : (i >= (10 << 20) && i < (10 << 20) + (1 << 18)) ? 0x07070707 : 0;
+    ASSERT_EQ(after[static_cast<std::size_t>(i)], expected) << i;
+  }
   const report::Report report = finish();
   ASSERT_EQ(report.ranges.size(), 2u);
-  // The first instance learns the chunks the range writes (one 1 MiB
-  // digest chunk); the second snapshots only those and replays.
-  EXPECT_TRUE(report.ranges[0].declined);
-  EXPECT_EQ(report.ranges[0].decline_reason, "write_set_learned");
+  // The first instance snapshots the one chunk not zero at entry and
+  // restores the chunk it writes, zero at entry, by zeroing it; the second
+  // snapshots the chunk the first wrote.
+  const report::RangeRecord& first = report.ranges[0];
+  EXPECT_FALSE(first.declined) << first.decline_reason << ": " << first.decline_detail;
+  EXPECT_EQ(first.passes, 4u);
+  EXPECT_EQ(first.footprint_bytes, std::uint64_t{1} << 20);
+  EXPECT_TRUE(has_note(first, "the chunks not zero at entry")) << ::testing::PrintToString(first.notes);
+  EXPECT_TRUE(has_note(first, "1.0 MiB of chunks zero at entry, restored by zeroing"))
+      << ::testing::PrintToString(first.notes);
   const report::RangeRecord& second = report.ranges[1];
   EXPECT_FALSE(second.declined) << second.decline_reason << ": " << second.decline_detail;
   EXPECT_EQ(second.passes, 4u);
-  EXPECT_LT(second.footprint_bytes, std::uint64_t{2} << 20);
+  EXPECT_EQ(second.footprint_bytes, std::uint64_t{1} << 20);
+  EXPECT_TRUE(has_note(second, "write set from range 0")) << ::testing::PrintToString(second.notes);
+}
+
+TEST_F(ToolHarness, a_first_write_set_instance_whose_non_zero_chunks_do_not_fit_learns_the_write_set) {
+  config_.batch_ranges = 0;
+  config_.snapshot_device_limit = 2 << 20;
+  config_.snapshot_host_limit = 2 << 20;
+  start();
+  constexpr int kBig = 16 << 20;  // 64 MiB of ints, 8 MiB of them not zero: more than the limits hold
+  const CUdeviceptr data = buffer(kBig);
+  ASSERT_EQ(app_memset(data + (32 << 20), 1, 8 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(app_memset(data, 1, 1 << 20), CUDA_SUCCESS);  // the chunk the kernel writes
+  for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
+  const std::vector<int> after = read(data, kInts);
+  for (int v : after) ASSERT_EQ(v, 0x01010101 + 2);
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 2u);
+  EXPECT_TRUE(report.ranges[0].declined);
+  EXPECT_EQ(report.ranges[0].decline_reason, "write_set_learned");
+  EXPECT_NE(report.ranges[0].decline_detail.find("not zero at entry did not fit the snapshot"), std::string::npos)
+      << report.ranges[0].decline_detail;
+  const report::RangeRecord& second = report.ranges[1];
+  EXPECT_FALSE(second.declined) << second.decline_reason << ": " << second.decline_detail;
+  EXPECT_EQ(second.footprint_bytes, std::uint64_t{1} << 20);
+}
+
+TEST_F(ToolHarness, zeroed_write_set_chunks_get_the_bytes_pass_0_left_at_the_window_end) {
+  config_.batch_ranges = 0;
+  config_.verify = true;
+  config_.snapshot_device_limit = 2 << 20;
+  config_.snapshot_host_limit = 2 << 20;
+  start();
+  // Writes a number that grows with every run into int 100: the replays
+  // leave other bytes there than the application's own run did.
+  static std::atomic<int> runs{0};
+  runs = 0;
+  CUfunction stamp = fake::register_kernel("stamp", {sizeof(CUdeviceptr)}, [](void** params) {
+    reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]))[100] = ++runs;
+  });
+  constexpr int kBig = 16 << 20;  // 64 MiB of zeros
+  const CUdeviceptr data = buffer(kBig);
+  range("step", [&] {
+    CUdeviceptr p = data;
+    void* params[] = {&p};
+    ASSERT_EQ(fake::app_launch(stamp, params), CUDA_SUCCESS);
+  });
+  EXPECT_GT(runs.load(), 1);
+  const std::vector<int> after = read(data, kInts);
+  for (int i = 0; i < kInts; ++i) ASSERT_EQ(after[static_cast<std::size_t>(i)], i == 100 ? 1 : 0) << i;
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.footprint_bytes, 0u);
+  // Each replay's stamp differs from pass 0's: --verify names the chunk.
+  std::size_t diverged = 0;
+  for (const report::PassRecord& pass : r.pass_records)
+    for (const report::Divergence& d : pass.divergences) {
+      ++diverged;
+      EXPECT_LE(d.address, data + 100 * sizeof(int));
+      EXPECT_GE(d.address + d.size_bytes, data + 101 * sizeof(int));
+    }
+  EXPECT_GT(diverged, 0u);
 }
 
 TEST_F(ToolHarness, a_stream_capture_open_at_a_range_begin_declines_the_range) {

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <memory>
 
+#include "core/snapshot/digest/chunk_digest.h"
+
 namespace rangereplay {
 
 ByteSpans ByteSpans::of(std::span<const MemoryRange> spans) {
@@ -115,8 +117,26 @@ ByteSpans changed_chunks(const ChunkTable& table, std::span<const std::uint64_t>
   return changed;
 }
 
-WriteSetProof prove_write_set(const ByteSpans& changed, const ByteSpans& predicted) {
-  return WriteSetProof{changed.bytes(), changed.bytes_outside(predicted)};
+ByteSpans zero_chunks(const ChunkTable& table, std::span<const std::uint64_t> digests) {
+  assert(digests.size() == table.chunk_count() && "one digest per chunk");
+  ByteSpans zeros;
+  // Chunks have the table's size but each region's last: remember the last size's digest.
+  std::uint64_t size = 0, zero_digest = 0;
+  for (std::size_t c = 0; c < table.chunk_count(); ++c) {
+    const std::uint64_t bytes = table.chunks()[c].bytes;
+    if (bytes != size) {
+      size = bytes;
+      zero_digest = zero_chunk_digest(static_cast<std::size_t>(bytes));
+    }
+    if (digests[c] == zero_digest) zeros.add(MemoryRange(table.app_address(c), bytes));
+  }
+  return zeros;
+}
+
+WriteSetProof prove_write_set(const ByteSpans& changed, const ByteSpans& predicted, const ByteSpans& zero_at_entry) {
+  const ByteSpans unpredicted = changed.minus(predicted);
+  const ByteSpans not_zero = unpredicted.minus(zero_at_entry);
+  return WriteSetProof{changed.bytes(), not_zero.bytes(), unpredicted.minus(not_zero)};
 }
 
 std::vector<std::uint32_t> write_set_order(std::span<const MemoryRange> regions, std::uint64_t min_bytes) {

@@ -4,9 +4,12 @@
 //
 // The entry snapshot holds the predicted chunks of such a region; every chunk
 // of the region is digested at range entry and again at the end of pass 0.
-// When every chunk that changed was predicted, the digests prove the rest of
-// the region untouched, so restoring the predicted chunks restores the entry
-// state exactly and the range replays. Otherwise it declines
+// When every chunk that changed was predicted, or held only zeros at entry,
+// the digests prove the rest of the region untouched, so restoring the
+// predicted chunks (and zeroing the others that changed) restores the entry
+// state exactly and the range replays. The first instance of a range, with
+// nothing predicted, snapshots the chunks that are not zero at entry when
+// they fit (a pool is mostly untouched memory), so it can replay too. Otherwise it declines
 // (write_set_learned for an instance without a prediction, write_set_exceeded
 // for one whose prediction missed chunks) and the prediction grows by the
 // chunks that changed, for the next instance of the range.
@@ -16,7 +19,7 @@
 //   ByteSpans predicted = p ? chunks_touching(region, p->chunks, kWriteSetChunkBytes) : ByteSpans{};
 //   ... snapshot `predicted`, digest the region at entry, pass 0, digest again ...
 //   ByteSpans changed = changed_chunks(table, entry_digests, exit_digests);
-//   WriteSetProof proof = prove_write_set(changed, predicted);
+//   WriteSetProof proof = prove_write_set(changed, predicted, zero_chunks(table, entry_digests));
 //   predictor.learn("step/", changed, instance);              // grows, never shrinks
 //   if (!proof.proven()) decline(...);
 //
@@ -83,17 +86,30 @@ ByteSpans chunks_touching(const MemoryRange& region, const ByteSpans& spans,
 ByteSpans changed_chunks(const ChunkTable& table, std::span<const std::uint64_t> entry,
                          std::span<const std::uint64_t> exit);
 
+/// The chunks of `table` whose digest in `digests` (one per chunk; size
+/// asserted) is the digest of as many zero bytes (zero_chunk_digest): the
+/// chunks that held only zeros when digested, as application bytes, merged.
+/// A chunk is taken as zeros on its digest alone, the same trust the proof
+/// by digests puts in them (a 64-bit digest: core/snapshot/digest/chunk_digest.h).
+ByteSpans zero_chunks(const ChunkTable& table, std::span<const std::uint64_t> digests);
+
 /// The outcome of one range's proof at the end of pass 0.
 struct WriteSetProof {
   std::uint64_t changed_bytes = 0;      // bytes of the chunks that changed in pass 0
-  std::uint64_t unpredicted_bytes = 0;  // of them, bytes outside the prediction
-  /// Every changed chunk was predicted: the range may be replayed.
+  std::uint64_t unpredicted_bytes = 0;  // of them, bytes outside the prediction and not zero at entry
+  /// The changed chunks outside the prediction that held only zeros at
+  /// entry: their entry state is known without a copy, so they are restored
+  /// by zeroing them (and their exit bytes kept apart).
+  ByteSpans zeroed;
+  /// Every changed chunk was predicted or zero at entry: the range may be replayed.
   bool proven() const { return unpredicted_bytes == 0; }
   friend bool operator==(const WriteSetProof&, const WriteSetProof&) = default;
 };
 
-/// Compares the chunks pass 0 changed with the chunks the snapshot holds.
-WriteSetProof prove_write_set(const ByteSpans& changed, const ByteSpans& predicted);
+/// Compares the chunks pass 0 changed with the chunks the snapshot holds
+/// and the chunks that were zero at entry (zero_chunks of the entry digests).
+WriteSetProof prove_write_set(const ByteSpans& changed, const ByteSpans& predicted,
+                              const ByteSpans& zero_at_entry = {});
 
 /// Smallest region that may become a write set: 64 MiB (64 chunks). A
 /// smaller region gains little from a chunk-wise snapshot, and keeping it out

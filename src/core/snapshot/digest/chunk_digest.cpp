@@ -35,6 +35,13 @@ std::uint64_t chunk_digest_reference(const void* data, std::size_t bytes) {
   return chunk_digest_words(data, bytes, 0, (static_cast<std::uint64_t>(bytes) + 15) / 16).finish(bytes);
 }
 
+std::uint64_t zero_chunk_digest(std::size_t bytes) {
+  DigestAccumulator acc;
+  const std::uint64_t words = (static_cast<std::uint64_t>(bytes) + 15) / 16;
+  for (std::uint64_t j = 0; j < words; ++j) acc.add_word(0, 0, j);
+  return acc.finish(bytes);
+}
+
 std::uint64_t combine_chunk_digests(std::span<const std::uint64_t> chunk_digests, std::uint64_t region_bytes) {
   std::uint64_t h = region_digest_begin(region_bytes);
   for (const std::uint64_t d : chunk_digests) h = region_digest_step(h, d);

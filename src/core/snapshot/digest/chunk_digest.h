@@ -103,6 +103,11 @@ RR_DIGEST_HD constexpr std::uint64_t region_digest_step(std::uint64_t h, std::ui
 /// null `data` is allowed when bytes == 0). Reads each byte once.
 std::uint64_t chunk_digest_reference(const void* data, std::size_t bytes);
 
+/// The digest of `bytes` zero bytes (as chunk_digest_reference of a zero
+/// buffer, without one): what an all-zero chunk of that size digests to.
+/// Linear in bytes / 16 (about 0.1 ms for 1 MiB).
+std::uint64_t zero_chunk_digest(std::size_t bytes);
+
 /// Host reference of the accumulator for words [first_word, end_word) of a
 /// chunk of `chunk_bytes` bytes at `chunk` (the last word zero-padded), so
 /// tests can check that any partition of the words merges to the same sums.

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/snapshot/digest/chunk_digest.h"
+
 #include <optional>
 #include <vector>
 
@@ -94,11 +96,46 @@ TEST(ChangedChunks, chunks_whose_digests_differ_are_the_changed_bytes) {
   EXPECT_TRUE(changed_chunks(*table, entry, entry).empty());
 }
 
+TEST(ZeroChunks, chunks_whose_digest_is_that_of_zeros_of_their_length_are_the_zero_bytes) {
+  const std::vector<MemoryRange> regions = {span(0, 3 * kMiB + 5), span(8 * kMiB, kMiB)};
+  StatusOr<ChunkTable> table = ChunkTable::build(regions);
+  ASSERT_TRUE(table.ok());
+  ASSERT_EQ(table->chunk_count(), 5u);  // 1M, 1M, 1M, 5 B | 1M
+  const std::uint64_t mib = zero_chunk_digest(kMiB);
+  // Chunk 3 (5 bytes) digests as 5 zero bytes; chunk 2's digest is 5 zero
+  // bytes' too, which is not the zero digest of a 1 MiB chunk.
+  const std::vector<std::uint64_t> digests = {mib, 7, zero_chunk_digest(5), zero_chunk_digest(5), mib};
+  EXPECT_EQ(spans_of(zero_chunks(*table, digests)),
+            (std::vector<MemoryRange>{span(0, kMiB), span(3 * kMiB, 5), span(8 * kMiB, kMiB)}));
+  EXPECT_TRUE(zero_chunks(*table, std::vector<std::uint64_t>{1, 2, 3, 4, 5}).empty());
+}
+
+TEST(ProveWriteSet, changed_chunks_that_were_zero_at_entry_are_proven_and_restored_by_zeroing) {
+  const std::vector<MemoryRange> predicted = {span(0, kMiB)};
+  const std::vector<MemoryRange> changed = {span(0, 3 * kMiB)};
+  const std::vector<MemoryRange> zero = {span(kMiB, kMiB), span(2 * kMiB, kMiB), span(0, kMiB / 2)};
+  const WriteSetProof proof = prove_write_set(ByteSpans::of(changed), ByteSpans::of(predicted), ByteSpans::of(zero));
+  EXPECT_EQ(proof.changed_bytes, 3 * kMiB);
+  EXPECT_EQ(proof.unpredicted_bytes, 0u);
+  // The predicted chunk is restored from the snapshot even where it was zero.
+  EXPECT_EQ(spans_of(proof.zeroed), (std::vector<MemoryRange>{span(kMiB, 2 * kMiB)}));
+  EXPECT_TRUE(proof.proven());
+}
+
+TEST(ProveWriteSet, only_changed_chunks_neither_predicted_nor_zero_at_entry_refute_the_proof) {
+  const std::vector<MemoryRange> changed = {span(0, 4 * kMiB)};
+  const std::vector<MemoryRange> zero = {span(kMiB, kMiB), span(3 * kMiB, kMiB), span(9 * kMiB, kMiB)};
+  const WriteSetProof proof = prove_write_set(ByteSpans::of(changed), ByteSpans{}, ByteSpans::of(zero));
+  EXPECT_EQ(proof.unpredicted_bytes, 2 * kMiB);
+  EXPECT_EQ(spans_of(proof.zeroed), (std::vector<MemoryRange>{span(kMiB, kMiB), span(3 * kMiB, kMiB)}));
+  EXPECT_FALSE(proof.proven());
+}
+
 TEST(ProveWriteSet, a_range_that_changed_only_predicted_chunks_is_proven) {
   const std::vector<MemoryRange> predicted = {span(0, 4 * kMiB)};
   const std::vector<MemoryRange> changed = {span(kMiB, kMiB)};
   const WriteSetProof proof = prove_write_set(ByteSpans::of(changed), ByteSpans::of(predicted));
-  EXPECT_EQ(proof, (WriteSetProof{kMiB, 0}));
+  EXPECT_EQ(proof, (WriteSetProof{kMiB, 0, {}}));
   EXPECT_TRUE(proof.proven());
 }
 

@@ -114,6 +114,16 @@ TEST(ChunkDigest, trailing_zero_bytes_and_the_length_count) {
   EXPECT_NE(chunk_digest_reference(zeros.data(), 16), chunk_digest_reference(zeros.data(), 32));
 }
 
+TEST(ChunkDigest, the_zero_chunk_digest_is_the_digest_of_a_zero_buffer_of_that_length) {
+  const std::vector<unsigned char> zeros(std::size_t{1} << 20, 0);
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{5}, std::size_t{16}, std::size_t{4096 + 3}, zeros.size()})
+    EXPECT_EQ(zero_chunk_digest(bytes), chunk_digest_reference(zeros.data(), bytes)) << bytes;
+  EXPECT_NE(zero_chunk_digest(16), zero_chunk_digest(32));
+  std::vector<unsigned char> one_byte(4096, 0);
+  one_byte[4095] = 1;
+  EXPECT_NE(chunk_digest_reference(one_byte.data(), one_byte.size()), zero_chunk_digest(one_byte.size()));
+}
+
 TEST(ChunkDigest, swapping_two_words_or_halves_changes_the_digest) {
   std::vector<unsigned char> data = random_bytes(256, 5);
   const std::uint64_t base = chunk_digest_reference(data.data(), data.size());
