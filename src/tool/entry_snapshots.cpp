@@ -150,8 +150,11 @@ RangeGlobals EntrySnapshots::range_globals(ActiveRange& range) {
                         return capture_zeroed_exit(range);
                       },
                       [this, &range](bool exit_state) {
-                        RR_RETURN_IF_ERROR(restore_globals(range, exit_state, tool_stream_));
-                        return restore_zeroed(range, exit_state);
+                        // Both are queued whatever the other's outcome: after a failed
+                        // replay the exit hand-back is best effort, step by step.
+                        const Status globals = restore_globals(range, exit_state, tool_stream_);
+                        const Status zeroed = restore_zeroed(range, exit_state);
+                        return globals.ok() ? zeroed : globals;
                       }};
 }
 

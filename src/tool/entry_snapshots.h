@@ -71,7 +71,9 @@ class EntrySnapshots {
   /// At the end of pass 0 (drained) of a write-set range: digests the
   /// write-set regions again, grows the prediction by the chunks that
   /// changed, and declines (write_set_learned, write_set_exceeded) unless
-  /// every one was predicted; otherwise notes the policy in the record.
+  /// every one was in the snapshot or held only zeros at entry (at most
+  /// 1 GiB of those, restored by zeroing: range.write_set's `zeroed`);
+  /// otherwise notes the policy in the record.
   std::optional<Decline> prove_write_set(ActiveRange& range);
   /// After the replay window of a write-set range restored the exit state:
   /// digests the write-set regions once more and reports chunks the replays
@@ -79,8 +81,9 @@ class EntrySnapshots {
   /// back) in the record's notes and the report's errors.
   void check_write_set_after_window(ActiveRange& range);
   /// The capture and restore of `range`'s module variables and pinned
-  /// buffers (module_globals.h) on the tool's stream, for its restore
-  /// strategy. `range` must outlive the returned functions.
+  /// buffers (module_globals.h) and of its zeroed write-set chunks
+  /// (capture_zeroed_exit, restore_zeroed) on the tool's stream, for its
+  /// restore strategy. `range` must outlive the returned functions.
   RangeGlobals range_globals(ActiveRange& range);
   /// Idle batch storages (no deferred range's snapshot in them) give their
   /// retained arenas back, but the first.
@@ -120,7 +123,8 @@ class EntrySnapshots {
   // snapshot fits, rebuilding range.allocations as the snapshot's regions
   // and filling range.write_set. A first instance (nothing predicted) holds
   // the chunks not zero at entry instead, when they fit.
-  // Errors: the last attempt's (snapshot_does_not_fit when none fits).
+  // Errors: the last attempt's (snapshot_does_not_fit when none fits), or
+  // snapshot_non_zero_chunks'.
   StatusOr<Snapshot> create_write_set_snapshot(ActiveRange& range, const std::vector<MemoryRange>& regions);
   // A first instance's write-set layout (range.write_set, with `snap`
   // planned for it) becomes the chunks that are not zero at entry, digested

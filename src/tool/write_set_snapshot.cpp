@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <utility>
@@ -159,12 +160,14 @@ std::optional<Decline> EntrySnapshots::prove_write_set(ActiveRange& range) {
   const std::string digests = "digests " + report::format_ms(state.entry_digest_ms) + " at entry, " +
                               report::format_ms(digest_ms) + " after pass 0";
   std::string zeroed;
+  bool over_cap = false;
   if (!proof.zeroed.empty()) {
     zeroed = "; " + report::format_bytes(proof.zeroed.bytes()) + " of chunks zero at entry, restored by zeroing";
     if (proof.zeroed.bytes() > kMaxZeroedBytes) {
       // Their exit bytes are kept in host memory: past the cap they count as unpredicted.
+      over_cap = true;
       proof.unpredicted_bytes += proof.zeroed.bytes();
-      zeroed = "; " + bytes_text(proof.zeroed.bytes()) + " of it zero at entry, over the " +
+      zeroed = "; " + bytes_text(proof.zeroed.bytes()) + " of them held only zeros at entry, more than the " +
                report::format_bytes(kMaxZeroedBytes) + " restored by zeroing";
       proof.zeroed = ByteSpans{};
     }
@@ -180,21 +183,27 @@ std::optional<Decline> EntrySnapshots::prove_write_set(ActiveRange& range) {
                            report::format_bytes(grown.chunks.bytes()) + " (" + digests + ")";
   if (!state.from_instance) {
     const std::string unfit = state.non_zero_unfit.empty() ? "" : " (" + state.non_zero_unfit + ")";
-    return Decline{DeclineReason::kWriteSetLearned, "pass 0 changed " + bytes_text(proof.unpredicted_bytes) + " of " +
-                                                        regions_text(state.layout) +
-                                                        " that were not zero at entry, which no earlier instance "
-                                                        "predicted" +
-                                                        unfit + next};
+    return Decline{DeclineReason::kWriteSetLearned,
+                   "pass 0 changed " + bytes_text(proof.unpredicted_bytes) + " of " + regions_text(state.layout) +
+                       (over_cap ? " outside its snapshot" : " that were not zero at entry") +
+                       ", which no earlier instance predicted" + unfit + next};
   }
   return Decline{DeclineReason::kWriteSetExceeded,
                  "pass 0 changed " + bytes_text(proof.unpredicted_bytes) + " of " + regions_text(state.layout) +
-                     " outside the " + of + " its snapshot held and not zero at entry (" + from + ")" + next};
+                     " outside the " + of + " its snapshot held" + (over_cap ? "" : " and not zero at entry") + " (" +
+                     from + ")" + next};
 }
 
 Status EntrySnapshots::capture_zeroed_exit(ActiveRange& range) {
   if (!range.write_set || range.write_set->zeroed.empty()) return ok_status();
   ActiveRange::WriteSetState& state = *range.write_set;
-  state.zeroed_exit.resize(state.zeroed.bytes());
+  try {
+    state.zeroed_exit.resize(state.zeroed.bytes());
+  } catch (const std::bad_alloc&) {
+    state.zeroed_exit.clear();
+    return resource_exhausted("no host memory for the " + bytes_text(state.zeroed.bytes()) +
+                              " of write-set chunks zero at entry that the range changed");
+  }
   std::byte* at = state.zeroed_exit.data();
   for (const MemoryRange& span : state.zeroed.spans()) {
     RR_CU(cuMemcpyDtoHAsync(at, span.start().address(), span.size(), tool_stream_));

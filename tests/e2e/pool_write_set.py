@@ -3,7 +3,7 @@
 GPU end-to-end test of write-set snapshots: app_pool_write_set reserves 80% of free device memory in
 one cudaMalloc and sub-allocates its buffers from it, so the pool is one region the snapshot tiers
 cannot hold whole. The first range is replayed from a snapshot of the pool's chunks that are not
-zero at entry (its buffers and guards, 514 MiB) and learns its write set; every later one is
+zero at entry (its buffers and guards, 518 MiB: 129 chunks per buffer, which straddle chunks, and 2) and learns its write set; every later one is
 replayed from a snapshot of the chunks the earlier ones wrote, proven by digests. Where the chunks
 not zero at entry do not fit the capped tiers, the first range declines write_set_learned. The
 checksums equal a run without the tool, --verify finds no divergence, and with --rotate a range
@@ -42,7 +42,7 @@ CASES = [
     # Kernel windows over the same steps (4 seed launches, then 2 per step):
     # windows of one length share their prediction.
     ("kernel windows", ["--iterations", "4"], ["--kernel-range", "4:6,6:8,8:10,10:12"], [None] * 4),
-    # 258 MiB not zero at entry, twice (entry and exit states), over 400 MiB
+    # 262 MiB not zero at entry, twice (entry and exit states), over 400 MiB
     # of tiers: the first range learns; a and acc (130 MiB) fit after.
     ("non-zero chunks over the tiers", ["--iterations", "3", "--buffer-bytes", "64MiB"],
      ["--snapshot-device-limit", "200MiB", "--snapshot-host-limit", "200MiB"], ["write_set_learned", None, None]),

@@ -110,13 +110,15 @@ constexpr std::array<ReasonInfo, 31> kReasons = {{
      "make the range's work deterministic across runs (fixed seeds, fixed problem sizes), or narrow the range to "
      "the part that is"},
     {DeclineReason::kWriteSetLearned, "write_set_learned",
-     "a region too large to snapshot whole had no write-set prediction yet; this instance measured by digests which "
-     "chunks the range writes",
+     "a region too large to snapshot whole had no write-set prediction yet, and its chunks not zero at the range's "
+     "entry did not fit the snapshot tiers (or the range changed more than 1 GiB of chunks that held only zeros); "
+     "this instance measured by digests which chunks the range writes",
+     "raise or drop the --snapshot-*-limit caps where the detail's shortfall fits the memory left free; otherwise "
      "nothing: the next instance of the range snapshots the chunks this one wrote and replays when digests prove "
      "it wrote no others"},
     {DeclineReason::kWriteSetExceeded, "write_set_exceeded",
-     "the range changed chunks of a region too large to snapshot whole outside the chunks its snapshot held "
-     "(measured by digests), so a replay could not restore them",
+     "the range changed chunks of a region too large to snapshot whole outside the chunks its snapshot held, "
+     "chunks that did not hold only zeros at its entry (measured by digests), so a replay could not restore them",
      "nothing: the prediction grew by the changed chunks and the next instance of the range snapshots them; a range "
      "that writes different memory every instance keeps declining"},
     {DeclineReason::kAppRangeIncomplete, "app_range_incomplete",
