@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,11 +76,13 @@ struct ActiveRange {
     bool non_zero_snapshot = false;
     // Why a first instance's snapshot could not hold the chunks not zero at entry (empty when it did).
     std::string non_zero_unfit;
-    // The chunks pass 0 changed outside the snapshot that held only zeros at entry: each entry
-    // restore zeroes them; `zeroed_exit` holds their bytes as pass 0 left them, in span order,
-    // for the exit restore.
-    ByteSpans zeroed;
-    std::vector<std::byte> zeroed_exit;
+    // The chunks pass 0 changed outside the snapshot that held only zeros at entry, clipped to
+    // each write-set region (a span never crosses two allocations), in region order: each entry
+    // restore zeroes them; `zeroed_exit` (zeroed_bytes, allocated when the proof holds) receives
+    // their bytes as pass 0 left them, in span order, for the exit restore.
+    std::vector<MemoryRange> zeroed;
+    std::uint64_t zeroed_bytes = 0;
+    std::unique_ptr<std::byte[]> zeroed_exit;
   };
   std::optional<WriteSetState> write_set;
   std::vector<Allocation> allocations;  // the snapshot's regions, for --verify's report

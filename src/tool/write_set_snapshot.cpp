@@ -5,6 +5,7 @@
 // pass 0, and the range replays only when the digests prove that it changed
 // no other chunk but ones that held only zeros at entry, which each entry
 // restore zeroes.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -159,21 +160,33 @@ std::optional<Decline> EntrySnapshots::prove_write_set(ActiveRange& range) {
                                                : "no write set yet";
   const std::string digests = "digests " + report::format_ms(state.entry_digest_ms) + " at entry, " +
                               report::format_ms(digest_ms) + " after pass 0";
+  // The zeroed chunks' exit bytes are kept in host memory, within the cap
+  // and --snapshot-host-limit; past them (or when the allocation fails) the
+  // chunks count as unpredicted.
+  const std::uint64_t host_limit = parts_.config.snapshot_host_limit;
+  const std::uint64_t cap = host_limit > 0 ? std::min(kMaxZeroedBytes, host_limit) : kMaxZeroedBytes;
   std::string zeroed;
   bool over_cap = false;
   if (!proof.zeroed.empty()) {
-    zeroed = "; " + report::format_bytes(proof.zeroed.bytes()) + " of chunks zero at entry, restored by zeroing";
-    if (proof.zeroed.bytes() > kMaxZeroedBytes) {
-      // Their exit bytes are kept in host memory: past the cap they count as unpredicted.
+    const std::uint64_t bytes = proof.zeroed.bytes();
+    if (bytes <= cap) state.zeroed_exit.reset(new (std::nothrow) std::byte[bytes]);  // not filled: no page touched
+    if (state.zeroed_exit) {
+      zeroed = "; " + report::format_bytes(bytes) + " of chunks zero at entry, restored by zeroing";
+    } else {
       over_cap = true;
-      proof.unpredicted_bytes += proof.zeroed.bytes();
-      zeroed = "; " + bytes_text(proof.zeroed.bytes()) + " of them held only zeros at entry, more than the " +
-               report::format_bytes(kMaxZeroedBytes) + " restored by zeroing";
+      proof.unpredicted_bytes += bytes;
+      zeroed = "; " + bytes_text(bytes) + " of them held only zeros at entry, " +
+               (bytes > cap ? "more than the " + report::format_bytes(cap) + " restored by zeroing"
+                            : std::string("but no host memory could be allocated for their exit bytes"));
       proof.zeroed = ByteSpans{};
     }
   }
   if (proof.proven()) {
-    state.zeroed = std::move(proof.zeroed);
+    for (const MemoryRange& region : state.layout.digested) {
+      const ByteSpans inside = proof.zeroed.within(region);
+      state.zeroed.insert(state.zeroed.end(), inside.spans().begin(), inside.spans().end());
+    }
+    state.zeroed_bytes = proof.zeroed.bytes();
     range.record.notes.push_back("snapshot: " + of + ", " + from + ", proven by digests (" +
                                  report::format_bytes(proof.changed_bytes) + " changed in pass 0" + zeroed + "; " +
                                  digests + ")");
@@ -197,15 +210,9 @@ std::optional<Decline> EntrySnapshots::prove_write_set(ActiveRange& range) {
 Status EntrySnapshots::capture_zeroed_exit(ActiveRange& range) {
   if (!range.write_set || range.write_set->zeroed.empty()) return ok_status();
   ActiveRange::WriteSetState& state = *range.write_set;
-  try {
-    state.zeroed_exit.resize(state.zeroed.bytes());
-  } catch (const std::bad_alloc&) {
-    state.zeroed_exit.clear();
-    return resource_exhausted("no host memory for the " + bytes_text(state.zeroed.bytes()) +
-                              " of write-set chunks zero at entry that the range changed");
-  }
-  std::byte* at = state.zeroed_exit.data();
-  for (const MemoryRange& span : state.zeroed.spans()) {
+  if (!state.zeroed_exit) return failed_precondition("no host buffer for the zeroed chunks' exit bytes");
+  std::byte* at = state.zeroed_exit.get();
+  for (const MemoryRange& span : state.zeroed) {
     RR_CU(cuMemcpyDtoHAsync(at, span.start().address(), span.size(), tool_stream_));
     at += span.size();
   }
@@ -216,10 +223,9 @@ Status EntrySnapshots::capture_zeroed_exit(ActiveRange& range) {
 Status EntrySnapshots::restore_zeroed(ActiveRange& range, bool exit_state) {
   if (!range.write_set || range.write_set->zeroed.empty()) return ok_status();
   ActiveRange::WriteSetState& state = *range.write_set;
-  if (exit_state && state.zeroed_exit.size() != state.zeroed.bytes())
-    return failed_precondition("the zeroed chunks' exit bytes were not captured");
-  const std::byte* at = state.zeroed_exit.data();
-  for (const MemoryRange& span : state.zeroed.spans()) {
+  if (exit_state && !state.zeroed_exit) return failed_precondition("no host buffer for the zeroed chunks' exit bytes");
+  const std::byte* at = state.zeroed_exit.get();
+  for (const MemoryRange& span : state.zeroed) {
     if (exit_state) {
       RR_CU(cuMemcpyHtoDAsync(span.start().address(), at, span.size(), tool_stream_));
       at += span.size();

@@ -127,6 +127,24 @@ TEST_F(ToolHarness, a_first_write_set_instance_whose_non_zero_chunks_do_not_fit_
   EXPECT_EQ(second.footprint_bytes, std::uint64_t{1} << 20);
 }
 
+TEST_F(ToolHarness, zero_chunks_changed_past_the_host_limit_count_as_unpredicted) {
+  config_.batch_ranges = 0;
+  config_.snapshot_device_limit = 2 << 20;
+  config_.snapshot_host_limit = 2 << 20;  // caps the zeroed chunks' exit bytes too
+  start();
+  constexpr int kBig = 16 << 20;     // 64 MiB of zeros
+  constexpr int kWritten = 3 << 18;  // 3 MiB of ints, over the 2 MiB cap
+  const CUdeviceptr data = buffer(kBig);
+  range("step", [&] { add_one(data, kWritten); });
+  const std::vector<int> after = read(data, kWritten + 1);
+  for (int i = 0; i <= kWritten; ++i) ASSERT_EQ(after[static_cast<std::size_t>(i)], i < kWritten ? 1 : 0) << i;
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "write_set_learned");
+  EXPECT_NE(r.decline_detail.find("more than the 2.0 MiB restored by zeroing"), std::string::npos) << r.decline_detail;
+  EXPECT_NE(r.decline_detail.find("3.0 MiB (3145728 bytes)"), std::string::npos) << r.decline_detail;
+}
+
 TEST_F(ToolHarness, zeroed_write_set_chunks_get_the_bytes_pass_0_left_at_the_window_end) {
   config_.batch_ranges = 0;
   config_.verify = true;
