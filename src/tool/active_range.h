@@ -103,6 +103,10 @@ struct ActiveRange {
   // and restored like the globals (host_regions.cpp).
   std::vector<MemoryRange> host_mapped;
   std::uint64_t host_captured_bytes = 0;
+  // Device memory allocated inside the range (cuMemAlloc, cuMemAllocPitch):
+  // its bytes when allocated are kept in `globals` as its entry state
+  // (EntrySnapshots::keep_allocation); the sum of their sizes.
+  std::uint64_t kept_allocation_bytes = 0;
   // Device memory of other devices at range entry, sorted: out of the
   // snapshot; a kernel passed a pointer into it declines multiple_devices.
   std::vector<MemoryRange> other_device_memory;

@@ -22,8 +22,8 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 bool DeferredRanges::can_wait(const ActiveRange& range) const {
-  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && !range.write_set && counters_ &&
-         batch_counter_ranges(range) <= counters_->backend().most_ranges();
+  return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && range.kept_allocation_bytes == 0 &&
+         !range.write_set && counters_ && batch_counter_ranges(range) <= counters_->backend().most_ranges();
 }
 
 std::size_t DeferredRanges::batch_counter_ranges(const ActiveRange& range) const {

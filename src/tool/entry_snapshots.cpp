@@ -1,15 +1,20 @@
 // EntrySnapshots (entry_snapshots.h): the entry snapshot of a range, its
-// regions, its storage and its differential restore plan. The write-set
-// snapshots are in write_set_snapshot.cpp.
+// regions, its storage and its differential restore plan, and the bytes of
+// device memory allocated inside a range. The write-set snapshots are in
+// write_set_snapshot.cpp.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/elapsed.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
+#include "report/format_helpers.h"
 #include "tool/controller_helpers.h"
 #include "tool/entry_snapshots.h"
 #include "tool/module_globals.h"
@@ -18,6 +23,10 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// Most bytes of device memory allocated inside one range whose bytes are
+// kept (twice: as allocated and at the range's end) in host memory.
+constexpr std::uint64_t kMaxKeptAllocationBytes = std::uint64_t{512} << 20;
 
 // The snapshot tiers as the user capped them (0 = no cap); a pinned arena
 // by the copy engines, or by the mapped kernel when it has many spans.
@@ -142,6 +151,38 @@ void EntrySnapshots::release_idle_storage() {
   for (const auto& storage : batch_storage_) {
     if (!storage->in_use()) storage->release().ignore();
   }
+}
+
+void EntrySnapshots::keep_allocation(ActiveRange& range, const MemoryRange& region, std::string_view call,
+                                     bool capture_open) {
+  if (!range.snapshot || region.empty()) return;
+  const auto decline = [&](const std::string& why) {
+    range.eligibility.decline(DeclineReason::kAllocationInRange, std::string(call) + " inside the range: " + why);
+  };
+  if (capture_open) return decline("a stream capture was open, which copying the new memory's bytes would invalidate");
+  const std::uint64_t host_limit = parts_.config.snapshot_host_limit;
+  const std::uint64_t cap =
+      host_limit > 0 ? std::min(kMaxKeptAllocationBytes, host_limit / 2) : kMaxKeptAllocationBytes;
+  const std::uint64_t total = range.kept_allocation_bytes + region.size();
+  if (total > cap) {
+    return decline("the range allocated " + report::format_bytes(total) + ", more than the " +
+                   report::format_bytes(cap) +
+                   " whose bytes the tool keeps in host memory for its replays (as allocated and at the range's end)");
+  }
+  ActiveRange::GlobalState state;
+  state.address = region.start().address();
+  try {
+    state.entry.resize(region.size());
+    state.exit.resize(region.size());  // capture_globals_exit fills it without allocating
+  } catch (const std::bad_alloc&) {
+    return decline("no host memory for two copies of its " + report::format_bytes(region.size()));
+  }
+  Status s = cu_status(cuMemcpyDtoHAsync(state.entry.data(), state.address, region.size(), tool_stream_),
+                       "cuMemcpyDtoHAsync", __FILE__, __LINE__);
+  if (s.ok()) s = cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
+  if (!s.ok()) return decline("its bytes could not be copied: " + s.message());
+  range.globals.push_back(std::move(state));
+  range.kept_allocation_bytes = total;
 }
 
 RangeGlobals EntrySnapshots::range_globals(ActiveRange& range) {

@@ -21,6 +21,8 @@
 
 #include <memory>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "core/base/decline.h"
@@ -85,6 +87,19 @@ class EntrySnapshots {
   /// (capture_zeroed_exit, restore_zeroed) on the tool's stream, for its
   /// restore strategy. `range` must outlive the returned functions.
   RangeGlobals range_globals(ActiveRange& range);
+  /// Device memory `region` that `call` (cuMemAlloc, cuMemAllocPitch)
+  /// allocated inside `range` while it records: the snapshot taken at the
+  /// range's entry does not hold it, so its bytes now, before any of the
+  /// range's work can use it, are copied to the host (on the tool's stream,
+  /// which waits for no application work) as its entry state and restored
+  /// with the module variables before every replay; its exit bytes are
+  /// taken at the window's start (range.globals). A range without a snapshot
+  /// (it is not replayed) keeps nothing. Declines allocation_in_range when
+  /// a stream capture is open (`capture_open`: the copy would invalidate
+  /// it), when the range's allocations pass 512 MiB (or half of
+  /// --snapshot-host-limit: two host copies each), or when the copy fails.
+  /// Caller holds the tool's lock and InToolScope.
+  void keep_allocation(ActiveRange& range, const MemoryRange& region, std::string_view call, bool capture_open);
   /// Idle batch storages (no deferred range's snapshot in them) give their
   /// retained arenas back, but the first.
   void release_idle_batch_storage();

@@ -43,7 +43,8 @@ using Clock = std::chrono::steady_clock;
 ReplayNotes replay_notes(const ActiveRange& range) {
   const auto* recording = std::get_if<Recording>(&range.state);
   return ReplayNotes{range.host_captured_bytes, recording == nullptr || recording->counting_pass0,
-                     range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture};
+                     range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture,
+                     range.kept_allocation_bytes};
 }
 
 // The progress line of `range`'s pass `pass` (from 1) of a list of

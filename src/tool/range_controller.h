@@ -165,6 +165,12 @@ class RangeController : private BatchServices, private AppRangeServices {
   /// memory because of the tool. One cuMemGetInfo when the tool holds
   /// memory; nothing otherwise.
   void before_device_allocation(const char* call, std::uint64_t bytes);
+  /// Device memory `region` allocated by `call` inside `range` (the range
+  /// being recorded): EntrySnapshots::keep_allocation. Caller holds the
+  /// tool's lock and InToolScope.
+  void keep_allocation(ActiveRange& range, const MemoryRange& region, const char* call, bool capture_open) {
+    snapshots_.keep_allocation(range, region, call, capture_open);
+  }
   /// `call` is about to destroy a context, unload a module or destroy an
   /// object kernels may use (a kTeardown row; `teardown` what it ends, when
   /// it ends a context): the deferred ranges are replayed first, and when it

@@ -75,6 +75,7 @@ void RecordSession::observe_by_row(const DriverCall& call, const CUpti_CallbackD
       observe_if_in_range(&call, data);
       return;
     case InRange::kTrackAndDecline:
+    case InRange::kTrackAndKeep:
     case InRange::kDeclineIfLaunched:
     case InRange::kTrackOnly: return;  // handled by the kind, in and out of ranges
   }
@@ -112,6 +113,15 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
     range_recorder(*range).observe_memory_api(event);
   }
   track_allocation(call, params, data);
+  // Device memory allocated inside the range: its bytes now are its entry state for the replays.
+  if (call.in_range == InRange::kTrackAndKeep && data->callbackSite == CUPTI_API_EXIT && call_succeeded(data)) {
+    if (ActiveRange* range = recording()) {
+      const AllocationParams& p = params.allocation;
+      const std::uint64_t bytes = call.effect == MemoryEffect::kAddPitched ? *p.pitch_out * p.height : p.bytes;
+      ranges_.keep_allocation(*range, MemoryRange(DevicePtr(*p.address_out), bytes), data->functionName,
+                              captures_.open_captures() > 0);
+    }
+  }
 }
 
 void RecordSession::on_physical_allocation(const DriverCall& call, const CUpti_CallbackData* data) {

@@ -1,11 +1,13 @@
-// alloc_in_range: a range that allocates device memory (cudaMalloc) between its
-// kernels. Expected decline: allocation of a tracked region inside the range.
-// The range still runs once, so the program's own result must stay right:
+// alloc_in_range: a range that allocates device memory between its kernels:
 //   affine(x, salt);  tmp = cudaMalloc;  tmp = x;  affine(tmp, salt + 1)
-// `tmp` is freed after the range (outside it). With --free-in-range the range
-// has the common shape of a whole computation instead: allocate, compute,
-// copy the result back, free, all inside it (still allocation_in_range, the
-// first decline; application range replay, --fallback app-range, measures it).
+// `tmp` is freed after the range (outside it). The tool keeps tmp's bytes
+// when allocated as its entry state, so the range replays. With --managed
+// tmp comes from cudaMallocManaged, which declines allocation_in_range (the
+// range still runs once, so the program's own result must stay right). With
+// --free-in-range the range has the common shape of a whole computation
+// instead: allocate, compute, copy the result back, free, all inside it
+// (free_in_range, or allocation_in_range with --managed; application range
+// replay, --fallback app-range, measures it).
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -21,11 +23,12 @@ namespace rangereplay::example {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: app_alloc_in_range [--iterations N] [--free-in-range]\n"
+    "usage: app_alloc_in_range [--iterations N] [--free-in-range] [--managed]\n"
     "  --iterations N   number of NVTX ranges `step` (default 2), each calling cudaMalloc\n"
-    "  --free-in-range  copy the scratch buffer back and free it inside the range, not after it\n";
+    "  --free-in-range  copy the scratch buffer back and free it inside the range, not after it\n"
+    "  --managed        allocate the scratch buffer with cudaMallocManaged\n";
 
-int run(int iterations, bool free_in_range) {
+int run(int iterations, bool free_in_range, bool managed) {
   init_device();
   std::vector<uint32_t> expected_x = random_words(kAppElements, 0xa9900011);
   std::vector<uint32_t> expected_tmp;
@@ -36,7 +39,11 @@ int run(int iterations, bool free_in_range) {
     uint32_t* tmp = nullptr;
     nvtxRangePushA("step");
     launch_affine(x, kAppElements, salt, /*stream=*/0);
-    CHECK_CUDA(cudaMalloc(&tmp, kAppElements * sizeof(uint32_t)));
+    if (managed) {
+      CHECK_CUDA(cudaMallocManaged(&tmp, kAppElements * sizeof(uint32_t)));
+    } else {
+      CHECK_CUDA(cudaMalloc(&tmp, kAppElements * sizeof(uint32_t)));
+    }
     launch_copy(tmp, x, kAppElements, /*stream=*/0);
     launch_affine(tmp, kAppElements, salt + 1, /*stream=*/0);
     if (free_in_range) {
@@ -65,15 +72,18 @@ int run(int iterations, bool free_in_range) {
 
 int main(int argc, char** argv) {
   using namespace rangereplay::example;
-  // --free-in-range is taken out before the shared parser sees the rest.
+  // --free-in-range and --managed are taken out before the shared parser sees the rest.
   bool free_in_range = false;
+  bool managed = false;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--free-in-range") == 0) {
       free_in_range = true;
+    } else if (std::strcmp(argv[i], "--managed") == 0) {
+      managed = true;
     } else {
       argv[kept++] = argv[i];
     }
   }
-  return run(parse_iterations_only(kept, argv, 2, kUsage), free_in_range);
+  return run(parse_iterations_only(kept, argv, 2, kUsage), free_in_range, managed);
 }

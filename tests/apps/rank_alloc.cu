@@ -1,8 +1,9 @@
 // rank_alloc: one rank of a two-rank job (RANK set, as torchrun sets it) whose
 // ranges are the same on every rank except one: `iterations` NVTX ranges
 // `step`, each applying affine(x, salt) twice; in the rank given by
-// --alloc-rank, the range given by --alloc-step also calls cudaMalloc
-// between its kernels (allocation_in_range there; under --collectives replay
+// --alloc-rank, the range given by --alloc-step also calls cudaMallocManaged
+// between its kernels (allocation_in_range there: managed memory; device
+// memory from cudaMalloc would be kept and replayed; under --collectives replay
 // the other ranks take peer_declined for that range alone). `tmp` is freed
 // after the range. Prints the checksums of x.
 //   app_rank_alloc [--iterations N] [--alloc-rank R] [--alloc-step S]
@@ -39,7 +40,7 @@ int run(int iterations, int alloc_rank, int alloc_step) {
     uint32_t* tmp = nullptr;
     nvtxRangePushA("step");
     launch_affine(x, kAppElements, salt, /*stream=*/0);
-    if (rank == alloc_rank && iteration == alloc_step) CHECK_CUDA(cudaMalloc(&tmp, 4096));
+    if (rank == alloc_rank && iteration == alloc_step) CHECK_CUDA(cudaMallocManaged(&tmp, 4096));
     launch_affine(x, kAppElements, salt + 1, /*stream=*/0);
     nvtxRangePop();
     CHECK_CUDA(cudaDeviceSynchronize());

@@ -2,7 +2,7 @@
 `--replay-mode app-range`, which re-run the application once per counter pass.
 
 - app_alloc_in_range --free-in-range (allocate, compute, copy back, free
-  inside each range) and app_graph_memory_nodes (a graph with memory nodes launched in
+  inside each range: free_in_range) and app_graph_memory_nodes (a graph with memory nodes launched in
   each range), both declined by range replay: with `--set full --fallback
   app-range` every range gets every metric of the set, its note names the
   runs, the program's checksums and exit code are its plain run's, and

@@ -60,7 +60,9 @@ TWO = ["--iterations", "2"]
 
 CASES = [
     # One program per decline reason, each producing exactly that reason.
-    case("app_alloc_in_range", "tests/apps/app_alloc_in_range", TWO, "allocation_in_range"),
+    case("app_alloc_in_range --managed", "tests/apps/app_alloc_in_range", TWO + ["--managed"], "allocation_in_range"),
+    # Device memory from cudaMalloc inside the range keeps its bytes when allocated: it replays.
+    case("app_alloc_in_range", "tests/apps/app_alloc_in_range", TWO, REPLAYED),
     case("app_free_in_range", "tests/apps/app_free_in_range", TWO, "free_in_range"),
     # A texture object made, read through and destroyed inside the range.
     case("app_texture_destroyed_in_range", "tests/apps/app_texture_destroyed_in_range", TWO, "free_in_range"),

@@ -5,6 +5,9 @@
 // report.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "tool/tool_harness.h"
 
 namespace rangereplay::tool::testing {
@@ -57,13 +60,46 @@ TEST_F(ToolHarness, ranges_are_deferred_and_replayed_together_at_the_flush) {
   }
 }
 
-TEST_F(ToolHarness, an_allocation_in_a_range_declines_it_with_its_reason) {
+TEST_F(ToolHarness, memory_allocated_in_a_range_starts_every_replay_with_its_bytes_when_allocated) {
+  start();  // batching on: a range that allocated is replayed at its own end
+  // Notes the first int it finds, then overwrites it: every pass must find
+  // the bytes the allocation had.
+  static std::vector<int> seen;
+  seen.clear();
+  CUfunction note_and_stamp = fake::register_kernel("note_and_stamp", {sizeof(CUdeviceptr)}, [](void** params) {
+    int* p = reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]));
+    seen.push_back(p[0]);
+    p[0] = 99;
+    p[1] += 1;
+  });
+  const CUdeviceptr data = buffer(kInts);
+  CUdeviceptr extra = 0;
+  range("step", [&] {
+    add_one(data, kInts);
+    ASSERT_EQ(fake::app_mem_alloc(&extra, 4096), CUDA_SUCCESS);  // the fake's memory starts as zeros
+    void* params[] = {&extra};
+    ASSERT_EQ(fake::app_launch(note_and_stamp, params), CUDA_SUCCESS);
+  });
+  expect_all(read(data, kInts), 1);
+  const std::vector<int> after = read(extra, 2);
+  EXPECT_EQ(after, (std::vector<int>{99, 1})) << "the application's memory is what its own run left";
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+  EXPECT_EQ(seen, std::vector<int>(4, 0)) << ::testing::PrintToString(seen);
+  bool noted = false;
+  for (const std::string& note : r.notes) noted = noted || note.find("4096 bytes of device memory allocated") == 0;
+  EXPECT_TRUE(noted) << ::testing::PrintToString(r.notes);
+}
+
+TEST_F(ToolHarness, memory_allocated_in_a_range_past_the_cap_declines_it_with_its_reason) {
   config_.batch_ranges = 0;
+  config_.snapshot_host_limit = 2 << 20;  // half of it for the allocations' two copies
   start();
   const CUdeviceptr data = buffer(kInts);
   range("step", [&] {
     CUdeviceptr extra = 0;
-    ASSERT_EQ(fake::app_mem_alloc(&extra, 1024), CUDA_SUCCESS);
+    ASSERT_EQ(fake::app_mem_alloc(&extra, (1 << 20) + 16), CUDA_SUCCESS);
     add_one(data, kInts);
   });
   EXPECT_EQ(fake::counts().launches, 1u) << "a declined range is not replayed";
@@ -72,6 +108,9 @@ TEST_F(ToolHarness, an_allocation_in_a_range_declines_it_with_its_reason) {
   ASSERT_EQ(report.ranges.size(), 1u);
   EXPECT_TRUE(report.ranges[0].declined);
   EXPECT_EQ(report.ranges[0].decline_reason, "allocation_in_range");
+  EXPECT_NE(report.ranges[0].decline_detail.find("cuMemAlloc_v2 inside the range: the range allocated 1.0 MiB"),
+            std::string::npos)
+      << report.ranges[0].decline_detail;
 }
 
 TEST_F(ToolHarness, counters_that_cannot_be_set_up_decline_the_range) {

@@ -419,6 +419,9 @@ constexpr std::string_view k2DMemset = "the tool records 1D memsets only, so a r
 // Tracked in and out of ranges; inside one, declines.
 #define RR_TRACK(api, kind, reason, effect, decode) \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kTrackAndDecline, reason, effect, decode)
+// Tracked in and out of ranges; inside one, the allocation's bytes are kept.
+#define RR_TRACK_KEEP(api, kind, reason, effect, decode) \
+  RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, R::kTrackAndKeep, reason, effect, decode)
 // Capture and stream bookkeeping, no tool lock.
 #define RR_CAPTURE(api, kind, in_range, decode) \
   RR_ROW_(CUPTI_DRIVER_TRACE_CBID_##api, #api, kind, in_range, kNoDecline, E::kNone, decode)
@@ -441,8 +444,8 @@ constexpr DriverCall kRows[] = {
     // accessible; cuMemCreate/cuMemRelease/cuMemAddressReserve/Free alone
     // change no accessible memory (cuMemCreate's pass-through row, below,
     // only makes room for it; the others have no row).
-    RR_TRACK(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, E::kAddDevice, mem_alloc<cuMemAlloc_v2_params>),
-    RR_TRACK(cuMemAllocPitch_v2, K::kAllocation, D::kAllocationInRange, E::kAddPitched, mem_alloc_pitch),
+    RR_TRACK_KEEP(cuMemAlloc_v2, K::kAllocation, D::kAllocationInRange, E::kAddDevice, mem_alloc<cuMemAlloc_v2_params>),
+    RR_TRACK_KEEP(cuMemAllocPitch_v2, K::kAllocation, D::kAllocationInRange, E::kAddPitched, mem_alloc_pitch),
     RR_TRACK(cuMemFree_v2, K::kFree, D::kFreeInRange, E::kRemove, mem_free<cuMemFree_v2_params>),
     RR_RECORD(cuMemcpyHtoD_v2, K::kCopyHostToDevice, copy_host_to_device<cuMemcpyHtoD_v2_params>),
     RR_RECORD(cuMemcpyDtoH_v2, K::kCopyDeviceToHost, nullptr),

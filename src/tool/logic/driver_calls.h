@@ -72,6 +72,9 @@ enum class InRange : std::uint8_t {
   kRecord,             // recorded into the range's program (a device-to-host copy: counted as skipped)
   kDecline,            // left out of the recording: declines the range with the row's reason
   kTrackAndDecline,    // tracked by the tool (inventory, captures) and declines the range with the row's reason
+  kTrackAndKeep,       // tracked (inventory); inside a range, device memory it allocates keeps its bytes as
+                       // the replays' entry state (EntrySnapshots::keep_allocation); declines with the row's
+                       // reason only when they cannot be kept
   kDeclineIfLaunched,  // executable-graph calls: tracked; declines with the row's reason when the range launched the
                        // exec
   kPassThrough,        // reaches the recorder, which records nothing (a call from a second context still declines)

@@ -151,6 +151,8 @@ void RangeRecorder::after_call(std::size_t first, std::uint64_t context, int dev
 
 void RangeRecorder::observe_memory_api(const DriverCallEvent& event) {
   if (event.call == nullptr || !event.call->reason) return;
+  // Its bytes are kept at its exit instead (the session's part), or it declines there.
+  if (event.call->in_range == InRange::kTrackAndKeep) return;
   // A free declines at its entry (the memory is still there at its exit).
   if (event.entry || event.call->kind != CallKind::kFree)
     eligibility_.decline(*event.call->reason, std::string(event.name) + " inside the range");

@@ -221,6 +221,10 @@ void add_replay_notes(const ReplayNotes& notes, std::size_t passes, report::Rang
   if (notes.host_captured_bytes > 0)
     record.notes.push_back(std::to_string(notes.host_captured_bytes) +
                            " bytes of pinned host memory passed to kernels were restored with the snapshot");
+  if (notes.kept_allocation_bytes > 0)
+    record.notes.push_back(std::to_string(notes.kept_allocation_bytes) +
+                           " bytes of device memory allocated inside the range were restored to their bytes when "
+                           "allocated before each replay, and to pass 0's at the end");
   if (notes.pass0_stopped_at_capture)
     record.notes.push_back("pass 0's counters were stopped when a stream capture began inside the range; all " +
                            std::to_string(passes - 1) + " counter passes were replays");
