@@ -137,7 +137,9 @@ class WriteSetVerifier final : public ReplayObserver {
     RR_RETURN_IF_ERROR(ws.digests->digest(stream_));
     RR_CU(cuStreamSynchronize(stream_));
     const ByteSpans changed = changed_chunks(ws.digests->table(), ws.pass0_digests, ws.digests->host_digests());
-    for (const MemoryRange& d : changed.minus(ws.layout.predicted).spans())
+    // A named set: a range-for over a temporary's spans() would outlive it.
+    const ByteSpans outside = changed.minus(ws.layout.predicted);
+    for (const MemoryRange& d : outside.spans())
       pass.divergences.push_back({d.start().address(), d.size(), origin_of(ws, d)});
     t.verify_ms += ms_since(verify_start);
     return ok_status();
