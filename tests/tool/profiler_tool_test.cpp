@@ -5,6 +5,7 @@
 // report.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -63,14 +64,16 @@ TEST_F(ToolHarness, ranges_are_deferred_and_replayed_together_at_the_flush) {
 TEST_F(ToolHarness, memory_allocated_in_a_range_starts_every_replay_with_its_bytes_when_allocated) {
   start();  // batching on: a range that allocated is replayed at its own end
   // Notes the first int it finds, then overwrites it: every pass must find
-  // the bytes the allocation had.
+  // the bytes the allocation had. The second int numbers the passes (1 to
+  // 4): the application must be left with pass 0's, which only the exit
+  // restore gives back (every replay would leave the same value otherwise).
   static std::vector<int> seen;
   seen.clear();
   CUfunction note_and_stamp = fake::register_kernel("note_and_stamp", {sizeof(CUdeviceptr)}, [](void** params) {
     int* p = reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]));
     seen.push_back(p[0]);
     p[0] = 99;
-    p[1] += 1;
+    p[1] = static_cast<int>(seen.size());
   });
   const CUdeviceptr data = buffer(kInts);
   CUdeviceptr extra = 0;
@@ -80,9 +83,10 @@ TEST_F(ToolHarness, memory_allocated_in_a_range_starts_every_replay_with_its_byt
     void* params[] = {&extra};
     ASSERT_EQ(fake::app_launch(note_and_stamp, params), CUDA_SUCCESS);
   });
+  EXPECT_EQ(seen.size(), 4u) << "replayed at its own end, not deferred to a batch";
   expect_all(read(data, kInts), 1);
   const std::vector<int> after = read(extra, 2);
-  EXPECT_EQ(after, (std::vector<int>{99, 1})) << "the application's memory is what its own run left";
+  EXPECT_EQ(after, (std::vector<int>{99, 1})) << "the application's memory is what its own run (pass 0) left";
   const report::RangeRecord r = only_range(finish());
   EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
   EXPECT_EQ(r.passes, 4u);
@@ -90,6 +94,66 @@ TEST_F(ToolHarness, memory_allocated_in_a_range_starts_every_replay_with_its_byt
   bool noted = false;
   for (const std::string& note : r.notes) noted = noted || note.find("4096 bytes of device memory allocated") == 0;
   EXPECT_TRUE(noted) << ::testing::PrintToString(r.notes);
+}
+
+// A pitched allocation of kPitchedRows rows of kPitchedWidth bytes, which
+// the fake's cuMemAllocPitch widens to kPitchedPitch bytes per row.
+constexpr std::size_t kPitchedWidth = 200;
+constexpr std::size_t kPitchedPitch = 256;
+constexpr std::size_t kPitchedRows = 4;
+
+TEST_F(ToolHarness, pitched_memory_allocated_in_a_range_is_kept_to_the_end_of_its_last_pitch) {
+  config_.batch_ranges = 0;
+  start();
+  // Notes and overwrites the last int of the last row's padding: kept only
+  // when the driver's pitch, not the requested width, sizes the allocation.
+  static std::vector<int> seen;
+  seen.clear();
+  CUfunction stamp_last = fake::register_kernel("stamp_last", {sizeof(CUdeviceptr)}, [](void** params) {
+    int* p = reinterpret_cast<int*>(*static_cast<CUdeviceptr*>(params[0]));
+    int& last = p[kPitchedPitch * kPitchedRows / sizeof(int) - 1];
+    seen.push_back(last);
+    last = 7;
+  });
+  const CUdeviceptr data = buffer(kInts);
+  CUdeviceptr pitched = 0;
+  std::size_t pitch = 0;
+  range("step", [&] {
+    add_one(data, kInts);
+    cuMemAllocPitch_v2_params p{&pitched, &pitch, kPitchedWidth, kPitchedRows, 4};
+    ASSERT_EQ(fake::app_call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2", p,
+                             [&] {
+                               pitch = kPitchedPitch;
+                               return cuMemAlloc(&pitched, kPitchedPitch * kPitchedRows);
+                             }),
+              CUDA_SUCCESS);
+    void* params[] = {&pitched};
+    ASSERT_EQ(fake::app_launch(stamp_last, params), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+  EXPECT_EQ(seen, std::vector<int>(4, 0)) << ::testing::PrintToString(seen);
+  bool noted = false;
+  for (const std::string& note : r.notes) noted = noted || note.find("1024 bytes of device memory allocated") == 0;
+  EXPECT_TRUE(noted) << ::testing::PrintToString(r.notes);
+}
+
+TEST_F(ToolHarness, memory_allocated_and_freed_in_a_range_declines_it_free_in_range) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    CUdeviceptr extra = 0;
+    ASSERT_EQ(fake::app_mem_alloc(&extra, 4096), CUDA_SUCCESS);
+    add_one(data, kInts);
+    ASSERT_EQ(fake::app_mem_free(extra), CUDA_SUCCESS);
+  });
+  EXPECT_EQ(fake::counts().launches, 1u) << "a declined range is not replayed";
+  expect_all(read(data, kInts), 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "free_in_range") << r.decline_detail;
 }
 
 TEST_F(ToolHarness, memory_allocated_in_a_range_past_the_cap_declines_it_with_its_reason) {
