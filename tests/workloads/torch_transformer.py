@@ -122,7 +122,8 @@ def main() -> int:
     # Two steps, the second while the first's results are still held, as each
     # profiled step runs while the previous one's loss and logits are held:
     # with one, the caching allocator grew inside a profiled step (a range that
-    # allocates declines allocation_in_range).
+    # allocates keeps the new memory's bytes for its replays, or declines
+    # allocation_in_range past the tool's cap).
     held = step(batches[0])
     held = step(batches[0])
     torch.cuda.synchronize()

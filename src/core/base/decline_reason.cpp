@@ -21,7 +21,9 @@ struct ReasonInfo {
 // Order follows the enum; info() checks it on every look-up.
 constexpr std::array<ReasonInfo, 31> kReasons = {{
     {DeclineReason::kAllocationInRange, "allocation_in_range",
-     "the range allocated device-visible memory, which the range-entry snapshot does not cover",
+     "the range allocated device-visible memory the tool cannot keep for its replays (stream-ordered, managed, "
+     "pinned host or virtual-memory mappings; cudaMalloc memory past 512 MiB, or with a stream capture open), which "
+     "the range-entry snapshot does not cover",
      "allocate before the range begins (a warm-up iteration, a caching allocator), or end the range before the "
      "allocation"},
     {DeclineReason::kFreeInRange, "free_in_range",

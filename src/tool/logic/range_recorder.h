@@ -86,7 +86,9 @@ class RangeRecorder {
 
   /// An allocation or free row's call while the range is open, at either
   /// site: declines allocation_in_range, or free_in_range for a free at its
-  /// entry, with detail "<name> inside the range". Calls into a capturing
+  /// entry, with detail "<name> inside the range"; a kTrackAndKeep row
+  /// (cuMemAlloc, cuMemAllocPitch) declines nothing here (the session keeps
+  /// its bytes at its exit, or declines there). Calls into a capturing
   /// stream (graph memory nodes) are filtered out by the tool before this.
   void observe_memory_api(const DriverCallEvent& event);
 
