@@ -4,14 +4,17 @@
 // write_set_snapshot.cpp.
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <new>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/base/elapsed.h"
+#include "core/snapshot/storage/tier_budget.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "report/format_helpers.h"
@@ -27,6 +30,16 @@ using Clock = std::chrono::steady_clock;
 // Most bytes of device memory allocated inside one range whose bytes are
 // kept (twice: as allocated and at the range's end) in host memory.
 constexpr std::uint64_t kMaxKeptAllocationBytes = std::uint64_t{512} << 20;
+
+// /proc/meminfo's MemAvailable in bytes; nullopt where it cannot be read.
+std::optional<std::uint64_t> host_memory_available() {
+  std::ifstream file("/proc/meminfo");
+  if (!file) return std::nullopt;
+  std::ostringstream text;
+  text << file.rdbuf();
+  StatusOr<std::uint64_t> available = storage::parse_meminfo_available(text.str());
+  return available.ok() ? std::optional<std::uint64_t>(*available) : std::nullopt;
+}
 
 // The snapshot tiers as the user capped them (0 = no cap); a pinned arena
 // by the copy engines, or by the mapped kernel when it has many spans.
@@ -154,12 +167,13 @@ void EntrySnapshots::release_idle_storage() {
 }
 
 void EntrySnapshots::keep_allocation(ActiveRange& range, const MemoryRange& region, std::string_view call,
-                                     bool capture_open) {
+                                     CUcontext ctx, bool capture_open) {
   if (!range.snapshot || region.empty()) return;
   const auto decline = [&](const std::string& why) {
     range.eligibility.decline(DeclineReason::kAllocationInRange, std::string(call) + " inside the range: " + why);
   };
   if (capture_open) return decline("a stream capture was open, which copying the new memory's bytes would invalidate");
+  if (ctx != range.ctx) return decline("the memory belongs to another context than the range's");
   const std::uint64_t host_limit = parts_.config.snapshot_host_limit;
   const std::uint64_t cap =
       host_limit > 0 ? std::min(kMaxKeptAllocationBytes, host_limit / 2) : kMaxKeptAllocationBytes;
@@ -168,6 +182,11 @@ void EntrySnapshots::keep_allocation(ActiveRange& range, const MemoryRange& regi
     return decline("the range allocated " + report::format_bytes(total) + ", more than the " +
                    report::format_bytes(cap) +
                    " whose bytes the tool keeps in host memory for its replays (as allocated and at the range's end)");
+  }
+  if (const std::optional<std::uint64_t> available = host_memory_available();
+      available && 2 * region.size() > *available / 2) {
+    return decline("two copies of its " + report::format_bytes(region.size()) + " would take more than half of the " +
+                   report::format_bytes(*available) + " of host memory available");
   }
   ActiveRange::GlobalState state;
   state.address = region.start().address();

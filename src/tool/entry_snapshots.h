@@ -99,7 +99,11 @@ class EntrySnapshots {
   /// it), when the range's allocations pass 512 MiB (or half of
   /// --snapshot-host-limit: two host copies each), or when the copy fails.
   /// Caller holds the tool's lock and InToolScope.
-  void keep_allocation(ActiveRange& range, const MemoryRange& region, std::string_view call, bool capture_open);
+  /// Also declines for memory of another context than the range's (`ctx`:
+  /// the allocating call's), and when the two copies would take more than
+  /// half of the host memory /proc/meminfo gives as available.
+  void keep_allocation(ActiveRange& range, const MemoryRange& region, std::string_view call, CUcontext ctx,
+                       bool capture_open);
   /// Idle batch storages (no deferred range's snapshot in them) give their
   /// retained arenas back, but the first.
   void release_idle_batch_storage();

@@ -42,9 +42,9 @@ using Clock = std::chrono::steady_clock;
 // The notes the replay window writes for `range` (a recording range).
 ReplayNotes replay_notes(const ActiveRange& range) {
   const auto* recording = std::get_if<Recording>(&range.state);
-  return ReplayNotes{range.host_captured_bytes, recording == nullptr || recording->counting_pass0,
+  return ReplayNotes{range.host_captured_bytes,      recording == nullptr || recording->counting_pass0,
                      range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture,
-                     range.kept_allocation_bytes};
+                     range.kept_allocation_bytes,    recording != nullptr && recording->pass0_stopped_at_allocation};
 }
 
 // The progress line of `range`'s pass `pass` (from 1) of a list of
@@ -232,15 +232,9 @@ void RangeController::capture_begins(const char* call) {
   // changes nothing the tool holds.
   auto* recording = std::get_if<Recording>(&range.state);
   if (recording == nullptr || !recording->counting_pass0) return;
-  if (range.snapshot && !standing_counter_range(range.counters) && counters_ && counters_->in_pass()) {
-    // The entry state is held: pass 0's counters stop before the capture
+  if (end_counted_pass0(range)) {
+    // The entry state is held: pass 0's counters stopped before the capture
     // exists, and every counter pass is a replay.
-    const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
-    counters_->end_pass().status().ignore();
-    if (pushed) {
-      CUcontext popped = nullptr;
-      cuCtxPopCurrent(&popped);
-    }
     stop_pass0_counters_at_capture(*recording);
     debug("pass 0 counters of '%s' stopped before a stream capture; pass 0 records only", range.name);
     return;
@@ -256,6 +250,28 @@ void RangeController::capture_begins(const char* call) {
         "a set of more than one pass";
   decline(range, DeclineReason::kStreamCaptureActive, std::move(detail));
   close_range_counters(range);
+}
+
+bool RangeController::end_counted_pass0(ActiveRange& range) {
+  if (!range.snapshot || standing_counter_range(range.counters) || !counters_ || !counters_->in_pass()) return false;
+  const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
+  counters_->end_pass().status().ignore();
+  if (pushed) {
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+  }
+  return true;
+}
+
+void RangeController::keep_allocation(ActiveRange& range, const MemoryRange& region, const char* call, CUcontext ctx,
+                                      bool capture_open) {
+  auto* recording = std::get_if<Recording>(&range.state);
+  if (recording != nullptr && recording->counting_pass0 && ctx == range.ctx && !capture_open &&
+      end_counted_pass0(range)) {
+    stop_pass0_counters_at_allocation(*recording);
+    debug("pass 0 counters of '%s' stopped before keeping memory allocated in it; pass 0 records only", range.name);
+  }
+  snapshots_.keep_allocation(range, region, call, ctx, capture_open);
 }
 
 void RangeController::close_range_counters(ActiveRange& range) {

@@ -168,9 +168,11 @@ class RangeController : private BatchServices, private AppRangeServices {
   /// Device memory `region` allocated by `call` inside `range` (the range
   /// being recorded): EntrySnapshots::keep_allocation. Caller holds the
   /// tool's lock and InToolScope.
-  void keep_allocation(ActiveRange& range, const MemoryRange& region, const char* call, bool capture_open) {
-    snapshots_.keep_allocation(range, region, call, capture_open);
-  }
+  /// A pass 0 that counts the application's run stops its counters first
+  /// (every counter pass becomes a replay), so the tool's copy is not
+  /// counted.
+  void keep_allocation(ActiveRange& range, const MemoryRange& region, const char* call, CUcontext ctx,
+                       bool capture_open);
   /// `call` is about to destroy a context, unload a module or destroy an
   /// object kernels may use (a kTeardown row; `teardown` what it ends, when
   /// it ends a context): the deferred ranges are replayed first, and when it
@@ -226,6 +228,10 @@ class RangeController : private BatchServices, private AppRangeServices {
   // counter range of the standing pass), so that its end needs no CUPTI or
   // synchronizing call.
   void close_range_counters(ActiveRange& range);
+  // Ends the CUPTI pass pass 0 is counted in, when `range` holds its entry
+  // state and counts pass 0 in a pass of its own (not the standing pass);
+  // returns whether it did. The caller marks the range's pass 0 as stopped.
+  bool end_counted_pass0(ActiveRange& range);
   // At a range's begin with no capture open: stops counters and frees GPU
   // buffers that ranges ending during a capture left.
   void release_left_over_state() override;

@@ -118,7 +118,7 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
     if (ActiveRange* range = recording()) {
       const AllocationParams& p = params.allocation;
       const std::uint64_t bytes = call.effect == MemoryEffect::kAddPitched ? *p.pitch_out * p.height : p.bytes;
-      ranges_.keep_allocation(*range, MemoryRange(DevicePtr(*p.address_out), bytes), data->functionName,
+      ranges_.keep_allocation(*range, MemoryRange(DevicePtr(*p.address_out), bytes), data->functionName, data->context,
                               captures_.open_captures() > 0);
     }
   }

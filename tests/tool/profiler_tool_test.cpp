@@ -156,6 +156,29 @@ TEST_F(ToolHarness, memory_allocated_and_freed_in_a_range_declines_it_free_in_ra
   EXPECT_EQ(r.decline_reason, "free_in_range") << r.decline_detail;
 }
 
+TEST_F(ToolHarness, memory_allocated_while_pass_0_is_counted_stops_pass_0s_counters_first) {
+  config_.batch_ranges = 0;  // a whole-range pass 0 that is not deferred counts the application's run
+  config_.range_metrics = RangeMetrics::kWholeRange;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    add_one(data, kInts);
+    CUdeviceptr extra = 0;
+    ASSERT_EQ(fake::app_mem_alloc(&extra, 4096), CUDA_SUCCESS);
+    add_one(extra, 1024);
+  });
+  expect_all(read(data, kInts), 1);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  // The tool's copy of the new memory is in no counted pass: the 3 counter
+  // passes are all replays after pass 0.
+  EXPECT_EQ(r.passes, 4u);
+  bool stopped = false;
+  for (const std::string& note : r.notes)
+    stopped = stopped || note.find("pass 0's counters were stopped when device memory was allocated") == 0;
+  EXPECT_TRUE(stopped) << ::testing::PrintToString(r.notes);
+}
+
 TEST_F(ToolHarness, memory_allocated_in_a_range_past_the_cap_declines_it_with_its_reason) {
   config_.batch_ranges = 0;
   config_.snapshot_host_limit = 2 << 20;  // half of it for the allocations' two copies

@@ -27,6 +27,11 @@ void stop_pass0_counters_at_capture(Recording& recording) {
   recording.pass0_stopped_at_capture = true;
 }
 
+void stop_pass0_counters_at_allocation(Recording& recording) {
+  recording.counting_pass0 = false;
+  recording.pass0_stopped_at_allocation = true;
+}
+
 RangeEndPath range_end_path(const RangeState& state, bool counters_closed, bool context_lost,
                             std::size_t open_captures) {
   if (std::holds_alternative<LeftAlone>(state)) return RangeEndPath::kLeftAlone;

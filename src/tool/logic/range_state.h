@@ -43,6 +43,9 @@ struct Recording {
   // Pass 0 was counted until a stream capture began in it (its counters
   // were stopped then; every counter pass is a replay).
   bool pass0_stopped_at_capture = false;
+  // Pass 0 was counted until device memory was allocated in it (its
+  // counters were stopped before the tool copied that memory's bytes).
+  bool pass0_stopped_at_allocation = false;
   // Whether pass 0 takes an entry snapshot (multi-pass lists, and ranges of
   // a name in which a capture began).
   bool entry_snapshot = false;
@@ -93,6 +96,9 @@ bool counts_pass0(const Pass0Inputs& in, bool deferrable);
 /// whose entry state is held: pass 0's counters stop, every counter pass
 /// becomes a replay.
 void stop_pass0_counters_at_capture(Recording& recording);
+/// The same when device memory is allocated inside such a range: the tool's
+/// copy of its bytes must not be counted as the application's work.
+void stop_pass0_counters_at_allocation(Recording& recording);
 
 /// The path a range's end takes, before any GPU call.
 enum class RangeEndPath {

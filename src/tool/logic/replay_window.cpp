@@ -228,6 +228,9 @@ void add_replay_notes(const ReplayNotes& notes, std::size_t passes, report::Rang
   if (notes.pass0_stopped_at_capture)
     record.notes.push_back("pass 0's counters were stopped when a stream capture began inside the range; all " +
                            std::to_string(passes - 1) + " counter passes were replays");
+  else if (notes.pass0_stopped_at_allocation)
+    record.notes.push_back("pass 0's counters were stopped when device memory was allocated inside the range; all " +
+                           std::to_string(passes - 1) + " counter passes were replays");
   else if (!notes.counting_pass0)
     record.notes.push_back("pass 0 ran without counters (it sized the counter data to its " +
                            std::to_string(notes.recorded_kernels) + " kernels); all " + std::to_string(passes - 1) +

@@ -150,11 +150,12 @@ class ReplayObserver {
 
 /// What the window writes into the range's notes after its passes.
 struct ReplayNotes {
-  std::uint64_t host_captured_bytes = 0;    // pinned host buffers restored with the snapshot
-  bool counting_pass0 = true;               // false: pass 0 only recorded (sized the image)
-  std::size_t recorded_kernels = 0;         // kernels pass 0 recorded
-  bool pass0_stopped_at_capture = false;    // pass 0 counted until a stream capture began in it
-  std::uint64_t kept_allocation_bytes = 0;  // device memory allocated in the range, restored with the snapshot
+  std::uint64_t host_captured_bytes = 0;     // pinned host buffers restored with the snapshot
+  bool counting_pass0 = true;                // false: pass 0 only recorded (sized the image)
+  std::size_t recorded_kernels = 0;          // kernels pass 0 recorded
+  bool pass0_stopped_at_capture = false;     // pass 0 counted until a stream capture began in it
+  std::uint64_t kept_allocation_bytes = 0;   // device memory allocated in the range, restored with the snapshot
+  bool pass0_stopped_at_allocation = false;  // pass 0 counted until device memory was allocated in it
 };
 
 /// One range a window replays: its own restore strategy, re-submission and
