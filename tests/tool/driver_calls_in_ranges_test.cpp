@@ -191,59 +191,43 @@ TEST_F(ToolHarness, zeroed_write_set_chunks_get_the_bytes_pass_0_left_at_the_win
 // --verify every replay finds the entry state, and the memory ends as the
 // application's own run left it (fails when the snapshot's layout is not the
 // chunks not zero at entry).
-TEST_F(ToolHarness, a_first_write_set_instance_restores_a_non_zero_chunk_it_writes_from_its_snapshot) {
-  config_.batch_ranges = 0;
-  config_.verify = true;
-  config_.snapshot_device_limit = 2 << 20;
-  config_.snapshot_host_limit = 2 << 20;
-  start();
-  constexpr int kBig = 16 << 20;  // 64 MiB of ints
-  const CUdeviceptr data = buffer(kBig);
-  ASSERT_EQ(app_memset(data, 1, 1 << 20), CUDA_SUCCESS);  // chunk 0 not zero at entry
-  const CUdeviceptr zero_chunk = data + (8 << 20);        // chunk 8 zero at entry
-  range("step", [&] {
-    add_one(data, kInts);
-    add_one(zero_chunk, kInts);
-  });
-  const std::vector<int> head = read(data, 1 << 18);
-  for (int i = 0; i < (1 << 18); ++i) ASSERT_EQ(head[static_cast<std::size_t>(i)], 0x01010101 + (i < kInts)) << i;
-  expect_all(read(zero_chunk, kInts), 1);
-  const report::Report report = finish();
-  EXPECT_TRUE(report.errors.empty()) << ::testing::PrintToString(report.errors);
-  ASSERT_EQ(report.ranges.size(), 1u);
-  const report::RangeRecord& r = report.ranges[0];
-  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
-  EXPECT_EQ(r.passes, 4u);
-  EXPECT_EQ(r.footprint_bytes, std::uint64_t{1} << 20);
-  for (const report::PassRecord& pass : r.pass_records) EXPECT_TRUE(pass.divergences.empty()) << pass.pass;
+class FirstWriteSetInstance : public ToolHarness {
+ protected:
+  void writes_a_non_zero_and_a_zero_chunk(RestoreMode restore) {
+    config_.restore = restore;
+    config_.batch_ranges = 0;
+    config_.verify = true;
+    config_.snapshot_device_limit = 2 << 20;
+    config_.snapshot_host_limit = 2 << 20;
+    start();
+    constexpr int kBig = 16 << 20;  // 64 MiB of ints
+    const CUdeviceptr data = buffer(kBig);
+    ASSERT_EQ(app_memset(data, 1, 1 << 20), CUDA_SUCCESS);  // chunk 0 not zero at entry
+    const CUdeviceptr zero_chunk = data + (8 << 20);        // chunk 8 zero at entry
+    range("step", [&] {
+      add_one(data, kInts);
+      add_one(zero_chunk, kInts);
+    });
+    const std::vector<int> head = read(data, 1 << 18);
+    for (int i = 0; i < (1 << 18); ++i) ASSERT_EQ(head[static_cast<std::size_t>(i)], 0x01010101 + (i < kInts)) << i;
+    expect_all(read(zero_chunk, kInts), 1);
+    const report::Report report = finish();
+    EXPECT_TRUE(report.errors.empty()) << ::testing::PrintToString(report.errors);
+    ASSERT_EQ(report.ranges.size(), 1u);
+    const report::RangeRecord& r = report.ranges[0];
+    EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.passes, 4u);
+    EXPECT_EQ(r.footprint_bytes, std::uint64_t{1} << 20);
+    for (const report::PassRecord& pass : r.pass_records) EXPECT_TRUE(pass.divergences.empty()) << pass.pass;
+  }
+};
+
+TEST_F(FirstWriteSetInstance, restores_a_non_zero_chunk_it_writes_from_its_snapshot) {
+  writes_a_non_zero_and_a_zero_chunk(RestoreMode::kDifferential);
 }
 
-TEST_F(ToolHarness, a_first_write_set_instance_restores_a_non_zero_chunk_it_writes_under_full_restores) {
-  config_.restore = RestoreMode::kFull;
-  config_.batch_ranges = 0;
-  config_.verify = true;
-  config_.snapshot_device_limit = 2 << 20;
-  config_.snapshot_host_limit = 2 << 20;
-  start();
-  constexpr int kBig = 16 << 20;  // 64 MiB of ints
-  const CUdeviceptr data = buffer(kBig);
-  ASSERT_EQ(app_memset(data, 1, 1 << 20), CUDA_SUCCESS);  // chunk 0 not zero at entry
-  const CUdeviceptr zero_chunk = data + (8 << 20);        // chunk 8 zero at entry
-  range("step", [&] {
-    add_one(data, kInts);
-    add_one(zero_chunk, kInts);
-  });
-  const std::vector<int> head = read(data, 1 << 18);
-  for (int i = 0; i < (1 << 18); ++i) ASSERT_EQ(head[static_cast<std::size_t>(i)], 0x01010101 + (i < kInts)) << i;
-  expect_all(read(zero_chunk, kInts), 1);
-  const report::Report report = finish();
-  EXPECT_TRUE(report.errors.empty()) << ::testing::PrintToString(report.errors);
-  ASSERT_EQ(report.ranges.size(), 1u);
-  const report::RangeRecord& r = report.ranges[0];
-  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
-  EXPECT_EQ(r.passes, 4u);
-  EXPECT_EQ(r.footprint_bytes, std::uint64_t{1} << 20);
-  for (const report::PassRecord& pass : r.pass_records) EXPECT_TRUE(pass.divergences.empty()) << pass.pass;
+TEST_F(FirstWriteSetInstance, restores_a_non_zero_chunk_it_writes_under_full_restores) {
+  writes_a_non_zero_and_a_zero_chunk(RestoreMode::kFull);
 }
 
 TEST_F(ToolHarness, a_stream_capture_open_at_a_range_begin_declines_the_range) {
