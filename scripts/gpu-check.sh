@@ -2,22 +2,23 @@
 # One call on a GPU machine: build everything, run the `gpu` tests, the
 # examples and the benchmarks; full logs go to the directory given as the
 # first argument; a short summary table is printed last.
-#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus ml multigpu
+#   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus ml mlncu multigpu
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
 # .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups),
 # CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3),
 # ML_ARGS (more tests/ml/run_ml.py options, e.g. --only NAME,... or --tool-args "--fallback app-range"),
+# MLNCU_ARGS (more tests/ml/ml_vs_ncu.py options, e.g. --only NAME,... or --timeout 300),
 # MULTIGPU_ARGS (more tests/multigpu/run_multigpu.py options, e.g. --only ddp --nproc 2 or --set full).
 # Without stages, the default list runs (build test examples bench compare; workloads, profile, reports, corpus,
-# ml and multigpu only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires
+# ml, mlncu and multigpu only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires
 # .deps/debs (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md); ml needs JAX, PyTorch,
 # Triton, CuPy and numba-cuda in python3 (tests/ml/README.md); multigpu needs 2 or more GPUs (skipped, rc=77, with
 # fewer), PyTorch with NCCL and JAX (tests/multigpu/README.md) and runs with NCCL_NVLS_ENABLE=0 and
 # TORCH_SYMM_MEM_DISABLE_MULTICAST=1 (no NVLink multicast).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus ml multigpu)"
+usage="usage: scripts/gpu-check.sh <log-dir> [stage...]   (stages: build test bench compare workloads examples profile reports corpus ml mlncu multigpu)"
 if [[ $# -lt 1 || $1 == -h || $1 == --help || $1 == -* ]]; then echo "$usage" >&2; exit 2; fi
 logs=$1
 shift
@@ -124,6 +125,14 @@ if has ml; then
   row "ml (JAX, torch.compile, Triton, CuPy, numba)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') ($(tail -1 "$logs/ml/ml.txt" 2>/dev/null))"
   [[ -f "$logs/ml/ml.txt" ]] || tail -3 "$logs/ml.log"
 fi
+if has mlncu; then
+  # The same programs' replayed `step` ranges against ncu's kernel replay, kernel by kernel (tests/ml/ml_vs_ncu.py).
+  # --budget keeps the call inside its timeout (programs left are reported as skipped).
+  timeout 540 python3 tests/ml/ml_vs_ncu.py --build $build --logs "$logs/mlncu" --budget 480 ${MLNCU_ARGS:-} >"$logs/mlncu.log" 2>&1
+  rc=$?
+  row "ml vs ncu (per kernel)" "rc=$rc$([[ $rc == 124 ]] && echo ' (timed out)') ($(tail -1 "$logs/mlncu/mlncu.txt" 2>/dev/null || sed -n 's/^skipped: //p' "$logs/mlncu.log" | head -1))"
+  [[ -f "$logs/mlncu/mlncu.txt" ]] || tail -3 "$logs/mlncu.log"
+fi
 if has multigpu; then
   # A torchrun DDP step and a JAX step sharded over one process's GPUs (tests/multigpu) plain twice, under the tool
   # by default (collective_in_range) and, for DDP, with --collectives replay, the ranks' reports merged. No NVLink
@@ -150,5 +159,6 @@ printf '%s\n' "${summary[@]}"
 [[ -f "$logs/workloads.txt" ]] && { echo "--- workloads"; tail -15 "$logs/workloads.txt"; }
 [[ -f "$logs/corpus/corpus.txt" ]] && { echo "--- corpus"; tail -45 "$logs/corpus/corpus.txt"; }
 [[ -f "$logs/ml/ml.txt" ]] && { echo "--- ml"; tail -40 "$logs/ml/ml.txt"; }
+[[ -f "$logs/mlncu/mlncu.txt" ]] && { echo "--- mlncu"; tail -30 "$logs/mlncu/mlncu.txt"; }
 [[ -f "$logs/multigpu/multigpu.txt" ]] && { echo "--- multigpu"; tail -40 "$logs/multigpu/multigpu.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
