@@ -1,10 +1,9 @@
 // Device and pinned-host backings of the snapshot planner (see storage_backings.h).
 #include "cuda/storage_backings.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
+#include <utility>
 
 #include "core/snapshot/storage/tier_budget.h"
 #include "cuda/cu_status.h"
@@ -95,11 +94,10 @@ void CuPinnedBacking::release(const storage::BackingBlock& block) noexcept {
 }
 
 StatusOr<std::uint64_t> CuPinnedBacking::budget(std::uint64_t retained_bytes) const {
-  std::ifstream file(meminfo_path_);
-  if (!file) return unavailable("cannot read " + meminfo_path_ + " for the pinned tier's budget");
-  std::ostringstream text;
-  text << file.rdbuf();
-  RR_ASSIGN_OR_RETURN(std::uint64_t available, storage::parse_meminfo_available(text.str()));
+  StatusOr<std::uint64_t> read = storage::read_meminfo_available(meminfo_path_);
+  if (!read.ok() && read.status().code() == StatusCode::kUnavailable)
+    return unavailable(read.status().message() + " for the pinned tier's budget");
+  RR_ASSIGN_OR_RETURN(std::uint64_t available, std::move(read));
   const std::uint64_t budget = storage::pinned_tier_budget(
       {.largest_allocation_bytes = std::numeric_limits<std::uint64_t>::max(), .available_bytes = available},
       retained_bytes);

@@ -78,10 +78,9 @@ struct ActiveRange {
     std::string non_zero_unfit;
     // The chunks pass 0 changed outside the snapshot that held only zeros at entry, clipped to
     // each write-set region (a span never crosses two allocations), in region order: each entry
-    // restore zeroes them; `zeroed_exit` (zeroed_bytes, allocated when the proof holds) receives
+    // restore zeroes them; `zeroed_exit` (their total size, allocated when the proof holds) receives
     // their bytes as pass 0 left them, in span order, for the exit restore.
     std::vector<MemoryRange> zeroed;
-    std::uint64_t zeroed_bytes = 0;
     std::unique_ptr<std::byte[]> zeroed_exit;
   };
   std::optional<WriteSetState> write_set;

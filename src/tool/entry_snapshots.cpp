@@ -4,11 +4,9 @@
 // write_set_snapshot.cpp.
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <new>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,11 +31,7 @@ constexpr std::uint64_t kMaxKeptAllocationBytes = std::uint64_t{512} << 20;
 
 // /proc/meminfo's MemAvailable in bytes; nullopt where it cannot be read.
 std::optional<std::uint64_t> host_memory_available() {
-  std::ifstream file("/proc/meminfo");
-  if (!file) return std::nullopt;
-  std::ostringstream text;
-  text << file.rdbuf();
-  StatusOr<std::uint64_t> available = storage::parse_meminfo_available(text.str());
+  StatusOr<std::uint64_t> available = storage::read_meminfo_available("/proc/meminfo");
   return available.ok() ? std::optional<std::uint64_t>(*available) : std::nullopt;
 }
 

@@ -117,9 +117,8 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
   if (call.in_range == InRange::kTrackAndKeep && data->callbackSite == CUPTI_API_EXIT && call_succeeded(data)) {
     if (ActiveRange* range = recording()) {
       const AllocationParams& p = params.allocation;
-      const std::uint64_t bytes = call.effect == MemoryEffect::kAddPitched ? *p.pitch_out * p.height : p.bytes;
-      ranges_.keep_allocation(*range, MemoryRange(DevicePtr(*p.address_out), bytes), data->functionName, data->context,
-                              captures_.open_captures() > 0);
+      ranges_.keep_allocation(*range, MemoryRange(DevicePtr(*p.address_out), allocated_bytes(call.effect, p)),
+                              data->functionName, data->context, captures_.open_captures() > 0);
     }
   }
 }

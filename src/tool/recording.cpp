@@ -257,9 +257,8 @@ void RecordSession::track_allocation(const DriverCall& call, const CallParams& p
     case MemoryEffect::kAddPitched:
     case MemoryEffect::kAddStreamOrdered: {
       if (!added_now) return;
-      const std::uint64_t bytes = call.effect == MemoryEffect::kAddPitched ? *p.pitch_out * p.height : p.bytes;
       Allocation a{
-          MemoryRange(DevicePtr(*p.address_out), bytes),
+          MemoryRange(DevicePtr(*p.address_out), allocated_bytes(call.effect, p)),
           call.effect == MemoryEffect::kAddStreamOrdered ? AllocationKind::kStreamOrdered : AllocationKind::kDevice,
           origin, 0};
       a.writable_devices = allocating_device_bits();

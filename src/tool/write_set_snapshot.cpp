@@ -186,7 +186,6 @@ std::optional<Decline> EntrySnapshots::prove_write_set(ActiveRange& range) {
       const ByteSpans inside = proof.zeroed.within(region);
       state.zeroed.insert(state.zeroed.end(), inside.spans().begin(), inside.spans().end());
     }
-    state.zeroed_bytes = proof.zeroed.bytes();
     range.record.notes.push_back("snapshot: " + of + ", " + from + ", proven by digests (" +
                                  report::format_bytes(proof.changed_bytes) + " changed in pass 0" + zeroed + "; " +
                                  digests + ")");

@@ -114,9 +114,7 @@ constexpr std::array<ReasonInfo, 31> kReasons = {{
     {DeclineReason::kWriteSetLearned, "write_set_learned",
      "a region too large to snapshot whole had no write-set prediction yet, and its chunks not zero at the range's "
      "entry did not fit the snapshot tiers (or the range changed more than 1 GiB, or --snapshot-host-limit, of chunks "
-     "that held only "
-     "zeros); "
-     "this instance measured by digests which chunks the range writes",
+     "that held only zeros); this instance measured by digests which chunks the range writes",
      "raise or drop the --snapshot-*-limit caps where the detail's shortfall fits the memory left free; otherwise "
      "nothing: the next instance of the range snapshots the chunks this one wrote and replays when digests prove "
      "it wrote no others"},

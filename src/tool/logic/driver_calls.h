@@ -141,6 +141,13 @@ struct AllocationParams {
   std::size_t access_count = 0;
 };
 
+/// The bytes a kAddDevice, kAddPitched or kAddStreamOrdered row's call
+/// allocated, read at its successful exit: pitch * height for a pitched
+/// allocation (the pitch is an output), the requested size otherwise.
+inline std::uint64_t allocated_bytes(MemoryEffect effect, const AllocationParams& p) {
+  return effect == MemoryEffect::kAddPitched ? std::uint64_t{*p.pitch_out} * p.height : p.bytes;
+}
+
 /// A capture, event or stream call's parameters (kCapture* rows, kEvent*,
 /// kStreamWaitEvent, kStreamDestroy).
 struct CaptureParams {

@@ -2,6 +2,8 @@
 #include "core/snapshot/storage/tier_budget.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "core/snapshot/storage/byte_math.h"
@@ -58,6 +60,14 @@ StatusOr<std::uint64_t> parse_meminfo_available(std::string_view text) {
     return bytes;
   }
   return not_found("/proc/meminfo has no MemAvailable line");
+}
+
+StatusOr<std::uint64_t> read_meminfo_available(const std::string& meminfo_path) {
+  std::ifstream file(meminfo_path);
+  if (!file) return unavailable("cannot read " + meminfo_path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_meminfo_available(text.str());
 }
 
 }  // namespace rangereplay::storage

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/base/status.h"
@@ -49,5 +50,10 @@ std::uint64_t apply_limit(std::uint64_t budget_bytes, std::optional<std::uint64_
 /// MemAvailable from the text of /proc/meminfo ("MemAvailable:  123456 kB"),
 /// in bytes. Errors (not_found / invalid_argument) name the missing or bad line.
 StatusOr<std::uint64_t> parse_meminfo_available(std::string_view meminfo_text);
+
+/// MemAvailable read from the file at `meminfo_path` (/proc/meminfo), in
+/// bytes. Errors: unavailable when the file cannot be read; otherwise as
+/// parse_meminfo_available.
+StatusOr<std::uint64_t> read_meminfo_available(const std::string& meminfo_path);
 
 }  // namespace rangereplay::storage
