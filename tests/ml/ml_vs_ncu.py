@@ -19,20 +19,27 @@ under min(--timeout, budget left) seconds:
 Pairing: ncu's list holds every kernel of every `step` range in launch order
 but says nothing of which range each came from. The report's ranges are
 walked in index order, each taking as many of ncu's kernels as it has.
-Declined ranges are not compared and their kernels are skipped by count: a
-declined range before the first replayed one (triton_autotune's range 0,
-whose autotuning launches a number of benchmark kernels that depends on
-timing, so another number under ncu) takes whatever ncu has beyond the
-kernels of the ranges after it; a declined range later takes the number of
-kernels its report lists. When the counts differ the program fails, naming
-the first range whose kernel names differ from ncu's, its kernel count and
-both tools' totals. ncu's NVTX filter is per thread: kernels another thread
-launches while the range is open (PyTorch's autograd thread) are not in its
-list, and show as such a difference.
+Declined ranges, and the program's timing_dependent_ranges (programs.json:
+triton_autotune's range 0, whose autotuning launches a number of benchmark
+kernels that depends on timing, so another number under ncu), are not
+compared, and their kernels are skipped by count: such a range before the
+first compared one takes whatever ncu has beyond the kernels of the ranges
+after it; one later takes the number of kernels its report lists. ncu's NVTX
+filter is per thread: kernels another thread launches while the range is
+open (PyTorch's autograd thread) are not in its list. So when the counts
+differ and the first compared range's kernels carry launch numbers, ncu runs
+twice more on exactly that range's launches (--launch-skip, --launch-count,
+no NVTX filter; ncu_compare.launch_window), and that range alone is
+compared, the NVTX counts kept as a note. Otherwise differing counts fail the
+program, naming the first range whose kernel names differ from ncu's, its
+kernel count and both tools' totals. A program on which ncu's own first run
+ends by a signal with no kernel table (jax_train with XLA's command buffers:
+SIGSEGV under ncu) is unavailable: there is nothing to compare with.
 
 Judgement per kernel (ncu_compare.kernel_check): smsp__inst_executed.sum
 equal to ncu's, or, where ncu's two runs differ (a nondeterministic kernel),
-within their values widened by their difference. DRAM bytes read are judged
+within their values widened by their difference or by 0.1%, whichever is
+more (ncu_compare.within_spread). DRAM bytes read are judged
 where both tools start from the same cache state: ncu's kernel replay flushes
 L2 before every kernel (its default --cache-control all); rangereplay's
 --cache-control all (its default) flushes L2 before every counted pass of a
@@ -111,16 +118,19 @@ def dram_close(ours, ref):
     return nc.within_pct(ours, ref) or abs(ours - ref) <= DRAM_SLACK_BYTES
 
 
-def segments(report, n_ncu):
+def segments(report, n_ncu, uncompared=()):
     """Splits ncu's kernel list (n_ncu kernels, launch order) by the report's
-    ranges: [{"index", "declined", "kernels" (the report's count), "start",
-    "count" (ncu's kernels given to the range)}] in index order. Declined
-    ranges before the first replayed one share what ncu has beyond the
-    kernels of the later ranges (the first of them takes it all), every other
-    range its report's count; a range past ncu's end gets what is left."""
+    ranges: [{"index", "declined", "compared", "kernels" (the report's count),
+    "start", "count" (ncu's kernels given to the range)}] in index order. A
+    range is not compared when declined or its index is in uncompared (the
+    program's timing_dependent_ranges). Ranges not compared before the first
+    compared one share what ncu has beyond the kernels of the later ranges
+    (the first of them takes it all), every other range its report's count; a
+    range past ncu's end gets what is left."""
     ranges = sorted(report["ranges"], key=lambda r: r["index"])
+    compared = [not r.get("declined") and r["index"] not in uncompared for r in ranges]
     lead = 0
-    while lead < len(ranges) and ranges[lead].get("declined"):
+    while lead < len(ranges) and not compared[lead]:
         lead += 1
     rest = sum(len(r.get("kernels", [])) for r in ranges[lead:])
     out, pos = [], 0
@@ -131,8 +141,8 @@ def segments(report, n_ncu):
         else:
             want = mine
         count = max(0, min(want, n_ncu - pos))
-        out.append({"index": r["index"], "declined": bool(r.get("declined")), "kernels": mine, "start": pos,
-                    "count": count, "notes": list(r.get("notes", []))[:2]})
+        out.append({"index": r["index"], "declined": bool(r.get("declined")), "compared": compared[i],
+                    "kernels": mine, "start": pos, "count": count, "notes": list(r.get("notes", []))[:2]})
         pos += count
     return out
 
@@ -142,7 +152,7 @@ def first_name_difference(report, segs, ncu_list):
     mangled name differs from ncu's kernel at the same place, or None."""
     by_index = {r["index"]: r for r in report["ranges"]}
     for s in segs:
-        if s["declined"]:
+        if not s["compared"]:
             continue
         for j, k in enumerate(by_index[s["index"]]["kernels"]):
             at = s["start"] + j
@@ -152,9 +162,10 @@ def first_name_difference(report, segs, ncu_list):
     return None
 
 
-def compare(report, run1, run2):
+def compare(report, run1, run2, uncompared=()):
     """Pairs the report's replayed kernels with two ncu kernel-replay lists
-    (parse_ncu_csv) range by range (segments) and judges them: kernel_check
+    (parse_ncu_csv) range by range (segments; uncompared: range indices
+    left out as declined ones are) and judges them: kernel_check
     on the instruction counts, dram_close on the first kernel of each range.
     Returns a dict: ok, failures (one line each), ranges_compared,
     ranges_declined, kernels (rangereplay's in compared ranges), kernels_ncu
@@ -168,11 +179,11 @@ def compare(report, run1, run2):
     n1, n2 = len(run1), len(run2)
     if n1 != n2:
         failures.append(f"ncu's two runs profiled {n1} and {n2} kernels in `step` ranges")
-    segs = segments(report, n1)
-    segs2 = segments(report, n2)
-    ours_all = nc.report_kernels(report)
+    segs = segments(report, n1, uncompared)
+    segs2 = segments(report, n2, uncompared)
+    ours_all = [k for k in nc.report_kernels(report) if k["range"] not in uncompared]
     total_ours = len(ours_all)
-    total_ncu = sum(s["count"] for s in segs if not s["declined"])
+    total_ncu = sum(s["count"] for s in segs if s["compared"])
     declined = [s for s in segs if s["declined"]]
     # Kernels ncu has that no range took (the report's ranges have fewer kernels in all).
     leftover = n1 - sum(s["count"] for s in segs)
@@ -180,9 +191,9 @@ def compare(report, run1, run2):
         where = first_name_difference(report, segs, run1)
         seg = next((s for s in segs if where and s["index"] == where[0]), None)
         if seg is None:
-            seg = next((s for s in segs if not s["declined"] and s["count"] != s["kernels"]), None)
+            seg = next((s for s in segs if s["compared"] and s["count"] != s["kernels"]), None)
         if seg is None:
-            seg = next((s for s in reversed(segs) if not s["declined"]), None)
+            seg = next((s for s in reversed(segs) if s["compared"]), None)
         name = f"range {seg['index']}" if seg else "no replayed range"
         # ncu's list does not say where a range ends: the range named is the first whose names differ.
         failures.append(f"kernel counts differ at {name} ({seg['kernels'] if seg else 0} kernels in rangereplay's "
@@ -195,7 +206,7 @@ def compare(report, run1, run2):
     for k in ours_all:
         by_range.setdefault(k["range"], []).append(k)
     for s, s2 in zip(segs, segs2):
-        if s["declined"]:
+        if not s["compared"]:
             continue
         mine = by_range.get(s["index"], [])
         a = run1[s["start"]:s["start"] + s["count"]]
@@ -232,9 +243,11 @@ def compare(report, run1, run2):
     if not ours:
         failures.append("no kernel compared: no replayed range with kernels"
                         + (f" ({len(declined)} declined)" if declined else ""))
-    return {"ok": not failures, "failures": failures, "ranges_compared": sum(not s["declined"] for s in segs),
-            "ranges_declined": [s["index"] for s in declined], "kernels": total_ours,
-            "kernels_ncu": [total_ncu + max(leftover, 0), n2 - sum(s["count"] for s in segs2 if s["declined"])],
+    return {"ok": not failures, "failures": failures, "ranges_compared": sum(s["compared"] for s in segs),
+            "ranges_declined": [s["index"] for s in declined],
+            "ranges_timing_dependent": [s["index"] for s in segs if not s["declined"] and not s["compared"]],
+            "kernels": total_ours,
+            "kernels_ncu": [total_ncu + max(leftover, 0), n2 - sum(s["count"] for s in segs2 if not s["compared"])],
             "compared": check["compared"], "inst_equal": check["equal"],
             "outside_ncu_spread": check["outside_ncu_spread"], "nondeterministic": check["nondeterministic"],
             "max_inst_rel_dev": check["max_rel_dev"], "cache_control": cache, "dram_cold": cold_judged,
@@ -353,34 +366,86 @@ class Suite:
         except (OSError, json.JSONDecodeError) as e:
             res["problems"].append(f"report {report_path} unreadable: {e}")
             return res
-        lists = []
-        for k in (1, 2):
-            r = self.run(ncu_command(app), f"{p['name']}.ncu{k}", limit)
-            if r is None:
-                res["status"] = "skipped"
-                res["notes"].append(f"ncu run {k} not started: budget of {self.args.budget:.0f} s spent")
+        uncompared = tuple(p.get("timing_dependent_ranges", []))
+        lists = self.ncu_lists(res, p["name"], ncu_command(app), "ncu", limit)
+        if lists is None:
+            return res
+        comparison = compare(report, lists[0], lists[1], uncompared)
+        window = nc.launch_window(report, uncompared)
+        if not comparison["ok"] and comparison["kernels"] != comparison["kernels_ncu"][0] and window is not None:
+            # ncu's NVTX filter is per thread: kernels another thread launched
+            # inside a range (PyTorch's autograd thread) are not in its list.
+            # Compare one range by its launch numbers instead.
+            index, first, count = window
+            wlists = self.ncu_lists(res, p["name"], ncu_window_command(app, first, count), "ncu_window", limit)
+            if wlists is None:
                 return res
-            res["runs"][f"ncu{k}"] = brief(r)
-            out = rc.read_text(r["stdout"])
-            errors = [m for m in nc.ncu_messages(out + "\n" + rc.read_text(r["stderr"]), limit=20)
-                      if m.startswith("==ERROR==")]
-            res["runs"][f"ncu{k}"]["errors"] = errors
-            if r.get("problem"):
-                res["problems"].append(r["problem"])
-                return res
-            if r["exit"] != 0 or errors:
-                res["problems"].append(f"ncu run {k} exit {r['exit']}: "
-                                       f"{' | '.join(errors[:2]) or '(no ==ERROR== line)'}")
-            try:
-                lists.append(nc.parse_ncu_csv(out, "kernel"))
-            except nc.NcuCsvError as e:
-                res["problems"].append(f"ncu run {k}: {e}")
-                return res
-        comparison = compare(report, lists[0], lists[1])
+            res["notes"].append(f"ncu's NVTX filter saw {comparison['kernels_ncu'][0]} kernels, rangereplay "
+                                f"{comparison['kernels']}: range {index} compared by its launches {first}.."
+                                f"{first + count - 1} (ncu --launch-skip {first} --launch-count {count})")
+            res["comparison_nvtx"] = {k: v for k, v in comparison.items() if k != "pairs"}
+            comparison = compare(window_report(report, index), wlists[0], wlists[1])
         res["comparison"] = comparison
         res["problems"] += comparison["failures"]
         res["status"] = "pass" if not res["problems"] else "FAIL"
         return res
+
+    def ncu_lists(self, res, name, cmd, tag, limit):
+        """Two runs of an ncu kernel-replay command: [kernel list of run 1,
+        of run 2] (parse_ncu_csv), or None with res's status and problems or
+        notes set: skipped when the budget is spent, unavailable when ncu's
+        first run ends by a signal with no table (ncu fails on the program
+        without rangereplay: nothing to compare with), FAIL otherwise."""
+        lists = []
+        for k in (1, 2):
+            r = self.run(cmd, f"{name}.{tag}{k}", limit)
+            if r is None:
+                res["status"] = "skipped"
+                res["notes"].append(f"{tag} run {k} not started: budget of {self.args.budget:.0f} s spent")
+                return None
+            res["runs"][f"{tag}{k}"] = brief(r)
+            out = rc.read_text(r["stdout"])
+            errors = [m for m in nc.ncu_messages(out + "\n" + rc.read_text(r["stderr"]), limit=20)
+                      if m.startswith("==ERROR==")]
+            res["runs"][f"{tag}{k}"]["errors"] = errors
+            if r.get("problem"):
+                res["problems"].append(r["problem"])
+                return None
+            try:
+                lists.append(nc.parse_ncu_csv(out, "kernel"))
+            except nc.NcuCsvError as e:
+                if k == 1 and killed_by_signal(r["exit"]):
+                    res["status"] = "unavailable"
+                    res["notes"].append(f"ncu itself ends by a signal on this program (exit {r['exit']}: "
+                                        f"{' | '.join(errors[:2]) or 'no ==ERROR== line'}), with no kernel table: "
+                                        f"nothing to compare with")
+                    return None
+                res["problems"].append(f"{tag} run {k}: {e}")
+                return None
+            if r["exit"] != 0 or errors:
+                res["problems"].append(f"{tag} run {k} exit {r['exit']}: "
+                                       f"{' | '.join(errors[:2]) or '(no ==ERROR== line)'}")
+        return lists
+
+
+def killed_by_signal(code):
+    """True for an exit status a signal gives: negative (Popen) or 128 + N (a shell's)."""
+    return code is not None and (code < 0 or 128 < code < 160)
+
+
+def window_report(report, index):
+    """The report with range `index` alone, its kernels in launch order (as
+    ncu numbers launches: two threads' launches may be recorded in the other
+    order)."""
+    r = next(r for r in report["ranges"] if r["index"] == index)
+    kernels = sorted(r["kernels"], key=lambda k: k.get("launch_index", -1))
+    return dict(report, ranges=[dict(r, kernels=kernels)])
+
+
+def ncu_window_command(app_cmd, first, count):
+    """ncu kernel replay of launches first..first + count - 1, no NVTX filter (ncu_compare.ncu_csv_command)."""
+    return nc.ncu_csv_command(app_cmd, nc.FIDELITY_METRICS, NCU_EXTRA + ("--launch-skip", str(first),
+                                                                        "--launch-count", str(count)), None)
 
 
 def brief(r):

@@ -47,7 +47,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "corpus"))
 import run_corpus as rc  # noqa: E402
 
 PROGRAMS_JSON = os.path.join(HERE, "programs.json")
-PROGRAM_FIELDS = {"name", "argv", "ranges", "deterministic", "needs", "notes", "selection", "timeout_s"}
+PROGRAM_FIELDS = {"name", "argv", "ranges", "deterministic", "needs", "notes", "selection", "timeout_s",
+                  "timing_dependent_ranges"}
 SKIP_CODE = 77
 # A run is not started with less than this left of the budget.
 MIN_RUN_S = 10.0
@@ -116,6 +117,12 @@ def load_programs(path=PROGRAMS_JSON):
         if not isinstance(t, (int, float)) or isinstance(t, bool) or t <= 0:
             raise MlError(f"{where}: 'timeout_s' must be a positive number of seconds")
         p["timeout_s"] = t
+        tdr = p.get("timing_dependent_ranges", [])
+        if not isinstance(tdr, list) or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < p["ranges"]
+                                                 for i in tdr):
+            raise MlError(f"{where}: 'timing_dependent_ranges' must be a list of range indices below 'ranges' "
+                          f"({p['ranges']})")
+        p["timing_dependent_ranges"] = tdr
         out.append(p)
     return out
 

@@ -85,6 +85,43 @@ def test_leading_declined_range_takes_ncus_extra_kernels():
     assert [(s["index"], s["start"], s["count"]) for s in segs] == [(0, 0, 7), (1, 7, 3), (2, 10, 3), (3, 13, 3)]
 
 
+def test_timing_dependent_range_replayed_is_left_out_like_a_declined_one():
+    # triton_autotune's range 0 replayed with 5 benchmark launches; ncu's run of it launched 7 of other kernels.
+    bench = [("add_scale", 210.0, 9.0e5)] * 5
+    rep = report([rng(0, bench)] + [rng(i, STEP) for i in (1, 2, 3)])
+    theirs = nc.parse_ncu_csv(ncu_csv([("fill", 999.0, 1.0)] * 7 + STEP * 3))
+    assert not mv.compare(rep, theirs, theirs)["ok"]
+    c = mv.compare(rep, theirs, theirs, uncompared=(0,))
+    assert c["ok"], c["failures"]
+    assert c["ranges_declined"] == [] and c["ranges_timing_dependent"] == [0]
+    assert c["compared"] == 9 and c["kernels"] == 9 and c["kernels_ncu"] == [9, 9]
+    assert [p["range"] for p in c["pairs"]] == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+
+
+def test_launch_window_and_window_report():
+    rep = report([rng(0, STEP), rng(1, STEP)])
+    assert nc.launch_window(rep) is None                     # no launch_index (-1)
+    for r, first in zip(rep["ranges"], (40, 90)):
+        # The autograd thread's launch (index 1) was recorded after the main thread's (index 2).
+        for k, li in zip(r["kernels"], (first, first + 2, first + 1)):
+            k["launch_index"] = li
+    assert nc.launch_window(rep) == (0, 40, 3)
+    assert nc.launch_window(rep, uncompared=(0,)) == (1, 90, 3)
+    w = mv.window_report(rep, 1)
+    assert [r["index"] for r in w["ranges"]] == [1]
+    assert [k["name"] for k in w["ranges"][0]["kernels"]] == ["_Z3fwdPf", "matmul", "add_scale"]
+    theirs = nc.parse_ncu_csv(ncu_csv([STEP[0], STEP[2], STEP[1]]))
+    assert mv.compare(w, theirs, theirs)["ok"]
+    cmd = mv.ncu_window_command(["python3", "p.py"], 90, 3)
+    assert "--nvtx" not in cmd and cmd[cmd.index("--launch-skip") + 1] == "90"
+    assert cmd[cmd.index("--launch-count") + 1] == "3" and cmd[-2:] == ["python3", "p.py"]
+
+
+def test_killed_by_signal():
+    assert mv.killed_by_signal(139) and mv.killed_by_signal(-11) and mv.killed_by_signal(134)
+    assert not mv.killed_by_signal(0) and not mv.killed_by_signal(1) and not mv.killed_by_signal(None)
+
+
 def test_declined_range_in_the_middle_is_skipped_by_its_count():
     rep = report([rng(0, STEP), rng(1, STEP[:2], declined=True), rng(2, STEP)])
     theirs = nc.parse_ncu_csv(ncu_csv(STEP + [("x", 1.0, 1.0), ("y", 1.0, 1.0)] + STEP))

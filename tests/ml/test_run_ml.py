@@ -91,6 +91,8 @@ def test_program_list_in_the_repository_loads_and_names_existing_scripts():
         assert p["timeout_s"] == 120
     by_name = {p["name"]: p for p in programs}
     assert by_name["torch_compile.capture"]["ranges"] == 4
+    assert by_name["triton_autotune"]["timing_dependent_ranges"] == [0]
+    assert by_name["jax_train"]["timing_dependent_ranges"] == []
     assert by_name["jax_train.no_prealloc"]["argv"] == ["jax_train.py", "--prealloc", "off"]
     assert [p["name"] for p in rm.select_programs(programs, "cupy_ops,jax_train")] == ["jax_train", "cupy_ops"]
 
@@ -119,6 +121,8 @@ def test_program_list_errors_name_the_entry_and_field():
     expect_error({"programs": [dict(good, argv=["../x.py"])]}, "must be a script in")
     expect_error({"programs": [dict(good, selection=["--nvtx-include", "s/", "--verify"])]}, "run_ml.py adds")
     expect_error({"programs": [dict(good, name="a b")]}, "name must be letters")
+    expect_error({"programs": [dict(good, timing_dependent_ranges=[3])]}, "range indices below 'ranges' (3)")
+    expect_error({"programs": [dict(good, timing_dependent_ranges=0)]}, "'timing_dependent_ranges' must be a list")
     try:
         rm.select_programs(rm.load_programs(), "jax_trian")
     except rm.MlError as e:

@@ -230,6 +230,22 @@ def report_kernels(report):
     return kernels
 
 
+def launch_window(report, uncompared=()):
+    """(range index, first launch index, launch count) of the first replayed
+    range not in uncompared whose kernels all carry a process-wide
+    launch_index, or None. A range's launches are consecutive in the process
+    (every thread's launch while it is open belongs to it), so `ncu
+    --launch-skip first --launch-count count` profiles exactly its kernels,
+    whichever thread launched them."""
+    for r in sorted(report["ranges"], key=lambda r: r["index"]):
+        if r.get("declined") or r["index"] in uncompared or not r.get("kernels"):
+            continue
+        idx = [k.get("launch_index", -1) for k in r["kernels"]]
+        if min(idx) >= 0:
+            return r["index"], min(idx), max(idx) - min(idx) + 1
+    return None
+
+
 def range_sums(report, metrics=FIDELITY_METRICS):
     """Per range of a rangereplay report, in index order: {"index", "name",
     "declined", "kernels", <metric>: value} where value is the sum of the
@@ -266,14 +282,24 @@ def within_pct(ours, ref, pct=0.02, zero_slack=4096.0):
     return relative_deviation(ours, ref) <= pct if ref > 0 else ours <= zero_slack
 
 
+# A nondeterministic kernel's instruction count (ncu's two runs differ) may
+# lie this far (relative) outside the two runs, however close they are: two
+# draws bound a third poorly (for evenly spread counts, a third lands outside
+# the two widened by their difference about 3 times in 10).
+NONDETERMINISTIC_REL_SLACK = 0.001
+
+
 def within_spread(ours, a, b):
-    """ours within [min(a, b) - spread, max(a, b) + spread], spread = |a - b|:
-    ncu's two runs a and b widened by their own difference. Equal runs (a
-    deterministic kernel) leave only ours == a. False when any is None."""
+    """ours within [min(a, b) - w, max(a, b) + w], w = max(|a - b|,
+    NONDETERMINISTIC_REL_SLACK * max(|a|, |b|)) when a != b: ncu's two runs
+    widened by their own difference, or by 0.1% where that is more. Equal runs
+    (a deterministic kernel) leave only ours == a. False when any is None."""
     if ours is None or a is None or b is None:
         return False
-    spread = abs(a - b)
-    return min(a, b) - spread <= ours <= max(a, b) + spread
+    if a == b:
+        return ours == a
+    w = max(abs(a - b), NONDETERMINISTIC_REL_SLACK * max(abs(a), abs(b)))
+    return min(a, b) - w <= ours <= max(a, b) + w
 
 
 def kernel_check(ours, run1, run2):

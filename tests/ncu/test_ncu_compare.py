@@ -125,6 +125,9 @@ def test_within_spread_and_within_pct():
     assert nc.within_spread(95, 100, 105)               # lower bound: 100 - 5
     assert nc.within_spread(110, 100, 105)              # upper bound: 105 + 5
     assert not nc.within_spread(94, 105, 100) and not nc.within_spread(111, 100, 105)
+    # Runs close together: 0.1% of the larger widens them (the gemm of jax_train: 928152 vs 927864 / 927692).
+    assert nc.within_spread(928152, 927864, 927692)
+    assert nc.within_spread(927864 + 927, 927864, 927863) and not nc.within_spread(927864 + 929, 927864, 927863)
     assert not nc.within_spread(None, 1, 1) and not nc.within_spread(1, None, 1)
     assert nc.within_pct(102.0, 100.0) and not nc.within_pct(102.5, 100.0) and nc.within_pct(98.0, 100.0)
     assert nc.within_pct(4096.0, 0.0) and not nc.within_pct(4097.0, 0.0)

@@ -10,7 +10,8 @@ transformer train and infer) it measures
       - smsp__inst_executed.sum kernel by kernel (in order) against ncu kernel
         replay run twice: equal, or, for a kernel whose two ncu runs differ
         (nondeterministic, e.g. CUB's decoupled look-back), within ncu's two
-        values widened by their difference (kernel_check);
+        values widened by their difference or by 0.1%, whichever is more
+        (kernel_check);
       - dram__bytes_read.sum summed over each range's kernels against
         `ncu --replay-mode range` for the same range, within 2%
         (dram_range_check): both run a range's kernels back to back, so data
@@ -42,8 +43,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "ncu"))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from e2e_common import ReportSchemaError, load_report  # noqa: E402
 from ncu_compare import (FIDELITY_METRICS, NcuCsvError, dram_range_check, kernel_check,  # noqa: E402
-                         ncu_csv_command, ncu_ranges, parse_ncu_csv, range_replay_metrics, range_sums,
-                         report_kernels, speed_against_ncu)
+                         launch_window, ncu_csv_command, ncu_ranges, parse_ncu_csv, range_replay_metrics,
+                         range_sums, report_kernels, speed_against_ncu)
 VERIFY_METRICS = "smsp__inst_executed.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SKIP_CODE = 77
 
@@ -110,21 +111,6 @@ class Runner:
 def brief(r):
     """The part of a run result kept in workloads.json."""
     return {"rc": r["rc"], "wall_s": r["wall_s"], "stderr_tail": r["stderr"].strip()[-600:]}
-
-
-def launch_window(report):
-    """(range index, first launch index, launch count) of the first replayed
-    range whose kernels all carry a process-wide launch_index, or None. A
-    range's launches are consecutive in the process (every thread's launch
-    while it is open belongs to it), so `ncu --launch-skip first --launch-count
-    count` profiles exactly its kernels, whichever thread launched them."""
-    for r in report["ranges"]:
-        if r.get("declined") or not r["kernels"]:
-            continue
-        idx = [k.get("launch_index", -1) for k in r["kernels"]]
-        if min(idx) >= 0:
-            return r["index"], min(idx), max(idx) - min(idx) + 1
-    return None
 
 
 def workload_table(build, only):
