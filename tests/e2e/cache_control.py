@@ -4,7 +4,7 @@ read and written and the L2 hit rate, at a footprint that fits the L2
 (16 MiB) and one that does not (256 MiB), under `rangereplay --cache-control
 all` and `ncu --replay-mode range --cache-control all`, side by side in one
 run: each total within 2% (or 64 KiB for bytes) of ncu's, in at least one of
-two ncu runs (ncu's own totals vary from run to run), except DRAM writes at
+two ncu runs, or between them (ncu's own totals vary from run to run), except DRAM writes at
 16 MiB, which must not exceed ncu's (the range writes next to nothing: ncu's
 own are 35-318 KB from run to run); the same with the
 two DRAM counters alone, a one-pass list (the standing pass). Under `none` no range may show more DRAM writes than ncu's `none` run
@@ -58,15 +58,19 @@ def close(metric, ours, ref):
 
 
 def close_to_a_run(metric, ours, runs, i, size):
-    """ours close to range i's value in at least one of ncu's runs. At 16 MiB
+    """ours close to range i's value in at least one of ncu's runs, or between
+    them (ncu's own hit rates at 16 MiB differ by up to 5 points). At 16 MiB
     the range's data stays in L2 and it writes next to nothing to DRAM: ncu's
     DRAM writes there are its own, 35-318 KB from run to run, so ours must
     only not exceed the larger run's by more than 2% or 64 KiB (a restore
     written back inside the range would add megabytes)."""
+    refs = [t[i].get(metric) for t in runs if number(t[i].get(metric))]
+    if not number(ours) or not refs:
+        return False
     if size == "16MiB" and metric == "dram__bytes_write.sum":
-        refs = [t[i].get(metric) for t in runs if number(t[i].get(metric))]
-        return number(ours) and bool(refs) and ours <= max(refs) + max(0.02 * max(refs), 65536.0)
-    return any(close(metric, ours, t[i].get(metric)) for t in runs)
+        return ours <= max(refs) + max(0.02 * max(refs), 65536.0)
+    # Between ncu's two runs is as close as ncu comes to itself.
+    return any(close(metric, ours, r) for r in refs) or min(refs) <= ours <= max(refs)
 
 
 def run_values(runs, i, metric):
