@@ -28,9 +28,15 @@ after it; one later takes the number of kernels its report lists. ncu's NVTX
 filter is per thread: kernels another thread launches while the range is
 open (PyTorch's autograd thread) are not in its list. So when the counts
 differ and the first compared range's kernels carry launch numbers, ncu runs
-twice more on exactly that range's launches (--launch-skip, --launch-count,
-no NVTX filter; ncu_compare.launch_window), and that range alone is
-compared, the NVTX counts kept as a note. Otherwise differing counts fail the
+twice more on that range's launches and WINDOW_MARGIN more on either side
+(--launch-skip, --launch-count, no NVTX filter; ncu_compare.launch_window);
+the range's kernel names are found in a row in ncu's list (align: the two
+tools' launch numbers may differ by a few launches), and that range alone is
+compared, the NVTX counts kept as a note. Every run of a program has
+Triton's on-disk autotuning cache on, in a folder of its own
+(TRITON_CACHE_AUTOTUNING, TRITON_CACHE_DIR): autotuning keeps the config that
+was fastest in the first run (rangereplay's), which all later runs launch;
+without it ncu's slower launches may make another config win. Otherwise differing counts fail the
 program, naming the first range whose kernel names differ from ncu's, its
 kernel count and both tools' totals. A program on which ncu's own first run
 ends by a signal with no kernel table (jax_train with XLA's command buffers:
@@ -87,6 +93,8 @@ MIN_RUN_S = 20.0
 # DRAM bytes read of a cold kernel: within 2% of ncu's, or within this many bytes (small kernels).
 DRAM_SLACK_BYTES = 64 * 1024
 NCU_EXTRA = ("--print-kernel-base", "mangled")
+# Launches profiled by ncu on either side of a range compared by its launch numbers (align).
+WINDOW_MARGIN = 64
 
 
 def log(msg):
@@ -322,14 +330,14 @@ class Suite:
     def budget_left(self):
         return float("inf") if self.args.budget is None else self.args.budget - (time.monotonic() - self.t0)
 
-    def run(self, cmd, tag, limit):
+    def run(self, cmd, tag, limit, env):
         """One run under min(limit, budget left) seconds; None when the budget
         has less than MIN_RUN_S left. The record (run_corpus.run_one) gains
         'problem' for a hang, a cut or a run that could not start."""
         left = self.budget_left()
         if left < MIN_RUN_S:
             return None
-        r = rc.run_one(cmd, self.logs, self.env, min(limit, left), os.path.join(self.logs, tag))
+        r = rc.run_one(cmd, self.logs, env, min(limit, left), os.path.join(self.logs, tag))
         if r.get("error"):
             r["problem"] = f"{tag}: {r['error']}"
         elif r["hung"]:
@@ -346,7 +354,12 @@ class Suite:
         if os.path.exists(report_path):
             os.remove(report_path)
         log(f"{p['name']}: {shlex.join(p['argv'])}")
-        prof = self.run(profile_command(self.cli, p, report_path) + app, f"{p['name']}.profile", limit)
+        # Triton's autotuning picks the config that was fastest in this run; under ncu another may win. With
+        # its on-disk autotuning cache, fresh per program, every later run launches the config of the first.
+        cache = os.path.join(self.logs, f"{p['name']}.triton-cache")
+        shutil.rmtree(cache, ignore_errors=True)
+        env = dict(self.env, TRITON_CACHE_AUTOTUNING="1", TRITON_CACHE_DIR=cache)
+        prof = self.run(profile_command(self.cli, p, report_path) + app, f"{p['name']}.profile", limit, env)
         if prof is None:
             res["status"] = "skipped"
             res["notes"].append(f"budget of {self.args.budget:.0f} s spent")
@@ -367,7 +380,7 @@ class Suite:
             res["problems"].append(f"report {report_path} unreadable: {e}")
             return res
         uncompared = tuple(p.get("timing_dependent_ranges", []))
-        lists = self.ncu_lists(res, p["name"], ncu_command(app), "ncu", limit)
+        lists = self.ncu_lists(res, p["name"], ncu_command(app), "ncu", limit, env)
         if lists is None:
             return res
         comparison = compare(report, lists[0], lists[1], uncompared)
@@ -377,20 +390,29 @@ class Suite:
             # inside a range (PyTorch's autograd thread) are not in its list.
             # Compare one range by its launch numbers instead.
             index, first, count = window
-            wlists = self.ncu_lists(res, p["name"], ncu_window_command(app, first, count), "ncu_window", limit)
+            skip = max(0, first - WINDOW_MARGIN)
+            wlists = self.ncu_lists(res, p["name"], ncu_window_command(app, skip, first - skip + count + WINDOW_MARGIN),
+                                    "ncu_window", limit, env)
             if wlists is None:
                 return res
-            res["notes"].append(f"ncu's NVTX filter saw {comparison['kernels_ncu'][0]} kernels, rangereplay "
-                                f"{comparison['kernels']}: range {index} compared by its launches {first}.."
-                                f"{first + count - 1} (ncu --launch-skip {first} --launch-count {count})")
             res["comparison_nvtx"] = {k: v for k, v in comparison.items() if k != "pairs"}
-            comparison = compare(window_report(report, index), wlists[0], wlists[1])
+            one = window_report(report, index)
+            names = [k.get("mangled_name", "") for k in one["ranges"][0]["kernels"]]
+            at = [align(names, w, first - skip) for w in wlists]
+            res["notes"].append(f"ncu's NVTX filter saw {comparison['kernels_ncu'][0]} kernels, rangereplay "
+                                f"{comparison['kernels']}: range {index} (launches {first}..{first + count - 1} "
+                                f"here) compared with ncu's launches from {skip}, its kernels found at offsets {at}")
+            if None in at:
+                res["problems"].append(f"range {index}: its {count} kernel names are nowhere in a row in ncu's "
+                                       f"launches {skip}..{first + count + WINDOW_MARGIN - 1}")
+                return res
+            comparison = compare(one, *[w[a:a + len(names)] for w, a in zip(wlists, at)])
         res["comparison"] = comparison
         res["problems"] += comparison["failures"]
         res["status"] = "pass" if not res["problems"] else "FAIL"
         return res
 
-    def ncu_lists(self, res, name, cmd, tag, limit):
+    def ncu_lists(self, res, name, cmd, tag, limit, env):
         """Two runs of an ncu kernel-replay command: [kernel list of run 1,
         of run 2] (parse_ncu_csv), or None with res's status and problems or
         notes set: skipped when the budget is spent, unavailable when ncu's
@@ -398,7 +420,7 @@ class Suite:
         without rangereplay: nothing to compare with), FAIL otherwise."""
         lists = []
         for k in (1, 2):
-            r = self.run(cmd, f"{name}.{tag}{k}", limit)
+            r = self.run(cmd, f"{name}.{tag}{k}", limit, env)
             if r is None:
                 res["status"] = "skipped"
                 res["notes"].append(f"{tag} run {k} not started: budget of {self.args.budget:.0f} s spent")
@@ -431,6 +453,16 @@ class Suite:
 def killed_by_signal(code):
     """True for an exit status a signal gives: negative (Popen) or 128 + N (a shell's)."""
     return code is not None and (code < 0 or 128 < code < 160)
+
+
+def align(names, ncu_list, expected):
+    """The offset in ncu_list (parse_ncu_csv) at which the kernel names
+    `names` follow each other, the one nearest `expected` (where launch
+    numbers say the range starts), or None. Launch numbers of the two tools
+    may differ by a few launches one counts and the other does not."""
+    n = len(names)
+    found = [i for i in range(len(ncu_list) - n + 1) if [k["name"] for k in ncu_list[i:i + n]] == names]
+    return min(found, key=lambda i: (abs(i - expected), i)) if found else None
 
 
 def window_report(report, index):

@@ -117,6 +117,13 @@ def test_launch_window_and_window_report():
     assert cmd[cmd.index("--launch-count") + 1] == "3" and cmd[-2:] == ["python3", "p.py"]
 
 
+def test_align_finds_the_range_nearest_where_launch_numbers_say():
+    names = ["a", "b", "c"]
+    lst = nc.parse_ncu_csv(ncu_csv([(n, 1.0, 1.0) for n in ["x", "a", "b", "c", "y", "a", "b", "c", "z"]]))
+    assert mv.align(names, lst, 0) == 1 and mv.align(names, lst, 4) == 5 and mv.align(names, lst, 3) == 1
+    assert mv.align(["a", "c"], lst, 0) is None and mv.align(names, lst[:3], 0) is None
+
+
 def test_killed_by_signal():
     assert mv.killed_by_signal(139) and mv.killed_by_signal(-11) and mv.killed_by_signal(134)
     assert not mv.killed_by_signal(0) and not mv.killed_by_signal(1) and not mv.killed_by_signal(None)
