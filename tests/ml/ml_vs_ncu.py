@@ -32,11 +32,12 @@ twice more on that range's launches and WINDOW_MARGIN more on either side
 (--launch-skip, --launch-count, no NVTX filter; ncu_compare.launch_window);
 the range's kernel names are found in a row in ncu's list (align: the two
 tools' launch numbers may differ by a few launches), and that range alone is
-compared, the NVTX counts kept as a note. Every run of a program has
-Triton's on-disk autotuning cache on, in a folder of its own
-(TRITON_CACHE_AUTOTUNING, TRITON_CACHE_DIR): autotuning keeps the config that
-was fastest in the first run (rangereplay's), which all later runs launch;
-without it ncu's slower launches may make another config win. Otherwise differing counts fail the
+compared, the NVTX counts kept as a note. Every run of a program with
+timing_dependent_ranges has Triton's on-disk autotuning cache on, in a
+folder of its own (TRITON_CACHE_AUTOTUNING, TRITON_CACHE_DIR): autotuning
+keeps the config that was fastest in the first run (rangereplay's), which
+all later runs launch; without it ncu's slower launches made another config
+of triton_autotune's matmul win (401152 instructions against 199808). Otherwise differing counts fail the
 program, naming the first range whose kernel names differ from ncu's, its
 kernel count and both tools' totals. A program on which ncu's own first run
 ends by a signal with no kernel table (jax_train with XLA's command buffers:
@@ -354,11 +355,13 @@ class Suite:
         if os.path.exists(report_path):
             os.remove(report_path)
         log(f"{p['name']}: {shlex.join(p['argv'])}")
-        # Triton's autotuning picks the config that was fastest in this run; under ncu another may win. With
-        # its on-disk autotuning cache, fresh per program, every later run launches the config of the first.
-        cache = os.path.join(self.logs, f"{p['name']}.triton-cache")
-        shutil.rmtree(cache, ignore_errors=True)
-        env = dict(self.env, TRITON_CACHE_AUTOTUNING="1", TRITON_CACHE_DIR=cache)
+        env = self.env
+        if p.get("timing_dependent_ranges"):
+            # Autotuning picks the config that was fastest in this run; under ncu another may win. With Triton's
+            # on-disk autotuning cache, fresh per program, every later run launches the config of the first.
+            cache = os.path.join(self.logs, f"{p['name']}.triton-cache")
+            shutil.rmtree(cache, ignore_errors=True)
+            env = dict(self.env, TRITON_CACHE_AUTOTUNING="1", TRITON_CACHE_DIR=cache)
         prof = self.run(profile_command(self.cli, p, report_path) + app, f"{p['name']}.profile", limit, env)
         if prof is None:
             res["status"] = "skipped"
