@@ -4,10 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/base/elapsed.h"
+#include "core/base/environment.h"
 #include "cuda/cu_status.h"
 #include "tool/controller_helpers.h"
 #include "tool/deferred_ranges.h"
@@ -159,14 +162,19 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     decline_batch(batch, DeclineReason::kReplayFailed, s.message());
     return;
   }
-  std::vector<std::unique_ptr<WindowMember>> parts;
-  std::vector<std::size_t> first_row;
-  StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
   // The records as pass 0 left them: a member replayed on its own after the
-  // batch starts again from them (replay_alone).
+  // batch starts again from them (replay_alone), and the batch after a range
+  // replayed alone whose automatic ranges missed a kernel.
   std::vector<report::RangeRecord> before;
   before.reserve(batch.size());
   for (const auto& range : batch) before.push_back(range->record);
+  if (batch.size() == 1 && replays_on_its_own(*batch.front())) {
+    if (replay_single(*batch.front(), why)) return;
+    batch.front()->record = before.front();
+  }
+  std::vector<std::unique_ptr<WindowMember>> parts;
+  std::vector<std::size_t> first_row;
+  StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
   s = run_batch_window(batch, parts, first_row, values);
   if (!s.ok()) {
     const bool any_unloaded = std::any_of(
@@ -273,13 +281,7 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
     const auto start = Clock::now();
     // The batch's passes, times and notes are not this range's.
     range.record = std::move(before[i]);
-    Status s = counting_.size_counters_to_pass0(range, range.program.kernels().size());
-    std::optional<Decline> failed =
-        s.ok() ? controller_.replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
-    if (!failed) {
-      if (Status e = counting_.evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
-    }
-    counting_.restore_configured_mode(range);
+    std::optional<Decline> failed = replay_on_its_own(range);
     if (failed) {
       decline(range, failed->reason, std::move(failed->detail));
     } else {
@@ -293,6 +295,44 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
                                          range.modules_loaded, ms_since(start));
     parts_.report.ranges[range.record_index] = std::move(range.record);
   }
+}
+
+std::optional<Decline> DeferredRanges::replay_on_its_own(ActiveRange& range) {
+  Status s = counting_.size_counters_to_pass0(range, range.program.kernels().size());
+  std::optional<Decline> failed =
+      s.ok() ? controller_.replay_window_locked(range) : Decline{decline_of(s, DeclineReason::kCountersUnavailable)};
+  if (!failed) {
+    if (Status e = counting_.evaluate(range); !e.ok()) failed = decline_of(e, DeclineReason::kCountersUnavailable);
+  }
+  counting_.restore_configured_mode(range);
+  return failed;
+}
+
+bool DeferredRanges::replays_on_its_own(const ActiveRange& range) const {
+  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
+  const CounterLayout own =
+      layout_after_recording_pass0(per_kernel, !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
+                                   static_cast<bool>(counting_.flush_on_tool_stream()));
+  // The lead-in flush's counter range may not fit where the batch's would.
+  return std::holds_alternative<AutoKernelRanges>(own) && !controller_.coordinated() && counters_ &&
+         counter_ranges(own, range.program.kernels().size()) <= counters_->backend().most_ranges();
+}
+
+bool DeferredRanges::replay_single(ActiveRange& range, const char* why) {
+  const auto start = Clock::now();
+  std::optional<Decline> failed = replay_on_its_own(range);
+  if (failed && failed->reason == DeclineReason::kCounterRangesMismatch) return false;
+  if (failed) {
+    decline(range, failed->reason, std::move(failed->detail));
+  } else {
+    range.record.counter_ranges = counter_ranges_name(range.counters);
+    range.record.notes.push_back(std::string("replayed alone in its batch (replayed when: ") + why +
+                                 "), with a counter range per kernel from CUPTI; pass 0 ran without counters");
+  }
+  controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
+                                       range.modules_loaded, ms_since(start));
+  parts_.report.ranges[range.record_index] = std::move(range.record);
+  return true;
 }
 
 }  // namespace rangereplay::tool

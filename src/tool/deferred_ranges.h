@@ -64,6 +64,9 @@ class BatchServices {
   virtual bool unloaded_since_end(const ActiveRange& range) const = 0;
   /// The range records' decline fields, notes and times.
   virtual RangeReporter reporter() const = 0;
+  /// Whether ranges end in lockstep with the job's other ranks (their
+  /// windows meet at barriers).
+  virtual bool coordinated() const = 0;
   /// `range`'s own replay window; the caller holds the inventory's lock.
   /// nullopt when every pass ran, or the range's decline.
   virtual std::optional<Decline> replay_window_locked(ActiveRange& range) = 0;
@@ -208,6 +211,23 @@ class DeferredRanges {
   // noting the batch's `batch_ms`. Call with the inventory's lock held.
   void replay_alone(std::vector<std::unique_ptr<ActiveRange>>& batch, std::vector<report::RangeRecord>& before,
                     const std::string& because, double batch_ms, const char* why);
+  // `range` in a window of its own, as an immediate range: its counters
+  // sized to its kernels in its own layout, the passes, the evaluation; the
+  // configured counter mode is set again. nullopt when it has its values,
+  // or its decline. Call with the inventory's lock held.
+  std::optional<Decline> replay_on_its_own(ActiveRange& range);
+  // Whether a batch of `range` alone replays in a window of its own: its
+  // own layout is CUPTI's automatic per-kernel ranges, whose counted time is
+  // each kernel's (a user range the batch pushes from the host around each
+  // kernel counts the host's launch path too), its counter ranges (with the
+  // lead-in flush's) fit one counter data image, and its ends are not in
+  // lockstep with other ranks (whose batches meet at no barrier).
+  bool replays_on_its_own(const ActiveRange& range) const;
+  // A batch of one (replays_on_its_own): replayed on its own, its record
+  // filled, noted with `why`. False, with nothing filled, when CUPTI's
+  // automatic ranges missed a kernel: the batch's window (a user range per
+  // kernel) replays it next, from its record as pass 0 left it.
+  bool replay_single(ActiveRange& range, const char* why);
 
   Parts parts_;
   EntrySnapshots& snapshots_;

@@ -214,6 +214,18 @@ TEST_F(ToolHarness, a_batch_over_one_image_is_replayed_as_two) {
   expect_all(read(data, kInts), 4);
 }
 
+// A replayed range of two kernels: values for each, in `layout`'s counter
+// ranges ("auto" or "user"), with a note holding `note`.
+void expect_two_kernels_replayed(const report::RangeRecord& r, const std::string& layout, const std::string& note) {
+  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.counter_ranges, layout);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const report::KernelRecord& k : r.kernels) EXPECT_FALSE(k.metrics.empty()) << k.name;
+  bool noted = false;
+  for (const std::string& n : r.notes) noted = noted || n.find(note) != std::string::npos;
+  EXPECT_TRUE(noted) << "no note with '" << note << "'";
+}
+
 TEST_F(ToolHarness, a_range_whose_auto_ranges_miss_a_kernel_is_replayed_again_with_user_ranges) {
   fake::CounterOptions counters;
   counters.auto_ranges_drop_one = true;
@@ -225,14 +237,7 @@ TEST_F(ToolHarness, a_range_whose_auto_ranges_miss_a_kernel_is_replayed_again_wi
     add_one(data, kInts);
     add_one(data, kInts);
   });
-  const report::RangeRecord r = only_range(finish());
-  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
-  EXPECT_EQ(r.counter_ranges, "user");
-  ASSERT_EQ(r.kernels.size(), 2u);
-  for (const report::KernelRecord& k : r.kernels) EXPECT_FALSE(k.metrics.empty()) << k.name;
-  bool noted = false;
-  for (const std::string& note : r.notes) noted = noted || note.find("replayed a second time") != std::string::npos;
-  EXPECT_TRUE(noted);
+  expect_two_kernels_replayed(only_range(finish()), "user", "replayed a second time");
   // Pass 0, three passes under auto ranges, three more under user ranges.
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
   expect_all(read(data, kInts), 2);
@@ -248,6 +253,56 @@ TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
   EXPECT_EQ(fake::counts().launches, 1u + 3u);
   const report::RangeRecord r = only_range(finish());
   EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+}
+
+TEST_F(ToolHarness, a_batch_of_one_range_replays_with_cuptis_per_kernel_ranges) {
+  // A user range pushed from the host around each kernel counts the host's
+  // launch path in the kernel's time; alone, the range needs no names to
+  // tell it from other members, so CUPTI's automatic ranges count it.
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    add_one(data, kInts);
+    add_one(data, kInts);
+  });
+  EXPECT_EQ(fake::counts().launches, 2u) << "the range waits for its batch";
+  expect_two_kernels_replayed(only_range(finish()), "auto", "replayed alone in its batch");
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
+  expect_all(read(data, kInts), 2);
+}
+
+TEST_F(ToolHarness, a_batch_of_one_whose_auto_ranges_miss_a_kernel_replays_in_the_batch_window) {
+  fake::CounterOptions counters;
+  counters.auto_ranges_drop_one = true;
+  fake::configure_counters(counters);
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    add_one(data, kInts);
+    add_one(data, kInts);
+  });
+  const report::RangeRecord r = only_range(finish());
+  expect_two_kernels_replayed(r, "user", "replayed with 0 other deferred ranges");
+  for (const std::string& note : r.notes)
+    EXPECT_EQ(note.find("replayed alone in its batch"), std::string::npos) << "the record starts again from pass 0's";
+  // Pass 0, three passes alone under auto ranges, three more in the batch's window.
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
+  expect_all(read(data, kInts), 2);
+}
+
+TEST_F(ToolHarness, a_batch_of_two_ranges_shares_one_window_of_user_ranges) {
+  config_.batch_ranges = 2;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
+  const report::Report report = finish();
+  ASSERT_EQ(report.ranges.size(), 2u);
+  for (const report::RangeRecord& r : report.ranges) {
+    ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.counter_ranges, "user");
+  }
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
+  expect_all(read(data, kInts), 2);
 }
 
 TEST_F(ToolHarness, a_write_into_untracked_device_memory_replays_the_batch_first) {
