@@ -9,7 +9,10 @@
 # CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3),
 # ML_ARGS (more tests/ml/run_ml.py options, e.g. --only NAME,... or --tool-args "--fallback app-range"),
 # MLNCU_ARGS (more tests/ml/ml_vs_ncu.py options, e.g. --only NAME,... or --timeout 300),
-# MULTIGPU_ARGS (more tests/multigpu/run_multigpu.py options, e.g. --only ddp --nproc 2 or --set full).
+# MULTIGPU_ARGS (more tests/multigpu/run_multigpu.py options, e.g. --only ddp --nproc 2 or --set full),
+# LOGS_ARCHIVE (a .tar.xz the log folder is also packed into at the end: the device machine returns at most 8 files
+# from $OUT, so give it a log folder outside $OUT and LOGS_ARCHIVE=$OUT/logs.tar.xz; Triton caches
+# left out).
 # Without stages, the default list runs (build test examples bench compare; workloads, profile, reports, corpus,
 # ml, mlncu and multigpu only when named; reports keeps the reports of real profiles under <log-dir>/reports). Requires
 # .deps/debs (scripts/gpu-deps.sh download); corpus needs .corpus (tests/corpus/README.md); ml needs JAX, PyTorch,
@@ -162,3 +165,7 @@ printf '%s\n' "${summary[@]}"
 [[ -f "$logs/mlncu/mlncu.txt" ]] && { echo "--- mlncu"; tail -30 "$logs/mlncu/mlncu.txt"; }
 [[ -f "$logs/multigpu/multigpu.txt" ]] && { echo "--- multigpu"; tail -40 "$logs/multigpu/multigpu.txt"; }
 for b in "$logs"/*_bench.txt; do [[ -f $b ]] && { echo "--- $(basename "$b")"; tail -25 "$b"; }; done
+if [[ -n ${LOGS_ARCHIVE:-} ]]; then
+  tar -C "$(dirname "$logs")" --exclude='*.triton-cache' -cJf "$LOGS_ARCHIVE" \
+    "$(basename "$logs")" && echo "logs packed: $LOGS_ARCHIVE ($(du -h "$LOGS_ARCHIVE" | cut -f1))"
+fi
