@@ -266,6 +266,11 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
                                  " other deferred ranges, sharing " + std::to_string(passes - 1) +
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
+    if (std::holds_alternative<UserKernelRanges>(range.counters))
+      range.record.notes.push_back(
+          "each kernel was counted in a counter range pushed from the host around its launch, whose time includes "
+          "the launch path (microseconds a kernel): durations run long and throughputs short by as much; "
+          "--batch-ranges off counts each kernel in CUPTI's own per-kernel range");
     controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
                                          range.modules_loaded, window_ms);
     parts_.report.ranges[range.record_index] = std::move(range.record);

@@ -300,6 +300,9 @@ TEST_F(ToolHarness, a_batch_of_two_ranges_shares_one_window_of_user_ranges) {
   for (const report::RangeRecord& r : report.ranges) {
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
     EXPECT_EQ(r.counter_ranges, "user");
+    bool noted = false;
+    for (const std::string& n : r.notes) noted = noted || n.find("durations run long") != std::string::npos;
+    EXPECT_TRUE(noted) << "a user range's time is noted";
   }
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
   expect_all(read(data, kInts), 2);
