@@ -8,8 +8,11 @@ needed (CTest label unit):
 
     python3 tests/ml/test_ml_vs_ncu.py
 """
+import argparse
 import os
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -122,6 +125,35 @@ def test_align_finds_the_range_nearest_where_launch_numbers_say():
     lst = nc.parse_ncu_csv(ncu_csv([(n, 1.0, 1.0) for n in ["x", "a", "b", "c", "y", "a", "b", "c", "z"]]))
     assert mv.align(names, lst, 0) == 1 and mv.align(names, lst, 4) == 5 and mv.align(names, lst, 3) == 1
     assert mv.align(["a", "c"], lst, 0) is None and mv.align(names, lst[:3], 0) is None
+
+
+def test_ncu_runs_ended_by_a_signal_are_run_again_then_make_the_program_unavailable():
+    folder = tempfile.mkdtemp(prefix="ml_vs_ncu_test.")
+
+    def record(code, text):
+        out = os.path.join(folder, f"run{len(os.listdir(folder))}.out")
+        with open(out, "w") as f:
+            f.write(text)
+        return {"cmd": ["ncu"], "exit": code, "hung": False, "wall_s": 1.0, "stdout": out, "stderr": out}
+
+    suite = mv.Suite(argparse.Namespace(budget=None), "rangereplay", folder, {})
+    script = [record(139, "Segmentation fault\n"), record(0, ncu_csv(STEP)), record(0, ncu_csv(STEP))]
+    suite.run = lambda cmd, tag, limit, env: script.pop(0)
+    res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
+    lists = suite.ncu_lists(res, "p", ["ncu"], "ncu", 10.0, {})
+    assert lists is not None and [len(x) for x in lists] == [3, 3] and not res["problems"], res
+    assert sorted(res["runs"]) == ["ncu1", "ncu1.try2", "ncu2"], res["runs"]
+    assert res["notes"] == ["ncu run 1: ncu ended by a signal 1 time(s) first"], res["notes"]
+    script[:] = [record(139, "Segmentation fault\n") for _ in range(mv.NCU_SIGNAL_TRIES)]
+    res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
+    assert suite.ncu_lists(res, "p", ["ncu"], "ncu", 10.0, {}) is None
+    assert res["status"] == "unavailable" and not script and "in 3 runs (exit 139" in res["notes"][0], res
+    # A run that ends with an error code and no table is a failure, not run again.
+    script[:] = [record(1, "==ERROR== bad\n")]
+    res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
+    assert suite.ncu_lists(res, "p", ["ncu"], "ncu", 10.0, {}) is None
+    assert res["status"] == "FAIL" and res["problems"][0].startswith("ncu run 1:"), res
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_killed_by_signal():
