@@ -168,10 +168,8 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   std::vector<report::RangeRecord> before;
   before.reserve(batch.size());
   for (const auto& range : batch) before.push_back(range->record);
-  if (batch.size() == 1 && replays_on_its_own(*batch.front())) {
-    if (replay_single(*batch.front(), why)) return;
-    batch.front()->record = before.front();
-  }
+  const bool tried_alone = batch.size() == 1 && replays_on_its_own(*batch.front());
+  if (tried_alone && replay_single(*batch.front(), before.front(), why)) return;
   std::vector<std::unique_ptr<WindowMember>> parts;
   std::vector<std::size_t> first_row;
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
@@ -180,6 +178,11 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     const bool any_unloaded = std::any_of(
         batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
     decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
+    return;
+  }
+  if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch && tried_alone) {
+    // Its automatic ranges missed a kernel before: a window of its own again would too.
+    decline_batch(batch, DeclineReason::kCounterRangesMismatch, values.status().message());
     return;
   }
   if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
@@ -266,7 +269,7 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
                                  " other deferred ranges, sharing " + std::to_string(passes - 1) +
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
-    if (std::holds_alternative<UserKernelRanges>(range.counters))
+    if (std::holds_alternative<UserKernelRanges>(range.counters) && !environment::user_kernel_ranges())
       range.record.notes.push_back(
           "each kernel was counted in a counter range pushed from the host around its launch, whose time includes "
           "the launch path (microseconds a kernel): durations run long and throughputs short by as much; "
@@ -318,15 +321,19 @@ bool DeferredRanges::replays_on_its_own(const ActiveRange& range) const {
   const CounterLayout own =
       layout_after_recording_pass0(per_kernel, !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
                                    static_cast<bool>(counting_.flush_on_tool_stream()));
-  // The lead-in flush's counter range may not fit where the batch's would.
-  return std::holds_alternative<AutoKernelRanges>(own) && !controller_.coordinated() && counters_ &&
+  // Without the lead-in flush a missed kernel would shift the values
+  // unseen; its counter range may not fit where the batch's would.
+  return has_lead_in_flush(own) && counters_ &&
          counter_ranges(own, range.program.kernels().size()) <= counters_->backend().most_ranges();
 }
 
-bool DeferredRanges::replay_single(ActiveRange& range, const char* why) {
+bool DeferredRanges::replay_single(ActiveRange& range, const report::RangeRecord& before, const char* why) {
   const auto start = Clock::now();
   std::optional<Decline> failed = replay_on_its_own(range);
-  if (failed && failed->reason == DeclineReason::kCounterRangesMismatch) return false;
+  if (failed && failed->reason == DeclineReason::kCounterRangesMismatch) {
+    range.record = before;
+    return false;
+  }
   if (failed) {
     decline(range, failed->reason, std::move(failed->detail));
   } else {

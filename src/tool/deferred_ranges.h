@@ -64,9 +64,6 @@ class BatchServices {
   virtual bool unloaded_since_end(const ActiveRange& range) const = 0;
   /// The range records' decline fields, notes and times.
   virtual RangeReporter reporter() const = 0;
-  /// Whether ranges end in lockstep with the job's other ranks (their
-  /// windows meet at barriers).
-  virtual bool coordinated() const = 0;
   /// `range`'s own replay window; the caller holds the inventory's lock.
   /// nullopt when every pass ran, or the range's decline.
   virtual std::optional<Decline> replay_window_locked(ActiveRange& range) = 0;
@@ -219,15 +216,16 @@ class DeferredRanges {
   // Whether a batch of `range` alone replays in a window of its own: its
   // own layout is CUPTI's automatic per-kernel ranges, whose counted time is
   // each kernel's (a user range the batch pushes from the host around each
-  // kernel counts the host's launch path too), its counter ranges (with the
-  // lead-in flush's) fit one counter data image, and its ends are not in
-  // lockstep with other ranks (whose batches meet at no barrier).
+  // kernel counts the host's launch path too), with the lead-in flush, whose
+  // extra counter range shows a kernel the automatic ranges missed, and its
+  // counter ranges fit one counter data image. (Ranges that end in lockstep
+  // with other ranks are never deferred.)
   bool replays_on_its_own(const ActiveRange& range) const;
-  // A batch of one (replays_on_its_own): replayed on its own, its record
-  // filled, noted with `why`. False, with nothing filled, when CUPTI's
-  // automatic ranges missed a kernel: the batch's window (a user range per
-  // kernel) replays it next, from its record as pass 0 left it.
-  bool replay_single(ActiveRange& range, const char* why);
+  // A batch of one (replays_on_its_own): replayed on its own, its reserved
+  // record filled, noted with `why`. False when CUPTI's automatic ranges
+  // missed a kernel: its record is `before` again (as pass 0 left it), for
+  // the batch's window (a user range per kernel) to replay it next.
+  bool replay_single(ActiveRange& range, const report::RangeRecord& before, const char* why);
 
   Parts parts_;
   EntrySnapshots& snapshots_;

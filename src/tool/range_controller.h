@@ -219,7 +219,6 @@ class RangeController : private BatchServices, private AppRangeServices {
   }
   // The range records' decline fields, notes and times (tool/logic/range_report.h).
   RangeReporter reporter() const override { return RangeReporter(parts_.config.quiet); }
-  bool coordinated() const override { return peers_.coordinated(); }
   // At a range's end: its decline, its notes (skipped copies, modules
   // loaded), the window's times; moves its record into the report (and
   // makes it a pending record of the standing pass when its values come

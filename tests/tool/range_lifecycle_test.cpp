@@ -266,7 +266,10 @@ TEST_F(ToolHarness, a_batch_of_one_range_replays_with_cuptis_per_kernel_ranges) 
     add_one(data, kInts);
   });
   EXPECT_EQ(fake::counts().launches, 2u) << "the range waits for its batch";
-  expect_two_kernels_replayed(only_range(finish()), "auto", "replayed alone in its batch");
+  const report::RangeRecord r = only_range(finish());
+  expect_two_kernels_replayed(r, "auto", "replayed alone in its batch");
+  EXPECT_EQ(r.passes, 4u);
+  for (const std::string& note : r.notes) EXPECT_EQ(note.find("durations run long"), std::string::npos) << note;
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
   expect_all(read(data, kInts), 2);
 }
@@ -285,8 +288,27 @@ TEST_F(ToolHarness, a_batch_of_one_whose_auto_ranges_miss_a_kernel_replays_in_th
   expect_two_kernels_replayed(r, "user", "replayed with 0 other deferred ranges");
   for (const std::string& note : r.notes)
     EXPECT_EQ(note.find("replayed alone in its batch"), std::string::npos) << "the record starts again from pass 0's";
+  EXPECT_EQ(r.passes, 4u) << "pass 0 and the batch window's three, not the first attempt's";
   // Pass 0, three passes alone under auto ranges, three more in the batch's window.
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
+  expect_all(read(data, kInts), 2);
+}
+
+TEST_F(ToolHarness, a_batch_of_one_whose_lead_in_would_not_fit_the_image_replays_in_the_batch_window) {
+  // Two kernels fill an image of two counter ranges; alone, CUPTI's automatic
+  // ranges would need a third for the lead-in flush.
+  fake::CounterOptions counters;
+  counters.most_ranges = 2;
+  fake::configure_counters(counters);
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  range("step", [&] {
+    add_one(data, kInts);
+    add_one(data, kInts);
+  });
+  const report::RangeRecord r = only_range(finish());
+  expect_two_kernels_replayed(r, "user", "replayed with 0 other deferred ranges");
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u) << "no attempt alone";
   expect_all(read(data, kInts), 2);
 }
 
