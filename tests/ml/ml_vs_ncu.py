@@ -26,13 +26,15 @@ compared, and their kernels are skipped by count: such a range before the
 first compared one takes whatever ncu has beyond the kernels of the ranges
 after it; one later takes the number of kernels its report lists. ncu's NVTX
 filter is per thread: kernels another thread launches while the range is
-open (PyTorch's autograd thread) are not in its list. So when the counts
-differ and the first compared range's kernels carry launch numbers, ncu runs
-twice more on that range's launches and WINDOW_MARGIN more on either side
-(--launch-skip, --launch-count, no NVTX filter; ncu_compare.launch_window);
-the range's kernel names are found in a row in ncu's list (align: the two
-tools' launch numbers may differ by a few launches), and that range alone is
-compared, the NVTX counts kept as a note. Every run of a program with
+open (PyTorch's autograd thread) are not in its list. So when rangereplay
+has more kernels than ncu's list and every compared range's kernels carry
+launch numbers, ncu runs twice more on the launches of all compared ranges
+and WINDOW_MARGIN more on either side (--launch-skip, --launch-count, no
+NVTX filter; launch_windows); each range's kernel names are found in a row
+in ncu's list (align: the two tools' launch numbers may differ by a few
+launches), and the ranges are compared there, the NVTX comparison kept as
+comparison_nvtx and a note. When that fails (ncu's runs, or a range's names
+not found), the NVTX comparison's failures stand. Every run of a program with
 timing_dependent_ranges has Triton's on-disk autotuning cache on, in a
 folder of its own (TRITON_CACHE_AUTOTUNING, TRITON_CACHE_DIR): autotuning
 keeps the config that was fastest in the first run (rangereplay's), which
@@ -389,33 +391,50 @@ class Suite:
         if lists is None:
             return res
         comparison = compare(report, lists[0], lists[1], uncompared)
-        window = nc.launch_window(report, uncompared)
-        if not comparison["ok"] and comparison["kernels"] != comparison["kernels_ncu"][0] and window is not None:
+        windows = launch_windows(report, uncompared)
+        if not comparison["ok"] and comparison["kernels"] > comparison["kernels_ncu"][0] and windows:
             # ncu's NVTX filter is per thread: kernels another thread launched
-            # inside a range (PyTorch's autograd thread) are not in its list.
-            # Compare one range by its launch numbers instead.
-            index, first, count = window
-            skip = max(0, first - WINDOW_MARGIN)
-            wlists = self.ncu_lists(res, p["name"], ncu_window_command(app, skip, first - skip + count + WINDOW_MARGIN),
-                                    "ncu_window", limit, env)
-            if wlists is None:
+            # inside a range (PyTorch's autograd thread) are missing from its
+            # list. Compare the ranges by their launch numbers instead.
+            windowed = self.compare_by_launches(res, p["name"], app, report, windows, comparison, limit, env)
+            if windowed is None:
+                res["comparison"] = comparison
+                res["problems"] += comparison["failures"]
+                res["status"] = "FAIL"
                 return res
-            res["comparison_nvtx"] = {k: v for k, v in comparison.items() if k != "pairs"}
-            one = window_report(report, index)
-            names = [k.get("mangled_name", "") for k in one["ranges"][0]["kernels"]]
-            at = [align(names, w, first - skip) for w in wlists]
-            res["notes"].append(f"ncu's NVTX filter saw {comparison['kernels_ncu'][0]} kernels, rangereplay "
-                                f"{comparison['kernels']}: range {index} (launches {first}..{first + count - 1} "
-                                f"here) compared with ncu's launches from {skip}, its kernels found at offsets {at}")
-            if None in at:
-                res["problems"].append(f"range {index}: its {count} kernel names are nowhere in a row in ncu's "
-                                       f"launches {skip}..{first + count + WINDOW_MARGIN - 1}")
-                return res
-            comparison = compare(one, *[w[a:a + len(names)] for w, a in zip(wlists, at)])
+            comparison = windowed
         res["comparison"] = comparison
         res["problems"] += comparison["failures"]
         res["status"] = "pass" if not res["problems"] else "FAIL"
         return res
+
+    def compare_by_launches(self, res, name, app, report, windows, nvtx, limit, env):
+        """The compared ranges against two ncu runs over their launches
+        (windows: launch_windows) and WINDOW_MARGIN more on either side, each
+        range found by its kernel names (align): compare's result over them,
+        or None (res's problems and notes say why) when ncu's runs failed or
+        a range's names are not in them. nvtx: the comparison by ncu's NVTX
+        filter, kept in res as comparison_nvtx."""
+        skip = max(0, min(first for _, first, _ in windows) - WINDOW_MARGIN)
+        end = max(first + count for _, first, count in windows) + WINDOW_MARGIN
+        res["comparison_nvtx"] = {k: v for k, v in nvtx.items() if k != "pairs"}
+        res["notes"].append(f"ncu's NVTX filter saw {nvtx['kernels_ncu'][0]} kernels, rangereplay "
+                            f"{nvtx['kernels']}: ranges compared by their launches, ncu's launches {skip}..{end - 1}")
+        wlists = self.ncu_lists(res, name, ncu_window_command(app, skip, end - skip), "ncu_window", limit, env)
+        if wlists is None:
+            return None
+        sub = windows_report(report, [index for index, _, _ in windows])
+        slices = [[], []]
+        for r, (index, first, _) in zip(sub["ranges"], windows):
+            names = [k.get("mangled_name", "") for k in r["kernels"]]
+            at = [align(names, w, first - skip) for w in wlists]
+            if None in at:
+                res["problems"].append(f"range {index}: its {len(names)} kernel names are nowhere in a row in ncu's "
+                                       f"launches {skip}..{end - 1}")
+                return None
+            for k, (w, a) in enumerate(zip(wlists, at)):
+                slices[k] += w[a:a + len(names)]
+        return compare(sub, slices[0], slices[1])
 
     def ncu_lists(self, res, name, cmd, tag, limit, env):
         """Two runs of an ncu kernel-replay command: [kernel list of run 1,
@@ -481,13 +500,29 @@ def align(names, ncu_list, expected):
     return min(found, key=lambda i: (abs(i - expected), i)) if found else None
 
 
-def window_report(report, index):
-    """The report with range `index` alone, its kernels in launch order (as
-    ncu numbers launches: two threads' launches may be recorded in the other
-    order)."""
-    r = next(r for r in report["ranges"] if r["index"] == index)
-    kernels = sorted(r["kernels"], key=lambda k: k.get("launch_index", -1))
-    return dict(report, ranges=[dict(r, kernels=kernels)])
+def launch_windows(report, uncompared=()):
+    """[(range index, first launch index, launch count)] of every replayed
+    range not in uncompared, in index order, or None when one of them lacks
+    launch numbers (ncu_compare.launch_window: a range's launches are
+    consecutive in the process, whichever thread made them)."""
+    out = []
+    for r in sorted(report["ranges"], key=lambda r: r["index"]):
+        if r.get("declined") or r["index"] in uncompared or not r.get("kernels"):
+            continue
+        w = nc.launch_window({"ranges": [r]})
+        if w is None:
+            return None
+        out.append(w)
+    return out or None
+
+
+def windows_report(report, indices):
+    """The report with the ranges `indices` alone, in index order, each
+    range's kernels in launch order (as ncu numbers launches: two threads'
+    launches may be recorded in the other order)."""
+    ranges = sorted((r for r in report["ranges"] if r["index"] in indices), key=lambda r: r["index"])
+    return dict(report, ranges=[dict(r, kernels=sorted(r["kernels"], key=lambda k: k.get("launch_index", -1)))
+                                for r in ranges])
 
 
 def ncu_window_command(app_cmd, first, count):

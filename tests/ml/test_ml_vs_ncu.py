@@ -101,16 +101,25 @@ def test_timing_dependent_range_replayed_is_left_out_like_a_declined_one():
     assert [p["range"] for p in c["pairs"]] == [1, 1, 1, 2, 2, 2, 3, 3, 3]
 
 
-def test_launch_window_and_window_report():
-    rep = report([rng(0, STEP), rng(1, STEP)])
-    assert nc.launch_window(rep) is None                     # no launch_index (-1)
-    for r, first in zip(rep["ranges"], (40, 90)):
-        # The autograd thread's launch (index 1) was recorded after the main thread's (index 2).
+def with_launches(rep, firsts):
+    """rep's ranges given launch numbers from firsts (one per range); the
+    autograd thread's launch (the second kernel) recorded after the main
+    thread's (the third), so report order is not launch order."""
+    for r, first in zip(rep["ranges"], firsts):
         for k, li in zip(r["kernels"], (first, first + 2, first + 1)):
             k["launch_index"] = li
-    assert nc.launch_window(rep) == (0, 40, 3)
-    assert nc.launch_window(rep, uncompared=(0,)) == (1, 90, 3)
-    w = mv.window_report(rep, 1)
+    return rep
+
+
+def test_launch_windows_and_windows_report():
+    rep = report([rng(0, STEP), rng(1, STEP), rng(2, STEP, declined=True)])
+    assert mv.launch_windows(rep) is None                     # no launch_index (-1)
+    with_launches(rep, (40, 90, 140))
+    assert mv.launch_windows(rep) == [(0, 40, 3), (1, 90, 3)]
+    assert mv.launch_windows(rep, uncompared=(0,)) == [(1, 90, 3)]
+    rep["ranges"][1]["kernels"][0]["launch_index"] = -1
+    assert mv.launch_windows(rep) is None                     # every compared range needs its numbers
+    w = mv.windows_report(with_launches(rep, (40, 90)), [1])
     assert [r["index"] for r in w["ranges"]] == [1]
     assert [k["name"] for k in w["ranges"][0]["kernels"]] == ["_Z3fwdPf", "matmul", "add_scale"]
     theirs = nc.parse_ncu_csv(ncu_csv([STEP[0], STEP[2], STEP[1]]))
@@ -118,6 +127,44 @@ def test_launch_window_and_window_report():
     cmd = mv.ncu_window_command(["python3", "p.py"], 90, 3)
     assert "--nvtx" not in cmd and cmd[cmd.index("--launch-skip") + 1] == "90"
     assert cmd[cmd.index("--launch-count") + 1] == "3" and cmd[-2:] == ["python3", "p.py"]
+
+
+def scripted_suite(folder, outputs):
+    """A Suite whose runs return `outputs` in turn: [(exit code, stdout text)], each kept in a file in folder."""
+    records = []
+    for code, text in outputs:
+        out = os.path.join(folder, f"run{len(os.listdir(folder))}.out")
+        with open(out, "w") as f:
+            f.write(text)
+        records.append({"cmd": ["ncu"], "exit": code, "hung": False, "wall_s": 1.0, "stdout": out, "stderr": out})
+    suite = mv.Suite(argparse.Namespace(budget=None), "rangereplay", folder, {})
+    suite.run = lambda cmd, tag, limit, env: records.pop(0)
+    return suite, records
+
+
+def test_ranges_compared_by_their_launches_when_ncus_filter_misses_a_thread():
+    rep = with_launches(report([rng(0, STEP), rng(1, STEP)]), (40, 90))
+    # ncu's NVTX run: the autograd thread's kernel (add_scale) missing from every range.
+    nvtx = nc.parse_ncu_csv(ncu_csv([STEP[0], STEP[2]] * 2))
+    c = mv.compare(rep, nvtx, nvtx)
+    assert not c["ok"] and c["kernels"] == 6 and c["kernels_ncu"][0] == 4
+    windows = mv.launch_windows(rep)
+    # ncu's window from launch 0: 37 other launches, range 0, 47 others, range 1, the rest (ncu counts 3 more
+    # launches before each range than the tool does).
+    launches = [("other", 1.0, 1.0)] * 37 + [STEP[0], STEP[2], STEP[1]] + [("other", 1.0, 1.0)] * 47 + \
+        [STEP[0], STEP[2], STEP[1]] + [("other", 1.0, 1.0)] * 60
+    folder = tempfile.mkdtemp(prefix="ml_vs_ncu_test.")
+    suite, left = scripted_suite(folder, [(0, ncu_csv(launches))] * 2)
+    res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
+    w = suite.compare_by_launches(res, "p", ["python3", "p.py"], rep, windows, c, 10.0, {})
+    assert w is not None and w["ok"] and w["compared"] == 6, (w, res)
+    assert not left and res["comparison_nvtx"]["kernels_ncu"][0] == 4 and "ncu's launches 0..156" in res["notes"][0]
+    # A range whose kernels are not in ncu's window: no comparison, the reason in problems.
+    suite, _ = scripted_suite(folder, [(0, ncu_csv([("other", 1.0, 1.0)] * 157))] * 2)
+    res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
+    assert suite.compare_by_launches(res, "p", ["python3", "p.py"], rep, windows, c, 10.0, {}) is None
+    assert res["problems"] == ["range 0: its 3 kernel names are nowhere in a row in ncu's launches 0..156"]
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_align_finds_the_range_nearest_where_launch_numbers_say():
@@ -128,28 +175,20 @@ def test_align_finds_the_range_nearest_where_launch_numbers_say():
 
 
 def test_ncu_runs_ended_by_a_signal_are_run_again_then_make_the_program_unavailable():
+    crash = (139, "Segmentation fault\n")
     folder = tempfile.mkdtemp(prefix="ml_vs_ncu_test.")
-
-    def record(code, text):
-        out = os.path.join(folder, f"run{len(os.listdir(folder))}.out")
-        with open(out, "w") as f:
-            f.write(text)
-        return {"cmd": ["ncu"], "exit": code, "hung": False, "wall_s": 1.0, "stdout": out, "stderr": out}
-
-    suite = mv.Suite(argparse.Namespace(budget=None), "rangereplay", folder, {})
-    script = [record(139, "Segmentation fault\n"), record(0, ncu_csv(STEP)), record(0, ncu_csv(STEP))]
-    suite.run = lambda cmd, tag, limit, env: script.pop(0)
+    suite, _ = scripted_suite(folder, [crash, (0, ncu_csv(STEP)), (0, ncu_csv(STEP))])
     res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
     lists = suite.ncu_lists(res, "p", ["ncu"], "ncu", 10.0, {})
     assert lists is not None and [len(x) for x in lists] == [3, 3] and not res["problems"], res
     assert sorted(res["runs"]) == ["ncu1", "ncu1.try2", "ncu2"], res["runs"]
     assert res["notes"] == ["ncu run 1: ncu ended by a signal 1 time(s) first"], res["notes"]
-    script[:] = [record(139, "Segmentation fault\n") for _ in range(mv.NCU_SIGNAL_TRIES)]
+    suite, left = scripted_suite(folder, [crash] * mv.NCU_SIGNAL_TRIES)
     res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
     assert suite.ncu_lists(res, "p", ["ncu"], "ncu", 10.0, {}) is None
-    assert res["status"] == "unavailable" and not script and "in 3 runs (exit 139" in res["notes"][0], res
+    assert res["status"] == "unavailable" and not left and "in 3 runs (exit 139" in res["notes"][0], res
     # A run that ends with an error code and no table is a failure, not run again.
-    script[:] = [record(1, "==ERROR== bad\n")]
+    suite, _ = scripted_suite(folder, [(1, "==ERROR== bad\n")])
     res = {"status": "FAIL", "problems": [], "notes": [], "runs": {}}
     assert suite.ncu_lists(res, "p", ["ncu"], "ncu", 10.0, {}) is None
     assert res["status"] == "FAIL" and res["problems"][0].startswith("ncu run 1:"), res

@@ -230,15 +230,15 @@ def report_kernels(report):
     return kernels
 
 
-def launch_window(report, uncompared=()):
+def launch_window(report):
     """(range index, first launch index, launch count) of the first replayed
-    range not in uncompared whose kernels all carry a process-wide
-    launch_index, or None. A range's launches are consecutive in the process
-    (every thread's launch while it is open belongs to it), so `ncu
-    --launch-skip first --launch-count count` profiles exactly its kernels,
-    whichever thread launched them."""
+    range whose kernels all carry a process-wide launch_index, or None. A
+    range's launches are consecutive in the process (every thread's launch
+    while it is open belongs to it), so `ncu --launch-skip first
+    --launch-count count` profiles exactly its kernels, whichever thread
+    launched them."""
     for r in sorted(report["ranges"], key=lambda r: r["index"]):
-        if r.get("declined") or r["index"] in uncompared or not r.get("kernels"):
+        if r.get("declined") or not r.get("kernels"):
             continue
         idx = [k.get("launch_index", -1) for k in r["kernels"]]
         if min(idx) >= 0:
