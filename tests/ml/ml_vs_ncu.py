@@ -34,15 +34,18 @@ NVTX filter; launch_windows); each range's kernel names are found in a row
 in ncu's list (align: the two tools' launch numbers may differ by a few
 launches), and the ranges are compared there, the NVTX comparison kept as
 comparison_nvtx and a note. When that fails (ncu's runs, or a range's names
-not found), the NVTX comparison's failures stand. Every run of a program with
-timing_dependent_ranges has Triton's on-disk autotuning cache on, in a
-folder of its own (TRITON_CACHE_AUTOTUNING, TRITON_CACHE_DIR): autotuning
-keeps the config that was fastest in the first run (rangereplay's), which
-all later runs launch; without it ncu's slower launches made another config
-of triton_autotune's matmul win (401152 instructions against 199808). Otherwise differing counts fail the
-program, naming the first range whose kernel names differ from ncu's, its
-kernel count and both tools' totals. A program on which ncu's own first run
-ends by a signal with no kernel table (jax_train with XLA's command buffers:
+not found), the NVTX comparison's failures stand. Otherwise differing counts
+fail the program, naming the first range whose kernel names differ from
+ncu's, its kernel count and both tools' totals.
+
+Every run of a program with timing_dependent_ranges has Triton's on-disk
+autotuning cache on, in a folder of its own (TRITON_CACHE_AUTOTUNING,
+TRITON_CACHE_DIR): autotuning keeps the config that was fastest in the first
+run (rangereplay's), which all later runs launch; without it ncu's slower
+launches made another config of triton_autotune's matmul win (401152
+instructions against 199808). An ncu run that ends by a signal with no
+kernel table is run again, up to NCU_SIGNAL_TRIES times; a program on which
+ncu's first run ends so every time (jax_train with XLA's command buffers:
 SIGSEGV under ncu) is unavailable: there is nothing to compare with.
 
 Judgement per kernel (ncu_compare.kernel_check): smsp__inst_executed.sum
