@@ -226,21 +226,35 @@ void expect_two_kernels_replayed(const report::RangeRecord& r, const std::string
   EXPECT_TRUE(noted) << "no note with '" << note << "'";
 }
 
-TEST_F(ToolHarness, a_range_whose_auto_ranges_miss_a_kernel_is_replayed_again_with_user_ranges) {
+// One range of two kernels, with `counters` for the fake CUPTI, profiled to
+// the end: the range's record; the data holds 2 after it either way.
+class TwoKernelRange : public ToolHarness {
+ protected:
+  report::RangeRecord profile_two_kernels(const fake::CounterOptions& counters) {
+    fake::configure_counters(counters);
+    start();
+    const CUdeviceptr data = buffer(kInts);
+    range("step", [&] {
+      add_one(data, kInts);
+      add_one(data, kInts);
+    });
+    report::RangeRecord r = only_range(finish());
+    expect_all(read(data, kInts), 2);
+    return r;
+  }
+};
+
+fake::CounterOptions auto_ranges_drop_one() {
   fake::CounterOptions counters;
   counters.auto_ranges_drop_one = true;
-  fake::configure_counters(counters);
+  return counters;
+}
+
+TEST_F(TwoKernelRange, a_range_whose_auto_ranges_miss_a_kernel_is_replayed_again_with_user_ranges) {
   config_.batch_ranges = 0;  // the immediate path counts kernels in CUPTI's auto ranges
-  start();
-  const CUdeviceptr data = buffer(kInts);
-  range("step", [&] {
-    add_one(data, kInts);
-    add_one(data, kInts);
-  });
-  expect_two_kernels_replayed(only_range(finish()), "user", "replayed a second time");
+  expect_two_kernels_replayed(profile_two_kernels(auto_ranges_drop_one()), "user", "replayed a second time");
   // Pass 0, three passes under auto ranges, three more under user ranges.
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
-  expect_all(read(data, kInts), 2);
 }
 
 TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
@@ -255,61 +269,35 @@ TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
   EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
 }
 
-TEST_F(ToolHarness, a_batch_of_one_range_replays_with_cuptis_per_kernel_ranges) {
+TEST_F(TwoKernelRange, a_batch_of_one_range_replays_with_cuptis_per_kernel_ranges) {
   // A user range pushed from the host around each kernel counts the host's
   // launch path in the kernel's time; alone, the range needs no names to
   // tell it from other members, so CUPTI's automatic ranges count it.
-  start();
-  const CUdeviceptr data = buffer(kInts);
-  range("step", [&] {
-    add_one(data, kInts);
-    add_one(data, kInts);
-  });
-  EXPECT_EQ(fake::counts().launches, 2u) << "the range waits for its batch";
-  const report::RangeRecord r = only_range(finish());
+  const report::RangeRecord r = profile_two_kernels({});
   expect_two_kernels_replayed(r, "auto", "replayed alone in its batch");
   EXPECT_EQ(r.passes, 4u);
   for (const std::string& note : r.notes) EXPECT_EQ(note.find("durations run long"), std::string::npos) << note;
+  // Pass 0 at the range (its replay waited for the batch), three replays at the end.
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
-  expect_all(read(data, kInts), 2);
 }
 
-TEST_F(ToolHarness, a_batch_of_one_whose_auto_ranges_miss_a_kernel_replays_in_the_batch_window) {
-  fake::CounterOptions counters;
-  counters.auto_ranges_drop_one = true;
-  fake::configure_counters(counters);
-  start();
-  const CUdeviceptr data = buffer(kInts);
-  range("step", [&] {
-    add_one(data, kInts);
-    add_one(data, kInts);
-  });
-  const report::RangeRecord r = only_range(finish());
+TEST_F(TwoKernelRange, a_batch_of_one_whose_auto_ranges_miss_a_kernel_replays_in_the_batch_window) {
+  const report::RangeRecord r = profile_two_kernels(auto_ranges_drop_one());
   expect_two_kernels_replayed(r, "user", "replayed with 0 other deferred ranges");
   for (const std::string& note : r.notes)
     EXPECT_EQ(note.find("replayed alone in its batch"), std::string::npos) << "the record starts again from pass 0's";
   EXPECT_EQ(r.passes, 4u) << "pass 0 and the batch window's three, not the first attempt's";
   // Pass 0, three passes alone under auto ranges, three more in the batch's window.
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
-  expect_all(read(data, kInts), 2);
 }
 
-TEST_F(ToolHarness, a_batch_of_one_whose_lead_in_would_not_fit_the_image_replays_in_the_batch_window) {
+TEST_F(TwoKernelRange, a_batch_of_one_whose_lead_in_would_not_fit_the_image_replays_in_the_batch_window) {
   // Two kernels fill an image of two counter ranges; alone, CUPTI's automatic
   // ranges would need a third for the lead-in flush.
   fake::CounterOptions counters;
   counters.most_ranges = 2;
-  fake::configure_counters(counters);
-  start();
-  const CUdeviceptr data = buffer(kInts);
-  range("step", [&] {
-    add_one(data, kInts);
-    add_one(data, kInts);
-  });
-  const report::RangeRecord r = only_range(finish());
-  expect_two_kernels_replayed(r, "user", "replayed with 0 other deferred ranges");
+  expect_two_kernels_replayed(profile_two_kernels(counters), "user", "replayed with 0 other deferred ranges");
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u) << "no attempt alone";
-  expect_all(read(data, kInts), 2);
 }
 
 TEST_F(ToolHarness, a_batch_of_two_ranges_shares_one_window_of_user_ranges) {
