@@ -3,7 +3,7 @@
 GPU end-to-end test of deferred, batched replays (--batch-ranges N): the same values as ranges
 replayed one by one (--batch-ranges off), the application's results unchanged, and a free of a
 deferred range's memory replaying it first. A range replayed alone in its batch (CUPTI's automatic
-ranges) has its kernels' durations within 10% of the immediate path's; in batches of several the
+ranges) has its kernels' durations within 10% (or 2 us) of the immediate path's; in batches of several the
 ratio is printed. Exit 1 on failure, 77 without a GPU.
 """
 import os
@@ -47,20 +47,22 @@ def instructions(report):
 
 
 DURATION = "gpu__time_duration.sum"
+# Kernel durations of the two paths may differ by this much (ns) whatever their length (short kernels vary most).
+DURATION_SLACK_NS = 2000.0
 
 
-def duration_ratios(batched, one):
+def duration_pairs(batched, one):
     """Per counter-range layout of the batched report ("auto": ranges replayed alone in their batch, "user": in a
-    batch of several): the ratios of each kernel's duration batched to one by one (the immediate path, CUPTI's
-    automatic ranges), for kernels with both values."""
-    ratios = {}
+    batch of several): (batched, one by one) durations in ns of each kernel with both values, one by one being the
+    immediate path (CUPTI's automatic ranges)."""
+    pairs = {}
     for rb, ro in zip(batched["ranges"], one["ranges"]):
         for kb, ko in zip(rb["kernels"], ro["kernels"]):
             b = next((m["value"] for m in kb["metrics"] if m["name"] == DURATION), None)
             o = next((m["value"] for m in ko["metrics"] if m["name"] == DURATION), None)
             if b and o:
-                ratios.setdefault(rb.get("counter_ranges", ""), []).append(b / o)
-    return ratios
+                pairs.setdefault(rb.get("counter_ranges", ""), []).append((b, o))
+    return pairs
 
 
 def check(label, exe_rel, args, tool_args, batch, expect_note, failures):
@@ -98,16 +100,16 @@ def check(label, exe_rel, args, tool_args, batch, expect_note, failures):
     if expect_note and not any(expect_note in n for n in notes):
         failures.append(f"{label}: no batch was replayed because of '{expect_note}': {notes}")
     # A range replayed alone in its batch is counted in CUPTI's automatic ranges, as one by one: its kernels'
-    # durations must agree (10%: the clocks move between runs). In a batch of several, each kernel's user range
+    # durations must agree (10% or 2 us: the clocks move between runs). In a batch of several, each kernel's user range
     # counts the host's launch path too: the ratio is printed, not checked.
-    ratios = duration_ratios(batched, one)
-    far = [r for r in ratios.get("auto", []) if abs(r - 1.0) > 0.10]
+    pairs = duration_pairs(batched, one)
+    far = [b / o for b, o in pairs.get("auto", []) if abs(b - o) > max(0.10 * o, DURATION_SLACK_NS)]
     if far:
-        failures.append(f"{label}: {len(far)} of {len(ratios['auto'])} kernels replayed alone in their batch have "
-                        f"durations off the immediate path's by more than 10% (ratios {sorted(far)[:4]})")
-    print(f"{label:<32} duration batched / one by one: " + ", ".join(
-        f"{layout} ranges: {len(v)} kernels, median {sorted(v)[len(v) // 2]:.3f}" for layout, v in sorted(ratios.items())
-        if v))
+        failures.append(f"{label}: {len(far)} of {len(pairs['auto'])} kernels replayed alone in their batch have "
+                        f"durations off the immediate path's by more than 10% and 2 us (ratios {sorted(far)[:4]})")
+    medians = {layout: sorted(b / o for b, o in v)[len(v) // 2] for layout, v in pairs.items() if v}
+    rows = [f"{layout} ranges: {len(pairs[layout])} kernels, median {m:.3f}" for layout, m in sorted(medians.items())]
+    print(f"{label:<32} duration batched / one by one: " + ", ".join(rows))
     budget = batched.get("time_budget", {})
     print(f"{label:<32} {len(batched['ranges'])} ranges, equal: {instructions(batched) == instructions(one)}; "
           f"windows {budget.get('windows_ms', 0):.0f} ms batched vs "
