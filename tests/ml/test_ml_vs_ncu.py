@@ -9,6 +9,7 @@ needed (CTest label unit):
     python3 tests/ml/test_ml_vs_ncu.py
 """
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -172,6 +173,48 @@ def test_align_finds_the_range_nearest_where_launch_numbers_say():
     lst = nc.parse_ncu_csv(ncu_csv([(n, 1.0, 1.0) for n in ["x", "a", "b", "c", "y", "a", "b", "c", "z"]]))
     assert mv.align(names, lst, 0) == 1 and mv.align(names, lst, 4) == 5 and mv.align(names, lst, 3) == 1
     assert mv.align(["a", "c"], lst, 0) is None and mv.align(names, lst[:3], 0) is None
+
+
+def program_result(rep, ncu_outputs):
+    """Suite.program on a program whose profile run writes `rep` as its report and whose ncu runs print
+    `ncu_outputs` in turn; the result and the runs left unused."""
+    folder = tempfile.mkdtemp(prefix="ml_vs_ncu_test.")
+    suite, left = scripted_suite(folder, ncu_outputs)
+    ncu_run = suite.run
+    suite.args = argparse.Namespace(budget=None, python="python3", timeout=10.0)
+
+    def run(cmd, tag, limit, env):
+        if cmd[0] != "rangereplay":
+            return ncu_run(cmd, tag, limit, env)
+        with open(cmd[cmd.index("-o") + 1], "w") as f:
+            json.dump(rep, f)
+        out = os.path.join(folder, "profile.out")
+        open(out, "w").close()
+        return {"cmd": cmd, "exit": 0, "hung": False, "wall_s": 1.0, "stdout": out, "stderr": out}
+
+    suite.run = run
+    p = {"name": "p", "argv": ["p.py"], "selection": ["--nvtx-include", "step/"], "timing_dependent_ranges": []}
+    res = suite.program(p)
+    shutil.rmtree(folder, ignore_errors=True)
+    return res, left
+
+
+def test_program_compares_by_launches_only_when_ncu_lacks_kernels_and_keeps_its_failures_otherwise():
+    rep = with_launches(report([rng(0, STEP), rng(1, STEP)]), (40, 90))
+    missing = ncu_csv([STEP[0], STEP[2]] * 2)  # ncu's NVTX filter lost the autograd thread's kernel
+    launches = ncu_csv([("other", 1.0, 1.0)] * 40 + [STEP[0], STEP[2], STEP[1]] + [("other", 1.0, 1.0)] * 47 +
+                       [STEP[0], STEP[2], STEP[1]] + [("other", 1.0, 1.0)] * 60)
+    res, left = program_result(rep, [(0, missing)] * 2 + [(0, launches)] * 2)
+    assert res["status"] == "pass" and not left, res
+    assert res["comparison"]["compared"] == 6 and res["comparison_nvtx"]["kernels_ncu"][0] == 4
+    # ncu's window runs crash every time: the NVTX comparison's failures stand.
+    res, left = program_result(rep, [(0, missing)] * 2 + [(139, "Segmentation fault\n")] * mv.NCU_SIGNAL_TRIES)
+    assert res["status"] == "FAIL" and not left, res
+    assert any("kernel counts differ" in x for x in res["problems"]), res["problems"]
+    # ncu with more kernels than the report: a failure of the tool's, never compared by launches.
+    extra = ncu_csv(STEP + [("extra", 1.0, 1.0)] + STEP)
+    res, left = program_result(rep, [(0, extra)] * 2 + [(0, launches)] * 2)
+    assert res["status"] == "FAIL" and len(left) == 2 and "comparison_nvtx" not in res, res
 
 
 def test_ncu_runs_ended_by_a_signal_are_run_again_then_make_the_program_unavailable():
