@@ -334,23 +334,30 @@ void RangeController::end() {
     return range_end_path(range->state, range->counters_closed, profiled_context_lost_.has_value(),
                           parts_.captures.open_captures());
   };
-  if (const RangeEndPath path = end_path(); path == RangeEndPath::kLeftAlone || path == RangeEndPath::kApplicationRun) {
+  const RangeEndPath path = end_path();
+  if (path == RangeEndPath::kLeftAlone || path == RangeEndPath::kApplicationRun) {
     app_ranges_.end(std::move(range));
+    return;
+  }
+  if (path == RangeEndPath::kReplayedBefore) {
+    // Replayed at a free inside it; what the module window saw since ran no work.
+    static_cast<void>(parts_.modules.close_range_window());
+    const auto& early = std::get<ReplayedBeforeFree>(range->state);
+    range->window_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double, std::milli>(early.window_ms));
+    parts_.mutex.set_stage("range end: report");
+    report_range(*range);
+    // Buffers of a context that ended since are never freed.
+    if (profiled_context_lost_) static_cast<void>(range.release());
     return;
   }
   // A name whose range saw no capture counts pass 0 again from its next
   // range (torch.compile's CUDA graphs are captured in warm-up steps only).
   if (profiled(range->state) && range->captures_begun == 0) capturing_range_names_.erase(range->name);
-  std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
-  range->unloads_at_end = parts_.modules.unloads();
-  apply_module_events(*range, std::move(module_events));
-  debug("end range '%s': %ld ops recorded", range->name, static_cast<long>(range->program.ops.size()));
-  range->window_start = Clock::now();
-  range->record.timings.pass0_ms =
-      std::chrono::duration<double, std::milli>(range->window_start - range->pass0_start).count();
+  close_pass0(*range);
 
-  const RangeEndPath path = end_path();
-  if (path == RangeEndPath::kContextLost) {
+  const RangeEndPath after = end_path();
+  if (after == RangeEndPath::kContextLost) {
     // Its context ended while it was open: no CUDA or CUPTI call is made for
     // it, and its buffers, which went with the context, are never freed.
     decline(*range, DeclineReason::kMultipleContexts, *profiled_context_lost_ + " ended the range's context inside it");
@@ -360,47 +367,111 @@ void RangeController::end() {
     static_cast<void>(range.release());
     return;
   }
-  if (path == RangeEndPath::kWithoutGpu) {
+  if (after == RangeEndPath::kWithoutGpu) {
     end_range_without_gpu(std::move(range));
     return;
   }
   // The drain, the window and the evaluation run in the range's own context.
   const RangeContextScope context_scope(range->ctx);
-  auto sync_start = Clock::now();
-  parts_.mutex.set_stage("range end: draining the context (cuCtxSynchronize)");
-  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
-  range->record.timings.sync_ms += ms_since(sync_start);
-  const std::size_t kernel_count = range->program.kernels().size();
-  if (range_waits_for_batch(range->state, s.ok(), kernel_count, range->eligibility.declined(),
-                            deferred_.can_wait(*range))) {
-    // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
-    // passes are shared with other deferred ranges'.
-    counters_->remember_kernels(range->name, kernel_count);
-    range->record.passes = 1;
+  if (drain_and_replay(*range, /*may_wait=*/true)) {
     deferred_.defer(std::move(range));
     return;
   }
+  parts_.mutex.set_stage("range end: report");
+  report_range(*range);
+  if (counters_ && counters_->standing_full()) counting_.flush_standing_pass("its counter image is full");
+}
+
+void RangeController::close_pass0(ActiveRange& range) {
+  std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
+  range.unloads_at_end = parts_.modules.unloads();
+  apply_module_events(range, std::move(module_events));
+  debug("end range '%s': %ld ops recorded", range.name, static_cast<long>(range.program.ops.size()));
+  range.window_start = Clock::now();
+  range.record.timings.pass0_ms =
+      std::chrono::duration<double, std::milli>(range.window_start - range.pass0_start).count();
+}
+
+bool RangeController::drain_and_replay(ActiveRange& range, bool may_wait) {
+  auto sync_start = Clock::now();
+  parts_.mutex.set_stage("range end: draining the context (cuCtxSynchronize)");
+  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
+  range.record.timings.sync_ms += ms_since(sync_start);
+  const std::size_t kernel_count = range.program.kernels().size();
+  if (may_wait && range_waits_for_batch(range.state, s.ok(), kernel_count, range.eligibility.declined(),
+                                        deferred_.can_wait(range))) {
+    // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
+    // passes are shared with other deferred ranges'.
+    counters_->remember_kernels(range.name, kernel_count);
+    range.record.passes = 1;
+    return true;
+  }
   parts_.mutex.set_stage("range end: stopping pass 0");
-  const bool all_submitted = counting_.stop_pass0(*range, s.ok(), kernel_count);
-  if (!range->eligibility.declined()) counters_->remember_kernels(range->name, kernel_count);
-  if (!s.ok()) decline(*range, DeclineReason::kReplayFailed, s.message());
-  range->eligibility.finish();  // no kernel in range
-  if (!range->eligibility.declined() && range->write_set) {
+  const bool all_submitted = counting_.stop_pass0(range, s.ok(), kernel_count);
+  if (!range.eligibility.declined()) counters_->remember_kernels(range.name, kernel_count);
+  if (!s.ok()) decline(range, DeclineReason::kReplayFailed, s.message());
+  range.eligibility.finish();  // no kernel in range
+  if (!range.eligibility.declined() && range.write_set) {
     parts_.mutex.set_stage("range end: proving the write set");
-    if (std::optional<Decline> failed = snapshots_.prove_write_set(*range))
-      decline(*range, failed->reason, std::move(failed->detail));
+    if (std::optional<Decline> failed = snapshots_.prove_write_set(range))
+      decline(range, failed->reason, std::move(failed->detail));
   }
   if (peers_.coordinated()) {
     // Declined or not: every rank's multi-pass range meets the others here.
     parts_.mutex.set_stage("range end: rendezvous with the other ranks");
-    if (std::optional<Decline> d = peers_.agree_with_peers(*range)) decline(*range, d->reason, std::move(d->detail));
+    if (std::optional<Decline> d = peers_.agree_with_peers(range)) decline(range, d->reason, std::move(d->detail));
   }
+  replay_and_evaluate(range, all_submitted);
+  counting_.restore_configured_mode(range);
+  return false;
+}
 
-  replay_and_evaluate(*range, all_submitted);
-  counting_.restore_configured_mode(*range);
-  parts_.mutex.set_stage("range end: report");
-  report_range(*range);
-  if (counters_ && counters_->standing_full()) counting_.flush_standing_pass("its counter image is full");
+void RangeController::replay_before_free(const char* call) {
+  if (!active_ || profiled_context_lost_) return;
+  ActiveRange& range = *active_;
+  const bool entry_snapshot = range.snapshot.has_value() && standing_counter_range(range.counters) == nullptr;
+  if (free_in_range(range.state, range.eligibility.declined(), entry_snapshot, range.program.kernels().size(),
+                    parts_.captures.open_captures(), peers_.coordinated()) != FreeInRange::kReplayFirst)
+    return;
+  InToolScope guard;
+  debug("replaying '%s' before a free inside it", range.name);
+  if (range.captures_begun == 0) capturing_range_names_.erase(range.name);
+  close_pass0(range);
+  {
+    const RangeContextScope context_scope(range.ctx);
+    drain_and_replay(range, /*may_wait=*/false);
+  }
+  const std::size_t notes_before = range.record.notes.size();
+  if (!range.eligibility.declined())
+    range.record.notes.push_back(std::string("replayed at the entry of ") + call +
+                                 " inside the range, while the memory it frees existed: the range's work ended there");
+  range.state = ReplayedBeforeFree{call, notes_before, ms_since(range.window_start)};
+  // Nothing is replayed again: its entry state goes now.
+  range.restore_plan.reset();
+  range.write_set.reset();
+  range.snapshot.reset();
+}
+
+void RangeController::drop_values_after_free(ActiveRange& range) {
+  const auto* early = std::get_if<ReplayedBeforeFree>(&range.state);
+  if (early == nullptr) return;
+  range.record.kernels.clear();
+  range.record.range_metrics.clear();
+  range.record.notes.resize(std::min(range.record.notes.size(), early->notes_before));
+  range.record.passes = 1;
+}
+
+void RangeController::work_after_free(const char* call) {
+  if (!active_) return;
+  const auto* early = std::get_if<ReplayedBeforeFree>(&active_->state);
+  if (early == nullptr || active_->eligibility.declined()) return;
+  ActiveRange& range = *active_;
+  decline(range, DeclineReason::kFreeInRange,
+          std::string(call) + " after " + early->call +
+              " inside the range: the range was replayed before the free, and this work would be missing from its "
+              "values; free after the range's last work, or end the range before the free");
+  // Its values describe the range up to the free only.
+  drop_values_after_free(range);
 }
 
 void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted) {
@@ -525,6 +596,7 @@ void RangeController::at_exit() {
     // No GPU work at exit (the runtime may already be tearing down): the range
     // ran once, as the application's own execution, and is reported declined.
     std::unique_ptr<ActiveRange> range = std::move(active_);
+    drop_values_after_free(*range);
     decline(*range, DeclineReason::kRangeNotClosed, "the process exited inside range '" + range->name + "'");
     range->record.passes = 1;
     range->record.timings.pass0_ms = ms_since(range->pass0_start);

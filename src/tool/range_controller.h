@@ -128,6 +128,19 @@ class RangeController : private BatchServices, private AppRangeServices {
   /// it goes on recording when it has an entry snapshot (every counter pass
   /// is then a replay), else it is declined (stream_capture_active).
   void capture_begins(const char* call);
+  /// A call `call` that frees memory is about to run inside the active
+  /// range (at its entry; the caller holds the tool's lock). A recording
+  /// range with an entry snapshot and kernels is replayed now, while the
+  /// memory exists, as at its end (never deferred), and becomes
+  /// ReplayedBeforeFree: its record waits for the range's end. Any other
+  /// range is left as it is (the recorder declines a recording one
+  /// free_in_range at this call).
+  void replay_before_free(const char* call);
+  /// Work (`call`: a launch, a copy, a call the recorder would record or
+  /// decline) is submitted inside a range replayed before a free: the range
+  /// is declined free_in_range, its values dropped. Nothing for any other
+  /// range. The caller holds the tool's lock.
+  void work_after_free(const char* call);
   /// At process exit: an active range is reported declined
   /// (range_not_closed, no GPU work), so are deferred ranges still waiting
   /// for their replay (replay_failed: nothing is replayed at exit), and the
@@ -202,6 +215,18 @@ class RangeController : private BatchServices, private AppRangeServices {
   // name and the notes of its rendezvous barriers, captures and host
   // functions.
   void replay_and_evaluate(ActiveRange& range, bool all_submitted);
+  // The first steps of a range's end, before any GPU call: its module
+  // window closed and its events applied, pass 0's time taken.
+  void close_pass0(ActiveRange& range);
+  // After close_pass0, in the range's context: the drain, then (unless the
+  // range waits for a batch, which is possible only when `may_wait`: true is
+  // returned and nothing else done) pass 0 stopped, the write set proven,
+  // the rendezvous, the replay and the values (replay_and_evaluate).
+  bool drain_and_replay(ActiveRange& range, bool may_wait);
+  // A range replayed before a free that is declined afterwards: the values,
+  // notes and passes of that replay are dropped (they describe the range up
+  // to the free only). Nothing for any other range.
+  void drop_values_after_free(ActiveRange& range);
   // The end of a range declined at its begin, or with a capture that began
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
   // parked while a capture is open).

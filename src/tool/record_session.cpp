@@ -105,6 +105,10 @@ void RecordSession::on_memory_api(const DriverCall& call, const CUpti_CallbackDa
     if (const std::uint64_t bytes = device_bytes_requested(call.effect, params.allocation); bytes > 0)
       ranges_.before_device_allocation(data->functionName, bytes);
   }
+  // A free inside a recording range: the range is replayed first, while
+  // the memory exists (it is not recording afterwards), or declined below.
+  if (data->callbackSite == CUPTI_API_ENTER && call.kind == CallKind::kFree && recording() != nullptr)
+    ranges_.replay_before_free(data->functionName);
   if (ActiveRange* range = recording()) {
     DriverCallEvent event;
     event.call = &call;
@@ -155,6 +159,9 @@ void RecordSession::observe_if_in_range(const DriverCall* call, const CUpti_Call
     observe_in_range(*range, call, data);
   } else if (ActiveRange* counted = ranges_.app_range_counting(); counted != nullptr && call != nullptr) {
     note_app_range_work(*counted, *call, data);
+  } else if (call == nullptr || call->in_range != InRange::kPassThrough) {
+    // Work (or a call the recorder would decline) after a free that replayed the range.
+    ranges_.work_after_free(data->functionName);
   }
 }
 
@@ -163,6 +170,8 @@ void RecordSession::observe_launch(const DriverCall& call, const CUpti_CallbackD
     observe_in_range(*range, &call, data);
   } else if (ActiveRange* counted = ranges_.app_range_counting()) {
     note_app_range_work(*counted, call, data);
+  } else {
+    ranges_.work_after_free(data->functionName);
   }
 }
 

@@ -3,8 +3,7 @@
 // Expected: every earlier range is replayed; the last one is declined with
 // range_not_closed (it ran once, as the application's own execution). Its
 // device buffers are deliberately not freed, since a cudaFree inside the open
-// range would decline it as free_in_range first; the process exit releases
-// them. Per iteration:
+// range would replay it there first; the process exit releases them. Per iteration:
 //   range: affine(x, salt);  acc = 3 acc + x        (the last range stays open)
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>

@@ -1,8 +1,8 @@
 """Application range replay: `--fallback app-range` and
 `--replay-mode app-range`, which re-run the application once per counter pass.
 
-- app_alloc_in_range --free-in-range (allocate, compute, copy back, free
-  inside each range: free_in_range) and app_graph_memory_nodes (a graph with memory nodes launched in
+- app_free_in_range --work-after-free (a kernel after a free inside each
+  range: free_in_range) and app_graph_memory_nodes (a graph with memory nodes launched in
   each range), both declined by range replay: with `--set full --fallback
   app-range` every range gets every metric of the set, its note names the
   runs, the program's checksums and exit code are its plain run's, and
@@ -43,7 +43,7 @@ def plain(app):
     return rc, out
 
 
-for exe, extra in (("tests/apps/app_alloc_in_range", ["--free-in-range"]), ("tests/apps/app_graph_memory_nodes", [])):
+for exe, extra in (("tests/apps/app_free_in_range", ["--work-after-free"]), ("tests/apps/app_graph_memory_nodes", [])):
     label = os.path.basename(exe)
     app = [os.path.join(BUILD, exe), "--iterations", "2"] + extra
     prc, pout = plain(app)

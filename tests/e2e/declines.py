@@ -63,7 +63,10 @@ CASES = [
     case("app_alloc_in_range --managed", "tests/apps/app_alloc_in_range", TWO + ["--managed"], "allocation_in_range"),
     # Device memory from cudaMalloc inside the range keeps its bytes when allocated: it replays.
     case("app_alloc_in_range", "tests/apps/app_alloc_in_range", TWO, REPLAYED),
-    case("app_free_in_range", "tests/apps/app_free_in_range", TWO, "free_in_range"),
+    # A cudaFree after the range's kernels: replayed at the free's entry; work after it declines.
+    case("app_free_in_range", "tests/apps/app_free_in_range", TWO, REPLAYED),
+    case("app_free_in_range --work-after-free", "tests/apps/app_free_in_range", TWO + ["--work-after-free"],
+         "free_in_range"),
     # A texture object made, read through and destroyed inside the range.
     case("app_texture_destroyed_in_range", "tests/apps/app_texture_destroyed_in_range", TWO, "free_in_range"),
     # Every case runs under CUDA's default (lazy) module loading: a module

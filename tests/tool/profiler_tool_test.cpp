@@ -139,21 +139,22 @@ TEST_F(ToolHarness, pitched_memory_allocated_in_a_range_is_kept_to_the_end_of_it
   EXPECT_TRUE(noted) << ::testing::PrintToString(r.notes);
 }
 
-TEST_F(ToolHarness, memory_allocated_and_freed_in_a_range_declines_it_free_in_range) {
+TEST_F(ToolHarness, memory_allocated_and_freed_in_a_range_is_replayed_before_the_free) {
   config_.batch_ranges = 0;
   start();
   const CUdeviceptr data = buffer(kInts);
   range("step", [&] {
     CUdeviceptr extra = 0;
     ASSERT_EQ(fake::app_mem_alloc(&extra, 4096), CUDA_SUCCESS);
+    add_one(extra, 1024);
     add_one(data, kInts);
     ASSERT_EQ(fake::app_mem_free(extra), CUDA_SUCCESS);
   });
-  EXPECT_EQ(fake::counts().launches, 1u) << "a declined range is not replayed";
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u) << "replayed while the memory existed";
   expect_all(read(data, kInts), 1);
   const report::RangeRecord r = only_range(finish());
-  EXPECT_TRUE(r.declined);
-  EXPECT_EQ(r.decline_reason, "free_in_range") << r.decline_detail;
+  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.kernels.size(), 2u);
 }
 
 TEST_F(ToolHarness, memory_allocated_while_pass_0_is_counted_stops_pass_0s_counters_first) {

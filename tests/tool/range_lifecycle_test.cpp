@@ -360,19 +360,83 @@ TEST_F(ToolHarness, a_capture_begin_replays_the_batch_first) {
   expect_all(read(data, kInts), 1);
 }
 
-TEST_F(ToolHarness, a_free_in_a_range_declines_it) {
+TEST_F(ToolHarness, a_range_that_frees_memory_after_its_work_is_replayed_before_the_free) {
   config_.batch_ranges = 0;
   start();
+  const CUdeviceptr data = buffer(kInts);
+  const CUdeviceptr scratch = buffer(16);
+  const CUdeviceptr more = buffer(16);
+  range("step", [&] {
+    add_one(data, kInts);
+    ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+    EXPECT_EQ(fake::counts().launches, 1u + 3u) << "replayed at the free's entry";
+    ASSERT_EQ(fake::app_mem_free(more), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.passes, 4u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_FALSE(r.kernels[0].metrics.empty());
+  bool noted = false;
+  for (const std::string& n : r.notes)
+    noted = noted || n.find("replayed at the entry of cuMemFree_v2") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u) << "the second free replays nothing";
+  expect_all(read(data, kInts), 1);
+}
+
+TEST_F(ToolHarness, a_deferrable_range_that_frees_memory_is_replayed_at_the_free_not_deferred) {
+  start();  // batching on
   const CUdeviceptr data = buffer(kInts);
   const CUdeviceptr scratch = buffer(16);
   range("step", [&] {
     add_one(data, kInts);
     ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
   });
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
   const report::RangeRecord r = only_range(finish());
+  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.counter_ranges, "auto");
+  expect_all(read(data, kInts), 1);
+}
+
+// One range, replayed at its end (batching off): `before` kernels adding
+// one to the data, a free of a scratch buffer, `after` more such kernels;
+// the range's record (the data holds before + after).
+class FreeInsideRange : public ToolHarness {
+ protected:
+  report::RangeRecord profile_free(int before, int after) {
+    config_.batch_ranges = 0;
+    start();
+    const CUdeviceptr data = buffer(kInts);
+    const CUdeviceptr scratch = buffer(16);
+    range("step", [&] {
+      for (int i = 0; i < before; ++i) add_one(data, kInts);
+      ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+      for (int i = 0; i < after; ++i) add_one(data, kInts);
+    });
+    report::RangeRecord r = only_range(finish());
+    expect_all(read(data, kInts), before + after);
+    return r;
+  }
+};
+
+TEST_F(FreeInsideRange, work_after_a_free_in_a_range_declines_it_without_values) {
+  const report::RangeRecord r = profile_free(1, 1);
   EXPECT_TRUE(r.declined);
   EXPECT_EQ(r.decline_reason, "free_in_range");
-  expect_all(read(data, kInts), 1);
+  EXPECT_NE(r.decline_detail.find("after cuMemFree_v2 inside the range"), std::string::npos) << r.decline_detail;
+  EXPECT_TRUE(r.kernels.empty()) << "values up to the free only are not the range's";
+  for (const std::string& n : r.notes) EXPECT_EQ(n.find("replayed at the entry"), std::string::npos) << n;
+  EXPECT_EQ(r.passes, 1u);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u + 1u);
+}
+
+TEST_F(FreeInsideRange, a_free_before_any_kernel_in_a_range_declines_it) {
+  const report::RangeRecord r = profile_free(0, 1);
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "free_in_range") << r.decline_detail;
+  EXPECT_EQ(fake::counts().launches, 1u) << "nothing was replayed";
 }
 
 TEST_F(ToolHarness, copies_in_a_range_are_replayed_with_its_kernels) {

@@ -32,9 +32,17 @@ void stop_pass0_counters_at_allocation(Recording& recording) {
   recording.pass0_stopped_at_allocation = true;
 }
 
+FreeInRange free_in_range(const RangeState& state, bool declined, bool entry_snapshot, std::size_t kernels,
+                          std::size_t open_captures, bool coordinated) {
+  if (declined || !std::holds_alternative<Recording>(state)) return FreeInRange::kNothing;
+  if (!entry_snapshot || kernels == 0 || open_captures > 0 || coordinated) return FreeInRange::kDecline;
+  return FreeInRange::kReplayFirst;
+}
+
 RangeEndPath range_end_path(const RangeState& state, bool counters_closed, bool context_lost,
                             std::size_t open_captures) {
   if (std::holds_alternative<LeftAlone>(state)) return RangeEndPath::kLeftAlone;
+  if (std::holds_alternative<ReplayedBeforeFree>(state)) return RangeEndPath::kReplayedBefore;
   if (std::holds_alternative<Collecting>(state)) return RangeEndPath::kApplicationRun;
   const bool recording = std::holds_alternative<Recording>(state);
   if (context_lost && recording) return RangeEndPath::kContextLost;

@@ -13,6 +13,11 @@
 //                neither recorded nor replayed
 //   LeftAlone    application range replay: another run collects the range;
 //                it gets no record in this one
+//   ReplayedBeforeFree
+//                a recording range that freed memory: it was replayed at the
+//                free's entry, while the memory existed, and its record waits
+//                for the range's end; work submitted after the free inside
+//                the range declines it
 //
 // The transitions that decide a state or a path are the pure functions
 // below, tested on the CPU (tests/unit/tool/range_state_test.cpp); the
@@ -22,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -61,11 +67,34 @@ struct Collecting {
 
 struct LeftAlone {};
 
-using RangeState = std::variant<Untouched, Recording, Collecting, LeftAlone>;
+struct ReplayedBeforeFree {
+  // The call whose entry replayed the range (cuMemFree_v2, ...).
+  std::string call;
+  // The record's notes before the replay's (a decline afterwards keeps only those).
+  std::size_t notes_before = 0;
+  // The replay's time from the drain to the values (milliseconds).
+  double window_ms = 0;
+};
+
+using RangeState = std::variant<Untouched, Recording, Collecting, LeftAlone, ReplayedBeforeFree>;
 
 /// Whether the tool runs the range's pass 0 (Recording) or counts it in
 /// this run (Collecting that started).
 bool profiled(const RangeState& state);
+
+/// What a call that frees memory inside the range does to it, at the call's
+/// entry, before any GPU call.
+enum class FreeInRange {
+  kReplayFirst,  // replayed now, while the memory exists (ReplayedBeforeFree)
+  kDecline,      // declined free_in_range, as the recorder does
+  kNothing,      // nothing more: already replayed before an earlier free, or declined
+};
+/// `entry_snapshot`: the range holds an entry snapshot (multi-pass, not in
+/// the standing pass); `kernels`: kernels recorded so far; `open_captures`:
+/// captures open in the process; `coordinated`: ranges end in lockstep with
+/// other ranks (which would not replay at this free).
+FreeInRange free_in_range(const RangeState& state, bool declined, bool entry_snapshot, std::size_t kernels,
+                          std::size_t open_captures, bool coordinated);
 
 /// What pass 0 of an admitted range in a plain run is (RangeController::
 /// prepare_pass0). `pass_count`: passes the metric list needs.
@@ -107,6 +136,7 @@ enum class RangeEndPath {
   kContextLost,     // its context ended inside it: declined, no CUDA or CUPTI call
   kWithoutGpu,      // declined at its begin, its counters closed by a capture, or a capture is open now
   kDrain,           // drained, then deferred or replayed (range_waits_for_batch)
+  kReplayedBefore,  // replayed at a free inside it: its record is reported as it is
 };
 /// `counters_closed`: a capture inside it closed its counters;
 /// `context_lost`: the profiled context ended before its end;

@@ -76,6 +76,21 @@ TEST(RangeState, profiled_means_recording_or_a_collection_that_began) {
   EXPECT_FALSE(profiled(Collecting{}));
   EXPECT_TRUE(profiled(Collecting{.started = true}));
   EXPECT_FALSE(profiled(LeftAlone{}));
+  EXPECT_FALSE(profiled(ReplayedBeforeFree{}));
+}
+
+TEST(RangeState, a_free_replays_a_recording_range_with_a_snapshot_and_kernels_first) {
+  EXPECT_EQ(free_in_range(Recording{}, false, /*entry_snapshot=*/true, /*kernels=*/2, 0, false),
+            FreeInRange::kReplayFirst);
+  // Nothing to replay from, or a replay that would break a capture or the job's lockstep: declined.
+  EXPECT_EQ(free_in_range(Recording{}, false, /*entry_snapshot=*/false, 2, 0, false), FreeInRange::kDecline);
+  EXPECT_EQ(free_in_range(Recording{}, false, true, /*kernels=*/0, 0, false), FreeInRange::kDecline);
+  EXPECT_EQ(free_in_range(Recording{}, false, true, 2, /*open_captures=*/1, false), FreeInRange::kDecline);
+  EXPECT_EQ(free_in_range(Recording{}, false, true, 2, 0, /*coordinated=*/true), FreeInRange::kDecline);
+  // Already replayed, declined, or not recorded: nothing more.
+  EXPECT_EQ(free_in_range(ReplayedBeforeFree{}, false, true, 2, 0, false), FreeInRange::kNothing);
+  EXPECT_EQ(free_in_range(Recording{}, /*declined=*/true, true, 2, 0, false), FreeInRange::kNothing);
+  EXPECT_EQ(free_in_range(Collecting{.started = true}, false, false, 2, 0, false), FreeInRange::kNothing);
 }
 
 TEST(RangeState, the_end_path_of_each_state) {
@@ -88,6 +103,7 @@ TEST(RangeState, the_end_path_of_each_state) {
   EXPECT_EQ(range_end_path(Recording{}, /*counters_closed=*/true, false, 0), RangeEndPath::kWithoutGpu);
   EXPECT_EQ(range_end_path(Recording{}, false, false, /*open_captures=*/1), RangeEndPath::kWithoutGpu);
   EXPECT_EQ(range_end_path(Untouched{}, false, true, 0), RangeEndPath::kWithoutGpu);
+  EXPECT_EQ(range_end_path(ReplayedBeforeFree{}, false, false, 1), RangeEndPath::kReplayedBefore);
 }
 
 TEST(RangeState, only_a_deferrable_drained_range_with_kernels_that_can_wait_waits) {
