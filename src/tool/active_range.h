@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/base/decline_reason.h"
@@ -131,6 +132,9 @@ struct ActiveRange {
   // began (the range's end).
   std::chrono::steady_clock::time_point pass0_start;
   std::chrono::steady_clock::time_point window_start;
+  // The thread the range began on: only its frees replay the range
+  // (RangeController::replay_before_free).
+  std::thread::id begin_thread;
 };
 
 }  // namespace rangereplay::tool

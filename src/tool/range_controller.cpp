@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "core/base/ascii.h"
 #include "core/base/elapsed.h"
@@ -136,6 +137,7 @@ void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
     progress(parts_.config, counting_.pass_count(), *range, 1);
   }
   range->pass0_start = Clock::now();
+  range->begin_thread = std::this_thread::get_id();
   active_ = std::move(range);
 }
 
@@ -212,6 +214,12 @@ std::optional<Decline> RangeController::prepare_pass0(ActiveRange& range) {
 }
 
 void RangeController::capture_begins(const char* call) {
+  if (active_ && std::holds_alternative<ReplayedBeforeFree>(active_->state)) {
+    // Replayed already; the name still tells later ranges of a capture in it.
+    capturing_range_names_.insert(active_->name);
+    ++active_->captures_begun;
+    return;
+  }
   if (!active_ || !profiled(active_->state) || active_->counters_closed) return;
   ActiveRange& range = *active_;
   capturing_range_names_.insert(range.name);
@@ -347,8 +355,6 @@ void RangeController::end() {
                                              std::chrono::duration<double, std::milli>(early.window_ms));
     parts_.mutex.set_stage("range end: report");
     report_range(*range);
-    // Buffers of a context that ended since are never freed.
-    if (profiled_context_lost_) static_cast<void>(range.release());
     return;
   }
   // A name whose range saw no capture counts pass 0 again from its next
@@ -373,7 +379,7 @@ void RangeController::end() {
   }
   // The drain, the window and the evaluation run in the range's own context.
   const RangeContextScope context_scope(range->ctx);
-  if (drain_and_replay(*range, /*may_wait=*/true)) {
+  if (drain_and_replay(*range, /*may_wait=*/true, /*at_free=*/false)) {
     deferred_.defer(std::move(range));
     return;
   }
@@ -392,9 +398,12 @@ void RangeController::close_pass0(ActiveRange& range) {
       std::chrono::duration<double, std::milli>(range.window_start - range.pass0_start).count();
 }
 
-bool RangeController::drain_and_replay(ActiveRange& range, bool may_wait) {
+bool RangeController::drain_and_replay(ActiveRange& range, bool may_wait, bool at_free) {
+  // The watchdog keeps the pointer: literals only.
+  const auto stage = [at_free](const char* at_end, const char* at_a_free) { return at_free ? at_a_free : at_end; };
   auto sync_start = Clock::now();
-  parts_.mutex.set_stage("range end: draining the context (cuCtxSynchronize)");
+  parts_.mutex.set_stage(stage("range end: draining the context (cuCtxSynchronize)",
+                               "free inside the range: draining the context (cuCtxSynchronize)"));
   Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   range.record.timings.sync_ms += ms_since(sync_start);
   const std::size_t kernel_count = range.program.kernels().size();
@@ -406,19 +415,20 @@ bool RangeController::drain_and_replay(ActiveRange& range, bool may_wait) {
     range.record.passes = 1;
     return true;
   }
-  parts_.mutex.set_stage("range end: stopping pass 0");
+  parts_.mutex.set_stage(stage("range end: stopping pass 0", "free inside the range: stopping pass 0"));
   const bool all_submitted = counting_.stop_pass0(range, s.ok(), kernel_count);
   if (!range.eligibility.declined()) counters_->remember_kernels(range.name, kernel_count);
   if (!s.ok()) decline(range, DeclineReason::kReplayFailed, s.message());
   range.eligibility.finish();  // no kernel in range
   if (!range.eligibility.declined() && range.write_set) {
-    parts_.mutex.set_stage("range end: proving the write set");
+    parts_.mutex.set_stage(stage("range end: proving the write set", "free inside the range: proving the write set"));
     if (std::optional<Decline> failed = snapshots_.prove_write_set(range))
       decline(range, failed->reason, std::move(failed->detail));
   }
   if (peers_.coordinated()) {
     // Declined or not: every rank's multi-pass range meets the others here.
-    parts_.mutex.set_stage("range end: rendezvous with the other ranks");
+    parts_.mutex.set_stage(
+        stage("range end: rendezvous with the other ranks", "free inside the range: rendezvous with the other ranks"));
     if (std::optional<Decline> d = peers_.agree_with_peers(range)) decline(range, d->reason, std::move(d->detail));
   }
   replay_and_evaluate(range, all_submitted);
@@ -427,7 +437,9 @@ bool RangeController::drain_and_replay(ActiveRange& range, bool may_wait) {
 }
 
 void RangeController::replay_before_free(const char* call) {
-  if (!active_ || profiled_context_lost_) return;
+  // Another thread's free may come amid the range's work: it declines the
+  // range as before, without a replay that work would waste.
+  if (!active_ || profiled_context_lost_ || active_->begin_thread != std::this_thread::get_id()) return;
   ActiveRange& range = *active_;
   const bool entry_snapshot = range.snapshot.has_value() && standing_counter_range(range.counters) == nullptr;
   if (free_in_range(range.state, range.eligibility.declined(), entry_snapshot, range.program.kernels().size(),
@@ -437,27 +449,30 @@ void RangeController::replay_before_free(const char* call) {
   debug("replaying '%s' before a free inside it", range.name);
   if (range.captures_begun == 0) capturing_range_names_.erase(range.name);
   close_pass0(range);
+  report::RangeRecord before = range.record;
   {
     const RangeContextScope context_scope(range.ctx);
-    drain_and_replay(range, /*may_wait=*/false);
+    drain_and_replay(range, /*may_wait=*/false, /*at_free=*/true);
   }
-  const std::size_t notes_before = range.record.notes.size();
   if (!range.eligibility.declined())
     range.record.notes.push_back(std::string("replayed at the entry of ") + call +
                                  " inside the range, while the memory it frees existed: the range's work ended there");
-  range.state = ReplayedBeforeFree{call, notes_before, ms_since(range.window_start)};
-  // Nothing is replayed again: its entry state goes now.
+  range.state = ReplayedBeforeFree{call, std::move(before), ms_since(range.window_start)};
+  // Nothing is replayed again: its entry state, the bytes it restored and
+  // its recorded work go now (the record keeps their counts).
   range.restore_plan.reset();
   range.write_set.reset();
   range.snapshot.reset();
+  range.globals.clear();
+  range.globals.shrink_to_fit();
+  range.program.ops.clear();
+  range.program.ops.shrink_to_fit();
 }
 
 void RangeController::drop_values_after_free(ActiveRange& range) {
-  const auto* early = std::get_if<ReplayedBeforeFree>(&range.state);
+  auto* early = std::get_if<ReplayedBeforeFree>(&range.state);
   if (early == nullptr) return;
-  range.record.kernels.clear();
-  range.record.range_metrics.clear();
-  range.record.notes.resize(std::min(range.record.notes.size(), early->notes_before));
+  range.record = std::move(early->before);
   range.record.passes = 1;
 }
 

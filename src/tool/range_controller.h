@@ -130,7 +130,8 @@ class RangeController : private BatchServices, private AppRangeServices {
   void capture_begins(const char* call);
   /// A call `call` that frees memory is about to run inside the active
   /// range (at its entry; the caller holds the tool's lock). A recording
-  /// range with an entry snapshot and kernels is replayed now, while the
+  /// range with an entry snapshot and kernels, on the thread that began it,
+  /// is replayed now, while the
   /// memory exists, as at its end (never deferred), and becomes
   /// ReplayedBeforeFree: its record waits for the range's end. Any other
   /// range is left as it is (the recorder declines a recording one
@@ -218,14 +219,15 @@ class RangeController : private BatchServices, private AppRangeServices {
   // The first steps of a range's end, before any GPU call: its module
   // window closed and its events applied, pass 0's time taken.
   void close_pass0(ActiveRange& range);
-  // After close_pass0, in the range's context: the drain, then (unless the
+  // After close_pass0, in the range's context (`at_free`: at a free inside
+  // the range, as the watchdog's stages say): the drain, then (unless the
   // range waits for a batch, which is possible only when `may_wait`: true is
   // returned and nothing else done) pass 0 stopped, the write set proven,
   // the rendezvous, the replay and the values (replay_and_evaluate).
-  bool drain_and_replay(ActiveRange& range, bool may_wait);
-  // A range replayed before a free that is declined afterwards: the values,
-  // notes and passes of that replay are dropped (they describe the range up
-  // to the free only). Nothing for any other range.
+  bool drain_and_replay(ActiveRange& range, bool may_wait, bool at_free);
+  // A range replayed before a free that is declined afterwards: its record
+  // goes back to pass 0's (the replay's values, notes, passes and times
+  // describe the range up to the free only). Nothing for any other range.
   void drop_values_after_free(ActiveRange& range);
   // The end of a range declined at its begin, or with a capture that began
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are

@@ -159,8 +159,8 @@ void RecordSession::observe_if_in_range(const DriverCall* call, const CUpti_Call
     observe_in_range(*range, call, data);
   } else if (ActiveRange* counted = ranges_.app_range_counting(); counted != nullptr && call != nullptr) {
     note_app_range_work(*counted, *call, data);
-  } else if (call == nullptr || call->in_range != InRange::kPassThrough) {
-    // Work (or a call the recorder would decline) after a free that replayed the range.
+  } else if (is_work_after_free(call, data->functionName != nullptr ? data->functionName : "")) {
+    // Work after a free that replayed the range.
     ranges_.work_after_free(data->functionName);
   }
 }

@@ -6,8 +6,8 @@
 // range still runs once, so the program's own result must stay right). With
 // --free-in-range the range has the common shape of a whole computation
 // instead: allocate, compute, copy the result back, free, all inside it
-// (free_in_range, or allocation_in_range with --managed; application range
-// replay, --fallback app-range, measures it).
+// (replayed at the free's entry; allocation_in_range with --managed, which
+// application range replay, --fallback app-range, measures).
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 

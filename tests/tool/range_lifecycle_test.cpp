@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
+#include <vector>
 
 #include "tool/tool_harness.h"
 
@@ -385,6 +387,30 @@ TEST_F(ToolHarness, a_range_that_frees_memory_after_its_work_is_replayed_before_
   expect_all(read(data, kInts), 1);
 }
 
+TEST_F(ToolHarness, a_range_is_replayed_at_the_frees_entry_while_its_kernels_memory_exists) {
+  // The range's kernel writes the buffer it then frees: a replay after the
+  // free would launch on memory the fake driver no longer has.
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  const CUdeviceptr scratch = buffer(kInts);
+  std::vector<int> copied(kInts, 0);
+  range("step", [&] {
+    add_one(scratch, kInts);
+    add_one(data, kInts);
+    ASSERT_EQ(fake::app_memcpy_dtoh(copied.data(), scratch, copied.size() * sizeof(int)), CUDA_SUCCESS);
+    ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+    // Neither a synchronization nor a copy back to the host is work the replay missed.
+    ASSERT_EQ(fake::app_synchronize(), CUDA_SUCCESS);
+    ASSERT_EQ(fake::app_memcpy_dtoh(copied.data(), data, copied.size() * sizeof(int)), CUDA_SUCCESS);
+  });
+  const report::RangeRecord r = only_range(finish());
+  ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
+  expect_all(read(data, kInts), 1);
+}
+
 TEST_F(ToolHarness, a_deferrable_range_that_frees_memory_is_replayed_at_the_free_not_deferred) {
   start();  // batching on
   const CUdeviceptr data = buffer(kInts);
@@ -401,18 +427,24 @@ TEST_F(ToolHarness, a_deferrable_range_that_frees_memory_is_replayed_at_the_free
 }
 
 // One range, replayed at its end (batching off): `before` kernels adding
-// one to the data, a free of a scratch buffer, `after` more such kernels;
-// the range's record (the data holds before + after).
+// one to the data, a free of a scratch buffer (by another thread when
+// `other_thread`), `after` more such kernels; the range's record (the data
+// holds before + after).
 class FreeInsideRange : public ToolHarness {
  protected:
-  report::RangeRecord profile_free(int before, int after) {
+  report::RangeRecord profile_free(int before, int after, bool other_thread = false) {
     config_.batch_ranges = 0;
     start();
     const CUdeviceptr data = buffer(kInts);
     const CUdeviceptr scratch = buffer(16);
     range("step", [&] {
       for (int i = 0; i < before; ++i) add_one(data, kInts);
-      ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+      if (other_thread) {
+        std::thread other([&] { EXPECT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS); });
+        other.join();
+      } else {
+        ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+      }
       for (int i = 0; i < after; ++i) add_one(data, kInts);
     });
     report::RangeRecord r = only_range(finish());
@@ -430,6 +462,20 @@ TEST_F(FreeInsideRange, work_after_a_free_in_a_range_declines_it_without_values)
   for (const std::string& n : r.notes) EXPECT_EQ(n.find("replayed at the entry"), std::string::npos) << n;
   EXPECT_EQ(r.passes, 1u);
   EXPECT_EQ(fake::counts().launches, 1u + 3u + 1u);
+}
+
+TEST_F(FreeInsideRange, a_record_declined_after_the_free_is_pass_0s) {
+  const report::RangeRecord r = profile_free(1, 1);
+  ASSERT_TRUE(r.declined);
+  EXPECT_TRUE(r.pass_records.empty()) << "the replay's passes are not the declined range's";
+  EXPECT_EQ(r.counter_ranges.value_or(""), "") << "no counters ran for it";
+}
+
+TEST_F(FreeInsideRange, another_threads_free_declines_the_range_without_a_replay) {
+  const report::RangeRecord r = profile_free(1, 0, /*other_thread=*/true);
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "free_in_range") << r.decline_detail;
+  EXPECT_EQ(fake::counts().launches, 1u) << "nothing was replayed";
 }
 
 TEST_F(FreeInsideRange, a_free_before_any_kernel_in_a_range_declines_it) {
@@ -473,6 +519,22 @@ TEST_F(ToolHarness, a_range_open_at_exit_is_declined_not_closed) {
   const report::RangeRecord r = only_range(finish());
   EXPECT_TRUE(r.declined);
   EXPECT_EQ(r.decline_reason, "range_not_closed");
+}
+
+TEST_F(ToolHarness, a_range_replayed_at_a_free_and_open_at_exit_is_declined_with_pass_0s_record) {
+  config_.batch_ranges = 0;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  const CUdeviceptr scratch = buffer(16);
+  fake::nvtx_push("step");
+  add_one(data, kInts);
+  ASSERT_EQ(fake::app_mem_free(scratch), CUDA_SUCCESS);
+  EXPECT_EQ(fake::counts().launches, 1u + 3u);
+  const report::RangeRecord r = only_range(finish());
+  EXPECT_TRUE(r.declined);
+  EXPECT_EQ(r.decline_reason, "range_not_closed");
+  EXPECT_TRUE(r.kernels.empty() && r.pass_records.empty()) << "no values of a range that never ended";
+  expect_all(read(data, kInts), 1);
 }
 
 TEST_F(ToolHarness, a_nested_range_is_part_of_the_matched_one) {

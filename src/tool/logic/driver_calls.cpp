@@ -658,6 +658,12 @@ const DriverCall* find_driver_call(std::uint32_t cbid) {
   return &kRows[kIndex[cbid]];
 }
 
+bool is_work_after_free(const DriverCall* call, std::string_view function_name) {
+  if (call == nullptr) return unrecorded_call_decline(nullptr, function_name).has_value();
+  if (call->kind == CallKind::kCopyDeviceToHost || call->kind == CallKind::kTeardown) return false;
+  return call->in_range == InRange::kRecord || call->in_range == InRange::kDecline;
+}
+
 std::optional<CallDecline> unrecorded_call_decline(const DriverCall* call, std::string_view function_name) {
   if (call != nullptr) {
     if (call->in_range != InRange::kDecline || !call->reason) return std::nullopt;

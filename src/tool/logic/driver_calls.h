@@ -248,6 +248,14 @@ struct CallDecline {
 /// tracked, passed through, or of no family).
 std::optional<CallDecline> unrecorded_call_decline(const DriverCall* call, std::string_view function_name);
 
+/// Whether a call made inside a range that was replayed at a free
+/// (RangeController::replay_before_free) is work that replay misses: a
+/// recorded or declined row, but a device-to-host copy (never re-executed)
+/// or a teardown; a call without a row (`call` null) of a family of GPU work
+/// (unrecorded_call_decline). Not a pass-through row (a synchronization, a
+/// query).
+bool is_work_after_free(const DriverCall* call, std::string_view function_name);
+
 /// Whether a call of this kind may write device memory: memsets, copies
 /// into device or unified memory (the rows writes_untracked_device_memory
 /// looks further into).

@@ -70,8 +70,8 @@ struct LeftAlone {};
 struct ReplayedBeforeFree {
   // The call whose entry replayed the range (cuMemFree_v2, ...).
   std::string call;
-  // The record's notes before the replay's (a decline afterwards keeps only those).
-  std::size_t notes_before = 0;
+  // The record as pass 0 left it (a decline afterwards goes back to it).
+  report::RangeRecord before;
   // The replay's time from the drain to the values (milliseconds).
   double window_ms = 0;
 };

@@ -278,6 +278,22 @@ TEST(DriverCalls, unrecorded_calls_without_a_row_decline_by_family) {
   EXPECT_FALSE(unrecorded_call_decline(nullptr, "").has_value());
 }
 
+TEST(DriverCalls, work_after_a_free_is_recorded_or_declined_work_but_copies_back_teardowns_and_queries) {
+  const auto row = [](CUpti_CallbackId cbid) { return find_driver_call(cbid); };
+  EXPECT_TRUE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cuLaunchKernel"));
+  EXPECT_TRUE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2), "cuMemcpyHtoD_v2"));
+  EXPECT_TRUE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2), "cuMemsetD32_v2"));
+  EXPECT_TRUE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc), "cuLaunchHostFunc"));
+  EXPECT_TRUE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async_ptsz), "cuMemsetD2D32Async_ptsz"));
+  // A copy back to the host is never re-executed; a teardown or a query changes nothing the replay measured.
+  EXPECT_FALSE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2), "cuMemcpyDtoH_v2"));
+  EXPECT_FALSE(is_work_after_free(row(CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy), "cuTexObjectDestroy"));
+  EXPECT_FALSE(is_work_after_free(nullptr, "cuCtxSynchronize"));
+  EXPECT_FALSE(is_work_after_free(nullptr, "cuStreamSynchronize"));
+  // A call without a row of a family of GPU work is work.
+  EXPECT_TRUE(is_work_after_free(nullptr, "cuMemcpy2DAsync_v2_ptsz"));
+}
+
 TEST(DriverCalls, rows_decline_by_their_reason_or_not_at_all) {
   auto host =
       unrecorded_call_decline(find_driver_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz), "cuLaunchHostFunc_ptsz");
