@@ -440,6 +440,7 @@ void RangeController::replay_before_free(const char* call) {
   // Another thread's free may come amid the range's work: it declines the
   // range as before, without a replay that work would waste.
   if (!active_ || profiled_context_lost_ || active_->begin_thread != std::this_thread::get_id()) return;
+  if (call == nullptr) call = "a free";
   ActiveRange& range = *active_;
   const bool entry_snapshot = range.snapshot.has_value() && standing_counter_range(range.counters) == nullptr;
   if (free_in_range(range.state, range.eligibility.declined(), entry_snapshot, range.program.kernels().size(),
@@ -482,7 +483,7 @@ void RangeController::work_after_free(const char* call) {
   if (early == nullptr || active_->eligibility.declined()) return;
   ActiveRange& range = *active_;
   decline(range, DeclineReason::kFreeInRange,
-          std::string(call) + " after " + early->call +
+          std::string(call != nullptr ? call : "work") + " after " + early->call +
               " inside the range: the range was replayed before the free, and this work would be missing from its "
               "values; free after the range's last work, or end the range before the free");
   // Its values describe the range up to the free only.
