@@ -180,12 +180,12 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
     return;
   }
-  if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch && tried_alone) {
-    // Its automatic ranges missed a kernel before: a window of its own again would too.
-    decline_batch(batch, DeclineReason::kCounterRangesMismatch, values.status().message());
-    return;
-  }
   if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
+    if (tried_alone) {
+      // Its automatic ranges missed a kernel before: a window of its own again would too.
+      decline_batch(batch, DeclineReason::kCounterRangesMismatch, values.status().message());
+      return;
+    }
     // Each member still holds its entry snapshot, and the batch handed its
     // exit state back: it can be replayed on its own, as an immediate range.
     replay_alone(batch, before, "its counter ranges did not match: " + values.status().message(), ms_since(start), why);
@@ -317,10 +317,7 @@ std::optional<Decline> DeferredRanges::replay_on_its_own(ActiveRange& range) {
 }
 
 bool DeferredRanges::replays_on_its_own(const ActiveRange& range) const {
-  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
-  const CounterLayout own =
-      layout_after_recording_pass0(per_kernel, !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
-                                   static_cast<bool>(counting_.flush_on_tool_stream()));
+  const CounterLayout own = counting_.own_layout(range);
   // Without the lead-in flush a missed kernel would shift the values
   // unseen; its counter range may not fit where the batch's would.
   return has_lead_in_flush(own) && counters_ &&

@@ -357,9 +357,6 @@ void RangeController::end() {
     report_range(*range);
     return;
   }
-  // A name whose range saw no capture counts pass 0 again from its next
-  // range (torch.compile's CUDA graphs are captured in warm-up steps only).
-  if (profiled(range->state) && range->captures_begun == 0) capturing_range_names_.erase(range->name);
   close_pass0(*range);
 
   const RangeEndPath after = end_path();
@@ -389,6 +386,9 @@ void RangeController::end() {
 }
 
 void RangeController::close_pass0(ActiveRange& range) {
+  // A name whose range saw no capture counts pass 0 again from its next
+  // range (torch.compile's CUDA graphs are captured in warm-up steps only).
+  if (profiled(range.state) && range.captures_begun == 0) capturing_range_names_.erase(range.name);
   std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
   range.unloads_at_end = parts_.modules.unloads();
   apply_module_events(range, std::move(module_events));
@@ -448,7 +448,6 @@ void RangeController::replay_before_free(const char* call) {
     return;
   InToolScope guard;
   debug("replaying '%s' before a free inside it", range.name);
-  if (range.captures_begun == 0) capturing_range_names_.erase(range.name);
   close_pass0(range);
   report::RangeRecord before = range.record;
   {

@@ -216,8 +216,9 @@ class RangeController : private BatchServices, private AppRangeServices {
   // name and the notes of its rendezvous barriers, captures and host
   // functions.
   void replay_and_evaluate(ActiveRange& range, bool all_submitted);
-  // The first steps of a range's end, before any GPU call: its module
-  // window closed and its events applied, pass 0's time taken.
+  // The first steps of a range's end, before any GPU call: its name no
+  // longer a capturing one when no capture began in it, its module window
+  // closed and its events applied, pass 0's time taken.
   void close_pass0(ActiveRange& range);
   // After close_pass0, in the range's context (`at_free`: at a free inside
   // the range, as the watchdog's stages say): the drain, then (unless the

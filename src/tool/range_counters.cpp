@@ -240,6 +240,12 @@ bool RangeCounters::stop_pass0(ActiveRange& range, bool drained, std::size_t ker
   return false;
 }
 
+CounterLayout RangeCounters::own_layout(const ActiveRange& range) const {
+  return layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
+                                      !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
+                                      cache_flush_.has_value());
+}
+
 void RangeCounters::restore_configured_mode(const ActiveRange& range) {
   if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
     counters_->backend().set_mode(counters_->configured_mode()).ignore();
@@ -253,10 +259,7 @@ Status RangeCounters::size_counters_to_pass0(ActiveRange& range, std::size_t ker
   // kernel and pass on the H200 (docs/performance.md). Under a cache flush,
   // CUPTI's auto ranges get one more counter range: the lead-in flush each
   // replayed pass runs first.
-  range.counters = layout ? *layout
-                          : layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
-                                                         !range.program.graph_execs().empty(),
-                                                         environment::user_kernel_ranges(), cache_flush_.has_value());
+  range.counters = layout ? *layout : own_layout(range);
   const CounterMode mode = counter_mode(range.counters, counters_->configured_mode());
   Status configured = mode != counters_->configured_mode() ? counters_->backend().set_mode(mode) : ok_status();
   if (const auto* whole = std::get_if<WholeRange>(&range.counters); whole != nullptr && whole->graph_launches) {

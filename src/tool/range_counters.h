@@ -89,6 +89,10 @@ class RangeCounters {
   /// (resource_exhausted with what to narrow).
   Status size_counters_to_pass0(ActiveRange& range, std::size_t kernel_count,
                                 std::optional<CounterLayout> layout = std::nullopt);
+  /// The layout a pass 0 that only recorded gives `range` in a window of its
+  /// own (layout_after_recording_pass0: the configuration, its graph
+  /// launches, RANGEREPLAY_KERNEL_RANGES, the cache flush).
+  CounterLayout own_layout(const ActiveRange& range) const;
   /// After `range`'s window and evaluation: the backend back in the
   /// configured mode for the next range, when size_counters_to_pass0 set
   /// another for its layout (errors ignored: the next set-up reports them).
