@@ -25,13 +25,16 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 bool DeferredRanges::can_wait(const ActiveRange& range) const {
+  // The fewest counter ranges a batch can count it in: a user range per
+  // kernel, or one.
   return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && range.kept_allocation_bytes == 0 &&
-         !range.write_set && counters_ && batch_counter_ranges(range) <= counters_->backend().most_ranges();
+         !range.write_set && counters_ &&
+         tool::batch_counter_ranges(user_layout(), range.program.kernels().size()) <=
+             counters_->backend().most_ranges();
 }
 
 std::size_t DeferredRanges::batch_counter_ranges(const ActiveRange& range) const {
-  return counter_ranges(batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel),
-                        range.program.kernels().size());
+  return tool::batch_counter_ranges(counting_.batch_layout(), range.program.kernels().size());
 }
 
 void DeferredRanges::defer(std::unique_ptr<ActiveRange> range) {
@@ -170,10 +173,28 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   for (const auto& range : batch) before.push_back(range->record);
   const bool tried_alone = batch.size() == 1 && replays_on_its_own(*batch.front());
   if (tried_alone && replay_single(*batch.front(), before.front(), why)) return;
+  const CounterLayout layout = batch_window_layout(batch, tried_alone);
   std::vector<std::unique_ptr<WindowMember>> parts;
   std::vector<std::size_t> first_row;
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
-  s = run_batch_window(batch, parts, first_row, values);
+  s = run_batch_window(batch, layout, parts, first_row, values);
+  if (s.ok() && std::holds_alternative<AutoKernelRanges>(layout) && !values.ok() &&
+      values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
+    // As at a range's own end: the batch is replayed once more with a user
+    // range around each kernel, from the records as pass 0 left them (the
+    // window handed every member's exit state back; each still holds its
+    // entry snapshot).
+    const std::string mismatch = values.status().message();
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
+    parts.clear();
+    first_row.clear();
+    s = run_batch_window(batch, user_layout(), parts, first_row, values);
+    for (auto& range : batch)
+      range->record.notes.push_back(
+          "replayed a second time with a counter range pushed around each kernel, after CUPTI's automatic "
+          "per-kernel ranges gave the first: " +
+          mismatch);
+  }
   if (!s.ok()) {
     const bool any_unloaded = std::any_of(
         batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
@@ -199,20 +220,37 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   record_batch(batch, values, first_row, start, why);
 }
 
-Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
+CounterLayout DeferredRanges::batch_window_layout(const std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                                  bool tried_alone) const {
+  // After CUPTI's automatic ranges missed a kernel of the range alone, the
+  // batch pushes a user range around each kernel; so it does when the
+  // automatic ranges' image, with the tool's kernels, would not hold it.
+  const CounterLayout layout = counting_.batch_layout();
+  std::size_t counter_ranges = 0;
+  for (const auto& range : batch) counter_ranges += tool::batch_counter_ranges(layout, range->program.kernels().size());
+  if (tried_alone || counter_ranges > counters_->backend().most_ranges()) return user_layout();
+  return layout;
+}
+
+CounterLayout DeferredRanges::user_layout() const {
+  return batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel, /*user_kernel_ranges=*/true,
+                        /*cache_flush=*/true);
+}
+
+Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch, const CounterLayout& layout,
                                         std::vector<std::unique_ptr<WindowMember>>& parts,
                                         std::vector<std::size_t>& first_row,
                                         StatusOr<std::vector<std::vector<double>>>& values) {
   Status s = ok_status();
-  const bool per_kernel = parts_.config.range_metrics == RangeMetrics::kPerKernel;
+  const bool automatic = std::holds_alternative<AutoKernelRanges>(layout);
   // Each member's parts, as the immediate window's (replay_window()), with
-  // its own counter ranges: one per kernel, pushed by its re-submission, or
-  // one around its replay.
+  // its own counter ranges: CUPTI's automatic range per kernel, one pushed
+  // per kernel by its re-submission, or one around its replay.
   std::vector<ReplayMember> members;
   std::size_t counter_ranges = 0;
   for (std::size_t i = 0; i < batch.size() && s.ok(); ++i) {
     ActiveRange& range = *batch[i];
-    range.counters = batched_layout(per_kernel);
+    range.counters = layout;
     const std::string prefix = "b" + std::to_string(i);
     StatusOr<std::unique_ptr<WindowMember>> member = window_member(
         range, snapshots_.range_globals(range), tool_stream_, false,
@@ -226,22 +264,27 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
                                    per_kernel_values(range.counters) ? "" : prefix, nullptr,
                                    [this, &range] { return controller_.unloaded_since_end(range); }, std::nullopt});
     first_row.push_back(counter_ranges);
-    counter_ranges += batch_counter_ranges(range);
+    counter_ranges += tool::batch_counter_ranges(layout, range.program.kernels().size());
   }
-  if (s.ok()) s = counters_->backend().set_mode(CounterMode::kUserRanges);
+  if (s.ok()) s = counters_->backend().set_mode(automatic ? CounterMode::kPerKernel : CounterMode::kUserRanges);
   if (s.ok()) s = counters_->backend().resize(counter_ranges);
   if (s.ok()) s = counters_->backend().begin_range();
+  std::optional<std::vector<std::size_t>> tool_kernels;
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    ReplayWindow window(ReplayWindowParts{*counters_, stream, "batch", {}, counting_.flush_on_tool_stream()},
-                        counting_.pass_count());
+    ReplayWindowParts window_parts{*counters_, stream, "batch", {}, counting_.flush_on_tool_stream()};
+    if (automatic) window_parts.tool_kernels = &RangeCounters::tool_kernel_launches;
+    ReplayWindow window(std::move(window_parts), counting_.pass_count());
     s = window.run(members);
+    tool_kernels = window.tool_kernels_before();
   }
   if (s.ok()) {
     auto decode_start = Clock::now();
     StatusOr<std::size_t> dropped = counters_->backend().decode();
     values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
-    if (values.ok() && values->size() < counter_ranges)
+    if (values.ok() && automatic)
+      values = rows_of_automatic_batch(batch, tool_kernels, *dropped, std::move(values).value(), first_row);
+    else if (values.ok() && values->size() < counter_ranges)
       values =
           counter_ranges_mismatch(values->size(), "the " + std::to_string(counter_ranges) + " of the batch", *dropped);
     const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
@@ -249,6 +292,23 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   }
   counters_->backend().set_mode(counters_->configured_mode()).ignore();
   return s;
+}
+
+StatusOr<std::vector<std::vector<double>>> DeferredRanges::rows_of_automatic_batch(
+    const std::vector<std::unique_ptr<ActiveRange>>& batch, const std::optional<std::vector<std::size_t>>& tool_kernels,
+    std::size_t dropped, std::vector<std::vector<double>> values, std::vector<std::size_t>& first_row) const {
+  if (!tool_kernels)
+    return counter_ranges_mismatch(values.size(),
+                                   "a batch whose passes launched different numbers of the tool's own kernels (its "
+                                   "restores and flushes) before its ranges",
+                                   dropped);
+  std::vector<std::size_t> kernels;
+  for (const auto& range : batch) kernels.push_back(range->program.kernels().size());
+  const StatusOr<std::vector<std::string>> names = counters_->backend().range_names();
+  RR_ASSIGN_OR_RETURN(
+      first_row, batch_first_rows(*tool_kernels, kernels, values.size(), dropped,
+                                  names.ok() ? std::span<const std::string>(*names) : std::span<const std::string>()));
+  return values;
 }
 
 void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,
@@ -263,12 +323,17 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   for (std::size_t i = 0; i < batch.size(); ++i) {
     ActiveRange& range = *batch[i];
     const auto rows = values->begin() + static_cast<std::ptrdiff_t>(first_row[i]);
-    counting_.record_kernels(
-        range, std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(batch_counter_ranges(range))));
+    const std::size_t own_rows = counter_ranges(range.counters, range.program.kernels().size());
+    counting_.record_kernels(range,
+                             std::vector<std::vector<double>>(rows, rows + static_cast<std::ptrdiff_t>(own_rows)));
     range.record.counter_ranges = counter_ranges_name(range.counters);
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
                                  " other deferred ranges, sharing " + std::to_string(passes - 1) +
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
+    if (std::holds_alternative<AutoKernelRanges>(range.counters))
+      range.record.notes.push_back(
+          "each kernel was counted in CUPTI's own per-kernel range; the counter ranges of the tool's kernels "
+          "between the batch's ranges (their restores and L2 flushes) are left out");
     if (std::holds_alternative<UserKernelRanges>(range.counters) && !environment::user_kernel_ranges())
       range.record.notes.push_back(
           "each kernel was counted in a counter range pushed from the host around its launch, whose time includes "

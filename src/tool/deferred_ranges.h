@@ -8,8 +8,13 @@
 // it is full, when the counter image would not hold one more range, and at
 // the flush points: a free, unmap or access change, a teardown, a write into
 // memory no deferred range's snapshot holds, a capture begin, a snapshot
-// that does not fit beside theirs. A batch whose counter ranges do not match
-// is replayed again member by member, as immediate ranges. A flush due while
+// that does not fit beside theirs. Per-kernel values come from CUPTI's
+// automatic ranges (the counter ranges of the tool's restore and flush
+// kernels between members are left out, counted at their launch), or from a
+// user range pushed around each kernel without a flush buffer. A batch whose
+// automatic ranges do not add up is replayed again with user ranges; one
+// whose user ranges do not match is replayed again member by member, as
+// immediate ranges. A flush due while
 // a capture is open or beginning declines the batch instead (no call a
 // capture forbids is made); nothing is replayed at exit.
 //
@@ -131,7 +136,7 @@ class DeferredRanges {
   /// pinned host buffers restored with it (host threads write them) and no
   /// write-set snapshot (its write set is proven at the range's end, before
   /// the replay, from digests of the memory as pass 0 left it), and counter
-  /// ranges that fit one counter data image by themselves (one that does not
+  /// ranges that fit one counter data image by themselves in user ranges (one that does not
   /// takes the immediate path, which declines it counters_unavailable at its
   /// end and frees its snapshot then).
   bool can_wait(const ActiveRange& range) const;
@@ -171,8 +176,19 @@ class DeferredRanges {
     ToolMutex& mutex;
   };
 
-  // Counter ranges `range` takes in a batch: its kernels, or one.
+  // Counter ranges a batch's image is sized with for `range`, in the
+  // configured batch layout (tool::batch_counter_ranges).
   std::size_t batch_counter_ranges(const ActiveRange& range) const;
+  // The batch layout with a user range pushed around each kernel (per-kernel
+  // values), or one around each range: after CUPTI's automatic ranges missed
+  // a kernel.
+  CounterLayout user_layout() const;
+  // The layout `batch`'s window counts it in: the configured batch layout
+  // (RangeCounters::batch_layout), or user_layout() after `tried_alone`
+  // (CUPTI's automatic ranges missed a kernel of the range alone) or when
+  // the automatic ranges' image, with the tool's kernels, would not hold
+  // the batch.
+  CounterLayout batch_window_layout(const std::vector<std::unique_ptr<ActiveRange>>& batch, bool tried_alone) const;
   // Declines every range of `batch` with `reason` and `detail`, fills their
   // reserved records; their GPU state is freed (or parked while a capture is
   // open).
@@ -182,17 +198,28 @@ class DeferredRanges {
                      bool keep_gpu_objects = false);
   // Replays `batch` (its members not declined) and fills their records.
   void replay_batch(std::vector<std::unique_ptr<ActiveRange>>& batch, const char* why);
-  // replay_batch's window: each member's window parts (into `parts`, which
+  // replay_batch's window in `layout`: each member's window parts (into `parts`, which
   // the caller keeps until the batch's records are filled) with its own
-  // counter ranges (first_row: each member's first row in the values), the counters
-  // set to user ranges and sized to them, the passes, the values decoded
-  // into `values`; the configured counter mode is set again. Returns the
+  // counter ranges (first_row: each member's first row in the values), the
+  // counters set to CUPTI's automatic ranges or to user ranges and sized to
+  // them, the passes, the
+  // values decoded into `values`; the configured counter mode is set again. Returns the
   // window's failure (a member's parts, the counters, a pass); a values
   // failure is in `values`. (defer() and can_wait() keep a batch within one
   // counter data image.)
-  Status run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch,
+  Status run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch, const CounterLayout& layout,
                           std::vector<std::unique_ptr<WindowMember>>& parts, std::vector<std::size_t>& first_row,
                           StatusOr<std::vector<std::vector<double>>>& values);
+  // The values of a batch counted in CUPTI's automatic ranges (`values`,
+  // every counter range the passes decoded) with each member's first row
+  // into `first_row`, past the rows of the tool's kernels that ran before
+  // it (`tool_kernels`, the window's count; nullopt when its passes counted
+  // differently). Errors: counter_ranges_mismatch (naming `dropped`, the
+  // decode's) when the rows do not add up.
+  StatusOr<std::vector<std::vector<double>>> rows_of_automatic_batch(
+      const std::vector<std::unique_ptr<ActiveRange>>& batch,
+      const std::optional<std::vector<std::size_t>>& tool_kernels, std::size_t dropped,
+      std::vector<std::vector<double>> values, std::vector<std::size_t>& first_row) const;
   // After replay_batch's window and values succeeded: each member's kernel
   // records from its rows of `values`, its counter ranges and note, and its
   // reserved record filled (the window's time, since `start`, shared out).
@@ -215,16 +242,18 @@ class DeferredRanges {
   std::optional<Decline> replay_on_its_own(ActiveRange& range);
   // Whether a batch of `range` alone replays in a window of its own: its
   // own layout is CUPTI's automatic per-kernel ranges, whose counted time is
-  // each kernel's (a user range the batch pushes from the host around each
-  // kernel counts the host's launch path too), with the lead-in flush, whose
-  // extra counter range shows a kernel the automatic ranges missed, and its
-  // counter ranges fit one counter data image. (Ranges that end in lockstep
-  // with other ranks are never deferred.)
+  // each kernel's (a user range pushed from the host around each kernel
+  // counts the host's launch path too), with the lead-in flush, whose extra
+  // counter range shows a kernel the automatic ranges missed, and its
+  // counter ranges fit one counter data image. Alone, its restore runs
+  // before the pass starts: one kernel of the tool's in each pass (the
+  // lead-in) where the batch's window would count its restore and flush.
+  // (Ranges that end in lockstep with other ranks are never deferred.)
   bool replays_on_its_own(const ActiveRange& range) const;
   // A batch of one (replays_on_its_own): replayed on its own, its reserved
   // record filled, noted with `why`. False when CUPTI's automatic ranges
   // missed a kernel: its record is `before` again (as pass 0 left it), for
-  // the batch's window (a user range per kernel) to replay it next.
+  // the batch's window to replay it next with a user range per kernel.
   bool replay_single(ActiveRange& range, const report::RangeRecord& before, const char* why);
 
   Parts parts_;

@@ -15,6 +15,7 @@
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
 #include "cuda/cu_status.h"
+#include "cuda/kernels/launch_count.h"
 #include "tool/controller_helpers.h"
 #include "tool/counter_setup.h"
 #include "tool/logic/counter_session.h"
@@ -245,6 +246,13 @@ CounterLayout RangeCounters::own_layout(const ActiveRange& range) const {
                                       !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
                                       cache_flush_.has_value());
 }
+
+CounterLayout RangeCounters::batch_layout() const {
+  return batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel, environment::user_kernel_ranges(),
+                        cache_flush_.has_value());
+}
+
+std::uint64_t RangeCounters::tool_kernel_launches() { return kernels::tool_kernel_launches(); }
 
 void RangeCounters::restore_configured_mode(const ActiveRange& range) {
   if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())

@@ -93,6 +93,10 @@ class RangeCounters {
   /// own (layout_after_recording_pass0: the configuration, its graph
   /// launches, RANGEREPLAY_KERNEL_RANGES, the cache flush).
   CounterLayout own_layout(const ActiveRange& range) const;
+  /// The layout of a member of a batch of several deferred ranges
+  /// (batched_layout: the configuration, RANGEREPLAY_KERNEL_RANGES, the
+  /// cache flush).
+  CounterLayout batch_layout() const;
   /// After `range`'s window and evaluation: the backend back in the
   /// configured mode for the next range, when size_counters_to_pass0 set
   /// another for its layout (errors ignored: the next set-up reports them).
@@ -106,6 +110,9 @@ class RangeCounters {
   /// Enqueues the L2 flush on the tool's stream without waiting (a replay
   /// window's flush_caches hook); empty when the tool has no flush buffer.
   std::function<Status()> flush_on_tool_stream();
+  /// The tool's own kernel launches in the process so far
+  /// (kernels::tool_kernel_launches): a replay window's tool_kernels hook.
+  static std::uint64_t tool_kernel_launches();
   /// Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
   /// Decodes and evaluates `range`'s counter values into its record (the

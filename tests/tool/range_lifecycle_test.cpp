@@ -5,6 +5,7 @@
 // snapshot limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -302,22 +303,75 @@ TEST_F(TwoKernelRange, a_batch_of_one_whose_lead_in_would_not_fit_the_image_repl
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u) << "no attempt alone";
 }
 
-TEST_F(ToolHarness, a_batch_of_two_ranges_shares_one_window_of_user_ranges) {
-  config_.batch_ranges = 2;
-  start();
-  const CUdeviceptr data = buffer(kInts);
-  for (int i = 0; i < 2; ++i) range("step", [&] { add_one(data, kInts); });
-  const report::Report report = finish();
-  ASSERT_EQ(report.ranges.size(), 2u);
-  for (const report::RangeRecord& r : report.ranges) {
+// Whether one of `r`'s notes holds `text`.
+bool has_note(const report::RangeRecord& r, const std::string& text) {
+  return std::any_of(r.notes.begin(), r.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+// Two ranges, of one and of two kernels, batched together with `counters`
+// for the fake CUPTI: their records; the data holds 3 after them.
+class BatchOfTwo : public ToolHarness {
+ protected:
+  std::vector<report::RangeRecord> profile_batch(const fake::CounterOptions& counters) {
+    fake::configure_counters(counters);
+    config_.batch_ranges = 2;
+    start();
+    const CUdeviceptr data = buffer(kInts);
+    range("step", [&] { add_one(data, kInts); });
+    range("step", [&] {
+      add_one(data, kInts);
+      add_one(data, kInts);
+    });
+    const report::Report report = finish();
+    expect_all(read(data, kInts), 3);
+    return report.ranges;
+  }
+};
+
+TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_tools_kernels) {
+  const std::vector<report::RangeRecord> ranges = profile_batch({});
+  ASSERT_EQ(ranges.size(), 2u);
+  for (const report::RangeRecord& r : ranges) {
+    ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.counter_ranges, "auto");
+    EXPECT_EQ(r.passes, 4u);
+    EXPECT_TRUE(has_note(r, "replayed with 1 other deferred ranges"));
+    EXPECT_TRUE(has_note(r, "the tool's kernels between the batch's ranges"));
+    EXPECT_FALSE(has_note(r, "durations run long"));
+  }
+  ASSERT_EQ(ranges[0].kernels.size(), 1u);
+  ASSERT_EQ(ranges[1].kernels.size(), 2u);
+  // The fake's rows count every kernel of a pass, the tool's restores and
+  // flushes included: each range's values are its own kernels' rows. Each
+  // range's restore is differential here (a digest kernel, then a chunk copy
+  // kernel), then its flush: rows 0-2 are the tool's, row 3 the first
+  // range's kernel, rows 4-6 the tool's again, rows 7-8 the second range's.
+  const auto first_value = [](const report::KernelRecord& k) { return k.metrics.at(0).value; };
+  EXPECT_EQ(first_value(ranges[0].kernels[0]), fake::counter_value(3, 0));
+  EXPECT_EQ(first_value(ranges[1].kernels[0]), fake::counter_value(7, 0));
+  EXPECT_EQ(first_value(ranges[1].kernels[1]), fake::counter_value(8, 0));
+  // Pass 0 of each, three passes of the batch.
+  EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
+}
+
+TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_ranges) {
+  const std::vector<report::RangeRecord> ranges = profile_batch(auto_ranges_drop_one());
+  ASSERT_EQ(ranges.size(), 2u);
+  for (const report::RangeRecord& r : ranges) {
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
     EXPECT_EQ(r.counter_ranges, "user");
-    bool noted = false;
-    for (const std::string& n : r.notes) noted = noted || n.find("durations run long") != std::string::npos;
-    EXPECT_TRUE(noted) << "a user range's time is noted";
+    EXPECT_EQ(r.passes, 4u) << "pass 0 and the second window's three";
+    EXPECT_TRUE(has_note(r, "replayed a second time with a counter range pushed around each kernel"));
+    EXPECT_TRUE(has_note(r, "durations run long"));
+    EXPECT_FALSE(has_note(r, "the tool's kernels between the batch's ranges")) << "the first window's note";
   }
-  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u);
-  expect_all(read(data, kInts), 2);
+  // User ranges: one row per kernel, in order.
+  const auto first_value = [](const report::KernelRecord& k) { return k.metrics.at(0).value; };
+  EXPECT_EQ(first_value(ranges[0].kernels.at(0)), fake::counter_value(0, 0));
+  EXPECT_EQ(first_value(ranges[1].kernels.at(1)), fake::counter_value(2, 0));
+  // Pass 0, the automatic ranges' three passes, the user ranges' three.
+  EXPECT_EQ(fake::counts().launches, 3u + 2u * 3u * 3u);
 }
 
 TEST_F(ToolHarness, a_write_into_untracked_device_memory_replays_the_batch_first) {

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/kernels/launch_count.h"
 #include "cuda/kernels/runtime_status.h"
 
 namespace rangereplay::kernels {
@@ -36,7 +37,9 @@ Status launch_l2_flush(CUdeviceptr buffer, std::size_t bytes, CUdeviceptr sink, 
   l2_flush_kernel<<<kCacheFlushBlocks, kThreads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(
       reinterpret_cast<const uint4*>(buffer), bytes / sizeof(uint4), reinterpret_cast<unsigned int*>(sink),
       0x9e3779b9u);
-  return runtime_status(cudaGetLastError(), "l2_flush_kernel launch");
+  const cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess) count_tool_kernel_launch();
+  return runtime_status(error, "l2_flush_kernel launch");
 }
 
 }  // namespace rangereplay::kernels

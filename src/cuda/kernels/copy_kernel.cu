@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuda/kernels/copy_item.cuh"
+#include "cuda/kernels/launch_count.h"
 #include "cuda/kernels/runtime_status.h"
 #include "cuda/kernels/warp_copy.cuh"
 
@@ -48,7 +49,9 @@ Status launch_copy_kernel_in_order(const CopyKernelArgs& args, bool streaming_ca
   } else {
     copy_in_order_kernel<false><<<grid_blocks, kCopyBlockThreads, 0, cuda_stream>>>(args);
   }
-  return runtime_status(cudaGetLastError(), "copy_in_order_kernel launch");
+  const cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess) count_tool_kernel_launch();
+  return runtime_status(error, "copy_in_order_kernel launch");
 }
 
 }  // namespace rangereplay::kernels

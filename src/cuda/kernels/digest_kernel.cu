@@ -11,6 +11,7 @@
 
 #include "core/snapshot/digest/chunk_digest.h"
 #include "core/snapshot/work_stream.h"
+#include "cuda/kernels/launch_count.h"
 #include "cuda/kernels/runtime_status.h"
 #include "cuda/kernels/warp_copy.cuh"
 
@@ -514,7 +515,11 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
       error = launch_mode<DigestKernelMode::kCaptureChanged>(args, cluster_blocks, clusters, cuda_stream);
       break;
   }
-  if (error != cudaSuccess) (void)cudaGetLastError();  // do not leave the error sticky for others
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();  // do not leave the error sticky for others
+  } else {
+    count_tool_kernel_launch();
+  }
   return runtime_status(error, "cudaLaunchKernelEx(digest_kernel)");
 }
 
@@ -538,7 +543,9 @@ Status launch_chunk_copy_kernel(const DigestKernelArgs& args, CUdeviceptr blocks
   } else {
     chunk_copy_kernel<ChunkCopyDecision::kDirtyFlag><<<block_count, kThreads, 0, cuda_stream>>>(args, blocks);
   }
-  return runtime_status(cudaGetLastError(), "chunk_copy_kernel launch");
+  const cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess) count_tool_kernel_launch();
+  return runtime_status(error, "chunk_copy_kernel launch");
 }
 
 StatusOr<int> digest_kernel_max_active_clusters(std::uint32_t cluster_blocks) {

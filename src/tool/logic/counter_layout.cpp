@@ -1,6 +1,8 @@
 // Counter layouts (see counter_layout.h).
 #include "tool/logic/counter_layout.h"
 
+#include "tool/logic/range_report.h"
+
 namespace rangereplay::tool {
 
 CounterLayout configured_layout(bool per_kernel_metrics) {
@@ -18,9 +20,39 @@ CounterLayout layout_after_recording_pass0(bool per_kernel_metrics, bool graph_l
   return AutoKernelRanges{.lead_in_flush = cache_flush};
 }
 
-CounterLayout batched_layout(bool per_kernel_metrics) {
-  if (per_kernel_metrics) return UserKernelRanges{};
-  return WholeRange{};
+CounterLayout batched_layout(bool per_kernel_metrics, bool user_kernel_ranges, bool cache_flush) {
+  if (!per_kernel_metrics) return WholeRange{};
+  if (user_kernel_ranges || !cache_flush) return UserKernelRanges{};
+  return AutoKernelRanges{};
+}
+
+std::size_t batch_counter_ranges(const CounterLayout& layout, std::size_t kernels) {
+  const bool automatic = std::holds_alternative<AutoKernelRanges>(layout);
+  return counter_ranges(layout, kernels) + (automatic ? kBatchToolKernelRanges : 0);
+}
+
+StatusOr<std::vector<std::size_t>> batch_first_rows(std::span<const std::size_t> tool_kernels_before,
+                                                    std::span<const std::size_t> kernels, std::size_t returned,
+                                                    std::size_t dropped, std::span<const std::string> names) {
+  if (tool_kernels_before.size() != kernels.size())
+    return invalid_argument("batch_first_rows: " + std::to_string(tool_kernels_before.size()) +
+                            " counts of the tool's kernels for " + std::to_string(kernels.size()) + " members");
+  std::vector<std::size_t> first(kernels.size());
+  std::size_t row = 0;
+  std::size_t tool = 0;
+  std::size_t replayed = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    first[i] = row + tool_kernels_before[i];
+    row = first[i] + kernels[i];
+    tool += tool_kernels_before[i];
+    replayed += kernels[i];
+  }
+  if (returned != row)
+    return counter_ranges_mismatch(returned,
+                                   std::to_string(replayed) + " kernels of " + std::to_string(kernels.size()) +
+                                       " ranges and " + std::to_string(tool) + " of the tool's own",
+                                   dropped, names);
+  return first;
 }
 
 CounterMode counter_mode(const CounterLayout& layout, CounterMode configured) {

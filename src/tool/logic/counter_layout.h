@@ -22,8 +22,12 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <string>
 #include <variant>
+#include <vector>
 
+#include "core/base/status.h"
 #include "tool/logic/counter_session.h"
 
 namespace rangereplay::tool {
@@ -58,10 +62,41 @@ CounterLayout configured_layout(bool per_kernel_metrics);
 CounterLayout layout_after_recording_pass0(bool per_kernel_metrics, bool graph_launches, bool user_kernel_ranges,
                                            bool cache_flush);
 
-/// The layout of a range replayed in a batch of deferred ranges: a user
-/// range per kernel, or one around the whole range (graph launches never
-/// wait for a batch).
-CounterLayout batched_layout(bool per_kernel_metrics);
+/// The layout of a range replayed in a batch of several deferred ranges
+/// (graph launches never wait for one): per-kernel values from CUPTI's
+/// automatic ranges when the tool flushes caches (each member's L2 flush is
+/// then a counter range before its kernels, so a kernel the automatic ranges
+/// missed changes the count: batch_first_rows), from a user range pushed
+/// around each kernel without the flush or with `user_kernel_ranges`
+/// (RANGEREPLAY_KERNEL_RANGES=user); one user range around the whole range
+/// for whole-range values. No lead-in flush: each member's own flush is in
+/// the pass.
+CounterLayout batched_layout(bool per_kernel_metrics, bool user_kernel_ranges, bool cache_flush);
+
+/// Counter ranges of the tool's own kernels a batch member's pass may hold
+/// before its replayed work under CUPTI's automatic ranges: its restore's
+/// (the copy kernel of a full restore, or the digest and chunk copy kernels
+/// of a differential one) and its L2 flush. The counter image of a batch is
+/// sized with them; a restore that launched more would leave counter ranges
+/// out of the image, which batch_first_rows then finds.
+inline constexpr std::size_t kBatchToolKernelRanges = 3;
+
+/// Counter ranges a batch's counter image is sized with for a member of
+/// `kernels` kernels in `layout`: counter_ranges(), plus
+/// kBatchToolKernelRanges under CUPTI's automatic ranges.
+std::size_t batch_counter_ranges(const CounterLayout& layout, std::size_t kernels);
+
+/// Where each member's rows begin in the values of a batch counted in
+/// CUPTI's automatic ranges: member i's `kernels[i]` rows come after the
+/// `tool_kernels_before[i]` rows of the tool's kernels that ran before its
+/// work in each pass (ReplayWindow::tool_kernels_before), so `returned` must
+/// be the sum of both. Sizes: both spans hold one entry per member.
+/// Errors: counter_ranges_mismatch (naming `dropped` and `names`, the decode's)
+/// when `returned` differs (a kernel the automatic ranges missed, or one
+/// they counted twice, would put every later value on the wrong kernel).
+StatusOr<std::vector<std::size_t>> batch_first_rows(std::span<const std::size_t> tool_kernels_before,
+                                                    std::span<const std::size_t> kernels, std::size_t returned,
+                                                    std::size_t dropped = 0, std::span<const std::string> names = {});
 
 /// The counter mode the backend is set to for the replay of a range of
 /// `layout`; `configured` is the session's configured mode (the automatic

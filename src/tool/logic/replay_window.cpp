@@ -152,9 +152,16 @@ StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, std::vector<ReplayMember
   // several before the first, so that each member's flush also writes back
   // what the pass's start left in L2, outside every counter range.
   const bool one = members.size() == 1;
+  pass_tool_kernels_.clear();
   if (!one) RR_RETURN_IF_ERROR(start_counters(counters_ms));
   for (std::size_t i = 0; i < members.size(); ++i)
     RR_RETURN_IF_ERROR(replay_member(pass, members[i], i == 0, one, counters_ms));
+  if (parts_.tool_kernels) {
+    if (!tool_kernels_before_)
+      tool_kernels_before_ = pass_tool_kernels_;
+    else if (*tool_kernels_before_ != pass_tool_kernels_)
+      tool_kernels_agree_ = false;
+  }
   const auto c = Clock::now();
   RR_ASSIGN_OR_RETURN(const bool all_submitted, parts_.counters.end_pass());
   counters_ms += ms_since(c);
@@ -171,6 +178,7 @@ Status ReplayWindow::start_counters(double& counters_ms) {
   const auto c = Clock::now();
   RR_RETURN_IF_ERROR(parts_.counters.start_pass(parts_.pass_name));
   counters_ms += ms_since(c);
+  mark_tool_kernels();
   if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
   return ok_status();
 }
@@ -202,15 +210,25 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
   // Every rank is ready to submit this pass (restored, counters started),
   // so a collective in it finds its peers submitting too.
   if (first && parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
+  note_tool_kernels();
   const auto submit_start = Clock::now();
   RR_RETURN_IF_ERROR(m.resubmission->submit());
   t.replay_submit_ms += ms_since(submit_start);
+  mark_tool_kernels();
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkEnd));
   RR_RETURN_IF_ERROR(stream.wait(ReplayStream::Event::kWorkEnd));
   if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(parts_.counters.pop_range());
   RR_RETURN_IF_ERROR(add_pass_times(stream, t));
   record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
   return ok_status();
+}
+
+void ReplayWindow::mark_tool_kernels() {
+  if (parts_.tool_kernels) tool_kernels_mark_ = parts_.tool_kernels();
+}
+
+void ReplayWindow::note_tool_kernels() {
+  if (parts_.tool_kernels) pass_tool_kernels_.push_back(parts_.tool_kernels() - tool_kernels_mark_);
 }
 
 namespace {

@@ -11,7 +11,8 @@
 //       restore entry -> read back -> flush -> sync      (RestoreStrategy, ReplayStream)
 //       verify.restored(its previous pass)               (a window of one only)
 //       one member: start pass, after_counters_start
-//       push its counter range (if any) -> re-submit -> wait -> pop
+//       push its counter range (if any) -> count the tool's kernels since
+//         the pass started or the last member's work -> re-submit -> wait -> pop
 //     end pass; verify.replayed(this pass)
 //   for each member: notes, verify.before_exit_restore
 //   for each member, last first: restore exit; then verify.exit_restored
@@ -19,12 +20,18 @@
 // Every member's restore runs outside its counter ranges and has finished
 // before they open. A window of one restores before its pass starts (so a
 // pass of CUPTI's automatic per-kernel ranges counts none of it). A window
-// of several counts user ranges only (CounterPasses::push_range): its pass
-// starts first and each member is restored and flushed inside it, between
-// counter ranges, so the first member's flush also writes back what the
-// pass's start left dirty in L2. --verify's observers run in windows of one
-// only (a window of several with an observer is refused): with several
-// members, one member's restore would find another's result.
+// of several starts its pass first and restores and flushes each member
+// inside it, so the first member's flush also writes back what the pass's
+// start left dirty in L2. Its members are counted in user ranges
+// (CounterPasses::push_range), between which the restores and flushes run,
+// or in CUPTI's automatic per-kernel ranges, where each of the tool's own
+// kernels (a restore's copy or digest kernels, a flush) is a counter range
+// of its own: the window then counts them before each member's work
+// (ReplayWindowParts::tool_kernels), for the caller to leave their rows
+// out, and tells when two passes counted differently. --verify's observers
+// run in windows of one only (a window of several with an observer is
+// refused): with several members, one member's restore would find
+// another's result.
 //
 // The steps that depend on the range are chosen once, by the caller, as the
 // window's parts: the restore strategy (full restore from the snapshot, or
@@ -207,6 +214,13 @@ struct ReplayWindowParts {
   // whole-range pass's lead-in (the flush, waited for, then the range's own
   // counter range: RangeCounters::end_whole_range_lead_in). May be empty.
   std::function<Status()> after_counters_start;
+  // The tool's own kernel launches in the process so far
+  // (kernels::tool_kernel_launches), for a window of several members whose
+  // passes count every kernel in CUPTI's automatic per-kernel ranges: each
+  // member's restore and flush run inside the pass there, so their kernels
+  // are counter ranges too, and the window counts them before each member's
+  // replayed work (ReplayWindow::tool_kernels_before). May be empty.
+  std::function<std::uint64_t()> tool_kernels;
 };
 
 /// The decline of a window that failed with `failure` (run()'s, and the
@@ -229,6 +243,17 @@ class ReplayWindow {
   /// member's exit state is back either way.
   Status run(std::vector<ReplayMember>& members);
 
+  /// With parts.tool_kernels, after run() succeeded: per member, the tool's
+  /// kernels each pass launched before the member's replayed work (since
+  /// the pass's counters started or the previous member's work ended: the
+  /// lead-in, the member's restore, its flush), as the first pass counted
+  /// them. nullopt when a later pass counted otherwise (the passes' counter
+  /// ranges would not line up), or without parts.tool_kernels.
+  std::optional<std::vector<std::size_t>> tool_kernels_before() const {
+    if (!tool_kernels_agree_) return std::nullopt;
+    return tool_kernels_before_;
+  }
+
  private:
   Status run_passes(std::vector<ReplayMember>& members, std::size_t& captured);
   // Counter pass `pass` (1 for the first replay) over every member; their
@@ -245,8 +270,17 @@ class ReplayWindow {
   // After the last pass: passes, notes, the ranks' last barrier and every
   // member's exit state back.
   Status hand_back(std::size_t passes, std::vector<ReplayMember>& members);
+  // With parts_.tool_kernels: the count where the current member's tool
+  // kernels began (the pass's start, or the previous member's work end).
+  void mark_tool_kernels();
+  // ... and the tool's kernels since, noted as the current member's.
+  void note_tool_kernels();
   ReplayWindowParts parts_;
   std::uint32_t pass_count_;
+  std::uint64_t tool_kernels_mark_ = 0;
+  std::vector<std::size_t> pass_tool_kernels_;  // this pass's, per member so far
+  std::optional<std::vector<std::size_t>> tool_kernels_before_;
+  bool tool_kernels_agree_ = true;
 };
 
 }  // namespace rangereplay::tool

@@ -75,8 +75,8 @@ struct Counts {
 Counts counts();
 
 /// Counts one kernel of the tool's own that ran on the host
-/// (host_kernels.cpp's L2 flush: CUPTI counts it as a kernel when it runs
-/// inside a counter pass).
+/// (host_kernels.cpp's copy, digest, chunk copy and L2 flush launches:
+/// CUPTI counts each as a kernel when it runs inside a counter pass).
 void note_tool_kernel();
 
 /// A graph of one kernel node: `f` with a copy of the parameter values

@@ -9,14 +9,17 @@
 //     (chunk_digest_reference, core/snapshot/digest/chunk_digest.h, the
 //     kernel's host reference) and makes the same decisions: digests out,
 //     dirty flags, differential copies, exit-arena slots and the counters;
-//   - the L2 flush does nothing (there is no cache to flush) but count as a
-//     kernel in the fake driver's launches, as CUPTI counts it.
+//   - the L2 flush does nothing (there is no cache to flush).
+// Each launch that would enqueue a kernel on the GPU counts as one of the
+// tool's kernels (launch_count.h, and the fake driver's tool_kernels, which
+// the fake counters count in CUPTI's automatic ranges, as CUPTI counts them).
 #include <cstring>
 
 #include "core/snapshot/digest/chunk_digest.h"
 #include "cuda/kernels/cache_flush_kernel.h"
 #include "cuda/kernels/copy_kernel.h"
 #include "cuda/kernels/digest_kernel.h"
+#include "cuda/kernels/launch_count.h"
 #include "tool/fakes/fake_cuda.h"
 
 namespace rangereplay::kernels {
@@ -68,8 +71,12 @@ std::uint64_t restore_source(const DigestKernelArgs& args, const DigestChunkDesc
 
 }  // namespace
 
+std::uint64_t tool_kernel_launches() { return fake::counts().tool_kernels; }
+
+void count_tool_kernel_launch() { fake::note_tool_kernel(); }
+
 Status launch_l2_flush(CUdeviceptr, std::size_t, CUdeviceptr, CUstream) {
-  fake::note_tool_kernel();
+  count_tool_kernel_launch();
   return ok_status();
 }
 
@@ -77,6 +84,7 @@ Status launch_copy_kernel_in_order(const CopyKernelArgs& args, bool, int grid_bl
   if (args.item_count == 0) return ok_status();
   RR_ASSIGN_OR_RETURN(const int needed, in_order_grid(args.item_count));
   if (grid_blocks != needed) return invalid_argument("copy_in_order_kernel grid does not match its items");
+  count_tool_kernel_launch();
   const auto* items = at<const WorkItem>(args.items);
   for (std::uint64_t i = 0; i < args.item_count; ++i) {
     const WorkItem& item = items[i];
@@ -99,6 +107,7 @@ Status launch_digest_kernel(const DigestKernelArgs& args, std::uint32_t cluster_
   if (args.chunks == 0 || (mode == DigestKernelMode::kDigest && args.digests_out == 0) ||
       (mode != DigestKernelMode::kDigest && (args.reference == 0 || args.dirty == 0)))
     return invalid_argument("digest kernel launch without a required buffer");
+  count_tool_kernel_launch();
   const auto* chunks = at<const DigestChunkDescriptor>(args.chunks);
   auto* dirty = at<unsigned char>(args.dirty);
   DigestCounters totals;
@@ -149,6 +158,7 @@ Status launch_chunk_copy_kernel(const DigestKernelArgs& args, CUdeviceptr blocks
     return invalid_argument("chunk copy launch in a mode other than restore");
   if (args.chunks == 0 || args.dirty == 0 || blocks == 0)
     return invalid_argument("chunk copy launch without a required buffer");
+  count_tool_kernel_launch();
   const auto* chunks = at<const DigestChunkDescriptor>(args.chunks);
   auto* dirty = at<unsigned char>(args.dirty);
   const bool trusted = args.digests_in != 0;

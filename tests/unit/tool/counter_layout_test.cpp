@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace rangereplay::tool {
 namespace {
 
@@ -26,9 +28,43 @@ TEST(CounterLayout, after_a_recording_pass_0_graph_launches_make_per_kernel_valu
   EXPECT_EQ(layout_after_recording_pass0(false, true, true, true), CounterLayout(WholeRange{}));
 }
 
-TEST(CounterLayout, a_batched_range_gets_a_user_range_per_kernel_or_one) {
-  EXPECT_EQ(batched_layout(true), CounterLayout(UserKernelRanges{}));
-  EXPECT_EQ(batched_layout(false), CounterLayout(WholeRange{}));
+TEST(CounterLayout, a_batched_range_is_counted_in_auto_ranges_under_a_flush_else_in_user_ranges) {
+  EXPECT_EQ(batched_layout(true, /*user_kernel_ranges=*/false, /*cache_flush=*/true),
+            CounterLayout(AutoKernelRanges{}));
+  EXPECT_EQ(batched_layout(true, false, /*cache_flush=*/false), CounterLayout(UserKernelRanges{}));
+  EXPECT_EQ(batched_layout(true, /*user_kernel_ranges=*/true, true), CounterLayout(UserKernelRanges{}));
+  EXPECT_EQ(batched_layout(false, false, true), CounterLayout(WholeRange{}));
+  EXPECT_EQ(batched_layout(false, true, false), CounterLayout(WholeRange{}));
+}
+
+TEST(CounterLayout, a_batch_image_holds_the_tool_kernels_before_each_member_under_auto_ranges) {
+  EXPECT_EQ(batch_counter_ranges(AutoKernelRanges{}, 5), 5u + kBatchToolKernelRanges);
+  EXPECT_EQ(batch_counter_ranges(UserKernelRanges{}, 5), 5u);
+  EXPECT_EQ(batch_counter_ranges(WholeRange{}, 5), 1u);
+}
+
+TEST(CounterLayout, batch_rows_begin_after_each_members_tool_kernels) {
+  // Member 0: lead-in-free restore and flush (2 rows), 3 kernels; member 1:
+  // a flush only (1 row), 1 kernel; member 2: 3 rows of the tool's, 2 kernels.
+  const std::vector<std::size_t> tool{2, 1, 3};
+  const std::vector<std::size_t> kernels{3, 1, 2};
+  const StatusOr<std::vector<std::size_t>> first = batch_first_rows(tool, kernels, 12);
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  EXPECT_EQ(*first, (std::vector<std::size_t>{2, 6, 10}));
+}
+
+TEST(CounterLayout, batch_rows_that_do_not_add_up_are_a_counter_range_mismatch) {
+  const std::vector<std::size_t> tool{2, 1};
+  const std::vector<std::size_t> kernels{3, 1};
+  for (std::size_t returned : {6u, 8u}) {
+    const StatusOr<std::vector<std::size_t>> first = batch_first_rows(tool, kernels, returned, 1);
+    ASSERT_FALSE(first.ok());
+    EXPECT_EQ(first.status().decline_reason(), DeclineReason::kCounterRangesMismatch);
+    EXPECT_NE(first.status().message().find("4 kernels of 2 ranges and 3 of the tool's own"), std::string::npos)
+        << first.status().message();
+    EXPECT_NE(first.status().message().find("1 dropped"), std::string::npos) << first.status().message();
+  }
+  EXPECT_FALSE(batch_first_rows(tool, std::vector<std::size_t>{3}, 5).ok()) << "one count per member";
 }
 
 TEST(CounterLayout, the_counter_ranges_of_a_pass) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -473,9 +474,20 @@ class NamedRestore final : public RestoreStrategy {
  public:
   NamedRestore(std::string name, Log& log, Failure& failure) : name_(std::move(name)), log_(log), failure_(failure) {}
   Status capture_exit() override { return step("capture_exit"); }
-  Status restore_entry() override { return step("restore_entry"); }
+  Status restore_entry() override {
+    ++restores;
+    if (launched != nullptr) *launched += kernels + (restores == one_more_at ? 1 : 0);
+    return step("restore_entry");
+  }
   Status read_back() override { return ok_status(); }
   std::uint64_t restored_bytes() const override { return 7; }
+
+  // The tool's kernel launches, counted; each restore adds `kernels`, and the
+  // `one_more_at`-th (1-based) one more.
+  std::uint64_t* launched = nullptr;
+  std::uint64_t kernels = 0;
+  int one_more_at = 0;
+  int restores = 0;
   Status restore_exit() override { return step("restore_exit"); }
   void restore_exit_after_failure() override { log_.push_back(name_ + " restore_exit_after_failure"); }
 
@@ -516,18 +528,27 @@ struct BatchFixture {
                ReplayMember{&restore_b, &submit_b, &record_b, "step#1"}};
   }
   Status run(std::uint32_t pass_count, bool flush = false) {
-    ReplayWindow window(ReplayWindowParts{counters,
-                                          stream,
-                                          "batch",
-                                          {},
-                                          flush ? std::function<Status()>([this] {
-                                            log.push_back("flush_caches");
-                                            return failure.check("flush_caches");
-                                          })
-                                                : std::function<Status()>()},
-                        pass_count);
-    return window.run(members);
+    ReplayWindowParts parts{counters,
+                            stream,
+                            "batch",
+                            {},
+                            flush ? std::function<Status()>([this] {
+                              log.push_back("flush_caches");
+                              ++launched;
+                              return failure.check("flush_caches");
+                            })
+                                  : std::function<Status()>()};
+    if (count_tool_kernels) parts.tool_kernels = [this] { return launched; };
+    ReplayWindow window(std::move(parts), pass_count);
+    const Status s = window.run(members);
+    tool_kernels_before = window.tool_kernels_before();
+    return s;
   }
+  // The tool's kernels: the restores' and flushes' launches, counted by the
+  // window when count_tool_kernels.
+  std::uint64_t launched = 0;
+  bool count_tool_kernels = false;
+  std::optional<std::vector<std::size_t>> tool_kernels_before;
   // The lines of `log` that name a member, a pass, a counter range or a flush.
   Log steps() const {
     Log out;
@@ -646,6 +667,36 @@ TEST(ReplayWindowOfSeveral, each_member_gets_its_own_notes) {
             (std::vector<std::string>{"pass 0 ran without counters (it sized the counter data to its 3 kernels); "
                                       "all 2 counter passes were replays"}));
   EXPECT_TRUE(f.record_b.notes.empty());
+}
+
+TEST(ReplayWindowOfSeveral, counts_the_tool_kernels_each_pass_launches_before_each_members_work) {
+  BatchFixture f(/*passes=*/3);
+  f.count_tool_kernels = true;
+  f.restore_a.launched = f.restore_b.launched = &f.launched;
+  f.restore_a.kernels = 1;  // a full restore's copy kernel
+  f.restore_b.kernels = 2;  // a differential restore's digest and copy kernels
+  ASSERT_TRUE(f.run(3, /*flush=*/true).ok());
+  // Each member's flush is its last kernel before its work.
+  ASSERT_TRUE(f.tool_kernels_before.has_value());
+  EXPECT_EQ(*f.tool_kernels_before, (std::vector<std::size_t>{2, 3}));
+  // The exit states, handed back after the last pass, are not counted.
+  EXPECT_EQ(f.launched, 3u * (2u + 3u));
+}
+
+TEST(ReplayWindowOfSeveral, passes_that_launch_different_tool_kernels_give_no_count) {
+  BatchFixture f(/*passes=*/3);
+  f.count_tool_kernels = true;
+  f.restore_a.launched = f.restore_b.launched = &f.launched;
+  f.restore_b.kernels = 1;
+  f.restore_b.one_more_at = 2;  // the second pass's restore of b launches two
+  ASSERT_TRUE(f.run(3, /*flush=*/true).ok());
+  EXPECT_FALSE(f.tool_kernels_before.has_value());
+}
+
+TEST(ReplayWindowOfSeveral, gives_no_count_without_the_counter) {
+  BatchFixture f(/*passes=*/2);
+  ASSERT_TRUE(f.run(2, /*flush=*/true).ok());
+  EXPECT_FALSE(f.tool_kernels_before.has_value());
 }
 
 TEST(ReplayWindowOfSeveral, a_window_without_members_is_refused) {
