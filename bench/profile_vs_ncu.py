@@ -178,13 +178,21 @@ if want("kernels"):
     # pass is a replay): CUPTI's auto ranges (the default), which make every
     # replayed launch synchronous, against a user range pushed around each
     # replayed kernel (RANGEREPLAY_KERNEL_RANGES=user). Same app, same list, one
-    # run each, alternating; values compared kernel by kernel.
+    # run each, alternating; values compared kernel by kernel. On the immediate
+    # path (--batch-ranges off), and in a batch of four ranges, where the
+    # automatic ranges also count the tool's restore and flush kernels between
+    # the members (their rows left out) and user ranges run them outside every
+    # counter range.
     torch_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "workloads",
                                 "torch_transformer.py")
-    apps = [("stream 64MB x3, --set basic", [stream, "--iterations", "3", "--bytes", "64MiB"])]
+    off = ["--batch-ranges", "off"]
+    apps = [("stream 64MB x3, --set basic", [stream, "--iterations", "3", "--bytes", "64MiB"], off),
+            ("stream 64MB x4, --set basic, batch 4", [stream, "--iterations", "4", "--bytes", "64MiB"],
+             ["--batch-ranges", "4"])]
     try:
         import torch  # noqa: F401
-        apps.append(("torch-train x2, --set basic", [sys.executable, torch_script, "--mode", "train", "--steps", "2"]))
+        apps.append(("torch-train x2, --set basic", [sys.executable, torch_script, "--mode", "train", "--steps", "2"],
+                     off))
     except ImportError:
         rows.append(("torch-train per-kernel ranges", "not run: PyTorch is not importable here"))
 
@@ -192,14 +200,11 @@ if want("kernels"):
         return [[(k["name"], [m["value"] for m in k["metrics"] if m["name"] == "smsp__inst_executed.sum"])
                  for k in r["kernels"]] for r in rep["ranges"] if not r["declined"]]
 
-    for label, app in apps:
+    for label, app, batching in apps:
         runs = {}
         for mode in ("auto", "user", "auto", "user"):
             env = {"RANGEREPLAY_KERNEL_RANGES": "user"} if mode == "user" else None
-            # --batch-ranges off: CUPTI's auto ranges apply to ranges replayed at their own end only (a batch
-            # always pushes user ranges), so both modes are measured on the immediate path.
-            runs.setdefault(mode, []).append(profile([], ["--set", "basic", "--batch-ranges", "off"], env=env, app=app,
-                                                     timeout=600))
+            runs.setdefault(mode, []).append(profile([], ["--set", "basic"] + batching, env=env, app=app, timeout=600))
         failed = [f"{m}: {e}" for m, rs in runs.items() for _, rep, e in rs if rep is None]
         if failed:
             rows.append((label, "failed: " + " | ".join(failed)))
