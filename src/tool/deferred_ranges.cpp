@@ -173,28 +173,10 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   for (const auto& range : batch) before.push_back(range->record);
   const bool tried_alone = batch.size() == 1 && replays_on_its_own(*batch.front());
   if (tried_alone && replay_single(*batch.front(), before.front(), why)) return;
-  const CounterLayout layout = batch_window_layout(batch, tried_alone);
   std::vector<std::unique_ptr<WindowMember>> parts;
   std::vector<std::size_t> first_row;
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
-  s = run_batch_window(batch, layout, parts, first_row, values);
-  if (s.ok() && std::holds_alternative<AutoKernelRanges>(layout) && !values.ok() &&
-      values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
-    // As at a range's own end: the batch is replayed once more with a user
-    // range around each kernel, from the records as pass 0 left them (the
-    // window handed every member's exit state back; each still holds its
-    // entry snapshot).
-    const std::string mismatch = values.status().message();
-    for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
-    parts.clear();
-    first_row.clear();
-    s = run_batch_window(batch, user_layout(), parts, first_row, values);
-    for (auto& range : batch)
-      range->record.notes.push_back(
-          "replayed a second time with a counter range pushed around each kernel, after CUPTI's automatic "
-          "per-kernel ranges gave the first: " +
-          mismatch);
-  }
+  s = run_batch_windows(batch, before, batch_window_layout(batch, tried_alone), parts, first_row, values);
   if (!s.ok()) {
     const bool any_unloaded = std::any_of(
         batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
@@ -218,6 +200,36 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     return;
   }
   record_batch(batch, values, first_row, start, why);
+}
+
+Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                         const std::vector<report::RangeRecord>& before, const CounterLayout& layout,
+                                         std::vector<std::unique_ptr<WindowMember>>& parts,
+                                         std::vector<std::size_t>& first_row,
+                                         StatusOr<std::vector<std::vector<double>>>& values) {
+  Status s = run_batch_window(batch, layout, parts, first_row, values);
+  if (!std::holds_alternative<AutoKernelRanges>(layout) || (s.ok() && values.ok())) return s;
+  // A kernel module another thread unloaded fails every window alike.
+  if (std::any_of(batch.begin(), batch.end(),
+                  [this](const auto& member) { return controller_.unloaded_since_end(*member); }))
+    return s;
+  // As at a range's own end: the batch is replayed once more with a user
+  // range around each kernel (the tool's own kernels then run outside every
+  // counter range), from the records as pass 0 left them. Either window hands
+  // every member's exit state back, whatever fails; each still holds its
+  // entry snapshot.
+  const std::string first = s.ok() ? values.status().message() : s.message();
+  for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
+  parts.clear();
+  first_row.clear();
+  values = internal_error("not evaluated");
+  s = run_batch_window(batch, user_layout(), parts, first_row, values);
+  for (auto& range : batch)
+    range->record.notes.push_back(
+        "replayed a second time with a counter range pushed around each kernel, after the first replay, in CUPTI's "
+        "automatic per-kernel ranges, failed: " +
+        first);
+  return s;
 }
 
 CounterLayout DeferredRanges::batch_window_layout(const std::vector<std::unique_ptr<ActiveRange>>& batch,

@@ -11,10 +11,12 @@
 // that does not fit beside theirs. Per-kernel values come from CUPTI's
 // automatic ranges (the counter ranges of the tool's restore and flush
 // kernels between members are left out, counted at their launch), or from a
-// user range pushed around each kernel without a flush buffer. A batch whose
-// automatic ranges do not add up is replayed again with user ranges; one
-// whose user ranges do not match is replayed again member by member, as
-// immediate ranges. A flush due while
+// user range pushed around each kernel: without a flush buffer, with
+// RANGEREPLAY_KERNEL_RANGES=user, when the automatic ranges' image would not
+// hold the batch, or after a range alone missed a kernel in them. A batch
+// whose automatic ranges do not add up, or fail, is replayed again with user
+// ranges; one whose user ranges do not match is replayed again member by
+// member, as immediate ranges. A flush due while
 // a capture is open or beginning declines the batch instead (no call a
 // capture forbids is made); nothing is replayed at exit.
 //
@@ -210,6 +212,17 @@ class DeferredRanges {
   Status run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch, const CounterLayout& layout,
                           std::vector<std::unique_ptr<WindowMember>>& parts, std::vector<std::size_t>& first_row,
                           StatusOr<std::vector<std::vector<double>>>& values);
+  // run_batch_window in `layout`; when that is CUPTI's automatic ranges and
+  // its window or its values failed (rows that did not add up, or a CUPTI
+  // error over the tool's own kernels), once more in user_layout(), from the
+  // records in `before` (as pass 0 left them, in batch order), noting the
+  // first failure. Not again when a member's module was unloaded since its
+  // range ended. Returns the last window's failure; a values failure is in
+  // `values`.
+  Status run_batch_windows(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                           const std::vector<report::RangeRecord>& before, const CounterLayout& layout,
+                           std::vector<std::unique_ptr<WindowMember>>& parts, std::vector<std::size_t>& first_row,
+                           StatusOr<std::vector<std::vector<double>>>& values);
   // The values of a batch counted in CUPTI's automatic ranges (`values`,
   // every counter range the passes decoded) with each member's first row
   // into `first_row`, past the rows of the tool's kernels that ran before

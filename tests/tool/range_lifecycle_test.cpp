@@ -374,6 +374,22 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
   EXPECT_EQ(fake::counts().launches, 3u + 2u * 3u * 3u);
 }
 
+TEST_F(BatchOfTwo, whose_automatic_ranges_fail_replays_again_with_user_ranges) {
+  // A CUPTI error at the end of a pass that counted the tool's restore and
+  // flush kernels: the batch's exit state is back, and user ranges count it.
+  fake::CounterOptions counters;
+  counters.auto_pass_fails_over_tool_kernels = 1;
+  const std::vector<report::RangeRecord> ranges = profile_batch(counters);
+  ASSERT_EQ(ranges.size(), 2u);
+  for (const report::RangeRecord& r : ranges) {
+    ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.counter_ranges, "user");
+    EXPECT_TRUE(has_note(r, "of the tool's kernels in a pass of automatic ranges"));
+  }
+  // Pass 0, the first pass of the automatic ranges (it failed), the user ranges' three.
+  EXPECT_EQ(fake::counts().launches, 3u + 3u + 3u * 3u);
+}
+
 TEST_F(ToolHarness, a_write_into_untracked_device_memory_replays_the_batch_first) {
   start();
   const CUdeviceptr data = buffer(kInts);

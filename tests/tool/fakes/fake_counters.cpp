@@ -46,6 +46,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
     pass_has_lead_in_ = lead_in_ && mode_ == tool::CounterMode::kWholeRange && max_ranges_ >= 2;
     rows_ = (pass_has_lead_in_ ? 1 : 0) + (mode_ == tool::CounterMode::kWholeRange ? 1 : 0);
     launches_at_start_ = kernels_run();
+    tool_kernels_at_start_ = counts().tool_kernels;
     g_log.started.push_back(range_name);
     return ok_status();
   }
@@ -55,8 +56,14 @@ class FakeCounterBackend final : public tool::CounterBackend {
     if (mode_ == tool::CounterMode::kPerKernel) {
       rows_ += kernels_run() - launches_at_start_;
       if (g_options.auto_ranges_drop_one && rows_ > 0) --rows_;
+      const std::uint64_t tool_kernels = counts().tool_kernels - tool_kernels_at_start_;
+      if (g_options.auto_pass_fails_over_tool_kernels > 0 && tool_kernels > g_options.auto_pass_fails_over_tool_kernels)
+        return internal_error("fake counters: " + std::to_string(tool_kernels) +
+                              " of the tool's kernels in a pass of automatic ranges");
     }
-    decoded_rows_ = rows_;
+    // As CUPTI: counter ranges past the image are dropped.
+    dropped_ = rows_ > max_ranges_ ? rows_ - max_ranges_ : 0;
+    decoded_rows_ = rows_ - dropped_;
     if (application_pass_) image_.push_back(static_cast<std::uint8_t>(passes_since_begin_));
     ++passes_since_begin_;
     ++g_log.passes;
@@ -79,7 +86,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
   }
   Status end_lead_in(const std::string&) override { return ok_status(); }
   bool pass_has_lead_in() const override { return pass_has_lead_in_; }
-  StatusOr<std::size_t> decode() override { return std::size_t{0}; }
+  StatusOr<std::size_t> decode() override { return dropped_; }
   StatusOr<std::vector<std::vector<double>>> evaluate() const override {
     ++g_log.evaluations;
     std::vector<std::vector<double>> rows(decoded_rows_, std::vector<double>(metrics_));
@@ -119,6 +126,8 @@ class FakeCounterBackend final : public tool::CounterBackend {
   std::size_t rows_ = 0;
   std::size_t decoded_rows_ = 0;
   std::uint64_t launches_at_start_ = 0;
+  std::uint64_t tool_kernels_at_start_ = 0;
+  std::size_t dropped_ = 0;
   bool application_pass_ = false;
   std::vector<std::uint8_t> image_;
   static constexpr std::size_t kImageBytes = 16;

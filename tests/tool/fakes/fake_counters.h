@@ -5,10 +5,11 @@
 // CounterSession over the fake backend without any change to the tool.
 //
 // The backend counts counter ranges as CUPTI makes them: per kernel (one
-// per kernel the fake driver ran between a pass's start and end, the host
-// L2 flush included), whole range (one per pass), user ranges (one per
-// push), plus the lead-in range of a whole-range pass that has one (as
-// cupti::RangeProfilerSession makes them). A range's passes end
+// per kernel the fake driver ran between a pass's start and end, the tool's
+// copy, digest and L2 flush kernels included), whole range (one per pass),
+// user ranges (one per push), plus the lead-in range of a whole-range pass
+// that has one (as cupti::RangeProfilerSession makes them). Ranges past the
+// image's size (resize) are dropped, and decode() reports how many. A range's passes end
 // with "all submitted" after `pass_count` passes since begin_range. Its
 // values are fake: row r (0-based, in the decoded pass), metric m has
 // counter_value(r, m).
@@ -38,6 +39,10 @@ struct CounterOptions {
   /// Every pass under CUPTI's automatic per-kernel ranges decodes one
   /// counter range fewer than it opened (counter_ranges_mismatch).
   bool auto_ranges_drop_one = false;
+  /// When above 0: a pass under CUPTI's automatic per-kernel ranges in
+  /// which more of the tool's kernels ran than this fails at its end, as a
+  /// CUPTI error would.
+  std::size_t auto_pass_fails_over_tool_kernels = 0;
 };
 
 /// The value row `row`, metric `metric` of every evaluation: 1000 * (row + 1) + metric.
