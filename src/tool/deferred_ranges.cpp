@@ -37,10 +37,20 @@ std::size_t DeferredRanges::batch_counter_ranges(const ActiveRange& range) const
   return tool::batch_counter_ranges(counting_.batch_layout(), range.program.kernels().size());
 }
 
+std::size_t DeferredRanges::batch_counter_ranges(const std::vector<std::unique_ptr<ActiveRange>>& ranges) const {
+  std::size_t sum = 0;
+  for (const auto& range : ranges) sum += batch_counter_ranges(*range);
+  return sum;
+}
+
+bool DeferredRanges::any_unloaded(const std::vector<std::unique_ptr<ActiveRange>>& batch) const {
+  return std::any_of(batch.begin(), batch.end(),
+                     [this](const auto& member) { return controller_.unloaded_since_end(*member); });
+}
+
 void DeferredRanges::defer(std::unique_ptr<ActiveRange> range) {
-  std::size_t counter_ranges = batch_counter_ranges(*range);
-  for (const auto& r : pending_) counter_ranges += batch_counter_ranges(*r);
-  if (!pending_.empty() && counter_ranges > counters_->backend().most_ranges())
+  if (!pending_.empty() &&
+      batch_counter_ranges(*range) + batch_counter_ranges(pending_) > counters_->backend().most_ranges())
     flush_pending("the counter image would not hold one more range");
   debug("range '%s' deferred (%ld pending)", range->name, static_cast<long>(pending_.size() + 1));
   // Its place in the report, in the order ranges end; filled by its batch.
@@ -178,9 +188,8 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
   StatusOr<std::vector<std::vector<double>>> values = internal_error("not evaluated");
   s = run_batch_windows(batch, before, batch_window_layout(batch, tried_alone), parts, first_row, values);
   if (!s.ok()) {
-    const bool any_unloaded = std::any_of(
-        batch.begin(), batch.end(), [this](const auto& member) { return controller_.unloaded_since_end(*member); });
-    decline_batch(batch, replay_window_decline(s, [any_unloaded] { return any_unloaded; }).reason, s.message());
+    const bool module_gone = any_unloaded(batch);
+    decline_batch(batch, replay_window_decline(s, [module_gone] { return module_gone; }).reason, s.message());
     return;
   }
   if (!values.ok() && values.status().decline_reason() == DeclineReason::kCounterRangesMismatch) {
@@ -210,9 +219,7 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
   Status s = run_batch_window(batch, layout, parts, first_row, values);
   if (!std::holds_alternative<AutoKernelRanges>(layout) || (s.ok() && values.ok())) return s;
   // A kernel module another thread unloaded fails every window alike.
-  if (std::any_of(batch.begin(), batch.end(),
-                  [this](const auto& member) { return controller_.unloaded_since_end(*member); }))
-    return s;
+  if (any_unloaded(batch)) return s;
   // As at a range's own end: the batch is replayed once more with a user
   // range around each kernel (the tool's own kernels then run outside every
   // counter range), from the records as pass 0 left them. Either window hands
@@ -237,11 +244,8 @@ CounterLayout DeferredRanges::batch_window_layout(const std::vector<std::unique_
   // After CUPTI's automatic ranges missed a kernel of the range alone, the
   // batch pushes a user range around each kernel; so it does when the
   // automatic ranges' image, with the tool's kernels, would not hold it.
-  const CounterLayout layout = counting_.batch_layout();
-  std::size_t counter_ranges = 0;
-  for (const auto& range : batch) counter_ranges += tool::batch_counter_ranges(layout, range->program.kernels().size());
-  if (tried_alone || counter_ranges > counters_->backend().most_ranges()) return user_layout();
-  return layout;
+  if (tried_alone || batch_counter_ranges(batch) > counters_->backend().most_ranges()) return user_layout();
+  return counting_.batch_layout();
 }
 
 CounterLayout DeferredRanges::user_layout() const {
@@ -294,9 +298,13 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     auto decode_start = Clock::now();
     StatusOr<std::size_t> dropped = counters_->backend().decode();
     values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
-    if (values.ok() && automatic)
-      values = rows_of_automatic_batch(batch, tool_kernels, *dropped, std::move(values).value(), first_row);
-    else if (values.ok() && values->size() < counter_ranges)
+    if (values.ok() && automatic) {
+      StatusOr<std::vector<std::size_t>> rows = automatic_first_rows(batch, tool_kernels, values->size(), *dropped);
+      if (rows.ok())
+        first_row = std::move(rows).value();
+      else
+        values = rows.status();
+    } else if (values.ok() && values->size() < counter_ranges)
       values =
           counter_ranges_mismatch(values->size(), "the " + std::to_string(counter_ranges) + " of the batch", *dropped);
     const double decode_ms = ms_since(decode_start) / static_cast<double>(batch.size());
@@ -306,21 +314,17 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   return s;
 }
 
-StatusOr<std::vector<std::vector<double>>> DeferredRanges::rows_of_automatic_batch(
+StatusOr<std::vector<std::size_t>> DeferredRanges::automatic_first_rows(
     const std::vector<std::unique_ptr<ActiveRange>>& batch, const std::optional<std::vector<std::size_t>>& tool_kernels,
-    std::size_t dropped, std::vector<std::vector<double>> values, std::vector<std::size_t>& first_row) const {
+    std::size_t returned, std::size_t dropped) const {
   if (!tool_kernels)
-    return counter_ranges_mismatch(values.size(),
+    return counter_ranges_mismatch(returned,
                                    "a batch whose passes launched different numbers of the tool's own kernels (its "
                                    "restores and flushes) before its ranges",
                                    dropped);
   std::vector<std::size_t> kernels;
   for (const auto& range : batch) kernels.push_back(range->program.kernels().size());
-  const StatusOr<std::vector<std::string>> names = counters_->backend().range_names();
-  RR_ASSIGN_OR_RETURN(
-      first_row, batch_first_rows(*tool_kernels, kernels, values.size(), dropped,
-                                  names.ok() ? std::span<const std::string>(*names) : std::span<const std::string>()));
-  return values;
+  return batch_first_rows(*tool_kernels, kernels, returned, dropped, range_names_or_none(counters_->backend()));
 }
 
 void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,

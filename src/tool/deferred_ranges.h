@@ -181,6 +181,11 @@ class DeferredRanges {
   // Counter ranges a batch's image is sized with for `range`, in the
   // configured batch layout (tool::batch_counter_ranges).
   std::size_t batch_counter_ranges(const ActiveRange& range) const;
+  // The same summed over `ranges`.
+  std::size_t batch_counter_ranges(const std::vector<std::unique_ptr<ActiveRange>>& ranges) const;
+  // Whether another thread has unloaded a module since any range of `batch`
+  // ended.
+  bool any_unloaded(const std::vector<std::unique_ptr<ActiveRange>>& batch) const;
   // The batch layout with a user range pushed around each kernel (per-kernel
   // values), or one around each range: after CUPTI's automatic ranges missed
   // a kernel.
@@ -223,16 +228,14 @@ class DeferredRanges {
                            const std::vector<report::RangeRecord>& before, const CounterLayout& layout,
                            std::vector<std::unique_ptr<WindowMember>>& parts, std::vector<std::size_t>& first_row,
                            StatusOr<std::vector<std::vector<double>>>& values);
-  // The values of a batch counted in CUPTI's automatic ranges (`values`,
-  // every counter range the passes decoded) with each member's first row
-  // into `first_row`, past the rows of the tool's kernels that ran before
-  // it (`tool_kernels`, the window's count; nullopt when its passes counted
-  // differently). Errors: counter_ranges_mismatch (naming `dropped`, the
-  // decode's) when the rows do not add up.
-  StatusOr<std::vector<std::vector<double>>> rows_of_automatic_batch(
-      const std::vector<std::unique_ptr<ActiveRange>>& batch,
-      const std::optional<std::vector<std::size_t>>& tool_kernels, std::size_t dropped,
-      std::vector<std::vector<double>> values, std::vector<std::size_t>& first_row) const;
+  // Each member's first row in the `returned` rows a batch counted in
+  // CUPTI's automatic ranges decoded, past the rows of the tool's kernels
+  // that ran before it (`tool_kernels`, the window's count; nullopt when its
+  // passes counted differently). Errors: counter_ranges_mismatch (naming
+  // `dropped`, the decode's) when the rows do not add up.
+  StatusOr<std::vector<std::size_t>> automatic_first_rows(const std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                                          const std::optional<std::vector<std::size_t>>& tool_kernels,
+                                                          std::size_t returned, std::size_t dropped) const;
   // After replay_batch's window and values succeeded: each member's kernel
   // records from its rows of `values`, its counter ranges and note, and its
   // reserved record filled (the window's time, since `start`, shared out).

@@ -322,9 +322,8 @@ Status RangeCounters::evaluate(ActiveRange& range) {
     if (values.size() != lead_in_counter_ranges(kernels, whole_range_lead_in)) {
       // CUPTI's names for the ranges it did return may say which launch went
       // uncounted.
-      const StatusOr<std::vector<std::string>> names = counters_->backend().range_names();
       return check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped,
-                                  names.ok() ? std::span<const std::string>(*names) : std::span<const std::string>());
+                                  range_names_or_none(counters_->backend()));
     }
     values.erase(values.begin());
     range.record.notes.push_back(whole_range_lead_in

@@ -217,6 +217,15 @@ TEST_F(ToolHarness, a_batch_over_one_image_is_replayed_as_two) {
   expect_all(read(data, kInts), 4);
 }
 
+// Whether one of `r`'s notes holds `text`.
+bool has_note(const report::RangeRecord& r, const std::string& text) {
+  return std::any_of(r.notes.begin(), r.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+// The first metric's value of kernel record `k`.
+double first_value(const report::KernelRecord& k) { return k.metrics.at(0).value; }
+
 // A replayed range of two kernels: values for each, in `layout`'s counter
 // ranges ("auto" or "user"), with a note holding `note`.
 void expect_two_kernels_replayed(const report::RangeRecord& r, const std::string& layout, const std::string& note) {
@@ -224,9 +233,7 @@ void expect_two_kernels_replayed(const report::RangeRecord& r, const std::string
   EXPECT_EQ(r.counter_ranges, layout);
   ASSERT_EQ(r.kernels.size(), 2u);
   for (const report::KernelRecord& k : r.kernels) EXPECT_FALSE(k.metrics.empty()) << k.name;
-  bool noted = false;
-  for (const std::string& n : r.notes) noted = noted || n.find(note) != std::string::npos;
-  EXPECT_TRUE(noted) << "no note with '" << note << "'";
+  EXPECT_TRUE(has_note(r, note)) << "no note with '" << note << "'";
 }
 
 // One range of two kernels, with `counters` for the fake CUPTI, profiled to
@@ -303,12 +310,6 @@ TEST_F(TwoKernelRange, a_batch_of_one_whose_lead_in_would_not_fit_the_image_repl
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u) << "no attempt alone";
 }
 
-// Whether one of `r`'s notes holds `text`.
-bool has_note(const report::RangeRecord& r, const std::string& text) {
-  return std::any_of(r.notes.begin(), r.notes.end(),
-                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
-}
-
 // Two ranges, of one and of two kernels, batched together with `counters`
 // for the fake CUPTI: their records; the data holds 3 after them.
 class BatchOfTwo : public ToolHarness {
@@ -347,7 +348,6 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
   // range's restore is differential here (a digest kernel, then a chunk copy
   // kernel), then its flush: rows 0-2 are the tool's, row 3 the first
   // range's kernel, rows 4-6 the tool's again, rows 7-8 the second range's.
-  const auto first_value = [](const report::KernelRecord& k) { return k.metrics.at(0).value; };
   EXPECT_EQ(first_value(ranges[0].kernels[0]), fake::counter_value(3, 0));
   EXPECT_EQ(first_value(ranges[1].kernels[0]), fake::counter_value(7, 0));
   EXPECT_EQ(first_value(ranges[1].kernels[1]), fake::counter_value(8, 0));
@@ -367,7 +367,6 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
     EXPECT_FALSE(has_note(r, "the tool's kernels between the batch's ranges")) << "the first window's note";
   }
   // User ranges: one row per kernel, in order.
-  const auto first_value = [](const report::KernelRecord& k) { return k.metrics.at(0).value; };
   EXPECT_EQ(first_value(ranges[0].kernels.at(0)), fake::counter_value(0, 0));
   EXPECT_EQ(first_value(ranges[1].kernels.at(1)), fake::counter_value(2, 0));
   // Pass 0, the automatic ranges' three passes, the user ranges' three.
@@ -449,10 +448,7 @@ TEST_F(ToolHarness, a_range_that_frees_memory_after_its_work_is_replayed_before_
   EXPECT_EQ(r.passes, 4u);
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_FALSE(r.kernels[0].metrics.empty());
-  bool noted = false;
-  for (const std::string& n : r.notes)
-    noted = noted || n.find("replayed at the entry of cuMemFree_v2") != std::string::npos;
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(has_note(r, "replayed at the entry of cuMemFree_v2"));
   EXPECT_EQ(fake::counts().launches, 1u + 3u) << "the second free replays nothing";
   expect_all(read(data, kInts), 1);
 }

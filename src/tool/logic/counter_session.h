@@ -89,6 +89,13 @@ class CounterBackend {
   virtual std::size_t next_nesting_level() const = 0;
 };
 
+/// `backend`'s range_names(), or none when it cannot give them (the names
+/// only explain a count CUPTI got wrong).
+inline std::vector<std::string> range_names_or_none(const CounterBackend& backend) {
+  StatusOr<std::vector<std::string>> names = backend.range_names();
+  return names.ok() ? std::move(names).value() : std::vector<std::string>{};
+}
+
 struct CounterSessionOptions {
   std::uint32_t pass_count = 0;           // passes the metric list needs
   bool whole_range_metrics = false;       // --range-metrics whole (else per kernel)
