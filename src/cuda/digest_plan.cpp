@@ -158,9 +158,10 @@ Status DigestPlan::digest(CUstream stream) {
   return ok_status();
 }
 
-Status DigestPlan::restore_to(CUstream stream, ChunkRestoreMode mode, CUdeviceptr reference,
+Status DigestPlan::restore_to(CUstream stream, ChunkRestoreMode mode, RestoreLaunches launches, CUdeviceptr reference,
                               CUdeviceptr source_override) {
-  const bool in_order = stats_.copy_variant == DigestCopyVariant::kWarpPerPieceInOrder;
+  const bool in_order =
+      stats_.copy_variant == DigestCopyVariant::kWarpPerPieceInOrder && launches == RestoreLaunches::kPlanVariant;
   DigestKernelArgs args = base_args(DigestKernelMode::kRestore);
   args.reference = reference;
   args.source_override = source_override;
@@ -179,9 +180,9 @@ Status DigestPlan::restore_to(CUstream stream, ChunkRestoreMode mode, CUdevicept
   return launch_copy(args, stream);  // without digests_in: copies the chunks the launch above flagged
 }
 
-Status DigestPlan::restore(CUstream stream, ChunkRestoreMode mode) {
+Status DigestPlan::restore(CUstream stream, ChunkRestoreMode mode, RestoreLaunches launches) {
   if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore: a region has no snapshot address");
-  return restore_to(stream, mode, device_entry_digests(), 0);
+  return restore_to(stream, mode, launches, device_entry_digests(), 0);
 }
 
 Status DigestPlan::capture_changed(CUstream stream, CUdeviceptr exit_arena, std::uint64_t exit_arena_bytes) {
@@ -202,7 +203,7 @@ Status DigestPlan::capture_changed(CUstream stream, CUdeviceptr exit_arena, std:
 Status DigestPlan::restore_exit(CUstream stream, ChunkRestoreMode mode) {
   if (!stats_.has_snapshot) return failed_precondition("DigestPlan::restore_exit: a region has no snapshot address");
   if (!exit_captured_) return failed_precondition("DigestPlan::restore_exit before capture_changed");
-  return restore_to(stream, mode, device_exit_digests(), device_exit_locations());
+  return restore_to(stream, mode, RestoreLaunches::kPlanVariant, device_exit_digests(), device_exit_locations());
 }
 
 Status DigestPlan::read_back(CUstream stream) {

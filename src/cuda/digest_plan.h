@@ -101,6 +101,20 @@ enum class ChunkRestoreMode : std::uint8_t {
   kUseDigests,
 };
 
+/// How many launches restore() takes.
+enum class RestoreLaunches : std::uint8_t {
+  /// As the plan's copy variant says: kWarpPerPieceInOrder digests in one
+  /// launch and copies in a second (one launch in kUseDigests);
+  /// kClusterSlice digests and copies in one.
+  kPlanVariant,
+  /// One: the digest launch copies the chunks it decides on itself
+  /// (kClusterSlice's copy, whatever the plan's variant; the same bytes, a
+  /// slower copy when many chunks changed: digest_bench). For a restore
+  /// counted among CUPTI's automatic per-kernel ranges, where each launch is
+  /// a counter range of its own and costs about a millisecond of the pass.
+  kOne,
+};
+
 /// What a plan covers and how it launches.
 struct DigestPlanStats {
   std::uint64_t total_bytes = 0;  // all regions
@@ -144,9 +158,10 @@ class DigestPlan {
   /// snapshot addresses as `mode` says, records the digests found (current
   /// digests), the dirty flags (1 = copied) and the counters. One launch, or
   /// two with kWarpPerPieceInOrder (a digest launch that decides, then the
-  /// copy) except in kUseDigests.
+  /// copy) except in kUseDigests or with RestoreLaunches::kOne.
   /// Errors: kFailedPrecondition when a region has no snapshot address.
-  Status restore(CUstream stream, ChunkRestoreMode mode = ChunkRestoreMode::kDigestAll);
+  Status restore(CUstream stream, ChunkRestoreMode mode = ChunkRestoreMode::kDigestAll,
+                 RestoreLaunches launches = RestoreLaunches::kPlanVariant);
   /// Exit capture: digests every chunk into the exit digests and copies the
   /// chunks that differ from the entry digests into `exit_arena` (device-
   /// accessible, `exit_arena_bytes` bytes; slots are 256-byte multiples
@@ -196,7 +211,8 @@ class DigestPlan {
   Status launch_copy(const kernels::DigestKernelArgs& args, CUstream stream);
   /// restore() and restore_exit(): back to the state `reference` digests,
   /// changed chunks copied from `source_override` (0: their snapshots).
-  Status restore_to(CUstream stream, ChunkRestoreMode mode, CUdeviceptr reference, CUdeviceptr source_override);
+  Status restore_to(CUstream stream, ChunkRestoreMode mode, RestoreLaunches launches, CUdeviceptr reference,
+                    CUdeviceptr source_override);
   /// The device allocation's address (0 for a moved-from plan).
   CUdeviceptr device() const { return driver_ ? driver_->device.get() : 0; }
   /// host_entry_digests(), host_digests(), host_exit_digests(): the chunk

@@ -61,14 +61,24 @@ struct WindowMember {
   std::unique_ptr<ReplayerResubmission> resubmission;
 };
 
-// `range`'s window member (defined in range_controller.cpp). `verify`: with
-// its --verify observer (and the differential restore's verify digests).
-// `kernel_ranges`: the re-submission pushes a user range named
-// `kernel_range_prefix`#i around each kernel i. Errors: the replayer's (a
-// recorded program that cannot be replayed), internal_error without an entry
-// snapshot.
+// How a window member is built (window_member()).
+struct WindowMemberOptions {
+  // With its --verify observer (and the differential restore's verify digests).
+  bool verify = false;
+  // When set, the re-submission pushes a user range named
+  // `kernel_range_prefix`#i around each kernel i.
+  CounterBackend* kernel_ranges = nullptr;
+  std::string kernel_range_prefix;
+  // The launches of each differential entry restore: RestoreLaunches::kOne
+  // when the restore runs inside a pass of CUPTI's automatic per-kernel
+  // ranges (a batch of several), where every launch is a counter range.
+  RestoreLaunches restore_launches = RestoreLaunches::kPlanVariant;
+};
+
+// `range`'s window member (defined in range_controller.cpp). Errors: the
+// replayer's (a recorded program that cannot be replayed), internal_error
+// without an entry snapshot.
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
-                                                      bool verify, CounterBackend* kernel_ranges,
-                                                      const std::string& kernel_range_prefix);
+                                                      const WindowMemberOptions& options);
 
 }  // namespace rangereplay::tool

@@ -63,8 +63,8 @@ void progress(const ProfileConfig& config, std::uint32_t pass_count, const Activ
 }  // namespace
 
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
-                                                      bool verify, CounterBackend* kernel_ranges,
-                                                      const std::string& kernel_range_prefix) {
+                                                      const WindowMemberOptions& options) {
+  const bool verify = options.verify;
   if (!range.snapshot) return internal_error("multi-pass range without a snapshot");
   auto m = std::make_unique<WindowMember>();
   RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
@@ -73,7 +73,7 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   // exit capture, every entry restore, --verify and the exit hand-back.
   if (range.restore_plan) {
     auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
-                                                              stream, verify, range.record);
+                                                              stream, verify, options.restore_launches, range.record);
     if (verify) m->verifier = differential_restore_verifier(range, *differential, stream);
     m->restore = std::move(differential);
   } else {
@@ -82,8 +82,8 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   }
   if (verify && range.write_set) m->verifier = write_set_verifier(range, std::move(m->verifier), stream);
   m->restore = corrupt_restores_for_tests(std::move(m->restore), range.allocations, stream);
-  if (kernel_ranges != nullptr)
-    m->kernel_ranges = std::make_unique<KernelCounterRanges>(*kernel_ranges, kernel_range_prefix);
+  if (options.kernel_ranges != nullptr)
+    m->kernel_ranges = std::make_unique<KernelCounterRanges>(*options.kernel_ranges, options.kernel_range_prefix);
   m->resubmission = std::make_unique<ReplayerResubmission>(*m->replayer, stream, m->kernel_ranges.get());
   return m;
 }
@@ -725,9 +725,11 @@ std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
 
 std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range) {
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
-  StatusOr<std::unique_ptr<WindowMember>> member =
-      window_member(range, snapshots_.range_globals(range), counting_.tool_stream(), parts_.config.verify,
-                    std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr, "k");
+  StatusOr<std::unique_ptr<WindowMember>> member = window_member(
+      range, snapshots_.range_globals(range), counting_.tool_stream(),
+      WindowMemberOptions{parts_.config.verify,
+                          std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr,
+                          "k", RestoreLaunches::kPlanVariant});
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
                                                  "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};

@@ -75,8 +75,8 @@ Status DifferentialRestore::restore_entry() {
   // one copy, not a digest and a copy. Every other chunk is still digested,
   // so a chunk changed only by this replay is found. --verify needs the
   // digest of every chunk: kDigestAll.
-  RR_RETURN_IF_ERROR(
-      plan_.restore(stream_, digest_all_ ? ChunkRestoreMode::kDigestAll : ChunkRestoreMode::kCopyPredicted));
+  RR_RETURN_IF_ERROR(plan_.restore(
+      stream_, digest_all_ ? ChunkRestoreMode::kDigestAll : ChunkRestoreMode::kCopyPredicted, entry_launches_));
   return globals_.restore(/*exit_state=*/false);
 }
 

@@ -64,14 +64,17 @@ class DifferentialRestore final : public RestoreStrategy {
  public:
   /// `digest_all` (--verify): every restore digests every chunk, so the
   /// digests it found describe the whole state the previous replay left, and
-  /// the exit hand-back's digests are read back.
+  /// the exit hand-back's digests are read back. `entry_launches`: how many
+  /// launches each entry restore takes (RestoreLaunches::kOne inside a pass
+  /// of CUPTI's automatic per-kernel ranges, where each is a counter range).
   DifferentialRestore(Snapshot& snapshot, DigestPlan& plan, RangeGlobals globals, CUstream stream, bool digest_all,
-                      report::RangeRecord& record)
+                      RestoreLaunches entry_launches, report::RangeRecord& record)
       : snapshot_(snapshot),
         plan_(plan),
         globals_(std::move(globals)),
         stream_(stream),
         digest_all_(digest_all),
+        entry_launches_(entry_launches),
         record_(record) {}
   Status capture_exit() override;
   Status restore_entry() override;
@@ -91,6 +94,7 @@ class DifferentialRestore final : public RestoreStrategy {
   RangeGlobals globals_;
   CUstream stream_;
   bool digest_all_;
+  RestoreLaunches entry_launches_;
   report::RangeRecord& record_;  // the overflow note
   bool exit_differential_ = false;
 };

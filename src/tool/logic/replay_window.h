@@ -25,7 +25,7 @@
 // start left dirty in L2. Its members are counted in user ranges
 // (CounterPasses::push_range), between which the restores and flushes run,
 // or in CUPTI's automatic per-kernel ranges, where each of the tool's own
-// kernels (a restore's copy or digest kernels, a flush) is a counter range
+// kernels (a restore's one launch, a flush) is a counter range
 // of its own: the window then counts them before each member's work
 // (ReplayWindowParts::tool_kernels), for the caller to leave their rows
 // out, and tells when two passes counted differently. --verify's observers
