@@ -21,6 +21,7 @@
 
 #include "core/snapshot/digest/chunk_digest.h"
 #include "cuda/digest_plan.h"
+#include "cuda/kernels/launch_count.h"
 
 namespace rangereplay {
 namespace {
@@ -442,6 +443,55 @@ TEST_P(DigestRestoreTest, copy_predicted_mode_copies_flagged_chunks_and_still_fi
   EXPECT_EQ(plan->host_counters().restored_bytes, bytes_of(*plan, both));
   EXPECT_EQ(plan->host_counters().restored_chunks, both.size());
   EXPECT_EQ(plan->host_counters().digested_bytes, plan->table().total_bytes() - bytes_of(*plan, first));
+  EXPECT_EQ(first_difference(buffers.download(), entry), -1);
+}
+
+TEST_P(DigestRestoreTest, a_restore_in_one_launch_moves_the_same_chunks_as_the_plans_variant) {
+  // RestoreLaunches::kOne: the digest launch copies what it decides, whatever
+  // the plan's variant; the same chunks move and the memory ends the same.
+  const std::vector<Span> spans = {{0, 12 * kMiB + 7}, {13 * kMiB, 4099}};
+  Buffers buffers(14 * kMiB, 0);
+  ASSERT_TRUE(buffers.ok());
+  const std::vector<unsigned char> entry = random_bytes(14 * kMiB, 11);
+  ASSERT_CU(buffers.set_entry(entry));
+  StatusOr<DigestPlan> plan = make_plan(buffers.regions(spans), kMiB);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_OK(plan->digest_entry(stream_));
+  std::mt19937_64 rng(12);
+  const std::set<std::size_t> first = {0, 3, 12};
+  std::vector<unsigned char> memory = entry;
+  plant(*plan, spans, first, memory, rng);
+  ASSERT_CU(buffers.upload(memory));
+  const std::uint64_t before = kernels::tool_kernel_launches();
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kCopyPredicted, RestoreLaunches::kOne));
+  EXPECT_EQ(kernels::tool_kernel_launches() - before, 1u);
+  ASSERT_OK(plan->read_back(stream_));
+  sync();
+  EXPECT_EQ(flagged(*plan), first);
+  EXPECT_EQ(plan->host_counters().restored_bytes, bytes_of(*plan, first));
+  EXPECT_EQ(first_difference(buffers.download(), entry), -1);
+
+  // Predicted chunks (first) copied unread, a new one (7) found by its digest.
+  const std::set<std::size_t> second = {3, 7};
+  memory = entry;
+  plant(*plan, spans, second, memory, rng);
+  ASSERT_CU(buffers.upload(memory));
+  const std::uint64_t again = kernels::tool_kernel_launches();
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kCopyPredicted, RestoreLaunches::kOne));
+  EXPECT_EQ(kernels::tool_kernel_launches() - again, 1u);
+  ASSERT_OK(plan->read_back(stream_));
+  sync();
+  const std::set<std::size_t> both = {0, 3, 7, 12};
+  EXPECT_EQ(flagged(*plan), both);
+  EXPECT_EQ(plan->host_counters().restored_chunks, both.size());
+  EXPECT_EQ(first_difference(buffers.download(), entry), -1);
+
+  // The plan's own variant: two launches in order, one as cluster slices.
+  const std::uint64_t plain = kernels::tool_kernel_launches();
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kCopyPredicted));
+  EXPECT_EQ(kernels::tool_kernel_launches() - plain,
+            copy_variant_ == DigestCopyVariant::kWarpPerPieceInOrder ? 2u : 1u);
+  sync();
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 }
 
