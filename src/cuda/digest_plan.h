@@ -11,7 +11,8 @@
 // digest_kernel.h), asynchronous on the caller's stream; nothing waits on the
 // host. With DigestPlanOptions::copy_variant = kWarpPerPieceInOrder a restore
 // copies in a launch of its own (chunk_copy_kernel), after the digest launch
-// that decides, or alone when the digests are trusted (kUseDigests).
+// that decides, or alone when the digests are trusted (kUseDigests), unless
+// the restore asks for one launch (RestoreLaunches::kOne).
 //
 //   std::vector<DigestRegion> regions = {{MemoryRange(app, bytes), DevicePtr(arena + offset)}};
 //   RR_ASSIGN_OR_RETURN(DigestPlan plan, DigestPlan::create(regions, {}, stream));
@@ -71,7 +72,8 @@ struct DigestPlanOptions {
   /// and always runs one block per chunk (core/snapshot/digest/cluster_blocks.h).
   std::uint32_t cluster_blocks = 0;
   /// How restore() and restore_exit() copy the chunks they move
-  /// (cuda/kernels/digest_kernel.h); the same bytes either way.
+  /// (cuda/kernels/digest_kernel.h), unless a restore() asks for
+  /// RestoreLaunches::kOne; the same bytes either way.
   /// kWarpPerPieceInOrder copies them in a second launch, chunk_copy_kernel,
   /// with the copy kernel's in-order warp-per-item schedule (kUseDigests: that
   /// launch alone, deciding from the digests), and uploads 8 bytes per 32 KiB

@@ -5,7 +5,8 @@
 // full restore; the predicted and trusted-digest modes; exit capture of only
 // the changed chunks and the restore to the exit state. Every test that
 // restores runs once per copy variant (DigestPlanOptions::copy_variant: the
-// cluster's slices, and the in-order chunk copy launch).
+// cluster's slices, and the in-order chunk copy launch), and a restore in one
+// launch (RestoreLaunches::kOne) moves the same chunks under either.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -469,6 +470,7 @@ TEST_P(DigestRestoreTest, a_restore_in_one_launch_moves_the_same_chunks_as_the_p
   sync();
   EXPECT_EQ(flagged(*plan), first);
   EXPECT_EQ(plan->host_counters().restored_bytes, bytes_of(*plan, first));
+  EXPECT_EQ(plan->host_counters().digested_bytes, plan->table().total_bytes());
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 
   // Predicted chunks (first) copied unread, a new one (7) found by its digest.
@@ -484,6 +486,24 @@ TEST_P(DigestRestoreTest, a_restore_in_one_launch_moves_the_same_chunks_as_the_p
   const std::set<std::size_t> both = {0, 3, 7, 12};
   EXPECT_EQ(flagged(*plan), both);
   EXPECT_EQ(plan->host_counters().restored_chunks, both.size());
+  EXPECT_EQ(plan->host_counters().restored_bytes, bytes_of(*plan, both));
+  EXPECT_EQ(plan->host_counters().digested_bytes, plan->table().total_bytes() - bytes_of(*plan, first));
+  EXPECT_EQ(first_difference(buffers.download(), entry), -1);
+
+  // Trusted digests in one launch: the application's memory is not read.
+  const std::set<std::size_t> third = {1, 12};
+  memory = entry;
+  plant(*plan, spans, third, memory, rng);
+  ASSERT_CU(buffers.upload(memory));
+  ASSERT_OK(plan->digest(stream_));
+  const std::uint64_t trusted = kernels::tool_kernel_launches();
+  ASSERT_OK(plan->restore(stream_, ChunkRestoreMode::kUseDigests, RestoreLaunches::kOne));
+  EXPECT_EQ(kernels::tool_kernel_launches() - trusted, 1u);
+  ASSERT_OK(plan->read_back(stream_));
+  sync();
+  EXPECT_EQ(flagged(*plan), third);
+  EXPECT_EQ(plan->host_counters().restored_bytes, bytes_of(*plan, third));
+  EXPECT_EQ(plan->host_counters().digested_bytes, 0u);
   EXPECT_EQ(first_difference(buffers.download(), entry), -1);
 
   // The plan's own variant: two launches in order, one as cluster slices.

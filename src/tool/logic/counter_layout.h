@@ -76,12 +76,11 @@ CounterLayout batched_layout(bool per_kernel_metrics, bool user_kernel_ranges, b
 /// Counter ranges of the tool's own kernels a batch member's pass may hold
 /// before its replayed work under CUPTI's automatic ranges: its restore's
 /// one launch (the copy kernel of a full restore, or the digest kernel of a
-/// differential one, which copies what it decides there), its L2 flush, and
-/// one more, as a differential restore took before it was one launch. The
-/// counter image of a batch is sized with them; a restore that launched more
-/// would leave counter ranges out of the image, which batch_first_rows then
-/// finds.
-inline constexpr std::size_t kBatchToolKernelRanges = 3;
+/// differential one, which copies what it decides there) and its L2 flush.
+/// The counter image of a batch is sized with them; a restore that launched
+/// more would leave counter ranges out of the image, which batch_first_rows
+/// then finds.
+inline constexpr std::size_t kBatchToolKernelRanges = 2;
 
 /// Counter ranges a batch's counter image is sized with for a member of
 /// `kernels` kernels in `layout`: counter_ranges(), plus

@@ -674,7 +674,7 @@ TEST(ReplayWindowOfSeveral, counts_the_tool_kernels_each_pass_launches_before_ea
   f.count_tool_kernels = true;
   f.restore_a.launched = f.restore_b.launched = &f.launched;
   f.restore_a.kernels = 1;  // a full restore's copy kernel
-  f.restore_b.kernels = 2;  // a differential restore's digest and copy kernels
+  f.restore_b.kernels = 2;  // a restore of two launches (a digest, then a copy)
   ASSERT_TRUE(f.run(3, /*flush=*/true).ok());
   // Each member's flush is its last kernel before its work.
   ASSERT_TRUE(f.tool_kernels_before.has_value());
