@@ -28,7 +28,12 @@ out=$(mktemp -d /tmp/rangereplay-html.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "html_report_test: $*" >&2; exit 1; }
 rr=$build/tools/cli/rangereplay
-browse() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 "$@" 2>/dev/null; }
+# A profile folder of its own: no lock left by another Chromium (a run killed
+# earlier, or one running beside this test) can refuse the page.
+browse() {
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$out/chromium" \
+    --virtual-time-budget=10000 "$@" 2>/dev/null
+}
 # check <page> <charts> <kernel rows> [#fragment]: loads the page (at the
 # fragment, if given) once, keeps its DOM as <page>.dom and its findings as
 # <page>.check.
