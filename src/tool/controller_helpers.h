@@ -65,9 +65,10 @@ struct WindowMember {
 struct WindowMemberOptions {
   // With its --verify observer (and the differential restore's verify digests).
   bool verify = false;
-  // When set, the re-submission pushes a user range named
+  // The backend through which, when the range's counters are
+  // UserKernelRanges, the re-submission pushes a user range named
   // `kernel_range_prefix`#i around each kernel i.
-  CounterBackend* kernel_ranges = nullptr;
+  CounterBackend* counters = nullptr;
   std::string kernel_range_prefix;
   // The launches of each differential entry restore: RestoreLaunches::kOne
   // when the restore runs inside a pass of CUPTI's automatic per-kernel

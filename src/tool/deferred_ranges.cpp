@@ -271,11 +271,10 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     // In automatic ranges each of the tool's launches is a counter range of
     // its own, counted inside the shared pass: a differential restore
     // digests and copies in one launch there.
-    StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-        range, snapshots_.range_globals(range), tool_stream_,
-        WindowMemberOptions{false,
-                            std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr,
-                            prefix, automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant});
+    StatusOr<std::unique_ptr<WindowMember>> member =
+        window_member(range, snapshots_.range_globals(range), tool_stream_,
+                      WindowMemberOptions{false, &counters_->backend(), prefix,
+                                          automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant});
     if (!member.ok()) {
       s = member.status();
       break;

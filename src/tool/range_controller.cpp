@@ -82,8 +82,8 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   }
   if (verify && range.write_set) m->verifier = write_set_verifier(range, std::move(m->verifier), stream);
   m->restore = corrupt_restores_for_tests(std::move(m->restore), range.allocations, stream);
-  if (options.kernel_ranges != nullptr)
-    m->kernel_ranges = std::make_unique<KernelCounterRanges>(*options.kernel_ranges, options.kernel_range_prefix);
+  if (options.counters != nullptr && std::holds_alternative<UserKernelRanges>(range.counters))
+    m->kernel_ranges = std::make_unique<KernelCounterRanges>(*options.counters, options.kernel_range_prefix);
   m->resubmission = std::make_unique<ReplayerResubmission>(*m->replayer, stream, m->kernel_ranges.get());
   return m;
 }
@@ -727,9 +727,7 @@ std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range)
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
   StatusOr<std::unique_ptr<WindowMember>> member = window_member(
       range, snapshots_.range_globals(range), counting_.tool_stream(),
-      WindowMemberOptions{parts_.config.verify,
-                          std::holds_alternative<UserKernelRanges>(range.counters) ? &counters_->backend() : nullptr,
-                          "k", RestoreLaunches::kPlanVariant});
+      WindowMemberOptions{parts_.config.verify, &counters_->backend(), "k", RestoreLaunches::kPlanVariant});
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
                                                  "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};
