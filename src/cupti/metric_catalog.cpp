@@ -430,6 +430,11 @@ StatusOr<std::vector<std::string>> supported_chips() {
   return HostObject::supported_chips_locked();
 }
 
+Status warm_up_host_api() {
+  // Listing the chips initializes the host API without a host object.
+  return supported_chips().status();
+}
+
 StatusOr<uint32_t> pass_count_of_config_image(const std::vector<uint8_t>& config_image) {
   // A metric list that built no configuration.
   if (config_image.empty())

@@ -6,7 +6,8 @@
 // cupti_counters.h so that the tool's other objects see no CUPTI backend
 // type (an optimizing compiler may inline its methods where it is visible).
 //
-// Thread-safety: the range's thread only (the tool's lock).
+// Thread-safety: set_up_counters on the range's thread only (the tool's
+// lock); warm_up_metric_host from any thread.
 #pragma once
 
 #include <cuda.h>
@@ -44,5 +45,14 @@ struct CounterSetup {
 StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
                                        const std::string& metric_set, CounterSessionOptions options,
                                        const CounterSetupHooks& hooks);
+
+/// Starts CUPTI's profiler host library (its one-time initialization: about
+/// 0.3 s of one CPU core on the first call in a process, well under a
+/// millisecond afterwards), so that set_up_counters' metric evaluator finds
+/// it started. Host-only: no CUDA or device call, no context needed, no
+/// lock of the tool taken (the host API's own mutex is, which
+/// set_up_counters' evaluator waits for). Failures are ignored: the set-up
+/// then pays the cost itself. Never throws. Thread-safe.
+void warm_up_metric_host() noexcept;
 
 }  // namespace rangereplay::tool

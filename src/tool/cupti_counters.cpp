@@ -4,6 +4,7 @@
 #include "cuda/cu_status.h"
 #include "cupti/counter_evaluator.h"
 #include "cupti/device_counters.h"
+#include "cupti/metric_catalog.h"
 
 namespace rangereplay::tool {
 
@@ -70,6 +71,13 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
       std::make_unique<CounterSession>(std::make_unique<CuptiCounterBackend>(std::move(session), std::move(evaluator)),
                                        std::move(names), std::move(units), options, hooks.debug);
   return setup;
+}
+
+void warm_up_metric_host() noexcept {
+  try {
+    cupti::warm_up_host_api().ignore();  // a failure leaves the set-up to pay the cost
+  } catch (...) {
+  }
 }
 
 }  // namespace rangereplay::tool

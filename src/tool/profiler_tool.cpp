@@ -247,6 +247,9 @@ void ProfilerTool::finish() {
   // A child forked without exec runs its parent's exit handlers: it has the
   // parent's state from before the fork (and maybe a lock another thread
   // held then), so it neither waits for the lock nor writes a report.
+  // The warm-up thread is inside CUPTI's host library: it ends before the
+  // process does (a forked child's finish leaves its parent's thread alone).
+  metric_host_warm_up_.finish();
   if (forked_child() || finished_.exchange(true) || !enabled_) return;
   // exit() called on a thread that is inside the tool (an application signal
   // handler that ran during a callback): the lock is this thread's own and
@@ -481,6 +484,12 @@ void ProfilerTool::on_teardown_api(const DriverCall& call, const CUpti_CallbackD
 }
 
 void ProfilerTool::on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
+  // The application's first context: a process that will use the GPU. Only
+  // a thread starts here (host-only work, no lock of the tool), so the
+  // callback returns at once.
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && environment::metric_host_warm_up() && !forked_child() &&
+      metric_host_warm_up_.start() && debug_enabled_)
+    std::fprintf(stderr, "rangereplay[debug] first context: CUPTI's metric host library starting on a tool thread\n");
   // Module loads and unloads: the record session's module registry.
   record_.on_resource(cbid, data);
 }

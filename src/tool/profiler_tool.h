@@ -31,7 +31,9 @@
 #include "core/range/range_event.h"
 #include "report/report_journal.h"
 #include "report/report_model.h"
+#include "tool/counter_setup.h"
 #include "tool/logic/driver_calls.h"
+#include "tool/logic/host_warm_up.h"
 #include "tool/logic/nvtx_calls.h"
 #include "tool/logic/tool_mutex.h"
 #include "tool/range_controller.h"
@@ -148,6 +150,10 @@ class ProfilerTool {
   std::atomic<bool> finished_{false};
   // replay_deferred_at_exit is registered with atexit (mutex_).
   bool exit_replay_registered_ = false;
+  // CUPTI's metric host library, started on a thread of its own when the
+  // application creates its first context, with RANGEREPLAY_METRIC_HOST_WARMUP=1
+  // (on_resource); finish() and the destructor wait for it.
+  HostWarmUp metric_host_warm_up_{[] { warm_up_metric_host(); }};
 };
 
 }  // namespace rangereplay::tool

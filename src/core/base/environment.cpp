@@ -64,6 +64,11 @@ bool counter_warm_up_off() {
   return off;
 }
 
+bool metric_host_warm_up() {
+  static const bool on = read(kMetricHostWarmUp) == "1";
+  return on;
+}
+
 bool whole_range_lead_in_off() {
   static const bool off = read(kWholeRangeLeadIn) == "0";
   return off;

@@ -33,6 +33,7 @@ inline constexpr const char* kMaxKernelsPerRange = "RANGEREPLAY_MAX_KERNELS_PER_
 inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
+inline constexpr const char* kMetricHostWarmUp = "RANGEREPLAY_METRIC_HOST_WARMUP";
 inline constexpr const char* kWholeRangeLeadIn = "RANGEREPLAY_WHOLE_RANGE_LEAD_IN";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
@@ -57,7 +58,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 13> kVariables{{
+inline constexpr std::array<Variable, 14> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -73,6 +74,12 @@ inline constexpr std::array<Variable, 13> kVariables{{
      "0 leaves out the empty CUPTI pass (start and stop, no work) that the counter set-up runs before the first "
      "range, so that CUPTI's one-time work at the process's first start is neither in the first range's time nor "
      "in its cache state; other values are ignored; application range replay's runs never run it"},
+    {kMetricHostWarmUp, SetBy::kUser, "injection",
+     "unset: CUPTI's metric host library starts at the first range's counter set-up",
+     "1: when the application creates its first CUDA context, a thread of the tool starts CUPTI's metric host "
+     "library (host-only: no CUDA or device call, about 0.3 s of one CPU core, once per process), so that the "
+     "first range's counter set-up finds it started; a process that exits meanwhile waits for the thread at "
+     "exit; other values are ignored"},
     {kWholeRangeLeadIn, SetBy::kUser, "injection",
      "unset: under a cache flush every whole-range pass of its own opens with a lead-in counter range",
      "0 leaves out the lead-in counter range (in which L2 is flushed again after CUPTI's start, its values "
@@ -118,6 +125,8 @@ std::optional<std::size_t> max_kernels_per_range();
 bool standing_pass_off();
 /// RANGEREPLAY_COUNTER_WARMUP is exactly "0".
 bool counter_warm_up_off();
+/// RANGEREPLAY_METRIC_HOST_WARMUP is exactly "1".
+bool metric_host_warm_up();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as

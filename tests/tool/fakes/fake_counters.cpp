@@ -1,7 +1,10 @@
 // The fake counter backend and the harness's set_up_counters (fake_counters.h).
 #include "tool/fakes/fake_counters.h"
 
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "tool/counter_setup.h"
@@ -16,6 +19,10 @@ CounterOptions g_options;
 std::uint64_t kernels_run() { return counts().launches + counts().tool_kernels; }
 
 CounterLog g_log;
+
+std::atomic<std::size_t> g_metric_host_warm_ups{0};
+std::mutex g_warm_up_mutex;
+std::thread::id g_warm_up_thread;
 
 class FakeCounterBackend final : public tool::CounterBackend {
  public:
@@ -142,6 +149,13 @@ void configure_counters(const CounterOptions& options) {
 
 CounterLog counters() { return g_log; }
 
+std::size_t metric_host_warm_ups() { return g_metric_host_warm_ups.load(); }
+
+std::thread::id last_metric_host_warm_up_thread() {
+  std::lock_guard<std::mutex> lock(g_warm_up_mutex);
+  return g_warm_up_thread;
+}
+
 }  // namespace rangereplay::fake
 
 namespace rangereplay::tool {
@@ -162,6 +176,15 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
   setup.metrics = metrics;
   fake::g_log.set_up = true;
   return setup;
+}
+
+// The harness's definition: counts the call and notes its thread.
+void warm_up_metric_host() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
+    fake::g_warm_up_thread = std::this_thread::get_id();
+  }
+  fake::g_metric_host_warm_ups.fetch_add(1);
 }
 
 }  // namespace rangereplay::tool

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/base/status.h"
@@ -62,5 +63,10 @@ struct CounterLog {
   std::vector<std::string> started;  // start_pass names, in order
 };
 CounterLog counters();
+
+/// The calls of warm_up_metric_host (counter_setup.h) since the process
+/// started (the harness never resets them), and the thread of the last one.
+std::size_t metric_host_warm_ups();
+std::thread::id last_metric_host_warm_up_thread();
 
 }  // namespace rangereplay::fake

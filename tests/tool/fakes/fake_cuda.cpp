@@ -352,6 +352,12 @@ void nvtx_pop() {
   deliver(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePop, &data);
 }
 
+void context_created() {
+  CUpti_ResourceData data{};
+  data.context = context();
+  deliver(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
+}
+
 }  // namespace rangereplay::fake
 
 using rangereplay::fake::Graph;

@@ -132,5 +132,8 @@ CUresult app_synchronize();
 /// nvtxRangePushA(message) and nvtxRangePop() as CUPTI's NVTX domain delivers them.
 void nvtx_push(const char* message);
 void nvtx_pop();
+/// CUPTI's resource callback for the creation of the fake's context (as the
+/// driver makes it at the application's first context).
+void context_created();
 
 }  // namespace rangereplay::fake
