@@ -15,14 +15,15 @@
 // the first argument.
 //
 //   metric_host_warm_up <out.json> [--chip GH100] [--set full] [--start-up-ms 500] [--repeat 5]
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -41,8 +42,8 @@ double ms_since(Clock::time_point start) {
 }
 
 struct Sample {
-  double set_up_ms = -1;    // the set-up's host side; negative on failure
-  double warm_up_ms = 0;    // the warm-up thread's call (warmed mode)
+  double set_up_ms = -1;  // the set-up's host side; negative on failure
+  double warm_up_ms = 0;  // the warm-up thread's call (warmed mode)
 };
 
 // The counter set-up's host side for `set` on `chip`; -1 on failure.
@@ -99,7 +100,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   CLI::App app{"The first range's counter set-up with and without CUPTI's host library started early (CPU only)"};
   std::string out_path, chip = "GH100", set = "full";
   int start_up_ms = 500, repeat = 5;
@@ -117,7 +118,8 @@ int main(int argc, char** argv) {
     const Sample c = measure(false, chip, set, start_up_ms);
     const Sample w = measure(true, chip, set, start_up_ms);
     if (c.set_up_ms < 0 || w.set_up_ms < 0) {
-      std::fprintf(stderr, "metric_host_warm_up: the set-up of '%s' on %s failed (run `metrics-probe --chip %s --set %s`)\n",
+      std::fprintf(stderr,
+                   "metric_host_warm_up: the set-up of '%s' on %s failed (run `metrics-probe --chip %s --set %s`)\n",
                    set.c_str(), chip.c_str(), chip.c_str(), set.c_str());
       return 1;
     }
@@ -133,8 +135,11 @@ int main(int argc, char** argv) {
   std::printf("%-34s %10.1f\n", "first set-up, after the warm-up", w);
   std::printf("%-34s %10.1f\n", "the warm-up (on its thread)", u);
   std::printf("%-34s %9.2fx\n", "ratio cold / warmed", w > 0 ? c / w : 0.0);
-  nlohmann::json raw = {{"chip", chip},        {"set", set},    {"start_up_ms", start_up_ms},
-                        {"cold_ms", cold},     {"warmed_ms", warmed}, {"warm_up_ms", warm_up}};
+  nlohmann::json raw = {{"chip", chip},    {"set", set},          {"start_up_ms", start_up_ms},
+                        {"cold_ms", cold}, {"warmed_ms", warmed}, {"warm_up_ms", warm_up}};
   std::ofstream(out_path) << raw.dump(2) << "\n";
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "metric_host_warm_up: %s\n", e.what());
+  return 1;
 }

@@ -195,6 +195,7 @@ class Report:
     missing_metrics: List[str] = field(default_factory=list)
     range_metrics: str = "kernel"
     pass_count: int = 0
+    counter_backend: str = ""  # "range_profiler"; empty in reports older than the field
     setup_ms: float = 0.0
     launcher_ms: float = 0.0
     gate_wait_ms: float = 0.0
@@ -387,7 +388,8 @@ _read_report = _struct(Report, [
     ("host_name", _read_str, False), ("environment", _read_str_map, False),
     ("command", _list_of(_read_str), True), ("metrics", _list_of(_read_str), True),
     ("missing_metrics", _list_of(_read_str), False),
-    ("range_metrics", _read_str, True), ("pass_count", _read_u32, True), ("setup_ms", _read_double, True),
+    ("range_metrics", _read_str, True), ("pass_count", _read_u32, True),
+    ("counter_backend", _read_str, False), ("setup_ms", _read_double, True),
     ("launcher_ms", _read_double, False), ("gate_wait_ms", _read_double, False), ("verify", _read_bool, True),
     ("cache_control", _read_str, False),
     ("ranges", _list_of(_read_range), True), ("errors", _list_of(_read_str), True),

@@ -325,6 +325,7 @@ struct Fields<Report> {
                                           added_later("missing_metrics", &T::missing_metrics),
                                           required("range_metrics", &T::range_metrics),
                                           required("pass_count", &T::pass_count),
+                                          added_later("counter_backend", &T::counter_backend),
                                           required("setup_ms", &T::setup_ms),
                                           added_later("launcher_ms", &T::launcher_ms),
                                           added_later("gate_wait_ms", &T::gate_wait_ms),

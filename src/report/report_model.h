@@ -170,8 +170,13 @@ struct Report {
   // The --set's roles the chip has under no name (e.g. lrc__* on Ampere and
   // Ada), by role name (GH100 spelling): not collected, not in `metrics`.
   std::optional<std::vector<std::string>> missing_metrics = std::vector<std::string>{};
-  std::string range_metrics = "kernel";      // "kernel" (per kernel) or "whole"
-  std::uint32_t pass_count = 0;              // passes the metric list needs
+  std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
+  std::uint32_t pass_count = 0;          // passes the metric list needs
+  // The counter backend that collected the values: "range_profiler" (CUPTI's
+  // Range Profiler API, cupti_range_profiler.h); empty when no counters were
+  // set up (every range declined before, or application range replay's
+  // launcher report).
+  std::optional<std::string> counter_backend = "";
   double setup_ms = 0;                       // counter configuration, once per process
   std::optional<double> launcher_ms = 0.0;   // how long the launcher held the application up: its checks before
                                              // the start plus gate_wait_ms (set by the launcher)

@@ -188,6 +188,7 @@ std::string render_report_header(const Report& report) {
   }
   out += fmt::format("metrics: {} requested, {}, {} values", report.metrics.size(), count_of(report.pass_count, "pass"),
                      report.range_metrics == "whole" ? "whole-range" : "per-kernel");
+  if (!report.counter_backend.value_or("").empty()) out += ", counted by " + *report.counter_backend;
   if (report.setup_ms != 0) out += ", counter setup " + format_ms(report.setup_ms);
   if (report.launcher_ms.value_or(0) != 0) out += ", launcher checks " + format_ms(*report.launcher_ms);
   if (report.verify) out += ", verify on";

@@ -32,6 +32,7 @@ struct CounterSetupHooks {
 struct CounterSetup {
   std::unique_ptr<CounterSession> session;
   std::string chip;
+  std::string backend;  // the report's counter_backend ("range_profiler")
   CUdevice device = 0;
   std::vector<std::string> metrics;  // collected, in the chip's spelling
   std::vector<std::string> missing;  // roles of the set the chip has under no name

@@ -66,6 +66,7 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
   std::vector<std::string> names = evaluator->metrics();
   std::vector<std::string> units = evaluator->units();
   setup.metrics = names;
+  setup.backend = "range_profiler";
   setup.missing = evaluator->missing();
   setup.session =
       std::make_unique<CounterSession>(std::make_unique<CuptiCounterBackend>(std::move(session), std::move(evaluator)),

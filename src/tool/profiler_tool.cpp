@@ -247,15 +247,17 @@ void ProfilerTool::finish() {
   // A child forked without exec runs its parent's exit handlers: it has the
   // parent's state from before the fork (and maybe a lock another thread
   // held then), so it neither waits for the lock nor writes a report.
-  // The warm-up thread is inside CUPTI's host library: it ends before the
-  // process does (a forked child's finish leaves its parent's thread alone).
-  metric_host_warm_up_.finish();
   if (forked_child() || finished_.exchange(true) || !enabled_) return;
   // exit() called on a thread that is inside the tool (an application signal
   // handler that ran during a callback): the lock is this thread's own and
   // the tool's state half-changed, so nothing is written; the journal holds
-  // every finished range and the launcher rebuilds the report from it.
+  // every finished range and the launcher rebuilds the report from it. Nor
+  // is the warm-up waited for: this thread may hold the host API's lock the
+  // warm-up thread waits for.
   if (exiting_inside_the_tool()) return;
+  // The warm-up thread may be inside CUPTI's host library: it ends before the
+  // process does.
+  metric_host_warm_up_.finish();
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;

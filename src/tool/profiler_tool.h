@@ -152,8 +152,12 @@ class ProfilerTool {
   bool exit_replay_registered_ = false;
   // CUPTI's metric host library, started on a thread of its own when the
   // application creates its first context, with RANGEREPLAY_METRIC_HOST_WARMUP=1
-  // (on_resource); finish() and the destructor wait for it.
-  HostWarmUp metric_host_warm_up_{[] { warm_up_metric_host(); }};
+  // (on_resource); finish() and the destructor wait for it. The thread makes
+  // no CUDA call; marked as the tool's all the same.
+  HostWarmUp metric_host_warm_up_{[] {
+    InToolScope scope;
+    warm_up_metric_host();
+  }};
 };
 
 }  // namespace rangereplay::tool

@@ -26,6 +26,16 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// The report's device name and driver version ("13.0"), where the driver
+// answers.
+void note_device(report::Report& report, CUdevice device) {
+  char name[256] = {};
+  if (cuDeviceGetName(name, sizeof name, device) == CUDA_SUCCESS) report.device_name = name;
+  int driver = 0;
+  if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
+    report.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+}
 }  // namespace
 
 std::optional<Decline> RangeCounters::admit(CUcontext ctx) {
@@ -126,15 +136,12 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
                                      "); the first range's counters may include CUPTI's first-start work");
   }
   parts_.report.chip_name = setup->chip;
+  parts_.report.counter_backend = setup->backend;
   parts_.report.metrics = std::move(setup->metrics);
   parts_.report.missing_metrics = std::move(setup->missing);
   parts_.report.pass_count = counters_->pass_count();
   parts_.report.setup_ms = ms_since(start);
-  char name[256] = {};
-  if (cuDeviceGetName(name, sizeof name, setup->device) == CUDA_SUCCESS) parts_.report.device_name = name;
-  int driver = 0;
-  if (cuDriverGetVersion(&driver) == CUDA_SUCCESS)
-    parts_.report.driver_version = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+  note_device(parts_.report, setup->device);
   return std::nullopt;
 }
 

@@ -40,6 +40,30 @@ TEST(SupportedChips, include_hopper_and_blackwell) {
   EXPECT_NE(std::find(chips->begin(), chips->end(), "GB100"), chips->end());
 }
 
+// The tool's warm-up (RANGEREPLAY_METRIC_HOST_WARMUP) on another thread, as
+// it runs: the host API initializes there, and a catalog and config image
+// made on this thread while or after it runs are the same as without it.
+TEST(WarmUpHostApi, runs_on_another_thread_and_leaves_catalogs_as_they_were) {
+  Status warmed = internal_error("not run");
+  std::thread warm_up([&] { warmed = warm_up_host_api(); });
+  auto catalog = MetricCatalog::create("GH100");  // waits for the host API's lock if the warm-up holds it
+  warm_up.join();
+  EXPECT_TRUE(warmed.ok()) << warmed.to_string();
+  ASSERT_TRUE(catalog.ok()) << catalog.status().to_string();
+  const std::vector<std::string> names = {"smsp__inst_executed.sum", "dram__bytes_read.sum"};
+  auto image = catalog->config_image(names);
+  ASSERT_TRUE(image.ok()) << image.status().to_string();
+  EXPECT_TRUE(warm_up_host_api().ok());  // again: nothing to do, and nothing changes
+  auto again = MetricCatalog::create("GH100");
+  ASSERT_TRUE(again.ok());
+  auto image_again = again->config_image(names);
+  ASSERT_TRUE(image_again.ok());
+  EXPECT_EQ(*image, *image_again);
+  auto passes = pass_count_of_config_image(*image);
+  ASSERT_TRUE(passes.ok());
+  EXPECT_EQ(*passes, 1u);
+}
+
 TEST(MetricCatalogCreate, unknown_chip_lists_the_supported_chips) {
   auto created = MetricCatalog::create("XX999");
   ASSERT_FALSE(created.ok());

@@ -30,6 +30,7 @@ TEST_F(ToolHarness, an_immediate_range_is_replayed_once_per_pass_and_memory_is_r
   EXPECT_EQ(r.name, "step");
   EXPECT_EQ(r.passes, 1u + 3u);
   EXPECT_EQ(fake::counters().passes, 3u);
+  EXPECT_EQ(report.counter_backend, "fake");  // the backend set_up_counters named
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(r.kernels[0].name, "add_one");
   ASSERT_EQ(r.kernels[0].metrics.size(), 2u);

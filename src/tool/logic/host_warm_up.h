@@ -9,22 +9,29 @@
 //   ...
 //   warm_up.finish();    // at exit: waits for the task if this process started it
 //
-// The task must be host-only and bounded (no CUDA or device call, no lock
-// an application thread can hold): whoever needs its result takes the
-// task's own locks, and finish() waits for it. An exception the task
-// throws ends with the thread (the first range then pays the cost as
-// without the warm-up).
+// The task must be host-only and short (no CUDA or device call, no lock an
+// application thread can hold): whoever needs its result takes the task's
+// own locks. finish() waits for it at most kFinishWait (10 s); a task still running
+// then is left to the process's end. An exception the task throws ends with
+// the thread (the first range then pays the cost as without the warm-up).
+// The thread runs with every signal blocked, so no handler of the
+// application's ever runs on it.
 //
-// A child forked without exec while the thread ran has no such thread:
-// there finish() does not wait (the child never profiles: CUDA serves no
-// forked child of an initialized parent).
+// A child forked without exec has no such thread, and maybe the lock as
+// another of its parent's threads held it at the fork: there finish()
+// returns at once and takes no lock (the child never profiles: CUDA serves
+// no forked child of an initialized parent).
 //
-// Thread-safety: start() and finish() may be called from any thread; a
-// leaf mutex guards them, never held while the task runs.
+// Thread-safety: start() and finish() may be called from any thread; a leaf
+// mutex guards the thread's handle while it is created or taken, never while
+// the task runs.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -34,32 +41,44 @@ namespace rangereplay::tool {
 
 class HostWarmUp {
  public:
-  explicit HostWarmUp(std::function<void()> task) : task_(std::move(task)) {}
+  /// How long finish() waits for a running task, unless the constructor says.
+  static constexpr std::chrono::milliseconds kFinishWait{10000};
+
+  explicit HostWarmUp(std::function<void()> task, std::chrono::milliseconds finish_wait = kFinishWait)
+      : task_(std::move(task)), finish_wait_(finish_wait) {}
   /// Waits for the task, as finish() does (a forked child leaves it).
   ~HostWarmUp();
   HostWarmUp(const HostWarmUp&) = delete;
   HostWarmUp& operator=(const HostWarmUp&) = delete;
 
   /// Runs the task on a new thread, the first time only. Returns whether this
-  /// call started it: false when it was started before or the thread could
-  /// not be created (the task then never runs). Never throws.
+  /// call started it: false when it was started before (here or in a parent
+  /// process) or the thread could not be created (the task then never runs).
+  /// Never throws.
   bool start() noexcept;
 
-  /// Waits until the task has returned, when this process started it; at
-  /// once otherwise (not started, already waited for or being waited for by
-  /// another call, or a forked child).
-  /// Never throws.
+  /// Waits until the task has returned, at most the finish wait, when this
+  /// process started it; at once otherwise (not started, already waited for
+  /// or being waited for by another call, or a forked child, where it takes
+  /// no lock). Never throws.
   void finish() noexcept;
 
   /// Whether start() has started the task (in this process or its parent).
-  bool started() const;
+  bool started() const { return owner_.load() != 0; }
 
  private:
+  // What the thread and finish() share: whether the task has returned.
+  struct Done {
+    std::mutex mutex;
+    std::condition_variable returned;
+    bool value = false;
+  };
   std::function<void()> task_;
-  mutable std::mutex mutex_;  // leaf: guards the fields below
-  bool started_ = false;
-  pid_t owner_ = 0;                      // the process that started the thread
-  std::unique_ptr<std::thread> thread_;  // released (never joined) in a forked child
+  std::chrono::milliseconds finish_wait_;
+  std::atomic<pid_t> owner_{0};  // the process that started the task, claimed before the lock
+  std::mutex mutex_;             // leaf: guards thread_ while it is created or taken
+  std::unique_ptr<std::thread> thread_;
+  std::shared_ptr<Done> done_ = std::make_shared<Done>();
 };
 
 }  // namespace rangereplay::tool

@@ -2,6 +2,7 @@
 #include "tool/fakes/fake_counters.h"
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,7 @@ std::uint64_t kernels_run() { return counts().launches + counts().tool_kernels; 
 CounterLog g_log;
 
 std::atomic<std::size_t> g_metric_host_warm_ups{0};
+std::atomic<std::int64_t> g_warm_up_ms{0};
 std::mutex g_warm_up_mutex;
 std::thread::id g_warm_up_thread;
 
@@ -156,6 +158,8 @@ std::thread::id last_metric_host_warm_up_thread() {
   return g_warm_up_thread;
 }
 
+void set_metric_host_warm_up_time(std::chrono::milliseconds time) { g_warm_up_ms.store(time.count()); }
+
 }  // namespace rangereplay::fake
 
 namespace rangereplay::tool {
@@ -173,13 +177,16 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
   setup.session = std::make_unique<CounterSession>(std::move(backend), metrics,
                                                    std::vector<std::string>(metrics.size(), ""), options, hooks.debug);
   setup.chip = "GH100";
+  setup.backend = "fake";
   setup.metrics = metrics;
   fake::g_log.set_up = true;
   return setup;
 }
 
-// The harness's definition: counts the call and notes its thread.
+// The harness's definition: takes the time set, then counts the call and
+// notes its thread.
 void warm_up_metric_host() noexcept {
+  std::this_thread::sleep_for(std::chrono::milliseconds(fake::g_warm_up_ms.load()));
   {
     std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
     fake::g_warm_up_thread = std::this_thread::get_id();

@@ -17,6 +17,7 @@
 // Thread-safety: the range's thread only, as the real backend.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -64,9 +65,12 @@ struct CounterLog {
 };
 CounterLog counters();
 
-/// The calls of warm_up_metric_host (counter_setup.h) since the process
-/// started (the harness never resets them), and the thread of the last one.
+/// The calls of warm_up_metric_host (counter_setup.h) that have returned
+/// since the process started (the harness never resets them), and the thread
+/// of the last one.
 std::size_t metric_host_warm_ups();
 std::thread::id last_metric_host_warm_up_thread();
+/// How long each later warm_up_metric_host call takes (0 at the start).
+void set_metric_host_warm_up_time(std::chrono::milliseconds time);
 
 }  // namespace rangereplay::fake

@@ -23,6 +23,7 @@ inline Report sample_report() {
   r.metrics = {"dram__bytes_read.sum", "smsp__inst_executed.sum"};
   r.range_metrics = "kernel";
   r.pass_count = 3;
+  r.counter_backend = "range_profiler";
   r.setup_ms = 171.25;
   r.launcher_ms = 98.5;
   r.gate_wait_ms = 61.25;

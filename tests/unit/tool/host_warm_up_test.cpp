@@ -4,6 +4,8 @@
 #include "tool/logic/host_warm_up.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +95,81 @@ TEST(HostWarmUp, a_forked_child_does_not_wait_for_its_parents_thread) {
   ASSERT_EQ(waited, child) << "the forked child's finish waited for its parent's thread";
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(HostWarmUp, finish_stops_waiting_for_a_task_that_does_not_return) {
+  std::atomic<bool> release{false};
+  std::atomic<bool> returned{false};
+  {
+    HostWarmUp warm_up(
+        [&] {
+          while (!release.load()) std::this_thread::sleep_for(1ms);
+          returned.store(true);
+        },
+        100ms);
+    ASSERT_TRUE(warm_up.start());
+    const auto start = std::chrono::steady_clock::now();
+    warm_up.finish();  // gives up after 100 ms: the thread is left running
+    const auto waited = std::chrono::steady_clock::now() - start;
+    EXPECT_GE(waited, 100ms);
+    EXPECT_LT(waited, 5s);
+    EXPECT_FALSE(returned.load());
+  }  // the destructor does not wait either: the handle was given up
+  release.store(true);
+  for (int i = 0; i < 500 && !returned.load(); ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(returned.load());
+}
+
+TEST(HostWarmUp, the_task_runs_with_every_signal_blocked_and_the_caller_keeps_its_mask) {
+  sigset_t before;
+  ASSERT_EQ(pthread_sigmask(SIG_SETMASK, nullptr, &before), 0);
+  std::atomic<int> blocked{-1};
+  HostWarmUp warm_up([&] {
+    sigset_t mask;
+    pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+    blocked.store(sigismember(&mask, SIGINT) == 1 && sigismember(&mask, SIGTERM) == 1 &&
+                          sigismember(&mask, SIGUSR1) == 1 && sigismember(&mask, SIGALRM) == 1
+                      ? 1
+                      : 0);
+  });
+  ASSERT_TRUE(warm_up.start());
+  warm_up.finish();
+  EXPECT_EQ(blocked.load(), 1);
+  sigset_t after;
+  ASSERT_EQ(pthread_sigmask(SIG_SETMASK, nullptr, &after), 0);
+  for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGALRM})
+    EXPECT_EQ(sigismember(&after, signal), sigismember(&before, signal)) << "signal " << signal;
+}
+
+// A fork on one thread while another is inside start(): the child's finish
+// must return without the lock (which may be held by a thread it does not
+// have). Many forks, so that some land inside start().
+TEST(HostWarmUp, a_child_forked_while_another_thread_starts_the_task_never_waits) {
+  constexpr int kForks = 200;
+  int hung = 0;
+  for (int i = 0; i < kForks; ++i) {
+    HostWarmUp warm_up([] { std::this_thread::sleep_for(1ms); });
+    std::thread starter([&] { warm_up.start(); });
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      warm_up.finish();
+      ::_exit(0);
+    }
+    starter.join();
+    int status = 0;
+    pid_t waited = 0;
+    for (int t = 0; t < 200 && waited == 0; ++t) {  // up to 2 s
+      waited = ::waitpid(child, &status, WNOHANG);
+      if (waited == 0) std::this_thread::sleep_for(10ms);
+    }
+    if (waited == 0) {
+      ++hung;
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+    }
+  }
+  EXPECT_EQ(hung, 0) << "of " << kForks << " children forked around start()";
 }
 
 }  // namespace
