@@ -19,6 +19,20 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Waits up to `limit` for `child` to end, polling; kills and reaps it when it
+// has not. Returns whether it ended by itself in time, its wait status in
+// *status.
+bool ended_within(pid_t child, std::chrono::milliseconds limit, int* status) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(child, status, WNOHANG) == child) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, status, 0);
+  return false;
+}
+
 TEST(HostWarmUp, runs_its_task_once_on_another_thread_and_finish_waits_for_it) {
   std::atomic<int> runs{0};
   std::atomic<bool> done{false};
@@ -84,15 +98,10 @@ TEST(HostWarmUp, a_forked_child_does_not_wait_for_its_parents_thread) {
     ::_exit(0);
   }
   int status = 0;
-  pid_t waited = 0;
-  for (int i = 0; i < 500 && waited == 0; ++i) {  // up to 5 s
-    waited = ::waitpid(child, &status, WNOHANG);
-    if (waited == 0) std::this_thread::sleep_for(10ms);
-  }
-  if (waited == 0) ::kill(child, SIGKILL), ::waitpid(child, &status, 0);
+  const bool ended = ended_within(child, 5s, &status);
   release.store(true);
   warm_up.finish();
-  ASSERT_EQ(waited, child) << "the forked child's finish waited for its parent's thread";
+  ASSERT_TRUE(ended) << "the forked child's finish waited for its parent's thread";
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
@@ -158,16 +167,7 @@ TEST(HostWarmUp, a_child_forked_while_another_thread_starts_the_task_never_waits
     }
     starter.join();
     int status = 0;
-    pid_t waited = 0;
-    for (int t = 0; t < 200 && waited == 0; ++t) {  // up to 2 s
-      waited = ::waitpid(child, &status, WNOHANG);
-      if (waited == 0) std::this_thread::sleep_for(10ms);
-    }
-    if (waited == 0) {
-      ++hung;
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-    }
+    if (!ended_within(child, 2s, &status)) ++hung;
   }
   EXPECT_EQ(hung, 0) << "of " << kForks << " children forked around start()";
 }
