@@ -1,5 +1,5 @@
 // What starting CUPTI's metric host library early saves the first range's
-// counter set-up (RANGEREPLAY_METRIC_HOST_WARMUP=1). CPU only: the host API
+// counter set-up (RANGEREPLAY_METRIC_HOST_WARMUP, on by default). CPU only: the host API
 // needs no GPU or driver.
 //
 // Each measurement runs in a fresh child process (the host API's one-time

@@ -1,8 +1,8 @@
 """The first range's counter set-up on a GPU with and without
-RANGEREPLAY_METRIC_HOST_WARMUP=1, side by side in one run.
+RANGEREPLAY_METRIC_HOST_WARMUP (0 against 1), side by side in one run.
 
 Profiles examples/stream (3 steps of 256 MiB, `--set full`) alternately
-without and with the variable, --repeat times each, and prints the median
+with the warm-up off and on, --repeat times each, and prints the median
 counter set-up (the report's setup_ms), the whole profile's wall time, and
 whether every kernel's instruction count is the same in both modes (the
 warm-up must not change a value).
@@ -26,9 +26,7 @@ for path in (cli, stream):
 def profile(warm_up, out_dir, i):
     report = os.path.join(out_dir, f"{'warm' if warm_up else 'cold'}{i}.json")
     env = dict(os.environ)
-    env.pop("RANGEREPLAY_METRIC_HOST_WARMUP", None)
-    if warm_up:
-        env["RANGEREPLAY_METRIC_HOST_WARMUP"] = "1"
+    env["RANGEREPLAY_METRIC_HOST_WARMUP"] = "1" if warm_up else "0"
     start = time.monotonic()
     p = subprocess.run([cli, "profile", "--quiet", "--nvtx-include", "step/", "--set", args.set, "--output", report,
                         "--", stream, "--iterations", "3", "--bytes", "256MiB"],

@@ -151,8 +151,8 @@ class ProfilerTool {
   // replay_deferred_at_exit is registered with atexit (mutex_).
   bool exit_replay_registered_ = false;
   // CUPTI's metric host library, started on a thread of its own when the
-  // application creates its first context, with RANGEREPLAY_METRIC_HOST_WARMUP=1
-  // (on_resource); finish() and the destructor wait for it. The thread makes
+  // application creates its first context, unless RANGEREPLAY_METRIC_HOST_WARMUP
+  // is 0 (on_resource); finish() and the destructor wait for it. The thread makes
   // no CUDA call; marked as the tool's all the same.
   HostWarmUp metric_host_warm_up_{[] {
     InToolScope scope;

@@ -1,7 +1,7 @@
-// The metric host library's warm-up (RANGEREPLAY_METRIC_HOST_WARMUP=1) as the
-// whole tool runs it: started on a thread of the tool at the application's
-// first context, once per process, waited for at finish, and the ranges
-// profiled as without it; without the variable, nothing starts.
+// The metric host library's warm-up (RANGEREPLAY_METRIC_HOST_WARMUP, on
+// unless "0") as the whole tool runs it: started on a thread of the tool at
+// the application's first context, once per process, waited for at finish,
+// and the ranges profiled as without it; with the variable 0, nothing starts.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -22,12 +22,36 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The environment is read once per process: set before any test runs,
-// unless the test that checks the default re-ran this binary with it off.
-const bool kWarmUpSet = ::setenv(environment::kMetricHostWarmUp, "1", /*overwrite=*/0) == 0;
+// The environment is read once per process. Runs the test `name` of this
+// binary again in a process of its own with RANGEREPLAY_METRIC_HOST_WARMUP
+// set to `value` (unset for nullptr) and expects that run to pass.
+void expect_passes_with(const char* name, const char* value) {
+  const std::string filter = std::string("--gtest_filter=ToolHarness.") + name;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (value == nullptr)
+      ::unsetenv(environment::kMetricHostWarmUp);
+    else
+      ::setenv(environment::kMetricHostWarmUp, value, 1);
+    char self[] = "/proc/self/exe";
+    char* argv[] = {self, const_cast<char*>(filter.c_str()), nullptr};
+    ::execv(self, argv);
+    ::_exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << name << " failed with RANGEREPLAY_METRIC_HOST_WARMUP="
+                                    << (value == nullptr ? "(unset)" : value);
+}
 
+// The default: run with the variable unset.
 TEST_F(ToolHarness, the_first_context_starts_the_metric_host_library_once_on_a_thread_of_the_tool) {
-  ASSERT_TRUE(kWarmUpSet);
+  if (::getenv(environment::kMetricHostWarmUp) != nullptr) {
+    expect_passes_with("the_first_context_starts_the_metric_host_library_once_on_a_thread_of_the_tool", nullptr);
+    return;
+  }
   ASSERT_TRUE(environment::metric_host_warm_up());
   fake::set_metric_host_warm_up_time(200ms);  // still running when the range ends
   start();
@@ -48,7 +72,6 @@ TEST_F(ToolHarness, the_first_context_starts_the_metric_host_library_once_on_a_t
 }
 
 TEST_F(ToolHarness, a_process_that_creates_no_context_starts_no_warm_up) {
-  ASSERT_TRUE(kWarmUpSet);
   start();
   const std::size_t before = fake::metric_host_warm_ups();
   const CUdeviceptr data = buffer(kInts);
@@ -58,25 +81,10 @@ TEST_F(ToolHarness, a_process_that_creates_no_context_starts_no_warm_up) {
   EXPECT_FALSE(only_range(report).declined);
 }
 
-// The default: with the variable off, this test runs its checks; with it on
-// (the rest of this binary), it runs itself again in a process of its own
-// with RANGEREPLAY_METRIC_HOST_WARMUP=0 and passes when that run does.
-TEST_F(ToolHarness, without_the_variable_the_first_context_starts_nothing) {
+// With the variable 0 (run in a process of its own), nothing starts.
+TEST_F(ToolHarness, with_the_variable_0_the_first_context_starts_nothing) {
   if (environment::metric_host_warm_up()) {
-    const std::string filter = "--gtest_filter=ToolHarness.without_the_variable_the_first_context_starts_nothing";
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::setenv(environment::kMetricHostWarmUp, "0", 1);
-      char self[] = "/proc/self/exe";
-      char* argv[] = {self, const_cast<char*>(filter.c_str()), nullptr};
-      ::execv(self, argv);
-      ::_exit(127);
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "the run with RANGEREPLAY_METRIC_HOST_WARMUP=0 failed";
+    expect_passes_with("with_the_variable_0_the_first_context_starts_nothing", "0");
     return;
   }
   start();

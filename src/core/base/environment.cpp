@@ -65,7 +65,7 @@ bool counter_warm_up_off() {
 }
 
 bool metric_host_warm_up() {
-  static const bool on = read(kMetricHostWarmUp) == "1";
+  static const bool on = read(kMetricHostWarmUp) != "0";
   return on;
 }
 

@@ -75,11 +75,12 @@ inline constexpr std::array<Variable, 14> kVariables{{
      "range, so that CUPTI's one-time work at the process's first start is neither in the first range's time nor "
      "in its cache state; other values are ignored; application range replay's runs never run it"},
     {kMetricHostWarmUp, SetBy::kUser, "injection",
-     "unset: CUPTI's metric host library starts at the first range's counter set-up",
-     "1: when the application creates its first CUDA context, a thread of the tool starts CUPTI's metric host "
-     "library (host-only: no CUDA or device call, about 0.3 s of one CPU core, once per process), so that the "
-     "first range's counter set-up finds it started; a process that exits meanwhile waits for the thread at "
-     "exit; other values are ignored"},
+     "unset: when the application creates its first CUDA context, a thread of the tool starts CUPTI's metric "
+     "host library (host-only: no CUDA or device call, about 0.3 s of one CPU core, once per process), so that "
+     "the first range's counter set-up finds it started; a process that exits meanwhile waits for the thread "
+     "at exit",
+     "0 leaves the thread out: CUPTI's metric host library then starts at the first range's counter set-up; "
+     "other values are ignored"},
     {kWholeRangeLeadIn, SetBy::kUser, "injection",
      "unset: under a cache flush every whole-range pass of its own opens with a lead-in counter range",
      "0 leaves out the lead-in counter range (in which L2 is flushed again after CUPTI's start, its values "
@@ -125,7 +126,7 @@ std::optional<std::size_t> max_kernels_per_range();
 bool standing_pass_off();
 /// RANGEREPLAY_COUNTER_WARMUP is exactly "0".
 bool counter_warm_up_off();
-/// RANGEREPLAY_METRIC_HOST_WARMUP is exactly "1".
+/// RANGEREPLAY_METRIC_HOST_WARMUP is not exactly "0" (on by default).
 bool metric_host_warm_up();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();

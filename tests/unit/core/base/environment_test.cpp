@@ -78,6 +78,15 @@ TEST(Environment, user_kernel_ranges_only_for_exactly_user) {
   expect_off_and_read_once(kKernelRanges, "users", "user", user_kernel_ranges);
 }
 
+TEST(Environment, metric_host_warm_up_is_on_unless_exactly_zero) {
+  // "no" is not "0": the warm-up stays on, and stays so once read.
+  ASSERT_EQ(setenv(kMetricHostWarmUp, "no", 1), 0);
+  EXPECT_TRUE(metric_host_warm_up());
+  ASSERT_EQ(setenv(kMetricHostWarmUp, "0", 1), 0);
+  EXPECT_TRUE(metric_host_warm_up()) << "read again";
+  unsetenv(kMetricHostWarmUp);
+}
+
 TEST(Environment, config_path_is_the_variable_as_set) {
   ASSERT_EQ(setenv(kConfig, "/tmp/rr/config.json", 1), 0);
   ASSERT_TRUE(config_path().has_value());
