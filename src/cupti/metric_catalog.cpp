@@ -14,7 +14,11 @@
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <unordered_map>
 
@@ -430,9 +434,53 @@ StatusOr<std::vector<std::string>> supported_chips() {
   return HostObject::supported_chips_locked();
 }
 
+namespace {
+
+// warm_up_host_api's one run per process. Never destroyed: a run still going
+// at the process's exit writes into it.
+struct HostApiStart {
+  std::atomic<pid_t> runner{0};  // the process that ran or runs it, claimed before the lock
+  std::mutex mutex;              // leaf: guards done and result
+  std::condition_variable ended;
+  bool done = false;
+  Status result = ok_status();
+};
+
+HostApiStart& host_api_start() {
+  static HostApiStart* const start = new HostApiStart;
+  return *start;
+}
+
+}  // namespace
+
+bool host_api_warmed_up() {
+  HostApiStart& start = host_api_start();
+  if (start.runner.load() != ::getpid()) return false;
+  std::lock_guard lock(start.mutex);
+  return start.done;
+}
+
 Status warm_up_host_api() {
-  // Listing the chips initializes the host API without a host object.
-  return supported_chips().status();
+  HostApiStart* const start = &host_api_start();
+  const pid_t self = ::getpid();
+  pid_t runner = 0;
+  if (start->runner.compare_exchange_strong(runner, self)) {
+    // Listing the chips initializes the host API without a host object.
+    Status result = supported_chips().status();
+    std::lock_guard lock(start->mutex);
+    start->result = result;
+    start->done = true;
+    start->ended.notify_all();
+    return result;
+  }
+  // Started in the parent before a fork: the mutex may be as a parent thread
+  // held it, and no thread of this process runs the start.
+  if (runner != self) return ok_status();
+  std::unique_lock lock(start->mutex);
+  if (!start->ended.wait_for(lock, kHostApiStartWait, [&] { return start->done; }))
+    return internal_error("the host API's initialization on another thread has run for more than " +
+                          std::to_string(kHostApiStartWait.count() / 1000) + " s");
+  return start->result;
 }
 
 StatusOr<uint32_t> pass_count_of_config_image(const std::vector<uint8_t>& config_image) {

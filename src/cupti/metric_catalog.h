@@ -27,6 +27,7 @@
 // not copyable; the host object is released in the destructor.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -155,9 +156,23 @@ StatusOr<std::vector<std::string>> supported_chips();
 /// catalog and config image of the full set then take 0.11-0.16 s instead
 /// of 0.42 s). Host-only: no GPU, driver or context. Holds the host API's
 /// mutex while it runs, so a catalog created meanwhile waits for it.
+///
+/// Runs once per process. A call while another thread of the process runs
+/// it waits for that run to end (at most kHostApiStartWait) and returns its
+/// result; later calls return that result at once. A forked child whose
+/// parent started it returns at once and takes no lock. The counter set-up
+/// calls it before its first device-side CUPTI call: cuptiProfilerInitialize
+/// failed with CUPTI_ERROR_UNKNOWN while another thread was inside this
+/// initialization (H100, driver 580.159.04), and succeeds after it.
 /// Errors: the host API's (kInternal), which leave the next catalog to
-/// initialize it.
+/// initialize it. Thread-safe.
 Status warm_up_host_api();
+
+/// How long warm_up_host_api() waits for another thread's run.
+inline constexpr std::chrono::milliseconds kHostApiStartWait{10000};
+
+/// Whether a warm_up_host_api() run has ended in this process. Thread-safe.
+bool host_api_warmed_up();
 
 /// Passes a configuration image needs (cuptiProfilerHostGetNumOfPasses).
 /// Errors: kInvalidArgument for an empty image (carries DeclineReason::kUnknownMetric).

@@ -51,9 +51,10 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
 /// 0.3 s of one CPU core on the first call in a process, well under a
 /// millisecond afterwards), so that set_up_counters' metric evaluator finds
 /// it started. Host-only: no CUDA or device call, no context needed, no
-/// lock of the tool taken (the host API's own mutex is, which
-/// set_up_counters' evaluator waits for). Failures are ignored: the set-up
-/// then pays the cost itself. Never throws. Thread-safe.
+/// lock of the tool taken (the host API's own mutex is). set_up_counters
+/// waits for it to end before its first device-side CUPTI call, which fails
+/// while the host API initializes on another thread. Failures are ignored:
+/// the set-up then pays the cost itself. Never throws. Thread-safe.
 void warm_up_metric_host() noexcept;
 
 }  // namespace rangereplay::tool

@@ -44,6 +44,11 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
   CUdevice device = 0;
   RR_CU(cuCtxGetDevice(&device));
   setup.device = device;
+  // The metric host warm-up, if still running on its thread, ends first:
+  // cuptiProfilerInitialize fails while the host API initializes on another
+  // thread. A failure here leaves the evaluator to initialize it.
+  stage("configuring counters: metric host library");
+  cupti::warm_up_host_api().ignore();
   stage("configuring counters: chip name");
   RR_ASSIGN_OR_RETURN(setup.chip, cupti::chip_name_of_device(static_cast<int>(setup.device)));
   debug("chip " + setup.chip);

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -62,6 +64,25 @@ TEST(WarmUpHostApi, runs_on_another_thread_and_leaves_catalogs_as_they_were) {
   auto passes = pass_count_of_config_image(*image);
   ASSERT_TRUE(passes.ok());
   EXPECT_EQ(*passes, 1u);
+}
+
+// A second caller while the first thread's run is going waits for that run
+// to end (the counter set-up relies on it: cuptiProfilerInitialize fails
+// while the host API initializes on another thread). In a fresh process, so
+// the host API's initialization takes its full time (about 0.3 s).
+TEST(WarmUpHostApi, a_call_during_another_threads_run_returns_when_that_run_has_ended) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::thread first([] { warm_up_host_api().ignore(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the first thread is inside its run
+        const Status second = warm_up_host_api();
+        const bool ended = host_api_warmed_up();
+        first.join();
+        std::fprintf(stderr, "second call: %s, run ended at its return: %d\n", second.to_string().c_str(), ended);
+        std::exit(second.ok() && ended ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(MetricCatalogCreate, unknown_chip_lists_the_supported_chips) {
