@@ -4,7 +4,8 @@
 # first argument; a short summary table is printed last.
 #   scripts/gpu-check.sh <log-dir> [stage...]     stages: build test bench compare workloads examples profile reports corpus ml mlncu multigpu
 # Env: GPU_SKIP_TARGETS (space list not built), USE_PREBUILT=0 (build even when
-# .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked), GPU_TESTS / GPU_TESTS_EXCLUDE
+# .deps/prebuilt matches HEAD: scripts/gpu-prebuild.sh; =force: use it unchecked; the unpacked binaries' library
+# path goes to build/prebuilt.env, which later calls without the build stage source, as commands run by hand must), GPU_TESTS / GPU_TESTS_EXCLUDE
 # (ctest -R / -E regexes), COPY_BENCH_ARGS, DIGEST_BENCH_ARGS, WORKLOADS_ARGS, COMPARE_GROUPS (profile_vs_ncu.py's row groups),
 # CORPUS_ARGS (more run_corpus.py run options, e.g. --only NAME,...), CORPUS_HANG_REPEAT (default 3),
 # ML_ARGS (more tests/ml/run_ml.py options, e.g. --only NAME,... or --tool-args "--fallback app-range"),
@@ -67,8 +68,12 @@ if has build; then
       export LD_LIBRARY_PATH="$PWD/.deps/prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
     echo "prebuilt: LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >>"$logs/build.log"
+    # For later calls without the build stage, and for commands run by hand
+    # on the unpacked binaries: `source build/prebuilt.env`.
+    printf 'export LD_LIBRARY_PATH=%q\n' "$LD_LIBRARY_PATH" >build/prebuilt.env
     row "build" "prebuilt $(cut -c1-7 .deps/prebuilt/commit) (checkout HEAD ${head:0:7})"
   else
+    rm -f build/prebuilt.env
     source scripts/gpu-targets.sh
     if cmake --preset gpu >>"$logs/build.log" 2>&1 && cmake --build --preset gpu -j "$(nproc)" --target $targets >>"$logs/build.log" 2>&1; then
       row "build" "ok"
@@ -78,6 +83,9 @@ if has build; then
   fi
 fi
 build=build
+# A machine still warm from a call that unpacked prebuilt binaries: their
+# library path, which a call without the build stage would otherwise lack.
+if ! has build && [[ -f $build/prebuilt.env ]]; then source $build/prebuilt.env; fi
 if has test; then
   ctest --test-dir $build --output-on-failure -L gpu --timeout 240 ${GPU_TESTS:+-R "$GPU_TESTS"} ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} \
     >"$logs/ctest-gpu.log" 2>&1
