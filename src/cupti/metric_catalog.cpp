@@ -453,11 +453,11 @@ HostApiStart& host_api_start() {
 
 }  // namespace
 
-bool host_api_warmed_up() {
+HostApiWarmUp host_api_warm_up_state() {
   HostApiStart& start = host_api_start();
-  if (start.runner.load() != ::getpid()) return false;
+  if (start.runner.load() != ::getpid()) return HostApiWarmUp::kNotStarted;
   std::lock_guard lock(start.mutex);
-  return start.done;
+  return start.done ? HostApiWarmUp::kEnded : HostApiWarmUp::kRunning;
 }
 
 Status warm_up_host_api() {
@@ -465,8 +465,15 @@ Status warm_up_host_api() {
   const pid_t self = ::getpid();
   pid_t runner = 0;
   if (start->runner.compare_exchange_strong(runner, self)) {
-    // Listing the chips initializes the host API without a host object.
-    Status result = supported_chips().status();
+    Status result = ok_status();
+    try {
+      // Listing the chips initializes the host API without a host object.
+      result = supported_chips().status();
+    } catch (...) {
+      result = internal_error("the host API's initialization threw");
+    }
+    // kUnavailable is left to the wait's time-out.
+    if (!result.ok()) result = internal_error(result.message());
     std::lock_guard lock(start->mutex);
     start->result = result;
     start->done = true;
@@ -478,8 +485,8 @@ Status warm_up_host_api() {
   if (runner != self) return ok_status();
   std::unique_lock lock(start->mutex);
   if (!start->ended.wait_for(lock, kHostApiStartWait, [&] { return start->done; }))
-    return internal_error("the host API's initialization on another thread has run for more than " +
-                          std::to_string(kHostApiStartWait.count() / 1000) + " s");
+    return unavailable("CUPTI's profiler host library has been initializing on another thread for more than " +
+                       std::to_string(kHostApiStartWait.count() / 1000) + " s");
   return start->result;
 }
 

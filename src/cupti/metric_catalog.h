@@ -164,15 +164,18 @@ StatusOr<std::vector<std::string>> supported_chips();
 /// calls it before its first device-side CUPTI call: cuptiProfilerInitialize
 /// failed with CUPTI_ERROR_UNKNOWN while another thread was inside this
 /// initialization (H100, driver 580.159.04), and succeeds after it.
-/// Errors: the host API's (kInternal), which leave the next catalog to
-/// initialize it. Thread-safe.
+/// Errors: kUnavailable when another thread's run has gone on past the wait
+/// (the host API is still initializing: no device-side profiler call may
+/// come yet); kInternal for a failure of the host API itself (or an
+/// exception), which leaves the next catalog to initialize it. Thread-safe.
 Status warm_up_host_api();
 
 /// How long warm_up_host_api() waits for another thread's run.
 inline constexpr std::chrono::milliseconds kHostApiStartWait{10000};
 
-/// Whether a warm_up_host_api() run has ended in this process. Thread-safe.
-bool host_api_warmed_up();
+/// Where this process's warm_up_host_api() run stands. Thread-safe.
+enum class HostApiWarmUp { kNotStarted, kRunning, kEnded };
+HostApiWarmUp host_api_warm_up_state();
 
 /// Passes a configuration image needs (cuptiProfilerHostGetNumOfPasses).
 /// Errors: kInvalidArgument for an empty image (carries DeclineReason::kUnknownMetric).

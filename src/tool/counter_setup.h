@@ -51,10 +51,20 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
 /// 0.3 s of one CPU core on the first call in a process, well under a
 /// millisecond afterwards), so that set_up_counters' metric evaluator finds
 /// it started. Host-only: no CUDA or device call, no context needed, no
-/// lock of the tool taken (the host API's own mutex is). set_up_counters
-/// waits for it to end before its first device-side CUPTI call, which fails
-/// while the host API initializes on another thread. Failures are ignored:
+/// lock of the tool taken (the host API's own mutex and its start's leaf
+/// lock are). The counter set-up waits for it (metric_host_ready) before its
+/// first device-side CUPTI call. Failures are ignored:
 /// the set-up then pays the cost itself. Never throws. Thread-safe.
 void warm_up_metric_host() noexcept;
+
+/// Waits until a warm_up_metric_host run on another thread has ended (at
+/// most 10 s), or runs the host API's initialization on this thread when
+/// none has started. set_up_counters' first device-side CUPTI call must come
+/// after it: cuptiProfilerInitialize failed with CUPTI_ERROR_UNKNOWN while
+/// the host API initialized on another thread (H100, driver 580.159.04).
+/// Errors: kUnavailable when the other thread's run goes on past the wait;
+/// a failure of the host API itself is not one (the set-up then initializes
+/// it). Takes no lock of the tool. Never throws. Thread-safe.
+Status metric_host_ready() noexcept;
 
 }  // namespace rangereplay::tool

@@ -85,6 +85,9 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
   options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
   const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
                                 [](const std::string& line) { debug("%s", line); }};
+  // Device-side CUPTI calls fail while the metric host warm-up runs.
+  parts_.mutex.set_stage("configuring counters: metric host library");
+  if (Status host = metric_host_ready(); !host.ok()) return decline_of(host, DeclineReason::kCountersUnavailable);
   // A failing step names its reason where the fact is known (CUPTI's
   // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
   StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, options, hooks);

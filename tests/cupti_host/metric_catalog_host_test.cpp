@@ -71,18 +71,24 @@ TEST(WarmUpHostApi, runs_on_another_thread_and_leaves_catalogs_as_they_were) {
 // while the host API initializes on another thread). In a fresh process, so
 // the host API's initialization takes its full time (about 0.3 s).
 TEST(WarmUpHostApi, a_call_during_another_threads_run_returns_when_that_run_has_ended) {
+  const std::string style = GTEST_FLAG_GET(death_test_style);
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         std::thread first([] { warm_up_host_api().ignore(); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the first thread is inside its run
+        // Until the first thread is inside its run (at most 5 s).
+        for (int i = 0; i < 5000 && host_api_warm_up_state() == HostApiWarmUp::kNotStarted; ++i)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const bool running = host_api_warm_up_state() == HostApiWarmUp::kRunning;
         const Status second = warm_up_host_api();
-        const bool ended = host_api_warmed_up();
+        const bool ended = host_api_warm_up_state() == HostApiWarmUp::kEnded;
         first.join();
-        std::fprintf(stderr, "second call: %s, run ended at its return: %d\n", second.to_string().c_str(), ended);
-        std::exit(second.ok() && ended ? 0 : 1);
+        std::fprintf(stderr, "first run going at the second call: %d; second call: %s; run ended at its return: %d\n",
+                     running, second.to_string().c_str(), ended);
+        std::exit(running && second.ok() && ended ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
+  GTEST_FLAG_SET(death_test_style, style);
 }
 
 TEST(MetricCatalogCreate, unknown_chip_lists_the_supported_chips) {

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/base/environment.h"
 #include "tool/fakes/fake_counters.h"
@@ -24,23 +26,39 @@ using namespace std::chrono_literals;
 
 // The environment is read once per process. Runs the test `name` of this
 // binary again in a process of its own with RANGEREPLAY_METRIC_HOST_WARMUP
-// set to `value` (unset for nullptr) and expects that run to pass.
+// set to `value` (unset for nullptr), and expects that run to pass within
+// 60 s. The child's environment is built before the fork: between fork and
+// exec the child only calls execve and _exit.
 void expect_passes_with(const char* name, const char* value) {
   const std::string filter = std::string("--gtest_filter=ToolHarness.") + name;
+  const std::string prefix = std::string(environment::kMetricHostWarmUp) + "=";
+  std::vector<std::string> variables;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::string(*e).rfind(prefix, 0) != 0) variables.emplace_back(*e);
+  if (value != nullptr) variables.push_back(prefix + value);
+  std::vector<char*> envp;
+  for (std::string& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  char self[] = "/proc/self/exe";
+  char* argv[] = {self, const_cast<char*>(filter.c_str()), nullptr};
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    if (value == nullptr)
-      ::unsetenv(environment::kMetricHostWarmUp);
-    else
-      ::setenv(environment::kMetricHostWarmUp, value, 1);
-    char self[] = "/proc/self/exe";
-    char* argv[] = {self, const_cast<char*>(filter.c_str()), nullptr};
-    ::execv(self, argv);
+    ::execve(self, argv, envp.data());
     ::_exit(127);
   }
   int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  pid_t waited = 0;
+  for (int i = 0; i < 6000 && waited == 0; ++i) {
+    waited = ::waitpid(child, &status, WNOHANG);
+    if (waited == 0) std::this_thread::sleep_for(10ms);
+  }
+  if (waited == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << name << " ran for more than 60 s";
+  }
+  ASSERT_EQ(waited, child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << name << " failed with RANGEREPLAY_METRIC_HOST_WARMUP="
                                     << (value == nullptr ? "(unset)" : value);
@@ -53,15 +71,19 @@ TEST_F(ToolHarness, the_first_context_starts_the_metric_host_library_once_on_a_t
     return;
   }
   ASSERT_TRUE(environment::metric_host_warm_up());
-  fake::set_metric_host_warm_up_time(200ms);  // still running when the range ends
+  fake::set_metric_host_warm_up_time(200ms);
   start();
   const std::size_t before = fake::metric_host_warm_ups();
   fake::context_created();
   fake::context_created();  // a second context: nothing more starts
+  // Still running when the range begins: the counter set-up waits for it.
+  ASSERT_TRUE(fake::metric_host_warm_up_running_within(5s));
   const CUdeviceptr data = buffer(kInts);
   range("step", [&] { add_one(data, kInts); });
-  const report::Report report = finish();  // the tool's exit step waits for the thread
+  const report::Report report = finish();
   fake::set_metric_host_warm_up_time(0ms);
+  EXPECT_TRUE(fake::counters().set_up);
+  EXPECT_FALSE(fake::counters().set_up_during_metric_host_warm_up);
   EXPECT_EQ(fake::metric_host_warm_ups(), before + 1);
   EXPECT_NE(fake::last_metric_host_warm_up_thread(), std::this_thread::get_id());
   // The range is profiled as without the warm-up.

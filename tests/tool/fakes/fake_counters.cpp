@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -23,8 +24,10 @@ CounterLog g_log;
 
 std::atomic<std::size_t> g_metric_host_warm_ups{0};
 std::atomic<std::int64_t> g_warm_up_ms{0};
-std::mutex g_warm_up_mutex;
+std::mutex g_warm_up_mutex;  // guards the two below
 std::thread::id g_warm_up_thread;
+std::size_t g_warm_ups_running = 0;
+std::condition_variable g_warm_up_changed;  // g_warm_ups_running changed
 
 class FakeCounterBackend final : public tool::CounterBackend {
  public:
@@ -160,6 +163,11 @@ std::thread::id last_metric_host_warm_up_thread() {
 
 void set_metric_host_warm_up_time(std::chrono::milliseconds time) { g_warm_up_ms.store(time.count()); }
 
+bool metric_host_warm_up_running_within(std::chrono::milliseconds limit) {
+  std::unique_lock<std::mutex> lock(g_warm_up_mutex);
+  return g_warm_up_changed.wait_for(lock, limit, [] { return g_warm_ups_running > 0; });
+}
+
 }  // namespace rangereplay::fake
 
 namespace rangereplay::tool {
@@ -180,17 +188,37 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
   setup.backend = "fake";
   setup.metrics = metrics;
   fake::g_log.set_up = true;
+  {
+    std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
+    if (fake::g_warm_ups_running > 0) fake::g_log.set_up_during_metric_host_warm_up = true;
+  }
   return setup;
+}
+
+// The harness's definition: waits until no warm_up_metric_host call runs, as
+// the real one waits for the host API's initialization on another thread.
+Status metric_host_ready() noexcept {
+  std::unique_lock<std::mutex> lock(fake::g_warm_up_mutex);
+  if (!fake::g_warm_up_changed.wait_for(lock, std::chrono::seconds(10), [] { return fake::g_warm_ups_running == 0; }))
+    return unavailable("the fake metric host warm-up has run for more than 10 s");
+  return ok_status();
 }
 
 // The harness's definition: takes the time set, then counts the call and
 // notes its thread.
 void warm_up_metric_host() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
+    ++fake::g_warm_ups_running;
+  }
+  fake::g_warm_up_changed.notify_all();
   std::this_thread::sleep_for(std::chrono::milliseconds(fake::g_warm_up_ms.load()));
   {
     std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
     fake::g_warm_up_thread = std::this_thread::get_id();
+    --fake::g_warm_ups_running;
   }
+  fake::g_warm_up_changed.notify_all();
   fake::g_metric_host_warm_ups.fetch_add(1);
 }
 

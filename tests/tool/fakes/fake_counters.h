@@ -62,6 +62,9 @@ struct CounterLog {
   std::size_t ranges_begun = 0;      // begin_range calls
   std::size_t evaluations = 0;       // evaluate calls
   std::vector<std::string> started;  // start_pass names, in order
+  // set_up_counters began while a warm_up_metric_host call ran (the tool
+  // must wait for it: metric_host_ready).
+  bool set_up_during_metric_host_warm_up = false;
 };
 CounterLog counters();
 
@@ -72,5 +75,7 @@ std::size_t metric_host_warm_ups();
 std::thread::id last_metric_host_warm_up_thread();
 /// How long each later warm_up_metric_host call takes (0 at the start).
 void set_metric_host_warm_up_time(std::chrono::milliseconds time);
+/// Whether a warm_up_metric_host call is running, or starts within `limit`.
+bool metric_host_warm_up_running_within(std::chrono::milliseconds limit);
 
 }  // namespace rangereplay::fake
