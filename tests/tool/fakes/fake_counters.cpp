@@ -27,6 +27,7 @@ std::atomic<std::int64_t> g_warm_up_ms{0};
 std::mutex g_warm_up_mutex;  // guards the two below
 std::thread::id g_warm_up_thread;
 std::size_t g_warm_ups_running = 0;
+std::size_t g_warm_ups_begun = 0;
 std::condition_variable g_warm_up_changed;  // g_warm_ups_running changed
 
 class FakeCounterBackend final : public tool::CounterBackend {
@@ -163,9 +164,14 @@ std::thread::id last_metric_host_warm_up_thread() {
 
 void set_metric_host_warm_up_time(std::chrono::milliseconds time) { g_warm_up_ms.store(time.count()); }
 
-bool metric_host_warm_up_running_within(std::chrono::milliseconds limit) {
+std::size_t metric_host_warm_ups_begun() {
+  std::lock_guard<std::mutex> lock(g_warm_up_mutex);
+  return g_warm_ups_begun;
+}
+
+bool metric_host_warm_ups_begun_over(std::size_t begun, std::chrono::milliseconds limit) {
   std::unique_lock<std::mutex> lock(g_warm_up_mutex);
-  return g_warm_up_changed.wait_for(lock, limit, [] { return g_warm_ups_running > 0; });
+  return g_warm_up_changed.wait_for(lock, limit, [&] { return g_warm_ups_begun > begun; });
 }
 
 }  // namespace rangereplay::fake
@@ -198,6 +204,7 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
 // The harness's definition: waits until no warm_up_metric_host call runs, as
 // the real one waits for the host API's initialization on another thread.
 Status metric_host_ready() noexcept {
+  if (!fake::g_options.host_ready_error.ok()) return fake::g_options.host_ready_error;
   std::unique_lock<std::mutex> lock(fake::g_warm_up_mutex);
   if (!fake::g_warm_up_changed.wait_for(lock, std::chrono::seconds(10), [] { return fake::g_warm_ups_running == 0; }))
     return unavailable("the fake metric host warm-up has run for more than 10 s");
@@ -210,6 +217,7 @@ void warm_up_metric_host() noexcept {
   {
     std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
     ++fake::g_warm_ups_running;
+    ++fake::g_warm_ups_begun;
   }
   fake::g_warm_up_changed.notify_all();
   std::this_thread::sleep_for(std::chrono::milliseconds(fake::g_warm_up_ms.load()));

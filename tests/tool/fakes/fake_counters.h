@@ -45,6 +45,9 @@ struct CounterOptions {
   /// which more of the tool's kernels ran than this fails at its end, as a
   /// CUPTI error would.
   std::size_t auto_pass_fails_over_tool_kernels = 0;
+  /// When not ok: metric_host_ready returns this status (the metric host
+  /// warm-up ran past its wait) instead of waiting.
+  Status host_ready_error = ok_status();
 };
 
 /// The value row `row`, metric `metric` of every evaluation: 1000 * (row + 1) + metric.
@@ -75,7 +78,9 @@ std::size_t metric_host_warm_ups();
 std::thread::id last_metric_host_warm_up_thread();
 /// How long each later warm_up_metric_host call takes (0 at the start).
 void set_metric_host_warm_up_time(std::chrono::milliseconds time);
-/// Whether a warm_up_metric_host call is running, or starts within `limit`.
-bool metric_host_warm_up_running_within(std::chrono::milliseconds limit);
+/// The warm_up_metric_host calls begun since the process started, and
+/// whether more than `begun` have begun within `limit`.
+std::size_t metric_host_warm_ups_begun();
+bool metric_host_warm_ups_begun_over(std::size_t begun, std::chrono::milliseconds limit);
 
 }  // namespace rangereplay::fake
