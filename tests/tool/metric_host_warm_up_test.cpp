@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/base/environment.h"
+#include "support/child_wait.h"
 #include "tool/fakes/fake_counters.h"
 #include "tool/fakes/fake_cuda.h"
 #include "tool_harness.h"
@@ -48,17 +48,8 @@ void expect_passes_with(const char* name, const char* value) {
     ::_exit(127);
   }
   // Within ctest's limit on this test, so that the message below is seen.
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
   int status = 0;
-  pid_t waited = 0;
-  while ((waited = ::waitpid(child, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(10ms);
-  if (waited == 0) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-    FAIL() << name << " ran for more than 30 s";
-  }
-  ASSERT_EQ(waited, child);
+  ASSERT_TRUE(rangereplay::testing::ended_within(child, 30s, &status)) << name << " ran for more than 30 s";
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << name << " failed with RANGEREPLAY_METRIC_HOST_WARMUP="
                                     << (value == nullptr ? "(unset)" : value);

@@ -14,24 +14,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/child_wait.h"
+
 namespace rangereplay::tool {
 namespace {
 
 using namespace std::chrono_literals;
 
-// Waits up to `limit` for `child` to end, polling; kills and reaps it when it
-// has not. Returns whether it ended by itself in time, its wait status in
-// *status.
-bool ended_within(pid_t child, std::chrono::milliseconds limit, int* status) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(child, status, WNOHANG) == child) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  ::kill(child, SIGKILL);
-  ::waitpid(child, status, 0);
-  return false;
-}
+using rangereplay::testing::ended_within;
 
 TEST(HostWarmUp, runs_its_task_once_on_another_thread_and_finish_waits_for_it) {
   std::atomic<int> runs{0};
