@@ -4,8 +4,8 @@
 // the range; the metric lists are the tool's own `--set full` and
 // `--set single-pass` (src/core/config/metric_sets.cpp, compiled in).
 //
-//   cupti_pass_cost --parts a|b|c|d|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
-//                   [--big-ranges 2048] [--chip GH100]
+//   cupti_pass_cost --parts a|b|c|d|e|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
+//                   [--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]
 //
 // Parts (one or more letters; each part is best run in a process of its own,
 // as run.sh does, so that no part inherits another's CUPTI state):
@@ -26,6 +26,13 @@
 //      samples shared out to the windows by %globaltimer stamps.
 //   d  PM sampling started inside an open Range Profiler pass: does it start,
 //      does it count, and are the range's values unchanged.
+//   e  The counter set-up before the first range (profiler initialize, chip,
+//      availability, config images, Enable, a first empty pass, the full
+//      list's image), on the application's thread or on a helper thread while
+//      the application's thread launches kernels or holds a global-mode stream
+//      capture open (--setup-on main|thread|capture|capture-relaxed); then
+//      ranges counted with the object it made, against a fresh a1. Alone in
+//      its process: it times first-use costs.
 //   h  Host side only (no GPU): pass counts of the lists through CUPTI's host
 //      API and through NVPW's raw-metrics config, and how much of the full
 //      list PM sampling can collect.
@@ -46,6 +53,7 @@
 #include <nvperf_target.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -155,6 +163,7 @@ struct Variant {
   std::vector<double> range_ms;             // wall time of each measured range: its first call to its last
   std::vector<double> pass_ms;              // wall time of each measured pass: before Start to after Stop
   std::vector<double> first_range_pass_ms;  // the passes of the first measured range, in order
+  double first_start_ms = -1;               // the variant's first Start (its warm-up range's), when timed
 };
 
 // Metrics whose values are compared between the paths. Instruction counts must
@@ -283,9 +292,10 @@ class Workload {
     PC_TRY(cudaDeviceSynchronize());
     return true;
   }
-  // Queues the range's work; false when a launch failed.
-  bool launch() {
-    PC_TRY(cudaEventRecord(begin_, stream_));
+  // Queues the range's work; false when a launch failed. Without events for
+  // a capture (part e), whose graph then holds the kernels alone.
+  bool launch(bool with_events = true) {
+    if (with_events) PC_TRY(cudaEventRecord(begin_, stream_));
     copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_);
     scale_kernel<<<blocks_, 256, 0, stream_>>>(b_, c_, n_);
     add_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_);
@@ -293,7 +303,7 @@ class Workload {
     increment_kernel<<<blocks_, 256, 0, stream_>>>(a_, n_);
     fma_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_);
     PC_TRY(cudaGetLastError());
-    PC_TRY(cudaEventRecord(end_, stream_));
+    if (with_events) PC_TRY(cudaEventRecord(end_, stream_));
     return true;
   }
   cudaError_t wait() const { return cudaStreamSynchronize(stream_); }
@@ -317,6 +327,26 @@ class Workload {
 
 // ------------------------------------------------------------------ set-up shared by the parts
 
+// Where the first range's counter set-up runs. The tool makes its counters
+// ready on the application's thread when the first range begins
+// (src/tool/range_counters.cpp: set_up_counters, then the first Start pays a
+// first-use cost); part e times the same calls there (`main`) and on a helper
+// thread while the application's thread goes on (`thread`), or while it holds
+// a global-mode stream capture open (`capture`, and `capture-relaxed` with the
+// helper in relaxed capture mode, cuThreadExchangeStreamCaptureMode). Each
+// mode in a process of its own: first-use costs come once per process.
+enum class SetupOn { kMain, kThread, kCapture, kCaptureRelaxed };
+
+const char* name_of(SetupOn on) {
+  switch (on) {
+    case SetupOn::kMain: return "main";
+    case SetupOn::kThread: return "thread";
+    case SetupOn::kCapture: return "capture";
+    case SetupOn::kCaptureRelaxed: return "capture-relaxed";
+  }
+  return "?";
+}
+
 struct Options {
   std::string parts = "a";
   std::size_t mib = 256;
@@ -324,7 +354,8 @@ struct Options {
   std::uint64_t interval_ns = 20000;
   std::size_t windows = 25;
   std::size_t big_ranges = 2048;
-  std::string chip = "GH100";  // for part h only; a GPU run asks the device
+  std::string chip = "GH100";         // for part h only; a GPU run asks the device
+  SetupOn setup_on = SetupOn::kMain;  // part e only
 };
 
 struct Setup {
@@ -489,6 +520,8 @@ bool measure_workload(Setup& s) {
 
 // ------------------------------------------------------------------ (a) Range Profiler API
 
+class RangeProfilerObject;
+
 struct RangeVariant {
   std::string name;
   bool one_pass_list = false;    // --set single-pass: one pass per range
@@ -499,6 +532,10 @@ struct RangeVariant {
   int rounds = 3;                // measured ranges, after one warm-up range
   const char* value_source = nullptr;
   bool pm_inside = false;  // part d: PM sampling around the kernels of each pass
+  // Part e: an object enabled, and a blank image of the full list sized, by
+  // the set-up under test; the variant then neither enables nor sizes.
+  RangeProfilerObject* ready = nullptr;
+  const std::vector<std::uint8_t>* ready_blank = nullptr;
 };
 
 bool pm_inside_pass(Setup& s, bool measured);
@@ -507,21 +544,50 @@ bool pm_inside_pass(Setup& s, bool measured);
 // before the object is disabled, so a failed variant leaves no state behind.
 class RangeProfilerObject {
  public:
-  ~RangeProfilerObject() {
+  RangeProfilerObject() = default;
+  RangeProfilerObject(const RangeProfilerObject&) = delete;
+  RangeProfilerObject& operator=(const RangeProfilerObject&) = delete;
+  ~RangeProfilerObject() { close(); }
+  // Stops an open pass and disables the object; the object is then empty.
+  void close() {
     if (in_pass) {
       auto stop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
       stop.pRangeProfilerObject = object;
       cuptiRangeProfilerStop(&stop);
+      in_pass = false;
     }
     if (object != nullptr) {
       auto off = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
       off.pRangeProfilerObject = object;
       cuptiRangeProfilerDisable(&off);
+      object = nullptr;
     }
   }
   CUpti_RangeProfiler_Object* object = nullptr;
   bool in_pass = false;
 };
+
+// SetConfig's parameters for pass 0 of a range of `config` counted into
+// `image` (user replay, one nesting level, at most `max_ranges` ranges a pass).
+CUpti_RangeProfiler_SetConfig_Params set_config_params(CUpti_RangeProfiler_Object* object,
+                                                       const std::vector<std::uint8_t>& config,
+                                                       std::vector<std::uint8_t>& image, CUpti_ProfilerRange range,
+                                                       std::size_t max_ranges) {
+  auto p = RR_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  p.pRangeProfilerObject = object;
+  p.configSize = config.size();
+  p.pConfig = config.data();
+  p.counterDataImageSize = image.size();
+  p.pCounterDataImage = image.data();
+  p.range = range;
+  p.replayMode = CUPTI_UserReplay;
+  p.maxRangesPerPass = max_ranges;
+  p.numNestingLevels = 1;
+  p.minNestingLevel = 1;
+  p.passIndex = 0;
+  p.targetNestingLevel = 1;
+  return p;
+}
 
 bool run_range_profiler(Setup& s, const RangeVariant& v) {
   const std::string& V = v.name;
@@ -531,12 +597,16 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
   const auto& config = v.one_pass_list ? s.single_config : s.full_config;
   const std::size_t expected = v.one_pass_list ? s.single_passes : s.full_passes;
   std::vector<const char*> c_names = c_strings(names);
-  // A fresh object per variant, as the tool makes one when the range type changes.
-  RangeProfilerObject rp;
-  auto enable = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-  enable.ctx = s.ctx;
-  PC_TIMED(Kind::kSetup, "Enable", cuptiRangeProfilerEnable(&enable));
-  rp.object = enable.pRangeProfilerObject;
+  // A fresh object per variant, as the tool makes one when the range type
+  // changes; part e's variants use the object its set-up made.
+  RangeProfilerObject own;
+  RangeProfilerObject& rp = v.ready != nullptr ? *v.ready : own;
+  if (v.ready == nullptr) {
+    auto enable = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    enable.ctx = s.ctx;
+    PC_TIMED(Kind::kSetup, "Enable", cuptiRangeProfilerEnable(&enable));
+    rp.object = enable.pRangeProfilerObject;
+  }
   // CounterDataImageInitialize lays the image out as the object's last
   // GetCounterDataSize asked, so the size wanted is asked last.
   auto image_size = [&](std::size_t ranges, std::size_t& bytes) {
@@ -550,21 +620,30 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
     bytes = p.counterDataSize;
     return r;
   };
-  std::size_t one = 0, two = 0, bytes = 0;
-  PC_TRY(image_size(1, one));
-  PC_TRY(image_size(2, two));
-  const std::size_t per_range = two > one ? two - one : 1;
-  // The tool's cap: 2 GiB per image (it keeps the blank and the range's copy).
-  const std::size_t ranges = std::clamp<std::size_t>((std::size_t{2} << 30) / per_range, 1, v.image_ranges);
-  PC_TRY(image_size(ranges, bytes));
-  std::vector<std::uint8_t> blank(bytes), image(bytes);
-  auto init = RR_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-  init.pRangeProfilerObject = rp.object;
-  init.counterDataSize = blank.size();
-  init.pCounterData = blank.data();
-  PC_TIMED(Kind::kSetup, "CounterDataImageInitialize", cuptiRangeProfilerCounterDataImageInitialize(&init));
-  std::printf("[%s] %zu metrics, %zu passes expected, image of %zu ranges: %.2f MB (%.1f KB per range)\n", V.c_str(),
-              names.size(), expected, ranges, blank.size() / 1e6, per_range / 1e3);
+  std::size_t ranges = 1;
+  std::vector<std::uint8_t> blank;
+  if (v.ready_blank != nullptr) {
+    blank = *v.ready_blank;
+    std::printf("[%s] %zu metrics, %zu passes expected, the set-up's image of 1 range: %.2f MB\n", V.c_str(),
+                names.size(), expected, blank.size() / 1e6);
+  } else {
+    std::size_t one = 0, two = 0, bytes = 0;
+    PC_TRY(image_size(1, one));
+    PC_TRY(image_size(2, two));
+    const std::size_t per_range = two > one ? two - one : 1;
+    // The tool's cap: 2 GiB per image (it keeps the blank and the range's copy).
+    ranges = std::clamp<std::size_t>((std::size_t{2} << 30) / per_range, 1, v.image_ranges);
+    PC_TRY(image_size(ranges, bytes));
+    blank.assign(bytes, 0);
+    auto init = RR_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    init.pRangeProfilerObject = rp.object;
+    init.counterDataSize = blank.size();
+    init.pCounterData = blank.data();
+    PC_TIMED(Kind::kSetup, "CounterDataImageInitialize", cuptiRangeProfilerCounterDataImageInitialize(&init));
+    std::printf("[%s] %zu metrics, %zu passes expected, image of %zu ranges: %.2f MB (%.1f KB per range)\n", V.c_str(),
+                names.size(), expected, ranges, blank.size() / 1e6, per_range / 1e3);
+  }
+  std::vector<std::uint8_t> image(blank.size());
 
   for (int round = 0; round <= v.rounds; ++round) {
     g_log.measuring = round > 0;  // round 0 warms up: an object's first range pays first-use costs
@@ -572,19 +651,8 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
     double t = now_ms();
     std::memcpy(image.data(), blank.data(), image.size());  // the tool's begin_range: the blank image copied
     g_log.record(V, Kind::kRange, "image reset (copy of the blank)", now_ms() - t);
-    auto config_params = RR_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-    config_params.pRangeProfilerObject = rp.object;
-    config_params.configSize = config.size();
-    config_params.pConfig = config.data();
-    config_params.counterDataImageSize = image.size();
-    config_params.pCounterDataImage = image.data();
-    config_params.range = v.auto_ranges ? CUPTI_AutoRange : CUPTI_UserRange;
-    config_params.replayMode = CUPTI_UserReplay;
-    config_params.maxRangesPerPass = ranges;
-    config_params.numNestingLevels = 1;
-    config_params.minNestingLevel = 1;
-    config_params.passIndex = 0;
-    config_params.targetNestingLevel = 1;
+    auto config_params =
+        set_config_params(rp.object, config, image, v.auto_ranges ? CUPTI_AutoRange : CUPTI_UserRange, ranges);
     PC_TIMED(Kind::kRange, "SetConfig", cuptiRangeProfilerSetConfig(&config_params));
     std::size_t passes = 0;
     for (bool all_submitted = false; !all_submitted;) {
@@ -595,7 +663,9 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
       if (v.sync_context) PC_TIMED(Kind::kPass, "cuCtxSynchronize", cuCtxSynchronize());
       auto start = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
       start.pRangeProfilerObject = rp.object;
+      const double before_start = now_ms();
       PC_TIMED(Kind::kPass, "Start", cuptiRangeProfilerStart(&start));
+      if (round == 0 && passes == 0) result.first_start_ms = now_ms() - before_start;
       rp.in_pass = true;
       if (clocks) std::printf("[%s] clocks inside the pass: %s\n", V.c_str(), clock_status(s.device).c_str());
       auto push = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
@@ -1519,6 +1589,275 @@ bool pm_inside_pass(Setup& s, bool measured) {
   return true;  // ~PmSampler disables PM sampling
 }
 
+// ------------------------------------------------------------------ (e) counters made ready on another thread
+
+// One call of the set-up: its time, its error (empty when it succeeded) and
+// the device's free memory after it (-1 where not asked: cuMemGetInfo is not
+// called on the helper while another thread captures).
+struct ReadyStep {
+  std::string call;
+  double ms = 0;
+  std::string error;
+  double free_mib = -1;
+};
+
+// What the set-up leaves for the ranges, and how it went.
+struct ReadyCounters {
+  RangeProfilerObject rp;
+  std::vector<std::uint8_t> blank;  // the full list's blank image of one range
+  std::vector<ReadyStep> steps;
+  bool ok = false;
+  double total_ms = 0;
+};
+
+std::string error_text(CUptiResult r) {
+  const char* text = "?";
+  if (r == CUPTI_SUCCESS) return "";
+  cuptiGetResultString(r, &text);
+  return text;
+}
+std::string error_text(CUresult r) {
+  const char* text = "?";
+  if (r == CUDA_SUCCESS) return "";
+  cuGetErrorName(r, &text);
+  return text;
+}
+std::string error_text(bool r) { return r ? "" : "failed (printed above)"; }
+
+double free_mib() {
+  std::size_t free = 0, total = 0;
+  return cuMemGetInfo(&free, &total) == CUDA_SUCCESS ? static_cast<double>(free) / (1 << 20) : -1;
+}
+
+// The tool's set-up, in its order, from a thread that may not be the
+// application's: the context made current, CUPTI's profiler initialized, the
+// chip's name, the counter availability, the config images through the host
+// API, the Range Profiler enabled, one empty pass of the one-pass list (the
+// first Start's cost paid here) and the full list's blank image. Stops at the
+// first failure; never prints from the helper (the caller prints the steps).
+void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_memory) {
+  const double started = now_ms();
+  auto step = [&](const char* call, auto&& fn) {
+    const double t = now_ms();
+    const std::string error = error_text(fn());
+    out.steps.push_back(ReadyStep{call, now_ms() - t, error, ask_memory && error.empty() ? free_mib() : -1});
+    return error.empty();
+  };
+  auto finish = [&](bool ok) {
+    out.ok = ok;
+    out.total_ms = now_ms() - started;
+  };
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (relaxed &&
+      !step("cuThreadExchangeStreamCaptureMode (relaxed)", [&] { return cuThreadExchangeStreamCaptureMode(&mode); }))
+    return finish(false);
+  if (!step("cuCtxSetCurrent (the application's context)", [&] { return cuCtxSetCurrent(s.ctx); }))
+    return finish(false);
+  auto init = RR_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+  if (!step("cuptiProfilerInitialize", [&] { return cuptiProfilerInitialize(&init); })) return finish(false);
+  auto chip = RR_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+  chip.deviceIndex = static_cast<std::size_t>(s.device);
+  if (!step("cuptiDeviceGetChipName", [&] { return cuptiDeviceGetChipName(&chip); })) return finish(false);
+  s.chip = chip.pChipName;
+  auto avail = RR_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+  avail.ctx = s.ctx;
+  if (!step("GetCounterAvailability", [&] {
+        CUptiResult r = cuptiProfilerGetCounterAvailability(&avail);
+        if (r != CUPTI_SUCCESS) return r;
+        s.availability.assign(avail.counterAvailabilityImageSize, 0);
+        avail.pCounterAvailabilityImage = s.availability.data();
+        return cuptiProfilerGetCounterAvailability(&avail);
+      }))
+    return finish(false);
+  if (!step("config images (host API: full and single-pass lists)", [&] {
+        return host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.full, s.full_config,
+                           s.full_passes, true) &&
+               host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, s.single_config,
+                           s.single_passes, true);
+      }))
+    return finish(false);
+  auto enable = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  enable.ctx = s.ctx;
+  if (!step("cuptiRangeProfilerEnable", [&] { return cuptiRangeProfilerEnable(&enable); })) return finish(false);
+  out.rp.object = enable.pRangeProfilerObject;
+  // CounterDataImageInitialize lays the image out as the object's last
+  // GetCounterDataSize asked: each list's size is asked right before its image.
+  auto blank_of = [&](const std::vector<std::string>& names, std::vector<std::uint8_t>& blank) {
+    std::vector<const char*> c_names = c_strings(names);
+    auto size = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    size.pRangeProfilerObject = out.rp.object;
+    size.pMetricNames = c_names.data();
+    size.numMetrics = c_names.size();
+    size.maxNumOfRanges = 1;
+    size.maxNumRangeTreeNodes = 1;
+    CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size);
+    if (r != CUPTI_SUCCESS) return r;
+    blank.assign(size.counterDataSize, 0);
+    auto init_image = RR_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    init_image.pRangeProfilerObject = out.rp.object;
+    init_image.counterDataSize = blank.size();
+    init_image.pCounterData = blank.data();
+    return cuptiRangeProfilerCounterDataImageInitialize(&init_image);
+  };
+  std::vector<std::uint8_t> single_image;
+  if (!step("counter data image (one-pass list)", [&] { return blank_of(s.single, single_image); }))
+    return finish(false);
+  auto config = set_config_params(out.rp.object, s.single_config, single_image, CUPTI_UserRange, 1);
+  if (!step("SetConfig (one-pass list)", [&] { return cuptiRangeProfilerSetConfig(&config); })) return finish(false);
+  auto start = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+  start.pRangeProfilerObject = out.rp.object;
+  if (!step("Start (empty pass: the first Start)", [&] { return cuptiRangeProfilerStart(&start); }))
+    return finish(false);
+  out.rp.in_pass = true;
+  auto push = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+  push.pRangeProfilerObject = out.rp.object;
+  push.pRangeName = "ready";
+  auto pop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+  pop.pRangeProfilerObject = out.rp.object;
+  auto stop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  stop.pRangeProfilerObject = out.rp.object;
+  if (!step("PushRange PopRange Stop (empty pass)", [&] {
+        CUptiResult r = cuptiRangeProfilerPushRange(&push);
+        if (r == CUPTI_SUCCESS) r = cuptiRangeProfilerPopRange(&pop);
+        const CUptiResult stopped = cuptiRangeProfilerStop(&stop);
+        out.rp.in_pass = false;
+        return r == CUPTI_SUCCESS ? stopped : r;
+      }))
+    return finish(false);
+  auto decode = RR_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  decode.pRangeProfilerObject = out.rp.object;
+  if (!step("DecodeData (empty pass)", [&] { return cuptiRangeProfilerDecodeData(&decode); })) return finish(false);
+  if (!step("counter data image (full list)", [&] { return blank_of(s.full, out.blank); })) return finish(false);
+  finish(true);
+}
+
+// The application's thread while the helper makes the counters ready: the 6
+// kernels launched and waited for, again and again (at least 10 times), until
+// the helper is done. Returns each iteration's wall time (ms).
+bool app_work_during(Setup& s, const std::atomic<bool>& done, std::vector<double>& iterations) {
+  const double limit = now_ms() + 20000;
+  while ((!done.load() || iterations.size() < 10) && now_ms() < limit) {
+    const double t = now_ms();
+    PC_TRY(s.work.launch());
+    PC_TRY(s.work.wait());
+    iterations.push_back(now_ms() - t);
+  }
+  return true;
+}
+
+// The same while a global-mode capture of the workload's stream is open: the
+// kernels go into the graph every 2 ms until the helper is done; then the
+// capture ends, and the graph is instantiated and launched when it can be.
+// `outcome` says what happened to the capture.
+bool app_capture_during(Setup& s, const std::atomic<bool>& done, std::atomic<bool>& go, std::string& outcome) {
+  cudaStream_t stream = s.work.stream();
+  PC_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  go.store(true);
+  const double limit = now_ms() + 20000;
+  std::size_t launches = 0;
+  bool launch_failed = false;
+  while (!done.load() && now_ms() < limit) {
+    if (!launch_failed && !s.work.launch(false)) launch_failed = true;
+    launches += launch_failed ? 0 : 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  outcome = std::to_string(launches) + " captures of the 6 kernels" +
+            (launch_failed ? " (a later launch into the capture failed)" : "") +
+            "; EndCapture: " + (ended == cudaSuccess ? "success" : cudaGetErrorName(ended));
+  if (ended != cudaSuccess || graph == nullptr) {
+    cudaGetLastError();
+    return true;
+  }
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  cudaError_t ran = made;
+  if (made == cudaSuccess) {
+    ran = cudaGraphLaunch(exec, stream);
+    if (ran == cudaSuccess) ran = cudaStreamSynchronize(stream);
+    cudaGraphExecDestroy(exec);
+  }
+  cudaGraphDestroy(graph);
+  outcome +=
+      std::string("; the graph ") + (ran == cudaSuccess ? "ran" : std::string("failed: ") + cudaGetErrorName(ran));
+  return true;
+}
+
+bool part_ready(Setup& s) {
+  const SetupOn on = s.options.setup_on;
+  const std::string V = std::string("e_ready_on_") + name_of(on);
+  const double free_before = free_mib();
+  ReadyCounters ready;
+  std::vector<double> iterations;
+  std::string capture_outcome;
+  double join_wait_ms = 0;
+  if (on == SetupOn::kMain) {
+    make_counters_ready(s, ready, false, true);
+  } else {
+    const bool capture = on != SetupOn::kThread;
+    std::atomic<bool> go{!capture}, done{false};
+    std::thread helper([&] {
+      while (!go.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      make_counters_ready(s, ready, on == SetupOn::kCaptureRelaxed, !capture);
+      done.store(true);
+    });
+    const bool app_ok =
+        capture ? app_capture_during(s, done, go, capture_outcome) : app_work_during(s, done, iterations);
+    go.store(true);  // a capture that failed to begin leaves the helper waiting
+    const double t = now_ms();
+    helper.join();
+    join_wait_ms = now_ms() - t;
+    if (!app_ok) return failed("the application's work during the set-up", V, __LINE__);
+  }
+  // The steps, as the set-up ran them.
+  std::printf("[%s] the set-up's calls (ms; free device memory after each, MiB; before: %.0f):\n", V.c_str(),
+              free_before);
+  for (const ReadyStep& st : ready.steps) {
+    std::printf("[%s]   %-56s %9.2f %10.0f %s\n", V.c_str(), st.call.c_str(), st.ms, st.free_mib,
+                st.error.empty() ? "" : ("FAILED: " + st.error).c_str());
+  }
+  std::printf("[%s] set-up %s in %.1f ms on the %s thread; device memory it took: %.0f MiB\n", V.c_str(),
+              ready.ok ? "done" : "FAILED", ready.total_ms, on == SetupOn::kMain ? "application's" : "helper",
+              free_before - free_mib());
+  if (on == SetupOn::kMain) {
+    std::printf("[%s] the application's thread spent all %.1f ms of it\n", V.c_str(), ready.total_ms);
+  } else if (!iterations.empty()) {
+    std::printf(
+        "[%s] the application's thread meanwhile: %zu iterations of the 6 kernels, median %.3f ms, max %.3f ms "
+        "(%.3f ms without counters: %.2fx); it waited %.2f ms at the join\n",
+        V.c_str(), iterations.size(), median(iterations), *std::max_element(iterations.begin(), iterations.end()),
+        g_log.workload_ms, g_log.workload_ms > 0 ? median(iterations) / g_log.workload_ms : 0, join_wait_ms);
+  }
+  if (!capture_outcome.empty()) std::printf("[%s] the capture: %s\n", V.c_str(), capture_outcome.c_str());
+  if (!ready.ok) return true;  // an outcome, not a failure of the probe: the steps say where it stopped
+  std::printf("[%s] chip %s: --set full %zu passes, --set single-pass %zu\n", V.c_str(), s.chip.c_str(), s.full_passes,
+              s.single_passes);
+  PC_TRY(host_initialize(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, &s.host));
+  // The ranges on the application's thread with the object the set-up made,
+  // then the reference with a fresh object made here.
+  RangeVariant with_ready{V};
+  with_ready.rounds = s.options.rounds;
+  with_ready.ready = &ready.rp;
+  with_ready.ready_blank = &ready.blank;
+  with_ready.value_source = "e ready counters";
+  bool all = run_range_profiler(s, with_ready);
+  if (!all) g_log.variant(V).ok = false;
+  std::printf("[%s] the first counted Start on the application's thread: %.2f ms\n", V.c_str(),
+              g_log.variant(V).first_start_ms);
+  ready.rp.close();  // disabled before the reference enables its own
+  RangeVariant reference{"a1_whole_img1"};
+  reference.rounds = s.options.rounds;
+  reference.value_source = kReferenceSource;
+  if (!run_range_profiler(s, reference)) {
+    g_log.variant(reference.name).ok = false;
+    all = false;
+  }
+  std::printf("[%s] a1's first Start, with CUPTI warm: %.2f ms\n", V.c_str(),
+              g_log.variant(reference.name).first_start_ms);
+  return all;
+}
+
 // ------------------------------------------------------------------ tables
 
 void print_tables() {
@@ -1734,8 +2073,8 @@ std::optional<Options> parse(int argc, char** argv) {
     const std::string name = argv[i];
     if (name == "--help" || name == "-h") {
       std::printf(
-          "cupti_pass_cost --parts a|b|c|d|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
-          "[--big-ranges 2048] [--chip GH100]\n");
+          "cupti_pass_cost --parts a|b|c|d|e|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
+          "[--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) {
@@ -1744,11 +2083,29 @@ std::optional<Options> parse(int argc, char** argv) {
     }
     const std::string value = argv[i + 1];
     if (name == "--parts") {
-      if (value.find_first_not_of("abcdh") != std::string::npos) {
-        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdh, not '%s'\n", value.c_str());
+      if (value.find_first_not_of("abcdeh") != std::string::npos) {
+        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdeh, not '%s'\n", value.c_str());
+        return std::nullopt;
+      }
+      if (value.find('e') != std::string::npos && value != "e") {
+        std::fprintf(stderr, "cupti_pass_cost: part e times first-use costs; run it alone (--parts e), not in '%s'\n",
+                     value.c_str());
         return std::nullopt;
       }
       o.parts = value;
+    } else if (name == "--setup-on") {
+      bool known = false;
+      for (SetupOn on : {SetupOn::kMain, SetupOn::kThread, SetupOn::kCapture, SetupOn::kCaptureRelaxed}) {
+        if (value == name_of(on)) {
+          o.setup_on = on;
+          known = true;
+        }
+      }
+      if (!known) {
+        std::fprintf(stderr, "cupti_pass_cost: --setup-on takes main, thread, capture or capture-relaxed, not '%s'\n",
+                     value.c_str());
+        return std::nullopt;
+      }
     } else if (name == "--chip") {
       o.chip = value;
     } else {
@@ -1796,6 +2153,15 @@ int run(int argc, char** argv) {
         !succeeded(cudaFree(nullptr), "cudaFree(nullptr)", __LINE__) ||
         !succeeded(cuCtxGetCurrent(&s.ctx), "cuCtxGetCurrent", __LINE__))
       return 1;
+    if (s.options.parts == "e") {
+      // Part e times CUPTI's set-up itself: nothing of CUPTI's runs before it,
+      // only the application's work and its baseline.
+      if (!s.work.allocate(s.options.mib) || !measure_workload(s)) return 1;
+      const bool ok = part_ready(s);
+      print_tables();
+      host_deinitialize(s.host);
+      return ok ? 0 : 1;
+    }
     auto init = RR_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
     auto chip = RR_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     chip.deviceIndex = static_cast<std::size_t>(s.device);

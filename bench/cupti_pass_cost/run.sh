@@ -2,9 +2,10 @@
 # Builds cupti_pass_cost with nvcc alone (no CMake, no Debian packages: the
 # metric sets come from src/core/config/metric_sets.cpp, compiled in) and runs each
 # part in a process of its own, so that no part inherits another's CUPTI
-# state. One GPU; about 3 minutes, 9 at most (every step has a time limit).
+# state. One GPU; about 4 minutes, 13 at most (every step has a time limit).
 #   bench/cupti_pass_cost/run.sh [log-dir]     (default: $OUT when set, else ./out)
-# The log folder gets gpu.txt, build.txt, h.txt, a.txt, b.txt, c.txt, d.txt;
+# The log folder gets gpu.txt, build.txt, h.txt, a.txt, b.txt, c.txt, d.txt,
+# e-main.txt, e-thread.txt, e-capture.txt, e-capture-relaxed.txt;
 # the console ends with each part's cost table and values table.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,17 +38,30 @@ timeout 240 "$nvcc" -std=c++20 -O2 -arch=sm_90 "${includes[@]}" -o "$bin" "${sou
 
 # Each part with its time limit (s): h host only, a Range Profiler, b older
 # Profiler API, c PM sampling, d PM sampling inside a Range Profiler pass.
+# e: the counter set-up on the application's thread, then on a helper thread
+# beside the application's kernels, then beside its open global-mode capture
+# (the helper in the default and in relaxed capture mode): four processes.
+# PARTS (default "h a b c d e") picks parts.
 status=()
-for step in "h 45" "a 150" "b 120" "c 75" "d 45"; do
-  read -r part limit <<<"$step"
-  timeout "$limit" "$bin" --parts "$part" >"$logs/$part.txt" 2>&1
+for step in "h 45" "a 150" "b 120" "c 75" "d 45" "e main 60" "e thread 60" "e capture 60" "e capture-relaxed 60"; do
+  read -r part rest <<<"$step"
+  [[ " ${PARTS:-h a b c d e} " == *" $part "* ]] || continue
+  limit=${rest##* }
+  args=(--parts "$part")
+  log=$part
+  if [[ $part == e ]]; then
+    args+=(--setup-on "${rest%% *}")
+    log="e-${rest%% *}"
+  fi
+  timeout "$limit" "$bin" "${args[@]}" >"$logs/$log.txt" 2>&1
   rc=$?
-  status+=("part $part: rc=$rc$([[ $rc == 124 ]] && echo " (over its ${limit}s limit)")")
+  status+=("part $log: rc=$rc$([[ $rc == 124 ]] && echo " (over its ${limit}s limit)")")
 done
 
 echo "== host side (h.txt)"
-cut -c1-300 "$logs/h.txt"
-for part in a b c d; do
+[[ -f $logs/h.txt ]] && cut -c1-300 "$logs/h.txt"
+for part in a b c d e-main e-thread e-capture e-capture-relaxed; do
+  [[ -f $logs/$part.txt ]] || continue
   echo "== part $part ($part.txt): notes"
   grep -h -E '^\[|^  !' "$logs/$part.txt" | grep -v 'pass wall ms by pass index' | cut -c1-240
   echo "== part $part: cost and values"
