@@ -273,6 +273,60 @@ TEST(Rendezvous, barriers_hold_every_rank_until_all_have_arrived_pass_by_pass) {
   for (std::uint32_t pass = 1; pass < kPasses; ++pass) EXPECT_EQ(arrived[pass].load(), kWorld);
 }
 
+TEST(Rendezvous, eight_ranks_agree_on_every_range_and_meet_at_every_pass_in_order) {
+  // An 8-GPU job's ranks: five ranges, one declined by rank 5, each replayed
+  // range met pass by pass with a different late rank at each barrier.
+  constexpr int kWorld = 8;
+  constexpr int kRanges = 5;
+  constexpr int kDecliningRange = 2;
+  constexpr std::uint32_t kPasses = 7;
+  Job job(kWorld);
+  ASSERT_TRUE(job.ready());
+  std::atomic<int> arrived[kRanges][kPasses] = {};
+  std::atomic<int> early_releases{0};
+  struct Ranges {
+    Status status;
+    std::vector<Agreement> agreements;  // one per range, in order
+  };
+  const std::vector<Ranges> seen = run_ranks<Ranges>(kWorld, [&](int rank) {
+    Ranges out;
+    StatusOr<Rendezvous> r = job.join(rank);
+    if (!r.ok()) return Ranges{r.status(), {}};
+    for (int range = 0; range < kRanges; ++range) {
+      const RangeVerdict verdict = range == kDecliningRange && rank == 5
+                                       ? RangeVerdict::declined({DeclineReason::kFreeInRange, "cuMemFree_v2"})
+                                       : RangeVerdict::replay(kPasses);
+      StatusOr<Agreement> a = r->agree("step #" + std::to_string(range), verdict);
+      if (!a.ok()) return Ranges{a.status(), out.agreements};
+      out.agreements.push_back(*a);
+      if (!a->replays()) continue;
+      for (std::uint32_t pass = 1; pass < a->pass_count; ++pass) {
+        if ((static_cast<int>(pass) + range) % kWorld == rank) std::this_thread::sleep_for(5ms);  // the late rank
+        arrived[range][pass].fetch_add(1);
+        if (Status s = r->barrier(pass); !s.ok()) return Ranges{s, out.agreements};
+        if (arrived[range][pass].load() != kWorld) early_releases.fetch_add(1);
+      }
+    }
+    out.status = ok_status();
+    return out;
+  });
+  const Agreement replay{AgreementKind::kReplay, kPasses, -1, std::nullopt, ""};
+  const Agreement declined{AgreementKind::kRankDeclined, 0, 5, DeclineReason::kFreeInRange,
+                           "rank 5 declined range 'step #2' (free_in_range): cuMemFree_v2"};
+  for (int rank = 0; rank < kWorld; ++rank) {
+    ASSERT_TRUE(seen[rank].status.ok()) << "rank " << rank << ": " << seen[rank].status.message();
+    ASSERT_EQ(seen[rank].agreements.size(), std::size_t{kRanges}) << "rank " << rank;
+    for (int range = 0; range < kRanges; ++range)
+      EXPECT_EQ(seen[rank].agreements[range], range == kDecliningRange ? declined : replay)
+          << "rank " << rank << ", range " << range;
+  }
+  EXPECT_EQ(early_releases.load(), 0);
+  for (int range = 0; range < kRanges; ++range) {
+    for (std::uint32_t pass = 1; pass < kPasses; ++pass)
+      EXPECT_EQ(arrived[range][pass].load(), range == kDecliningRange ? 0 : kWorld) << range << "/" << pass;
+  }
+}
+
 TEST(Rendezvous, a_rank_at_another_pass_fails_the_barrier_on_every_rank_and_every_later_call) {
   Job job(3);
   ASSERT_TRUE(job.ready());
