@@ -23,7 +23,8 @@
 //   c  PM sampling (cupti_pmsampling.h) with a single-pass config: c1 Start and
 //      Stop around each window, c2 another config each window (what each pass of
 //      a multi-pass list would cost), c3 one Start for every window with the
-//      samples shared out to the windows by %globaltimer stamps.
+//      samples shared out to the windows by %globaltimer stamps, c4 c1 with
+//      the counter data image sized to the window's samples.
 //   d  PM sampling started inside an open Range Profiler pass: does it start,
 //      does it count, and are the range's values unchanged.
 //   e  The counter set-up before the first range (profiler initialize, chip,
@@ -1353,6 +1354,26 @@ void settle(const PmSampler& pm) {
   std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(4 * pm.interval / 1000 + 500)));
 }
 
+// One sampled window of the 6 kernels, its calls recorded under pm.V: the
+// blank image copied into `image`, Start, the kernels launched and waited
+// for, the settle, Stop, and the samples decoded into `image` (`completed`).
+bool pm_window(Setup& s, PmSampler& pm, const std::vector<std::uint8_t>& blank, std::vector<std::uint8_t>& image,
+               std::size_t& completed) {
+  const std::string& V = pm.V;
+  double t = now_ms();
+  image = blank;
+  g_log.record(V, Kind::kPass, "image reset (copy of the blank)", now_ms() - t);
+  PC_TRY(pm.start());
+  PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
+  PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
+  t = now_ms();
+  settle(pm);
+  g_log.record(V, Kind::kPass, "settle (last sample completes)", now_ms() - t);
+  PC_TRY(pm.stop());
+  PC_TRY(pm.decode(image, completed));
+  return true;
+}
+
 bool run_pm_sampling(Setup& s) {
   auto supported = RR_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
   CUdevice cu_device = 0;
@@ -1402,20 +1423,10 @@ bool run_pm_sampling(Setup& s) {
   for (std::size_t w = 0; w < s.options.windows + 2; ++w) {
     g_log.measuring = w >= 2;  // two warm-up windows
     const double window_start = now_ms();
-    double t = now_ms();
-    image = blank_a;
-    g_log.record(V, Kind::kPass, "image reset (copy of the blank)", now_ms() - t);
-    PC_TRY(pm.start());
-    PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
-    PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
-    t = now_ms();
-    settle(pm);
-    g_log.record(V, Kind::kPass, "settle (last sample completes)", now_ms() - t);
     std::size_t completed = 0;
-    PC_TRY(pm.stop());
-    PC_TRY(pm.decode(image, completed));
+    PC_TRY(pm_window(s, pm, blank_a, image, completed));
     const double window_ms = now_ms() - window_start;
-    t = now_ms();
+    const double t = now_ms();
     PC_TRY(pm.sum(image, completed, names_a, totals));
     g_log.record(V, Kind::kWork, "evaluate samples (host)", now_ms() - t);
     if (w < 2) continue;
@@ -1440,24 +1451,49 @@ bool run_pm_sampling(Setup& s) {
       const bool a = w % 2 == 0;
       const double window_start = now_ms();
       PC_TRY(pm.set_config(a ? config_a : config_b));
-      double t = now_ms();
-      image = a ? blank_a : blank_b;
-      g_log.record(V, Kind::kPass, "image reset (copy of the blank)", now_ms() - t);
-      PC_TRY(pm.start());
-      PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
-      PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
-      t = now_ms();
-      settle(pm);
-      g_log.record(V, Kind::kPass, "settle (last sample completes)", now_ms() - t);
       std::size_t completed = 0;
-      PC_TRY(pm.stop());
-      PC_TRY(pm.decode(image, completed));
+      PC_TRY(pm_window(s, pm, a ? blank_a : blank_b, image, completed));
       const double window_ms = now_ms() - window_start;
       PC_TRY(pm.sum(image, completed, a ? names_a : names_b, totals));
       if (a && w >= 2) g_log.values["smsp__inst_executed.sum"]["c2 PM window sum"].push_back(totals[inst_index]);
       if (w < 2) continue;
       c2.range_ms.push_back(window_ms);
       c2.pass_ms.push_back(window_ms);
+    }
+    g_log.measuring = false;
+  }
+
+  // c4: c1 with the image sized to the window: room for twice the samples c1's
+  // windows held (at least 16), instead of 4096. c1's reset copies a blank
+  // image of 4096 samples each window; a backend would size it to its window.
+  {
+    std::size_t most = 0;
+    for (const Row& r : g_log.rows)
+      if (r.variant == "c1_pm_start_stop_per_window" && r.call.rfind("samples per window", 0) == 0)
+        for (double n : r.ms) most = std::max(most, static_cast<std::size_t>(n));
+    const auto room = static_cast<std::uint32_t>(std::max<std::size_t>(16, 2 * most));
+    V = "c4_pm_start_stop_image_sized";
+    Variant& c4 = g_log.variant(V);
+    c4.kernels = Workload::kKernels;
+    c4.passes = 1;
+    std::vector<std::uint8_t> blank_sized;
+    PC_TRY(pm.set_config(config_a, Kind::kSetup));
+    PC_TRY(pm.blank_image(names_a, room, blank_sized));
+    std::printf("[c4] image of %u samples: %.2f MB (c1: 4096 samples, %.2f MB)\n", room, blank_sized.size() / 1e6,
+                blank_a.size() / 1e6);
+    for (std::size_t w = 0; w < s.options.windows + 2; ++w) {
+      g_log.measuring = w >= 2;
+      const double window_start = now_ms();
+      std::size_t completed = 0;
+      PC_TRY(pm_window(s, pm, blank_sized, image, completed));
+      const double window_ms = now_ms() - window_start;
+      PC_TRY(pm.sum(image, completed, names_a, totals));
+      if (w < 2) continue;
+      c4.range_ms.push_back(window_ms);
+      c4.pass_ms.push_back(window_ms);
+      for (std::size_t k = 0; k < names_a.size(); ++k) {
+        if (is_compared(names_a[k])) g_log.values[names_a[k]]["c4 PM window, sized image"].push_back(totals[k]);
+      }
     }
     g_log.measuring = false;
   }
@@ -2005,7 +2041,8 @@ bool part_pm(Setup& s) {
   bool all = run_range_profiler(s, reference);
   if (!all) g_log.variant(reference.name).ok = false;
   if (!run_pm_sampling(s)) {
-    for (const char* name : {"c1_pm_start_stop_per_window", "c2_pm_config_per_window"}) {
+    for (const char* name :
+         {"c1_pm_start_stop_per_window", "c2_pm_config_per_window", "c4_pm_start_stop_image_sized"}) {
       for (auto& v : g_log.variants)
         if (v.name == name) v.ok = false;
     }
