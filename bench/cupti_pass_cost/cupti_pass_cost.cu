@@ -54,6 +54,7 @@
 #include <nvperf_target.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -1637,11 +1638,20 @@ struct ReadyStep {
   double free_mib = -1;
 };
 
-// What the set-up leaves for the ranges, and how it went.
+// What the set-up leaves for the ranges, and how it went. The helper fills
+// `steps` in order and publishes each with `finished` (release), and names
+// the call it is in with `current` before making it: the application's
+// thread can print what finished, and where a set-up hangs, while the helper
+// is still inside a call.
 struct ReadyCounters {
+  static constexpr std::size_t kMostSteps = 24;
   RangeProfilerObject rp;
-  std::vector<std::uint8_t> blank;  // the full list's blank image of one range
-  std::vector<ReadyStep> steps;
+  std::vector<std::uint8_t> single_image;  // the empty pass's image: SetConfig keeps its address
+  std::vector<std::uint8_t> blank;         // the full list's blank image of one range
+  std::array<ReadyStep, kMostSteps> steps;
+  std::atomic<std::size_t> finished{0};
+  std::atomic<const char*> current{"(not started)"};
+  std::atomic<bool> done{false};
   bool ok = false;
   double total_ms = 0;
 };
@@ -1658,30 +1668,41 @@ std::string error_text(CUresult r) {
   cuGetErrorName(r, &text);
   return text;
 }
-std::string error_text(bool r) { return r ? "" : "failed (printed above)"; }
+// The config steps' answer: host_config refused the list (the application's
+// thread names the refused metrics afterwards).
+std::string error_text(bool r) { return r ? "" : "the host API refused the list"; }
 
 double free_mib() {
   std::size_t free = 0, total = 0;
   return cuMemGetInfo(&free, &total) == CUDA_SUCCESS ? static_cast<double>(free) / (1 << 20) : -1;
 }
 
-// The tool's set-up, in its order, from a thread that may not be the
-// application's: the context made current, CUPTI's profiler initialized, the
-// chip's name, the counter availability, the config images through the host
-// API, the Range Profiler enabled, one empty pass of the one-pass list (the
-// first Start's cost paid here) and the full list's blank image. Stops at the
-// first failure; never prints from the helper (the caller prints the steps).
+// The tool's set-up, in its order (src/tool/cupti_counters.cpp:
+// set_up_counters), from a thread that may not be the application's: the
+// context made current, CUPTI's profiler initialized, the host API started
+// (the tool's warm-up thread does this at the first context), the chip's
+// name, Enable, the counter availability, the full list's config image; then
+// what the tool does not do today: the one-pass list's config, one empty pass
+// of it (the first Start's cost paid here), and the full list's blank image.
+// Stops at the first failure; prints nothing (the caller prints the steps).
 void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_memory) {
   const double started = now_ms();
   auto step = [&](const char* call, auto&& fn) {
+    out.current.store(call);
     const double t = now_ms();
     const std::string error = error_text(fn());
-    out.steps.push_back(ReadyStep{call, now_ms() - t, error, ask_memory && error.empty() ? free_mib() : -1});
+    const std::size_t n = out.finished.load(std::memory_order_relaxed);
+    if (n < out.steps.size()) {
+      out.steps[n] = ReadyStep{call, now_ms() - t, error, ask_memory && error.empty() ? free_mib() : -1};
+      out.finished.store(n + 1, std::memory_order_release);
+    }
     return error.empty();
   };
   auto finish = [&](bool ok) {
     out.ok = ok;
     out.total_ms = now_ms() - started;
+    out.current.store("(done)");
+    out.done.store(true);
   };
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
   if (relaxed &&
@@ -1691,10 +1712,18 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
     return finish(false);
   auto init = RR_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   if (!step("cuptiProfilerInitialize", [&] { return cuptiProfilerInitialize(&init); })) return finish(false);
+  auto chips = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params);
+  if (!step("host API start (GetSupportedChips; the tool: a warm-up thread)",
+            [&] { return cuptiProfilerHostGetSupportedChips(&chips); }))
+    return finish(false);
   auto chip = RR_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
   chip.deviceIndex = static_cast<std::size_t>(s.device);
   if (!step("cuptiDeviceGetChipName", [&] { return cuptiDeviceGetChipName(&chip); })) return finish(false);
   s.chip = chip.pChipName;
+  auto enable = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  enable.ctx = s.ctx;
+  if (!step("cuptiRangeProfilerEnable", [&] { return cuptiRangeProfilerEnable(&enable); })) return finish(false);
+  out.rp.object = enable.pRangeProfilerObject;
   auto avail = RR_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
   avail.ctx = s.ctx;
   if (!step("GetCounterAvailability", [&] {
@@ -1705,17 +1734,17 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
         return cuptiProfilerGetCounterAvailability(&avail);
       }))
     return finish(false);
-  if (!step("config images (host API: full and single-pass lists)", [&] {
+  if (!step("config image, full list (host API)", [&] {
         return host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.full, s.full_config,
-                           s.full_passes, true) &&
-               host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, s.single_config,
-                           s.single_passes, true);
+                           s.full_passes, true);
       }))
     return finish(false);
-  auto enable = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-  enable.ctx = s.ctx;
-  if (!step("cuptiRangeProfilerEnable", [&] { return cuptiRangeProfilerEnable(&enable); })) return finish(false);
-  out.rp.object = enable.pRangeProfilerObject;
+  if (!step("config image, one-pass list (not in the tool)", [&] {
+        return host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, s.single_config,
+                           s.single_passes, true) &&
+               s.single_passes == 1;
+      }))
+    return finish(false);
   // CounterDataImageInitialize lays the image out as the object's last
   // GetCounterDataSize asked: each list's size is asked right before its image.
   auto blank_of = [&](const std::vector<std::string>& names, std::vector<std::uint8_t>& blank) {
@@ -1735,10 +1764,9 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
     init_image.pCounterData = blank.data();
     return cuptiRangeProfilerCounterDataImageInitialize(&init_image);
   };
-  std::vector<std::uint8_t> single_image;
-  if (!step("counter data image (one-pass list)", [&] { return blank_of(s.single, single_image); }))
+  if (!step("counter data image, one-pass list", [&] { return blank_of(s.single, out.single_image); }))
     return finish(false);
-  auto config = set_config_params(out.rp.object, s.single_config, single_image, CUPTI_UserRange, 1);
+  auto config = set_config_params(out.rp.object, s.single_config, out.single_image, CUPTI_UserRange, 1);
   if (!step("SetConfig (one-pass list)", [&] { return cuptiRangeProfilerSetConfig(&config); })) return finish(false);
   auto start = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = out.rp.object;
@@ -1760,19 +1788,22 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
         return r == CUPTI_SUCCESS ? stopped : r;
       }))
     return finish(false);
+  // A one-pass list submits every pass in its first; an object left at pass 1
+  // would give the next range NaN values, so the set-up stops here instead.
+  if (!step("the empty pass submitted every pass", [&] { return stop.isAllPassSubmitted != 0; })) return finish(false);
   auto decode = RR_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   decode.pRangeProfilerObject = out.rp.object;
   if (!step("DecodeData (empty pass)", [&] { return cuptiRangeProfilerDecodeData(&decode); })) return finish(false);
-  if (!step("counter data image (full list)", [&] { return blank_of(s.full, out.blank); })) return finish(false);
+  if (!step("counter data image, full list", [&] { return blank_of(s.full, out.blank); })) return finish(false);
   finish(true);
 }
 
 // The application's thread while the helper makes the counters ready: the 6
 // kernels launched and waited for, again and again (at least 10 times), until
-// the helper is done. Returns each iteration's wall time (ms).
-bool app_work_during(Setup& s, const std::atomic<bool>& done, std::vector<double>& iterations) {
+// the helper is done or 20 s passed. Returns each iteration's wall time (ms).
+bool app_work_during(Setup& s, const ReadyCounters& ready, std::vector<double>& iterations) {
   const double limit = now_ms() + 20000;
-  while ((!done.load() || iterations.size() < 10) && now_ms() < limit) {
+  while ((!ready.done.load() || iterations.size() < 10) && now_ms() < limit) {
     const double t = now_ms();
     PC_TRY(s.work.launch());
     PC_TRY(s.work.wait());
@@ -1782,19 +1813,24 @@ bool app_work_during(Setup& s, const std::atomic<bool>& done, std::vector<double
 }
 
 // The same while a global-mode capture of the workload's stream is open: the
-// kernels go into the graph every 2 ms until the helper is done; then the
-// capture ends, and the graph is instantiated and launched when it can be.
-// `outcome` says what happened to the capture.
-bool app_capture_during(Setup& s, const std::atomic<bool>& done, std::atomic<bool>& go, std::string& outcome) {
+// 6 kernels go into the graph every 2 ms, 20 times at most, and the capture
+// stays open until the helper is done or 20 s passed; then it ends, and the
+// graph is instantiated and launched when it can be. `outcome` says what
+// happened to the capture.
+bool app_capture_during(Setup& s, const ReadyCounters& ready, std::atomic<bool>& go, std::string& outcome) {
   cudaStream_t stream = s.work.stream();
   PC_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   go.store(true);
   const double limit = now_ms() + 20000;
   std::size_t launches = 0;
   bool launch_failed = false;
-  while (!done.load() && now_ms() < limit) {
-    if (!launch_failed && !s.work.launch(false)) launch_failed = true;
-    launches += launch_failed ? 0 : 1;
+  while (!ready.done.load() && now_ms() < limit) {
+    if (launches < 20 && !launch_failed) {
+      if (s.work.launch(false))
+        ++launches;
+      else
+        launch_failed = true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   cudaGraph_t graph = nullptr;
@@ -1820,53 +1856,85 @@ bool app_capture_during(Setup& s, const std::atomic<bool>& done, std::atomic<boo
   return true;
 }
 
+// The steps the set-up finished, one line each.
+void print_ready_steps(const std::string& V, const ReadyCounters& ready, double free_before) {
+  std::printf("[%s] the set-up's calls (ms; free device memory after each, MiB; before: %.0f):\n", V.c_str(),
+              free_before);
+  const std::size_t n = std::min(ready.finished.load(std::memory_order_acquire), ready.steps.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const ReadyStep& st = ready.steps[i];
+    std::printf("[%s]   %-62s %9.2f %10.0f %s\n", V.c_str(), st.call.c_str(), st.ms, st.free_mib,
+                st.error.empty() ? "" : ("FAILED: " + st.error).c_str());
+  }
+}
+
 bool part_ready(Setup& s) {
   const SetupOn on = s.options.setup_on;
   const std::string V = std::string("e_ready_on_") + name_of(on);
+  // CUPTI is subscribed to the driver's calls before the application's work,
+  // as the tool is from its injection on: CUPTI's own start-up is not timed
+  // as the set-up's, and the baseline runs under the same callbacks.
+  CUpti_SubscriberHandle subscriber = nullptr;
+  PC_TRY(cuptiSubscribe(
+      &subscriber, [](void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}, nullptr));
+  PC_TRY(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
+  PC_TRY(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE));
+  if (!s.work.allocate(s.options.mib) || !measure_workload(s)) return false;
   const double free_before = free_mib();
   ReadyCounters ready;
   std::vector<double> iterations;
   std::string capture_outcome;
-  double join_wait_ms = 0;
   if (on == SetupOn::kMain) {
     make_counters_ready(s, ready, false, true);
   } else {
     const bool capture = on != SetupOn::kThread;
-    std::atomic<bool> go{!capture}, done{false};
+    std::atomic<bool> go{!capture};
     std::thread helper([&] {
       while (!go.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
       make_counters_ready(s, ready, on == SetupOn::kCaptureRelaxed, !capture);
-      done.store(true);
     });
     const bool app_ok =
-        capture ? app_capture_during(s, done, go, capture_outcome) : app_work_during(s, done, iterations);
+        capture ? app_capture_during(s, ready, go, capture_outcome) : app_work_during(s, ready, iterations);
     go.store(true);  // a capture that failed to begin leaves the helper waiting
-    const double t = now_ms();
+    // The application's loops end within 20 s; the helper gets 20 s more. A
+    // helper still inside a call then is the answer: the set-up hangs there.
+    const double limit = now_ms() + 20000;
+    while (!ready.done.load() && now_ms() < limit) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!ready.done.load()) {
+      print_ready_steps(V, ready, free_before);
+      if (!capture_outcome.empty()) std::printf("[%s] the capture: %s\n", V.c_str(), capture_outcome.c_str());
+      std::printf("[%s] set-up HUNG in %s (over 40 s on the helper); exiting without joining it\n", V.c_str(),
+                  ready.current.load());
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
     helper.join();
-    join_wait_ms = now_ms() - t;
     if (!app_ok) return failed("the application's work during the set-up", V, __LINE__);
   }
-  // The steps, as the set-up ran them.
-  std::printf("[%s] the set-up's calls (ms; free device memory after each, MiB; before: %.0f):\n", V.c_str(),
-              free_before);
-  for (const ReadyStep& st : ready.steps) {
-    std::printf("[%s]   %-56s %9.2f %10.0f %s\n", V.c_str(), st.call.c_str(), st.ms, st.free_mib,
-                st.error.empty() ? "" : ("FAILED: " + st.error).c_str());
-  }
+  print_ready_steps(V, ready, free_before);
   std::printf("[%s] set-up %s in %.1f ms on the %s thread; device memory it took: %.0f MiB\n", V.c_str(),
               ready.ok ? "done" : "FAILED", ready.total_ms, on == SetupOn::kMain ? "application's" : "helper",
               free_before - free_mib());
-  if (on == SetupOn::kMain) {
-    std::printf("[%s] the application's thread spent all %.1f ms of it\n", V.c_str(), ready.total_ms);
-  } else if (!iterations.empty()) {
+  if (!iterations.empty()) {
     std::printf(
         "[%s] the application's thread meanwhile: %zu iterations of the 6 kernels, median %.3f ms, max %.3f ms "
-        "(%.3f ms without counters: %.2fx); it waited %.2f ms at the join\n",
+        "(%.3f ms without counters: %.2fx)\n",
         V.c_str(), iterations.size(), median(iterations), *std::max_element(iterations.begin(), iterations.end()),
-        g_log.workload_ms, g_log.workload_ms > 0 ? median(iterations) / g_log.workload_ms : 0, join_wait_ms);
+        g_log.workload_ms, g_log.workload_ms > 0 ? median(iterations) / g_log.workload_ms : 0);
   }
   if (!capture_outcome.empty()) std::printf("[%s] the capture: %s\n", V.c_str(), capture_outcome.c_str());
-  if (!ready.ok) return true;  // an outcome, not a failure of the probe: the steps say where it stopped
+  if (!ready.ok) {
+    // A refused list: its metrics named, from this thread.
+    const std::size_t n = ready.finished.load();
+    if (n > 0 && ready.steps[n - 1].call.rfind("config image", 0) == 0) {
+      std::vector<std::uint8_t> image;
+      std::size_t passes = 0;
+      host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.full, image, passes);
+      host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, image, passes);
+      std::printf("[%s] the one-pass list needs %zu passes\n", V.c_str(), passes);
+    }
+    return true;  // an outcome, not a failure of the probe: the steps say where it stopped
+  }
   std::printf("[%s] chip %s: --set full %zu passes, --set single-pass %zu\n", V.c_str(), s.chip.c_str(), s.full_passes,
               s.single_passes);
   PC_TRY(host_initialize(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, &s.host));
@@ -2191,9 +2259,7 @@ int run(int argc, char** argv) {
         !succeeded(cuCtxGetCurrent(&s.ctx), "cuCtxGetCurrent", __LINE__))
       return 1;
     if (s.options.parts == "e") {
-      // Part e times CUPTI's set-up itself: nothing of CUPTI's runs before it,
-      // only the application's work and its baseline.
-      if (!s.work.allocate(s.options.mib) || !measure_workload(s)) return 1;
+      // Part e times CUPTI's set-up itself: none of it runs before.
       const bool ok = part_ready(s);
       print_tables();
       host_deinitialize(s.host);

@@ -33,7 +33,7 @@ sources=("$here/cupti_pass_cost.cu")
 for f in config/metric_sets base/closest_names base/ascii base/status base/decline_reason; do sources+=("$root/src/core/$f.cpp"); done
 rm -f "$bin"
 timeout 240 "$nvcc" -std=c++20 -O2 -arch=sm_90 "${includes[@]}" -o "$bin" "${sources[@]}" "${libdirs[@]}" \
-  -lcupti -lnvperf_host -lnvperf_target -lcuda >"$logs/build.txt" 2>&1
+  -lcupti -lnvperf_host -lnvperf_target -lcuda -lpthread >"$logs/build.txt" 2>&1
 [[ -x $bin ]] || { echo "BUILD FAILED"; cat "$logs/build.txt"; exit 1; }
 
 # Each part with its time limit (s): h host only, a Range Profiler, b older
