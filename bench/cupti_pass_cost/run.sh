@@ -4,6 +4,9 @@
 # part in a process of its own, so that no part inherits another's CUPTI
 # state. One GPU; about 4 minutes, 13 at most (every step has a time limit).
 #   bench/cupti_pass_cost/run.sh [log-dir]     (default: $OUT when set, else ./out)
+# Env: PARTS (default "h a b c d e"), CUPTI_PASS_COST_BIN (a binary built
+# beforehand, e.g. build/bench/cupti_pass_cost from scripts/gpu-prebuild.sh's
+# pack, with build/prebuilt.env sourced: then nothing is compiled here).
 # The log folder gets gpu.txt, build.txt, h.txt, a.txt, b.txt, c.txt, d.txt,
 # e-main.txt, e-thread.txt, e-capture.txt, e-capture-relaxed.txt;
 # the console ends with each part's cost table and values table.
@@ -31,10 +34,17 @@ cat "$logs/gpu.txt"
 # metric_sets.cpp and the core sources it needs (a missing one fails the link by name).
 sources=("$here/cupti_pass_cost.cu")
 for f in config/metric_sets base/closest_names base/ascii base/status base/decline_reason; do sources+=("$root/src/core/$f.cpp"); done
-rm -f "$bin"
-timeout 240 "$nvcc" -std=c++20 -O2 -arch=sm_90 "${includes[@]}" -o "$bin" "${sources[@]}" "${libdirs[@]}" \
-  -lcupti -lnvperf_host -lnvperf_target -lcuda -lpthread >"$logs/build.txt" 2>&1
-[[ -x $bin ]] || { echo "BUILD FAILED"; cat "$logs/build.txt"; exit 1; }
+if [[ -n ${CUPTI_PASS_COST_BIN:-} ]]; then
+  # A binary built beforehand (the CMake target cupti_pass_cost, in the pack
+  # scripts/gpu-prebuild.sh makes): no build here.
+  bin=$CUPTI_PASS_COST_BIN
+  echo "prebuilt: $bin" >"$logs/build.txt"
+else
+  rm -f "$bin"
+  timeout 240 "$nvcc" -std=c++20 -O2 -arch=sm_90 "${includes[@]}" -o "$bin" "${sources[@]}" "${libdirs[@]}" \
+    -lcupti -lnvperf_host -lnvperf_target -lcuda -lpthread >"$logs/build.txt" 2>&1
+fi
+[[ -x $bin ]] || { echo "BUILD FAILED (or CUPTI_PASS_COST_BIN not executable)"; cat "$logs/build.txt"; exit 1; }
 
 # Each part with its time limit (s): h host only, a Range Profiler, b older
 # Profiler API, c PM sampling, d PM sampling inside a Range Profiler pass.
