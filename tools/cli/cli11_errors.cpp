@@ -58,11 +58,16 @@ std::string cli11_error_line(const CLI::ParseError& error, const std::vector<con
   }
   // "--restore: 1 required full|differential missing" (no value before the
   // next option or the end), and "--metrics=", which CLI11 reads the same way.
-  if (const std::size_t colon = what.find(':'); colon != std::string::npos && what.starts_with("--") &&
+  // CLI11 leaves the name out for some options (": 1 required bash|zsh
+  // missing"): the last option word on the line is the one left without a value.
+  if (const std::size_t colon = what.find(':'); colon != std::string::npos && (what.starts_with("--") || colon == 0) &&
                                                 what.ends_with(" missing") &&
                                                 what.find(" required ") != std::string::npos) {
-    const std::string option = what.substr(0, colon);
-    return value_hint ? value_hint(option) : option + " needs a value";
+    std::string option = what.substr(0, colon);
+    for (std::size_t i = words.size(); option.empty() && i > 1; --i) {
+      if (words[i - 1].starts_with("--")) option = words[i - 1].substr(0, words[i - 1].find('='));
+    }
+    if (!option.empty()) return value_hint ? value_hint(option) : option + " needs a value";
   }
   // "--set: At Most 1 required but received 2": an option that takes one
   // value was given twice.

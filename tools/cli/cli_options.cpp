@@ -449,7 +449,7 @@ class LauncherApp {
         "Examples:\n"
         "  rangereplay report run.json                                # each kernel's metrics by section\n"
         "  rangereplay report run.json --page summary --range 0       # a line per kernel of range 0\n"
-        "  rangereplay report run.json --kernel-name regex:gemm|conv  # the kernels whose names match\n"
+        "  rangereplay report run.json --kernel-name 'regex:gemm|conv'  # the kernels whose names match\n"
         "  rangereplay report run.json -o run.html                    # a page to look at\n"
         "  rangereplay report run.json -o run.csv --csv-page details  # ncu's --page details layout\n"
         "  rangereplay report /tmp/rangereplay-X/report.42.journal -o run.json  # the ranges of a killed run\n"
@@ -476,6 +476,22 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     const std::vector<std::string> extras = cmd->remaining();
     if (!extras.empty() && extras.front().size() > 1 && extras.front().starts_with("-"))
       return unknown_option_line(*cmd, extras.front(), "rangereplay " + cmd->get_name() + " --help");
+  }
+  // `rangereplay --set full profile -- app`: a command's option given before
+  // the command.
+  for (const CLI::App* cmd : {l.profile, l.report, l.diff, l.merge}) {
+    const auto word = std::find(ours.begin() + 1, ours.end(), cmd->get_name());
+    if (!cmd->parsed() || word == ours.end()) continue;
+    const auto at = static_cast<std::size_t>(word - ours.begin());
+    for (std::size_t i = 1; i < at; ++i) {
+      if (option_named(l.app, ours[i]) != nullptr || option_named(*cmd, ours[i]) == nullptr) continue;
+      std::string fixed = "rangereplay " + cmd->get_name();
+      for (std::size_t j = 1; j < args.size(); ++j) {
+        if (j != at) fixed += " " + shell_word(args[j]);
+      }
+      return ours[i].substr(0, ours[i].find('=')) + " is an option of `" + cmd->get_name() +
+             "` and goes after it: write '" + fixed + "'";
+    }
   }
   if (l.report->parsed()) return "report writes one report again: write 'rangereplay report <x.json> -o <out.html>'";
   if (l.diff->parsed())
@@ -519,6 +535,17 @@ StatusOr<std::optional<CommandLine>> parse_words(LauncherApp& l, const std::vect
   } catch (const CLI::ExtrasError& e) {
     return invalid_argument(extras_error_line(l, e, ours, args));
   } catch (const CLI::ParseError& e) {
+    // CLI11 names a missing positional ("report is required", "base is
+    // required"), which reads as if the command itself were missing.
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      if (l.report->parsed() && l.report_input.empty())
+        return invalid_argument(
+            "report needs the report to read: write 'rangereplay report <x.json>' (or a killed run's "
+            "<report.PID.journal>)");
+      if (l.diff->parsed() && (l.diff_base.empty() || l.diff_new.empty()))
+        return invalid_argument(
+            "diff needs two reports, the base first: write 'rangereplay diff <base.json> <new.json>'");
+    }
     const std::string help_command = l.profile->parsed()  ? "rangereplay profile --help"
                                      : l.diff->parsed()   ? "rangereplay diff --help"
                                      : l.merge->parsed()  ? "rangereplay merge --help"

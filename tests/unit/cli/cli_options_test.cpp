@@ -282,6 +282,27 @@ TEST(CliOptions, a_profile_option_without_profile_shows_the_command_with_it) {
             "-o is an option of `profile`: write 'rangereplay profile -o r.json --profiler-api -- ./app 'it'\\''s''");
 }
 
+TEST(CliOptions, a_commands_option_before_the_command_shows_the_command_with_it_after) {
+  EXPECT_EQ(error_of({"--set", "full", "profile", "--", "./app"}),
+            "--set is an option of `profile` and goes after it: write 'rangereplay profile --set full -- ./app'");
+  EXPECT_EQ(error_of({"--page", "summary", "report", "x.json"}),
+            "--page is an option of `report` and goes after it: write 'rangereplay report --page summary x.json'");
+  EXPECT_EQ(error_of({"-o", "job.json", "merge", "a.json", "b.json"}),
+            "-o is an option of `merge` and goes after it: write 'rangereplay merge -o job.json a.json b.json'");
+}
+
+TEST(CliOptions, a_missing_report_is_named_as_what_the_command_needs) {
+  EXPECT_EQ(error_of({"report"}),
+            "report needs the report to read: write 'rangereplay report <x.json>' (or a killed run's "
+            "<report.PID.journal>)");
+  EXPECT_EQ(error_of({"diff"}),
+            "diff needs two reports, the base first: write 'rangereplay diff <base.json> <new.json>'");
+  EXPECT_EQ(error_of({"diff", "a.json"}),
+            "diff needs two reports, the base first: write 'rangereplay diff <base.json> <new.json>'");
+  // An option CLI11 leaves unnamed in its message is named from the line.
+  EXPECT_EQ(error_of({"--completion"}), "--completion needs a value");
+}
+
 TEST(CliOptions, metric_names_are_separated_by_commas) {
   EXPECT_EQ(
       error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum dram__bytes_write.sum", "--", "./app"}),
