@@ -113,6 +113,18 @@ Status cannot_write(const std::string& what, int err) {
 
 }  // namespace
 
+Status check_output_folder(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  if (fs::is_directory(folder, ec)) return ok_status();
+  if (fs::exists(folder, ec))
+    return invalid_argument("output folder '" + folder.string() +
+                            "' is a file, not a folder; give --output a path in a folder");
+  return not_found("output folder '" + folder.string() + "' does not exist; create it first");
+}
+
 Status check_output_writable(const std::string& pattern, const std::string& host, const EnvLookup& env) {
   namespace fs = std::filesystem;
   std::vector<std::string> unset;
@@ -122,16 +134,10 @@ Status check_output_writable(const std::string& pattern, const std::string& host
   (void)expand_output_path(pattern_folder, 12345, host, with_stand_ins(env, &folder_unset));
   // A folder named by the pid or by a variable each process sets itself.
   if (pattern_folder.find("%p") != std::string::npos || !folder_unset.empty()) return ok_status();
+  RR_RETURN_IF_ERROR(check_output_folder(path));
   fs::path folder = fs::path(path).parent_path();
   if (folder.empty()) folder = ".";
   std::error_code ec;
-  if (!fs::is_directory(folder, ec)) {
-    if (fs::exists(folder, ec))
-      return invalid_argument("output folder '" + folder.string() +
-                              "' is a file, not a folder; give --output a path "
-                              "in a folder");
-    return not_found("output folder '" + folder.string() + "' does not exist; create it first");
-  }
   if (pattern.find("%p") == std::string::npos && unset.empty()) {
     if (fs::is_directory(path, ec)) {
       const std::string ext = fs::path(path).extension().string();

@@ -68,4 +68,11 @@ StatusOr<OutputFormat> output_format_of(const std::string& path);
 /// for a malformed pattern (see expand_output_path). Thread-safe if `env` is.
 Status check_output_writable(const std::string& pattern, const std::string& host, const EnvLookup& env);
 
+/// Checks that the folder of `path` (a literal path: `report -o`, `merge -o`)
+/// exists and is a folder, so that a command that reads and renders reports
+/// first fails before its work with the fix, not after it with the errno
+/// text alone. Errors (one line): not_found when the folder does not exist,
+/// invalid_argument when it is a file. Thread-safe.
+Status check_output_folder(const std::string& path);
+
 }  // namespace rangereplay::cli

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/library_lookup.h"
+#include "cli/output_path.h"
 #include "cli/process_reports.h"
 
 #include "core/base/ascii.h"
@@ -73,6 +74,7 @@ StatusOr<std::string> diff_report_files(const DiffRequest& request) {
 }
 
 StatusOr<std::string> report_command(const ReportRequest& request) {
+  if (!request.output_path.empty()) RR_RETURN_IF_ERROR(check_output_folder(request.output_path));
   RR_ASSIGN_OR_RETURN(const report::Report full, load_report(request.input_path));
   RR_ASSIGN_OR_RETURN(const report::Report picked, report::filter_report(full, {request.kernel_name, request.range}));
   if (!request.output_path.empty()) {
@@ -86,6 +88,7 @@ StatusOr<std::string> report_command(const ReportRequest& request) {
 }
 
 StatusOr<std::string> merge_report_files(const MergeRequest& request) {
+  if (!request.output_path.empty()) RR_RETURN_IF_ERROR(check_output_folder(request.output_path));
   std::vector<report::RankReport> ranks;
   for (const std::string& path : request.report_paths) {
     RR_ASSIGN_OR_RETURN(report::Report rep, load_report(path));

@@ -199,6 +199,20 @@ TEST(CheckOutputWritable, a_file_in_place_of_the_folder_is_named) {
             "output folder '" + t.path("f") + "' is a file, not a folder; give --output a path in a folder");
 }
 
+TEST(CheckOutputFolder, report_and_merge_outputs_name_a_missing_folder_or_a_file_in_its_place) {
+  testing::TempTree t;
+  t.file("f", 0644, "x");
+  EXPECT_TRUE(check_output_folder(t.path("run.json")).ok());
+  EXPECT_TRUE(check_output_folder("run.json").ok());  // the working folder
+  const Status missing = check_output_folder(t.path("none/run.html"));
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(), "output folder '" + t.path("none") + "' does not exist; create it first");
+  const Status file = check_output_folder(t.path("f/job.csv"));
+  EXPECT_EQ(file.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(file.message(),
+            "output folder '" + t.path("f") + "' is a file, not a folder; give --output a path in a folder");
+}
+
 TEST(ExpandOutputPath, a_variable_name_must_be_a_word) {
   StatusOr<std::string> s = expand_output_path("r%q{A B}.json", 1, "h", fake_env({}));
   ASSERT_FALSE(s.ok());
