@@ -59,7 +59,9 @@ StatusOr<std::string> diff_report_files(const DiffRequest& request);
 /// applied, as the terminal view of request.page when request.output_path
 /// is empty (returned), else written to that file as save_report writes it
 /// (returns ""). Errors: the reader's, a filter's (a bad pattern or list, one
-/// that keeps nothing), the write's.
+/// that keeps nothing), not_found or invalid_argument for an output folder
+/// that is missing or a file (check_output_folder, before the report is
+/// read), the write's.
 StatusOr<std::string> report_command(const ReportRequest& request);
 
 /// `rangereplay merge`: the reports at request.report_paths (rank i the
@@ -68,7 +70,11 @@ StatusOr<std::string> report_command(const ReportRequest& request);
 /// replace) and returns what the terminal shows then: "rangereplay merge: N
 /// ranks merged into PATH" and the mismatched, unmatched, declined and error
 /// lines. Errors: a file that cannot be read as a rangereplay report (the
-/// reader's one-line message naming it), the output's write error.
+/// reader's one-line message naming it), not_found or invalid_argument for
+/// an output folder that is missing or a file (check_output_folder),
+/// failed_precondition when the reports share no range (no range replayed
+/// with the same kernels, or declined, in two ranks: reports of different
+/// programs), the output's write error.
 StatusOr<std::string> merge_report_files(const MergeRequest& request);
 
 /// `x.csv` -> `x.ranges.csv`; a path not ending in `.csv` gets `.ranges.csv` appended.
