@@ -14,6 +14,11 @@ message=$("$probe" --chip NO_SUCH_CHIP --sets 2>&1)
 chips=$(tr ',' '\n' <<<"${message#*supported chips: }" | tr -d ' ' | grep -v -E '^(GK|GM|GP|GV|TU)')
 count=$(wc -w <<<"$chips")
 ((count >= 20)) || { echo "FAIL: only $count chips from Ampere on: $chips"; exit 1; }
+# A chip typed in lower case is refused (exit 2) with CUPTI's spelling offered.
+lower=$("$probe" --chip gh100 --sets 2>&1)
+rc=$?
+[[ $rc == 2 && $lower == *"does not know chip 'gh100' (did you mean GH100?); supported chips: "* ]] ||
+  { echo "FAIL: --chip gh100 gave rc=$rc: $lower"; exit 1; }
 sets=6  # single-pass basic memory compute detailed full
 failed=0
 for chip in $chips; do

@@ -11,11 +11,14 @@
 // Exit status: 0 on success, 2 for bad command-line usage (no argument: the
 // usage on stderr) or an unknown metric, set or chip, 1 when the catalog
 // cannot answer (the message names the cause).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/base/closest_names.h"
 #include "core/config/metric_sets.h"
 #include "cupti/metric_catalog.h"
 #include "metrics-probe/probe_options.h"
@@ -31,6 +34,21 @@ int fail(const std::string& program, const rr::Status& status) {
   return status.code() == rr::StatusCode::kInvalidArgument || status.code() == rr::StatusCode::kNotFound ? 2 : 1;
 }
 
+// A chip CUPTI's host API does not list, named with the closest one it does
+// ("gh100" -> GH100, "GH10" -> GH100) and the list; nullopt for a listed
+// chip, or when the list cannot be read (MetricCatalog::create then says why).
+std::optional<rr::Status> unknown_chip(const std::string& chip) {
+  const rr::StatusOr<std::vector<std::string>> chips = rr::cupti::supported_chips();
+  if (!chips.ok() || std::find(chips->begin(), chips->end(), chip) != chips->end()) return std::nullopt;
+  const std::vector<std::string> close =
+      rr::closest_names_ignoring_case(chip, *chips, 1, rr::plausible_typo_distance(chip.size()));
+  std::string list;
+  for (const std::string& c : *chips) list += (list.empty() ? "" : ", ") + c;
+  return rr::invalid_argument("CUPTI's profiler host API does not know chip '" + chip + "'" +
+                              (close.empty() ? std::string() : " (did you mean " + close.front() + "?)") +
+                              "; supported chips: " + list);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,6 +57,7 @@ int main(int argc, char** argv) {
   if (command_line.exit_code) return *command_line.exit_code;
   const auto& [chip, metrics_csv, set_name, list, list_all, sets, each] = command_line.options;
 
+  if (std::optional<rr::Status> unknown = unknown_chip(chip)) return fail(command_line.program, *unknown);
   auto catalog = rr::cupti::MetricCatalog::create(chip);
   if (!catalog.ok()) return fail(command_line.program, catalog.status());
 
