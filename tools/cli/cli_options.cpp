@@ -1044,6 +1044,26 @@ StatusOr<range::RangeSelector> parse_range_list(const std::string& text) {
   return as_flag_error(range::RangeSelector::parse_list(text, "range-list"));
 }
 
+std::vector<std::string> nvtx_expression_warnings(const ProfileConfig& config) {
+  std::vector<std::string> lines;
+  for (const auto& [option, expressions] :
+       {std::pair{"--nvtx-include", &config.nvtx_include}, std::pair{"--nvtx-exclude", &config.nvtx_exclude}}) {
+    for (const range::NvtxExpression& e : *expressions) {
+      if (!e.bottom_anchored || !e.text.starts_with("regex:")) continue;
+      const std::size_t domain_end = e.text.find('@');
+      const std::size_t at = e.text.find('[', domain_end == std::string::npos ? 0 : domain_end + 1);
+      if (at == std::string::npos) continue;
+      std::string as_class = e.text;
+      as_class.insert(at, "/");
+      lines.push_back(std::string(option) + " '" + e.text +
+                      "': the '[' anchors the range at the bottom of the NVTX stack, as in a plain expression; "
+                      "for a character class write '" +
+                      as_class + "'");
+    }
+  }
+  return lines;
+}
+
 StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, const std::string& text) {
   std::string name = option;
   while (!name.empty() && name.front() == '-') name.erase(0, 1);

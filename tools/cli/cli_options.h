@@ -134,6 +134,13 @@ StatusOr<range::RangeSelector> parse_range_list(const std::string& text);
 /// column 3; write A/B").
 StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, const std::string& text);
 
+/// Warnings (one line each) for NVTX expressions that parse but may not mean
+/// what they look like: a `regex:` expression whose range pattern begins with
+/// '[' is anchored at the bottom of the NVTX stack (Nsight Compute's anchor,
+/// as in a plain expression), and the bracket is not a character class; a
+/// class at the start is written "/[". Pure.
+std::vector<std::string> nvtx_expression_warnings(const ProfileConfig& config);
+
 /// ok when `name` is one of `known_sets` (or `known_sets` is empty: nothing to
 /// compare against). Errors: invalid_argument, one line with up to three
 /// closest names: "unknown set 'fulll' (closest: full); 'rangereplay

@@ -634,6 +634,7 @@ int profile(const ProfileRequest& request) {
   // 1. What the user typed.
   CheckedInput input;
   if (std::optional<int> stop = check_input(request, input)) return *stop;
+  for (const std::string& line : nvtx_expression_warnings(request.config)) warn(line);
   MetricModule module = load_metric_module();
   steps.done("metric module loaded");
   StatusOr<std::vector<std::string>> selected =

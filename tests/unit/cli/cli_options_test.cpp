@@ -303,6 +303,27 @@ TEST(CliOptions, a_missing_report_is_named_as_what_the_command_needs) {
   EXPECT_EQ(error_of({"--completion"}), "--completion needs a value");
 }
 
+TEST(CliOptions, a_regex_that_begins_with_a_bracket_warns_that_the_bracket_is_the_stack_anchor) {
+  const auto warnings = [](const std::string& include, const std::string& exclude = "") {
+    std::vector<std::string> words{"profile", "--nvtx-include", include};
+    if (!exclude.empty()) words.insert(words.end(), {"--nvtx-exclude", exclude});
+    words.insert(words.end(), {"--", "./app"});
+    return nvtx_expression_warnings(parse(words).profile.config);
+  };
+  EXPECT_EQ(warnings("regex:[0-9]+_step/"),
+            std::vector<std::string>{"--nvtx-include 'regex:[0-9]+_step/': the '[' anchors the range at the bottom of "
+                                     "the NVTX stack, as in a plain expression; for a character class write "
+                                     "'regex:/[0-9]+_step/'"});
+  EXPECT_EQ(warnings("step/", "regex:io@[a-z]+"),
+            std::vector<std::string>{"--nvtx-exclude 'regex:io@[a-z]+': the '[' anchors the range at the bottom of "
+                                     "the NVTX stack, as in a plain expression; for a character class write "
+                                     "'regex:io@/[a-z]+'"});
+  // A class written as one, a plain anchored expression and a class later on: nothing to say.
+  EXPECT_TRUE(warnings("regex:/[0-9]+/").empty());
+  EXPECT_TRUE(warnings("[step/").empty());
+  EXPECT_TRUE(warnings("regex:step_[0-9]+/").empty());
+}
+
 TEST(CliOptions, metric_names_are_separated_by_commas) {
   EXPECT_EQ(
       error_of({"profile", "--profiler-api", "--metrics", "dram__bytes_read.sum dram__bytes_write.sum", "--", "./app"}),
