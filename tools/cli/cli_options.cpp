@@ -267,7 +267,15 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
   profile.prefix_command();  // the first non-option word starts the application's command
   profile.footer(
       "The application and its arguments follow '--' (or the last option).\n"
-      "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.");
+      "Sizes: bytes or e.g. 512MiB, 6GB. --output names: %p pid, %q{VAR} env variable, %h host, %% '%'.\n"
+      "Examples:\n"
+      "  rangereplay profile --nvtx-include step/ --set full -o run.json -- ./app args\n"
+      "  rangereplay profile --nvtx-include 'regex:^step_[0-9]+$/' --skip 2 --range-count 3 -- python train.py\n"
+      "  rangereplay profile --kernel-range 10:20 --metrics dram__bytes_read.sum -- ./app\n"
+      "  rangereplay profile --nvtx-include step/ -o rank%q{RANK}.json -- torchrun --nproc-per-node 2 train.py\n"
+      "Exit codes: the application's own (128+N when signal N ended it); 2 for an option error;\n"
+      "1 when the profiler cannot run (e.g. no CUDA device), or when --output could not be written\n"
+      "after the run and the application exited 0 (the report is kept; its path is printed).");
   // One expression per flag, the flag repeatable: the help shows "EXPR", not "EXPR ...".
   profile
       .add_option("--nvtx-include", o.nvtx_include, "NVTX include expression, e.g. step/ (one per flag; repeatable)")
