@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
     for (const auto& role : resolved->missing) std::printf("%-70s %-16s\n", role.c_str(), "missing");
     auto passes = catalog->pass_count(names);
     if (!passes.ok()) return fail(command_line.program, passes.status());
-    std::printf("%zu metrics, %u passes on %s", names.size(), *passes, chip.c_str());
+    std::printf("%zu metric%s, %u pass%s on %s", names.size(), names.size() == 1 ? "" : "s", *passes,
+                *passes == 1 ? "" : "es", chip.c_str());
     if (!resolved->missing.empty())
       std::printf("; %zu of the set's metrics missing on %s", resolved->missing.size(), chip.c_str());
     std::printf("\n");

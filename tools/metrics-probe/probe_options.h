@@ -48,7 +48,8 @@ inline std::string program_name(const std::vector<std::string>& words) {
 /// Parses `words` (words[0] is the program name). --help prints the help on
 /// `out` (exit code 0); no argument prints it on `err`, and a parse error or
 /// a command line that asks for nothing (no --list, --list-all, --sets,
-/// --metrics or --set) one line on `err` (exit code 2).
+/// --metrics or --set), or for more than one of these modes (--metrics and
+/// --set together are one), one line on `err` (exit code 2).
 inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& words, std::ostream& out,
                                             std::ostream& err) {
   ProbeCommandLine cl;
@@ -64,6 +65,16 @@ inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& word
                "list the built-in sets resolved on the chip: metrics, missing metrics, passes, sections");
   app.add_flag("--each", o.each, "with --metrics/--set: also the pass count of each metric alone");
   cl.exit_code = cli::parse_or_exit(app, words, cl.program, out, err);
+  // One question per run: the modes print different tables, and a second
+  // one would be dropped without a word.
+  const int modes = int(o.list) + int(o.list_all) + int(o.sets) + int(!o.metrics_csv.empty() || !o.set_name.empty());
+  if (!cl.exit_code && modes > 1) {
+    err << cl.program
+        << ": give one of --list, --list-all, --sets, or --metrics/--set (with --each), not several; run the probe "
+           "once for each"
+        << std::endl;
+    cl.exit_code = cli::kExitUsageError;
+  }
   if (!cl.exit_code && !o.list && !o.list_all && !o.sets && o.metrics_csv.empty() && o.set_name.empty()) {
     err << cl.program
         << ": nothing to show; give --list, --list-all, --sets, --metrics LIST or --set NAME (see '" + cl.program +

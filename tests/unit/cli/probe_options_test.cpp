@@ -89,6 +89,21 @@ TEST(ProbeOptions, help_goes_to_stdout_and_exits_0) {
   EXPECT_NE(r.out.find("Usage: metrics-probe [OPTIONS]"), std::string::npos) << r.out;
 }
 
+TEST(ProbeOptions, two_modes_at_once_are_one_line_not_one_dropped) {
+  const std::string line =
+      "metrics-probe: give one of --list, --list-all, --sets, or --metrics/--set (with --each), not several; run the "
+      "probe once for each\n";
+  for (const std::vector<std::string>& words : {std::vector<std::string>{"--sets", "--list-all"},
+                                                {"--sets", "--set", "full"},
+                                                {"--list", "--metrics", "a.sum"}}) {
+    const ProbeRun r = run(words);
+    EXPECT_EQ(r.command_line.exit_code, 2) << words[0] << " " << words[1];
+    EXPECT_EQ(r.err, line);
+  }
+  // --metrics and --set together are one question: the set's names and these.
+  EXPECT_EQ(run({"--set", "basic", "--metrics", "a.sum"}).command_line.exit_code, std::nullopt);
+}
+
 TEST(ProbeOptions, a_valid_command_line_goes_on_with_its_options) {
   const ProbeRun r = run({"--chip", "AD102", "--set", "full", "--each"});
   EXPECT_EQ(r.command_line.exit_code, std::nullopt);
