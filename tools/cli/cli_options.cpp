@@ -422,9 +422,9 @@ class LauncherApp {
     merge->footer(
         "Examples:\n"
         "  rangereplay merge rank0.json rank1.json            # a table: per-rank values, min/mean/max\n"
-        "  rangereplay merge rank?.json rank??.json -o job.json  # or job.csv (rank10 after rank9)\n"
-        "Exit codes: 0 when merged; 1 when the reports share no range (reports of different programs); 2 for an "
-        "option error, a report that cannot be read or an output that cannot be written.");
+        "  rangereplay merge rank*.json -o job.json           # or job.csv\n"
+        "Exit codes: 0 when merged; 2 for an option error, a report that cannot be read or an output that cannot be "
+        "written.");
   }
 
   // `report`: a saved report (or a killed process's journal) printed or written again.

@@ -787,13 +787,7 @@ int run_launcher(const std::vector<std::string>& args) {
         return fail(text.status(), kExitFailure);
       return print_result(text);
     }
-    case Action::kMerge: {
-      // Reports that share no range: the merge's failure, not a usage error.
-      StatusOr<std::string> text = merge_report_files(parsed->merge);
-      if (!text.ok() && text.status().code() == StatusCode::kFailedPrecondition)
-        return fail(text.status(), kExitFailure);
-      return print_result(text);
-    }
+    case Action::kMerge: return print_result(merge_report_files(parsed->merge));
   }
   return kExitFailure;
 }

@@ -87,25 +87,6 @@ StatusOr<std::string> report_command(const ReportRequest& request) {
   return report::render_report_view(picked, page);
 }
 
-namespace {
-
-// Whether the ranks meet in some range: two ranks or more replayed it with
-// the same kernels, or declined it. Reports of different programs meet in
-// none (their ranges are unmatched, or their kernels mismatched).
-bool ranks_meet(const report::ReportMerge& merge) {
-  for (const report::MergedRange& range : merge.ranges) {
-    std::size_t paired = 0, declined = 0;
-    for (const report::RankRange& r : range.ranks) {
-      if (r.status == report::RankRangeStatus::kReplayed && r.kernel_mismatch.empty()) ++paired;
-      if (r.status == report::RankRangeStatus::kDeclined) ++declined;
-    }
-    if (paired >= 2 || declined >= 2) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 StatusOr<std::string> merge_report_files(const MergeRequest& request) {
   if (!request.output_path.empty()) RR_RETURN_IF_ERROR(check_output_folder(request.output_path));
   std::vector<report::RankReport> ranks;
@@ -124,13 +105,6 @@ StatusOr<std::string> merge_report_files(const MergeRequest& request) {
     });
   }
   const report::ReportMerge merge = report::merge_reports(ranks);
-  if (!ranks_meet(merge)) {
-    return failed_precondition(
-        "the reports share no range: no range was replayed with the same kernels, or declined, in two ranks or "
-        "more (" +
-        std::to_string(merge.mismatched.size()) + " mismatched, " + std::to_string(merge.unmatched.size()) +
-        " unmatched); merge the reports of one job's ranks, profiled with the same ranges");
-  }
   // Names from the reports go to a terminal: control bytes escaped.
   if (request.output_path.empty())
     return "rangereplay merge\n" + escape_controls(report::render_merge_table(merge), LineBreaks::kKeep);

@@ -71,10 +71,8 @@ StatusOr<std::string> report_command(const ReportRequest& request);
 /// ranks merged into PATH" and the mismatched, unmatched, declined and error
 /// lines. Errors: a file that cannot be read as a rangereplay report (the
 /// reader's one-line message naming it), not_found or invalid_argument for
-/// an output folder that is missing or a file (check_output_folder),
-/// failed_precondition when the reports share no range (no range replayed
-/// with the same kernels, or declined, in two ranks: reports of different
-/// programs), the output's write error.
+/// an output folder that is missing or a file (check_output_folder, before
+/// the reports are read), the output's write error.
 StatusOr<std::string> merge_report_files(const MergeRequest& request);
 
 /// `x.csv` -> `x.ranges.csv`; a path not ending in `.csv` gets `.ranges.csv` appended.

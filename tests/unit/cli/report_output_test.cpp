@@ -130,26 +130,6 @@ TEST(MergeReportFiles, reports_that_record_their_ranks_merge_in_rank_order) {
   EXPECT_EQ(j.at("ranks").at(1).at("process_id"), 601);
 }
 
-TEST(MergeReportFiles, reports_of_different_programs_share_no_range_and_the_launcher_exits_1) {
-  testing::TempTree tree;
-  std::vector<std::string> files = two_rank_files(tree);
-  report::Report other = report::testing::sample_report();
-  for (report::RangeRecord& range : other.ranges) range.name = "eval";
-  files[1] = tree.path("other.json");
-  ASSERT_TRUE(report::write_report_json(other, files[1]).ok());
-  StatusOr<std::string> text = merge_report_files({files, "", OutputFormat::kJson});
-  ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(text.status().message().rfind("the reports share no range: no range was replayed with the same kernels, "
-                                          "or declined, in two ranks or more (0 mismatched, ",
-                                          0),
-            0u)
-      << text.status().message();
-  EXPECT_EQ(run_launcher({"rangereplay", "merge", files[0], files[1]}), 1);
-  // Ranks that decline the same range meet there: a job whose every step declined merges.
-  EXPECT_EQ(run_launcher({"rangereplay", "merge", files[0], two_rank_files(tree)[1]}), 0);
-}
-
 TEST(MergeReportFiles, an_output_in_a_missing_folder_is_named_before_the_reports_are_read) {
   testing::TempTree tree;
   const std::vector<std::string> ranks = two_rank_files(tree);
