@@ -1060,13 +1060,19 @@ std::vector<std::string> nvtx_expression_warnings(const ProfileConfig& config) {
       if (!e.bottom_anchored || !e.text.starts_with("regex:")) continue;
       const std::size_t domain_end = e.text.find('@');
       const std::size_t at = e.text.find('[', domain_end == std::string::npos ? 0 : domain_end + 1);
-      if (at == std::string::npos) continue;
+      // A class opener is closed by a later ']'; an anchor before a class
+      // ("[[0-9]+") or before a name ("[step_.*/") is what it looks like.
+      if (at == std::string::npos || at + 1 >= e.text.size() || e.text[at + 1] == '[' ||
+          e.text.find(']', at + 1) == std::string::npos)
+        continue;
       std::string as_class = e.text;
+      if (as_class.ends_with("]")) as_class.insert(as_class.size() - 1, "/");
       as_class.insert(at, "/");
+      const bool parses = range::parse_nvtx_expression(as_class, option).ok();
       lines.push_back(std::string(option) + " '" + e.text +
-                      "': the '[' anchors the range at the bottom of the NVTX stack, as in a plain expression; "
-                      "for a character class write '" +
-                      as_class + "'");
+                      "': the '[' anchors the range at the bottom of the NVTX stack, as in a plain expression" +
+                      (parses ? "; for a character class write '" + as_class + "'"
+                              : "; a character class at the start is written '/[' (and one at the end '/]')"));
     }
   }
   return lines;

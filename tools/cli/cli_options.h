@@ -136,9 +136,11 @@ StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, con
 
 /// Warnings (one line each) for NVTX expressions that parse but may not mean
 /// what they look like: a `regex:` expression whose range pattern begins with
-/// '[' is anchored at the bottom of the NVTX stack (Nsight Compute's anchor,
-/// as in a plain expression), and the bracket is not a character class; a
-/// class at the start is written "/[". Pure.
+/// a '[' that a later ']' could close, as a character class would be, is
+/// anchored at the bottom of the NVTX stack (as a plain expression is); a
+/// class at the start is written "/[" (at the end "/]"), and the line shows
+/// the expression so written when that parses. An anchor before a name or a
+/// class ("[step_.*/", "[[0-9]+/") gets none. Pure.
 std::vector<std::string> nvtx_expression_warnings(const ProfileConfig& config);
 
 /// ok when `name` is one of `known_sets` (or `known_sets` is empty: nothing to

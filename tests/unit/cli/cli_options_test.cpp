@@ -318,8 +318,16 @@ TEST(CliOptions, a_regex_that_begins_with_a_bracket_warns_that_the_bracket_is_th
             std::vector<std::string>{"--nvtx-exclude 'regex:io@[a-z]+': the '[' anchors the range at the bottom of "
                                      "the NVTX stack, as in a plain expression; for a character class write "
                                      "'regex:io@/[a-z]+'"});
-  // A class written as one, a plain anchored expression and a class later on: nothing to say.
+  // A class that ends the pattern: its ']' is the top anchor too, written '/]'.
+  EXPECT_EQ(warnings("regex:[0-9]"),
+            std::vector<std::string>{"--nvtx-include 'regex:[0-9]': the '[' anchors the range at the bottom of the "
+                                     "NVTX stack, as in a plain expression; for a character class write "
+                                     "'regex:/[0-9/]'"});
+  // A class written as one, anchors before a name or a class, a plain anchored
+  // expression and a class later on: nothing to say.
   EXPECT_TRUE(warnings("regex:/[0-9]+/").empty());
+  EXPECT_TRUE(warnings("regex:[step_.*/").empty());
+  EXPECT_TRUE(warnings("regex:[[0-9]+/").empty());
   EXPECT_TRUE(warnings("[step/").empty());
   EXPECT_TRUE(warnings("regex:step_[0-9]+/").empty());
 }
