@@ -19,6 +19,10 @@ lower=$("$probe" --chip gh100 --sets 2>&1)
 rc=$?
 [[ $rc == 2 && $lower == *"does not know chip 'gh100' (did you mean GH100?); supported chips: "* ]] ||
   { echo "FAIL: --chip gh100 gave rc=$rc: $lower"; exit 1; }
+# A family written as GA10x: its chips, which --chip takes.
+family=$("$probe" --chip GA10x --sets 2>&1)
+[[ $family == *"does not know chip 'GA10x' (one chip of the family: GA102, GA103, GA104, GA106, GA107); "* ]] ||
+  { echo "FAIL: --chip GA10x: $family"; exit 1; }
 sets=6  # single-pass basic memory compute detailed full
 failed=0
 for chip in $chips; do

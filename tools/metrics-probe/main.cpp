@@ -40,12 +40,25 @@ int fail(const std::string& program, const rr::Status& status) {
 std::optional<rr::Status> unknown_chip(const std::string& chip) {
   const rr::StatusOr<std::vector<std::string>> chips = rr::cupti::supported_chips();
   if (!chips.ok() || std::find(chips->begin(), chips->end(), chip) != chips->end()) return std::nullopt;
+  std::string list, family;
+  for (const std::string& c : *chips) list += (list.empty() ? "" : ", ") + c;
+  // A family written as GA10x: its chips, not the nearest single name. The
+  // x stands for a digit from 1 (GA100, the x0 chip, and GA10B, a Tegra one,
+  // are not of the GA10x family NVIDIA names).
+  if (chip.size() > 1 && (chip.back() == 'x' || chip.back() == 'X')) {
+    std::string prefix = chip.substr(0, chip.size() - 1);
+    for (char& ch : prefix) ch = (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;
+    for (const std::string& c : *chips) {
+      if (c.size() == chip.size() && c.starts_with(prefix) && c.back() >= '1' && c.back() <= '9')
+        family += (family.empty() ? "" : ", ") + c;
+    }
+  }
   const std::vector<std::string> close =
       rr::closest_names_ignoring_case(chip, *chips, 1, rr::plausible_typo_distance(chip.size()));
-  std::string list;
-  for (const std::string& c : *chips) list += (list.empty() ? "" : ", ") + c;
-  return rr::invalid_argument("CUPTI's profiler host API does not know chip '" + chip + "'" +
-                              (close.empty() ? std::string() : " (did you mean " + close.front() + "?)") +
+  const std::string hint = !family.empty() ? " (one chip of the family: " + family + ")"
+                           : close.empty() ? std::string()
+                                           : " (did you mean " + close.front() + "?)";
+  return rr::invalid_argument("CUPTI's profiler host API does not know chip '" + chip + "'" + hint +
                               "; supported chips: " + list);
 }
 
