@@ -84,17 +84,24 @@ bool failed(const char* call, const std::string& why, int line) {
   std::printf("  ! line %d: %s -> %s\n", line, call, why.c_str());
   return false;
 }
-bool succeeded(CUptiResult r, const char* call, int line) {
+// CUPTI's or the driver's text for `r`; "" for success.
+std::string error_text(CUptiResult r) {
   const char* text = "?";
-  if (r == CUPTI_SUCCESS) return true;
+  if (r == CUPTI_SUCCESS) return "";
   cuptiGetResultString(r, &text);
-  return failed(call, text, line);
+  return text;
+}
+std::string error_text(CUresult r) {
+  const char* text = "?";
+  if (r == CUDA_SUCCESS) return "";
+  cuGetErrorString(r, &text);
+  return text;
+}
+bool succeeded(CUptiResult r, const char* call, int line) {
+  return r == CUPTI_SUCCESS || failed(call, error_text(r), line);
 }
 bool succeeded(CUresult r, const char* call, int line) {
-  const char* text = "?";
-  if (r == CUDA_SUCCESS) return true;
-  cuGetErrorString(r, &text);
-  return failed(call, text, line);
+  return r == CUDA_SUCCESS || failed(call, error_text(r), line);
 }
 bool succeeded(cudaError_t r, const char* call, int line) {
   return r == cudaSuccess || failed(call, cudaGetErrorString(r), line);
@@ -1668,18 +1675,6 @@ struct ReadyCounters {
   double total_ms = 0;
 };
 
-std::string error_text(CUptiResult r) {
-  const char* text = "?";
-  if (r == CUPTI_SUCCESS) return "";
-  cuptiGetResultString(r, &text);
-  return text;
-}
-std::string error_text(CUresult r) {
-  const char* text = "?";
-  if (r == CUDA_SUCCESS) return "";
-  cuGetErrorName(r, &text);
-  return text;
-}
 // The config steps' answer: host_config refused the list (the application's
 // thread names the refused metrics afterwards).
 std::string error_text(bool r) { return r ? "" : "the host API refused the list"; }

@@ -466,6 +466,17 @@ class LauncherApp {
   }
 };
 
+// The command line `args` as it should have been typed: `rangereplay
+// <command>` first, then every other word (shell-quoted) but the one at
+// `drop` (the command where it was typed; args.size() drops none).
+std::string with_command_first(const std::string& command, const std::vector<std::string>& args, std::size_t drop) {
+  std::string line = "rangereplay " + command;
+  for (std::size_t j = 1; j < args.size(); ++j) {
+    if (j != drop) line += " " + shell_word(args[j]);
+  }
+  return line;
+}
+
 // Words CLI11 did not expect (an ExtrasError): what they most likely are, then
 // (as for every other parse error) cli11_error_line's line. `args` is the
 // whole command line, for the rewritten command of a profile option given
@@ -493,12 +504,8 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     const auto at = static_cast<std::size_t>(word - ours.begin());
     for (std::size_t i = 1; i < at; ++i) {
       if (option_named(l.app, ours[i]) != nullptr || option_named(*cmd, ours[i]) == nullptr) continue;
-      std::string fixed = "rangereplay " + cmd->get_name();
-      for (std::size_t j = 1; j < args.size(); ++j) {
-        if (j != at) fixed += " " + shell_word(args[j]);
-      }
       return ours[i].substr(0, ours[i].find('=')) + " is an option of `" + cmd->get_name() +
-             "` and goes after it: write '" + fixed + "'";
+             "` and goes after it: write '" + with_command_first(cmd->get_name(), args, at) + "'";
     }
   }
   if (l.report->parsed()) return "report writes one report again: write 'rangereplay report <x.json> -o <out.html>'";
@@ -516,9 +523,8 @@ std::string extras_error_line(const LauncherApp& l, const CLI::ExtrasError& e, c
     // `rangereplay --nvtx-include step/ -- app`: `profile` left out.
     for (std::size_t i = 1; i < ours.size(); ++i) {
       if (option_named(l.app, ours[i]) != nullptr || option_named(*l.profile, ours[i]) == nullptr) continue;
-      std::string fixed = "rangereplay profile";
-      for (std::size_t j = 1; j < args.size(); ++j) fixed += " " + shell_word(args[j]);
-      return ours[i].substr(0, ours[i].find('=')) + " is an option of `profile`: write '" + fixed + "'";
+      return ours[i].substr(0, ours[i].find('=')) + " is an option of `profile`: write '" +
+             with_command_first("profile", args, args.size()) + "'";
     }
   }
   return cli11_error_line(e, {&l.app}, ours, "rangereplay --help");
@@ -1068,7 +1074,7 @@ std::vector<std::string> nvtx_expression_warnings(const ProfileConfig& config) {
       std::string as_class = e.text;
       if (as_class.ends_with("]")) as_class.insert(as_class.size() - 1, "/");
       as_class.insert(at, "/");
-      const bool parses = range::parse_nvtx_expression(as_class, option).ok();
+      const bool parses = parse_nvtx_option(option, as_class).ok();
       lines.push_back(std::string(option) + " '" + e.text +
                       "': the '[' anchors the range at the bottom of the NVTX stack, as in a plain expression" +
                       (parses ? "; for a character class write '" + as_class + "'"

@@ -111,12 +111,17 @@ Status cannot_write(const std::string& what, int err) {
   return permission_denied(what + " cannot be written: " + why + fix);
 }
 
+// The folder a file at `path` goes into ("." for a bare name).
+std::filesystem::path folder_of(const std::string& path) {
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  return folder.empty() ? std::filesystem::path(".") : folder;
+}
+
 }  // namespace
 
 Status check_output_folder(const std::string& path) {
   namespace fs = std::filesystem;
-  fs::path folder = fs::path(path).parent_path();
-  if (folder.empty()) folder = ".";
+  const fs::path folder = folder_of(path);
   std::error_code ec;
   if (fs::is_directory(folder, ec)) return ok_status();
   if (fs::exists(folder, ec))
@@ -135,8 +140,7 @@ Status check_output_writable(const std::string& pattern, const std::string& host
   // A folder named by the pid or by a variable each process sets itself.
   if (pattern_folder.find("%p") != std::string::npos || !folder_unset.empty()) return ok_status();
   RR_RETURN_IF_ERROR(check_output_folder(path));
-  fs::path folder = fs::path(path).parent_path();
-  if (folder.empty()) folder = ".";
+  const fs::path folder = folder_of(path);
   std::error_code ec;
   if (pattern.find("%p") == std::string::npos && unset.empty()) {
     if (fs::is_directory(path, ec)) {

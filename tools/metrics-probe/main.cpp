@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/ascii.h"
 #include "core/base/closest_names.h"
 #include "core/config/metric_sets.h"
 #include "cupti/metric_catalog.h"
@@ -46,10 +47,9 @@ std::optional<rr::Status> unknown_chip(const std::string& chip) {
   // x stands for a digit from 1 (GA100, the x0 chip, and GA10B, a Tegra one,
   // are not of the GA10x family NVIDIA names).
   if (chip.size() > 1 && (chip.back() == 'x' || chip.back() == 'X')) {
-    std::string prefix = chip.substr(0, chip.size() - 1);
-    for (char& ch : prefix) ch = (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;
+    const std::string prefix = rr::ascii_lower(chip.substr(0, chip.size() - 1));
     for (const std::string& c : *chips) {
-      if (c.size() == chip.size() && c.starts_with(prefix) && c.back() >= '1' && c.back() <= '9')
+      if (c.size() == chip.size() && rr::ascii_lower(c).starts_with(prefix) && c.back() >= '1' && c.back() <= '9')
         family += (family.empty() ? "" : ", ") + c;
     }
   }

@@ -75,7 +75,7 @@ inline ProbeCommandLine parse_probe_options(const std::vector<std::string>& word
         << std::endl;
     cl.exit_code = cli::kExitUsageError;
   }
-  if (!cl.exit_code && !o.list && !o.list_all && !o.sets && o.metrics_csv.empty() && o.set_name.empty()) {
+  if (!cl.exit_code && modes == 0) {
     err << cl.program
         << ": nothing to show; give --list, --list-all, --sets, --metrics LIST or --set NAME (see '" + cl.program +
                " --help')"
