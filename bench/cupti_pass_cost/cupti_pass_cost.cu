@@ -6,6 +6,7 @@
 //
 //   cupti_pass_cost --parts a|b|c|d|e|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
 //                   [--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]
+//                   [--empty-pass one-pass|full|none]
 //
 // Parts (one or more letters; each part is best run in a process of its own,
 // as run.sh does, so that no part inherits another's CUPTI state):
@@ -31,9 +32,10 @@
 //      availability, config images, Enable, a first empty pass, the full
 //      list's image), on the application's thread or on a helper thread while
 //      the application's thread launches kernels or holds a global-mode stream
-//      capture open (--setup-on main|thread|capture|capture-relaxed); then
-//      ranges counted with the object it made, against a fresh a1. Alone in
-//      its process: it times first-use costs.
+//      capture open (--setup-on main|thread|capture|capture-relaxed); the
+//      empty pass of the one-pass list, of the full list, or none
+//      (--empty-pass); then ranges counted with the object it made, against a
+//      fresh a1. Alone in its process: it times first-use costs.
 //   h  Host side only (no GPU): pass counts of the lists through CUPTI's host
 //      API and through NVPW's raw-metrics config, and how much of the full
 //      list PM sampling can collect.
@@ -346,6 +348,21 @@ class Workload {
 // mode in a process of its own: first-use costs come once per process.
 enum class SetupOn { kMain, kThread, kCapture, kCaptureRelaxed };
 
+// The list of part e's empty pass, made after the set-up to pay the first
+// Start's cost before the first range: the one-pass list (`one-pass`, every
+// pass submitted in one), the full list the ranges count (`full`: pass 1 of
+// its passes, the object then configured anew by the first range), or none.
+enum class EmptyPass { kOnePass, kFull, kNone };
+
+const char* name_of(EmptyPass e) {
+  switch (e) {
+    case EmptyPass::kOnePass: return "one-pass";
+    case EmptyPass::kFull: return "full";
+    case EmptyPass::kNone: return "none";
+  }
+  return "?";
+}
+
 const char* name_of(SetupOn on) {
   switch (on) {
     case SetupOn::kMain: return "main";
@@ -364,7 +381,8 @@ struct Options {
   std::size_t windows = 25;
   std::size_t big_ranges = 2048;
   std::string chip = "GH100";         // for part h only; a GPU run asks the device
-  SetupOn setup_on = SetupOn::kMain;  // part e only
+  SetupOn setup_on = SetupOn::kMain;         // part e only
+  EmptyPass empty_pass = EmptyPass::kOnePass;  // part e only
 };
 
 struct Setup {
@@ -1665,7 +1683,7 @@ struct ReadyStep {
 struct ReadyCounters {
   static constexpr std::size_t kMostSteps = 24;
   RangeProfilerObject rp;
-  std::vector<std::uint8_t> single_image;  // the empty pass's image: SetConfig keeps its address
+  std::vector<std::uint8_t> empty_image;  // the empty pass's image: SetConfig keeps its address
   std::vector<std::uint8_t> blank;         // the full list's blank image of one range
   std::array<ReadyStep, kMostSteps> steps;
   std::atomic<std::size_t> finished{0};
@@ -1689,8 +1707,8 @@ double free_mib() {
 // context made current, CUPTI's profiler initialized, the host API started
 // (the tool's warm-up thread does this at the first context), the chip's
 // name, Enable, the counter availability, the full list's config image; then
-// what the tool does not do today: the one-pass list's config, one empty pass
-// of it (the first Start's cost paid here), and the full list's blank image.
+// what the tool does not do today: one empty pass (the first Start's cost paid
+// here) of the list --empty-pass names, and the full list's blank image.
 // Stops at the first failure; prints nothing (the caller prints the steps).
 void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_memory) {
   const double started = now_ms();
@@ -1746,12 +1764,6 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
                            s.full_passes, true);
       }))
     return finish(false);
-  if (!step("config image, one-pass list (not in the tool)", [&] {
-        return host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, s.single_config,
-                           s.single_passes, true) &&
-               s.single_passes == 1;
-      }))
-    return finish(false);
   // CounterDataImageInitialize lays the image out as the object's last
   // GetCounterDataSize asked: each list's size is asked right before its image.
   auto blank_of = [&](const std::vector<std::string>& names, std::vector<std::uint8_t>& blank) {
@@ -1771,10 +1783,32 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
     init_image.pCounterData = blank.data();
     return cuptiRangeProfilerCounterDataImageInitialize(&init_image);
   };
-  if (!step("counter data image, one-pass list", [&] { return blank_of(s.single, out.single_image); }))
+  const EmptyPass empty = s.options.empty_pass;
+  if (empty == EmptyPass::kNone) {
+    if (!step("counter data image, full list", [&] { return blank_of(s.full, out.blank); })) return finish(false);
+    return finish(true);
+  }
+  if (empty == EmptyPass::kOnePass) {
+    if (!step("config image, one-pass list (not in the tool)", [&] {
+          return host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, s.chip, s.availability, s.single, s.single_config,
+                             s.single_passes, true) &&
+                 s.single_passes == 1;
+        }))
+      return finish(false);
+    if (!step("counter data image, one-pass list", [&] { return blank_of(s.single, out.empty_image); }))
+      return finish(false);
+  } else {
+    // The full list's image, and a copy of it for the empty pass (SetConfig
+    // keeps the address; the ranges copy `blank` into images of their own).
+    if (!step("counter data image, full list", [&] { return blank_of(s.full, out.blank); })) return finish(false);
+    out.empty_image = out.blank;
+  }
+  const bool one_pass = empty == EmptyPass::kOnePass;
+  auto config = set_config_params(out.rp.object, one_pass ? s.single_config : s.full_config, out.empty_image,
+                                  CUPTI_UserRange, 1);
+  if (!step(one_pass ? "SetConfig (one-pass list)" : "SetConfig (full list)",
+            [&] { return cuptiRangeProfilerSetConfig(&config); }))
     return finish(false);
-  auto config = set_config_params(out.rp.object, s.single_config, out.single_image, CUPTI_UserRange, 1);
-  if (!step("SetConfig (one-pass list)", [&] { return cuptiRangeProfilerSetConfig(&config); })) return finish(false);
   auto start = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = out.rp.object;
   if (!step("Start (empty pass: the first Start)", [&] { return cuptiRangeProfilerStart(&start); }))
@@ -1795,13 +1829,20 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
         return r == CUPTI_SUCCESS ? stopped : r;
       }))
     return finish(false);
-  // A one-pass list submits every pass in its first; an object left at pass 1
-  // would give the next range NaN values, so the set-up stops here instead.
-  if (!step("the empty pass submitted every pass", [&] { return stop.isAllPassSubmitted != 0; })) return finish(false);
-  auto decode = RR_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-  decode.pRangeProfilerObject = out.rp.object;
-  if (!step("DecodeData (empty pass)", [&] { return cuptiRangeProfilerDecodeData(&decode); })) return finish(false);
-  if (!step("counter data image, full list", [&] { return blank_of(s.full, out.blank); })) return finish(false);
+  if (one_pass) {
+    // A one-pass list submits every pass in its first; the object is left
+    // with nothing pending.
+    if (!step("the empty pass submitted every pass", [&] { return stop.isAllPassSubmitted != 0; }))
+      return finish(false);
+    auto decode = RR_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    decode.pRangeProfilerObject = out.rp.object;
+    if (!step("DecodeData (empty pass)", [&] { return cuptiRangeProfilerDecodeData(&decode); }))
+      return finish(false);
+    if (!step("counter data image, full list", [&] { return blank_of(s.full, out.blank); })) return finish(false);
+  }
+  // kFull: the object is left after pass 1 of the full list's passes; the
+  // first range's SetConfig (pass index 0) starts the list anew, and the
+  // range's pass count and values say whether that holds.
   finish(true);
 }
 
@@ -1877,7 +1918,8 @@ void print_ready_steps(const std::string& V, const ReadyCounters& ready, double 
 
 bool part_ready(Setup& s) {
   const SetupOn on = s.options.setup_on;
-  const std::string V = std::string("e_ready_on_") + name_of(on);
+  const std::string V = std::string("e_ready_on_") + name_of(on) +
+                        (s.options.empty_pass == EmptyPass::kOnePass ? "" : std::string("_") + name_of(s.options.empty_pass));
   // CUPTI is subscribed to the driver's calls before the application's work,
   // as the tool is from its injection on: CUPTI's own start-up is not timed
   // as the set-up's, and the baseline runs under the same callbacks.
@@ -2185,7 +2227,8 @@ std::optional<Options> parse(int argc, char** argv) {
     if (name == "--help" || name == "-h") {
       std::printf(
           "cupti_pass_cost --parts a|b|c|d|e|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
-          "[--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]\n");
+          "[--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]\n"
+          "  [--empty-pass one-pass|full|none]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) {
@@ -2215,6 +2258,18 @@ std::optional<Options> parse(int argc, char** argv) {
       if (!known) {
         std::fprintf(stderr, "cupti_pass_cost: --setup-on takes main, thread, capture or capture-relaxed, not '%s'\n",
                      value.c_str());
+        return std::nullopt;
+      }
+    } else if (name == "--empty-pass") {
+      bool known = false;
+      for (EmptyPass e : {EmptyPass::kOnePass, EmptyPass::kFull, EmptyPass::kNone}) {
+        if (value == name_of(e)) {
+          o.empty_pass = e;
+          known = true;
+        }
+      }
+      if (!known) {
+        std::fprintf(stderr, "cupti_pass_cost: --empty-pass takes one-pass, full or none, not '%s'\n", value.c_str());
         return std::nullopt;
       }
     } else if (name == "--chip") {

@@ -8,7 +8,9 @@
 # beforehand, e.g. build/bench/cupti_pass_cost from scripts/gpu-prebuild.sh's
 # pack, with build/prebuilt.env sourced: then nothing is compiled here).
 # The log folder gets gpu.txt, build.txt, h.txt, a.txt, b.txt, c.txt, d.txt,
-# e-main.txt, e-thread.txt, e-capture.txt, e-capture-relaxed.txt;
+# e-main.txt, e-thread.txt, e-capture.txt, e-capture-relaxed.txt (the empty
+# pass of the one-pass list), e-main-full.txt, e-thread-full.txt (of the full
+# list), e-thread-none.txt (no empty pass);
 # the console ends with each part's cost table and values table.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,18 +52,27 @@ fi
 # Profiler API, c PM sampling, d PM sampling inside a Range Profiler pass.
 # e: the counter set-up on the application's thread, then on a helper thread
 # beside the application's kernels, then beside its open global-mode capture
-# (the helper in the default and in relaxed capture mode): four processes.
+# (the helper in the default and in relaxed capture mode), each with the empty
+# pass of the one-pass list; then with the empty pass of the full list on
+# the application's thread and on a helper, and with none on a helper: seven
+# processes.
 # PARTS (default "h a b c d e") picks parts.
 status=()
-for step in "h 45" "a 150" "b 120" "c 75" "d 45" "e main 60" "e thread 60" "e capture 60" "e capture-relaxed 60"; do
+for step in "h 45" "a 150" "b 120" "c 75" "d 45" "e main 60" "e thread 60" "e capture 60" "e capture-relaxed 60" \
+  "e main full 60" "e thread full 60" "e thread none 60"; do
   read -r part rest <<<"$step"
   [[ " ${PARTS:-h a b c d e} " == *" $part "* ]] || continue
   limit=${rest##* }
   args=(--parts "$part")
   log=$part
   if [[ $part == e ]]; then
-    args+=(--setup-on "${rest%% *}")
-    log="e-${rest%% *}"
+    read -r on empty _ <<<"$rest"
+    args+=(--setup-on "$on")
+    log="e-$on"
+    if [[ $empty != "$limit" ]]; then  # a third word: the empty pass's list
+      args+=(--empty-pass "$empty")
+      log+="-$empty"
+    fi
   fi
   timeout "$limit" "$bin" "${args[@]}" >"$logs/$log.txt" 2>&1
   rc=$?
@@ -70,7 +81,7 @@ done
 
 echo "== host side (h.txt)"
 [[ -f $logs/h.txt ]] && cut -c1-300 "$logs/h.txt"
-for part in a b c d e-main e-thread e-capture e-capture-relaxed; do
+for part in a b c d e-main e-thread e-capture e-capture-relaxed e-main-full e-thread-full e-thread-none; do
   [[ -f $logs/$part.txt ]] || continue
   echo "== part $part ($part.txt): notes"
   grep -h -E '^\[|^  !' "$logs/$part.txt" | grep -v 'pass wall ms by pass index' | cut -c1-240
