@@ -380,8 +380,8 @@ struct Options {
   std::uint64_t interval_ns = 20000;
   std::size_t windows = 25;
   std::size_t big_ranges = 2048;
-  std::string chip = "GH100";         // for part h only; a GPU run asks the device
-  SetupOn setup_on = SetupOn::kMain;         // part e only
+  std::string chip = "GH100";                  // for part h only; a GPU run asks the device
+  SetupOn setup_on = SetupOn::kMain;           // part e only
   EmptyPass empty_pass = EmptyPass::kOnePass;  // part e only
 };
 
@@ -1684,7 +1684,7 @@ struct ReadyCounters {
   static constexpr std::size_t kMostSteps = 24;
   RangeProfilerObject rp;
   std::vector<std::uint8_t> empty_image;  // the empty pass's image: SetConfig keeps its address
-  std::vector<std::uint8_t> blank;         // the full list's blank image of one range
+  std::vector<std::uint8_t> blank;        // the full list's blank image of one range
   std::array<ReadyStep, kMostSteps> steps;
   std::atomic<std::size_t> finished{0};
   std::atomic<const char*> current{"(not started)"};
@@ -1804,8 +1804,8 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
     out.empty_image = out.blank;
   }
   const bool one_pass = empty == EmptyPass::kOnePass;
-  auto config = set_config_params(out.rp.object, one_pass ? s.single_config : s.full_config, out.empty_image,
-                                  CUPTI_UserRange, 1);
+  auto config =
+      set_config_params(out.rp.object, one_pass ? s.single_config : s.full_config, out.empty_image, CUPTI_UserRange, 1);
   if (!step(one_pass ? "SetConfig (one-pass list)" : "SetConfig (full list)",
             [&] { return cuptiRangeProfilerSetConfig(&config); }))
     return finish(false);
@@ -1836,8 +1836,7 @@ void make_counters_ready(Setup& s, ReadyCounters& out, bool relaxed, bool ask_me
       return finish(false);
     auto decode = RR_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     decode.pRangeProfilerObject = out.rp.object;
-    if (!step("DecodeData (empty pass)", [&] { return cuptiRangeProfilerDecodeData(&decode); }))
-      return finish(false);
+    if (!step("DecodeData (empty pass)", [&] { return cuptiRangeProfilerDecodeData(&decode); })) return finish(false);
     if (!step("counter data image, full list", [&] { return blank_of(s.full, out.blank); })) return finish(false);
   }
   // kFull: the object is left after pass 1 of the full list's passes; the
@@ -1918,8 +1917,9 @@ void print_ready_steps(const std::string& V, const ReadyCounters& ready, double 
 
 bool part_ready(Setup& s) {
   const SetupOn on = s.options.setup_on;
-  const std::string V = std::string("e_ready_on_") + name_of(on) +
-                        (s.options.empty_pass == EmptyPass::kOnePass ? "" : std::string("_") + name_of(s.options.empty_pass));
+  const std::string V =
+      std::string("e_ready_on_") + name_of(on) +
+      (s.options.empty_pass == EmptyPass::kOnePass ? "" : std::string("_") + name_of(s.options.empty_pass));
   // CUPTI is subscribed to the driver's calls before the application's work,
   // as the tool is from its injection on: CUPTI's own start-up is not timed
   // as the set-up's, and the baseline runs under the same callbacks.
