@@ -1,7 +1,7 @@
 // Helpers the range controller's parts share (range_controller.h,
-// entry_snapshots.h, deferred_ranges.h): the RANGEREPLAY_DEBUG trace of the
-// range lifecycle, a range's decline, and what one range brings to a replay
-// window.
+// range_end.h, entry_snapshots.h, deferred_ranges.h): the RANGEREPLAY_DEBUG
+// trace of the range lifecycle, a range's decline, its values dropped after
+// a free, its progress line, and what one range brings to a replay window.
 //
 // Thread-safety: called with the tool's lock held, as the parts are; debug()
 // keeps the time of its previous line in a static shared by every caller.
@@ -19,6 +19,7 @@
 #include "core/base/decline.h"
 #include "core/base/elapsed.h"
 #include "core/base/status.h"
+#include "core/config/profile_config.h"
 #include "cuda/replayer.h"
 #include "tool/active_range.h"
 #include "tool/logic/counter_session.h"
@@ -46,6 +47,29 @@ inline void debug(const char* fmt, const std::string& a = "", long b = 0) {
 // Declines `range` (the first decline reason wins).
 inline void decline(ActiveRange& range, DeclineReason reason, std::string detail) {
   range.eligibility.decline(reason, std::move(detail));
+}
+
+// A range replayed before a free that is declined afterwards: its record
+// goes back to pass 0's (the replay's values, notes, passes and times
+// describe the range up to the free only). Nothing for any other range.
+inline void drop_values_after_free(ActiveRange& range) {
+  auto* early = std::get_if<ReplayedBeforeFree>(&range.state);
+  if (early == nullptr) return;
+  range.record = std::move(early->before);
+  range.record.passes = 1;
+}
+
+// The progress line of `range`'s pass `pass` (from 1) of a list of
+// `pass_count` counter passes, unless `config.quiet`.
+inline void progress(const ProfileConfig& config, std::uint32_t pass_count, const ActiveRange& range,
+                     std::size_t pass) {
+  if (config.quiet) return;
+  std::string total = config.range_count ? "/" + std::to_string(config.range_count) : "";
+  // A range whose pass 0 only records runs one pass more than CUPTI needs.
+  const auto* recording = std::get_if<Recording>(&range.state);
+  const std::uint32_t passes = pass_count + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
+  std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
+               escape_controls(range.name).c_str(), pass, passes);
 }
 
 // What one range brings to a replay window, owned together (the

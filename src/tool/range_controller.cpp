@@ -40,26 +40,6 @@ CounterLayout configured_layout(const ProfileConfig& config) {
 
 using Clock = std::chrono::steady_clock;
 
-// The notes the replay window writes for `range` (a recording range).
-ReplayNotes replay_notes(const ActiveRange& range) {
-  const auto* recording = std::get_if<Recording>(&range.state);
-  return ReplayNotes{range.host_captured_bytes,      recording == nullptr || recording->counting_pass0,
-                     range.program.kernels().size(), recording != nullptr && recording->pass0_stopped_at_capture,
-                     range.kept_allocation_bytes,    recording != nullptr && recording->pass0_stopped_at_allocation};
-}
-
-// The progress line of `range`'s pass `pass` (from 1) of a list of
-// `pass_count` counter passes, unless --quiet.
-void progress(const ProfileConfig& config, std::uint32_t pass_count, const ActiveRange& range, std::size_t pass) {
-  if (config.quiet) return;
-  std::string total = config.range_count ? "/" + std::to_string(config.range_count) : "";
-  // A range whose pass 0 only records runs one pass more than CUPTI needs.
-  const auto* recording = std::get_if<Recording>(&range.state);
-  const std::uint32_t passes = pass_count + (recording != nullptr && recording->counting_pass0 ? 0 : 1);
-  std::fprintf(stderr, "rangereplay: range %u%s '%s': pass %zu/%u\n", range.index + 1, total.c_str(),
-               escape_controls(range.name).c_str(), pass, passes);
-}
-
 }  // namespace
 
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
@@ -97,6 +77,8 @@ RangeController::RangeController(RangeControllerParts parts)
                                     snapshots_, counting_, parked_, *this}),
       peers_(RankRendezvousParts{parts.config, parts.report, counting_.session()}),
       app_ranges_(AppRangePassParts{parts.config, parts.captures, parts.modules, parts.mutex, counting_, *this}),
+      ending_(RangeEndParts{parts.config, parts.inventory, parts.modules, parts.mutex, counting_, snapshots_, deferred_,
+                            peers_, capturing_range_names_}),
       gate_(parts.report) {}
 
 void RangeController::begin(const range::RangeEvent& event, CUcontext ctx) {
@@ -240,7 +222,7 @@ void RangeController::capture_begins(const char* call) {
   // changes nothing the tool holds.
   auto* recording = std::get_if<Recording>(&range.state);
   if (recording == nullptr || !recording->counting_pass0) return;
-  if (end_counted_pass0(range)) {
+  if (counting_.end_counted_pass0(range)) {
     // The entry state is held: pass 0's counters stopped before the capture
     // exists, and every counter pass is a replay.
     stop_pass0_counters_at_capture(*recording);
@@ -254,28 +236,17 @@ void RangeController::capture_begins(const char* call) {
     detail += "; later ranges named '" + range.name + "' take an entry snapshot and are replayed for every pass";
   else
     detail +=
-        " (the standing pass of a one-pass list counted for whole ranges): use --range-metrics per-kernel or "
+        " (the standing pass of a one-pass list counted for whole ranges): use --range-metrics kernel or "
         "a set of more than one pass";
   decline(range, DeclineReason::kStreamCaptureActive, std::move(detail));
   close_range_counters(range);
-}
-
-bool RangeController::end_counted_pass0(ActiveRange& range) {
-  if (!range.snapshot || standing_counter_range(range.counters) || !counters_ || !counters_->in_pass()) return false;
-  const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
-  counters_->end_pass().status().ignore();
-  if (pushed) {
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
-  }
-  return true;
 }
 
 void RangeController::keep_allocation(ActiveRange& range, const MemoryRange& region, const char* call, CUcontext ctx,
                                       bool capture_open) {
   auto* recording = std::get_if<Recording>(&range.state);
   if (recording != nullptr && recording->counting_pass0 && ctx == range.ctx && !capture_open &&
-      end_counted_pass0(range)) {
+      counting_.end_counted_pass0(range)) {
     stop_pass0_counters_at_allocation(*recording);
     debug("pass 0 counters of '%s' stopped before keeping memory allocated in it; pass 0 records only", range.name);
   }
@@ -319,21 +290,6 @@ void RangeController::release_left_over_state() {
   parked_.clear();
 }
 
-void RangeController::apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events) {
-  for (ModuleEvent& e : events) {
-    if (!profiled(range.state)) continue;
-    switch (e.kind) {
-      case ModuleEvent::Kind::kLoaded: ++range.modules_loaded; break;
-      case ModuleEvent::Kind::kLoadDeclines:
-        decline(range, DeclineReason::kModuleLoadInRange, std::move(e.detail));
-        break;
-      case ModuleEvent::Kind::kUnloaded:
-        decline(range, DeclineReason::kModuleUnloadInRange, std::move(e.detail));
-        break;
-    }
-  }
-}
-
 void RangeController::end() {
   if (!active_) return;
   InToolScope guard;
@@ -357,7 +313,7 @@ void RangeController::end() {
     report_range(*range);
     return;
   }
-  close_pass0(*range);
+  ending_.close_pass0(*range);
 
   const RangeEndPath after = end_path();
   if (after == RangeEndPath::kContextLost) {
@@ -376,64 +332,13 @@ void RangeController::end() {
   }
   // The drain, the window and the evaluation run in the range's own context.
   const RangeContextScope context_scope(range->ctx);
-  if (drain_and_replay(*range, /*may_wait=*/true, /*at_free=*/false)) {
+  if (ending_.drain_and_replay(*range, /*may_wait=*/true, /*at_free=*/false)) {
     deferred_.defer(std::move(range));
     return;
   }
   parts_.mutex.set_stage("range end: report");
   report_range(*range);
   if (counters_ && counters_->standing_full()) counting_.flush_standing_pass("its counter image is full");
-}
-
-void RangeController::close_pass0(ActiveRange& range) {
-  // A name whose range saw no capture counts pass 0 again from its next
-  // range (torch.compile's CUDA graphs are captured in warm-up steps only).
-  if (profiled(range.state) && range.captures_begun == 0) capturing_range_names_.erase(range.name);
-  std::vector<ModuleEvent> module_events = parts_.modules.close_range_window();
-  range.unloads_at_end = parts_.modules.unloads();
-  apply_module_events(range, std::move(module_events));
-  debug("end range '%s': %ld ops recorded", range.name, static_cast<long>(range.program.ops.size()));
-  range.window_start = Clock::now();
-  range.record.timings.pass0_ms =
-      std::chrono::duration<double, std::milli>(range.window_start - range.pass0_start).count();
-}
-
-bool RangeController::drain_and_replay(ActiveRange& range, bool may_wait, bool at_free) {
-  // The watchdog keeps the pointer: literals only.
-  const auto stage = [at_free](const char* at_end, const char* at_a_free) { return at_free ? at_a_free : at_end; };
-  auto sync_start = Clock::now();
-  parts_.mutex.set_stage(stage("range end: draining the context (cuCtxSynchronize)",
-                               "free inside the range: draining the context (cuCtxSynchronize)"));
-  Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
-  range.record.timings.sync_ms += ms_since(sync_start);
-  const std::size_t kernel_count = range.program.kernels().size();
-  if (may_wait && range_waits_for_batch(range.state, s.ok(), kernel_count, range.eligibility.declined(),
-                                        deferred_.can_wait(range))) {
-    // Pass 0 only recorded, so nothing of CUPTI's is open for it: its
-    // passes are shared with other deferred ranges'.
-    counters_->remember_kernels(range.name, kernel_count);
-    range.record.passes = 1;
-    return true;
-  }
-  parts_.mutex.set_stage(stage("range end: stopping pass 0", "free inside the range: stopping pass 0"));
-  const bool all_submitted = counting_.stop_pass0(range, s.ok(), kernel_count);
-  if (!range.eligibility.declined()) counters_->remember_kernels(range.name, kernel_count);
-  if (!s.ok()) decline(range, DeclineReason::kReplayFailed, s.message());
-  range.eligibility.finish();  // no kernel in range
-  if (!range.eligibility.declined() && range.write_set) {
-    parts_.mutex.set_stage(stage("range end: proving the write set", "free inside the range: proving the write set"));
-    if (std::optional<Decline> failed = snapshots_.prove_write_set(range))
-      decline(range, failed->reason, std::move(failed->detail));
-  }
-  if (peers_.coordinated()) {
-    // Declined or not: every rank's multi-pass range meets the others here.
-    parts_.mutex.set_stage(
-        stage("range end: rendezvous with the other ranks", "free inside the range: rendezvous with the other ranks"));
-    if (std::optional<Decline> d = peers_.agree_with_peers(range)) decline(range, d->reason, std::move(d->detail));
-  }
-  replay_and_evaluate(range, all_submitted);
-  counting_.restore_configured_mode(range);
-  return false;
 }
 
 void RangeController::replay_before_free(const char* call) {
@@ -448,11 +353,11 @@ void RangeController::replay_before_free(const char* call) {
     return;
   InToolScope guard;
   debug("replaying '%s' before a free inside it", range.name);
-  close_pass0(range);
+  ending_.close_pass0(range);
   report::RangeRecord before = range.record;
   {
     const RangeContextScope context_scope(range.ctx);
-    drain_and_replay(range, /*may_wait=*/false, /*at_free=*/true);
+    ending_.drain_and_replay(range, /*may_wait=*/false, /*at_free=*/true);
   }
   if (!range.eligibility.declined())
     range.record.notes.push_back(std::string("replayed at the entry of ") + call +
@@ -469,13 +374,6 @@ void RangeController::replay_before_free(const char* call) {
   range.program.ops.shrink_to_fit();
 }
 
-void RangeController::drop_values_after_free(ActiveRange& range) {
-  auto* early = std::get_if<ReplayedBeforeFree>(&range.state);
-  if (early == nullptr) return;
-  range.record = std::move(early->before);
-  range.record.passes = 1;
-}
-
 void RangeController::work_after_free(const char* call) {
   if (!active_) return;
   const auto* early = std::get_if<ReplayedBeforeFree>(&active_->state);
@@ -487,67 +385,6 @@ void RangeController::work_after_free(const char* call) {
               "values; free after the range's last work, or end the range before the free");
   // Its values describe the range up to the free only.
   drop_values_after_free(range);
-}
-
-void RangeController::replay_and_evaluate(ActiveRange& range, bool all_submitted) {
-  range.record.passes = 1;
-  parts_.mutex.set_stage("range end: replay window");
-  // CUPTI's automatic per-kernel ranges have returned one counter range too
-  // few for some ranges (counter_ranges_mismatch), where user ranges pushed
-  // around each kernel returned them all: such a range is replayed once more
-  // that way, from its record as pass 0 left it (ranks replaying in lockstep
-  // excepted: the others would not follow).
-  std::optional<report::RangeRecord> before;
-  if (!range.eligibility.declined() && !all_submitted && std::holds_alternative<AutoKernelRanges>(range.counters) &&
-      !peers_.coordinated())
-    before = range.record;
-  auto replay_with_user_ranges = [&](const std::string& mismatch) -> Status {
-    range.record = std::move(*before);
-    RR_RETURN_IF_ERROR(
-        counting_.size_counters_to_pass0(range, range.program.kernels().size(), CounterLayout{UserKernelRanges{}}));
-    if (std::optional<Decline> failed = replay_window(range))
-      return internal_error(failed->detail).with_decline_reason(failed->reason);
-    RR_RETURN_IF_ERROR(counting_.evaluate(range));
-    range.record.notes.push_back(
-        "replayed a second time with a counter range pushed around each kernel, after CUPTI's automatic per-kernel "
-        "ranges gave the first: " +
-        mismatch);
-    return ok_status();
-  };
-  if (!range.eligibility.declined() && !all_submitted) {
-    std::optional<Decline> failed = replay_window(range);
-    if (range.write_set) snapshots_.check_write_set_after_window(range);
-    if (failed) decline(range, failed->reason, std::move(failed->detail));
-  }
-  if (!range.eligibility.declined() && standing_counter_range(range.counters) != nullptr) {
-    counting_.record_kernels(range, {});  // the values come when the standing pass is flushed
-  } else if (!range.eligibility.declined()) {
-    Status e = counting_.evaluate(range);
-    if (!e.ok() && before && e.decline_reason() == DeclineReason::kCounterRangesMismatch)
-      e = replay_with_user_ranges(e.message());
-    if (!e.ok()) {
-      const Decline d = decline_of(e, DeclineReason::kCountersUnavailable);
-      decline(range, d.reason, d.detail);
-    }
-  }
-  if (!range.eligibility.declined()) range.record.counter_ranges = counter_ranges_name(range.counters);
-  if (!range.eligibility.declined() && range.rendezvous_barriers > 0 && peers_.joined() &&
-      peers_.joined()->world_size() > 1) {
-    range.record.notes.push_back(
-        "replayed pass by pass together with the job's other " + std::to_string(peers_.joined()->world_size() - 1) +
-        " rank(s), meeting them at " + std::to_string(range.rendezvous_barriers) + " barriers (--collectives replay)" +
-        (range.collective_kernel.empty() ? std::string() : "; it holds the collective " + range.collective_kernel));
-  }
-  if (!range.eligibility.declined()) {
-    if (range.captures_begun > 0)
-      range.record.notes.push_back(std::to_string(range.captures_begun) +
-                                   " stream capture(s) began inside the range: the work captured into graphs did "
-                                   "not execute and was not replayed (launches of the graphs were)");
-    if (range.program.host_functions > 0)
-      range.record.notes.push_back(std::to_string(range.program.host_functions) +
-                                   " host function(s) (cuLaunchHostFunc) after the range's last work ran in pass 0 "
-                                   "only: replays leave them out");
-  }
 }
 
 void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) {
@@ -715,34 +552,6 @@ void RangeController::after_context_teardown(const char* call, const TeardownPar
   // Their buffers went with the context: never freed or used again.
   for (auto& range : parked_) static_cast<void>(range.release());
   parked_.clear();
-}
-
-std::optional<Decline> RangeController::replay_window(ActiveRange& range) {
-  // Other threads' frees and allocations wait until the window ends.
-  auto inventory_lock = parts_.inventory.lock();
-  return replay_window_locked(range);
-}
-
-std::optional<Decline> RangeController::replay_window_locked(ActiveRange& range) {
-  const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
-  StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-      range, snapshots_.range_globals(range), counting_.tool_stream(),
-      WindowMemberOptions{parts_.config.verify, &counters_->backend(), "k", RestoreLaunches::kPlanVariant});
-  if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
-  std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
-                                                 "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};
-  EventReplayStream stream(counting_.tool_stream());
-  ReplayWindow window(ReplayWindowParts{*counters_, stream, range.name,
-                                        [this, &range](std::size_t pass) {
-                                          progress(parts_.config, counting_.pass_count(), range, pass + 1);
-                                          debug("replay pass %s%ld", "", static_cast<long>(pass));
-                                        },
-                                        counting_.flush_on_tool_stream(), peers_.pass_barrier(range),
-                                        counting_.after_counters_start(range)},
-                      counting_.pass_count());
-  const Status s = window.run(members);
-  if (s.ok()) return std::nullopt;
-  return replay_window_decline(s, module_unloaded);
 }
 
 }  // namespace rangereplay::tool

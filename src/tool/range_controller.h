@@ -16,7 +16,9 @@
 // range replay's runs (tool/app_range_pass.h: a range counted in the
 // application's own execution; the controller implements the
 // AppRangeServices it uses), the launcher gate (tool/launcher_gate_wait.h),
-// ranges parked while a capture is open.
+// ranges parked while a capture is open. The GPU side of a recorded
+// range's end, from pass 0's close to its values, is RangeEnd's
+// (tool/range_end.h).
 //
 // The record side (the RecordSession, tool/record_session.h, recording
 // through tool/logic/range_recorder.h) fills the active range's program and
@@ -73,6 +75,7 @@
 #include "tool/logic/range_report.h"
 #include "tool/logic/tool_mutex.h"
 #include "tool/range_counters.h"
+#include "tool/range_end.h"
 #include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 
@@ -209,42 +212,15 @@ class RangeController : private BatchServices, private AppRangeServices {
   // ranges of a name that saw a capture begin) and starts counter pass 0 or
   // pushes the range onto the standing pass.
   std::optional<Decline> prepare_pass0(ActiveRange& range);
-  // The end of a range's replay side, after pass 0 stopped and its write set
-  // and the rendezvous had their say: the replay window unless declined or
-  // every pass was submitted in pass 0 (`all_submitted`), then its values
-  // (evaluated, or left to the standing pass's flush), its counter ranges'
-  // name and the notes of its rendezvous barriers, captures and host
-  // functions.
-  void replay_and_evaluate(ActiveRange& range, bool all_submitted);
-  // The first steps of a range's end, before any GPU call: its name no
-  // longer a capturing one when no capture began in it, its module window
-  // closed and its events applied, pass 0's time taken.
-  void close_pass0(ActiveRange& range);
-  // After close_pass0, in the range's context (`at_free`: at a free inside
-  // the range, as the watchdog's stages say): the drain, then (unless the
-  // range waits for a batch, which is possible only when `may_wait`: true is
-  // returned and nothing else done) pass 0 stopped, the write set proven,
-  // the rendezvous, the replay and the values (replay_and_evaluate).
-  bool drain_and_replay(ActiveRange& range, bool may_wait, bool at_free);
-  // A range replayed before a free that is declined afterwards: its record
-  // goes back to pass 0's (the replay's values, notes, passes and times
-  // describe the range up to the free only). Nothing for any other range.
-  void drop_values_after_free(ActiveRange& range);
   // The end of a range declined at its begin, or with a capture that began
   // inside it or is open now: no CUDA or CUPTI call (its GPU buffers are
   // parked while a capture is open).
   void end_range_without_gpu(std::unique_ptr<ActiveRange> range) override;
-  // The replayed passes (tool/logic/replay_window.h) of `range` alone, over
-  // its restore strategy, with --verify as its observer; nullopt when every
-  // pass ran, or the range's decline. The exit state is restored either way.
-  std::optional<Decline> replay_window(ActiveRange& range);
-  // The same, for a caller that holds the inventory's lock.
-  std::optional<Decline> replay_window_locked(ActiveRange& range) override;
-  // Whether another thread has unloaded a module since `range` ended (its
-  // kernels cannot be launched again).
-  bool unloaded_since_end(const ActiveRange& range) const override {
-    return parts_.modules.unloads() != range.unloads_at_end;
+  // RangeEnd::replay_window_locked: a member's own window (BatchServices).
+  std::optional<Decline> replay_window_locked(ActiveRange& range) override {
+    return ending_.replay_window_locked(range);
   }
+  bool unloaded_since_end(const ActiveRange& range) const override { return ending_.unloaded_since_end(range); }
   // The range records' decline fields, notes and times (tool/logic/range_report.h).
   RangeReporter reporter() const override { return RangeReporter(parts_.config.quiet); }
   // At a range's end: its decline, its notes (skipped copies, modules
@@ -256,16 +232,9 @@ class RangeController : private BatchServices, private AppRangeServices {
   // counter range of the standing pass), so that its end needs no CUPTI or
   // synchronizing call.
   void close_range_counters(ActiveRange& range);
-  // Ends the CUPTI pass pass 0 is counted in, when `range` holds its entry
-  // state and counts pass 0 in a pass of its own (not the standing pass);
-  // returns whether it did. The caller marks the range's pass 0 as stopped.
-  bool end_counted_pass0(ActiveRange& range);
   // At a range's begin with no capture open: stops counters and frees GPU
   // buffers that ranges ending during a capture left.
   void release_left_over_state() override;
-  // Applies the module events of the range's window to it (declines, the
-  // modules_loaded note).
-  void apply_module_events(ActiveRange& range, std::vector<ModuleEvent> events);
 
   RangeControllerParts parts_;
   // The counters: their set-up, the tool's stream, the L2 flush, pass 0's
@@ -305,6 +274,10 @@ class RangeController : private BatchServices, private AppRangeServices {
   // without counters, so that a capture inside them stops nothing; a range
   // of the name that ends without a capture takes it out again.
   std::set<std::string> capturing_range_names_;
+  // The GPU side of a recorded range's end (pass 0 closed, drained and
+  // stopped, the rendezvous, the replay window, the values). It refers to
+  // the parts above.
+  RangeEnd ending_;
   // The call that ended the profiled context (after_context_teardown),
   // named in the decline of every later range.
   std::optional<std::string> profiled_context_lost_;

@@ -213,6 +213,17 @@ Status RangeCounters::flush_caches() {
 
 bool RangeCounters::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
 
+bool RangeCounters::end_counted_pass0(const ActiveRange& range) {
+  if (!range.snapshot || standing_counter_range(range.counters) || !counters_ || !counters_->in_pass()) return false;
+  const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
+  counters_->end_pass().status().ignore();
+  if (pushed) {
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+  }
+  return true;
+}
+
 bool RangeCounters::stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count) {
   auto& t = range.record.timings;
   if (standing_counter_range(range.counters) != nullptr) {

@@ -82,6 +82,12 @@ class RangeCounters {
   /// `drained`); a failure declines the range. True when CUPTI has every
   /// pass.
   bool stop_pass0(ActiveRange& range, bool drained, std::size_t kernel_count);
+  /// Ends the CUPTI pass `range`'s pass 0 is counted in, when the range
+  /// holds its entry state and counts pass 0 in a pass of its own (not the
+  /// standing pass), with the range's context made current for it; returns
+  /// whether it did. The caller marks the range's pass 0 as stopped (every
+  /// counter pass is then a replay). The pass's errors are ignored.
+  bool end_counted_pass0(const ActiveRange& range);
   /// After a pass 0 that only recorded: the counter mode for `range` (whole
   /// range with graph launches), the image sized to its `kernel_count`
   /// kernels, the configuration set. `layout`, when given, replaces the one
