@@ -105,6 +105,7 @@ class StageTimings:
     begin_ms: float = 0.0
     other_ms: float = 0.0
     pass0_ms: float = 0.0
+    rendezvous_ms: float = 0.0
 
 
 @dataclass
@@ -175,6 +176,7 @@ class TimeBudget:
     outside_ranges_ms: float = 0.0
     tool_start_clock_ms: float = 0.0
     exit_start_clock_ms: float = 0.0
+    rendezvous_ms: float = 0.0
 
 
 @dataclass
@@ -361,9 +363,9 @@ _read_kernel = _struct(KernelRecord, [
     ("grid", _read_dim3, True), ("block", _read_dim3, True), ("shared_mem_bytes", _read_u32, True),
     ("stream_id", _read_u64, True), ("launch_index", _read_i64, False), ("metrics", _list_of(_read_metric), True)])
 _read_timings = _struct(StageTimings, [
-    (k, _read_double, k != "pass0_ms")
+    (k, _read_double, k not in ("pass0_ms", "rendezvous_ms"))
     for k in ("sync_ms", "capture_ms", "restore_ms", "replay_submit_ms", "kernels_ms", "counters_ms", "decode_ms",
-              "verify_ms", "window_ms", "begin_ms", "other_ms", "pass0_ms")])
+              "verify_ms", "window_ms", "begin_ms", "other_ms", "pass0_ms", "rendezvous_ms")])
 _read_tier = _struct(TierUsage, [("tier", _read_str, True), ("bytes", _read_u64, True),
                                  ("arena_bytes", _read_u64, True), ("new_allocation", _read_bool, True)])
 _read_divergence = _struct(Divergence, [("address", _read_u64, True), ("size_bytes", _read_u64, True),
@@ -380,7 +382,8 @@ _read_range = _struct(RangeRecord, [
 # The budget's counter_setup_ms and gate_wait_ms are the report's setup_ms and
 # gate_wait_ms written again; as the C++ reader, they are not read from the budget
 # (from_dict fills them in), but for a report whose gate_wait_ms is only there.
-_read_budget = _struct(TimeBudget, [(f.name, _read_double, True) for f in dataclasses.fields(TimeBudget)
+_read_budget = _struct(TimeBudget, [(f.name, _read_double, f.name != "rendezvous_ms")
+                                    for f in dataclasses.fields(TimeBudget)
                                     if f.name not in ("counter_setup_ms", "gate_wait_ms")])
 _read_report = _struct(Report, [
     ("tool_version", _read_str, True), ("device_name", _read_str, True), ("chip_name", _read_str, True),
@@ -543,7 +546,7 @@ def to_records(report: Report) -> Dict[str, List[Dict[str, Any]]]:
       status ("replayed" or "declined"), declined, decline_reason, decline_detail, passes,
       kernels (count), regions, footprint_bytes, snapshot_bytes, snapshot_<tier>_bytes per tier
       seen in the report, restore, counter_ranges, restored_bytes and divergences (over all pass
-      records), then each stage timing (sync_ms ... pass0_ms).
+      records), then each stage timing (sync_ms ... pass0_ms, rendezvous_ms).
     - kernels: one row per kernel: range_index, range_name, kernel_index, kernel_name (the
       demangled name, else the mangled one), mangled_name, grid and block ("(1024, 1, 1)"),
       shared_mem_bytes, stream_id, launch_index, metrics (count).

@@ -93,7 +93,7 @@ std::string render_stage_timings_csv(const Report& report) {
   for (const std::string& name : tier_names) out += "," + csv_field("snapshot_" + name + "_bytes");
   out +=
       ",restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,"
-      "decode_ms,verify_ms,window_ms,begin_ms,other_ms\n";
+      "decode_ms,verify_ms,window_ms,begin_ms,other_ms,rendezvous_ms\n";
 
   for (const RangeRecord& range : report.ranges) {
     std::uint64_t snapshot_bytes = 0;
@@ -122,7 +122,7 @@ std::string render_stage_timings_csv(const Report& report) {
     out += "," + csv_field(range.restore.value_or("")) + "," + std::to_string(restored_bytes) + "," +
            std::to_string(divergences);
     for (double ms : {t.sync_ms, t.capture_ms, t.restore_ms, t.replay_submit_ms, t.kernels_ms, t.counters_ms,
-                      t.decode_ms, t.verify_ms, t.window_ms, t.begin_ms, t.other_ms}) {
+                      t.decode_ms, t.verify_ms, t.window_ms, t.begin_ms, t.other_ms, t.rendezvous_ms.value_or(0)}) {
       out += "," + format_exact_number(ms);
     }
     out += "\n";

@@ -36,7 +36,8 @@ std::string render_report_csv(const Report& report);
 /// The per-range CSV, columns:
 ///   range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,
 ///   footprint_bytes,snapshot_bytes,snapshot_<tier>_bytes...,restore,restored_bytes,divergences,
-///   sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,decode_ms,verify_ms,window_ms
+///   sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,decode_ms,verify_ms,window_ms,
+///   begin_ms,other_ms,rendezvous_ms
 /// with one snapshot_<tier>_bytes column per tier name seen in the report,
 /// in order of first appearance; restore is RangeRecord::restore
 /// ("differential", "full" or empty); restored_bytes and divergences sum all

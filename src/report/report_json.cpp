@@ -240,13 +240,20 @@ struct Fields<KernelRecord> {
 template <>
 struct Fields<StageTimings> {
   using T = StageTimings;
-  static constexpr auto list =
-      std::tuple{required("sync_ms", &T::sync_ms),       required("capture_ms", &T::capture_ms),
-                 required("restore_ms", &T::restore_ms), required("replay_submit_ms", &T::replay_submit_ms),
-                 required("kernels_ms", &T::kernels_ms), required("counters_ms", &T::counters_ms),
-                 required("decode_ms", &T::decode_ms),   required("verify_ms", &T::verify_ms),
-                 required("window_ms", &T::window_ms),   required("begin_ms", &T::begin_ms),
-                 required("other_ms", &T::other_ms),     added_later("pass0_ms", &T::pass0_ms)};
+  // NOLINTNEXTLINE(readability-identifier-naming): every Fields<> names its list `list` (read_fields, write_fields)
+  static constexpr auto list = std::tuple{required("sync_ms", &T::sync_ms),
+                                          required("capture_ms", &T::capture_ms),
+                                          required("restore_ms", &T::restore_ms),
+                                          required("replay_submit_ms", &T::replay_submit_ms),
+                                          required("kernels_ms", &T::kernels_ms),
+                                          required("counters_ms", &T::counters_ms),
+                                          required("decode_ms", &T::decode_ms),
+                                          required("verify_ms", &T::verify_ms),
+                                          required("window_ms", &T::window_ms),
+                                          required("begin_ms", &T::begin_ms),
+                                          required("other_ms", &T::other_ms),
+                                          added_later("pass0_ms", &T::pass0_ms),
+                                          added_later("rendezvous_ms", &T::rendezvous_ms)};
 };
 
 template <>
@@ -306,7 +313,8 @@ struct Fields<TimeBudget> {
                                           required("exit_ms", &T::exit_ms),
                                           required("outside_ranges_ms", &T::outside_ranges_ms),
                                           required("tool_start_clock_ms", &T::tool_start_clock_ms),
-                                          required("exit_start_clock_ms", &T::exit_start_clock_ms)};
+                                          required("exit_start_clock_ms", &T::exit_start_clock_ms),
+                                          added_later("rendezvous_ms", &T::rendezvous_ms)};
 };
 
 template <>

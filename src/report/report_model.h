@@ -65,6 +65,9 @@ struct StageTimings {
   double begin_ms = 0;                   // range begin, before pass 0: drain, entry capture, counter start
   std::optional<double> pass0_ms = 0.0;  // pass 0: the application's own work in the range, begin to end
   double other_ms = 0;                   // window_ms - counters_ms - kernels_ms - restore_ms: the tool's own cost
+  // --collectives replay: waiting for the job's other ranks at the range's
+  // agreement and its window's barriers (part of window_ms and other_ms).
+  std::optional<double> rendezvous_ms = 0.0;
   friend bool operator==(const StageTimings&, const StageTimings&) = default;
 };
 
@@ -144,6 +147,9 @@ struct TimeBudget {
   double outside_ranges_ms = 0;    // launcher: the rest, the application's own time outside ranges
   double tool_start_clock_ms = 0;  // injection: the monotonic clock at the tool's initialization
   double exit_start_clock_ms = 0;  // injection: the monotonic clock when its exit handler began
+  // Every range's rendezvous_ms: this rank's waits for the job's other ranks
+  // (--collectives replay), part of windows_ms.
+  std::optional<double> rendezvous_ms = 0.0;
   friend bool operator==(const TimeBudget&, const TimeBudget&) = default;
 };
 

@@ -93,7 +93,10 @@ void append_stages(std::string& out, const Report& report, const StageTimings& t
                   format_ms(t.sync_ms), format_ms(t.capture_ms), format_ms(t.restore_ms), format_ms(t.replay_submit_ms),
                   format_ms(t.kernels_ms), format_ms(t.counters_ms), format_ms(t.decode_ms));
   if (report.verify || t.verify_ms != 0) out += ", verify " + format_ms(t.verify_ms);
-  out += fmt::format(", tool {}; begin {}\n", format_ms(t.other_ms), format_ms(t.begin_ms));
+  out += ", tool " + format_ms(t.other_ms);
+  if (t.rendezvous_ms.value_or(0) > 0)
+    out += " (of it waiting for the other ranks " + format_ms(*t.rendezvous_ms) + ")";
+  out += "; begin " + format_ms(t.begin_ms) + "\n";
 }
 
 void append_snapshot(std::string& out, const RangeRecord& range) {

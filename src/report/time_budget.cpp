@@ -23,6 +23,7 @@ std::vector<BudgetRow> budget_rows(const Report& report) {
       {"windows_ms", "replay windows", b.windows_ms, false},
       {"first_pass_start_ms", "of the set-up, begins and windows: the first CUPTI pass start", b.first_pass_start_ms,
        true},
+      {"rendezvous_ms", "of the windows: waiting for the job's other ranks", b.rendezvous_ms.value_or(0), true},
       {"standing_flushes_ms", "standing-pass flushes", b.standing_flushes_ms, false},
       {"exit_ms", "exit (last flush, report, teardown)", b.exit_ms, false},
       {"outside_ranges_ms", "the application outside ranges", b.outside_ranges_ms, false},
@@ -33,11 +34,14 @@ void sum_range_times(Report& report) {
   if (!report.time_budget) report.time_budget.emplace();
   TimeBudget& b = *report.time_budget;
   b.range_begins_ms = b.in_ranges_ms = b.windows_ms = 0;
+  double rendezvous_ms = 0;
   for (const RangeRecord& range : report.ranges) {
     b.range_begins_ms += range.timings.begin_ms;
     b.in_ranges_ms += range.timings.pass0_ms.value_or(0);
     b.windows_ms += range.timings.window_ms;
+    rendezvous_ms += range.timings.rendezvous_ms.value_or(0);
   }
+  b.rendezvous_ms = rendezvous_ms;
 }
 
 void complete_time_budget(Report& report, double launcher_start_clock_ms, double launcher_checks_ms,
@@ -77,6 +81,8 @@ std::string render_time_budget(const Report& report) {
     return a.ms > c.ms;
   });
   for (const BudgetRow& row : rows) {
+    // A run without --collectives replay waits for no rank: no line for it.
+    if (row.key == "rendezvous_ms" && row.ms == 0) continue;
     out += fmt::format("  {:<50} {:>10} {:>5.1f}%\n", std::string(row.within ? "  " : "") + std::string(row.label),
                        format_ms(row.ms), 100.0 * row.ms / b.wall_ms);
   }

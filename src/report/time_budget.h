@@ -27,7 +27,8 @@ struct BudgetRow {
 /// The rows of `report.time_budget` in the order of a run: launcher checks,
 /// start until the tool, gate wait (the report's gate_wait_ms), counter
 /// set-up (its setup_ms), range begins, in ranges, windows (within the
-/// begins or the windows: the first CUPTI pass start), standing flushes,
+/// begins or the windows: the first CUPTI pass start; within the windows:
+/// the waits for the job's other ranks), standing flushes,
 /// exit, outside ranges. The rows that are not `within` add up to wall_ms
 /// when the launcher completed the budget (complete_time_budget). No rows
 /// when the report has no budget (one read from a file written before it).
@@ -44,7 +45,7 @@ void complete_time_budget(Report& report, double launcher_start_clock_ms, double
                           double spawn_clock_ms, double end_clock_ms);
 
 /// Fills the injection's sums from `report.ranges` (range begins, in ranges,
-/// windows).
+/// windows, rendezvous waits).
 void sum_range_times(Report& report);
 
 /// The budget CSV: a header line "part,ms" and one row per budget_rows row
@@ -54,7 +55,8 @@ std::string render_time_budget_csv(const Report& report);
 
 /// The budget in the terminal: "time budget: <wall> wall" and one indented
 /// line per row with its share of the wall time, the largest part first (the
-/// `within` rows last, indented further); empty when the launcher did not
+/// `within` rows last, indented further, the rendezvous waits only when
+/// there were some); empty when the launcher did not
 /// complete it (wall_ms 0).
 std::string render_time_budget(const Report& report);
 

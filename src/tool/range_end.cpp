@@ -174,9 +174,9 @@ std::optional<Decline> RangeEnd::replay_window_locked(ActiveRange& range) {
   RangeCounters& counting = parts_.counting;
   CounterSession& counters = *counting.session();
   const std::function<bool()> module_unloaded = [this, &range] { return unloaded_since_end(range); };
-  StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-      range, parts_.snapshots.range_globals(range), counting.tool_stream(),
-      WindowMemberOptions{parts_.config.verify, &counters.backend(), "k", RestoreLaunches::kPlanVariant});
+  StatusOr<std::unique_ptr<WindowMember>> member =
+      window_member(range, parts_.snapshots.range_globals(range), counting.tool_stream(),
+                    WindowMemberOptions{parts_.config.verify, &counters.backend(), "k", RestoreLaunches::kPlanVariant});
   if (!member.ok()) return replay_window_decline(member.status(), module_unloaded);
   std::vector<ReplayMember> members{ReplayMember{(*member)->restore.get(), (*member)->resubmission.get(), &range.record,
                                                  "", (*member)->verifier.get(), module_unloaded, replay_notes(range)}};

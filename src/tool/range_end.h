@@ -81,9 +81,7 @@ class RangeEnd {
   std::optional<Decline> replay_window_locked(ActiveRange& range);
   /// Whether a module has been unloaded since `range` ended (its kernels
   /// cannot be launched again).
-  bool unloaded_since_end(const ActiveRange& range) const {
-    return parts_.modules.unloads() != range.unloads_at_end;
-  }
+  bool unloaded_since_end(const ActiveRange& range) const { return parts_.modules.unloads() != range.unloads_at_end; }
 
  private:
   // After pass 0 stopped and its write set and the rendezvous had their

@@ -1,6 +1,7 @@
 // RankRendezvous (rank_rendezvous.h): --collectives replay's agreement on
 // every range and its barriers inside a replay window.
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "core/base/environment.h"
@@ -18,7 +19,7 @@ bool RankRendezvous::coordinated() const {
   return parts_.config.collectives == CollectivesMode::kReplay;
 }
 
-std::optional<Decline> RankRendezvous::agree_with_peers(const ActiveRange& range) {
+std::optional<Decline> RankRendezvous::agree_with_peers(ActiveRange& range) {
   const auto failed = [](const std::string& why) { return Decline{DeclineReason::kRendezvousFailed, why}; };
   if (!rendezvous_ && rendezvous_error_.ok()) {
     StatusOr<RendezvousJob> job = rendezvous_job_from_environment(parts_.config.rendezvous, process_environment);
@@ -50,7 +51,9 @@ std::optional<Decline> RankRendezvous::agree_with_peers(const ActiveRange& range
       range.eligibility.declined()
           ? RangeVerdict::declined(Decline{*range.eligibility.reason(), range.eligibility.detail()})
           : RangeVerdict::replay(std::max<std::uint32_t>(pass_count(), 1));
+  const auto waited_from = std::chrono::steady_clock::now();
   StatusOr<Agreement> agreed = rendezvous_->agree(key, verdict);
+  add_wait(range, ms_since(waited_from));
   if (range.eligibility.declined()) return std::nullopt;
   if (!agreed.ok()) return failed(agreed.status().message());
   if (agreed->replays()) return std::nullopt;
@@ -62,8 +65,10 @@ std::function<Status(std::size_t)> RankRendezvous::pass_barrier(ActiveRange& ran
   if (!coordinated()) return {};
   return [this, &range](std::size_t pass) {
     ++range.rendezvous_barriers;
+    const auto waited_from = std::chrono::steady_clock::now();
     Status s = rendezvous_ ? rendezvous_->barrier(static_cast<std::uint32_t>(pass))
                            : failed_precondition("rendezvous: not connected");
+    add_wait(range, ms_since(waited_from));
     return s.ok() ? s : std::move(s).with_decline_reason(DeclineReason::kRendezvousFailed);
   };
 }

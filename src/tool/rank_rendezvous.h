@@ -60,16 +60,17 @@ class RankRendezvous {
   bool coordinated() const;
   /// Every rank proposes its verdict on `range` (replay with the pass count,
   /// or its decline) and gets the same agreement back; connects on first
-  /// use. Returns the decline this rank takes from the agreement: nullopt
+  /// use. The wait for the agreement goes into the range's
+  /// timings.rendezvous_ms. Returns the decline this rank takes from the agreement: nullopt
   /// when every rank replays (also when `range` is already declined: its own
   /// decline stands), peer_declined when another rank declined, else
   /// rendezvous_failed. Waits for the other processes up to the rendezvous
   /// timeout (kRendezvousTimeout), never for another thread of this one.
-  std::optional<Decline> agree_with_peers(const ActiveRange& range);
+  std::optional<Decline> agree_with_peers(ActiveRange& range);
   /// With coordinated ends: the replay window's barrier with the job's
   /// other ranks before each pass's submit and before the exit hand-back
-  /// (counted in range.rendezvous_barriers; `range` must outlive it); empty
-  /// otherwise.
+  /// (counted in range.rendezvous_barriers, each wait added to its
+  /// timings.rendezvous_ms; `range` must outlive it); empty otherwise.
   std::function<Status(std::size_t)> pass_barrier(ActiveRange& range);
   /// The job's rendezvous once connected; nullopt before, or after its
   /// connect failed.
@@ -82,6 +83,10 @@ class RankRendezvous {
     report::Report& report;
   };
 
+  // Adds `ms` of waiting for the other ranks to `range`'s timings.
+  static void add_wait(ActiveRange& range, double ms) {
+    range.record.timings.rendezvous_ms = range.record.timings.rendezvous_ms.value_or(0) + ms;
+  }
   // Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
 

@@ -12,7 +12,8 @@ allocates inside the range. The job's checksums equal a plain run's.
   CUPTI_ERROR_HARDWARE_BUSY; either rank may be the second): the rank
   without counters declines every range counters_unavailable and the other
   takes peer_declined for each, naming it, having met it at every range's
-  end, except where its own decline stands (rank 1's range 1).
+  end, except where its own decline stands (rank 1's range 1); each rank's
+  wait at every range's agreement is timed (timings.rendezvous_ms).
 Then rank 1 alone, with a rendezvous port nobody listens on: its ranges
 decline rendezvous_failed within the timeout (RANGEREPLAY_RENDEZVOUS_TIMEOUT=5)
 and the program's output is unchanged. No NCCL: the collective kernels
@@ -84,6 +85,12 @@ else:
             other = 1 - busy[0]
             print(f"one GPU: rank {busy[0]} could not count beside rank {other}; checking that rank {other} "
                   "declined with it (lockstep replay needs one GPU per rank)")
+            # Both ranks met at every range's end: the wait for the agreement is timed.
+            for rank in (0, 1):
+                for i, r in sorted(reports[rank].items()):
+                    if not r.get("timings", {}).get("rendezvous_ms", 0) > 0:
+                        failures.append(f"rank {rank} range {i}: no rendezvous wait timed "
+                                        f"({r.get('timings', {}).get('rendezvous_ms')})")
             for i, r in sorted(reports[other].items()):
                 # A rank's own decline stands (rank 1 allocates in range 1); the others come from the busy rank.
                 if other == 1 and i == 1:
@@ -104,6 +111,12 @@ else:
                 want = f"together with the job's other 1 rank(s), meeting them at {a['passes']} barriers"
                 if not all(any(want in n for n in r.get("notes", [])) for r in (a, b)) or a["passes"] < 2:
                     failures.append(f"range {i}: a rank's notes lack '{want}': {a.get('notes')} / {b.get('notes')}")
+                # The waits for the other rank (agreement and barriers) are timed, within the window.
+                for rank, r in ((0, a), (1, b)):
+                    t = r.get("timings", {})
+                    if not 0 < t.get("rendezvous_ms", 0) <= t.get("window_ms", 0):
+                        failures.append(f"range {i} rank {rank}: rendezvous_ms {t.get('rendezvous_ms')} not within "
+                                        f"(0, window_ms {t.get('window_ms')}]")
                 if not instructions(a) or instructions(a) != instructions(b):
                     failures.append(f"range {i}: instructions rank 0 {instructions(a)} vs rank 1 {instructions(b)}")
             r0, r1 = reports[0].get(1), reports[1].get(1)

@@ -97,11 +97,11 @@ TEST(ReportCsv, stage_timings_have_one_row_per_range_and_a_column_per_tier) {
             "range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,footprint_bytes,"
             "snapshot_bytes,snapshot_device_bytes,snapshot_pinned_bytes,restore,restored_bytes,divergences,sync_ms,"
             "capture_ms,restore_ms,replay_submit_ms,kernels_ms,counters_ms,decode_ms,verify_ms,window_ms,begin_ms,"
-            "other_ms\n"
+            "other_ms,rendezvous_ms\n"
             "0,step,replayed,,,3,2,4,268435456,268435456,201326592,67108864,differential,6291456,1,0.12,1.5,3,0.4,10,"
-            "40,2,1.25,61.2,1.75,8.2\n"
+            "40,2,1.25,61.2,1.75,8.2,0\n"
             "1,step,declined,free_in_range,cuMemFree(0x7f0000200000) inside the range; free it after "
-            "the range ends,1,0,0,0,0,0,0,,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+            "the range ends,1,0,0,0,0,0,0,,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
 }
 
 TEST(ReportCsv, stage_timings_without_tiers_have_no_tier_columns) {
@@ -109,7 +109,7 @@ TEST(ReportCsv, stage_timings_without_tiers_have_no_tier_columns) {
       render_stage_timings_csv(Report{}),
       "range_index,range_name,status,decline_reason,decline_detail,passes,kernels,regions,footprint_bytes,"
       "snapshot_bytes,restore,restored_bytes,divergences,sync_ms,capture_ms,restore_ms,replay_submit_ms,kernels_ms,"
-      "counters_ms,decode_ms,verify_ms,window_ms,begin_ms,other_ms\n");
+      "counters_ms,decode_ms,verify_ms,window_ms,begin_ms,other_ms,rendezvous_ms\n");
 }
 
 }  // namespace

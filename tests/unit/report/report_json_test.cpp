@@ -214,6 +214,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
         "kernels_ms": 10.0,
         "other_ms": "-inf",
         "pass0_ms": 0.0,
+        "rendezvous_ms": 0.0,
         "replay_submit_ms": 0.4,
         "restore_ms": 3.0,
         "sync_ms": 0.12,
@@ -245,6 +246,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
         "kernels_ms": 0.0,
         "other_ms": 0.0,
         "pass0_ms": 0.0,
+        "rendezvous_ms": 0.0,
         "replay_submit_ms": 0.0,
         "restore_ms": 0.0,
         "sync_ms": 0.0,
@@ -265,6 +267,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
     "launcher_checks_ms": 0.0,
     "outside_ranges_ms": 0.0,
     "range_begins_ms": 0.0,
+    "rendezvous_ms": 0.0,
     "standing_flushes_ms": 0.0,
     "start_to_tool_ms": 0.0,
     "tool_start_clock_ms": 0.0,
@@ -279,7 +282,7 @@ TEST(ReportJson, dump_text_is_pinned_byte_for_byte) {
   ASSERT_TRUE(one_line.ok());
   EXPECT_EQ(
       *one_line,
-      R"json({"cache_control":"none","chip_name":"","command":[],"compute_capability":"","counter_backend":"","device_name":"","driver_version":"","environment":{},"errors":[],"gate_wait_ms":0.0,"host_name":"","launcher_ms":0.0,"metrics":[],"missing_metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
+      R"json({"cache_control":"none","chip_name":"","command":[],"compute_capability":"","counter_backend":"","device_name":"","driver_version":"","environment":{},"errors":[],"gate_wait_ms":0.0,"host_name":"","launcher_ms":0.0,"metrics":[],"missing_metrics":[],"pass_count":0,"process_id":0,"range_metrics":"kernel","ranges":[],"schema_version":1,"setup_ms":0.0,"time_budget":{"counter_setup_ms":0.0,"exit_ms":0.0,"exit_start_clock_ms":0.0,"first_pass_start_ms":0.0,"gate_wait_ms":0.0,"in_ranges_ms":0.0,"launcher_checks_ms":0.0,"outside_ranges_ms":0.0,"range_begins_ms":0.0,"rendezvous_ms":0.0,"standing_flushes_ms":0.0,"start_to_tool_ms":0.0,"tool_start_clock_ms":0.0,"wall_ms":0.0,"windows_ms":0.0},"tool_version":"","verify":false}
 )json");
 }
 

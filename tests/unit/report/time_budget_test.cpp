@@ -100,6 +100,7 @@ TEST(TimeBudget, csv_has_one_row_per_part_and_the_wall_time) {
             "in_ranges_ms,300\n"
             "windows_ms,3000\n"
             "first_pass_start_ms,700\n"
+            "rendezvous_ms,0\n"
             "standing_flushes_ms,15\n"
             "exit_ms,500\n"
             "outside_ranges_ms,1000\n"
@@ -116,6 +117,21 @@ TEST(TimeBudget, terminal_lines_give_each_part_and_its_share) {
   EXPECT_NE(text.find("replay windows"), std::string::npos) << text;
   EXPECT_NE(text.find("54.4%"), std::string::npos) << text;  // 3000 of 5510 ms
   EXPECT_NE(text.find("    of the set-up, begins and windows: the first CUPTI pass start"), std::string::npos) << text;
+}
+
+TEST(TimeBudget, rendezvous_waits_are_summed_over_the_ranges_and_shown_within_the_windows) {
+  Report r = two_ranges();
+  r.ranges[0].timings.rendezvous_ms = 120.5;
+  r.ranges[1].timings.rendezvous_ms = 30;
+  sum_range_times(r);
+  complete_time_budget(r, 990, 10, 1000, 6500);
+  EXPECT_DOUBLE_EQ(r.time_budget->rendezvous_ms.value_or(-1), 150.5);
+  // Within the windows: the other parts and the rest are as without it.
+  EXPECT_DOUBLE_EQ(r.time_budget->outside_ranges_ms, 1000);
+  EXPECT_NE(render_time_budget_csv(r).find("rendezvous_ms,150.5\n"), std::string::npos);
+  const std::string text = render_time_budget(r);
+  EXPECT_NE(text.find("    of the windows: waiting for the job's other ranks"), std::string::npos) << text;
+  EXPECT_NE(text.find("150.5 ms"), std::string::npos) << text;
 }
 
 TEST(TimeBudget, terminal_lines_are_sorted_by_time_largest_first) {
@@ -141,7 +157,8 @@ TEST(TimeBudget, terminal_lines_are_sorted_by_time_largest_first) {
     }
     line_start = end + 1;
   }
-  ASSERT_EQ(ms.size(), budget_rows(r).size() - 1) << text;  // first_pass_start_ms is within
+  // Every row but those within: first_pass_start_ms, and rendezvous_ms (0: not shown).
+  ASSERT_EQ(ms.size(), budget_rows(r).size() - 2) << text;
   EXPECT_TRUE(std::is_sorted(ms.begin(), ms.end(), std::greater<>())) << text;
   EXPECT_EQ(ms.front(), 3000.0) << text;  // the replay windows
   EXPECT_EQ(within_at, ms.size()) << "the row within the others comes last\n" << text;
