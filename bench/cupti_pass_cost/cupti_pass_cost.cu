@@ -4,7 +4,7 @@
 // the range; the metric lists are the tool's own `--set full` and
 // `--set single-pass` (src/core/config/metric_sets.cpp, compiled in).
 //
-//   cupti_pass_cost --parts a|b|c|d|e|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
+//   cupti_pass_cost --parts a|b|c|d|e|h|u [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25]
 //                   [--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]
 //                   [--empty-pass one-pass|full|none]
 //
@@ -36,6 +36,10 @@
 //      empty pass of the one-pass list, of the full list, or none
 //      (--empty-pass); then ranges counted with the object it made, against a
 //      fresh a1. Alone in its process: it times first-use costs.
+//   u  Per-kernel values: a5 (automatic ranges), a7 (a user range pushed
+//      from the host around each kernel) and a8 (the same behind a gate the
+//      host opens once every call is queued, cuStreamWaitValue32 on a
+//      host-mapped flag), with a1 as the values' reference.
 //   h  Host side only (no GPU): pass counts of the lists through CUPTI's host
 //      API and through NVPW's raw-metrics config, and how much of the full
 //      list PM sampling can collect.
@@ -65,6 +69,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -287,6 +292,7 @@ class Workload {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
     for (cudaEvent_t e : {begin_, end_})
       if (e != nullptr) cudaEventDestroy(e);
+    if (gate_host_ != nullptr) cuMemFreeHost(gate_host_);
   }
   bool allocate(std::size_t mib) {
     n_ = mib * 1024 * 1024 / sizeof(double) / 3;
@@ -317,6 +323,40 @@ class Workload {
     if (with_events) PC_TRY(cudaEventRecord(end_, stream_));
     return true;
   }
+  // The same 6 kernels, `around(i, true)` before and `around(i, false)`
+  // after kernel i's launch (a counter range pushed and popped from the
+  // host). With `gated`, the stream first waits on a host flag that is set
+  // only once every kernel and range call is queued, so that the GPU runs
+  // them back to back, with no wait for the host between a push and its
+  // kernel. False when a launch or the gate failed.
+  bool launch_each(const std::function<bool(std::size_t, bool)>& around, bool gated) {
+    if (gated) {
+      if (gate_host_ == nullptr) {
+        PC_TRY(cuMemHostAlloc(reinterpret_cast<void**>(&gate_host_), sizeof(std::uint32_t), CU_MEMHOSTALLOC_DEVICEMAP));
+        PC_TRY(cuMemHostGetDevicePointer(&gate_device_, gate_host_, 0));
+      }
+      *reinterpret_cast<volatile std::uint32_t*>(gate_host_) = 0;
+      PC_TRY(cuStreamWaitValue32(stream_, gate_device_, 1, CU_STREAM_WAIT_VALUE_EQ));
+    }
+    PC_TRY(cudaEventRecord(begin_, stream_));
+    const std::function<void()> kernels[kKernels] = {
+        [&] { copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_); },
+        [&] { scale_kernel<<<blocks_, 256, 0, stream_>>>(b_, c_, n_); },
+        [&] { add_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_); },
+        [&] { triad_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_); },
+        [&] { increment_kernel<<<blocks_, 256, 0, stream_>>>(a_, n_); },
+        [&] { fma_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, n_); }};
+    bool ok = true;
+    for (std::size_t i = 0; i < kKernels && ok; ++i) {
+      ok = around(i, true);
+      if (ok) kernels[i]();
+      ok = ok && around(i, false);
+    }
+    if (gated) *reinterpret_cast<volatile std::uint32_t*>(gate_host_) = 1;  // released even after a failure
+    PC_TRY(cudaGetLastError());
+    PC_TRY(cudaEventRecord(end_, stream_));
+    return ok;
+  }
   cudaError_t wait() const { return cudaStreamSynchronize(stream_); }
   // GPU time of the last launch() in ms; negative when the events cannot say.
   double gpu_ms() const {
@@ -334,6 +374,8 @@ class Workload {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t begin_ = nullptr;
   cudaEvent_t end_ = nullptr;
+  std::uint32_t* gate_host_ = nullptr;  // launch_each's gate: host-mapped, read by cuStreamWaitValue32
+  CUdeviceptr gate_device_ = 0;
 };
 
 // ------------------------------------------------------------------ set-up shared by the parts
@@ -551,12 +593,14 @@ class RangeProfilerObject;
 
 struct RangeVariant {
   std::string name;
-  bool one_pass_list = false;    // --set single-pass: one pass per range
-  bool auto_ranges = false;      // CUPTI_AutoRange: one counter range per kernel (the tool's per-kernel mode)
-  std::size_t image_ranges = 1;  // ranges the image holds = maxRangesPerPass
-  bool sync_context = false;     // cuCtxSynchronize right before each Start
-  bool empty = false;            // no kernels inside the passes
-  int rounds = 3;                // measured ranges, after one warm-up range
+  bool one_pass_list = false;       // --set single-pass: one pass per range
+  bool auto_ranges = false;         // CUPTI_AutoRange: one counter range per kernel (the tool's per-kernel mode)
+  bool kernel_user_ranges = false;  // a user range pushed and popped from the host around each kernel
+  bool gated = false;               // kernel_user_ranges queued behind a gate (Workload::launch_each)
+  std::size_t image_ranges = 1;     // ranges the image holds = maxRangesPerPass
+  bool sync_context = false;        // cuCtxSynchronize right before each Start
+  bool empty = false;               // no kernels inside the passes
+  int rounds = 3;                   // measured ranges, after one warm-up range
   const char* value_source = nullptr;
   bool pm_inside = false;  // part d: PM sampling around the kernels of each pass
   // Part e: an object enabled, and a blank image of the full list sized, by
@@ -698,9 +742,26 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
       auto push = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
       push.pRangeProfilerObject = rp.object;
       push.pRangeName = "range";
-      if (!v.auto_ranges) PC_TIMED(Kind::kPass, "PushRange", cuptiRangeProfilerPushRange(&push));
+      const bool one_range = !v.auto_ranges && !v.kernel_user_ranges;
+      if (one_range) PC_TIMED(Kind::kPass, "PushRange", cuptiRangeProfilerPushRange(&push));
       if (v.pm_inside) {
         if (!pm_inside_pass(s, round > 0)) return failed("PM sampling inside the pass", V, __LINE__);
+      } else if (v.kernel_user_ranges) {
+        // The tool's user ranges per kernel: a push before each launch and a
+        // pop after it, from the host (named k0 ... k5).
+        static const char* const kNames[] = {"k0", "k1", "k2", "k3", "k4", "k5"};
+        const auto around = [&](std::size_t i, bool before) {
+          if (before) {
+            auto kernel_push = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+            kernel_push.pRangeProfilerObject = rp.object;
+            kernel_push.pRangeName = kNames[i];
+            return succeeded(cuptiRangeProfilerPushRange(&kernel_push), "PushRange (per kernel)", __LINE__);
+          }
+          auto kernel_pop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+          kernel_pop.pRangeProfilerObject = rp.object;
+          return succeeded(cuptiRangeProfilerPopRange(&kernel_pop), "PopRange (per kernel)", __LINE__);
+        };
+        PC_TIMED(Kind::kWork, "launch (host)", s.work.launch_each(around, v.gated));
       } else if (!v.empty) {
         PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
       }
@@ -708,7 +769,7 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
       PC_TIMED(Kind::kWork, "wait for the kernels", s.work.wait());
       auto pop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
       pop.pRangeProfilerObject = rp.object;
-      if (!v.auto_ranges) PC_TIMED(Kind::kPass, "PopRange", cuptiRangeProfilerPopRange(&pop));
+      if (one_range) PC_TIMED(Kind::kPass, "PopRange", cuptiRangeProfilerPopRange(&pop));
       auto stop = RR_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
       stop.pRangeProfilerObject = rp.object;
       PC_TIMED(Kind::kPass, "Stop", cuptiRangeProfilerStop(&stop));
@@ -739,7 +800,7 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
     info.pCounterDataImage = image.data();
     info.counterDataImageSize = image.size();
     PC_TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
-    const std::size_t want = v.auto_ranges ? Workload::kKernels : 1;
+    const std::size_t want = v.auto_ranges || v.kernel_user_ranges ? Workload::kKernels : 1;
     if (info.numTotalRanges != want) {
       return failed("GetCounterDataInfo",
                     std::to_string(info.numTotalRanges) + " ranges, " + std::to_string(want) + " expected", __LINE__);
@@ -2122,6 +2183,42 @@ bool part_range_profiler(Setup& s) {
   return all;
 }
 
+// Per-kernel values three ways, with a1 for the values' reference: CUPTI's
+// automatic ranges (a5, the tool's default, which makes each launch wait),
+// a user range pushed and popped from the host around each kernel (a7: the
+// range may include the GPU's wait for the host between a push and its
+// kernel), and the same queued behind a gate the host opens once every call
+// is queued (a8: the GPU runs push, kernel and pop back to back).
+bool part_user_kernel_ranges(Setup& s) {
+  std::vector<RangeVariant> variants;
+  auto add = [&](const char* name, const char* source) -> RangeVariant& {
+    variants.push_back(RangeVariant{name});
+    variants.back().rounds = s.options.rounds;
+    variants.back().value_source = source;
+    return variants.back();
+  };
+  add("a1_whole_img1", kReferenceSource);
+  RangeVariant& automatic = add("a5_auto_per_kernel", "a5 auto ranges (sum)");
+  automatic.auto_ranges = true;
+  automatic.image_ranges = Workload::kKernels;
+  RangeVariant& user = add("a7_user_per_kernel", "a7 user range per kernel (sum)");
+  user.kernel_user_ranges = true;
+  user.image_ranges = Workload::kKernels;
+  RangeVariant& gated = add("a8_user_per_kernel_gated", "a8 the same, gated (sum)");
+  gated.kernel_user_ranges = true;
+  gated.gated = true;
+  gated.image_ranges = Workload::kKernels;
+  bool all = true;
+  for (const auto& v : variants) {
+    if (!run_range_profiler(s, v)) {
+      g_log.variant(v.name).ok = false;
+      all = false;
+      std::printf("[%s] FAILED (continuing)\n", v.name.c_str());
+    }
+  }
+  return all;
+}
+
 bool part_legacy(Setup& s) {
   // NVPW's counter-data queries (range count and names) live in its target library.
   auto target = RR_CUPTI_PARAMS(NVPW_InitializeTarget_Params);
@@ -2226,7 +2323,7 @@ std::optional<Options> parse(int argc, char** argv) {
     const std::string name = argv[i];
     if (name == "--help" || name == "-h") {
       std::printf(
-          "cupti_pass_cost --parts a|b|c|d|e|h [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
+          "cupti_pass_cost --parts a|b|c|d|e|h|u [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
           "[--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]\n"
           "  [--empty-pass one-pass|full|none]\n");
       std::exit(0);
@@ -2237,8 +2334,8 @@ std::optional<Options> parse(int argc, char** argv) {
     }
     const std::string value = argv[i + 1];
     if (name == "--parts") {
-      if (value.find_first_not_of("abcdeh") != std::string::npos) {
-        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdeh, not '%s'\n", value.c_str());
+      if (value.find_first_not_of("abcdehu") != std::string::npos) {
+        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdehu, not '%s'\n", value.c_str());
         return std::nullopt;
       }
       if (value.find('e') != std::string::npos && value != "e") {
@@ -2363,6 +2460,7 @@ int run(int argc, char** argv) {
       case 'c': ok = part_pm(s) && ok; break;
       case 'd': ok = part_pm_inside(s) && ok; break;
       case 'h': ok = part_host(s) && ok; break;
+      case 'u': ok = part_user_kernel_ranges(s) && ok; break;
       default: break;
     }
   }
