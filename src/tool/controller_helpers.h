@@ -4,11 +4,13 @@
 // a free, its progress line, and what one range brings to a replay window.
 //
 // Thread-safety: called with the tool's lock held, as the parts are; debug()
-// keeps the time of its previous line in a static shared by every caller.
+// from any thread (the time of its previous line is an atomic shared by
+// every caller).
 #pragma once
 
 #include <cuda.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -36,9 +38,11 @@ inline void debug(const char* fmt, const std::string& a = "", long b = 0) {
   using Clock = std::chrono::steady_clock;
   static const bool on = debug_enabled();
   if (!on) return;
-  static Clock::time_point last = Clock::now();
-  const double since = ms_since(last);
-  last = Clock::now();
+  // Tool threads trace too (the counter set-up's): the previous line's time
+  // is shared through an atomic.
+  static std::atomic<Clock::rep> last{Clock::now().time_since_epoch().count()};
+  const Clock::rep now = Clock::now().time_since_epoch().count();
+  const double since = std::chrono::duration<double, std::milli>(Clock::duration(now - last.exchange(now))).count();
   std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
   std::fprintf(stderr, fmt, escape_controls(a).c_str(), b);  // `a` may be a range name
   std::fprintf(stderr, "\n");

@@ -187,6 +187,9 @@ Status ProfilerTool::configure_and_subscribe() {
   report_.verify = config_.verify;
   report_.cache_control = std::string(name_of(kCacheControlNames, config_.cache_control));
 
+  // Before the callbacks, which read it: the counter set-up on a tool thread
+  // (not for application range replay's runs, which configure their own).
+  prewarm_wanted_ = environment::counter_prewarm() && !config_.app_range;
   point_nvtx_at_loaded_cupti();
   CUpti_SubscriberHandle subscriber = nullptr;
   RR_CUPTI(cuptiSubscribe(&subscriber, callback, this));
@@ -258,6 +261,7 @@ void ProfilerTool::finish() {
   // The warm-up thread may be inside CUPTI's host library: it ends before the
   // process does.
   metric_host_warm_up_.finish();
+  counter_prewarm_.finish();
   ToolLock lock = lock_tool("process exit");
   // Driver calls made while holding mutex_ must not reach our own callbacks.
   InToolScope scope;
@@ -287,6 +291,7 @@ void ProfilerTool::finish() {
 void ProfilerTool::on_range_event(const range::RangeEvent& event, CUcontext ctx) {
   switch (event.kind) {
     case range::RangeEventKind::kBegin:
+      first_range_begun_.store(true, std::memory_order_relaxed);
       range_beginning_.store(true, std::memory_order_seq_cst);
       ranges_.begin(event, ctx);
       break;
@@ -358,7 +363,21 @@ void ProfilerTool::on_nvtx_locked(std::uint64_t thread, NvtxCall call) {
   on_range_event(*event, ctx);
 }
 
+void ProfilerTool::maybe_prewarm_counters(const CUpti_CallbackData* data) {
+  // After the call, when it succeeded in a context and no range has begun:
+  // the application uses the GPU, and the counters are not set up yet.
+  if (data->callbackSite != CUPTI_API_EXIT || data->context == nullptr || !call_succeeded(data) ||
+      first_range_begun_.load(std::memory_order_relaxed) || forked_child())
+    return;
+  CounterPrewarm::Request request{data->context, config_.metrics, config_.metric_set,
+                                  RangeCounters::session_options(config_)};
+  if (counter_prewarm_.start(std::move(request)) && debug_enabled_)
+    std::fprintf(stderr, "rangereplay[debug] %s: the counter set-up starting on a tool thread\n",
+                 data->functionName != nullptr ? data->functionName : "first allocation");
+}
+
 void ProfilerTool::on_launch_site(const DriverCall& call, const CUpti_CallbackData* data) {
+  if (prewarm_wanted_ && !counter_prewarm_.started()) maybe_prewarm_counters(data);
   if (data->callbackSite == CUPTI_API_EXIT) {
     if (!t_window_end_launch) return;
     const std::uint64_t index = *t_window_end_launch;
@@ -429,8 +448,17 @@ void ProfilerTool::on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData
     case CallKind::kEventRecord:
     case CallKind::kStreamWaitEvent:
     case CallKind::kEventDestroy:
-    case CallKind::kStreamDestroy: record_.on_capture_api(*call, data); break;
+    case CallKind::kStreamDestroy:
+      record_.on_capture_api(*call, data);
+      // The capture counts as beginning now: the counter set-up on the tool's
+      // thread ends its call in flight before the driver begins it.
+      if (call->kind == CallKind::kCaptureBegin && data->callbackSite == CUPTI_API_ENTER)
+        counter_prewarm_.before_capture();
+      break;
     case CallKind::kAllocation:
+      if (prewarm_wanted_ && !counter_prewarm_.started()) maybe_prewarm_counters(data);
+      record_.on_memory_api(*call, data);
+      break;
     case CallKind::kFree: record_.on_memory_api(*call, data); break;
     case CallKind::kGraphInstantiate:
     case CallKind::kGraphExecUpdate:
@@ -472,6 +500,8 @@ void ProfilerTool::on_teardown_api(const DriverCall& call, const CUpti_CallbackD
   // Deferred ranges are replayed, and before a context's end the standing
   // pass is read, while their context and kernels exist.
   const bool ends_context = call.decode != nullptr;
+  // The set-up made on a tool thread is dropped while its context exists.
+  if (data->callbackSite == CUPTI_API_ENTER && ends_context) counter_prewarm_.before_context_end();
   if (data->callbackSite == CUPTI_API_ENTER && (ranges_.deferred().has_pending() || ends_context)) {
     ToolLock lock = lock_tool(data->functionName);
     // Driver calls made while holding mutex_ must not reach our own callbacks.

@@ -90,6 +90,9 @@ class ProfilerTool {
   // are replayed and the standing pass read before a context ends, and a
   // context's end is noted after it (takes mutex_ then).
   void on_teardown_api(const DriverCall& call, const CUpti_CallbackData* data);
+  // At an allocation's or a launch's exit: starts counter_prewarm_ when the
+  // call succeeded in a context and no range has begun.
+  void maybe_prewarm_counters(const CUpti_CallbackData* data);
 
   ProfileConfig config_;
   bool enabled_ = false;
@@ -145,8 +148,17 @@ class ProfilerTool {
   // the snapshot tiers (mutex_). Declared after the parts it is given; the
   // captures, the inventory and the module registry are the record
   // session's.
-  RangeController ranges_{
-      RangeControllerParts{config_, record_.captures(), record_.inventory(), record_.modules(), report_, mutex_}};
+  // The counter set-up on a tool thread before the first range
+  // (RANGEREPLAY_COUNTER_PREWARM=1): started at the application's first
+  // allocation or launch (maybe_prewarm_counters), waited for at capture
+  // begins and before a context's end, adopted by the counters.
+  CounterPrewarm counter_prewarm_{record_.captures()};
+  // Set once the configuration asks for counter_prewarm_ and profiles.
+  bool prewarm_wanted_ = false;
+  // A range has begun: the counters are set up at it, not on a tool thread.
+  std::atomic<bool> first_range_begun_{false};
+  RangeController ranges_{RangeControllerParts{config_, record_.captures(), record_.inventory(), record_.modules(),
+                                               report_, mutex_, &counter_prewarm_}};
   std::atomic<bool> finished_{false};
   // replay_deferred_at_exit is registered with atexit (mutex_).
   bool exit_replay_registered_ = false;

@@ -70,7 +70,7 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
 
 RangeController::RangeController(RangeControllerParts parts)
     : parts_(parts),
-      counting_(RangeCountersParts{parts.config, parts.report, parts.mutex}),
+      counting_(RangeCountersParts{parts.config, parts.report, parts.mutex, parts.prewarm}),
       snapshots_(
           EntrySnapshotsParts{parts.config, parts.inventory, parts.report, parts.mutex, counting_.tool_stream()}),
       deferred_(DeferredRangesParts{parts.config, parts.captures, parts.inventory, parts.report, parts.mutex,

@@ -98,6 +98,9 @@ struct RangeControllerParts {
   report::Report& report;
   /// The tool's lock, held by every caller; the controller names its stage.
   ToolMutex& mutex;
+  /// The counter set-up made on a tool thread before the first range, for
+  /// the counters to adopt (RangeCountersParts::prewarm); null without one.
+  CounterPrewarm* prewarm = nullptr;
 };
 
 class RangeController : private BatchServices, private AppRangeServices {

@@ -46,6 +46,9 @@ std::optional<Decline> RangeCounters::admit(CUcontext ctx) {
   }
   if (counters_failed_) return counters_failed_;
   if (std::optional<Decline> failed = ensure_counters(ctx)) {
+    // A capture kept the set-up on the tool's thread from ending: this range
+    // only (the next one takes the set-up).
+    if (failed->reason == DeclineReason::kStreamCaptureActive) return failed;
     counters_failed_ = std::move(failed);
     parts_.report.errors.push_back(counters_failed_->detail);
     if (!parts_.config.quiet) std::fprintf(stderr, "rangereplay: %s\n", counters_failed_->detail.c_str());
@@ -75,22 +78,7 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
     return std::nullopt;
   }
   auto start = Clock::now();
-  CounterSessionOptions options;
-  // Application range replay counts whole ranges in their own execution.
-  options.whole_range_metrics =
-      parts_.config.range_metrics == RangeMetrics::kWholeRange || parts_.config.app_range.has_value();
-  // Under --cache-control all a standing pass still holds: only work between
-  // a push and its pop is counted, so the flush before each push is not.
-  options.standing_pass = !environment::standing_pass_off() && !parts_.config.app_range;
-  options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
-  const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
-                                [](const std::string& line) { debug("%s", line); }};
-  // Device-side CUPTI calls fail while the metric host warm-up runs.
-  parts_.mutex.set_stage("configuring counters: metric host library");
-  if (Status host = metric_host_ready(); !host.ok()) return decline_of(host, DeclineReason::kCountersUnavailable);
-  // A failing step names its reason where the fact is known (CUPTI's
-  // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  StatusOr<CounterSetup> setup = set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, options, hooks);
+  StatusOr<CounterSetup> setup = make_counter_setup(ctx);
   Status s = setup.status();
   const auto create_stream = [this]() -> Status {
     RR_CU(cuStreamCreate(&tool_stream_, CU_STREAM_NON_BLOCKING));
@@ -146,6 +134,38 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
   parts_.report.setup_ms = ms_since(start);
   note_device(parts_.report, setup->device);
   return std::nullopt;
+}
+
+CounterSessionOptions RangeCounters::session_options(const ProfileConfig& config) {
+  CounterSessionOptions options;
+  // Application range replay counts whole ranges in their own execution.
+  options.whole_range_metrics = config.range_metrics == RangeMetrics::kWholeRange || config.app_range.has_value();
+  // Under --cache-control all a standing pass still holds: only work between
+  // a push and its pop is counted, so the flush before each push is not.
+  options.standing_pass = !environment::standing_pass_off() && !config.app_range;
+  options.max_kernels_per_range = environment::max_kernels_per_range().value_or(0);
+  return options;
+}
+
+StatusOr<CounterSetup> RangeCounters::make_counter_setup(CUcontext ctx) {
+  if (parts_.prewarm != nullptr) {
+    // The set-up a tool thread began at the application's first allocation:
+    // waited for here (it takes no lock of the tool), adopted when it was
+    // made in this context.
+    parts_.mutex.set_stage("configuring counters: waiting for the set-up on the tool's thread");
+    if (std::optional<StatusOr<CounterSetup>> made = parts_.prewarm->take(ctx, kPrewarmWait)) {
+      if (made->ok()) debug("counters set up on the tool's thread before the first range%s", "");
+      return std::move(*made);
+    }
+  }
+  const CounterSetupHooks hooks{[this](const char* stage) { parts_.mutex.set_stage(stage); },
+                                [](const std::string& line) { debug("%s", line); }};
+  // Device-side CUPTI calls fail while the metric host warm-up runs.
+  parts_.mutex.set_stage("configuring counters: metric host library");
+  if (Status host = metric_host_ready(); !host.ok()) return host;
+  // A failing step names its reason where the fact is known (CUPTI's
+  // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
+  return set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, session_options(parts_.config), hooks);
 }
 
 Status RangeCounters::start_counting_pass0(ActiveRange& range) {

@@ -21,6 +21,7 @@
 
 #include <cuda.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,7 @@
 #include "cuda/cache_flush.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
+#include "tool/counter_prewarm.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/driver_calls.h"
 #include "tool/logic/range_report.h"
@@ -53,6 +55,10 @@ struct RangeCountersParts {
   report::Report& report;
   /// The tool's lock, held by every caller; the counters name its stage.
   ToolMutex& mutex;
+  /// The set-up made on a tool thread before the first range
+  /// (RANGEREPLAY_COUNTER_PREWARM=1), adopted at the first range when it was
+  /// made in the range's context; null without one.
+  CounterPrewarm* prewarm = nullptr;
 };
 
 class RangeCounters {
@@ -64,8 +70,9 @@ class RangeCounters {
   /// Why a range in `ctx` (not null) cannot be counted: a second context
   /// (this range only), or the counter set-up's decline, made at the first
   /// range and kept for every later one (its detail also goes into the
-  /// report's errors and, unless --quiet, onto stderr). nullopt: the
-  /// counters are set up in `ctx`.
+  /// report's errors and, unless --quiet, onto stderr); a capture that kept
+  /// the set-up on the tool's thread from ending declines this range only
+  /// (stream_capture_active). nullopt: the counters are set up in `ctx`.
   std::optional<Decline> admit(CUcontext ctx);
   /// Creates the L2 flush when there is none yet (a one-pass list whose
   /// range will be replayed: its replayed pass starts after a restore);
@@ -119,6 +126,9 @@ class RangeCounters {
   /// The tool's own kernel launches in the process so far
   /// (kernels::tool_kernel_launches): a replay window's tool_kernels hook.
   static std::uint64_t tool_kernel_launches();
+  /// The counter session's options for `config` (the same for the set-up at
+  /// the first range and the one made on a tool thread before it).
+  static CounterSessionOptions session_options(const ProfileConfig& config);
   /// Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
   /// Decodes and evaluates `range`'s counter values into its record (the
@@ -164,6 +174,13 @@ class RangeCounters {
   // or a failing set-up, is a decline, with the reason the failing step
   // established.
   std::optional<Decline> ensure_counters(CUcontext ctx);
+  // The counter set-up in `ctx`: the one made on a tool thread when it was
+  // made there (waited for at most kPrewarmWait), else set_up_counters here.
+  StatusOr<CounterSetup> make_counter_setup(CUcontext ctx);
+  // How long the first range waits for the set-up on the tool's thread
+  // (about 0.3 s of work; more only when the application held captures open
+  // or the thread waits for a lock CUPTI holds).
+  static constexpr std::chrono::milliseconds kPrewarmWait{60000};
   // Inside a whole-range pass that opened with a lead-in counter range
   // (cupti::RangeProfilerSession::set_lead_in): flushes L2 (and waits for
   // it), then ends the lead-in and pushes `range_name`. Nothing otherwise.

@@ -69,6 +69,11 @@ bool metric_host_warm_up() {
   return on;
 }
 
+bool counter_prewarm() {
+  static const bool on = read(kCounterPrewarm) == "1";
+  return on;
+}
+
 bool whole_range_lead_in_off() {
   static const bool off = read(kWholeRangeLeadIn) == "0";
   return off;

@@ -34,6 +34,7 @@ inline constexpr const char* kStandingPass = "RANGEREPLAY_STANDING_PASS";
 inline constexpr const char* kKernelRanges = "RANGEREPLAY_KERNEL_RANGES";
 inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
 inline constexpr const char* kMetricHostWarmUp = "RANGEREPLAY_METRIC_HOST_WARMUP";
+inline constexpr const char* kCounterPrewarm = "RANGEREPLAY_COUNTER_PREWARM";
 inline constexpr const char* kWholeRangeLeadIn = "RANGEREPLAY_WHOLE_RANGE_LEAD_IN";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
@@ -58,7 +59,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 14> kVariables{{
+inline constexpr std::array<Variable, 15> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -81,6 +82,12 @@ inline constexpr std::array<Variable, 14> kVariables{{
      "at exit",
      "0 leaves the thread out: CUPTI's metric host library then starts at the first range's counter set-up; "
      "other values are ignored"},
+    {kCounterPrewarm, SetBy::kUser, "injection", "unset: the counters are set up when the first range begins",
+     "1: at the application's first device allocation or kernel launch in a context, a thread of the tool sets "
+     "the counters up in that context (CUPTI's profiler, the counter availability, the config image: about "
+     "0.3 s for --set full), so that the first range in it finds them ready; the thread makes no call while a "
+     "stream capture is open, a capture begin waits for its call in flight, and its set-up is dropped when the "
+     "first range is in another context or a context is about to end; other values are ignored"},
     {kWholeRangeLeadIn, SetBy::kUser, "injection",
      "unset: under a cache flush every whole-range pass of its own opens with a lead-in counter range",
      "0 leaves out the lead-in counter range (in which L2 is flushed again after CUPTI's start, its values "
@@ -128,6 +135,8 @@ bool standing_pass_off();
 bool counter_warm_up_off();
 /// RANGEREPLAY_METRIC_HOST_WARMUP is not exactly "0" (on by default).
 bool metric_host_warm_up();
+/// RANGEREPLAY_COUNTER_PREWARM is exactly "1".
+bool counter_prewarm();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as

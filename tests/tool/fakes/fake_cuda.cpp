@@ -392,6 +392,10 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext, unsigned int* version) {
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
   return ctx == rangereplay::fake::context() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  // One context, current on every thread: making it (or none) current changes nothing.
+  return ctx == nullptr || ctx == rangereplay::fake::context() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
   if (ctx != nullptr) *ctx = rangereplay::fake::context();
   return CUDA_SUCCESS;

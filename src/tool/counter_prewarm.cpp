@@ -1,0 +1,138 @@
+// CounterPrewarm (counter_prewarm.h): the counter set-up on a tool thread,
+// between the application's captures, adopted by the first range.
+#include "tool/counter_prewarm.h"
+
+#include <unistd.h>
+
+#include <thread>
+#include <utility>
+
+#include "tool/controller_helpers.h"
+#include "tool/tool_thread.h"
+
+namespace rangereplay::tool {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+}  // namespace
+
+bool CounterPrewarm::start(Request request) noexcept {
+  if (requested_.exchange(true)) return false;
+  try {
+    // Written before the thread exists, read only by it (and by take() and
+    // before_context_end() after it has stored its result).
+    request_ = std::move(request);
+    owner_.store(getpid());
+    return thread_.start();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool CounterPrewarm::owned_here() const { return thread_.started() && owner_.load() == getpid(); }
+
+void CounterPrewarm::between_calls() noexcept {
+  in_call_.store(false, std::memory_order_seq_cst);
+  for (;;) {
+    in_call_.store(true, std::memory_order_seq_cst);
+    if (!captures_.open_or_beginning()) return;
+    // A capture is open or beginning: no call until it has ended.
+    in_call_.store(false, std::memory_order_seq_cst);
+    parked_.store(true, std::memory_order_seq_cst);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    parked_.store(false, std::memory_order_seq_cst);
+  }
+}
+
+void CounterPrewarm::run() noexcept {
+  // The set-up's driver calls are the tool's own: the callbacks leave them.
+  InToolScope scope;
+  std::optional<StatusOr<CounterSetup>> result;
+  try {
+    between_calls();
+    if (cuCtxSetCurrent(request_.ctx) != CUDA_SUCCESS) {
+      result = StatusOr<CounterSetup>(unavailable("the application's context could not be made current"));
+    } else if (Status host = metric_host_ready(); !host.ok()) {
+      result = StatusOr<CounterSetup>(host);
+    } else {
+      const CounterSetupHooks hooks{[this](const char*) { between_calls(); },
+                                    [](const std::string& line) { debug("%s", line); }};
+      result = set_up_counters(request_.ctx, request_.metrics, request_.metric_set, request_.options, hooks);
+    }
+    cuCtxSetCurrent(nullptr);
+  } catch (...) {
+    result = StatusOr<CounterSetup>(internal_error("the counter set-up on the tool's thread failed"));
+  }
+  in_call_.store(false, std::memory_order_seq_cst);
+  debug("counter set-up on the tool's thread: %s",
+        result && result->ok() ? std::string("done") : (result ? result->status().message() : std::string("none")));
+  std::lock_guard<std::mutex> lock(mutex_);
+  done_ = true;
+  if (claimed_ && result && result->ok()) {
+    // Dropped while it ran (a context was about to end): its context may be
+    // gone, so nothing of it is freed.
+    static_cast<void>((*result)->session.release());
+  } else if (!claimed_) {
+    result_ = std::move(result);
+  }
+  changed_.notify_all();
+}
+
+std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::chrono::milliseconds limit) noexcept {
+  if (!owned_here()) return std::nullopt;
+  std::optional<StatusOr<CounterSetup>> result;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (claimed_) return std::nullopt;
+    const auto deadline = Clock::now() + limit;
+    while (!done_) {
+      if (parked_.load(std::memory_order_seq_cst)) {
+        // A capture another thread holds open (or is beginning, and waits
+        // for the caller's lock) keeps the set-up between its calls: this
+        // range declines; a later one adopts the set-up.
+        return StatusOr<CounterSetup>(
+            unavailable("a stream capture was open or beginning while the range began, before the counter set-up "
+                        "on the tool's thread ended; the tool made no call a capture forbids")
+                .with_decline_reason(DeclineReason::kStreamCaptureActive));
+      }
+      if (Clock::now() >= deadline) {
+        claimed_ = true;  // the thread drops it when it ends
+        return StatusOr<CounterSetup>(unavailable(
+            "the counter set-up started on the tool's thread at the application's first allocation has not ended "
+            "after " +
+            std::to_string(limit.count() / 1000) +
+            " s; run without RANGEREPLAY_COUNTER_PREWARM=1 to set the counters up at the first range"));
+      }
+      changed_.wait_for(lock, std::chrono::milliseconds(1));
+    }
+    claimed_ = true;
+    result = std::move(result_);
+    result_.reset();
+  }
+  if (!result || !result->ok()) return std::nullopt;  // the range sets up again, and reports its own error
+  if (request_.ctx != ctx) return std::nullopt;       // `result` goes here: its object is disabled
+  return result;
+}
+
+void CounterPrewarm::before_capture() noexcept {
+  if (!owned_here()) return;
+  const auto deadline = Clock::now() + kCallWait;
+  while (in_call_.load(std::memory_order_seq_cst) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+}
+
+void CounterPrewarm::before_context_end() noexcept {
+  if (!owned_here()) return;
+  std::optional<StatusOr<CounterSetup>> dropped;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (claimed_) return;
+    claimed_ = true;
+    if (!changed_.wait_for(lock, kCallWait, [this] { return done_; })) return;  // the thread drops it
+    dropped = std::move(result_);
+    result_.reset();
+  }
+  // `dropped` goes here, while the context exists: its object is disabled.
+}
+
+}  // namespace rangereplay::tool

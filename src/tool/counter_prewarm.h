@@ -1,0 +1,129 @@
+// CounterPrewarm: the counter set-up (set_up_counters, counter_setup.h) made
+// on a tool thread before the first range, so that the range's begin finds
+// it done instead of paying it (about 0.3 s on an H100 for --set full: the
+// profiler's initialization, the counter availability, the config image).
+// ProfilerTool starts it at the application's first successful device
+// allocation or kernel launch in a context (a process that will use the GPU,
+// not one that only created a context), when RANGEREPLAY_COUNTER_PREWARM=1;
+// the first range in that context adopts it (RangeCounters::admit).
+//
+// The set-up's device-side calls invalidate a global-mode stream capture
+// that another thread holds open, in relaxed capture mode too (measured on an
+// H100: docs/performance.md, session 28). So the thread makes no call while a
+// capture is open or beginning: it waits between the set-up's steps (the
+// stage hook), and a capture begin waits, at its entry callback and before
+// the driver runs it, for the step in flight to end (before_capture). The
+// two meet through sequentially consistent flags (the capture's beginning
+// count, this thread's in-call flag): at least one side sees the other.
+//
+// What the set-up made is dropped, never used, when the first range is in
+// another context, before a call that may end a context (the profiled one,
+// maybe), and when the set-up failed (the range then sets up again and
+// reports its own error). At exit nothing is freed (the context may be
+// gone); the thread is waited for at most kFinishWait.
+//
+// Thread-safety: every member may be called from any thread; a leaf mutex of
+// its own guards the result, never held across a CUDA or CUPTI call. The
+// thread never takes the tool's lock, so a caller that holds it may wait for
+// the thread (take, bounded). Waits are bounded (before_capture and
+// before_context_end by kCallWait, take by its caller's limit). Nothing here
+// throws. A child forked without exec has no such thread: there every call
+// returns at once.
+#pragma once
+
+#include <cuda.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/record/capture_state.h"
+#include "tool/counter_setup.h"
+#include "tool/logic/counter_session.h"
+#include "tool/logic/host_warm_up.h"
+
+namespace rangereplay::tool {
+
+class CounterPrewarm {
+ public:
+  /// What the set-up is made for: the arguments of set_up_counters.
+  struct Request {
+    CUcontext ctx = nullptr;
+    std::vector<std::string> metrics;
+    std::string metric_set;
+    CounterSessionOptions options;
+  };
+  /// How long a capture begin or a context's end waits for the step in
+  /// flight; how long exit waits for the thread.
+  static constexpr std::chrono::milliseconds kCallWait{10000};
+  static constexpr std::chrono::milliseconds kFinishWait{3000};
+
+  /// `captures`: the process's stream captures (outlives this object).
+  explicit CounterPrewarm(const CaptureState& captures) : captures_(captures) {}
+  CounterPrewarm(const CounterPrewarm&) = delete;
+  CounterPrewarm& operator=(const CounterPrewarm&) = delete;
+
+  /// Starts the set-up for `request` on a tool thread, the first time only;
+  /// returns whether this call started it.
+  bool start(Request request) noexcept;
+  /// Whether start() has started it (in this process or its parent).
+  bool started() const { return thread_.started(); }
+
+  /// The set-up for `ctx`, once: waits for it at most `limit`. nullopt when
+  /// none was started here, when it was taken or dropped before, when it
+  /// failed, or when it was made for another context (it is dropped then);
+  /// an error (kUnavailable) when it is still running after `limit` (it is
+  /// dropped then), which the caller turns into its decline: it cannot set
+  /// up beside it; an error with the decline reason stream_capture_active,
+  /// for this range only, when the set-up waits for a capture to end (the
+  /// next call takes it).
+  std::optional<StatusOr<CounterSetup>> take(CUcontext ctx, std::chrono::milliseconds limit) noexcept;
+
+  /// At a capture begin's entry callback, after the capture counts as
+  /// beginning (CaptureState::enter_begin): waits until no call of the
+  /// set-up is in flight, at most kCallWait.
+  void before_capture() noexcept;
+
+  /// Before a call that may end a context: waits for the set-up to end (at
+  /// most kCallWait) and drops what it made while the context still exists;
+  /// a set-up still running then is left to the thread, which drops what it
+  /// makes without freeing it.
+  void before_context_end() noexcept;
+
+  /// At process exit: waits for the thread at most kFinishWait; frees
+  /// nothing.
+  void finish() noexcept { thread_.finish(); }
+
+ private:
+  // The thread: the set-up in the request's context, as the tool's own work.
+  void run() noexcept;
+  // The set-up's stage hook: the call before it has ended; the next one
+  // begins when no capture is open or beginning.
+  void between_calls() noexcept;
+  // Whether this process is the one that started the thread.
+  bool owned_here() const;
+
+  const CaptureState& captures_;
+  std::atomic<bool> requested_{false};  // start() was called
+  Request request_;
+  std::atomic<pid_t> owner_{0};  // the process that started the thread
+  // A call of the set-up is in flight (sequentially consistent: the
+  // capture-begin handshake).
+  std::atomic<bool> in_call_{false};
+  // Waiting between its calls because a capture is open or beginning.
+  std::atomic<bool> parked_{false};
+  std::mutex mutex_;  // leaf: guards the members below
+  std::condition_variable changed_;
+  bool done_ = false;     // the thread has stored its result
+  bool claimed_ = false;  // taken, or dropped: nobody adopts it any more
+  std::optional<StatusOr<CounterSetup>> result_;
+  HostWarmUp thread_{[this] { run(); }, kFinishWait};
+};
+
+}  // namespace rangereplay::tool
