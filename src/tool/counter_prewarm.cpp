@@ -86,7 +86,8 @@ std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::c
     if (claimed_) return std::nullopt;
     const auto deadline = Clock::now() + limit;
     while (!done_) {
-      if (parked_.load(std::memory_order_seq_cst)) {
+      // (Parked, but no capture left: it resumes within a millisecond.)
+      if (parked_.load(std::memory_order_seq_cst) && captures_.open_or_beginning()) {
         // A capture another thread holds open (or is beginning, and waits
         // for the caller's lock) keeps the set-up between its calls: this
         // range declines; a later one adopts the set-up.

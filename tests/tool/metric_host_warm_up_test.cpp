@@ -24,35 +24,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The environment is read once per process. Runs the test `name` of this
-// binary again in a process of its own with RANGEREPLAY_METRIC_HOST_WARMUP
-// set to `value` (unset for nullptr), and expects that run to pass within
-// 30 s. The child's environment is built before the fork: between fork and
-// exec the child only calls execve and _exit.
+// Runs the test `name` again in a process of its own with the variable set
+// to `value` (tool_harness.h).
 void expect_passes_with(const char* name, const char* value) {
-  const std::string filter = std::string("--gtest_filter=ToolHarness.") + name;
-  const std::string prefix = std::string(environment::kMetricHostWarmUp) + "=";
-  std::vector<std::string> variables;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::string(*e).rfind(prefix, 0) != 0) variables.emplace_back(*e);
-  if (value != nullptr) variables.push_back(prefix + value);
-  std::vector<char*> envp;
-  for (std::string& v : variables) envp.push_back(v.data());
-  envp.push_back(nullptr);
-  char self[] = "/proc/self/exe";
-  char* argv[] = {self, const_cast<char*>(filter.c_str()), nullptr};
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::execve(self, argv, envp.data());
-    ::_exit(127);
-  }
-  // Within ctest's limit on this test, so that the message below is seen.
-  int status = 0;
-  ASSERT_TRUE(rangereplay::testing::ended_within(child, 30s, &status)) << name << " ran for more than 30 s";
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << name << " failed with RANGEREPLAY_METRIC_HOST_WARMUP="
-                                    << (value == nullptr ? "(unset)" : value);
+  expect_test_passes_with(environment::kMetricHostWarmUp, name, value);
 }
 
 // The default: run with the variable unset.

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -19,6 +21,7 @@
 
 #include "core/config/profile_config.h"
 #include "report/report_json.h"
+#include "support/child_wait.h"
 #include "tool/fakes/fake_counters.h"
 #include "tool/fakes/fake_cuda.h"
 #include "tool/profiler_tool.h"
@@ -39,6 +42,39 @@ inline void expect_all(const std::vector<int>& values, int expected) {
 inline report::RangeRecord only_range(const report::Report& report) {
   EXPECT_EQ(report.ranges.size(), 1u);
   return report.ranges.empty() ? report::RangeRecord{} : report.ranges[0];
+}
+
+/// The environment is read once per process. Runs the test
+/// ToolHarness.`name` of this binary again in a process of its own with the
+/// environment variable `variable` set to `value` (unset for nullptr), and
+/// expects that run to pass within 30 s. The child's environment is built
+/// before the fork: between fork and exec the child only calls execve and
+/// _exit.
+inline void expect_test_passes_with(const char* variable, const char* name, const char* value) {
+  using namespace std::chrono_literals;
+  const std::string filter = std::string("--gtest_filter=ToolHarness.") + name;
+  const std::string prefix = std::string(variable) + "=";
+  std::vector<std::string> variables;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::string(*e).rfind(prefix, 0) != 0) variables.emplace_back(*e);
+  if (value != nullptr) variables.push_back(prefix + value);
+  std::vector<char*> envp;
+  for (std::string& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  char self[] = "/proc/self/exe";
+  char* argv[] = {self, const_cast<char*>(filter.c_str()), nullptr};
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::execve(self, argv, envp.data());
+    ::_exit(127);
+  }
+  // Within ctest's limit on this test, so that the message below is seen.
+  int status = 0;
+  ASSERT_TRUE(rangereplay::testing::ended_within(child, 30s, &status)) << name << " ran for more than 30 s";
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << name << " failed with " << variable << "="
+                                    << (value == nullptr ? "(unset)" : value);
 }
 
 class ToolHarness : public ::testing::Test {

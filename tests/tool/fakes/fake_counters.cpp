@@ -21,6 +21,7 @@ CounterOptions g_options;
 std::uint64_t kernels_run() { return counts().launches + counts().tool_kernels; }
 
 CounterLog g_log;
+std::atomic<std::size_t> g_setup_steps_begun{0};
 
 std::atomic<std::size_t> g_metric_host_warm_ups{0};
 std::atomic<std::int64_t> g_warm_up_ms{0};
@@ -151,7 +152,10 @@ class FakeCounterBackend final : public tool::CounterBackend {
 void configure_counters(const CounterOptions& options) {
   g_options = options;
   g_log = CounterLog{};
+  g_setup_steps_begun = 0;
 }
+
+std::size_t setup_steps_begun() { return g_setup_steps_begun.load(); }
 
 CounterLog counters() { return g_log; }
 
@@ -183,6 +187,12 @@ namespace rangereplay::tool {
 StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>& metrics, const std::string&,
                                        CounterSessionOptions options, const CounterSetupHooks& hooks) {
   if (!fake::g_options.setup_error.ok()) return fake::g_options.setup_error;
+  for (const char* stage : {"configuring counters: chip name", "configuring counters: counter availability",
+                            "configuring counters: config image"}) {
+    if (hooks.stage) hooks.stage(stage);
+    ++fake::g_setup_steps_begun;
+    std::this_thread::sleep_for(fake::g_options.setup_step_time);
+  }
   options.pass_count = fake::g_options.pass_count;
   auto backend = std::make_unique<fake::FakeCounterBackend>(options.pass_count,
                                                             configured_counter_mode(options.whole_range_metrics));
@@ -194,6 +204,8 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
   setup.backend = "fake";
   setup.metrics = metrics;
   fake::g_log.set_up = true;
+  ++fake::g_log.set_ups;
+  fake::g_log.set_up_thread = std::this_thread::get_id();
   {
     std::lock_guard<std::mutex> lock(fake::g_warm_up_mutex);
     if (fake::g_warm_ups_running > 0) fake::g_log.set_up_during_metric_host_warm_up = true;

@@ -48,6 +48,9 @@ struct CounterOptions {
   /// When not ok: metric_host_ready returns this status (the metric host
   /// warm-up ran past its wait) instead of waiting.
   Status host_ready_error = ok_status();
+  /// How long each of set_up_counters' three steps takes (each announced
+  /// through its stage hook first, as the real set-up's are).
+  std::chrono::milliseconds setup_step_time{0};
 };
 
 /// The value row `row`, metric `metric` of every evaluation: 1000 * (row + 1) + metric.
@@ -68,8 +71,14 @@ struct CounterLog {
   // set_up_counters began while a warm_up_metric_host call ran (the tool
   // must wait for it: metric_host_ready).
   bool set_up_during_metric_host_warm_up = false;
+  std::size_t set_ups = 0;        // set_up_counters calls that returned a session
+  std::thread::id set_up_thread;  // the thread of the last one
 };
 CounterLog counters();
+
+/// The steps of set_up_counters begun since the last configure_counters
+/// (read from any thread, while a set-up runs).
+std::size_t setup_steps_begun();
 
 /// The calls of warm_up_metric_host (counter_setup.h) that have returned
 /// since the process started (the harness never resets them), and the thread
