@@ -17,27 +17,35 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 bool CounterPrewarm::start(Request request) noexcept {
-  if (requested_.exchange(true)) return false;
+  State idle = State::kIdle;
+  if (!state_.compare_exchange_strong(idle, State::kStarted)) return false;
   try {
-    // Written before the thread exists, read only by it (and by take() and
-    // before_context_end() after it has stored its result).
+    // Written before the thread exists, read only by it and, once it has
+    // stored its result, by take() and before_context_end().
     request_ = std::move(request);
     owner_.store(getpid());
-    return thread_.start();
+    if (thread_.start()) return true;
   } catch (...) {
-    return false;
   }
+  // No thread: nothing will be made, and every caller returns at once.
+  std::lock_guard<std::mutex> lock(mutex_);
+  done_ = true;
+  claimed_ = true;
+  return false;
 }
 
-bool CounterPrewarm::owned_here() const { return thread_.started() && owner_.load() == getpid(); }
+bool CounterPrewarm::owned_here() const { return state_.load() != State::kIdle && owner_.load() == getpid(); }
 
 void CounterPrewarm::between_calls() noexcept {
   in_call_.store(false, std::memory_order_seq_cst);
   for (;;) {
-    in_call_.store(true, std::memory_order_seq_cst);
-    if (!captures_.open_or_beginning()) return;
-    // A capture is open or beginning: no call until it has ended.
-    in_call_.store(false, std::memory_order_seq_cst);
+    if (!abandoned_.load()) {
+      in_call_.store(true, std::memory_order_seq_cst);
+      if (!captures_.open_or_beginning()) return;
+      // A capture is open or beginning: no call until it has ended.
+      in_call_.store(false, std::memory_order_seq_cst);
+    }
+    // Abandoned: parked here until the process ends.
     parked_.store(true, std::memory_order_seq_cst);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     parked_.store(false, std::memory_order_seq_cst);
@@ -49,17 +57,21 @@ void CounterPrewarm::run() noexcept {
   InToolScope scope;
   std::optional<StatusOr<CounterSetup>> result;
   try {
-    between_calls();
-    if (cuCtxSetCurrent(request_.ctx) != CUDA_SUCCESS) {
-      result = StatusOr<CounterSetup>(unavailable("the application's context could not be made current"));
-    } else if (Status host = metric_host_ready(); !host.ok()) {
+    // Host-only, and maybe a wait for the metric host warm-up: no call is
+    // in flight meanwhile, so a capture begin does not wait for it.
+    if (Status host = metric_host_ready(); !host.ok()) {
       result = StatusOr<CounterSetup>(host);
     } else {
-      const CounterSetupHooks hooks{[this](const char*) { between_calls(); },
-                                    [](const std::string& line) { debug("%s", line); }};
-      result = set_up_counters(request_.ctx, request_.metrics, request_.metric_set, request_.options, hooks);
+      between_calls();
+      if (cuCtxSetCurrent(request_.ctx) != CUDA_SUCCESS) {
+        result = StatusOr<CounterSetup>(unavailable("the application's context could not be made current"));
+      } else {
+        const CounterSetupHooks hooks{[this](const char*) { between_calls(); },
+                                      [](const std::string& line) { debug("%s", line); }};
+        result = set_up_counters(request_.ctx, request_.metrics, request_.metric_set, request_.options, hooks);
+      }
+      cuCtxSetCurrent(nullptr);
     }
-    cuCtxSetCurrent(nullptr);
   } catch (...) {
     result = StatusOr<CounterSetup>(internal_error("the counter set-up on the tool's thread failed"));
   }
@@ -69,8 +81,8 @@ void CounterPrewarm::run() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   done_ = true;
   if (claimed_ && result && result->ok()) {
-    // Dropped while it ran (a context was about to end): its context may be
-    // gone, so nothing of it is freed.
+    // Dropped while it ran (its context was about to end): the context may
+    // be gone, so nothing of it is freed.
     static_cast<void>((*result)->session.release());
   } else if (!claimed_) {
     result_ = std::move(result);
@@ -79,25 +91,30 @@ void CounterPrewarm::run() noexcept {
 }
 
 std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::chrono::milliseconds limit) noexcept {
-  if (!owned_here()) return std::nullopt;
+  // From now on no set-up starts: the caller's and the thread's never run
+  // side by side.
+  if (state_.exchange(State::kClosed) == State::kIdle || owner_.load() != getpid()) return std::nullopt;
   std::optional<StatusOr<CounterSetup>> result;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (claimed_) return std::nullopt;
     const auto deadline = Clock::now() + limit;
     while (!done_) {
+      // Abandoned and between calls: it never calls again.
+      if (abandoned_.load() && parked_.load()) return std::nullopt;
       // (Parked, but no capture left: it resumes within a millisecond.)
       if (parked_.load(std::memory_order_seq_cst) && captures_.open_or_beginning()) {
         // A capture another thread holds open (or is beginning, and waits
         // for the caller's lock) keeps the set-up between its calls: this
         // range declines; a later one adopts the set-up.
+        state_.store(State::kStarted);
         return StatusOr<CounterSetup>(
             unavailable("a stream capture was open or beginning while the range began, before the counter set-up "
                         "on the tool's thread ended; the tool made no call a capture forbids")
                 .with_decline_reason(DeclineReason::kStreamCaptureActive));
       }
       if (Clock::now() >= deadline) {
-        claimed_ = true;  // the thread drops it when it ends
+        claimed_ = true;
+        abandoned_.store(true);  // it makes no further call
         return StatusOr<CounterSetup>(unavailable(
             "the counter set-up started on the tool's thread at the application's first allocation has not ended "
             "after " +
@@ -106,12 +123,16 @@ std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::c
       }
       changed_.wait_for(lock, std::chrono::milliseconds(1));
     }
+    if (claimed_) return std::nullopt;  // dropped before (a context's end)
     claimed_ = true;
     result = std::move(result_);
     result_.reset();
   }
   if (!result || !result->ok()) return std::nullopt;  // the range sets up again, and reports its own error
-  if (request_.ctx != ctx) return std::nullopt;       // `result` goes here: its object is disabled
+  if (request_.ctx != ctx) {
+    drop(std::move(result));  // made for another context
+    return std::nullopt;
+  }
   return result;
 }
 
@@ -122,18 +143,36 @@ void CounterPrewarm::before_capture() noexcept {
     std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
-void CounterPrewarm::before_context_end() noexcept {
-  if (!owned_here()) return;
+void CounterPrewarm::before_context_end(const TeardownParams& teardown) noexcept {
+  if (!owned_here() || state_.load() != State::kStarted) return;
+  const bool ends_it = teardown.what == ContextTeardown::kContext ? teardown.context == request_.ctx
+                       : teardown.what == ContextTeardown::kNone  ? false
+                                                                  : teardown.device == request_.device;
+  if (!ends_it) return;
   std::optional<StatusOr<CounterSetup>> dropped;
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (claimed_) return;
     claimed_ = true;
-    if (!changed_.wait_for(lock, kCallWait, [this] { return done_; })) return;  // the thread drops it
+    if (!changed_.wait_for(lock, kCallWait, [this] { return done_; })) {
+      abandoned_.store(true);  // no further call on a context that is ending
+      return;
+    }
     dropped = std::move(result_);
     result_.reset();
   }
-  // `dropped` goes here, while the context exists: its object is disabled.
+  drop(std::move(dropped));
+}
+
+void CounterPrewarm::drop(std::optional<StatusOr<CounterSetup>> made) noexcept {
+  if (!made || !made->ok()) return;
+  // Freeing disables CUPTI's object: a call a capture forbids.
+  if (captures_.open_or_beginning()) {
+    static_cast<void>((*made)->session.release());
+    return;
+  }
+  InToolScope scope;
+  made.reset();
 }
 
 }  // namespace rangereplay::tool

@@ -17,10 +17,16 @@
 // count, this thread's in-call flag): at least one side sees the other.
 //
 // What the set-up made is dropped, never used, when the first range is in
-// another context, before a call that may end a context (the profiled one,
-// maybe), and when the set-up failed (the range then sets up again and
-// reports its own error). At exit nothing is freed (the context may be
-// gone); the thread is waited for at most kFinishWait.
+// another context, before a call that may end its context, and when the
+// set-up failed (the range then sets up again and reports its own error);
+// it is freed only while no capture is open or beginning (else left as it
+// is). When a context's end or the exit cannot wait for the thread, the
+// thread is abandoned: it makes no further call and stays parked until the
+// process ends. At exit nothing is freed (the context may be gone); the
+// thread is waited for at most kFinishWait.
+//
+// Once a range has asked for the counters (take), no set-up starts any
+// more: the two never run side by side.
 //
 // Thread-safety: every member may be called from any thread; a leaf mutex of
 // its own guards the result, never held across a CUDA or CUPTI call. The
@@ -37,6 +43,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,6 +53,7 @@
 #include "core/record/capture_state.h"
 #include "tool/counter_setup.h"
 #include "tool/logic/counter_session.h"
+#include "tool/logic/driver_calls.h"
 #include "tool/logic/host_warm_up.h"
 
 namespace rangereplay::tool {
@@ -55,6 +63,7 @@ class CounterPrewarm {
   /// What the set-up is made for: the arguments of set_up_counters.
   struct Request {
     CUcontext ctx = nullptr;
+    CUdevice device = 0;  // the context's device (a primary context's end names the device)
     std::vector<std::string> metrics;
     std::string metric_set;
     CounterSessionOptions options;
@@ -72,8 +81,9 @@ class CounterPrewarm {
   /// Starts the set-up for `request` on a tool thread, the first time only;
   /// returns whether this call started it.
   bool start(Request request) noexcept;
-  /// Whether start() has started it (in this process or its parent).
-  bool started() const { return thread_.started(); }
+  /// Whether start() has been called, or a range has asked for the
+  /// counters: nothing more starts.
+  bool started() const { return state_.load() != State::kIdle; }
 
   /// The set-up for `ctx`, once: waits for it at most `limit`. nullopt when
   /// none was started here, when it was taken or dropped before, when it
@@ -90,15 +100,18 @@ class CounterPrewarm {
   /// set-up is in flight, at most kCallWait.
   void before_capture() noexcept;
 
-  /// Before a call that may end a context: waits for the set-up to end (at
-  /// most kCallWait) and drops what it made while the context still exists;
-  /// a set-up still running then is left to the thread, which drops what it
-  /// makes without freeing it.
-  void before_context_end() noexcept;
+  /// Before a call that may end a context (`teardown`): when it may end the
+  /// set-up's context, waits for the set-up to end (at most kCallWait) and
+  /// drops what it made while the context still exists; a set-up still
+  /// running then is abandoned.
+  void before_context_end(const TeardownParams& teardown) noexcept;
 
-  /// At process exit: waits for the thread at most kFinishWait; frees
-  /// nothing.
-  void finish() noexcept { thread_.finish(); }
+  /// At process exit: abandons the thread where it next stops between calls,
+  /// and waits for it at most kFinishWait; frees nothing.
+  void finish() noexcept {
+    abandoned_.store(true);
+    thread_.finish();
+  }
 
  private:
   // The thread: the set-up in the request's context, as the tool's own work.
@@ -108,9 +121,19 @@ class CounterPrewarm {
   void between_calls() noexcept;
   // Whether this process is the one that started the thread.
   bool owned_here() const;
+  // Drops a finished set-up: freed while no capture is open or beginning,
+  // else left as it is. Caller holds no lock.
+  void drop(std::optional<StatusOr<CounterSetup>> made) noexcept;
+
+  enum class State : std::uint8_t { kIdle, kStarted, kClosed };
 
   const CaptureState& captures_;
-  std::atomic<bool> requested_{false};  // start() was called
+  // kIdle until start() (kStarted) or a range's take() (kClosed): a set-up
+  // starts only from kIdle.
+  std::atomic<State> state_{State::kIdle};
+  // The thread makes no further call (a context's end or the exit could not
+  // wait for it).
+  std::atomic<bool> abandoned_{false};
   Request request_;
   std::atomic<pid_t> owner_{0};  // the process that started the thread
   // A call of the set-up is in flight (sequentially consistent: the

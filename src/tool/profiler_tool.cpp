@@ -369,7 +369,12 @@ void ProfilerTool::maybe_prewarm_counters(const CUpti_CallbackData* data) {
   if (data->callbackSite != CUPTI_API_EXIT || data->context == nullptr || !call_succeeded(data) ||
       first_range_begun_.load(std::memory_order_relaxed) || forked_child())
     return;
-  CounterPrewarm::Request request{data->context, config_.metrics, config_.metric_set,
+  CUdevice device = 0;
+  {
+    InToolScope scope;
+    if (cuCtxGetDevice(&device) != CUDA_SUCCESS) return;
+  }
+  CounterPrewarm::Request request{data->context, device, config_.metrics, config_.metric_set,
                                   RangeCounters::session_options(config_)};
   if (counter_prewarm_.start(std::move(request)) && debug_enabled_)
     std::fprintf(stderr, "rangereplay[debug] %s: the counter set-up starting on a tool thread\n",
@@ -501,7 +506,8 @@ void ProfilerTool::on_teardown_api(const DriverCall& call, const CUpti_CallbackD
   // pass is read, while their context and kernels exist.
   const bool ends_context = call.decode != nullptr;
   // The set-up made on a tool thread is dropped while its context exists.
-  if (data->callbackSite == CUPTI_API_ENTER && ends_context) counter_prewarm_.before_context_end();
+  if (data->callbackSite == CUPTI_API_ENTER && ends_context)
+    counter_prewarm_.before_context_end(call.decode(data->functionParams).teardown);
   if (data->callbackSite == CUPTI_API_ENTER && (ranges_.deferred().has_pending() || ends_context)) {
     ToolLock lock = lock_tool(data->functionName);
     // Driver calls made while holding mutex_ must not reach our own callbacks.

@@ -22,6 +22,7 @@ std::uint64_t kernels_run() { return counts().launches + counts().tool_kernels; 
 
 CounterLog g_log;
 std::atomic<std::size_t> g_setup_steps_begun{0};
+std::atomic<bool> g_setup_step_in_flight{false};
 
 std::atomic<std::size_t> g_metric_host_warm_ups{0};
 std::atomic<std::int64_t> g_warm_up_ms{0};
@@ -156,6 +157,7 @@ void configure_counters(const CounterOptions& options) {
 }
 
 std::size_t setup_steps_begun() { return g_setup_steps_begun.load(); }
+bool setup_step_in_flight() { return g_setup_step_in_flight.load(); }
 
 CounterLog counters() { return g_log; }
 
@@ -190,8 +192,10 @@ StatusOr<CounterSetup> set_up_counters(CUcontext, const std::vector<std::string>
   for (const char* stage : {"configuring counters: chip name", "configuring counters: counter availability",
                             "configuring counters: config image"}) {
     if (hooks.stage) hooks.stage(stage);
+    fake::g_setup_step_in_flight = true;
     ++fake::g_setup_steps_begun;
     std::this_thread::sleep_for(fake::g_options.setup_step_time);
+    fake::g_setup_step_in_flight = false;
   }
   options.pass_count = fake::g_options.pass_count;
   auto backend = std::make_unique<fake::FakeCounterBackend>(options.pass_count,

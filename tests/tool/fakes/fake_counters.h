@@ -79,6 +79,8 @@ CounterLog counters();
 /// The steps of set_up_counters begun since the last configure_counters
 /// (read from any thread, while a set-up runs).
 std::size_t setup_steps_begun();
+/// Whether a step of set_up_counters is running now.
+bool setup_step_in_flight();
 
 /// The calls of warm_up_metric_host (counter_setup.h) that have returned
 /// since the process started (the harness never resets them), and the thread
