@@ -2173,6 +2173,19 @@ void print_tables() {
 
 // ------------------------------------------------------------------ parts and main
 
+// Runs each variant in turn; a failed one is marked and the rest still run.
+bool run_variants(Setup& s, const std::vector<RangeVariant>& variants) {
+  bool all = true;
+  for (const auto& v : variants) {
+    if (!run_range_profiler(s, v)) {
+      g_log.variant(v.name).ok = false;
+      all = false;
+      std::printf("[%s] FAILED (continuing)\n", v.name.c_str());
+    }
+  }
+  return all;
+}
+
 bool part_range_profiler(Setup& s) {
   std::vector<RangeVariant> variants;
   auto add = [&](const char* name) -> RangeVariant& {
@@ -2192,15 +2205,7 @@ bool part_range_profiler(Setup& s) {
   one_pass.one_pass_list = true;
   one_pass.rounds = std::max(20, s.options.rounds);
   one_pass.value_source = "a6 one-pass list";
-  bool all = true;
-  for (const auto& v : variants) {
-    if (!run_range_profiler(s, v)) {
-      g_log.variant(v.name).ok = false;
-      all = false;
-      std::printf("[%s] FAILED (continuing)\n", v.name.c_str());
-    }
-  }
-  return all;
+  return run_variants(s, variants);
 }
 
 // Per-kernel values three ways, with a1 for the values' reference: CUPTI's
@@ -2229,14 +2234,7 @@ bool part_user_kernel_ranges(Setup& s) {
   gated.kernel_user_ranges = true;
   gated.gated = true;
   gated.image_ranges = Workload::kKernels;
-  bool all = true;
-  for (const auto& v : variants) {
-    if (!run_range_profiler(s, v)) {
-      g_log.variant(v.name).ok = false;
-      all = false;
-      std::printf("[%s] FAILED (continuing)\n", v.name.c_str());
-    }
-  }
+  const bool all = run_variants(s, variants);
   std::printf("[a8_user_per_kernel_gated] the gate %s\n",
               s.work.gate_opened_late ? "was opened by its timer at least once: the range calls waited for the GPU"
                                       : "was opened by the launching thread every time");

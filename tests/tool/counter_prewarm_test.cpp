@@ -102,20 +102,24 @@ TEST_F(ToolHarness, the_set_up_on_a_tool_thread_makes_no_call_while_a_capture_is
   expect_all(read(data, kInts), 1);
 }
 
+// The range `r` was profiled, over the set-up made on a tool thread
+// (`adopted`), or over one it made again on its own thread after that one
+// was dropped.
+void expect_set_up_once_more(const report::RangeRecord& r, bool adopted) {
+  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+  EXPECT_EQ(fake::counters().set_ups, adopted ? 1u : 2u);
+  EXPECT_EQ(fake::counters().set_up_thread == std::this_thread::get_id(), !adopted);
+}
+
 TEST_F(ToolHarness, the_end_of_its_context_drops_the_set_up_made_on_a_tool_thread) {
   if (!with_prewarm()) return;
   start();
   fake::context_created();
   const CUdeviceptr data = buffer(kInts);
-  // The set-up's context is about to end: it is dropped while the context
-  // exists (the fake's one context lives on for the range below).
+  // The fake's one context lives on for the range below.
   ASSERT_EQ(destroy_context(fake::context()), CUDA_SUCCESS);
   range("step", [&] { add_one(data, kInts); });
-  const report::RangeRecord r = only_range(finish());
-  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
-  // The range set the counters up again, on its own thread.
-  EXPECT_EQ(fake::counters().set_ups, 2u);
-  EXPECT_EQ(fake::counters().set_up_thread, std::this_thread::get_id());
+  expect_set_up_once_more(only_range(finish()), /*adopted=*/false);
   expect_all(read(data, kInts), 1);
 }
 
@@ -126,10 +130,7 @@ TEST_F(ToolHarness, another_contexts_end_leaves_the_set_up_made_on_a_tool_thread
   const CUdeviceptr data = buffer(kInts);
   ASSERT_EQ(destroy_context(reinterpret_cast<CUcontext>(0x1234)), CUDA_SUCCESS);
   range("step", [&] { add_one(data, kInts); });
-  const report::RangeRecord r = only_range(finish());
-  EXPECT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
-  EXPECT_EQ(fake::counters().set_ups, 1u);
-  EXPECT_NE(fake::counters().set_up_thread, std::this_thread::get_id());
+  expect_set_up_once_more(only_range(finish()), /*adopted=*/true);
   expect_all(read(data, kInts), 1);
 }
 
