@@ -43,9 +43,12 @@ inline void debug(const char* fmt, const std::string& a = "", long b = 0) {
   static std::atomic<Clock::rep> last{Clock::now().time_since_epoch().count()};
   const Clock::rep now = Clock::now().time_since_epoch().count();
   const double since = std::chrono::duration<double, std::milli>(Clock::duration(now - last.exchange(now))).count();
+  // One write per line: the lines of two threads do not interleave.
+  flockfile(stderr);
   std::fprintf(stderr, "rangereplay[debug] +%8.2f ms: ", since);
   std::fprintf(stderr, fmt, escape_controls(a).c_str(), b);  // `a` may be a range name
   std::fprintf(stderr, "\n");
+  funlockfile(stderr);
 }
 
 // Declines `range` (the first decline reason wins).

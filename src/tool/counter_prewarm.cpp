@@ -17,13 +17,15 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 bool CounterPrewarm::start(Request request) noexcept {
+  // This process's id before the state says started (the same from any of
+  // its threads): a take() that sees kStarted waits for the thread.
+  owner_.store(getpid());
   State idle = State::kIdle;
   if (!state_.compare_exchange_strong(idle, State::kStarted)) return false;
   try {
     // Written before the thread exists, read only by it and, once it has
     // stored its result, by take() and before_context_end().
     request_ = std::move(request);
-    owner_.store(getpid());
     if (thread_.start()) return true;
   } catch (...) {
   }
@@ -39,13 +41,16 @@ bool CounterPrewarm::owned_here() const { return state_.load() != State::kIdle &
 void CounterPrewarm::between_calls() noexcept {
   in_call_.store(false, std::memory_order_seq_cst);
   for (;;) {
-    if (!abandoned_.load()) {
-      in_call_.store(true, std::memory_order_seq_cst);
-      if (!captures_.open_or_beginning()) return;
-      // A capture is open or beginning: no call until it has ended.
-      in_call_.store(false, std::memory_order_seq_cst);
+    if (abandoned_.load()) {
+      // Abandoned: parked here, making no call, until the process ends.
+      parked_.store(true, std::memory_order_seq_cst);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
     }
-    // Abandoned: parked here until the process ends.
+    in_call_.store(true, std::memory_order_seq_cst);
+    if (!captures_.open_or_beginning()) return;
+    // A capture is open or beginning: no call until it has ended.
+    in_call_.store(false, std::memory_order_seq_cst);
     parked_.store(true, std::memory_order_seq_cst);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     parked_.store(false, std::memory_order_seq_cst);
@@ -144,20 +149,30 @@ void CounterPrewarm::before_capture() noexcept {
 }
 
 void CounterPrewarm::before_context_end(const TeardownParams& teardown) noexcept {
-  if (!owned_here() || state_.load() != State::kStarted) return;
+  if (!owned_here()) return;
   const bool ends_it = teardown.what == ContextTeardown::kContext ? teardown.context == request_.ctx
                        : teardown.what == ContextTeardown::kNone  ? false
                                                                   : teardown.device == request_.device;
   if (!ends_it) return;
+  // A primary context's release is often not its last (a library's retain
+  // and release around its work): a set-up still running is left to go on.
+  const bool may_live_on = teardown.what == ContextTeardown::kPrimaryRelease;
   std::optional<StatusOr<CounterSetup>> dropped;
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (claimed_) return;
-    claimed_ = true;
-    if (!changed_.wait_for(lock, kCallWait, [this] { return done_; })) {
+    const auto deadline = Clock::now() + kCallWait;
+    // Until it has ended, or waits for a capture (it would not end before
+    // this call does), at most kCallWait.
+    while (!done_ && !(parked_.load() && captures_.open_or_beginning()) && Clock::now() < deadline)
+      changed_.wait_for(lock, std::chrono::milliseconds(1));
+    if (!done_) {
+      if (may_live_on) return;
+      claimed_ = true;
       abandoned_.store(true);  // no further call on a context that is ending
       return;
     }
+    claimed_ = true;
     dropped = std::move(result_);
     result_.reset();
   }
@@ -166,13 +181,35 @@ void CounterPrewarm::before_context_end(const TeardownParams& teardown) noexcept
 
 void CounterPrewarm::drop(std::optional<StatusOr<CounterSetup>> made) noexcept {
   if (!made || !made->ok()) return;
-  // Freeing disables CUPTI's object: a call a capture forbids.
+  // Freeing disables CUPTI's object: a call a capture forbids. The same
+  // handshake as the thread's calls: a capture begin waits for it.
+  in_call_.store(true, std::memory_order_seq_cst);
   if (captures_.open_or_beginning()) {
+    in_call_.store(false, std::memory_order_seq_cst);
     static_cast<void>((*made)->session.release());
     return;
   }
-  InToolScope scope;
-  made.reset();
+  {
+    InToolScope scope;
+    made.reset();
+  }
+  in_call_.store(false, std::memory_order_seq_cst);
+}
+
+void CounterPrewarm::finish() noexcept {
+  abandoned_.store(true);
+  if (!owned_here()) return;
+  // Until the thread has ended or parks between calls (it makes no call
+  // after that), at most kFinishWait; it is never joined.
+  const auto deadline = Clock::now() + kFinishWait;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (done_) return;
+    }
+    if (parked_.load() || Clock::now() >= deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 }  // namespace rangereplay::tool

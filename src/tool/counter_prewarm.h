@@ -101,17 +101,16 @@ class CounterPrewarm {
   void before_capture() noexcept;
 
   /// Before a call that may end a context (`teardown`): when it may end the
-  /// set-up's context, waits for the set-up to end (at most kCallWait) and
-  /// drops what it made while the context still exists; a set-up still
-  /// running then is abandoned.
+  /// set-up's context, waits for the set-up to end (at most kCallWait, and
+  /// not while it waits for a capture) and drops what it made while the
+  /// context still exists; a set-up still running then is abandoned, except
+  /// at a primary context's release, which is often not its last.
   void before_context_end(const TeardownParams& teardown) noexcept;
 
   /// At process exit: abandons the thread where it next stops between calls,
-  /// and waits for it at most kFinishWait; frees nothing.
-  void finish() noexcept {
-    abandoned_.store(true);
-    thread_.finish();
-  }
+  /// and waits until it has ended or stopped there, at most kFinishWait;
+  /// frees nothing and joins nothing.
+  void finish() noexcept;
 
  private:
   // The thread: the set-up in the request's context, as the tool's own work.

@@ -203,13 +203,14 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
     m.observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
   if (starts_pass) RR_RETURN_IF_ERROR(start_counters(counters_ms));
   if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(parts_.counters.push_range(m.counter_range));
-  RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
   if (m.module_unloaded && m.module_unloaded())
     return failed_precondition(
         "a module was unloaded by another thread since the range ended; its kernels cannot be launched again");
   // Every rank is ready to submit this pass (restored, counters started),
-  // so a collective in it finds its peers submitting too.
+  // so a collective in it finds its peers submitting too. Before the work's
+  // begin event: the wait is no part of the replayed work's GPU time.
   if (first && parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
+  RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
   note_tool_kernels();
   const auto submit_start = Clock::now();
   RR_RETURN_IF_ERROR(m.resubmission->submit());
