@@ -9,7 +9,7 @@
 //
 // The set-up's device-side calls invalidate a global-mode stream capture
 // that another thread holds open, in relaxed capture mode too (measured on an
-// H100: docs/performance.md, session 28). So the thread makes no call while a
+// H100: bench/cupti_pass_cost part e). So the thread makes no call while a
 // capture is open or beginning: it waits between the set-up's steps (the
 // stage hook), and a capture begin waits, at its entry callback and before
 // the driver runs it, for the step in flight to end (before_capture). The
