@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lists the C++ and CUDA functions longer than a limit in the given folders.
+"""Lists the C++ and CUDA functions longer than a limit in the given folders,
+and the classes with more member functions than a limit.
 
 A function's length is the number of lines from its name to its closing brace,
 both included (a function whose name and brace share a line is 1 line long).
@@ -15,6 +16,13 @@ build and takes well under a second for the whole tree. It reads .cpp, .cc,
 prints `path:line name lines` for each function over N lines (default 80),
 longest first (with --all, every function). With --check it exits 1 when any
 function is over the limit, 0 otherwise; 2 on a path that does not exist.
+
+    scripts/long-functions.py --max-methods M [--check] PATH...
+
+prints `path:line name methods` for each class or struct with more than M
+member functions (declared or defined in its body: constructors, destructors
+and operators count, `= delete` ones and friends do not; a nested class counts
+on its own), largest first; --check exits 1 when there is one.
 """
 import argparse
 import os
@@ -276,19 +284,7 @@ def _scan_scope(toks, begin, end):
         words = [w for _, w in stmt]
         name = _function_name(stmt)
         if name is not None:
-            # Braced member initializers (`: a_{x}, b_{y} {`) come before the
-            # body: a '{' right after a name or '>' is one of them.
-            body = i
-            while toks[body - 1][1] not in (")", "}") and toks[body - 1][1] not in _QUALIFIERS \
-                    and toks[body - 1][1] != "]" and _in_initializers(stmt):
-                after = _matching(toks, body) + 1
-                while after < end and toks[after][1] != "{":
-                    if toks[after][1] == "(":
-                        after = _matching(toks, after)
-                    after += 1
-                if after >= end:
-                    break
-                body = after
+            body = _body_open(toks, i, stmt, end)
             close = _matching(toks, body)
             name_line = _name_line(stmt, name)
             yield name_line, name, toks[close][0] - name_line + 1
@@ -304,6 +300,25 @@ def _scan_scope(toks, begin, end):
         # S {...} s;` and `int x{...};` end at their ';'.
         if words and ("namespace" in words[:2] or words[0] == "extern"):
             stmt_start = i
+
+
+def _body_open(toks, i, stmt, end):
+    """The index of the '{' that opens the body of the function whose
+    declaration stmt ends at toks[i] == '{': braced member initializers
+    (`: a_{x}, b_{y} {`) come before the body; a '{' right after a name or '>'
+    is one of them."""
+    body = i
+    while toks[body - 1][1] not in (")", "}") and toks[body - 1][1] not in _QUALIFIERS \
+            and toks[body - 1][1] != "]" and _in_initializers(stmt):
+        after = _matching(toks, body) + 1
+        while after < end and toks[after][1] != "{":
+            if toks[after][1] == "(":
+                after = _matching(toks, after)
+            after += 1
+        if after >= end:
+            break
+        body = after
+    return body
 
 
 def _in_initializers(stmt):
@@ -330,6 +345,128 @@ def _name_line(stmt, name):
         if w == last or (last.startswith("operator") and w == "operator"):
             return line
     return stmt[0][0]
+
+
+def classes(text):
+    """Yields (line, name, methods) for each class or struct with a body in
+    text, nested ones included, in order: methods counts the member functions
+    its body declares or defines (constructors, destructors and operators
+    among them; `= delete` ones and friends are not)."""
+    toks = list(tokens(text))
+    yield from _scan_classes(toks, 0, len(toks))
+
+
+def _scan_classes(toks, begin, end):
+    """Classes defined in toks[begin:end]; what is not a class body is scanned
+    for the classes inside it."""
+    stmt_start = begin
+    i = begin
+    while i < end:
+        t = toks[i][1]
+        if t in (";", "}"):
+            stmt_start = i + 1
+        elif t in ("(", "["):
+            i = _matching(toks, i)
+        elif t == "{":
+            close = _matching(toks, i)
+            words = [w for _, w in toks[stmt_start:i]]
+            head = _class_head(words)
+            if head is not None:
+                line = toks[stmt_start + words.index(head)][0] if head in words else toks[i][0]
+                methods, nested = _class_body(toks, i + 1, close)
+                yield line, head, methods
+                for b, e in nested:
+                    yield from _scan_classes(toks, b, e)
+            elif not _function_name(toks[stmt_start:i]):
+                yield from _scan_classes(toks, i + 1, close)
+            i = close
+            if head is None:
+                stmt_start = i + 1
+        i += 1
+
+
+def _class_head(words):
+    """The name of the class or struct whose body the '{' after words opens,
+    or None (an enum, a namespace, a function, an initializer)."""
+    for k, w in enumerate(words):
+        if w in ("class", "struct") and (k == 0 or words[k - 1] not in ("enum", "friend")):
+            if "=" in words[:k] or "(" in words[:k]:
+                return None
+            rest = [x for x in words[k + 1:] if x not in ("final", "alignas")]
+            return rest[0] if rest and re.match(r"^[A-Za-z_]\w*$", rest[0]) else "(anonymous)"
+    return None
+
+
+def _class_body(toks, begin, end):
+    """(member functions, [(begin, end)] of nested class bodies) of the class
+    body toks[begin:end]."""
+    methods = 0
+    nested = []
+    stmt_start = begin
+    i = begin
+    while i < end:
+        t = toks[i][1]
+        if t == ":" and i > stmt_start and toks[i - 1][1] in ("public", "private", "protected"):
+            stmt_start = i + 1
+        elif t in ("(", "["):
+            i = _matching(toks, i)
+        elif t == ";":
+            methods += _declares_function([w for _, w in toks[stmt_start:i]])
+            stmt_start = i + 1
+        elif t == "{":
+            close = _matching(toks, i)
+            stmt = toks[stmt_start:i]
+            words = [w for _, w in stmt]
+            if _function_name(stmt) is not None:
+                methods += 1
+                i = _matching(toks, _body_open(toks, i, stmt, end))
+                stmt_start = i + 1
+            elif _class_head(words) is not None or "enum" in words or "union" in words:
+                if _class_head(words) is not None:
+                    nested.append((stmt_start, close + 1))
+                i = close  # the ';' after the nested body ends the statement
+            else:
+                i = close  # a braced default member initializer
+        i += 1
+    return methods, nested
+
+
+def _declares_function(words):
+    """Whether a class-scope statement (its words, without the ';') declares
+    a member function: a parameter list at depth 0 after a name, before any
+    '=' (`= 0`, `= default` and `= nullptr`-free declarations count, `= delete`
+    does not)."""
+    if not words or words[0] in ("using", "friend", "typedef", "static_assert", "template"):
+        if not words or words[0] != "template":
+            return False
+        words = words[words.index(">") + 1:] if ">" in words else words
+    if words[-2:] == ["=", "delete"]:
+        return False
+    angles = 0
+    for k, w in enumerate(words):
+        if w in ("=", "{"):
+            return False  # an initialized data member, or a nested class or enum
+        if w == "<" and not (k > 0 and words[k - 1] == "operator"):
+            angles += 1
+        elif w == ">" and angles > 0:
+            angles -= 1
+        elif w == "(" and angles == 0 and k > 0:
+            return _name_before(words, k) is not None
+    return False
+
+
+def large_classes(paths, limit):
+    """[(path, line, name, methods)] of the classes in paths with more than
+    limit member functions, largest first (then by path and line)."""
+    rows = []
+    for path in source_files(paths):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for line, name, methods in classes(text):
+            if methods > limit:
+                rows.append((path, line, name, methods))
+    rows.sort(key=lambda r: (-r[3], r[0], r[1]))
+    return rows
 
 
 def source_files(paths):
@@ -365,12 +502,19 @@ def main(argv=None):
     parser.add_argument("--max", type=int, default=80, help="the most lines a function may have (default 80)")
     parser.add_argument("--check", action="store_true", help="exit 1 when any function is over the limit")
     parser.add_argument("--all", action="store_true", help="list every function, not only the long ones")
+    parser.add_argument("--max-methods", type=int, default=None,
+                        help="list the classes with more member functions than this instead")
     args = parser.parse_args(argv)
     for path in args.paths:
         if not os.path.exists(path):
             print(f"long-functions.py: {path} does not exist; give a folder or file of C++ sources",
                   file=sys.stderr)
             return 2
+    if args.max_methods is not None:
+        rows = large_classes(args.paths, args.max_methods)
+        for path, line, name, methods in rows:
+            print(f"{path}:{line} {name} {methods}")
+        return 1 if args.check and rows else 0
     rows = long_functions(args.paths, 0 if args.all else args.max)
     for path, line, name, lines in rows:
         print(f"{path}:{line} {name} {lines}")

@@ -38,8 +38,8 @@ std::unique_ptr<ActiveRange> AppRangePass::begin(std::unique_ptr<ActiveRange> ra
     if (Status s = cu_status(cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__); !s.ok())
       declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
   }
-  if (!declined && counting_.cache_flush() && parts_.config.cache_control == CacheControl::kAll) {
-    if (Status s = counting_.flush_caches(); !s.ok())
+  if (!declined && counting_.flush().exists() && parts_.config.cache_control == CacheControl::kAll) {
+    if (Status s = counting_.flush().flush_and_wait(); !s.ok())
       declined = Decline{DeclineReason::kCountersUnavailable, s.message()};
   }
   if (!declined) {

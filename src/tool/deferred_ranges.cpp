@@ -12,6 +12,7 @@
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
 #include "cuda/cu_status.h"
+#include "cuda/kernels/launch_count.h"
 #include "tool/controller_helpers.h"
 #include "tool/deferred_ranges.h"
 #include "tool/logic/counter_layout.h"
@@ -22,6 +23,14 @@ namespace rangereplay::tool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// The batch layout with a user range pushed around each kernel (per-kernel
+// values), or one around each range: after CUPTI's automatic ranges missed
+// a kernel.
+CounterLayout user_layout(const ProfileConfig& config) {
+  return batched_layout(config.range_metrics == RangeMetrics::kPerKernel, /*user_kernel_ranges=*/true,
+                        /*cache_flush=*/true);
+}
 }  // namespace
 
 bool DeferredRanges::can_wait(const ActiveRange& range) const {
@@ -29,7 +38,7 @@ bool DeferredRanges::can_wait(const ActiveRange& range) const {
   // kernel, or one.
   return range.program.graph_execs().empty() && range.host_captured_bytes == 0 && range.kept_allocation_bytes == 0 &&
          !range.write_set && counters_ &&
-         tool::batch_counter_ranges(user_layout(), range.program.kernels().size()) <=
+         tool::batch_counter_ranges(user_layout(parts_.config), range.program.kernels().size()) <=
              counters_->backend().most_ranges();
 }
 
@@ -145,8 +154,9 @@ void DeferredRanges::decline_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
                                    const std::string& detail, bool keep_gpu_objects) {
   for (auto& range : batch) {
     decline(*range, reason, detail);
-    controller_.reporter().finish_record(range->record, range->eligibility, range->program.skipped_device_to_host,
-                                         range->modules_loaded, 0.0);
+    RangeReporter(parts_.config.quiet)
+        .finish_record(range->record, range->eligibility, range->program.skipped_device_to_host, range->modules_loaded,
+                       0.0);
     parts_.report.ranges[range->record_index] = std::move(range->record);
     if (keep_gpu_objects && (range->snapshot || range->restore_plan)) parked_.push_back(std::move(range));
   }
@@ -230,7 +240,7 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
   parts.clear();
   first_row.clear();
   values = internal_error("not evaluated");
-  s = run_batch_window(batch, user_layout(), parts, first_row, values);
+  s = run_batch_window(batch, user_layout(parts_.config), parts, first_row, values);
   for (auto& range : batch)
     range->record.notes.push_back(
         "replayed a second time with a counter range pushed around each kernel, after the first replay, in CUPTI's "
@@ -244,13 +254,9 @@ CounterLayout DeferredRanges::batch_window_layout(const std::vector<std::unique_
   // After CUPTI's automatic ranges missed a kernel of the range alone, the
   // batch pushes a user range around each kernel; so it does when the
   // automatic ranges' image, with the tool's kernels, would not hold it.
-  if (tried_alone || batch_counter_ranges(batch) > counters_->backend().most_ranges()) return user_layout();
+  if (tried_alone || batch_counter_ranges(batch) > counters_->backend().most_ranges())
+    return user_layout(parts_.config);
   return counting_.batch_layout();
-}
-
-CounterLayout DeferredRanges::user_layout() const {
-  return batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel, /*user_kernel_ranges=*/true,
-                        /*cache_flush=*/true);
 }
 
 Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>>& batch, const CounterLayout& layout,
@@ -292,8 +298,8 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   std::optional<std::vector<std::size_t>> tool_kernels;
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    ReplayWindowParts window_parts{*counters_, stream, "batch", {}, counting_.flush_on_tool_stream()};
-    if (automatic) window_parts.tool_kernels = &RangeCounters::tool_kernel_launches;
+    ReplayWindowParts window_parts{*counters_, stream, "batch", {}, counting_.flush().enqueue_hook()};
+    if (automatic) window_parts.tool_kernels = &kernels::tool_kernel_launches;
     ReplayWindow window(std::move(window_parts), counting_.pass_count());
     s = window.run(members);
     tool_kernels = window.tool_kernels_before();
@@ -359,8 +365,9 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
           "each kernel was counted in a counter range pushed from the host around its launch, whose time includes "
           "the launch path (microseconds a kernel): durations run long and throughputs short by as much; "
           "--batch-ranges off counts each kernel in CUPTI's own per-kernel range");
-    controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
-                                         range.modules_loaded, window_ms);
+    RangeReporter(parts_.config.quiet)
+        .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                       window_ms);
     parts_.report.ranges[range.record_index] = std::move(range.record);
   }
 }
@@ -384,8 +391,9 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
                                    std::to_string(static_cast<long long>(batch_ms)) +
                                    " ms, not in this range's times), because " + because);
     }
-    controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
-                                         range.modules_loaded, ms_since(start));
+    RangeReporter(parts_.config.quiet)
+        .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                       ms_since(start));
     parts_.report.ranges[range.record_index] = std::move(range.record);
   }
 }
@@ -423,8 +431,9 @@ bool DeferredRanges::replay_single(ActiveRange& range, const report::RangeRecord
     range.record.notes.push_back(std::string("replayed alone in its batch (replayed when: ") + why +
                                  "), with a counter range per kernel from CUPTI; pass 0 ran without counters");
   }
-  controller_.reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host,
-                                       range.modules_loaded, ms_since(start));
+  RangeReporter(parts_.config.quiet)
+      .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                     ms_since(start));
   parts_.report.ranges[range.record_index] = std::move(range.record);
   return true;
 }

@@ -69,8 +69,6 @@ class BatchServices {
  public:
   /// Whether another thread has unloaded a module since `range` ended.
   virtual bool unloaded_since_end(const ActiveRange& range) const = 0;
-  /// The range records' decline fields, notes and times.
-  virtual RangeReporter reporter() const = 0;
   /// `range`'s own replay window; the caller holds the inventory's lock.
   /// nullopt when every pass ran, or the range's decline.
   virtual std::optional<Decline> replay_window_locked(ActiveRange& range) = 0;
@@ -186,12 +184,8 @@ class DeferredRanges {
   // Whether another thread has unloaded a module since any range of `batch`
   // ended.
   bool any_unloaded(const std::vector<std::unique_ptr<ActiveRange>>& batch) const;
-  // The batch layout with a user range pushed around each kernel (per-kernel
-  // values), or one around each range: after CUPTI's automatic ranges missed
-  // a kernel.
-  CounterLayout user_layout() const;
   // The layout `batch`'s window counts it in: the configured batch layout
-  // (RangeCounters::batch_layout), or user_layout() after `tried_alone`
+  // (RangeCounters::batch_layout), or a user range per kernel (or per range) after `tried_alone`
   // (CUPTI's automatic ranges missed a kernel of the range alone) or when
   // the automatic ranges' image, with the tool's kernels, would not hold
   // the batch.
@@ -219,7 +213,7 @@ class DeferredRanges {
                           StatusOr<std::vector<std::vector<double>>>& values);
   // run_batch_window in `layout`; when that is CUPTI's automatic ranges and
   // its window or its values failed (rows that did not add up, or a CUPTI
-  // error over the tool's own kernels), once more in user_layout(), from the
+  // error over the tool's own kernels), once more with a user range per kernel (or per range), from the
   // records in `before` (as pass 0 left them, in batch order), noting the
   // first failure. Not again when a member's module was unloaded since its
   // range ended. Returns the last window's failure; a values failure is in

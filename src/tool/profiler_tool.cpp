@@ -133,6 +133,19 @@ void at_exit_guarded(void (ProfilerTool::*step)()) noexcept {
   }
 }
 
+// The report's process id, host name and the environment variables `config`
+// names (and the ranks' variables) that are set here.
+void record_process_identity(report::Report& report, const ProfileConfig& config) {
+  report.process_id = static_cast<std::uint32_t>(::getpid());
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) report.host_name = host;
+  const auto record = [&report](const std::string& name) {
+    if (const char* value = std::getenv(name.c_str())) (*report.environment)[name] = value;
+  };
+  for (const std::string& name : config.report_environment) record(name);
+  for (const char* name : kRankVariables) record(name);
+}
+
 }  // namespace
 
 Status ProfilerTool::initialize() {
@@ -155,17 +168,6 @@ Status ProfilerTool::initialize() {
   return s;
 }
 
-void ProfilerTool::record_process_identity() {
-  report_.process_id = static_cast<std::uint32_t>(::getpid());
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) report_.host_name = host;
-  const auto record = [this](const std::string& name) {
-    if (const char* value = std::getenv(name.c_str())) (*report_.environment)[name] = value;
-  };
-  for (const std::string& name : config_.report_environment) record(name);
-  for (const char* name : kRankVariables) record(name);
-}
-
 Status ProfilerTool::configure_and_subscribe() {
   const std::optional<std::string>& path = environment::config_path();
   if (!path)
@@ -174,7 +176,7 @@ Status ProfilerTool::configure_and_subscribe() {
   RR_RETURN_IF_ERROR(trigger_.configure(config_));
   report_.tool_version = "0.1.0";
   report_.command = config_.command;
-  record_process_identity();
+  record_process_identity(report_, config_);
   journal_ = std::make_unique<report::JournalWriter>(
       report::journal_path_for(report_path_for_process(config_, report_.process_id)));
   // The requested list, each set role in its GH100 spelling, until the
@@ -375,7 +377,7 @@ void ProfilerTool::maybe_prewarm_counters(const CUpti_CallbackData* data) {
     if (cuCtxGetDevice(&device) != CUDA_SUCCESS) return;
   }
   CounterPrewarm::Request request{data->context, device, config_.metrics, config_.metric_set,
-                                  RangeCounters::session_options(config_)};
+                                  counter_session_options(config_)};
   if (counter_prewarm_.start(std::move(request)) && debug_enabled_)
     std::fprintf(stderr, "rangereplay[debug] %s: the counter set-up starting on a tool thread\n",
                  data->functionName != nullptr ? data->functionName : "first allocation");

@@ -64,9 +64,6 @@ class ProfilerTool {
   /// initialize() after taking the gate: configuration, range trigger, CUPTI
   /// subscription and domains.
   Status configure_and_subscribe();
-  // The report's process id, host name and the environment variables the
-  // configuration names (and the ranks' variables) that are set here.
-  void record_process_identity();
   // True in a child forked (without exec) from the profiled process after
   // the tool initialized: its pid differs from the one recorded then.
   bool forked_child() const;

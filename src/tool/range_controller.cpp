@@ -414,8 +414,9 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
 }
 
 void RangeController::report_range(ActiveRange& range) {
-  reporter().finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
-                           ms_since(range.window_start));
+  RangeReporter(parts_.config.quiet)
+      .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                     ms_since(range.window_start));
   const std::size_t* standing = standing_counter_range(range.counters);
   const bool pending = standing != nullptr && !range.eligibility.declined();
   parts_.report.ranges.push_back(std::move(range.record));
@@ -436,8 +437,9 @@ void RangeController::record_overlapping(const range::RangeEvent& event) {
   record.name = event.name;
   const std::string inside =
       active_ ? "range " + std::to_string(active_->index) + " '" + active_->name + "'" : std::string("another range");
-  reporter().record_decline(record, DeclineReason::kOverlappingRange,
-                            "began while " + inside + " was being recorded; its work belongs to that range");
+  RangeReporter(parts_.config.quiet)
+      .record_decline(record, DeclineReason::kOverlappingRange,
+                      "began while " + inside + " was being recorded; its work belongs to that range");
   parts_.report.ranges.push_back(std::move(record));
 }
 
@@ -452,7 +454,7 @@ void RangeController::at_exit() {
     decline(*range, DeclineReason::kRangeNotClosed, "the process exited inside range '" + range->name + "'");
     range->record.passes = 1;
     range->record.timings.pass0_ms = ms_since(range->pass0_start);
-    reporter().report_decline(range->record, range->eligibility);
+    RangeReporter(parts_.config.quiet).report_decline(range->record, range->eligibility);
     parts_.report.ranges.push_back(std::move(range->record));
   }
   deferred_.decline_at_exit();
@@ -462,7 +464,7 @@ void RangeController::at_exit() {
     counters_->abandon_standing_pass(
         DeclineReason::kCountersUnavailable,
         *profiled_context_lost_ + " ended the profiled context before the range's one-pass counters were read",
-        parts_.report.ranges, reporter());
+        parts_.report.ranges, RangeReporter(parts_.config.quiet));
   }
   if (counters_ && counters_->standing_open() && parts_.captures.open_or_beginning()) {
     // A capture still open at exit (another thread's): stopping the pass is
@@ -472,7 +474,7 @@ void RangeController::at_exit() {
         parts_.captures.describe_open_or_beginning() +
             " when the process exited, before the one-pass counters of the range were read; the tool made no call "
             "a capture forbids",
-        parts_.report.ranges, reporter());
+        parts_.report.ranges, RangeReporter(parts_.config.quiet));
   }
   if (counters_ && counters_->standing_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a

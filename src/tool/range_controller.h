@@ -224,8 +224,6 @@ class RangeController : private BatchServices, private AppRangeServices {
     return ending_.replay_window_locked(range);
   }
   bool unloaded_since_end(const ActiveRange& range) const override { return ending_.unloaded_since_end(range); }
-  // The range records' decline fields, notes and times (tool/logic/range_report.h).
-  RangeReporter reporter() const override { return RangeReporter(parts_.config.quiet); }
   // At a range's end: its decline, its notes (skipped copies, modules
   // loaded), the window's times; moves its record into the report (and
   // makes it a pending record of the standing pass when its values come

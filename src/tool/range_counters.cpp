@@ -15,12 +15,10 @@
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
 #include "cuda/cu_status.h"
-#include "cuda/kernels/launch_count.h"
 #include "tool/controller_helpers.h"
 #include "tool/counter_setup.h"
 #include "tool/logic/counter_session.h"
 #include "tool/logic/range_report.h"
-#include "tool/tool_thread.h"
 
 namespace rangereplay::tool {
 
@@ -57,14 +55,6 @@ std::optional<Decline> RangeCounters::admit(CUcontext ctx) {
   return std::nullopt;
 }
 
-void RangeCounters::ensure_cache_flush() {
-  if (cache_flush_) return;
-  // A one-pass list has no flush buffer yet; its replayed pass starts
-  // after a restore, whose writes the flush keeps out of the counters.
-  StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(counters_device_, tool_stream_);
-  if (flush.ok()) cache_flush_.emplace(std::move(*flush));
-}
-
 void RangeCounters::at_exit() {
   exiting_ = true;
   if (counters_) parts_.report.time_budget->first_pass_start_ms = counters_->first_pass_start_ms();
@@ -85,19 +75,17 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
     return ok_status();
   };
   if (s.ok()) s = create_stream();
+  if (s.ok()) flush_.bind(setup->device, tool_stream_);
   // The L2 flush: with --cache-control all before every counted pass; with
   // none after the entry snapshot and after each replay's restore, so the
   // tool's dirty lines are written back before the counters start. A
   // one-pass list under none neither snapshots nor restores: no flush.
   if (s.ok() && (parts_.config.cache_control == CacheControl::kAll || setup->session->pass_count() > 1)) {
-    StatusOr<cu::CacheFlush> flush = cu::CacheFlush::create(setup->device, tool_stream_);
-    if (flush.ok()) {
-      cache_flush_.emplace(std::move(*flush));
-    } else {
+    if (Status flush = flush_.create(); !flush.ok()) {
       // The ranges still run, without a flush: the report says so (the
       // cache control that held is none), and why.
       parts_.report.errors.push_back(
-          flush.status().message() +
+          flush.message() +
           "; the passes start from the cache state as the application and the tool left it (cache control "
           "none, and replayed passes may count the tool's write-backs as DRAM writes); free device memory for it");
       parts_.report.cache_control = std::string(name_of(kCacheControlNames, CacheControl::kNone));
@@ -108,9 +96,9 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
   // Under a flush, whole-range passes open with a lead-in counter range in
   // which the flush runs once more, after CUPTI's start: what the start
   // leaves dirty in L2 is written back there, not in the range's counters
-  // (end_whole_range_lead_in; its values are dropped in evaluate).
+  // (PassFlush::end_lead_in; its values are dropped in evaluate).
   // RANGEREPLAY_WHOLE_RANGE_LEAD_IN=0 leaves it out, to measure its cost.
-  if (cache_flush_ && !parts_.config.app_range && !environment::whole_range_lead_in_off())
+  if (flush_.exists() && !parts_.config.app_range && !environment::whole_range_lead_in_off())
     s = counters_->backend().set_lead_in(true);
   if (!s.ok()) return decline_of(s, DeclineReason::kCountersUnavailable);
   counters_context_ = ctx;
@@ -136,7 +124,7 @@ std::optional<Decline> RangeCounters::ensure_counters(CUcontext ctx) {
   return std::nullopt;
 }
 
-CounterSessionOptions RangeCounters::session_options(const ProfileConfig& config) {
+CounterSessionOptions counter_session_options(const ProfileConfig& config) {
   CounterSessionOptions options;
   // Application range replay counts whole ranges in their own execution.
   options.whole_range_metrics = config.range_metrics == RangeMetrics::kWholeRange || config.app_range.has_value();
@@ -165,7 +153,8 @@ StatusOr<CounterSetup> RangeCounters::make_counter_setup(CUcontext ctx) {
   if (Status host = metric_host_ready(); !host.ok()) return host;
   // A failing step names its reason where the fact is known (CUPTI's
   // privileges, an unknown metric: cupti_status.h, metric_catalog.h).
-  return set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, session_options(parts_.config), hooks);
+  return set_up_counters(ctx, parts_.config.metrics, parts_.config.metric_set, counter_session_options(parts_.config),
+                         hooks);
 }
 
 Status RangeCounters::start_counting_pass0(ActiveRange& range) {
@@ -177,19 +166,19 @@ Status RangeCounters::start_counting_pass0(ActiveRange& range) {
   // one starts from the cache as the application left it, even once a
   // capture's range made a flush buffer for a one-pass list (prepare_pass0).
   const bool flush_before_pass0 =
-      cache_flush_.has_value() && (parts_.config.cache_control == CacheControl::kAll || range.snapshot.has_value());
+      flush_.exists() && (parts_.config.cache_control == CacheControl::kAll || range.snapshot.has_value());
   auto c = Clock::now();
   if (counters_->standing_pass_eligible()) {
     // The pass opens before the flush, which runs and ends before the push:
     // what CUPTI's start leaves dirty in L2 is written back outside every
     // pushed range, as for the ranges after the first.
     s = counters_->open_standing_pass(range.name);
-    if (s.ok() && flush_before_pass0) s = flush_caches();
+    if (s.ok() && flush_before_pass0) s = flush_.flush_and_wait();
     if (s.ok()) s = push_standing_range(range);
     debug("standing pass: range pushed: %s", s.to_string());
   } else {
     if (flush_before_pass0) {  // runs and ends before the counters start
-      s = flush_caches();
+      s = flush_.flush_and_wait();
       debug("caches flushed before pass 0: %s", s.to_string());
     }
     if (s.ok()) s = counters_->backend().resize(counters_->counter_ranges_for(range.name));
@@ -199,36 +188,13 @@ Status RangeCounters::start_counting_pass0(ActiveRange& range) {
       s = counters_->start_pass(range.name);
       // A failed lead-in leaves no pass open behind the decline: the next
       // range could not configure its counters inside it.
-      if (s.ok()) s = end_whole_range_lead_in(range.name);
+      if (s.ok()) s = flush_.end_lead_in(*counters_, range.name);
       if (!s.ok() && counters_->in_pass()) counters_->end_pass().status().ignore();
     }
     debug("pass 0 started: %s", s.to_string());
   }
   range.record.timings.counters_ms += ms_since(c);
   return s;
-}
-
-Status RangeCounters::end_whole_range_lead_in(const std::string& range_name) {
-  if (!cache_flush_ || !counters_->backend().pass_has_lead_in()) return ok_status();
-  RR_RETURN_IF_ERROR(flush_caches());
-  return counters_->backend().end_lead_in(range_name);
-}
-
-std::function<Status()> RangeCounters::after_counters_start(const ActiveRange& range) {
-  if (has_lead_in_flush(range.counters)) return flush_on_tool_stream();
-  if (!cache_flush_) return {};
-  return [this, name = range.name] { return end_whole_range_lead_in(name); };
-}
-
-std::function<Status()> RangeCounters::flush_on_tool_stream() {
-  if (!cache_flush_) return {};
-  return [this] { return cache_flush_->flush(tool_stream_); };
-}
-
-Status RangeCounters::flush_caches() {
-  InToolScope guard;
-  RR_RETURN_IF_ERROR(cache_flush_->flush(tool_stream_));
-  return cu_status(cuStreamSynchronize(tool_stream_), "cuStreamSynchronize", __FILE__, __LINE__);
 }
 
 bool RangeCounters::can_record_pass0_only() const { return counters_ && !counters_->standing_pass_eligible(); }
@@ -285,15 +251,13 @@ bool RangeCounters::stop_pass0(ActiveRange& range, bool drained, std::size_t ker
 CounterLayout RangeCounters::own_layout(const ActiveRange& range) const {
   return layout_after_recording_pass0(parts_.config.range_metrics == RangeMetrics::kPerKernel,
                                       !range.program.graph_execs().empty(), environment::user_kernel_ranges(),
-                                      cache_flush_.has_value());
+                                      flush_.exists());
 }
 
 CounterLayout RangeCounters::batch_layout() const {
   return batched_layout(parts_.config.range_metrics == RangeMetrics::kPerKernel, environment::user_kernel_ranges(),
-                        cache_flush_.has_value());
+                        flush_.exists());
 }
-
-std::uint64_t RangeCounters::tool_kernel_launches() { return kernels::tool_kernel_launches(); }
 
 void RangeCounters::restore_configured_mode(const ActiveRange& range) {
   if (counter_mode(range.counters, counters_->configured_mode()) != counters_->configured_mode())
@@ -344,7 +308,7 @@ void RangeCounters::flush_standing_pass(const char* why) {
   if (!counters_ || !counters_->standing_open()) return;
   parts_.mutex.set_stage("flushing the standing pass");
   const auto start = Clock::now();
-  counters_->flush_standing_pass(why, parts_.report.ranges, reporter());
+  counters_->flush_standing_pass(why, parts_.report.ranges, RangeReporter(parts_.config.quiet));
   if (!exiting_) parts_.report.time_budget->standing_flushes_ms += ms_since(start);
 }
 

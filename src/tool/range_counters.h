@@ -33,7 +33,6 @@
 #include "core/base/decline.h"
 #include "core/base/status.h"
 #include "core/config/profile_config.h"
-#include "cuda/cache_flush.h"
 #include "report/report_model.h"
 #include "tool/active_range.h"
 #include "tool/counter_prewarm.h"
@@ -41,8 +40,13 @@
 #include "tool/logic/driver_calls.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/tool_mutex.h"
+#include "tool/pass_flush.h"
 
 namespace rangereplay::tool {
+
+/// The counter session's options for `config` (the same for the set-up at
+/// the first range and the one made on a tool thread before it).
+CounterSessionOptions counter_session_options(const ProfileConfig& config);
 
 /// What the counters use of the tool around them; every reference outlives
 /// them.
@@ -77,7 +81,7 @@ class RangeCounters {
   /// Creates the L2 flush when there is none yet (a one-pass list whose
   /// range will be replayed: its replayed pass starts after a restore);
   /// without a flush when its buffer cannot be made.
-  void ensure_cache_flush();
+  void ensure_cache_flush() { flush_.create().ignore(); }
   /// Starts a counting pass 0 of `range`: pushes the range onto the standing
   /// pass (opening it), or flushes, configures and starts a pass of its own;
   /// adds the time to its counters_ms. Errors: the backend's (no pass is
@@ -114,21 +118,11 @@ class RangeCounters {
   /// configured mode for the next range, when size_counters_to_pass0 set
   /// another for its layout (errors ignored: the next set-up reports them).
   void restore_configured_mode(const ActiveRange& range);
-  /// Flushes L2 on the tool's stream and waits for it (a flush must exist).
-  Status flush_caches();
-  /// What a replayed pass of `range` runs right after its counters start:
-  /// the per-kernel lead-in flush, the whole-range lead-in, or nothing
-  /// (empty). The hook refers to this object.
-  std::function<Status()> after_counters_start(const ActiveRange& range);
-  /// Enqueues the L2 flush on the tool's stream without waiting (a replay
-  /// window's flush_caches hook); empty when the tool has no flush buffer.
-  std::function<Status()> flush_on_tool_stream();
-  /// The tool's own kernel launches in the process so far
-  /// (kernels::tool_kernel_launches): a replay window's tool_kernels hook.
-  static std::uint64_t tool_kernel_launches();
-  /// The counter session's options for `config` (the same for the set-up at
-  /// the first range and the one made on a tool thread before it).
-  static CounterSessionOptions session_options(const ProfileConfig& config);
+  /// What a replayed pass of `range` runs right after its counters start
+  /// (PassFlush::after_counters_start over the counter session).
+  std::function<Status()> after_counters_start(const ActiveRange& range) {
+    return flush_.after_counters_start(range, *counters_);
+  }
   /// Passes the metric list needs (0 before the counter set-up).
   std::uint32_t pass_count() const { return counters_ ? counters_->pass_count() : 0; }
   /// Decodes and evaluates `range`'s counter values into its record (the
@@ -165,8 +159,9 @@ class RangeCounters {
   /// The tool's own stream (replays, snapshot copies, digests); null before
   /// the set-up.
   const CUstream& tool_stream() const { return tool_stream_; }
-  /// The L2 flush; empty without one.
-  const std::optional<cu::CacheFlush>& cache_flush() const { return cache_flush_; }
+  /// The L2 flush of the counted passes (without a flush until the set-up
+  /// or ensure_cache_flush makes one).
+  PassFlush& flush() { return flush_; }
 
  private:
   // Sets up the counters once per process (tool/cupti_counters.h) and the
@@ -181,16 +176,9 @@ class RangeCounters {
   // (about 0.3 s of work; more only when the application held captures open
   // or the thread waits for a lock CUPTI holds).
   static constexpr std::chrono::milliseconds kPrewarmWait{60000};
-  // Inside a whole-range pass that opened with a lead-in counter range
-  // (cupti::RangeProfilerSession::set_lead_in): flushes L2 (and waits for
-  // it), then ends the lead-in and pushes `range_name`. Nothing otherwise.
-  Status end_whole_range_lead_in(const std::string& range_name);
   // Pushes the range's counter range into the standing pass (opening it at
   // the first range).
   Status push_standing_range(ActiveRange& range);
-  // The range records' decline fields, notes and times (tool/logic/range_report.h).
-  RangeReporter reporter() const { return RangeReporter(parts_.config.quiet); }
-
   RangeCountersParts parts_;
   // at_exit() has begun: its standing-pass flush counts in the report's exit
   // time, not in its standing_flushes_ms.
@@ -209,8 +197,8 @@ class RangeCounters {
   CUstream tool_stream_ = nullptr;
   // The L2 flush (created with the counters): before every counted pass
   // under --cache-control all, after the tool's own writes under either;
-  // empty for a one-pass list under none.
-  std::optional<cu::CacheFlush> cache_flush_;
+  // none for a one-pass list under none.
+  PassFlush flush_;
 };
 
 }  // namespace rangereplay::tool

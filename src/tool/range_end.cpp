@@ -186,7 +186,7 @@ std::optional<Decline> RangeEnd::replay_window_locked(ActiveRange& range) {
                                           progress(parts_.config, parts_.counting.pass_count(), range, pass + 1);
                                           debug("replay pass %s%ld", "", static_cast<long>(pass));
                                         },
-                                        counting.flush_on_tool_stream(), parts_.peers.pass_barrier(range),
+                                        counting.flush().enqueue_hook(), parts_.peers.pass_barrier(range),
                                         counting.after_counters_start(range)},
                       counting.pass_count());
   const Status s = window.run(members);

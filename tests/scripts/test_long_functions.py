@@ -1,9 +1,12 @@
 """CPU test of scripts/long-functions.py, the list of functions over a line
-limit, on a fixture of known function lengths
-(tests/scripts/data/long_functions_fixture.cpp: comments, strings, raw strings
-and macros holding braces, member initializers, a trailing return type, a
-lambda) and on a temporary folder; the listing, its order and the exit status
-of --check. No build output or GPU (CTest label unit):
+limit and of classes over a number of member functions, on a fixture of known
+function lengths (tests/scripts/data/long_functions_fixture.cpp: comments,
+strings, raw strings and macros holding braces, member initializers, a
+trailing return type, a lambda), one of known member functions
+(tests/scripts/data/class_methods_fixture.h: deleted ones, friends, nested
+classes, data members of function type) and a temporary folder; the listings,
+their order and the exit status of --check. No build output or GPU (CTest
+label unit):
 
     python3 tests/scripts/test_long_functions.py
 """
@@ -16,6 +19,7 @@ long_functions = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(long_functions)
 
 FIXTURE = os.path.join(HERE, "data", "long_functions_fixture.cpp")
+CLASS_FIXTURE = os.path.join(HERE, "data", "class_methods_fixture.h")
 
 # (line of the name, name, lines) of every function in the fixture, in order.
 EXPECTED = [
@@ -73,6 +77,22 @@ def test_reads_folders_by_extension():
         assert all(line.endswith(" f 5") for line in out.splitlines())
     finally:
         shutil.rmtree(root)
+
+
+def test_every_class_of_the_fixture_with_its_member_functions():
+    with open(CLASS_FIXTURE) as f:
+        assert list(long_functions.classes(f.read())) == [(11, "Big", 8), (26, "Nested", 2), (40, "Plain", 0)]
+    # The function fixture's one class: a constructor, an inline member and a destructor.
+    with open(FIXTURE) as f:
+        assert list(long_functions.classes(f.read())) == [(25, "Widget", 3)]
+
+
+def test_max_methods_lists_the_larger_classes_and_checks():
+    status, out, _ = run_main(["--max-methods", "1", CLASS_FIXTURE])
+    assert status == 0
+    assert out.splitlines() == [f"{CLASS_FIXTURE}:11 Big 8", f"{CLASS_FIXTURE}:26 Nested 2"]
+    assert run_main(["--max-methods", "7", "--check", CLASS_FIXTURE])[0] == 1
+    assert run_main(["--max-methods", "8", "--check", CLASS_FIXTURE]) == (0, "", "")
 
 
 def test_a_missing_path_is_a_one_line_error():

@@ -212,7 +212,7 @@ struct ReplayWindowParts {
   // member's replayed work (outside its timing events): the lead-in flush of
   // per-kernel auto ranges (enqueued on the replay stream), or a
   // whole-range pass's lead-in (the flush, waited for, then the range's own
-  // counter range: RangeCounters::end_whole_range_lead_in). May be empty.
+  // counter range: PassFlush::end_lead_in). May be empty.
   std::function<Status()> after_counters_start;
   // The tool's own kernel launches in the process so far
   // (kernels::tool_kernel_launches), for a window of several members whose
