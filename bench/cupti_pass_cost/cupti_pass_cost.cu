@@ -284,6 +284,21 @@ __global__ void stamp_kernel(unsigned long long* out) {
 // Replayed passes run the kernels again on the data the last pass left: the
 // counts compared here (instructions, bytes, sectors) do not depend on the
 // values.
+// Work of the tool's kind queued before the range's kernels inside a pass
+// (part k): what a replayed pass runs before a member's work (its restore,
+// the L2 flush), done by the copy engines, by a kernel, or as a memset.
+enum class ToolWork { kNone, kCopyEngine, kCopyKernel, kMemset };
+
+const char* name_of(ToolWork w) {
+  switch (w) {
+    case ToolWork::kNone: return "none";
+    case ToolWork::kCopyEngine: return "copy engines (cudaMemcpyAsync device to device)";
+    case ToolWork::kCopyKernel: return "copy kernel";
+    case ToolWork::kMemset: return "cudaMemsetAsync";
+  }
+  return "?";
+}
+
 class Workload {
  public:
   static constexpr std::size_t kKernels = 6;
@@ -375,6 +390,20 @@ class Workload {
     PC_TRY(cudaGetLastError());
     PC_TRY(cudaEventRecord(end_, stream_));
     return ok;
+  }
+  // Queues `work` on the range's stream (part k): a device-to-device copy of
+  // one array by the copy engines (cudaMemcpyAsync), the same copy by a
+  // kernel, or a memset of it; nothing for kNone. False when it failed.
+  bool launch_tool_work(ToolWork work) {
+    const std::size_t bytes = n_ * sizeof(double);
+    switch (work) {
+      case ToolWork::kNone: return true;
+      case ToolWork::kCopyEngine: PC_TRY(cudaMemcpyAsync(c_, a_, bytes, cudaMemcpyDeviceToDevice, stream_)); break;
+      case ToolWork::kCopyKernel: copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_); break;
+      case ToolWork::kMemset: PC_TRY(cudaMemsetAsync(c_, 0, bytes, stream_)); break;
+    }
+    PC_TRY(cudaGetLastError());
+    return true;
   }
   cudaError_t wait() const { return cudaStreamSynchronize(stream_); }
   bool gate_opened_late = false;  // launch_each's gate was opened by its timer thread
@@ -613,14 +642,15 @@ class RangeProfilerObject;
 
 struct RangeVariant {
   std::string name;
-  bool one_pass_list = false;       // --set single-pass: one pass per range
-  bool auto_ranges = false;         // CUPTI_AutoRange: one counter range per kernel (the tool's per-kernel mode)
-  bool kernel_user_ranges = false;  // a user range pushed and popped from the host around each kernel
-  bool gated = false;               // kernel_user_ranges queued behind a gate (Workload::launch_each)
-  std::size_t image_ranges = 1;     // ranges the image holds = maxRangesPerPass
-  bool sync_context = false;        // cuCtxSynchronize right before each Start
-  bool empty = false;               // no kernels inside the passes
-  int rounds = 3;                   // measured ranges, after one warm-up range
+  bool one_pass_list = false;            // --set single-pass: one pass per range
+  bool auto_ranges = false;              // CUPTI_AutoRange: one counter range per kernel (the tool's per-kernel mode)
+  bool kernel_user_ranges = false;       // a user range pushed and popped from the host around each kernel
+  bool gated = false;                    // kernel_user_ranges queued behind a gate (Workload::launch_each)
+  std::size_t image_ranges = 1;          // ranges the image holds = maxRangesPerPass
+  bool sync_context = false;             // cuCtxSynchronize right before each Start
+  bool empty = false;                    // no kernels inside the passes
+  ToolWork tool_work = ToolWork::kNone;  // part k: queued before the kernels in every pass
+  int rounds = 3;                        // measured ranges, after one warm-up range
   const char* value_source = nullptr;
   bool pm_inside = false;  // part d: PM sampling around the kernels of each pass
   // Part e: an object enabled, and a blank image of the full list sized, by
@@ -783,6 +813,8 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
         };
         PC_TIMED(Kind::kWork, "launch (host)", s.work.launch_each(around, v.gated));
       } else if (!v.empty) {
+        if (v.tool_work != ToolWork::kNone)
+          PC_TIMED(Kind::kWork, "tool work (host)", s.work.launch_tool_work(v.tool_work));
         PC_TIMED(Kind::kWork, "launch (host)", s.work.launch());
       }
       // The tool waits for the range's work before it ends the pass.
@@ -812,6 +844,17 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
       std::printf("[%s] CUPTI ran %zu passes where the host API counted %zu\n", V.c_str(), passes, expected);
     }
     result.passes = passes;
+    if (v.tool_work != ToolWork::kNone && round == 1) {
+      // Whether CUPTI's automatic ranges counted the tool's work as a range
+      // of its own: the kernels' ranges and one more, or the kernels' only.
+      auto info = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+      info.pCounterDataImage = image.data();
+      info.counterDataImageSize = image.size();
+      PC_TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
+      std::printf("[%s] %zu counter ranges for %zu kernels and the tool's work (%s): %s\n", V.c_str(),
+                  static_cast<std::size_t>(info.numTotalRanges), Workload::kKernels, name_of(v.tool_work),
+                  info.numTotalRanges > Workload::kKernels ? "counted as a range of its own" : "not counted");
+    }
     if (round == 0) continue;
     result.range_ms.push_back(range_ms);
     if (v.value_source == nullptr) continue;
@@ -2208,6 +2251,30 @@ bool part_range_profiler(Setup& s) {
   return run_variants(s, variants);
 }
 
+// The tool's work inside a pass of CUPTI's automatic ranges (the batch's
+// layout: each member's restore and L2 flush run inside the shared pass,
+// before its kernels). k1 runs the range's kernels alone; k2 queues a
+// device-to-device copy of one array by the copy engines before them, k3
+// the same copy as a kernel, k4 a memset of the array. Each prints whether
+// CUPTI counted the tool's work as a range of its own; their cost per pass
+// against k1's is what the work costs inside a counted pass.
+bool part_tool_work(Setup& s) {
+  std::vector<RangeVariant> variants;
+  auto add = [&](const char* name, ToolWork work) {
+    variants.push_back(RangeVariant{name});
+    RangeVariant& v = variants.back();
+    v.rounds = s.options.rounds;
+    v.auto_ranges = true;
+    v.image_ranges = Workload::kKernels + 1;
+    v.tool_work = work;
+  };
+  add("k1_auto_kernels_alone", ToolWork::kNone);
+  add("k2_auto_copy_engines", ToolWork::kCopyEngine);
+  add("k3_auto_copy_kernel", ToolWork::kCopyKernel);
+  add("k4_auto_memset", ToolWork::kMemset);
+  return run_variants(s, variants);
+}
+
 // Per-kernel values three ways, with a1 for the values' reference: CUPTI's
 // automatic ranges (a5, the tool's default, which makes each launch wait),
 // a user range pushed and popped from the host around each kernel (a7: the
@@ -2345,7 +2412,7 @@ std::optional<Options> parse(int argc, char** argv) {
     const std::string name = argv[i];
     if (name == "--help" || name == "-h") {
       std::printf(
-          "cupti_pass_cost --parts a|b|c|d|e|h|u [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
+          "cupti_pass_cost --parts a|b|c|d|e|h|k|u [--mb 256] [--rounds 3] [--interval-ns 20000] [--windows 25] "
           "[--big-ranges 2048] [--chip GH100] [--setup-on main|thread|capture|capture-relaxed]\n"
           "  [--empty-pass one-pass|full|none]\n");
       std::exit(0);
@@ -2356,8 +2423,8 @@ std::optional<Options> parse(int argc, char** argv) {
     }
     const std::string value = argv[i + 1];
     if (name == "--parts") {
-      if (value.find_first_not_of("abcdehu") != std::string::npos) {
-        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdehu, not '%s'\n", value.c_str());
+      if (value.find_first_not_of("abcdehku") != std::string::npos) {
+        std::fprintf(stderr, "cupti_pass_cost: --parts takes letters of abcdehku, not '%s'\n", value.c_str());
         return std::nullopt;
       }
       if (value.find('e') != std::string::npos && value != "e") {
@@ -2483,6 +2550,7 @@ int run(int argc, char** argv) {
       case 'd': ok = part_pm_inside(s) && ok; break;
       case 'h': ok = part_host(s) && ok; break;
       case 'u': ok = part_user_kernel_ranges(s) && ok; break;
+      case 'k': ok = part_tool_work(s) && ok; break;
       default: break;
     }
   }

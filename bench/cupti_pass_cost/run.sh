@@ -4,10 +4,10 @@
 # part in a process of its own, so that no part inherits another's CUPTI
 # state. One GPU; about 4 minutes, 13 at most (every step has a time limit).
 #   bench/cupti_pass_cost/run.sh [log-dir]     (default: $OUT when set, else ./out)
-# Env: PARTS (default "h a b c d u e"), CUPTI_PASS_COST_BIN (a binary built
+# Env: PARTS (default "h a b c d u k e"), CUPTI_PASS_COST_BIN (a binary built
 # beforehand, e.g. build/bench/cupti_pass_cost from scripts/gpu-prebuild.sh's
 # pack, with build/prebuilt.env sourced: then nothing is compiled here).
-# The log folder gets gpu.txt, build.txt, u.txt, h.txt, a.txt, b.txt, c.txt, d.txt,
+# The log folder gets gpu.txt, build.txt, u.txt, k.txt, h.txt, a.txt, b.txt, c.txt, d.txt,
 # e-main.txt, e-thread.txt, e-capture.txt, e-capture-relaxed.txt (the empty
 # pass of the one-pass list), e-main-full.txt, e-thread-full.txt (of the full
 # list), e-thread-none.txt (no empty pass);
@@ -58,12 +58,14 @@ fi
 # processes.
 # u: per-kernel values in automatic ranges, in user ranges pushed from the
 # host around each kernel, and in the same behind a gate.
-# PARTS (default "h a b c d u e") picks parts.
+# k: the tool's work (a copy by the copy engines, the same by a kernel, a
+# memset) before the kernels inside each pass of automatic ranges.
+# PARTS (default "h a b c d u k e") picks parts.
 status=()
-for step in "h 45" "a 150" "b 120" "c 75" "d 45" "u 90" "e main 60" "e thread 60" "e capture 60" "e capture-relaxed 60" \
+for step in "h 45" "a 150" "b 120" "c 75" "d 45" "u 90" "k 90" "e main 60" "e thread 60" "e capture 60" "e capture-relaxed 60" \
   "e main full 60" "e thread full 60" "e thread none 60"; do
   read -r part rest <<<"$step"
-  [[ " ${PARTS:-h a b c d u e} " == *" $part "* ]] || continue
+  [[ " ${PARTS:-h a b c d u k e} " == *" $part "* ]] || continue
   limit=${rest##* }
   args=(--parts "$part")
   log=$part
@@ -83,7 +85,7 @@ done
 
 echo "== host side (h.txt)"
 [[ -f $logs/h.txt ]] && cut -c1-300 "$logs/h.txt"
-for part in a b c d u e-main e-thread e-capture e-capture-relaxed e-main-full e-thread-full e-thread-none; do
+for part in a b c d u k e-main e-thread e-capture e-capture-relaxed e-main-full e-thread-full e-thread-none; do
   [[ -f $logs/$part.txt ]] || continue
   echo "== part $part ($part.txt): notes"
   grep -h -E '^\[|^  !' "$logs/$part.txt" | grep -v 'pass wall ms by pass index' | cut -c1-240
