@@ -281,7 +281,7 @@ void RangeController::release_left_over_state() {
   // Called when a range begins with no capture open.
   if (counters_left_running_) {
     counters_left_running_ = false;
-    if (counters_ && counters_->standing_open()) {
+    if (counters_ && counters_->standing().is_open()) {
       counting_.flush_standing_pass("a range ended while a stream capture was open");
     } else if (counters_ && counters_->in_pass()) {
       counters_->end_pass().status().ignore();
@@ -338,7 +338,7 @@ void RangeController::end() {
   }
   parts_.mutex.set_stage("range end: report");
   report_range(*range);
-  if (counters_ && counters_->standing_full()) counting_.flush_standing_pass("its counter image is full");
+  if (counters_ && counters_->standing().full()) counting_.flush_standing_pass("its counter image is full");
 }
 
 void RangeController::replay_before_free(const char* call) {
@@ -420,14 +420,14 @@ void RangeController::report_range(ActiveRange& range) {
   const std::size_t* standing = standing_counter_range(range.counters);
   const bool pending = standing != nullptr && !range.eligibility.declined();
   parts_.report.ranges.push_back(std::move(range.record));
-  if (pending) counters_->add_standing_pending(parts_.report.ranges.size() - 1, *standing);
+  if (pending) counters_->standing().add_pending(parts_.report.ranges.size() - 1, *standing);
 }
 
 std::vector<std::size_t> RangeController::unsettled_records() const {
   std::vector<std::size_t> records;
-  if (deferred_.pending().empty() && !(counters_ && counters_->standing_pending() > 0)) return records;
+  if (deferred_.pending().empty() && !(counters_ && counters_->standing().pending() > 0)) return records;
   for (const auto& range : deferred_.pending()) records.push_back(range->record_index);
-  if (counters_) counters_->standing_pending_records(records);
+  if (counters_) counters_->standing().pending_records(records);
   return records;
 }
 
@@ -458,25 +458,25 @@ void RangeController::at_exit() {
     parts_.report.ranges.push_back(std::move(range->record));
   }
   deferred_.decline_at_exit();
-  if (counters_ && counters_->standing_open() && profiled_context_lost_) {
+  if (counters_ && counters_->standing().is_open() && profiled_context_lost_) {
     // Its context is gone (a capture kept the standing pass open at the
     // teardown): nothing can be read, and no CUPTI call is made on it.
-    counters_->abandon_standing_pass(
+    counters_->standing().abandon(
         DeclineReason::kCountersUnavailable,
         *profiled_context_lost_ + " ended the profiled context before the range's one-pass counters were read",
         parts_.report.ranges, RangeReporter(parts_.config.quiet));
   }
-  if (counters_ && counters_->standing_open() && parts_.captures.open_or_beginning()) {
+  if (counters_ && counters_->standing().is_open() && parts_.captures.open_or_beginning()) {
     // A capture still open at exit (another thread's): stopping the pass is
     // a call it forbids, so the pending ranges decline instead.
-    counters_->abandon_standing_pass(
+    counters_->standing().abandon(
         DeclineReason::kStreamCaptureActive,
         parts_.captures.describe_open_or_beginning() +
             " when the process exited, before the one-pass counters of the range were read; the tool made no call "
             "a capture forbids",
         parts_.report.ranges, RangeReporter(parts_.config.quiet));
   }
-  if (counters_ && counters_->standing_open()) {
+  if (counters_ && counters_->standing().is_open()) {
     // The standing pass's ranges get their values now: one CUPTI stop and a
     // decode, with the context made current (when it still exists).
     unsigned version = 0;
@@ -517,7 +517,8 @@ void RangeController::before_device_allocation(const char* call, std::uint64_t b
 void RangeController::before_teardown(const char* call, const TeardownParams& teardown) {
   const std::string why = std::string(call) + " (a teardown of a context, a module or an object kernels may use)";
   deferred_.flush_pending(why.c_str());
-  if (!counters_ || !counters_->standing_open() || profiled_context_lost_ || !counting_.ends_profiled_context(teardown))
+  if (!counters_ || !counters_->standing().is_open() || profiled_context_lost_ ||
+      !counting_.ends_profiled_context(teardown))
     return;
   if (parts_.captures.open_or_beginning()) return;  // read at exit, or declined
   // A primary context's release may not be its last (a library's retain

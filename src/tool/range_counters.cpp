@@ -172,7 +172,7 @@ Status RangeCounters::start_counting_pass0(ActiveRange& range) {
     // The pass opens before the flush, which runs and ends before the push:
     // what CUPTI's start leaves dirty in L2 is written back outside every
     // pushed range, as for the ranges after the first.
-    s = counters_->open_standing_pass(range.name);
+    s = counters_->standing().open(range.name);
     if (s.ok() && flush_before_pass0) s = flush_.flush_and_wait();
     if (s.ok()) s = push_standing_range(range);
     debug("standing pass: range pushed: %s", s.to_string());
@@ -299,16 +299,16 @@ bool RangeCounters::ends_profiled_context(const TeardownParams& teardown) const 
 }
 
 Status RangeCounters::push_standing_range(ActiveRange& range) {
-  RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->push_standing_range(range.name));
+  RR_ASSIGN_OR_RETURN(std::size_t counter_range, counters_->standing().push(range.name));
   range.counters = StandingRange{counter_range};
   return ok_status();
 }
 
 void RangeCounters::flush_standing_pass(const char* why) {
-  if (!counters_ || !counters_->standing_open()) return;
+  if (!counters_ || !counters_->standing().is_open()) return;
   parts_.mutex.set_stage("flushing the standing pass");
   const auto start = Clock::now();
-  counters_->flush_standing_pass(why, parts_.report.ranges, RangeReporter(parts_.config.quiet));
+  counters_->standing().flush(why, parts_.report.ranges, RangeReporter(parts_.config.quiet));
   if (!exiting_) parts_.report.time_budget->standing_flushes_ms += ms_since(start);
 }
 

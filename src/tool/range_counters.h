@@ -133,7 +133,7 @@ class RangeCounters {
   /// values where `values` (one row per counter range) has them
   /// (tool/logic/range_report.h).
   void record_kernels(ActiveRange& range, const std::vector<std::vector<double>>& values);
-  /// The standing pass (tool/logic/counter_session.h): ends the pass and
+  /// The standing pass (tool/logic/standing_pass.h): ends the pass and
   /// writes each pending range's values into its report record, `why`
   /// naming the cause; nothing when none is open. Flushed when the image is
   /// full, at a range's begin after a capture, at a teardown of the

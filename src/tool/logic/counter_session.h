@@ -9,14 +9,12 @@
 // max_kernels_per_range override), never fewer than last time, never more
 // than the largest image; a name not seen yet gets the budget.
 //
-// The standing pass (one-pass metric lists with --range-metrics whole): the
-// first range opens one CUPTI pass in user-ranges mode (set the mode, size
-// the image to kStandingRanges, begin, start) and every range pushes and pops
-// its own counter range (`name#k`: CUPTI merges user ranges of one name) in
-// it; the ranges' report records wait (pending) until the pass is flushed:
-// when its image is full (standing_full()), at a range begin after a capture,
-// and at exit. A flush ends the pass (one CUPTI stop), decodes, and writes
-// each pending record's values, or declines it counters_unavailable.
+// The standing pass (one-pass metric lists with --range-metrics whole: one
+// CUPTI pass in user-ranges mode left open across the ranges, each pushing
+// its own counter range, their records pending until a flush) is its own
+// class, StandingPass (tool/logic/standing_pass.h), owned here and reached
+// through standing(); the session decides where it applies
+// (standing_pass_eligible()) and times its start as any other.
 //
 // CUDA-free (tests/unit/tool/counter_session_test.cpp with a fake backend).
 // Thread-safety: the range's thread only (the tool's lock).
@@ -34,6 +32,7 @@
 #include "report/report_model.h"
 #include "tool/logic/range_report.h"
 #include "tool/logic/replay_window.h"
+#include "tool/logic/standing_pass.h"
 
 namespace rangereplay::tool {
 
@@ -105,18 +104,20 @@ struct CounterSessionOptions {
 
 class CounterSession final : public CounterPasses {
  public:
-  /// Counter ranges one standing pass holds (its image: ~6.6 KB per metric
-  /// and range on GH100).
-  static constexpr std::size_t kStandingRanges = 256;
   /// What the counter image of a range not seen yet may cost, in bytes (~9 KB
   /// per metric and kernel on GH100, copied at every range).
   static constexpr std::size_t kCounterImageBudgetBytes = std::size_t{64} << 20;
 
   /// `names` and `units`: the metric list's, in the order of each row of
-  /// values. `debug`: one line per standing-pass event (may be empty).
+  /// values. `debug`: one line per standing-pass event and the warm-up's
+  /// (may be empty).
   CounterSession(std::unique_ptr<CounterBackend> backend, std::vector<std::string> names,
                  std::vector<std::string> units, const CounterSessionOptions& options,
                  std::function<void(const std::string&)> debug = {});
+  // Neither copied nor moved: the standing pass refers to this session's
+  // backend, metric names and debug callback.
+  CounterSession(const CounterSession&) = delete;
+  CounterSession& operator=(const CounterSession&) = delete;
 
   std::uint32_t pass_count() const { return options_.pass_count; }
   MetricColumns columns() const { return {names_, units_}; }
@@ -143,57 +144,28 @@ class CounterSession final : public CounterPasses {
   /// Whether a counting range goes into the standing pass: a one-pass
   /// metric list, whole-range metrics, the standing pass not turned off.
   bool standing_pass_eligible() const;
-  /// Opens the standing pass (mode, image, begin, start) if it is not open;
-  /// `range_name` names the CUPTI pass. Errors: the backend's (the pass
-  /// stays closed).
-  Status open_standing_pass(const std::string& range_name);
-  /// Opens the standing pass if it is not open, then pushes the range's own
-  /// counter range; returns its index in the pass. Errors: the backend's
-  /// (the pass stays closed when opening it failed).
-  StatusOr<std::size_t> push_standing_range(const std::string& range_name);
-  bool standing_open() const { return standing_open_; }
-  /// The open standing pass has as many counter ranges as its image holds.
-  bool standing_full() const { return standing_open_ && standing_pushed_ >= backend_->max_ranges(); }
-  /// The report record `record_index` (in the report's ranges) waits for the
-  /// values of counter range `counter_range` of the open standing pass.
-  void add_standing_pending(std::size_t record_index, std::size_t counter_range) {
-    standing_pending_.push_back({record_index, counter_range});
-  }
-  std::size_t standing_pending() const { return standing_pending_.size(); }
-  /// The report records (indexes in the report's ranges) waiting for the
-  /// standing pass's values, appended to `out`.
-  void standing_pending_records(std::vector<std::size_t>& out) const {
-    for (const StandingPending& p : standing_pending_) out.push_back(p.record_index);
-  }
-  /// Ends the standing pass (nothing when none is open) and writes each
-  /// pending record of `records` (the report's ranges): its range metrics and
-  /// a note naming `why`, or a counters_unavailable decline through
-  /// `reporter`. The flush's time is shared among their decode_ms. The mode
-  /// is set back to configured_mode().
-  void flush_standing_pass(const char* why, std::vector<report::RangeRecord>& records, const RangeReporter& reporter);
-  /// Gives up the standing pass without a CUPTI call (a stream capture is
-  /// open at the process's exit: ending the pass would be a call the capture
-  /// forbids): each pending record of `records` declines `reason` with
-  /// `detail` through `reporter`, and nothing is left pending. The CUPTI
-  /// pass stays open; the process is ending.
-  void abandon_standing_pass(DeclineReason reason, const std::string& detail, std::vector<report::RangeRecord>& records,
-                             const RangeReporter& reporter);
+  /// The standing pass, closed until a range pushes into it (used only where
+  /// standing_pass_eligible()); it lives as long as this session. Its start
+  /// is this session's start_pass (timed the first time); a flush sets the
+  /// mode back to configured_mode().
+  StandingPass& standing() { return standing_; }
+  const StandingPass& standing() const { return standing_; }
 
   /// For a one-pass metric list, one empty counter pass (begin, start, end,
-  /// decode, no work between) in the mode and at the image size the first
-  /// range will most likely use: the standing pass's user ranges and
-  /// kStandingRanges, per-kernel auto ranges at the image of a range name not
-  /// seen yet, or one whole-range counter range (with a lead-in, the image of
-  /// two, of which the pass pushes the lead-in only). CUPTI's first start in a
-  /// process does one-time work that takes 0.4-0.7 s on an H200 and leaves
-  /// lines dirty in L2 for the pass to write back; run here, at the set-up,
-  /// it is neither in the first range's times nor in its counters. Nothing
-  /// for a multi-pass list: an incomplete session leaves CUPTI's pass index
-  /// where it stopped, whatever the next configuration names (the first
+  /// decode, no work between) in the mode and at the image size the first range
+  /// will most likely use: the standing pass's user ranges and
+  /// StandingPass::kCounterRanges, per-kernel auto ranges at the image of a
+  /// range name not seen yet, or one whole-range counter range (with a lead-in,
+  /// the image of two, of which the pass pushes the lead-in only). CUPTI's
+  /// first start in a process does one-time work that takes 0.4-0.7 s on an
+  /// H200 and leaves lines dirty in L2 for the pass to write back; run here, at
+  /// the set-up, it is neither in the first range's times nor in its counters.
+  /// Nothing for a multi-pass list: an incomplete session leaves CUPTI's pass
+  /// index where it stopped, whatever the next configuration names (the first
   /// range's values came out NaN on the H200). The mode is set back to
   /// configured_mode() either way. Call between ranges, with no pass open.
-  /// Errors: the backend's (the caller may go on: every later range begins
-  /// its own configuration).
+  /// Errors: the backend's (the caller may go on: every later range begins its
+  /// own configuration).
   Status warm_up();
   /// Milliseconds warm_up() took (0 when it did not run).
   double warm_up_ms() const { return warm_up_ms_; }
@@ -214,15 +186,9 @@ class CounterSession final : public CounterPasses {
   std::function<void(const std::string&)> debug_;
   // Kernels per range name, from the last profiled range of that name.
   std::unordered_map<std::string, std::size_t> kernels_by_range_name_;
-  // The standing pass: open, counter ranges pushed so far, and the report
-  // records (index in the report's ranges) waiting for their counter range.
-  bool standing_open_ = false;
-  std::size_t standing_pushed_ = 0;
-  struct StandingPending {
-    std::size_t record_index;
-    std::size_t counter_range;
-  };
-  std::vector<StandingPending> standing_pending_;
+  // The standing pass over backend_, names_, units_ and debug_ (declared
+  // after them: it is made from them).
+  StandingPass standing_;
 };
 
 }  // namespace rangereplay::tool
