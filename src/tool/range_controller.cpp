@@ -260,7 +260,7 @@ void RangeController::close_range_counters(ActiveRange& range) {
   range.counters_closed = true;
   if (std::holds_alternative<Collecting>(range.state)) app_ranges_.abandon();
   debug("counters of declined range '%s' closed before a stream capture", range.name);
-  const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
+  const RangeContextScope in_range_context(range.ctx);
   if (standing_counter_range(range.counters) != nullptr) {
     counters_->backend().pop_range().ignore();
     range.counters = configured_layout(parts_.config);
@@ -271,10 +271,6 @@ void RangeController::close_range_counters(ActiveRange& range) {
   range.restore_plan.reset();
   range.write_set.reset();
   range.snapshot.reset();
-  if (pushed) {
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
-  }
 }
 
 void RangeController::release_left_over_state() {

@@ -15,6 +15,7 @@
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
 #include "cuda/cu_status.h"
+#include "tool/context_scope.h"
 #include "tool/controller_helpers.h"
 #include "tool/counter_setup.h"
 #include "tool/logic/counter_session.h"
@@ -201,12 +202,8 @@ bool RangeCounters::can_record_pass0_only() const { return counters_ && !counter
 
 bool RangeCounters::end_counted_pass0(const ActiveRange& range) {
   if (!range.snapshot || standing_counter_range(range.counters) || !counters_ || !counters_->in_pass()) return false;
-  const bool pushed = range.ctx != nullptr && cuCtxPushCurrent(range.ctx) == CUDA_SUCCESS;
+  const RangeContextScope in_range_context(range.ctx);
   counters_->end_pass().status().ignore();
-  if (pushed) {
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
-  }
   return true;
 }
 
