@@ -21,8 +21,10 @@ function is over the limit, 0 otherwise; 2 on a path that does not exist.
 
 prints `path:line name methods` for each class or struct with more than M
 member functions (declared or defined in its body: constructors, destructors
-and operators count, `= delete` ones and friends do not; a nested class counts
-on its own), largest first; --check exits 1 when there is one.
+and operators count, `= delete` ones, friends and pointers to functions do
+not; a nested class counts on its own, a class local to a function body is
+not read, and a function-like macro in a class body reads as a member
+function), largest first; --check exits 1 when there is one.
 """
 import argparse
 import os
@@ -159,6 +161,10 @@ def _function_name(stmt):
     depth = 0
     angles = 0
     for k, w in enumerate(words):
+        if k > 1 and words[k - 2] == "operator" and words[k - 1] == "(" and w == ")":
+            continue  # operator(): the name's parentheses
+        if w == "(" and k > 0 and words[k - 1] == "operator" and k + 1 < len(words) and words[k + 1] == ")":
+            continue
         if w == "<" and not (k > 0 and words[k - 1] == "operator") and \
                 not (k > 1 and words[k - 1] == "<" and words[k - 2] == "operator"):
             angles += 1
@@ -166,7 +172,7 @@ def _function_name(stmt):
             angles -= 1
         elif w in "([{":
             if w == "(" and depth == 0 and angles == 0 and k > 0:
-                if "=" in words[:k]:
+                if "=" in _before_operator(words[:k]):
                     return None  # a variable (maybe a lambda) at namespace scope
                 name = _name_before(words, k)
                 if name is None:
@@ -179,6 +185,34 @@ def _function_name(stmt):
         elif w in ")]}":
             depth -= 1
     return None
+
+
+def _before_operator(words):
+    """words up to an `operator` keyword (the tokens of an operator's name,
+    such as `=` in operator== or operator=, are not part of the
+    declaration's shape)."""
+    return words[:words.index("operator")] if "operator" in words else words
+
+
+def _without_template_heads(words):
+    """words without the leading `template <...>` heads (their parameters may
+    hold `class`, `=` and parentheses)."""
+    start = 0
+    while start < len(words) and words[start] == "template":
+        depth = 0
+        j = start + 1
+        while j < len(words):
+            if words[j] == "<":
+                depth += 1
+            elif words[j] == ">":
+                depth -= 1
+            elif words[j] == ">>":
+                depth -= 2
+            if depth <= 0 and words[j] in (">", ">>"):
+                break
+            j += 1
+        start = j + 1
+    return words[start:]
 
 
 def _name_before(words, k):
@@ -242,8 +276,8 @@ def _is_body_follow(rest):
                     if depth == 0:
                         break
             continue
-        if w == "->":
-            return True  # the rest is the trailing return type
+        if w in ("->", "requires"):
+            return True  # the rest is the trailing return type, or the constraint
         if w == ":":
             return True  # member initializers
         if w == "[" and k + 1 < len(rest) and rest[k + 1] == "[":
@@ -351,7 +385,8 @@ def classes(text):
     """Yields (line, name, methods) for each class or struct with a body in
     text, nested ones included, in order: methods counts the member functions
     its body declares or defines (constructors, destructors and operators
-    among them; `= delete` ones and friends are not)."""
+    among them; `= delete` ones, friends and pointers to functions are not).
+    Classes local to a function body are not read."""
     toks = list(tokens(text))
     yield from _scan_classes(toks, 0, len(toks))
 
@@ -368,33 +403,66 @@ def _scan_classes(toks, begin, end):
         elif t in ("(", "["):
             i = _matching(toks, i)
         elif t == "{":
-            close = _matching(toks, i)
-            words = [w for _, w in toks[stmt_start:i]]
-            head = _class_head(words)
-            if head is not None:
-                line = toks[stmt_start + words.index(head)][0] if head in words else toks[i][0]
+            stmt = toks[stmt_start:i]
+            words = [w for _, w in stmt]
+            head = None if _function_name(stmt) is not None else _class_head(words)
+            if _function_name(stmt) is not None:
+                # A function's body (its local classes are not read).
+                close = _matching(toks, _body_open(toks, i, stmt, end))
+            elif head is not None:
+                close = _matching(toks, i)
+                line = stmt[len(words) - 1 - words[::-1].index(head)][0] if head in words else toks[i][0]
                 methods, nested = _class_body(toks, i + 1, close)
                 yield line, head, methods
                 for b, e in nested:
                     yield from _scan_classes(toks, b, e)
-            elif not _function_name(toks[stmt_start:i]):
+            else:
+                close = _matching(toks, i)
                 yield from _scan_classes(toks, i + 1, close)
             i = close
-            if head is None:
-                stmt_start = i + 1
+            stmt_start = i + 1
         i += 1
 
 
 def _class_head(words):
     """The name of the class or struct whose body the '{' after words opens,
     or None (an enum, a namespace, a function, an initializer)."""
+    words = _without_template_heads(words)
     for k, w in enumerate(words):
         if w in ("class", "struct") and (k == 0 or words[k - 1] not in ("enum", "friend")):
             if "=" in words[:k] or "(" in words[:k]:
                 return None
-            rest = [x for x in words[k + 1:] if x not in ("final", "alignas")]
-            return rest[0] if rest and re.match(r"^[A-Za-z_]\w*$", rest[0]) else "(anonymous)"
+            rest = _without_attributes(words[k + 1:])
+            if not rest or rest[0] == ":":
+                return "(anonymous)"
+            if len(rest) > 1 and rest[1] not in (":", "final", "::", "<"):
+                return None  # `struct sigaction action{}`: a variable's braced initializer
+            return rest[0] if re.match(r"^[A-Za-z_]\w*$", rest[0]) else None
     return None
+
+
+def _without_attributes(words):
+    """words without `alignas(...)`, `__attribute__((...))` and `[[...]]`."""
+    out = []
+    k = 0
+    while k < len(words):
+        if words[k] in ("alignas", "__attribute__") and k + 1 < len(words) and words[k + 1] == "(":
+            depth = 0
+            k += 1
+            while k < len(words):
+                depth += (words[k] == "(") - (words[k] == ")")
+                k += 1
+                if depth == 0:
+                    break
+            continue
+        if words[k] == "[" and k + 1 < len(words) and words[k + 1] == "[":
+            while k < len(words) and not (words[k] == "]" and k > 0 and words[k - 1] == "]"):
+                k += 1
+            k += 1
+            continue
+        out.append(words[k])
+        k += 1
+    return out
 
 
 def _class_body(toks, begin, end):
@@ -418,7 +486,7 @@ def _class_body(toks, begin, end):
             stmt = toks[stmt_start:i]
             words = [w for _, w in stmt]
             if _function_name(stmt) is not None:
-                methods += 1
+                methods += "friend" not in words
                 i = _matching(toks, _body_open(toks, i, stmt, end))
                 stmt_start = i + 1
             elif _class_head(words) is not None or "enum" in words or "union" in words:
@@ -436,22 +504,23 @@ def _declares_function(words):
     a member function: a parameter list at depth 0 after a name, before any
     '=' (`= 0`, `= default` and `= nullptr`-free declarations count, `= delete`
     does not)."""
-    if not words or words[0] in ("using", "friend", "typedef", "static_assert", "template"):
-        if not words or words[0] != "template":
-            return False
-        words = words[words.index(">") + 1:] if ">" in words else words
-    if words[-2:] == ["=", "delete"]:
+    words = _without_template_heads(words)
+    if not words or words[0] in ("using", "friend", "typedef", "static_assert") or words[-2:] == ["=", "delete"]:
         return False
     angles = 0
     for k, w in enumerate(words):
+        if w == "operator":
+            return True  # an operator (its name may hold '=', '<' or '(')
         if w in ("=", "{"):
             return False  # an initialized data member, or a nested class or enum
-        if w == "<" and not (k > 0 and words[k - 1] == "operator"):
+        if w == "<":
             angles += 1
         elif w == ">" and angles > 0:
             angles -= 1
         elif w == "(" and angles == 0 and k > 0:
-            return _name_before(words, k) is not None
+            if k + 1 < len(words) and words[k + 1] in ("*", "&", "^"):
+                return False  # a pointer to a function, or a reference to an array
+            return words[k - 1] not in ("alignas", "__attribute__") and _name_before(words, k) is not None
     return False
 
 

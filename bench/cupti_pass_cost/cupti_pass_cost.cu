@@ -252,6 +252,13 @@ __global__ void copy_kernel(const double* a, double* c, std::size_t n) {
   PC_INDEX;
   c[i] = a[i];
 }
+// Part k's copy as a kernel: the same work as copy_kernel under another
+// name, so that no counter range of the tool's work could be merged with
+// the range's first kernel by name.
+__global__ void tool_copy_kernel(const double* a, double* c, std::size_t n) {
+  PC_INDEX;
+  c[i] = a[i];
+}
 __global__ void scale_kernel(double* b, const double* c, std::size_t n) {
   PC_INDEX;
   b[i] = 0.4 * c[i];
@@ -286,13 +293,14 @@ __global__ void stamp_kernel(unsigned long long* out) {
 // values.
 // Work of the tool's kind queued before the range's kernels inside a pass
 // (part k): what a replayed pass runs before a member's work (its restore,
-// the L2 flush), done by the copy engines, by a kernel, or as a memset.
+// the L2 flush), done by a device-to-device cudaMemcpyAsync, by a kernel,
+// or as a memset.
 enum class ToolWork { kNone, kCopyEngine, kCopyKernel, kMemset };
 
 const char* name_of(ToolWork w) {
   switch (w) {
     case ToolWork::kNone: return "none";
-    case ToolWork::kCopyEngine: return "copy engines (cudaMemcpyAsync device to device)";
+    case ToolWork::kCopyEngine: return "cudaMemcpyAsync device to device";
     case ToolWork::kCopyKernel: return "copy kernel";
     case ToolWork::kMemset: return "cudaMemsetAsync";
   }
@@ -392,14 +400,15 @@ class Workload {
     return ok;
   }
   // Queues `work` on the range's stream (part k): a device-to-device copy of
-  // one array by the copy engines (cudaMemcpyAsync), the same copy by a
-  // kernel, or a memset of it; nothing for kNone. False when it failed.
+  // one array by cudaMemcpyAsync (the driver picks the engine), the same
+  // copy by a kernel, or a memset of it; nothing for kNone. False when it
+  // failed.
   bool launch_tool_work(ToolWork work) {
     const std::size_t bytes = n_ * sizeof(double);
     switch (work) {
       case ToolWork::kNone: return true;
       case ToolWork::kCopyEngine: PC_TRY(cudaMemcpyAsync(c_, a_, bytes, cudaMemcpyDeviceToDevice, stream_)); break;
-      case ToolWork::kCopyKernel: copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_); break;
+      case ToolWork::kCopyKernel: tool_copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_); break;
       case ToolWork::kMemset: PC_TRY(cudaMemsetAsync(c_, 0, bytes, stream_)); break;
     }
     PC_TRY(cudaGetLastError());
@@ -650,6 +659,7 @@ struct RangeVariant {
   bool sync_context = false;             // cuCtxSynchronize right before each Start
   bool empty = false;                    // no kernels inside the passes
   ToolWork tool_work = ToolWork::kNone;  // part k: queued before the kernels in every pass
+  bool print_ranges = false;             // part k: print the counter ranges of the first measured range
   int rounds = 3;                        // measured ranges, after one warm-up range
   const char* value_source = nullptr;
   bool pm_inside = false;  // part d: PM sampling around the kernels of each pass
@@ -837,6 +847,19 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
     decode.pRangeProfilerObject = rp.object;
     PC_TIMED(Kind::kRange, "DecodeData", cuptiRangeProfilerDecodeData(&decode));
     const double range_ms = now_ms() - range_start;
+    if (v.print_ranges && round == 1) {
+      // Whether CUPTI's automatic ranges counted the tool's work as a range
+      // of its own: the kernels' ranges and one more, or the kernels' only.
+      auto info = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+      info.pCounterDataImage = image.data();
+      info.counterDataImageSize = image.size();
+      PC_TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
+      std::printf("[%s] %zu counter ranges (%zu dropped) for %zu kernels and the tool's work (%s): %s\n", V.c_str(),
+                  static_cast<std::size_t>(info.numTotalRanges), static_cast<std::size_t>(decode.numOfRangeDropped),
+                  Workload::kKernels, name_of(v.tool_work),
+                  info.numTotalRanges + decode.numOfRangeDropped > Workload::kKernels ? "counted as range(s) of its own"
+                                                                                      : "not counted");
+    }
     if (decode.numOfRangeDropped != 0) {
       return failed("DecodeData", std::to_string(decode.numOfRangeDropped) + " ranges dropped", __LINE__);
     }
@@ -844,17 +867,6 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
       std::printf("[%s] CUPTI ran %zu passes where the host API counted %zu\n", V.c_str(), passes, expected);
     }
     result.passes = passes;
-    if (v.tool_work != ToolWork::kNone && round == 1) {
-      // Whether CUPTI's automatic ranges counted the tool's work as a range
-      // of its own: the kernels' ranges and one more, or the kernels' only.
-      auto info = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
-      info.pCounterDataImage = image.data();
-      info.counterDataImageSize = image.size();
-      PC_TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
-      std::printf("[%s] %zu counter ranges for %zu kernels and the tool's work (%s): %s\n", V.c_str(),
-                  static_cast<std::size_t>(info.numTotalRanges), Workload::kKernels, name_of(v.tool_work),
-                  info.numTotalRanges > Workload::kKernels ? "counted as a range of its own" : "not counted");
-    }
     if (round == 0) continue;
     result.range_ms.push_back(range_ms);
     if (v.value_source == nullptr) continue;
@@ -2254,7 +2266,7 @@ bool part_range_profiler(Setup& s) {
 // The tool's work inside a pass of CUPTI's automatic ranges (the batch's
 // layout: each member's restore and L2 flush run inside the shared pass,
 // before its kernels). k1 runs the range's kernels alone; k2 queues a
-// device-to-device copy of one array by the copy engines before them, k3
+// device-to-device cudaMemcpyAsync of one array before them, k3
 // the same copy as a kernel, k4 a memset of the array. Each prints whether
 // CUPTI counted the tool's work as a range of its own; their cost per pass
 // against k1's is what the work costs inside a counted pass.
@@ -2263,13 +2275,14 @@ bool part_tool_work(Setup& s) {
   auto add = [&](const char* name, ToolWork work) {
     variants.push_back(RangeVariant{name});
     RangeVariant& v = variants.back();
-    v.rounds = s.options.rounds;
+    v.rounds = std::max(1, s.options.rounds);
     v.auto_ranges = true;
-    v.image_ranges = Workload::kKernels + 1;
+    v.image_ranges = Workload::kKernels + 4;  // room for more than one range of the tool's work
     v.tool_work = work;
+    v.print_ranges = true;
   };
   add("k1_auto_kernels_alone", ToolWork::kNone);
-  add("k2_auto_copy_engines", ToolWork::kCopyEngine);
+  add("k2_auto_memcpy_dtod", ToolWork::kCopyEngine);
   add("k3_auto_copy_kernel", ToolWork::kCopyKernel);
   add("k4_auto_memset", ToolWork::kMemset);
   return run_variants(s, variants);

@@ -2,7 +2,7 @@
 # Builds cupti_pass_cost with nvcc alone (no CMake, no Debian packages: the
 # metric sets come from src/core/config/metric_sets.cpp, compiled in) and runs each
 # part in a process of its own, so that no part inherits another's CUPTI
-# state. One GPU; about 4 minutes, 13 at most (every step has a time limit).
+# state. One GPU; about 5 minutes, 17 at most (every step has a time limit).
 #   bench/cupti_pass_cost/run.sh [log-dir]     (default: $OUT when set, else ./out)
 # Env: PARTS (default "h a b c d u k e"), CUPTI_PASS_COST_BIN (a binary built
 # beforehand, e.g. build/bench/cupti_pass_cost from scripts/gpu-prebuild.sh's
@@ -58,7 +58,7 @@ fi
 # processes.
 # u: per-kernel values in automatic ranges, in user ranges pushed from the
 # host around each kernel, and in the same behind a gate.
-# k: the tool's work (a copy by the copy engines, the same by a kernel, a
+# k: the tool's work (a device-to-device cudaMemcpyAsync, the same copy by a kernel, a
 # memset) before the kernels inside each pass of automatic ranges.
 # PARTS (default "h a b c d u k e") picks parts.
 status=()

@@ -14,6 +14,7 @@ namespace rangereplay::tool {
 
 Status PassFlush::create() {
   if (flush_) return ok_status();
+  if (!bound_) return failed_precondition("the L2 flush was asked for before the counter set-up chose its device");
   StatusOr<cu::CacheFlush> made = cu::CacheFlush::create(device_, stream_);
   if (!made.ok()) return made.status();
   flush_.emplace(std::move(*made));

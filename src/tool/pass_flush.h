@@ -14,9 +14,11 @@
 //   RR_RETURN_IF_ERROR(flush.flush_and_wait());      // before a pass's counters start
 //
 // Memory: none until create(); then cu::CacheFlush's (2 x L2 bytes plus 4
-// KiB of device memory, kept as long as the process).
+// KiB of device memory), freed with the object (RangeCounters keeps it as
+// long as the process).
 // Thread-safety: the tool's lock (one flush at a time on the tool's stream).
-// Nothing throws.
+// Errors are Status values; only the hooks' making can throw (std::bad_alloc
+// of a std::function).
 #pragma once
 
 #include <cuda.h>
@@ -39,10 +41,12 @@ class PassFlush {
   void bind(CUdevice device, CUstream stream) {
     device_ = device;
     stream_ = stream;
+    bound_ = true;
   }
   /// Creates the flush buffer when there is none yet (nothing when there
-  /// is). Errors: cu::CacheFlush::create's (an allocation that failed names
-  /// the bytes asked for); there is no flush then.
+  /// is). Errors: failed_precondition before bind(); cu::CacheFlush::create's
+  /// (an allocation that failed names the bytes asked for); there is no
+  /// flush then.
   Status create();
   /// Whether the flush exists.
   bool exists() const { return flush_.has_value(); }
@@ -66,6 +70,7 @@ class PassFlush {
  private:
   CUdevice device_ = 0;
   CUstream stream_ = nullptr;
+  bool bound_ = false;
   std::optional<cu::CacheFlush> flush_;
 };
 

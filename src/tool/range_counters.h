@@ -119,7 +119,8 @@ class RangeCounters {
   /// another for its layout (errors ignored: the next set-up reports them).
   void restore_configured_mode(const ActiveRange& range);
   /// What a replayed pass of `range` runs right after its counters start
-  /// (PassFlush::after_counters_start over the counter session).
+  /// (PassFlush::after_counters_start over the counter session; the
+  /// counters must be set up: admit() let a range in).
   std::function<Status()> after_counters_start(const ActiveRange& range) {
     return flush_.after_counters_start(range, *counters_);
   }

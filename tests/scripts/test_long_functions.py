@@ -4,7 +4,8 @@ function lengths (tests/scripts/data/long_functions_fixture.cpp: comments,
 strings, raw strings and macros holding braces, member initializers, a
 trailing return type, a lambda), one of known member functions
 (tests/scripts/data/class_methods_fixture.h: deleted ones, friends, nested
-classes, data members of function type) and a temporary folder; the listings,
+classes, data members of function type, operators, a requires clause, class
+templates with defaults) and a temporary folder; the listings,
 their order and the exit status of --check. No build output or GPU (CTest
 label unit):
 
@@ -81,7 +82,13 @@ def test_reads_folders_by_extension():
 
 def test_every_class_of_the_fixture_with_its_member_functions():
     with open(CLASS_FIXTURE) as f:
-        assert list(long_functions.classes(f.read())) == [(11, "Big", 8), (26, "Nested", 2), (40, "Plain", 0)]
+        assert list(long_functions.classes(f.read())) == [(13, "Big", 8), (28, "Nested", 2), (42, "Plain", 0),
+                                                          (44, "Operators", 6), (59, "Defaulted", 2)]
+    # Operators' bodies and the constrained template are functions too.
+    with open(CLASS_FIXTURE) as f:
+        names = [name for _, name, _ in long_functions.functions(f.read())]
+    assert names == ["Big", "inline_body", "two", "operator==", "operator+=", "operator()", "constrained", "peek",
+                     "twice", "elaborated"]
     # The function fixture's one class: a constructor, an inline member and a destructor.
     with open(FIXTURE) as f:
         assert list(long_functions.classes(f.read())) == [(25, "Widget", 3)]
@@ -90,7 +97,8 @@ def test_every_class_of_the_fixture_with_its_member_functions():
 def test_max_methods_lists_the_larger_classes_and_checks():
     status, out, _ = run_main(["--max-methods", "1", CLASS_FIXTURE])
     assert status == 0
-    assert out.splitlines() == [f"{CLASS_FIXTURE}:11 Big 8", f"{CLASS_FIXTURE}:26 Nested 2"]
+    assert out.splitlines() == [f"{CLASS_FIXTURE}:13 Big 8", f"{CLASS_FIXTURE}:44 Operators 6",
+                                f"{CLASS_FIXTURE}:28 Nested 2", f"{CLASS_FIXTURE}:59 Defaulted 2"]
     assert run_main(["--max-methods", "7", "--check", CLASS_FIXTURE])[0] == 1
     assert run_main(["--max-methods", "8", "--check", CLASS_FIXTURE]) == (0, "", "")
 
