@@ -102,12 +102,10 @@ std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::c
   std::optional<StatusOr<CounterSetup>> result;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    const auto deadline = Clock::now() + limit;
-    while (!done_) {
-      // Abandoned and between calls: it never calls again.
-      if (abandoned_.load() && parked_.load()) return std::nullopt;
-      // (Parked, but no capture left: it resumes within a millisecond.)
-      if (parked_.load(std::memory_order_seq_cst) && captures_.open_or_beginning()) {
+    switch (wait_for_thread(lock, Clock::now() + limit)) {
+      case Waited::kDone: break;
+      case Waited::kAbandoned: return std::nullopt;
+      case Waited::kCaptureHolds:
         // A capture another thread holds open (or is beginning, and waits
         // for the caller's lock) keeps the set-up between its calls: this
         // range declines; a later one adopts the set-up.
@@ -116,8 +114,7 @@ std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::c
             unavailable("a stream capture was open or beginning while the range began, before the counter set-up "
                         "on the tool's thread ended; the tool made no call a capture forbids")
                 .with_decline_reason(DeclineReason::kStreamCaptureActive));
-      }
-      if (Clock::now() >= deadline) {
+      case Waited::kDeadline:
         claimed_ = true;
         abandoned_.store(true);  // it makes no further call
         return StatusOr<CounterSetup>(unavailable(
@@ -125,8 +122,6 @@ std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::c
             "after " +
             std::to_string(limit.count() / 1000) +
             " s; run without RANGEREPLAY_COUNTER_PREWARM=1 to set the counters up at the first range"));
-      }
-      changed_.wait_for(lock, std::chrono::milliseconds(1));
     }
     if (claimed_) return std::nullopt;  // dropped before (a context's end)
     claimed_ = true;
@@ -161,12 +156,9 @@ void CounterPrewarm::before_context_end(const TeardownParams& teardown) noexcept
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (claimed_) return;
-    const auto deadline = Clock::now() + kCallWait;
     // Until it has ended, or waits for a capture (it would not end before
     // this call does), at most kCallWait.
-    while (!done_ && !(parked_.load() && captures_.open_or_beginning()) && Clock::now() < deadline)
-      changed_.wait_for(lock, std::chrono::milliseconds(1));
-    if (!done_) {
+    if (wait_for_thread(lock, Clock::now() + kCallWait) != Waited::kDone) {
       if (may_live_on) return;
       claimed_ = true;
       abandoned_.store(true);  // no further call on a context that is ending
@@ -177,6 +169,18 @@ void CounterPrewarm::before_context_end(const TeardownParams& teardown) noexcept
     result_.reset();
   }
   drop(std::move(dropped));
+}
+
+CounterPrewarm::Waited CounterPrewarm::wait_for_thread(std::unique_lock<std::mutex>& lock,
+                                                       std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    if (done_) return Waited::kDone;
+    if (abandoned_.load() && parked_.load()) return Waited::kAbandoned;
+    // (Parked, but no capture left: it resumes within a millisecond.)
+    if (parked_.load(std::memory_order_seq_cst) && captures_.open_or_beginning()) return Waited::kCaptureHolds;
+    if (Clock::now() >= deadline) return Waited::kDeadline;
+    changed_.wait_for(lock, std::chrono::milliseconds(1));
+  }
 }
 
 void CounterPrewarm::drop(std::optional<StatusOr<CounterSetup>> made) noexcept {

@@ -123,6 +123,16 @@ class CounterPrewarm {
   // Drops a finished set-up: freed while no capture is open or beginning,
   // else left as it is. Caller holds no lock.
   void drop(std::optional<StatusOr<CounterSetup>> made) noexcept;
+  // How a wait for the thread ended (wait_for_thread).
+  enum class Waited : std::uint8_t {
+    kDone,          // it stored its result
+    kAbandoned,     // abandoned and between calls: it never calls again
+    kCaptureHolds,  // between calls while a capture is open or beginning
+    kDeadline,      // none of these by the deadline
+  };
+  // Waits on changed_ with `lock` (of mutex_) held until one of Waited's
+  // outcomes, checking every millisecond at least.
+  Waited wait_for_thread(std::unique_lock<std::mutex>& lock, std::chrono::steady_clock::time_point deadline);
 
   enum class State : std::uint8_t { kIdle, kStarted, kClosed };
 
