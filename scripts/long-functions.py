@@ -138,21 +138,7 @@ def _function_name(stmt):
     if not words:
         return None
     # `template <...>` heads are not part of the declaration's shape.
-    start = 0
-    while start < len(words) and words[start] == "template":
-        depth = 0
-        j = start + 1
-        while j < len(words):
-            if words[j] == "<":
-                depth += 1
-            elif words[j] == ">":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif words[j] == ">>":
-                depth -= 2
-            j += 1
-        start = j + 1
+    start = _template_heads_end(words)
     words = words[start:]
     stmt = stmt[start:]
     # The parameter list: the first '(' at bracket depth 0 that follows a name,
@@ -197,6 +183,12 @@ def _before_operator(words):
 def _without_template_heads(words):
     """words without the leading `template <...>` heads (their parameters may
     hold `class`, `=` and parentheses)."""
+    return words[_template_heads_end(words):]
+
+
+def _template_heads_end(words):
+    """The index in words just past its leading `template <...>` heads (0
+    without one)."""
     start = 0
     while start < len(words) and words[start] == "template":
         depth = 0
@@ -212,7 +204,7 @@ def _without_template_heads(words):
                 break
             j += 1
         start = j + 1
-    return words[start:]
+    return start
 
 
 def _name_before(words, k):
