@@ -1,7 +1,7 @@
 // Helpers the range controller's parts share (range_controller.h,
 // range_end.h, entry_snapshots.h, deferred_ranges.h): the RANGEREPLAY_DEBUG
 // trace of the range lifecycle, a range's decline, its values dropped after
-// a free, its progress line, and what one range brings to a replay window.
+// a free, its record finished, its progress line, and what one range brings to a replay window.
 //
 // Thread-safety: called with the tool's lock held, as the parts are; debug()
 // from any thread (the time of its previous line is an atomic shared by
@@ -25,6 +25,7 @@
 #include "cuda/replayer.h"
 #include "tool/active_range.h"
 #include "tool/logic/counter_session.h"
+#include "tool/logic/range_report.h"
 #include "tool/logic/replay_window.h"
 #include "tool/restore_strategy.h"
 #include "tool/tool_thread.h"
@@ -64,6 +65,14 @@ inline void drop_values_after_free(ActiveRange& range) {
   if (early == nullptr) return;
   range.record = std::move(early->before);
   range.record.passes = 1;
+}
+
+// Finishes `range`'s record (RangeReporter::finish_record, quiet as
+// `config`: its decline, notes and times, `window_ms` its window's time).
+inline void finish_record(const ProfileConfig& config, ActiveRange& range, double window_ms) {
+  RangeReporter(config.quiet)
+      .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
+                     window_ms);
 }
 
 // The progress line of `range`'s pass `pass` (from 1) of a list of

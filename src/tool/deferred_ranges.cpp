@@ -154,9 +154,7 @@ void DeferredRanges::decline_batch(std::vector<std::unique_ptr<ActiveRange>>& ba
                                    const std::string& detail, bool keep_gpu_objects) {
   for (auto& range : batch) {
     decline(*range, reason, detail);
-    RangeReporter(parts_.config.quiet)
-        .finish_record(range->record, range->eligibility, range->program.skipped_device_to_host, range->modules_loaded,
-                       0.0);
+    finish_record(parts_.config, *range, 0.0);
     parts_.report.ranges[range->record_index] = std::move(range->record);
     if (keep_gpu_objects && (range->snapshot || range->restore_plan)) parked_.push_back(std::move(range));
   }
@@ -365,9 +363,7 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
           "each kernel was counted in a counter range pushed from the host around its launch, whose time includes "
           "the launch path (microseconds a kernel): durations run long and throughputs short by as much; "
           "--batch-ranges off counts each kernel in CUPTI's own per-kernel range");
-    RangeReporter(parts_.config.quiet)
-        .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
-                       window_ms);
+    finish_record(parts_.config, range, window_ms);
     parts_.report.ranges[range.record_index] = std::move(range.record);
   }
 }
@@ -391,9 +387,7 @@ void DeferredRanges::replay_alone(std::vector<std::unique_ptr<ActiveRange>>& bat
                                    std::to_string(static_cast<long long>(batch_ms)) +
                                    " ms, not in this range's times), because " + because);
     }
-    RangeReporter(parts_.config.quiet)
-        .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
-                       ms_since(start));
+    finish_record(parts_.config, range, ms_since(start));
     parts_.report.ranges[range.record_index] = std::move(range.record);
   }
 }
@@ -431,9 +425,7 @@ bool DeferredRanges::replay_single(ActiveRange& range, const report::RangeRecord
     range.record.notes.push_back(std::string("replayed alone in its batch (replayed when: ") + why +
                                  "), with a counter range per kernel from CUPTI; pass 0 ran without counters");
   }
-  RangeReporter(parts_.config.quiet)
-      .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
-                     ms_since(start));
+  finish_record(parts_.config, range, ms_since(start));
   parts_.report.ranges[range.record_index] = std::move(range.record);
   return true;
 }

@@ -410,9 +410,7 @@ void RangeController::end_range_without_gpu(std::unique_ptr<ActiveRange> range) 
 }
 
 void RangeController::report_range(ActiveRange& range) {
-  RangeReporter(parts_.config.quiet)
-      .finish_record(range.record, range.eligibility, range.program.skipped_device_to_host, range.modules_loaded,
-                     ms_since(range.window_start));
+  finish_record(parts_.config, range, ms_since(range.window_start));
   const std::size_t* standing = standing_counter_range(range.counters);
   const bool pending = standing != nullptr && !range.eligibility.declined();
   parts_.report.ranges.push_back(std::move(range.record));
