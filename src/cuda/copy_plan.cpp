@@ -44,7 +44,9 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
     if (spans == 0) continue;
     if (arena.base == 0) return invalid_argument("arena " + std::to_string(a) + " has spans but no base address");
 
-    const bool by_kernel = arena.kind == ArenaKind::kDevice || pinned_arena_by_kernel(options.pinned_method, spans);
+    const bool on_host = arena.kind == ArenaKind::kPinnedHost;
+    const bool by_kernel =
+        on_host ? pinned_arena_by_kernel(options.pinned_method, spans) : !options.device_by_copy_engines;
     if (by_kernel) {
       if (slots == kMaxArenaSlots) {
         return invalid_argument("more than " + std::to_string(kMaxArenaSlots) + " kernel-copied arenas in one plan");
@@ -59,6 +61,7 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
       plan.ce_app_.push_back(span.app_address.address());
       plan.ce_arena_.push_back(arena.base + span.arena_offset);
       plan.ce_bytes_.push_back(span.bytes);
+      plan.ce_on_host_.push_back(on_host);
       plan.stats_.copy_engine_bytes += span.bytes;
     }
   }
@@ -141,23 +144,37 @@ Status CopyPlan::run_copy_engines(CopyDirection direction) {
   std::size_t queued = 0;  // copies already queued by batch calls
   if (batch_supported_) {
     // Location hints only matter for managed memory; they are set to where
-    // the bytes really are all the same.
+    // the bytes really are all the same: the application's side on the
+    // device, the arena's on the host or the device by its kind.
     CUmemLocation device{};
     device.type = CU_MEM_LOCATION_TYPE_DEVICE;
     device.id = device_ordinal_;
     CUmemLocation host{};
     host.type = CU_MEM_LOCATION_TYPE_HOST;
-    CUmemcpyAttributes attributes{};
-    attributes.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
-    attributes.srcLocHint = capture ? device : host;
-    attributes.dstLocHint = capture ? host : device;
-    attributes.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+    CUmemcpyAttributes by_location[2]{};  // [0]: a device arena, [1]: a pinned host arena
+    for (int on_host = 0; on_host < 2; ++on_host) {
+      CUmemcpyAttributes& attributes = by_location[on_host];
+      const CUmemLocation& arena = on_host != 0 ? host : device;
+      attributes.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+      attributes.srcLocHint = capture ? device : arena;
+      attributes.dstLocHint = capture ? arena : device;
+      attributes.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+    }
+    std::vector<CUmemcpyAttributes> attributes;
+    std::vector<std::size_t> first_copies;  // attributes[j] applies from the call's copy first_copies[j] on
     // At most kMaxCopyEngineBatch copies per call (copy_plan.h says why).
     while (queued < ce_bytes_.size()) {
       const std::size_t count = std::min(kMaxCopyEngineBatch, ce_bytes_.size() - queued);
-      std::size_t first_copy = 0;  // attributes applies from the call's first copy on
-      const CUresult result = cuMemcpyBatchAsync(dsts.data() + queued, srcs.data() + queued, ce_bytes_.data() + queued,
-                                                 count, &attributes, &first_copy, 1, side_stream);
+      attributes.clear();
+      first_copies.clear();
+      for (std::size_t i = 0; i < count; ++i) {
+        if (i > 0 && ce_on_host_[queued + i] == ce_on_host_[queued + i - 1]) continue;
+        attributes.push_back(by_location[ce_on_host_[queued + i] ? 1 : 0]);
+        first_copies.push_back(i);
+      }
+      const CUresult result =
+          cuMemcpyBatchAsync(dsts.data() + queued, srcs.data() + queued, ce_bytes_.data() + queued, count,
+                             attributes.data(), first_copies.data(), attributes.size(), side_stream);
       if (result != CUDA_SUCCESS) {
         // A driver without the batch API (or rejecting its attributes) gets
         // one cuMemcpyAsync per span from here on; any real error resurfaces

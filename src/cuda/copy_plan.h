@@ -9,8 +9,10 @@
 // restore is then one kernel launch (cuda/kernels/copy_kernel.h), plus, for a
 // pinned host arena copied by the copy engines, cuMemcpyBatchAsync calls of at
 // most kMaxCopyEngineBatch copies each on a side stream forked from and joined
-// back into the caller's stream by events, so they overlap the kernel. Nothing
-// inside waits on the host.
+// back into the caller's stream by events, so they overlap the kernel. A plan
+// built with CopyPlanOptions::device_by_copy_engines copies its device arenas
+// by the copy engines as well, and launches no kernel. Nothing inside waits on
+// the host.
 //
 //   std::vector<ArenaCopyList> arenas = {{ArenaKind::kDevice, arena_ptr, arena_bytes, spans}};
 //   RR_ASSIGN_OR_RETURN(CopyPlan plan, CopyPlan::create(arenas, {}, stream));
@@ -93,6 +95,12 @@ struct CopyPlanOptions {
   std::uint32_t piece_bytes = kDefaultPieceBytes;
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
+  /// Copy device arenas by the copy engines too (one cuMemcpyBatchAsync copy
+  /// per span), so the plan launches no kernel. For a restore inside a pass
+  /// of CUPTI's automatic per-kernel ranges, where every kernel launch is a
+  /// counter range of its own and a copy is none (bench/cupti_pass_cost,
+  /// part k); elsewhere the kernel is faster (copy_bench).
+  bool device_by_copy_engines = false;
 };
 
 /// What a plan moves per pass.
@@ -182,10 +190,14 @@ class CopyPlan {
   // Kernel path.
   CUdeviceptr slot_base_[kMaxArenaSlots] = {};
 
-  // Copy-engine path: capture copies app_ -> arena_, restore arena_ -> app_.
+  // Copy-engine path: capture copies app_ -> arena_, restore arena_ -> app_;
+  // ce_on_host_[i]: span i's arena is pinned host memory (else device
+  // memory), the location hint of its arena side. Spans of one arena are
+  // consecutive.
   std::vector<CUdeviceptr> ce_app_;
   std::vector<CUdeviceptr> ce_arena_;
   std::vector<std::size_t> ce_bytes_;
+  std::vector<bool> ce_on_host_;
   bool batch_supported_ = true;
   int device_ordinal_ = 0;
 };

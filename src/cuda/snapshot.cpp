@@ -98,29 +98,27 @@ StatusOr<Snapshot> Snapshot::plan_and_allocate(SnapshotStorage& storage, std::sp
   }
 
   // Split the placements into states (the planner's order, request by
-  // request), then each state's pieces into per-tier copy spans.
+  // request), each state's pieces into per-tier copy spans, and build one
+  // copy plan per state.
   RR_ASSIGN_OR_RETURN(snapshot.layout_, storage::StateLayout::build(placed, regions, state_count));
-  using TierSpans = std::array<std::vector<CopySpan>, SnapshotStorage::Chain::kTierCount>;
-  std::vector<TierSpans> spans(state_count);
-  for (std::size_t s = 0; s < state_count; ++s) {
-    for (const storage::StatePiece& piece : snapshot.layout_.pieces(s)) {
-      spans[s][piece.tier].push_back(CopySpan{piece.app.start(), piece.arena_offset, piece.app.size()});
-    }
-  }
-
   snapshot.copy_plans_.reserve(state_count);
   for (std::size_t s = 0; s < state_count; ++s) {
-    std::vector<ArenaCopyList> arenas(SnapshotStorage::Chain::kTierCount);
-    for (std::size_t t = 0; t < arenas.size(); ++t) {
-      arenas[t].kind = t == SnapshotStorage::kDeviceTier ? ArenaKind::kDevice : ArenaKind::kPinnedHost;
-      arenas[t].base = placed.tiers[t].arena_address;
-      arenas[t].bytes = placed.tiers[t].arena_bytes;
-      arenas[t].spans = std::move(spans[s][t]);
-    }
-    RR_ASSIGN_OR_RETURN(CopyPlan copy_plan, CopyPlan::create(arenas, storage.options_.copy, stream));
+    RR_ASSIGN_OR_RETURN(CopyPlan copy_plan, CopyPlan::create(snapshot.arena_lists(s), storage.options_.copy, stream));
     snapshot.copy_plans_.push_back(std::move(copy_plan));
   }
   return StatusOr<Snapshot>(std::move(snapshot));
+}
+
+std::vector<ArenaCopyList> Snapshot::arena_lists(std::size_t state) const {
+  std::vector<ArenaCopyList> arenas(SnapshotStorage::Chain::kTierCount);
+  for (std::size_t t = 0; t < arenas.size(); ++t) {
+    arenas[t].kind = t == SnapshotStorage::kDeviceTier ? ArenaKind::kDevice : ArenaKind::kPinnedHost;
+    arenas[t].base = plan_.tiers[t].arena_address;
+    arenas[t].bytes = plan_.tiers[t].arena_bytes;
+  }
+  for (const storage::StatePiece& piece : layout_.pieces(state))
+    arenas[piece.tier].spans.push_back(CopySpan{piece.app.start(), piece.arena_offset, piece.app.size()});
+  return arenas;
 }
 
 void Snapshot::EndStorageRange::operator()(SnapshotStorage* storage) const noexcept {
@@ -145,6 +143,27 @@ Status Snapshot::capture(SnapshotState state, CUstream stream) {
 Status Snapshot::restore(SnapshotState state, CUstream stream) {
   RR_RETURN_IF_ERROR(check_state(state));
   return copy_plans_[index_of(state)].restore(stream);
+}
+
+Status Snapshot::plan_copy_engine_restore(SnapshotState state, CUstream stream) {
+  RR_RETURN_IF_ERROR(check_state(state));
+  std::optional<CopyPlan>& engines = engine_plans_[index_of(state)];
+  if (engines) return ok_status();
+  CopyPlanOptions options = storage_->options_.copy;
+  options.device_by_copy_engines = true;
+  options.pinned_method = PinnedCopyMethod::kCopyEngine;
+  RR_ASSIGN_OR_RETURN(CopyPlan plan, CopyPlan::create(arena_lists(index_of(state)), options, stream));
+  engines.emplace(std::move(plan));
+  return ok_status();
+}
+
+Status Snapshot::restore_by_copy_engines(SnapshotState state, CUstream stream) {
+  RR_RETURN_IF_ERROR(check_state(state));
+  std::optional<CopyPlan>& engines = engine_plans_[index_of(state)];
+  if (!engines)
+    return failed_precondition(std::string("the ") + state_name(state) +
+                               " state has no copy-engine plan (plan_copy_engine_restore)");
+  return engines->restore(stream);
 }
 
 std::vector<SnapshotTierUsage> Snapshot::tiers() const {

@@ -40,6 +40,7 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -141,7 +142,10 @@ class Snapshot {
   Snapshot& operator=(Snapshot&&) noexcept = default;
   /// Waits for this snapshot's last copies (events), frees its copy plans and
   /// ends the storage's range (retained arenas stay for the next range).
-  ~Snapshot() { copy_plans_.clear(); }
+  ~Snapshot() {
+    copy_plans_.clear();
+    for (std::optional<CopyPlan>& plan : engine_plans_) plan.reset();
+  }
 
   /// Copies the regions into `state`'s storage. Asynchronous on `stream`
   /// (a stream of the storage's context). Errors: kInvalidArgument for a
@@ -149,6 +153,16 @@ class Snapshot {
   Status capture(SnapshotState state, CUstream stream);
   /// Copies `state`'s storage back into the regions. Same contract as capture().
   Status restore(SnapshotState state, CUstream stream);
+  /// Builds `state`'s copy-engine plan: the spans of its copy plan, every one
+  /// copied by the copy engines (CopyPlanOptions::device_by_copy_engines), so
+  /// that restore_by_copy_engines() launches no kernel. A second call for a
+  /// state does nothing. Needs the storage's context current. Errors:
+  /// kInvalidArgument for a state not planned; CopyPlan::create's.
+  Status plan_copy_engine_restore(SnapshotState state, CUstream stream);
+  /// restore() through `state`'s copy-engine plan: the same bytes, copied by
+  /// the copy engines only. Errors: kFailedPrecondition before
+  /// plan_copy_engine_restore(state); else restore()'s.
+  Status restore_by_copy_engines(SnapshotState state, CUstream stream);
 
   /// Bytes of one state: the sum of the region sizes (what a restore moves).
   std::uint64_t bytes() const { return bytes_; }
@@ -182,6 +196,8 @@ class Snapshot {
                                               std::size_t state_count, CUstream stream);
   Snapshot() = default;
   Status check_state(SnapshotState state) const;
+  // `state`'s spans per tier (chain order), as CopyPlan::create takes them.
+  std::vector<ArenaCopyList> arena_lists(std::size_t state) const;
 
   /// Ends the range of the storage a snapshot used (its arenas are free for
   /// the next snapshot; retained ones stay allocated).
@@ -192,11 +208,13 @@ class Snapshot {
   storage::StoragePlan plan_;
   storage::StateLayout layout_;       // plan_'s placements per state
   std::vector<CopyPlan> copy_plans_;  // one per state
+  // Per state, its copy-engine plan once plan_copy_engine_restore() built it.
+  std::array<std::optional<CopyPlan>, kSnapshotStates> engine_plans_;
   std::uint64_t bytes_ = 0;
   // The storage whose range this snapshot holds (null once moved from).
-  // Declared after copy_plans_: a move assignment frees the plans it replaces
+  // Declared after the plans: a move assignment frees the plans it replaces
   // (each waiting for its last copies) before it ends their storage's range,
-  // as the destructor does (it clears copy_plans_ first).
+  // as the destructor does (it frees the plans first).
   std::unique_ptr<SnapshotStorage, EndStorageRange> storage_;
 };
 

@@ -114,6 +114,11 @@ struct WindowMemberOptions {
   // when the restore runs inside a pass of CUPTI's automatic per-kernel
   // ranges (a batch of several), where every launch is a counter range.
   RestoreLaunches restore_launches = RestoreLaunches::kPlanVariant;
+  // Whether the entry restores run inside a pass of CUPTI's automatic
+  // per-kernel ranges (a batch of several): there a restore of the whole
+  // entry state by the copy engines, which is no counter range, takes the
+  // place of one that launches a kernel (entry_restore_by_copy_engines()).
+  bool in_automatic_ranges = false;
 };
 
 // `range`'s window member (defined in range_controller.cpp). Errors: the

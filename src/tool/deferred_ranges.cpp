@@ -273,12 +273,13 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     range.counters = layout;
     const std::string prefix = "b" + std::to_string(i);
     // In automatic ranges each of the tool's launches is a counter range of
-    // its own, counted inside the shared pass: a differential restore
-    // digests and copies in one launch there.
-    StatusOr<std::unique_ptr<WindowMember>> member =
-        window_member(range, snapshots_.range_globals(range), tool_stream_,
-                      WindowMemberOptions{false, &counters_->backend(), prefix,
-                                          automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant});
+    // its own, counted inside the shared pass: the entry state is restored by
+    // the copy engines, or where it is too large, a differential restore
+    // digests and copies in one launch.
+    StatusOr<std::unique_ptr<WindowMember>> member = window_member(
+        range, snapshots_.range_globals(range), tool_stream_,
+        WindowMemberOptions{false, &counters_->backend(), prefix,
+                            automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant, automatic});
     if (!member.ok()) {
       s = member.status();
       break;

@@ -49,9 +49,20 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   auto m = std::make_unique<WindowMember>();
   RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
   m->replayer.emplace(std::move(replayer));
-  // With differential restore, one digest plan serves the whole window: the
-  // exit capture, every entry restore, --verify and the exit hand-back.
-  if (range.restore_plan) {
+  // In a batch's automatic ranges, a whole entry state small enough (or any,
+  // under --restore full) is restored by the copy engines.
+  const bool by_copy_engines = entry_restore_by_copy_engines(options.in_automatic_ranges, verify,
+                                                             range.restore_plan.has_value(), range.snapshot->bytes()) &&
+                               range.snapshot->plan_copy_engine_restore(SnapshotState::kEntry, stream).ok();
+  if (by_copy_engines) {
+    m->restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), stream, EntryCopy::kCopyEngines);
+    range.record.restore = std::string(name_of(kRestoreModeNames, RestoreMode::kFull));
+    range.record.notes.push_back(
+        "each replay restored the whole entry state by the copy engines: in a batch's pass of CUPTI's automatic "
+        "per-kernel ranges every kernel launch is a counter range, a copy is none");
+  } else if (range.restore_plan) {
+    // With differential restore, one digest plan serves the whole window: the
+    // exit capture, every entry restore, --verify and the exit hand-back.
     auto differential = std::make_unique<DifferentialRestore>(*range.snapshot, *range.restore_plan, std::move(globals),
                                                               stream, verify, options.restore_launches, range.record);
     if (verify) m->verifier = differential_restore_verifier(range, *differential, stream);

@@ -20,7 +20,9 @@ Status FullRestore::capture_exit() {
 }
 
 Status FullRestore::restore_entry() {
-  RR_RETURN_IF_ERROR(snapshot_.restore(SnapshotState::kEntry, stream_));
+  RR_RETURN_IF_ERROR(entry_copy_ == EntryCopy::kCopyEngines
+                         ? snapshot_.restore_by_copy_engines(SnapshotState::kEntry, stream_)
+                         : snapshot_.restore(SnapshotState::kEntry, stream_));
   return globals_.restore(/*exit_state=*/false);
 }
 

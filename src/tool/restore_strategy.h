@@ -3,7 +3,8 @@
 // re-submission of the recorded program.
 //
 // FullRestore copies every snapshot byte back before each replay and the
-// whole exit state at the end. DifferentialRestore goes through the range's
+// whole exit state at the end; its entry restores may go by the copy engines
+// alone (EntryCopy::kCopyEngines), launching no kernel. DifferentialRestore goes through the range's
 // DigestPlan (cuda/digest_plan.h): the exit capture copies only the chunks the
 // range changed (the whole exit state when they do not all fit its arena
 // span), each restore copies back only the chunks whose digest differs from
@@ -43,10 +44,16 @@ struct RangeGlobals {
   std::function<Status(bool exit_state)> restore;  // queues the entry (false) or exit (true) bytes
 };
 
+/// How FullRestore copies the entry state back before each replay.
+enum class EntryCopy : std::uint8_t {
+  kPlan,         // the snapshot's copy plan: the copy kernel (the copy engines for pinned arenas)
+  kCopyEngines,  // its copy-engine plan (Snapshot::plan_copy_engine_restore, built by the caller): no kernel
+};
+
 class FullRestore final : public RestoreStrategy {
  public:
-  FullRestore(Snapshot& snapshot, RangeGlobals globals, CUstream stream)
-      : snapshot_(snapshot), globals_(std::move(globals)), stream_(stream) {}
+  FullRestore(Snapshot& snapshot, RangeGlobals globals, CUstream stream, EntryCopy entry_copy = EntryCopy::kPlan)
+      : snapshot_(snapshot), globals_(std::move(globals)), stream_(stream), entry_copy_(entry_copy) {}
   Status capture_exit() override;
   Status restore_entry() override;
   Status read_back() override { return ok_status(); }
@@ -58,6 +65,7 @@ class FullRestore final : public RestoreStrategy {
   Snapshot& snapshot_;
   RangeGlobals globals_;
   CUstream stream_;
+  EntryCopy entry_copy_;
 };
 
 class DifferentialRestore final : public RestoreStrategy {

@@ -17,6 +17,7 @@
 
 #include "cuda/copy_plan.h"
 #include "cuda/cu_status.h"
+#include "cuda/kernels/launch_count.h"
 #include "cuda/owned.h"
 
 namespace rangereplay {
@@ -146,7 +147,8 @@ class CopyPlanTest : public rangereplay::gpu_test::GpuStreamTest {
     SCOPED_TRACE("regions: " + std::to_string(layout.spans[0].size()) + " + " + std::to_string(layout.spans[1].size()) +
                  ", piece " + std::to_string(options.piece_bytes) +
                  (options.pinned_method == PinnedCopyMethod::kCopyEngine ? ", copy engines" : ", mapped kernel") +
-                 (options.streaming_cache_hints ? ", streaming hints" : ""));
+                 (options.streaming_cache_hints ? ", streaming hints" : "") +
+                 (options.device_by_copy_engines ? ", device arenas by the copy engines" : ""));
     StatusOr<LayoutMemory> memory = LayoutMemory::allocate(layout);
     ASSERT_TRUE(memory.ok()) << memory.status().to_string();
     const CUdeviceptr app = memory->app.get();
@@ -298,6 +300,14 @@ TEST_F(CopyPlanTest, pinned_tier_takes_several_batches_past_the_batch_limit) {
   round_trip(make_layout(regions, Alignment::kAny, Placement::kPinnedOnly, 13), CopyPlanOptions{}, stream_);
 }
 
+TEST_F(CopyPlanTest, device_arenas_round_trip_through_the_copy_engines_alone) {
+  CopyPlanOptions engines;
+  engines.device_by_copy_engines = true;
+  round_trip(make_layout(random_regions(64, 100000, 68), Alignment::kAny, Placement::kDeviceOnly, 14), engines);
+  // Device and pinned spans in one batch call: two location hints.
+  round_trip(make_layout(random_regions(1000, 30000, 1001), Alignment::kCongruent, Placement::kSplit, 15), engines);
+}
+
 TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_mapped_kernel) {
   const std::vector<Region> regions = random_regions(64, 100000, 66);
   round_trip(make_layout(regions, Alignment::kCongruent, Placement::kPinnedOnly, 9), mapped_kernel());
@@ -432,6 +442,24 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_NE(args.items, 0u);
     EXPECT_EQ(args.arena_base[0], arena);
     EXPECT_EQ(args.direction, kernels::CopyDirection::kCapture);
+  }
+  {
+    CopyPlanOptions engines;
+    engines.device_by_copy_engines = true;
+    StatusOr<CopyPlan> plan = CopyPlan::create(arenas, engines, stream_);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    EXPECT_EQ(plan->stats().total_bytes, 5100u);
+    EXPECT_EQ(plan->stats().kernel_bytes, 0u);
+    EXPECT_EQ(plan->stats().copy_engine_bytes, 5100u);
+    EXPECT_EQ(plan->stats().copy_engine_spans, 2u);
+    EXPECT_EQ(plan->stats().kernel_items, 0u);
+    EXPECT_EQ(plan->stats().grid_blocks, 0);
+    EXPECT_TRUE(plan->items().empty());
+    const std::uint64_t launches = kernels::tool_kernel_launches();
+    ASSERT_TRUE(plan->capture(stream_).ok());
+    ASSERT_TRUE(plan->restore(stream_).ok());
+    EXPECT_EQ(kernels::tool_kernel_launches(), launches);
+    ASSERT_CU(cuStreamSynchronize(stream_));
   }
   EXPECT_CU(cuMemFree(app));
   EXPECT_CU(cuMemFree(arena));

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/kernels/launch_count.h"
 #include "cuda/snapshot.h"
 #include "cuda/storage_backings.h"
 
@@ -239,6 +240,37 @@ TEST_F(SnapshotTest, device_cap_spills_part_to_the_pinned_tier_through_the_copy_
   EXPECT_EQ(snapshot->copy_plan(SnapshotState::kExit).stats().kernel_bytes, 0u);
   EXPECT_EQ(snapshot->copy_plan(SnapshotState::kExit).stats().copy_engine_bytes, 9 * kMiB);
   round_trip(*snapshot, pieces, 300);
+}
+
+TEST_F(SnapshotTest, entry_state_restores_through_the_copy_engines_without_a_kernel) {
+  // Spilled to both tiers, regions at odd addresses among them: the
+  // copy-engine plan moves the same bytes as the plan, and no tool kernel.
+  allocate_app(48 * kMiB);
+  const std::vector<Piece> pieces = random_pieces(app_bytes_, /*odd_starts=*/true, 5);
+  SnapshotOptions options;
+  options.device_limit_bytes = 24 * kMiB;
+  SnapshotStorage storage(options, context_);
+  StatusOr<Snapshot> snapshot = Snapshot::create(storage, regions_of(pieces), kSnapshotStates, stream_);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().to_string();
+  EXPECT_EQ(snapshot->restore_by_copy_engines(SnapshotState::kEntry, stream_).code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(snapshot->plan_copy_engine_restore(SnapshotState::kEntry, stream_).ok());
+  ASSERT_TRUE(snapshot->plan_copy_engine_restore(SnapshotState::kEntry, stream_).ok());  // a second call: no-op
+  EXPECT_GT(snapshot->copy_plan(SnapshotState::kEntry).stats().kernel_bytes, 0u);
+
+  const std::vector<unsigned char> entry = random_bytes(app_bytes_, 700);
+  upload(entry);
+  ASSERT_TRUE(snapshot->capture(SnapshotState::kEntry, stream_).ok());
+  ASSERT_CU(cuStreamSynchronize(stream_));
+  for (std::uint64_t pass = 0; pass < 2; ++pass) {
+    const std::vector<unsigned char> scribble = random_bytes(app_bytes_, 701 + pass);
+    upload(scribble);
+    const std::uint64_t launches = kernels::tool_kernel_launches();
+    ASSERT_TRUE(snapshot->restore_by_copy_engines(SnapshotState::kEntry, stream_).ok());
+    EXPECT_EQ(kernels::tool_kernel_launches(), launches) << "a tool kernel in the copy-engine restore";
+    ASSERT_CU(cuStreamSynchronize(stream_));
+    EXPECT_EQ(first_difference(model(pieces, entry, scribble), download()), -1)
+        << "copy-engine entry restore " << pass << ": first wrong byte";
+  }
 }
 
 TEST_F(SnapshotTest, device_cap_spills_part_to_the_pinned_tier_through_the_mapped_kernel) {

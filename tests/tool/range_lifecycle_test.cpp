@@ -343,15 +343,18 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
   }
   ASSERT_EQ(ranges[0].kernels.size(), 1u);
   ASSERT_EQ(ranges[1].kernels.size(), 2u);
-  // The fake's rows count every kernel of a pass, the tool's restores and
-  // flushes included: each range's values are its own kernels' rows. Each
-  // range's restore is differential here, in one launch inside the pass (a
-  // digest kernel that copies what it decides), then its flush: rows 0-1 are
-  // the tool's, row 2 the first range's kernel, rows 3-4 the tool's again,
-  // rows 5-6 the second range's.
-  EXPECT_EQ(first_value(ranges[0].kernels[0]), fake::counter_value(2, 0));
-  EXPECT_EQ(first_value(ranges[1].kernels[0]), fake::counter_value(5, 0));
-  EXPECT_EQ(first_value(ranges[1].kernels[1]), fake::counter_value(6, 0));
+  // The fake's rows count every kernel of a pass, the tool's flushes
+  // included: each range's values are its own kernels' rows. Each range's
+  // entry state is restored by the copy engines here (no kernel, so no row),
+  // then flushed by a kernel: row 0 is the tool's, row 1 the first range's
+  // kernel, row 2 the tool's again, rows 3-4 the second range's.
+  for (const report::RangeRecord& r : ranges) {
+    EXPECT_EQ(r.restore, "full");
+    EXPECT_TRUE(has_note(r, "each replay restored the whole entry state by the copy engines"));
+  }
+  EXPECT_EQ(first_value(ranges[0].kernels[0]), fake::counter_value(1, 0));
+  EXPECT_EQ(first_value(ranges[1].kernels[0]), fake::counter_value(3, 0));
+  EXPECT_EQ(first_value(ranges[1].kernels[1]), fake::counter_value(4, 0));
   // Pass 0 of each, three passes of the batch.
   EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
 }

@@ -95,6 +95,28 @@ class RestoreStrategy {
   virtual void restore_exit_after_failure() = 0;
 };
 
+/// Largest entry state a member of a batch in CUPTI's automatic per-kernel
+/// ranges restores in full by the copy engines rather than differentially,
+/// in bytes. There the differential restore's one launch is a counter range,
+/// about 0.8-1.3 ms of every pass on an H200 besides its own time
+/// (bench/cupti_pass_cost, part k), and it digests the whole entry state; a
+/// device-to-device copy moves about 4 TB/s of the GPU's (copy_bench's
+/// floor: 0.128 ms for 256 MB), so a copy of 1 GiB costs about the launch it
+/// replaces.
+inline constexpr std::uint64_t kCopyEngineEntryRestoreMaxBytes = std::uint64_t{1} << 30;
+
+/// Whether a window member restores its whole entry state by the copy
+/// engines (no kernel launch, so no counter range): only inside a batch's
+/// pass of CUPTI's automatic per-kernel ranges (`in_automatic_ranges`), never
+/// under --verify (`verify`: its digests come from the differential
+/// restore), and, when a differential restore is planned (`differential`),
+/// only for an entry state of at most kCopyEngineEntryRestoreMaxBytes
+/// (`entry_bytes`). Thread-safety: a pure function.
+constexpr bool entry_restore_by_copy_engines(bool in_automatic_ranges, bool verify, bool differential,
+                                             std::uint64_t entry_bytes) {
+  return in_automatic_ranges && !verify && (!differential || entry_bytes <= kCopyEngineEntryRestoreMaxBytes);
+}
+
 /// The counter passes of the range (cupti::RangeProfilerSession's).
 class CounterPasses {
  public:
