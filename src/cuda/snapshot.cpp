@@ -147,19 +147,19 @@ Status Snapshot::restore(SnapshotState state, CUstream stream) {
 
 Status Snapshot::plan_copy_engine_restore(SnapshotState state, CUstream stream) {
   RR_RETURN_IF_ERROR(check_state(state));
-  std::optional<CopyPlan>& engines = engine_plans_[index_of(state)];
+  std::unique_ptr<CopyPlan>& engines = engine_plans_[index_of(state)];
   if (engines) return ok_status();
   CopyPlanOptions options = storage_->options_.copy;
   options.device_by_copy_engines = true;
   options.pinned_method = PinnedCopyMethod::kCopyEngine;
   RR_ASSIGN_OR_RETURN(CopyPlan plan, CopyPlan::create(arena_lists(index_of(state)), options, stream));
-  engines.emplace(std::move(plan));
+  engines = std::make_unique<CopyPlan>(std::move(plan));
   return ok_status();
 }
 
 Status Snapshot::restore_by_copy_engines(SnapshotState state, CUstream stream) {
   RR_RETURN_IF_ERROR(check_state(state));
-  std::optional<CopyPlan>& engines = engine_plans_[index_of(state)];
+  const std::unique_ptr<CopyPlan>& engines = engine_plans_[index_of(state)];
   if (!engines)
     return failed_precondition(std::string("the ") + state_name(state) +
                                " state has no copy-engine plan (plan_copy_engine_restore)");

@@ -144,7 +144,7 @@ class Snapshot {
   /// ends the storage's range (retained arenas stay for the next range).
   ~Snapshot() {
     copy_plans_.clear();
-    for (std::optional<CopyPlan>& plan : engine_plans_) plan.reset();
+    for (std::unique_ptr<CopyPlan>& plan : engine_plans_) plan.reset();
   }
 
   /// Copies the regions into `state`'s storage. Asynchronous on `stream`
@@ -209,7 +209,7 @@ class Snapshot {
   storage::StateLayout layout_;       // plan_'s placements per state
   std::vector<CopyPlan> copy_plans_;  // one per state
   // Per state, its copy-engine plan once plan_copy_engine_restore() built it.
-  std::array<std::optional<CopyPlan>, kSnapshotStates> engine_plans_;
+  std::array<std::unique_ptr<CopyPlan>, kSnapshotStates> engine_plans_;
   std::uint64_t bytes_ = 0;
   // The storage whose range this snapshot holds (null once moved from).
   // Declared after the plans: a move assignment frees the plans it replaces
