@@ -42,7 +42,7 @@ namespace rangereplay {
 
 /// Where an arena's bytes live.
 enum class ArenaKind : std::uint8_t {
-  kDevice,      // device memory: always copied by the kernel
+  kDevice,      // device memory: copied by the kernel (by the copy engines with device_by_copy_engines)
   kPinnedHost,  // pinned, device-mapped host memory: see PinnedCopyMethod
 };
 
@@ -99,7 +99,8 @@ struct CopyPlanOptions {
   /// per span), so the plan launches no kernel. For a restore inside a pass
   /// of CUPTI's automatic per-kernel ranges, where every kernel launch is a
   /// counter range of its own and a copy is none (bench/cupti_pass_cost,
-  /// part k); elsewhere the kernel is faster (copy_bench).
+  /// part k). Elsewhere the kernel serves: one launch for any number of
+  /// spans, where the copy engines take one copy per span.
   bool device_by_copy_engines = false;
 };
 

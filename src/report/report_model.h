@@ -110,7 +110,9 @@ struct RangeRecord {
   // How passes were restored: "differential" (only the snapshot's 1 MiB
   // chunks whose digest differs), "full" (every snapshot byte), or empty when
   // nothing was replayed. A range falls back to "full" with a note when its
-  // digest plan cannot be built.
+  // digest plan cannot be built, and when, as a member of a batch whose pass
+  // holds CUPTI's automatic per-kernel ranges, the copy engines restore its
+  // whole entry state.
   std::optional<std::string> restore = "";
   // What one counter range covered: "auto" (CUPTI's auto ranges, one per
   // kernel, each kernel made synchronous), "user" (a user range the tool

@@ -99,6 +99,9 @@ struct WindowMember {
   std::unique_ptr<ReplayObserver> verifier;
   std::unique_ptr<KernelCounterRanges> kernel_ranges;
   std::unique_ptr<ReplayerResubmission> resubmission;
+  // Its entry state is restored whole by the copy engines (FullRestore with
+  // EntryCopy::kCopyEngines), whatever --restore says.
+  bool entry_by_copy_engines = false;
 };
 
 // How a window member is built (window_member()).
@@ -121,9 +124,11 @@ struct WindowMemberOptions {
   bool in_automatic_ranges = false;
 };
 
-// `range`'s window member (defined in range_controller.cpp). Errors: the
-// replayer's (a recorded program that cannot be replayed), internal_error
-// without an entry snapshot.
+// `range`'s window member (defined in range_controller.cpp); with
+// `in_automatic_ranges`, it may build the snapshot's copy-engine plan for
+// the entry state (entry_by_copy_engines). Errors: the replayer's (a
+// recorded program that cannot be replayed), internal_error without an entry
+// snapshot.
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
                                                       const WindowMemberOptions& options);
 

@@ -216,7 +216,7 @@ void DeferredRanges::replay_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
                   values.status().message());
     return;
   }
-  record_batch(batch, values, first_row, start, why);
+  record_batch(batch, parts, values, first_row, start, why);
 }
 
 Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange>>& batch,
@@ -276,10 +276,11 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     // its own, counted inside the shared pass: the entry state is restored by
     // the copy engines, or where it is too large, a differential restore
     // digests and copies in one launch.
-    StatusOr<std::unique_ptr<WindowMember>> member = window_member(
-        range, snapshots_.range_globals(range), tool_stream_,
-        WindowMemberOptions{false, &counters_->backend(), prefix,
-                            automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant, automatic});
+    StatusOr<std::unique_ptr<WindowMember>> member =
+        window_member(range, snapshots_.range_globals(range), tool_stream_,
+                      WindowMemberOptions{false, &counters_->backend(), prefix,
+                                          automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant,
+                                          automatic && batch.size() > 1});
     if (!member.ok()) {
       s = member.status();
       break;
@@ -337,6 +338,7 @@ StatusOr<std::vector<std::size_t>> DeferredRanges::automatic_first_rows(
 }
 
 void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                  const std::vector<std::unique_ptr<WindowMember>>& parts,
                                   const StatusOr<std::vector<std::vector<double>>>& values,
                                   const std::vector<std::size_t>& first_row,
                                   std::chrono::steady_clock::time_point start, const char* why) {
@@ -358,7 +360,13 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     if (std::holds_alternative<AutoKernelRanges>(range.counters))
       range.record.notes.push_back(
           "each kernel was counted in CUPTI's own per-kernel range; the counter ranges of the tool's kernels "
-          "between the batch's ranges (their restores and L2 flushes) are left out");
+          "between the batch's ranges (their L2 flushes, and restores that launch a kernel) are left out");
+    if (i < parts.size() && parts[i]->entry_by_copy_engines) {
+      range.record.restore = std::string(name_of(kRestoreModeNames, RestoreMode::kFull));
+      range.record.notes.push_back(
+          "each replay restored the whole entry state by the copy engines: in a batch's pass of CUPTI's automatic "
+          "per-kernel ranges every kernel launch is a counter range, a copy is none");
+    }
     if (std::holds_alternative<UserKernelRanges>(range.counters) && !environment::user_kernel_ranges())
       range.record.notes.push_back(
           "each kernel was counted in a counter range pushed from the host around its launch, whose time includes "

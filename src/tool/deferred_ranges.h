@@ -231,9 +231,11 @@ class DeferredRanges {
                                                           const std::optional<std::vector<std::size_t>>& tool_kernels,
                                                           std::size_t returned, std::size_t dropped) const;
   // After replay_batch's window and values succeeded: each member's kernel
-  // records from its rows of `values`, its counter ranges and note, and its
-  // reserved record filled (the window's time, since `start`, shared out).
+  // records from its rows of `values`, its counter ranges, restore (from its
+  // window member in `parts`) and notes, and its reserved record filled (the
+  // window's time, since `start`, shared out).
   void record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,
+                    const std::vector<std::unique_ptr<WindowMember>>& parts,
                     const StatusOr<std::vector<std::vector<double>>>& values, const std::vector<std::size_t>& first_row,
                     std::chrono::steady_clock::time_point start, const char* why);
   // After `batch`'s window returned fewer counter ranges than it opened

@@ -42,6 +42,26 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+namespace {
+
+// Whether `range`'s window member restores its whole entry state by the copy
+// engines (entry_restore_by_copy_engines), its copy-engine plan built; a plan
+// that cannot be built leaves the range to its own restore, with a debug line.
+bool copy_engine_entry_restore(ActiveRange& range, const WindowMemberOptions& options, CUstream stream) {
+  if (!options.in_automatic_ranges || environment::batch_copy_engine_restore_off()) return false;
+  std::uint64_t device_bytes = 0;
+  std::uint64_t pinned_bytes = 0;
+  for (const storage::StatePiece& piece : range.snapshot->pieces(SnapshotState::kEntry))
+    (piece.tier == SnapshotStorage::kDeviceTier ? device_bytes : pinned_bytes) += piece.app.size();
+  if (!entry_restore_by_copy_engines(true, options.verify, range.restore_plan.has_value(), device_bytes, pinned_bytes))
+    return false;
+  const Status planned = range.snapshot->plan_copy_engine_restore(SnapshotState::kEntry, stream);
+  if (!planned.ok()) debug("no copy-engine restore (%s) for range %ld", planned.to_string(), range.index);
+  return planned.ok();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeGlobals globals, CUstream stream,
                                                       const WindowMemberOptions& options) {
   const bool verify = options.verify;
@@ -49,17 +69,9 @@ StatusOr<std::unique_ptr<WindowMember>> window_member(ActiveRange& range, RangeG
   auto m = std::make_unique<WindowMember>();
   RR_ASSIGN_OR_RETURN(Replayer replayer, Replayer::create(range.program));
   m->replayer.emplace(std::move(replayer));
-  // In a batch's automatic ranges, a whole entry state small enough (or any,
-  // under --restore full) is restored by the copy engines.
-  const bool by_copy_engines = entry_restore_by_copy_engines(options.in_automatic_ranges, verify,
-                                                             range.restore_plan.has_value(), range.snapshot->bytes()) &&
-                               range.snapshot->plan_copy_engine_restore(SnapshotState::kEntry, stream).ok();
-  if (by_copy_engines) {
+  m->entry_by_copy_engines = copy_engine_entry_restore(range, options, stream);
+  if (m->entry_by_copy_engines) {
     m->restore = std::make_unique<FullRestore>(*range.snapshot, std::move(globals), stream, EntryCopy::kCopyEngines);
-    range.record.restore = std::string(name_of(kRestoreModeNames, RestoreMode::kFull));
-    range.record.notes.push_back(
-        "each replay restored the whole entry state by the copy engines: in a batch's pass of CUPTI's automatic "
-        "per-kernel ranges every kernel launch is a counter range, a copy is none");
   } else if (range.restore_plan) {
     // With differential restore, one digest plan serves the whole window: the
     // exit capture, every entry restore, --verify and the exit hand-back.

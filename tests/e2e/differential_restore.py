@@ -31,8 +31,11 @@ CASES = [
     ("graph", "examples/graph", ["--iterations", "2", "--bytes", "64MiB"], False),
     ("app_unchanged_range", "tests/apps/app_unchanged_range", ["--iterations", "2"], True),
 ]
-# (tool arguments, the restore mode every replayed range must report)
-MODES = [([], "differential"), (["--restore", "full"], "full"), (["--verify"], "differential")]
+# (tool arguments, the restore mode every replayed range must report, environment). With
+# RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0 every batch member restores differentially, as on its own.
+NO_ENGINES = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "0"}
+MODES = [([], "differential", None), (["--restore", "full"], "full", None), (["--verify"], "differential", None),
+         ([], "differential", NO_ENGINES)]
 
 
 def check(label, exe_rel, args, unchanged, failures):
@@ -44,15 +47,15 @@ def check(label, exe_rel, args, unchanged, failures):
     if plain_rc != 0 or not checksums(plain_out):
         failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
         return
-    for tool_args, mode in MODES:
-        name = f"{label} {' '.join(tool_args) or '(default)'}"
+    for tool_args, mode, env in MODES:
+        name = f"{label} {' '.join(tool_args) or '(default)'}" + (" (batch members without the copy engines)" if env else "")
         fd, report_path = tempfile.mkstemp(prefix=f"rr_{label}_", suffix=".json")
         os.close(fd)
         os.unlink(report_path)
         alone = ["--batch-ranges", "off"] if unchanged else []
         cmd = [CLI, "profile", "--quiet", "--nvtx-include", "step/", "--metrics", METRICS, "--output", report_path,
                *alone, *tool_args, "--", exe] + args
-        rc, out, err = run(cmd, timeout=240)
+        rc, out, err = run(cmd, timeout=240, env=None if env is None else {**os.environ, **env})
         if rc != plain_rc or checksums(out) != checksums(plain_out):
             failures.append(f"{name}: results differ with the tool (rc {plain_rc} vs {rc}): {tail(err)}")
             continue
@@ -76,6 +79,8 @@ def check(label, exe_rel, args, unchanged, failures):
             expected = "full" if by_engines else mode
             if r.get("restore") != expected:
                 failures.append(f"{where} restored '{r.get('restore')}', expected '{expected}'; notes {r['notes']}")
+            if by_engines and env is not None:
+                failures.append(f"{where}: restored by the copy engines with {env}")
             if by_engines and "--verify" in tool_args:
                 failures.append(f"{where}: restored by the copy engines under --verify, which replays each range "
                                 "alone with its own restore")
@@ -100,7 +105,7 @@ def check(label, exe_rel, args, unchanged, failures):
                 divergent = sum(len(p["divergences"]) for p in r["pass_records"])
                 if divergent:
                     failures.append(f"{where}: {divergent} divergent regions in a deterministic workload")
-            cells.append(f"{footprint}B->{'/'.join(str(b) for b in restored)}")
+            cells.append(f"{footprint}B->{'/'.join(str(b) for b in restored)}{' (copy engines)' if by_engines else ''}")
         print(f"{name:<44} {'; '.join(cells)}")
 
 

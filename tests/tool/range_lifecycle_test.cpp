@@ -330,8 +330,10 @@ class BatchOfTwo : public ToolHarness {
   }
 };
 
-TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_tools_kernels) {
-  const std::vector<report::RangeRecord> ranges = profile_batch({});
+// Checks a batch of two's records: automatic ranges, four passes, the batch's
+// notes and each range's values from its own rows, `first_rows`.
+void expect_batch_of_two_in_automatic_ranges(const std::vector<report::RangeRecord>& ranges,
+                                             const std::size_t (&first_rows)[3]) {
   ASSERT_EQ(ranges.size(), 2u);
   for (const report::RangeRecord& r : ranges) {
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
@@ -343,19 +345,48 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
   }
   ASSERT_EQ(ranges[0].kernels.size(), 1u);
   ASSERT_EQ(ranges[1].kernels.size(), 2u);
-  // The fake's rows count every kernel of a pass, the tool's flushes
-  // included: each range's values are its own kernels' rows. Each range's
-  // entry state is restored by the copy engines here (no kernel, so no row),
-  // then flushed by a kernel: row 0 is the tool's, row 1 the first range's
-  // kernel, row 2 the tool's again, rows 3-4 the second range's.
+  EXPECT_EQ(first_value(ranges[0].kernels[0]), fake::counter_value(first_rows[0], 0));
+  EXPECT_EQ(first_value(ranges[1].kernels[0]), fake::counter_value(first_rows[1], 0));
+  EXPECT_EQ(first_value(ranges[1].kernels[1]), fake::counter_value(first_rows[2], 0));
+}
+
+TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_tools_kernels) {
+  const std::vector<report::RangeRecord> ranges = profile_batch({});
+  // The fake's rows count every kernel of a pass, the tool's restores and
+  // flushes included: each range's values are its own kernels' rows. The
+  // entry states lie in the pinned tier here, so each range's restore is
+  // differential, in one launch inside the pass (a digest kernel that copies
+  // what it decides), then its flush: rows 0-1 are the tool's, row 2 the
+  // first range's kernel, rows 3-4 the tool's again, rows 5-6 the second
+  // range's.
+  expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
   for (const report::RangeRecord& r : ranges) {
+    EXPECT_EQ(r.restore, "differential");
+    EXPECT_FALSE(has_note(r, "by the copy engines"));
+  }
+  // Pass 0 of each, three passes of the batch.
+  EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
+}
+
+// The same batch with room on the device for the entry snapshots.
+class BatchOfTwoOnTheDevice : public BatchOfTwo {
+ protected:
+  BatchOfTwoOnTheDevice() { device_.total_memory = std::uint64_t{16} << 30; }
+};
+
+TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range) {
+  const std::vector<report::RangeRecord> ranges = profile_batch({});
+  // Each range's entry state is restored by the copy engines (no kernel, so
+  // no row), then flushed by a kernel: row 0 is the tool's, row 1 the first
+  // range's kernel, row 2 the tool's again, rows 3-4 the second range's.
+  expect_batch_of_two_in_automatic_ranges(ranges, {1, 3, 4});
+  for (const report::RangeRecord& r : ranges) {
+    ASSERT_FALSE(r.tiers.empty());
+    EXPECT_EQ(r.tiers.front().tier, "device");
     EXPECT_EQ(r.restore, "full");
     EXPECT_TRUE(has_note(r, "each replay restored the whole entry state by the copy engines"));
+    for (const report::PassRecord& p : r.pass_records) EXPECT_EQ(p.restored_bytes, r.footprint_bytes);
   }
-  EXPECT_EQ(first_value(ranges[0].kernels[0]), fake::counter_value(1, 0));
-  EXPECT_EQ(first_value(ranges[1].kernels[0]), fake::counter_value(3, 0));
-  EXPECT_EQ(first_value(ranges[1].kernels[1]), fake::counter_value(4, 0));
-  // Pass 0 of each, three passes of the batch.
   EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
 }
 
@@ -378,8 +409,8 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
 }
 
 TEST_F(BatchOfTwo, whose_automatic_ranges_fail_replays_again_with_user_ranges) {
-  // A CUPTI error at the end of a pass that counted the tool's restore and
-  // flush kernels: the batch's exit state is back, and user ranges count it.
+  // A CUPTI error at the end of a pass that counted the tool's flush
+  // kernels: the batch's exit state is back, and user ranges count it.
   fake::CounterOptions counters;
   counters.auto_pass_fails_over_tool_kernels = 1;
   const std::vector<report::RangeRecord> ranges = profile_batch(counters);
@@ -388,6 +419,9 @@ TEST_F(BatchOfTwo, whose_automatic_ranges_fail_replays_again_with_user_ranges) {
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
     EXPECT_EQ(r.counter_ranges, "user");
     EXPECT_TRUE(has_note(r, "of the tool's kernels in a pass of automatic ranges"));
+    // Recorded from the user ranges' window, where each member restores as --restore says.
+    EXPECT_EQ(r.restore, "differential");
+    EXPECT_FALSE(has_note(r, "by the copy engines"));
   }
   // Pass 0, the first pass of the automatic ranges (it failed), the user ranges' three.
   EXPECT_EQ(fake::counts().launches, 3u + 3u + 3u * 3u);

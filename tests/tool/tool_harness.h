@@ -80,7 +80,7 @@ inline void expect_test_passes_with(const char* variable, const char* name, cons
 class ToolHarness : public ::testing::Test {
  protected:
   void SetUp() override {
-    fake::reset();
+    fake::reset(device_);
     fake::configure_counters({});
     // One folder per process: the tool reads $RANGEREPLAY_CONFIG once per
     // process (environment.h), so every test's configuration has one path.
@@ -151,6 +151,10 @@ class ToolHarness : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  // The fake device SetUp() configures (set it in a fixture's constructor).
+  // Its 1 GiB leaves the device tier no budget: snapshots lie in the pinned
+  // tier unless a fixture gives it more.
+  fake::DeviceOptions device_;
   ProfileConfig config_;
   CUfunction add_one_ = nullptr;
   std::unique_ptr<ProfilerTool> tool_;

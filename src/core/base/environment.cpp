@@ -74,6 +74,11 @@ bool counter_prewarm() {
   return on;
 }
 
+bool batch_copy_engine_restore_off() {
+  static const bool off = read(kBatchCopyEngineRestore) == "0";
+  return off;
+}
+
 bool whole_range_lead_in_off() {
   static const bool off = read(kWholeRangeLeadIn) == "0";
   return off;

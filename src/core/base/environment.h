@@ -36,6 +36,7 @@ inline constexpr const char* kCounterWarmUp = "RANGEREPLAY_COUNTER_WARMUP";
 inline constexpr const char* kMetricHostWarmUp = "RANGEREPLAY_METRIC_HOST_WARMUP";
 inline constexpr const char* kCounterPrewarm = "RANGEREPLAY_COUNTER_PREWARM";
 inline constexpr const char* kWholeRangeLeadIn = "RANGEREPLAY_WHOLE_RANGE_LEAD_IN";
+inline constexpr const char* kBatchCopyEngineRestore = "RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE";
 inline constexpr const char* kRendezvousTimeout = "RANGEREPLAY_RENDEZVOUS_TIMEOUT";
 inline constexpr const char* kInjectLib = "RANGEREPLAY_INJECT_LIB";
 inline constexpr const char* kConfig = "RANGEREPLAY_CONFIG";
@@ -59,7 +60,7 @@ struct Variable {
   std::string_view meaning;
 };
 
-inline constexpr std::array<Variable, 15> kVariables{{
+inline constexpr std::array<Variable, 16> kVariables{{
     {kDebug, SetBy::kUser, "launcher and injection", "unset: no trace",
      "set to any value (e.g. 1): the launcher and the injection trace their steps on stderr, each with its time; "
      "a thread that waits for the tool's lock names the thread holding it and its stage every 5 s"},
@@ -93,6 +94,11 @@ inline constexpr std::array<Variable, 15> kVariables{{
      "0 leaves out the lead-in counter range (in which L2 is flushed again after CUPTI's start, its values "
      "dropped) that whole-range passes of their own open with under --cache-control; their DRAM writes then "
      "include what CUPTI's start leaves dirty in L2; for measuring the lead-in's cost; other values are ignored"},
+    {kBatchCopyEngineRestore, SetBy::kUser, "injection",
+     "unset: a batch member whose pass holds CUPTI's automatic per-kernel ranges restores its entry state whole "
+     "by the copy engines when it lies on the device tier and is at most 1 GiB (or under --restore full)",
+     "0 restores every batch member as its --restore says, with a kernel (counted in those ranges); for "
+     "measuring the copy engines' gain; other values are ignored"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
@@ -139,6 +145,8 @@ bool metric_host_warm_up();
 bool counter_prewarm();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
+/// RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE is exactly "0".
+bool batch_copy_engine_restore_off();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as
 /// strtol does, base 10), or nullopt when unset or outside that.
 std::optional<std::chrono::seconds> rendezvous_timeout();

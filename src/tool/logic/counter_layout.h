@@ -75,8 +75,9 @@ CounterLayout batched_layout(bool per_kernel_metrics, bool user_kernel_ranges, b
 
 /// Counter ranges of the tool's own kernels a batch member's pass may hold
 /// before its replayed work under CUPTI's automatic ranges: its restore's
-/// one launch (the copy kernel of a full restore, or the digest kernel of a
-/// differential one, which copies what it decides there) and its L2 flush.
+/// one launch (the digest kernel of a differential restore, which copies
+/// what it decides there; none when the copy engines restore it) and its L2
+/// flush.
 /// The counter image of a batch is sized with them; a restore that launched
 /// more would leave counter ranges out of the image, which batch_first_rows
 /// then finds.

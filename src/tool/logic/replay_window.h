@@ -106,15 +106,18 @@ class RestoreStrategy {
 inline constexpr std::uint64_t kCopyEngineEntryRestoreMaxBytes = std::uint64_t{1} << 30;
 
 /// Whether a window member restores its whole entry state by the copy
-/// engines (no kernel launch, so no counter range): only inside a batch's
-/// pass of CUPTI's automatic per-kernel ranges (`in_automatic_ranges`), never
-/// under --verify (`verify`: its digests come from the differential
-/// restore), and, when a differential restore is planned (`differential`),
-/// only for an entry state of at most kCopyEngineEntryRestoreMaxBytes
-/// (`entry_bytes`). Thread-safety: a pure function.
+/// engines (no kernel launch, so no counter range): only inside a pass of
+/// CUPTI's automatic per-kernel ranges shared by a batch of several
+/// (`in_automatic_ranges`), never under --verify (`verify`: its digests come
+/// from the differential restore), and, when a differential restore is
+/// planned (`differential`), only for an entry state wholly on the device
+/// tier (`pinned_entry_bytes` 0: over PCIe every pass would cost more than
+/// the launch saves) of at most kCopyEngineEntryRestoreMaxBytes
+/// (`device_entry_bytes`). Thread-safety: a pure function.
 constexpr bool entry_restore_by_copy_engines(bool in_automatic_ranges, bool verify, bool differential,
-                                             std::uint64_t entry_bytes) {
-  return in_automatic_ranges && !verify && (!differential || entry_bytes <= kCopyEngineEntryRestoreMaxBytes);
+                                             std::uint64_t device_entry_bytes, std::uint64_t pinned_entry_bytes) {
+  return in_automatic_ranges && !verify &&
+         (!differential || (pinned_entry_bytes == 0 && device_entry_bytes <= kCopyEngineEntryRestoreMaxBytes));
 }
 
 /// The counter passes of the range (cupti::RangeProfilerSession's).

@@ -709,19 +709,20 @@ TEST(ReplayWindowOfSeveral, a_window_without_members_is_refused) {
 }
 
 TEST(EntryRestoreByCopyEngines, only_in_automatic_ranges_without_verify) {
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, 256 << 20));
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, 256 << 20));
-  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, true, 256 << 20));
-  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, false, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, true, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, false, 0));
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, 256 << 20, 0));
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, 256 << 20, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, true, 256 << 20, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, false, 0, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, true, 0, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, false, 0, 0));
 }
 
-TEST(EntryRestoreByCopyEngines, a_differential_restore_stays_for_entry_states_over_the_limit) {
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes + 1));
-  // A full restore copies every byte anyway: the copy engines at any size.
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, std::uint64_t{64} << 30));
+TEST(EntryRestoreByCopyEngines, a_differential_restore_stays_for_large_or_pinned_entry_states) {
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes + 1, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, 1 << 20, 1));
+  // A full restore copies every byte anyway: the copy engines at any size and on any tier.
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, std::uint64_t{64} << 30, std::uint64_t{8} << 30));
 }
 
 }  // namespace
