@@ -306,6 +306,11 @@ TEST_F(CopyPlanTest, device_arenas_round_trip_through_the_copy_engines_alone) {
   round_trip(make_layout(random_regions(64, 100000, 68), Alignment::kAny, Placement::kDeviceOnly, 14), engines);
   // Device and pinned spans in one batch call: two location hints.
   round_trip(make_layout(random_regions(1000, 30000, 1001), Alignment::kCongruent, Placement::kSplit, 15), engines);
+  // Past kMaxCopyEngineBatch, device and pinned spans alternating: calls that
+  // begin with either kind and change kind many times.
+  round_trip(
+      make_layout(random_regions(2 * kMaxCopyEngineBatch + 300, 3000, 2349), Alignment::kAny, Placement::kSplit, 16),
+      engines);
 }
 
 TEST_F(CopyPlanTest, pinned_tier_round_trips_through_the_mapped_kernel) {
