@@ -120,7 +120,8 @@ struct WindowMemberOptions {
   // Whether the entry restores run inside a pass of CUPTI's automatic
   // per-kernel ranges (a batch of several): there a restore of the whole
   // entry state by the copy engines, which is no counter range, takes the
-  // place of one that launches a kernel (entry_restore_by_copy_engines()).
+  // place of one that launches a kernel (entry_restore_by_copy_engines(), with
+  // RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1).
   bool in_automatic_ranges = false;
 };
 

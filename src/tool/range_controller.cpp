@@ -48,7 +48,7 @@ namespace {
 // engines (entry_restore_by_copy_engines), its copy-engine plan built; a plan
 // that cannot be built leaves the range to its own restore, with a debug line.
 bool copy_engine_entry_restore(ActiveRange& range, const WindowMemberOptions& options, CUstream stream) {
-  if (!options.in_automatic_ranges || environment::batch_copy_engine_restore_off()) return false;
+  if (!options.in_automatic_ranges || !environment::batch_copy_engine_restore()) return false;
   std::uint64_t device_bytes = 0;
   std::uint64_t pinned_bytes = 0;
   for (const storage::StatePiece& piece : range.snapshot->pieces(SnapshotState::kEntry))

@@ -5,9 +5,9 @@ default (--restore differential) and under --restore full, gives checksums equal
 the tool; full restores the whole footprint every pass, differential at most that, and a range that
 leaves memory unchanged restores 0 bytes per pass when it is replayed on its own (--batch-ranges off;
 in a batch, each member also restores what the other members and the application changed between
-them: app_unchanged_range's accumulator, and a member whose pass holds CUPTI's automatic per-kernel ranges
-restores its whole entry state by the copy engines, reported as full with a note). Also with --verify (one
-digest plan serves both).
+them: app_unchanged_range's accumulator). Also with --verify (one digest plan serves both), and with
+RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1, where a member whose pass holds CUPTI's automatic per-kernel ranges
+may restore its whole entry state by the copy engines, reported as full with a note.
 Exit 1 on any mismatch, 77 without a GPU.
 """
 import os
@@ -32,10 +32,11 @@ CASES = [
     ("app_unchanged_range", "tests/apps/app_unchanged_range", ["--iterations", "2"], True),
 ]
 # (tool arguments, the restore mode every replayed range must report, environment). With
-# RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0 every batch member restores differentially, as on its own.
-NO_ENGINES = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "0"}
+# RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1 a batch member in CUPTI's automatic ranges may restore its whole entry
+# state by the copy engines instead.
+ENGINES = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "1"}
 MODES = [([], "differential", None), (["--restore", "full"], "full", None), (["--verify"], "differential", None),
-         ([], "differential", NO_ENGINES)]
+         ([], "differential", ENGINES)]
 
 
 def check(label, exe_rel, args, unchanged, failures):
@@ -48,7 +49,7 @@ def check(label, exe_rel, args, unchanged, failures):
         failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
         return
     for tool_args, mode, env in MODES:
-        name = f"{label} {' '.join(tool_args) or '(default)'}" + (" (batch members without the copy engines)" if env else "")
+        name = f"{label} {' '.join(tool_args) or '(default)'}" + (" (batch members by the copy engines)" if env else "")
         fd, report_path = tempfile.mkstemp(prefix=f"rr_{label}_", suffix=".json")
         os.close(fd)
         os.unlink(report_path)
@@ -79,8 +80,8 @@ def check(label, exe_rel, args, unchanged, failures):
             expected = "full" if by_engines else mode
             if r.get("restore") != expected:
                 failures.append(f"{where} restored '{r.get('restore')}', expected '{expected}'; notes {r['notes']}")
-            if by_engines and env is not None:
-                failures.append(f"{where}: restored by the copy engines with {env}")
+            if by_engines and env is None:
+                failures.append(f"{where}: restored by the copy engines without {ENGINES}")
             if by_engines and "--verify" in tool_args:
                 failures.append(f"{where}: restored by the copy engines under --verify, which replays each range "
                                 "alone with its own restore")

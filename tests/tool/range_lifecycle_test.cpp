@@ -354,11 +354,10 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
   const std::vector<report::RangeRecord> ranges = profile_batch({});
   // The fake's rows count every kernel of a pass, the tool's restores and
   // flushes included: each range's values are its own kernels' rows. The
-  // entry states lie in the pinned tier here, so each range's restore is
-  // differential, in one launch inside the pass (a digest kernel that copies
-  // what it decides), then its flush: rows 0-1 are the tool's, row 2 the
-  // first range's kernel, rows 3-4 the tool's again, rows 5-6 the second
-  // range's.
+  // entry states lie in the pinned tier here (and the copy engines restore
+  // only when asked), so each range's restore is differential, in one launch inside the pass (a digest kernel that
+  // copies what it decides), then its flush: rows 0-1 are the tool's, row 2 the first range's kernel, rows 3-4 the
+  // tool's again, rows 5-6 the second range's.
   expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
   for (const report::RangeRecord& r : ranges) {
     EXPECT_EQ(r.restore, "differential");
@@ -372,9 +371,31 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
 class BatchOfTwoOnTheDevice : public BatchOfTwo {
  protected:
   BatchOfTwoOnTheDevice() { device_.total_memory = std::uint64_t{16} << 30; }
+  // Whether this process runs with RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE as
+  // `value` says ("1" or unset); if not, runs this test again with it and
+  // returns false (the caller returns).
+  static bool with_copy_engine_restore(const char* value) {
+    if (environment::batch_copy_engine_restore() == (value != nullptr)) return true;
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    expect_test_passes_with(environment::kBatchCopyEngineRestore,
+                            (std::string(test->test_suite_name()) + "." + test->name()).c_str(), value);
+    return false;
+  }
 };
 
-TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range) {
+TEST_F(BatchOfTwoOnTheDevice, restores_differentially_by_default) {
+  if (!with_copy_engine_restore(nullptr)) return;
+  const std::vector<report::RangeRecord> ranges = profile_batch({});
+  expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
+  for (const report::RangeRecord& r : ranges) {
+    ASSERT_FALSE(r.tiers.empty());
+    EXPECT_EQ(r.tiers.front().tier, "device");
+    EXPECT_EQ(r.restore, "differential");
+  }
+}
+
+TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range_when_asked) {
+  if (!with_copy_engine_restore("1")) return;
   const std::vector<report::RangeRecord> ranges = profile_batch({});
   // Each range's entry state is restored by the copy engines (no kernel, so
   // no row), then flushed by a kernel: row 0 is the tool's, row 1 the first

@@ -45,14 +45,16 @@ inline report::RangeRecord only_range(const report::Report& report) {
 }
 
 /// The environment is read once per process. Runs the test
-/// ToolHarness.`name` of this binary again in a process of its own with the
+/// ToolHarness.`name` (or `name` itself when it names the suite, as
+/// "Suite.test") of this binary again in a process of its own with the
 /// environment variable `variable` set to `value` (unset for nullptr), and
 /// expects that run to pass within 30 s. The child's environment is built
 /// before the fork: between fork and exec the child only calls execve and
 /// _exit.
 inline void expect_test_passes_with(const char* variable, const char* name, const char* value) {
   using namespace std::chrono_literals;
-  const std::string filter = std::string("--gtest_filter=ToolHarness.") + name;
+  const std::string filter =
+      std::string("--gtest_filter=") + (std::string(name).find('.') == std::string::npos ? "ToolHarness." : "") + name;
   const std::string prefix = std::string(variable) + "=";
   std::vector<std::string> variables;
   for (char** e = environ; *e != nullptr; ++e)

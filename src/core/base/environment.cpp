@@ -74,9 +74,9 @@ bool counter_prewarm() {
   return on;
 }
 
-bool batch_copy_engine_restore_off() {
-  static const bool off = read(kBatchCopyEngineRestore) == "0";
-  return off;
+bool batch_copy_engine_restore() {
+  static const bool on = read(kBatchCopyEngineRestore) == "1";
+  return on;
 }
 
 bool whole_range_lead_in_off() {

@@ -95,10 +95,11 @@ inline constexpr std::array<Variable, 16> kVariables{{
      "dropped) that whole-range passes of their own open with under --cache-control; their DRAM writes then "
      "include what CUPTI's start leaves dirty in L2; for measuring the lead-in's cost; other values are ignored"},
     {kBatchCopyEngineRestore, SetBy::kUser, "injection",
-     "unset: a batch member whose pass holds CUPTI's automatic per-kernel ranges restores its entry state whole "
-     "by the copy engines when it lies on the device tier and is at most 1 GiB (or under --restore full)",
-     "0 restores every batch member as its --restore says, with a kernel (counted in those ranges); for "
-     "measuring the copy engines' gain; other values are ignored"},
+     "unset: every batch member restores as its --restore says, with a kernel (counted among CUPTI's automatic "
+     "per-kernel ranges)",
+     "1: a batch member whose pass holds CUPTI's automatic per-kernel ranges restores its entry state whole by the "
+     "copy engines (no counter range) when it lies on the device tier and is at most 1 GiB, or under --restore "
+     "full; not yet measured on a GPU, so not the default; other values are ignored"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
@@ -145,8 +146,8 @@ bool metric_host_warm_up();
 bool counter_prewarm();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
-/// RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE is exactly "0".
-bool batch_copy_engine_restore_off();
+/// RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE is exactly "1".
+bool batch_copy_engine_restore();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as
 /// strtol does, base 10), or nullopt when unset or outside that.
 std::optional<std::chrono::seconds> rendezvous_timeout();

@@ -106,7 +106,8 @@ class RestoreStrategy {
 inline constexpr std::uint64_t kCopyEngineEntryRestoreMaxBytes = std::uint64_t{1} << 30;
 
 /// Whether a window member restores its whole entry state by the copy
-/// engines (no kernel launch, so no counter range): only inside a pass of
+/// engines (no kernel launch, so no counter range), where the tool offers it
+/// (RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1): only inside a pass of
 /// CUPTI's automatic per-kernel ranges shared by a batch of several
 /// (`in_automatic_ranges`), never under --verify (`verify`: its digests come
 /// from the differential restore), and, when a differential restore is
