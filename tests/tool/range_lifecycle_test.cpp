@@ -381,30 +381,33 @@ class BatchOfTwoOnTheDevice : public BatchOfTwo {
                             (std::string(test->test_suite_name()) + "." + test->name()).c_str(), value);
     return false;
   }
+  // The batch's records, checked as expect_batch_of_two_in_automatic_ranges
+  // does with `first_rows`, each snapshot on the device tier and restored as
+  // `restore` says.
+  std::vector<report::RangeRecord> profile_on_the_device(const std::size_t (&first_rows)[3], const char* restore) {
+    const std::vector<report::RangeRecord> ranges = profile_batch({});
+    expect_batch_of_two_in_automatic_ranges(ranges, first_rows);
+    for (const report::RangeRecord& r : ranges) {
+      EXPECT_FALSE(r.tiers.empty());
+      if (!r.tiers.empty()) EXPECT_EQ(r.tiers.front().tier, "device");
+      EXPECT_EQ(r.restore, restore);
+    }
+    return ranges;
+  }
 };
 
 TEST_F(BatchOfTwoOnTheDevice, restores_differentially_by_default) {
   if (!with_copy_engine_restore(nullptr)) return;
-  const std::vector<report::RangeRecord> ranges = profile_batch({});
-  expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
-  for (const report::RangeRecord& r : ranges) {
-    ASSERT_FALSE(r.tiers.empty());
-    EXPECT_EQ(r.tiers.front().tier, "device");
-    EXPECT_EQ(r.restore, "differential");
-  }
+  profile_on_the_device({2, 5, 6}, "differential");
 }
 
 TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range_when_asked) {
   if (!with_copy_engine_restore("1")) return;
-  const std::vector<report::RangeRecord> ranges = profile_batch({});
   // Each range's entry state is restored by the copy engines (no kernel, so
   // no row), then flushed by a kernel: row 0 is the tool's, row 1 the first
   // range's kernel, row 2 the tool's again, rows 3-4 the second range's.
-  expect_batch_of_two_in_automatic_ranges(ranges, {1, 3, 4});
+  const std::vector<report::RangeRecord> ranges = profile_on_the_device({1, 3, 4}, "full");
   for (const report::RangeRecord& r : ranges) {
-    ASSERT_FALSE(r.tiers.empty());
-    EXPECT_EQ(r.tiers.front().tier, "device");
-    EXPECT_EQ(r.restore, "full");
     EXPECT_TRUE(has_note(r, "each replay restored the whole entry state by the copy engines"));
     for (const report::PassRecord& p : r.pass_records) EXPECT_EQ(p.restored_bytes, r.footprint_bytes);
   }
