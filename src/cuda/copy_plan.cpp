@@ -86,6 +86,12 @@ StatusOr<CopyPlan> CopyPlan::create(std::span<const ArenaCopyList> arenas, const
 
     RR_ASSIGN_OR_RETURN(plan.stats_.grid_blocks, kernels::in_order_grid(driver.items.size()));
   }
+  if (options.device_by_copy_engines) {
+    // One cuMemcpyAsync per span: CUPTI's automatic ranges count a batch call
+    // as a counter range of its own (CopyPlanOptions says more).
+    plan.batch_supported_ = false;
+    plan.stats_.copy_engine_batched = false;
+  }
   if (!plan.ce_bytes_.empty()) {
     CUdevice device = 0;
     RR_CU(cuCtxGetDevice(&device));

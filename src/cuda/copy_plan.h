@@ -11,8 +11,8 @@
 // most kMaxCopyEngineBatch copies each on a side stream forked from and joined
 // back into the caller's stream by events, so they overlap the kernel. A plan
 // built with CopyPlanOptions::device_by_copy_engines copies its device arenas
-// by the copy engines as well, and launches no kernel. Nothing inside waits on
-// the host.
+// by the copy engines as well, one cuMemcpyAsync per span, and launches no
+// kernel. Nothing inside waits on the host.
 //
 //   std::vector<ArenaCopyList> arenas = {{ArenaKind::kDevice, arena_ptr, arena_bytes, spans}};
 //   RR_ASSIGN_OR_RETURN(CopyPlan plan, CopyPlan::create(arenas, {}, stream));
@@ -95,12 +95,15 @@ struct CopyPlanOptions {
   std::uint32_t piece_bytes = kDefaultPieceBytes;
   /// Mark the kernel's loads and stores evict-first (ld/st.global.cs).
   bool streaming_cache_hints = false;
-  /// Copy device arenas by the copy engines too (one cuMemcpyBatchAsync copy
-  /// per span), so the plan launches no kernel. For a restore inside a pass
-  /// of CUPTI's automatic per-kernel ranges, where every kernel launch is a
-  /// counter range of its own and a copy is none (bench/cupti_pass_cost,
-  /// part k). Elsewhere the kernel serves: one launch for any number of
-  /// spans, where the copy engines take one copy per span.
+  /// Copy device arenas by the copy engines too, so the plan launches no
+  /// kernel, and every span, pinned ones included, by its own cuMemcpyAsync
+  /// (no cuMemcpyBatchAsync). For a restore inside a pass of CUPTI's
+  /// automatic per-kernel ranges, where every kernel launch is a counter
+  /// range of its own, and so is a cuMemcpyBatchAsync call (measured on an
+  /// H100: one more counter range per call), while a device-to-device
+  /// cuMemcpyAsync is none (bench/cupti_pass_cost, part k). Elsewhere the
+  /// kernel serves: one launch for any number of spans, where the copy
+  /// engines take one copy per span.
   bool device_by_copy_engines = false;
 };
 
@@ -108,12 +111,12 @@ struct CopyPlanOptions {
 struct CopyPlanStats {
   std::uint64_t total_bytes = 0;        // all spans
   std::uint64_t kernel_bytes = 0;       // spans copied by the kernel
-  std::uint64_t copy_engine_bytes = 0;  // spans copied by cuMemcpyBatchAsync
+  std::uint64_t copy_engine_bytes = 0;  // spans copied by the copy engines
   std::uint64_t kernel_items = 0;       // work items in the device stream
   std::uint64_t narrow_items = 0;       // items copied with vectors under 16 bytes
   std::uint64_t copy_engine_spans = 0;  // copies per pass on the copy engines (batches of <= kMaxCopyEngineBatch)
-  /// False once the driver refused cuMemcpyBatchAsync and the plan fell back
-  /// to one cuMemcpyAsync per span.
+  /// False when the plan copies one cuMemcpyAsync per span: built with
+  /// device_by_copy_engines, or once the driver refused cuMemcpyBatchAsync.
   bool copy_engine_batched = true;
   int grid_blocks = 0;  // the kernel's grid (0: no kernel; else ceil(items / 8), at least 1)
 };

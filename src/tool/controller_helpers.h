@@ -117,16 +117,18 @@ struct WindowMemberOptions {
   // when the restore runs inside a pass of CUPTI's automatic per-kernel
   // ranges (a batch of several), where every launch is a counter range.
   RestoreLaunches restore_launches = RestoreLaunches::kPlanVariant;
-  // Whether the entry restores run inside a pass of CUPTI's automatic
-  // per-kernel ranges (a batch of several): there a restore of the whole
-  // entry state by the copy engines, which is no counter range, takes the
-  // place of one that launches a kernel (entry_restore_by_copy_engines(), with
-  // RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1).
-  bool in_automatic_ranges = false;
+  // Whether an entry restore may go by the copy engines: the restores run
+  // inside a pass of CUPTI's automatic per-kernel ranges (a batch of
+  // several), where a restore of the whole entry state by the copy engines,
+  // which is no counter range, takes the place of one that launches a kernel
+  // (entry_restore_by_copy_engines(), with
+  // RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1), and no earlier batch found
+  // such restores counted.
+  bool copy_engine_entry_restores = false;
 };
 
 // `range`'s window member (defined in range_controller.cpp); with
-// `in_automatic_ranges`, it may build the snapshot's copy-engine plan for
+// `copy_engine_entry_restores`, it may build the snapshot's copy-engine plan for
 // the entry state (entry_by_copy_engines). Errors: the replayer's (a
 // recorded program that cannot be replayed), internal_error without an entry
 // snapshot.

@@ -234,6 +234,14 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
   // every member's exit state back, whatever fails; each still holds its
   // entry snapshot.
   const std::string first = s.ok() ? values.status().message() : s.message();
+  const bool by_copy_engines =
+      std::any_of(parts.begin(), parts.end(), [](const auto& part) { return part->entry_by_copy_engines; });
+  if (s.ok() && by_copy_engines && !copy_engine_restores_counted_) {
+    // Their copies were counter ranges too: no later batch pays this window twice.
+    copy_engine_restores_counted_ = true;
+    debug("copy-engine entry restores were counted as counter ranges (%s); later batches restore as --restore says",
+          first);
+  }
   for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
   parts.clear();
   first_row.clear();
@@ -280,7 +288,7 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
         window_member(range, snapshots_.range_globals(range), tool_stream_,
                       WindowMemberOptions{false, &counters_->backend(), prefix,
                                           automatic ? RestoreLaunches::kOne : RestoreLaunches::kPlanVariant,
-                                          automatic && batch.size() > 1});
+                                          automatic && batch.size() > 1 && !copy_engine_restores_counted_});
     if (!member.ok()) {
       s = member.status();
       break;

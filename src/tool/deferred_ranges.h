@@ -282,6 +282,11 @@ class DeferredRanges {
   // flush_before_capture is running: this thread's own capture begin is in
   // the captures' beginning() count.
   bool capture_begin_here_ = false;
+  // A batch whose members restored by the copy engines got more counter
+  // ranges from CUPTI's automatic ranges than it had kernels: the copies were
+  // counted, so later batches restore as --restore says (under the tool's
+  // lock, as every member here).
+  bool copy_engine_restores_counted_ = false;
 };
 
 }  // namespace rangereplay::tool

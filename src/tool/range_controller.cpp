@@ -48,12 +48,14 @@ namespace {
 // engines (entry_restore_by_copy_engines), its copy-engine plan built; a plan
 // that cannot be built leaves the range to its own restore, with a debug line.
 bool copy_engine_entry_restore(ActiveRange& range, const WindowMemberOptions& options, CUstream stream) {
-  if (!options.in_automatic_ranges || !environment::batch_copy_engine_restore()) return false;
+  if (!options.copy_engine_entry_restores || !environment::batch_copy_engine_restore()) return false;
   std::uint64_t device_bytes = 0;
   std::uint64_t pinned_bytes = 0;
-  for (const storage::StatePiece& piece : range.snapshot->pieces(SnapshotState::kEntry))
+  const auto& pieces = range.snapshot->pieces(SnapshotState::kEntry);
+  for (const storage::StatePiece& piece : pieces)
     (piece.tier == SnapshotStorage::kDeviceTier ? device_bytes : pinned_bytes) += piece.app.size();
-  if (!entry_restore_by_copy_engines(true, options.verify, range.restore_plan.has_value(), device_bytes, pinned_bytes))
+  if (!entry_restore_by_copy_engines(true, options.verify, range.restore_plan.has_value(), device_bytes, pinned_bytes,
+                                     pieces.size()))
     return false;
   const Status planned = range.snapshot->plan_copy_engine_restore(SnapshotState::kEntry, stream);
   if (!planned.ok()) debug("no copy-engine restore (%s) for range %ld", planned.to_string(), range.index);

@@ -7,7 +7,8 @@ leaves memory unchanged restores 0 bytes per pass when it is replayed on its own
 in a batch, each member also restores what the other members and the application changed between
 them: app_unchanged_range's accumulator). Also with --verify (one digest plan serves both), and with
 RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1, where a member whose pass holds CUPTI's automatic per-kernel ranges
-may restore its whole entry state by the copy engines, reported as full with a note.
+may restore its whole entry state by the copy engines, reported as full with a note: there at least one range
+must, and no batch may be replayed a second time (which says CUPTI counted the copies as counter ranges).
 Exit 1 on any mismatch, 77 without a GPU.
 """
 import os
@@ -82,6 +83,12 @@ def check(label, exe_rel, args, unchanged, failures):
                 failures.append(f"{where} restored '{r.get('restore')}', expected '{expected}'; notes {r['notes']}")
             if by_engines and env is None:
                 failures.append(f"{where}: restored by the copy engines without {ENGINES}")
+            if by_engines:
+                engine_ranges.append(where)
+            if env is not None and any("replayed a second time" in note for note in r["notes"]):
+                # CUPTI's automatic ranges counted the restores' copies: the batch paid its window twice.
+                failures.append(f"{where}: the batch was replayed a second time: "
+                                f"{next(n for n in r['notes'] if 'replayed a second time' in n)}")
             if by_engines and "--verify" in tool_args:
                 failures.append(f"{where}: restored by the copy engines under --verify, which replays each range "
                                 "alone with its own restore")
@@ -111,7 +118,11 @@ def check(label, exe_rel, args, unchanged, failures):
 
 
 failures = []
+engine_ranges = []  # the ranges restored by the copy engines, in every case and mode
 for case in CASES:
     check(*case, failures)
+if not engine_ranges:
+    failures.append(f"no range was restored by the copy engines with {ENGINES}: every batch of two in CUPTI's "
+                    "automatic ranges should have been")
 print("\n".join(failures) if failures else "ok")
 sys.exit(1 if failures else 0)

@@ -304,10 +304,9 @@ TEST_F(CopyPlanTest, device_arenas_round_trip_through_the_copy_engines_alone) {
   CopyPlanOptions engines;
   engines.device_by_copy_engines = true;
   round_trip(make_layout(random_regions(64, 100000, 68), Alignment::kAny, Placement::kDeviceOnly, 14), engines);
-  // Device and pinned spans in one batch call: two location hints.
+  // Device and pinned spans mixed, each span its own cuMemcpyAsync.
   round_trip(make_layout(random_regions(1000, 30000, 1001), Alignment::kCongruent, Placement::kSplit, 15), engines);
-  // Past kMaxCopyEngineBatch, device and pinned spans alternating: calls that
-  // begin with either kind and change kind many times.
+  // More spans than one batch call would take, device and pinned alternating.
   round_trip(
       make_layout(random_regions(2 * kMaxCopyEngineBatch + 300, 3000, 2349), Alignment::kAny, Placement::kSplit, 16),
       engines);
@@ -457,6 +456,7 @@ TEST_F(CopyPlanTest, reports_what_each_path_moves) {
     EXPECT_EQ(plan->stats().kernel_bytes, 0u);
     EXPECT_EQ(plan->stats().copy_engine_bytes, 5100u);
     EXPECT_EQ(plan->stats().copy_engine_spans, 2u);
+    EXPECT_FALSE(plan->stats().copy_engine_batched);  // one cuMemcpyAsync per span
     EXPECT_EQ(plan->stats().kernel_items, 0u);
     EXPECT_EQ(plan->stats().grid_blocks, 0);
     EXPECT_TRUE(plan->items().empty());

@@ -389,7 +389,9 @@ class BatchOfTwoOnTheDevice : public BatchOfTwo {
     expect_batch_of_two_in_automatic_ranges(ranges, first_rows);
     for (const report::RangeRecord& r : ranges) {
       EXPECT_FALSE(r.tiers.empty());
-      if (!r.tiers.empty()) EXPECT_EQ(r.tiers.front().tier, "device");
+      if (!r.tiers.empty()) {
+        EXPECT_EQ(r.tiers.front().tier, "device");
+      }
       EXPECT_EQ(r.restore, restore);
     }
     return ranges;
@@ -412,6 +414,39 @@ TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter
     for (const report::PassRecord& p : r.pass_records) EXPECT_EQ(p.restored_bytes, r.footprint_bytes);
   }
   EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
+}
+
+TEST_F(BatchOfTwoOnTheDevice, stops_restoring_by_the_copy_engines_once_cupti_counts_the_copies) {
+  if (!with_copy_engine_restore("1")) return;
+  // CUPTI makes a counter range of each copy call: the first batch's rows do
+  // not match, it is replayed again with user ranges, and the second batch
+  // restores differentially in automatic ranges from the start.
+  fake::CounterOptions counters;
+  counters.auto_ranges_count_copies = true;
+  fake::configure_counters(counters);
+  config_.batch_ranges = 2;
+  start();
+  const CUdeviceptr data = buffer(kInts);
+  for (int batch = 0; batch < 2; ++batch) {
+    range("step", [&] { add_one(data, kInts); });
+    range("step", [&] {
+      add_one(data, kInts);
+      add_one(data, kInts);
+    });
+  }
+  const report::Report report = finish();
+  expect_all(read(data, kInts), 6);
+  ASSERT_EQ(report.ranges.size(), 4u);
+  for (std::size_t i = 0; i < report.ranges.size(); ++i) {
+    const report::RangeRecord& r = report.ranges[i];
+    ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.restore, "differential") << "range " << i;
+    EXPECT_FALSE(has_note(r, "by the copy engines")) << "range " << i;
+    EXPECT_EQ(r.counter_ranges, i < 2 ? "user" : "auto") << "range " << i;
+    EXPECT_EQ(has_note(r, "replayed a second time"), i < 2) << "range " << i;
+  }
+  // Pass 0 of each; the first batch's three passes twice, the second's once.
+  EXPECT_EQ(fake::counts().launches, 6u + 3u * 3u * 2u + 3u * 3u);
 }
 
 TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_ranges) {

@@ -105,19 +105,26 @@ class RestoreStrategy {
 /// replaces.
 inline constexpr std::uint64_t kCopyEngineEntryRestoreMaxBytes = std::uint64_t{1} << 30;
 
+/// Most pieces an entry state restored by the copy engines may have: each is
+/// a cuMemcpyAsync call of its own, a few microseconds of host time each, so
+/// 64 of them cost well under the launch they replace.
+inline constexpr std::size_t kCopyEngineEntryRestoreMaxPieces = 64;
+
 /// Whether a window member restores its whole entry state by the copy
 /// engines (no kernel launch, so no counter range), where the tool offers it
 /// (RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1): only inside a pass of
 /// CUPTI's automatic per-kernel ranges shared by a batch of several
 /// (`in_automatic_ranges`), never under --verify (`verify`: its digests come
-/// from the differential restore), and, when a differential restore is
-/// planned (`differential`), only for an entry state wholly on the device
-/// tier (`pinned_entry_bytes` 0: over PCIe every pass would cost more than
-/// the launch saves) of at most kCopyEngineEntryRestoreMaxBytes
+/// from the differential restore), for an entry state of at most
+/// kCopyEngineEntryRestoreMaxPieces pieces (`entry_pieces`), and, when a
+/// differential restore is planned (`differential`), only for one wholly on
+/// the device tier (`pinned_entry_bytes` 0: over PCIe every pass would cost
+/// more than the launch saves) of at most kCopyEngineEntryRestoreMaxBytes
 /// (`device_entry_bytes`). Thread-safety: a pure function.
 constexpr bool entry_restore_by_copy_engines(bool in_automatic_ranges, bool verify, bool differential,
-                                             std::uint64_t device_entry_bytes, std::uint64_t pinned_entry_bytes) {
-  return in_automatic_ranges && !verify &&
+                                             std::uint64_t device_entry_bytes, std::uint64_t pinned_entry_bytes,
+                                             std::size_t entry_pieces) {
+  return in_automatic_ranges && !verify && entry_pieces <= kCopyEngineEntryRestoreMaxPieces &&
          (!differential || (pinned_entry_bytes == 0 && device_entry_bytes <= kCopyEngineEntryRestoreMaxBytes));
 }
 

@@ -61,6 +61,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
     pass_has_lead_in_ = lead_in_ && mode_ == tool::CounterMode::kWholeRange && max_ranges_ >= 2;
     rows_ = (pass_has_lead_in_ ? 1 : 0) + (mode_ == tool::CounterMode::kWholeRange ? 1 : 0);
     launches_at_start_ = kernels_run();
+    copies_at_start_ = counts().async_copy_calls;
     tool_kernels_at_start_ = counts().tool_kernels;
     g_log.started.push_back(range_name);
     return ok_status();
@@ -70,6 +71,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
     in_pass_ = false;
     if (mode_ == tool::CounterMode::kPerKernel) {
       rows_ += kernels_run() - launches_at_start_;
+      if (g_options.auto_ranges_count_copies) rows_ += counts().async_copy_calls - copies_at_start_;
       if (g_options.auto_ranges_drop_one && rows_ > 0) --rows_;
       const std::uint64_t tool_kernels = counts().tool_kernels - tool_kernels_at_start_;
       if (g_options.auto_pass_fails_over_tool_kernels > 0 && tool_kernels > g_options.auto_pass_fails_over_tool_kernels)
@@ -142,6 +144,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
   std::size_t decoded_rows_ = 0;
   std::uint64_t launches_at_start_ = 0;
   std::uint64_t tool_kernels_at_start_ = 0;
+  std::uint64_t copies_at_start_ = 0;
   std::size_t dropped_ = 0;
   bool application_pass_ = false;
   std::vector<std::uint8_t> image_;

@@ -41,6 +41,10 @@ struct CounterOptions {
   /// Every pass under CUPTI's automatic per-kernel ranges decodes one
   /// counter range fewer than it opened (counter_ranges_mismatch).
   bool auto_ranges_drop_one = false;
+  /// Every cuMemcpyAsync or cuMemcpyBatchAsync call inside a pass under
+  /// CUPTI's automatic per-kernel ranges is a counter range of its own, as
+  /// CUPTI made of each cuMemcpyBatchAsync call on an H100.
+  bool auto_ranges_count_copies = false;
   /// When above 0: a pass under CUPTI's automatic per-kernel ranges in
   /// which more of the tool's kernels ran than this fails at its end, as a
   /// CUPTI error would.

@@ -295,6 +295,11 @@ void note_tool_kernel() {
   ++state().counts.tool_kernels;
 }
 
+void note_async_copy_call() {
+  std::lock_guard lock(state().mutex);
+  ++state().counts.async_copy_calls;
+}
+
 bool subscribed() {
   std::lock_guard lock(state().mutex);
   return state().callback != nullptr && state().domains.count(CUPTI_CB_DOMAIN_DRIVER_API) != 0;
@@ -505,11 +510,13 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t byte
   return rangereplay::fake::copy(dst, src, bytes);
 }
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) {
+  rangereplay::fake::note_async_copy_call();
   return rangereplay::fake::copy(dst, src, bytes);
 }
 CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count,
                                     CUmemcpyAttributes*, size_t*, size_t, CUstream) {
   if (count != 0 && (dsts == nullptr || srcs == nullptr || sizes == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+  rangereplay::fake::note_async_copy_call();
   for (size_t i = 0; i < count; ++i)
     if (const CUresult r = rangereplay::fake::copy(dsts[i], srcs[i], sizes[i]); r != CUDA_SUCCESS) return r;
   return CUDA_SUCCESS;

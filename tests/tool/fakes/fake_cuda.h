@@ -71,6 +71,7 @@ struct Counts {
   std::uint64_t device_allocations = 0;  // cuMemAlloc calls that succeeded
   std::uint64_t live_allocations = 0;    // allocations not freed yet (device and host)
   std::uint64_t callbacks = 0;           // callbacks delivered to the subscriber
+  std::uint64_t async_copy_calls = 0;    // cuMemcpyAsync and cuMemcpyBatchAsync calls
 };
 Counts counts();
 
@@ -78,6 +79,8 @@ Counts counts();
 /// (host_kernels.cpp's copy, digest, chunk copy and L2 flush launches:
 /// CUPTI counts each as a kernel when it runs inside a counter pass).
 void note_tool_kernel();
+/// Counts one cuMemcpyAsync or cuMemcpyBatchAsync call (Counts::async_copy_calls).
+void note_async_copy_call();
 
 /// A graph of one kernel node: `f` with a copy of the parameter values
 /// `params` points to (as cuGraphAddKernelNode copies them), no edges. The

@@ -709,20 +709,27 @@ TEST(ReplayWindowOfSeveral, a_window_without_members_is_refused) {
 }
 
 TEST(EntryRestoreByCopyEngines, only_in_automatic_ranges_without_verify) {
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, 256 << 20, 0));
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, 256 << 20, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, true, 256 << 20, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, false, 0, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, true, 0, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, false, 0, 0));
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, 256 << 20, 0, 3));
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, 256 << 20, 0, 3));
+  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, true, 256 << 20, 0, 3));
+  EXPECT_FALSE(entry_restore_by_copy_engines(false, false, false, 0, 0, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, true, 0, 0, 0));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, true, false, 0, 0, 0));
 }
 
 TEST(EntryRestoreByCopyEngines, a_differential_restore_stays_for_large_or_pinned_entry_states) {
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes + 1, 0));
-  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, 1 << 20, 1));
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes, 0, 1));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, kCopyEngineEntryRestoreMaxBytes + 1, 0, 1));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, 1 << 20, 1, 2));
   // A full restore copies every byte anyway: the copy engines at any size and on any tier.
-  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, std::uint64_t{64} << 30, std::uint64_t{8} << 30));
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, false, std::uint64_t{64} << 30, std::uint64_t{8} << 30, 2));
+}
+
+TEST(EntryRestoreByCopyEngines, an_entry_state_of_many_pieces_keeps_its_own_restore) {
+  // One cuMemcpyAsync per piece: past the limit, under either restore.
+  EXPECT_TRUE(entry_restore_by_copy_engines(true, false, true, 1 << 20, 0, kCopyEngineEntryRestoreMaxPieces));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, true, 1 << 20, 0, kCopyEngineEntryRestoreMaxPieces + 1));
+  EXPECT_FALSE(entry_restore_by_copy_engines(true, false, false, 1 << 20, 0, kCopyEngineEntryRestoreMaxPieces + 1));
 }
 
 }  // namespace
