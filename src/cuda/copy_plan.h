@@ -101,7 +101,8 @@ struct CopyPlanOptions {
   /// automatic per-kernel ranges, where every kernel launch is a counter
   /// range of its own, and so is a cuMemcpyBatchAsync call (measured on an
   /// H100: one more counter range per call), while a device-to-device
-  /// cuMemcpyAsync is none (bench/cupti_pass_cost, part k). Elsewhere the
+  /// cuMemcpyAsync is none (bench/cupti_pass_cost, part k; a copy from
+  /// pinned host memory was not measured there). Elsewhere the
   /// kernel serves: one launch for any number of spans, where the copy
   /// engines take one copy per span.
   bool device_by_copy_engines = false;
@@ -114,7 +115,9 @@ struct CopyPlanStats {
   std::uint64_t copy_engine_bytes = 0;  // spans copied by the copy engines
   std::uint64_t kernel_items = 0;       // work items in the device stream
   std::uint64_t narrow_items = 0;       // items copied with vectors under 16 bytes
-  std::uint64_t copy_engine_spans = 0;  // copies per pass on the copy engines (batches of <= kMaxCopyEngineBatch)
+  /// Copies per pass on the copy engines: one cuMemcpyAsync each with
+  /// device_by_copy_engines, else in batches of <= kMaxCopyEngineBatch.
+  std::uint64_t copy_engine_spans = 0;
   /// False when the plan copies one cuMemcpyAsync per span: built with
   /// device_by_copy_engines, or once the driver refused cuMemcpyBatchAsync.
   bool copy_engine_batched = true;

@@ -31,6 +31,19 @@ CounterLayout user_layout(const ProfileConfig& config) {
   return batched_layout(config.range_metrics == RangeMetrics::kPerKernel, /*user_kernel_ranges=*/true,
                         /*cache_flush=*/true);
 }
+
+// How many more counter ranges CUPTI opened (`opened`: returned and dropped)
+// in a batch's pass of automatic ranges than its kernels and the tool's own
+// before them (`tool_kernels`, per member); 0 when not more, or when the
+// passes disagreed on the tool's kernels.
+std::size_t rows_past_the_kernels(const std::vector<std::unique_ptr<ActiveRange>>& batch,
+                                  const std::optional<std::vector<std::size_t>>& tool_kernels, std::size_t opened) {
+  if (!tool_kernels) return 0;
+  std::size_t expected = 0;
+  for (std::size_t k : *tool_kernels) expected += k;
+  for (const auto& range : batch) expected += range->program.kernels().size();
+  return opened > expected ? opened - expected : 0;
+}
 }  // namespace
 
 bool DeferredRanges::can_wait(const ActiveRange& range) const {
@@ -236,11 +249,13 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
   const std::string first = s.ok() ? values.status().message() : s.message();
   const bool by_copy_engines =
       std::any_of(parts.begin(), parts.end(), [](const auto& part) { return part->entry_by_copy_engines; });
-  if (s.ok() && by_copy_engines && !copy_engine_restores_counted_) {
-    // Their copies were counter ranges too: no later batch pays this window twice.
+  if (by_copy_engines && (!s.ok() || automatic_rows_over_ > 0) && !copy_engine_restores_counted_) {
+    // More counter ranges than kernels (their copies were counted), or a
+    // window that failed outright: no later batch pays its window twice. One
+    // range fewer than the kernels is CUPTI's own miss, which copies do not
+    // explain: the restores stay.
     copy_engine_restores_counted_ = true;
-    debug("copy-engine entry restores were counted as counter ranges (%s); later batches restore as --restore says",
-          first);
+    debug("copy-engine entry restores turned off (%s); later batches restore as --restore says", first);
   }
   for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
   parts.clear();
@@ -312,16 +327,19 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     s = window.run(members);
     tool_kernels = window.tool_kernels_before();
   }
+  automatic_rows_over_ = 0;
   if (s.ok()) {
     auto decode_start = Clock::now();
     StatusOr<std::size_t> dropped = counters_->backend().decode();
     values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
     if (values.ok() && automatic) {
       StatusOr<std::vector<std::size_t>> rows = automatic_first_rows(batch, tool_kernels, values->size(), *dropped);
-      if (rows.ok())
+      if (rows.ok()) {
         first_row = std::move(rows).value();
-      else
+      } else {
+        automatic_rows_over_ = rows_past_the_kernels(batch, tool_kernels, values->size() + *dropped);
         values = rows.status();
+      }
     } else if (values.ok() && values->size() < counter_ranges)
       values =
           counter_ranges_mismatch(values->size(), "the " + std::to_string(counter_ranges) + " of the batch", *dropped);

@@ -283,10 +283,13 @@ class DeferredRanges {
   // the captures' beginning() count.
   bool capture_begin_here_ = false;
   // A batch whose members restored by the copy engines got more counter
-  // ranges from CUPTI's automatic ranges than it had kernels: the copies were
-  // counted, so later batches restore as --restore says (under the tool's
-  // lock, as every member here).
+  // ranges from CUPTI's automatic ranges than it had kernels (the copies were
+  // counted), or its window failed: later batches restore as --restore says
+  // (under the tool's lock, as every member here).
   bool copy_engine_restores_counted_ = false;
+  // Counter ranges the last batch window in automatic ranges got beyond its
+  // kernels and the tool's own (0 when they matched or were fewer).
+  std::size_t automatic_rows_over_ = 0;
 };
 
 }  // namespace rangereplay::tool

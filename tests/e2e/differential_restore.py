@@ -8,10 +8,11 @@ in a batch, each member also restores what the other members and the application
 them: app_unchanged_range's accumulator). Also with --verify (one digest plan serves both), and with
 RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1, where a member whose pass holds CUPTI's automatic per-kernel ranges
 may restore its whole entry state by the copy engines, reported as full with a note: there at least one range
-must, and no batch may be replayed a second time (which says CUPTI counted the copies as counter ranges).
+must, and no batch may be replayed a second time for more counter ranges than kernels (CUPTI counted the copies).
 Exit 1 on any mismatch, 77 without a GPU.
 """
 import os
+import re
 import sys
 import tempfile
 
@@ -38,6 +39,18 @@ CASES = [
 ENGINES = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "1"}
 MODES = [([], "differential", None), (["--restore", "full"], "full", None), (["--verify"], "differential", None),
          ([], "differential", ENGINES)]
+
+
+# A batch's note after its automatic ranges gave more counter ranges than its kernels and the tool's own: CUPTI
+# made ranges of something else in the pass (the copy-engine restores). One range fewer is CUPTI's own miss.
+SECOND_BATCH_WINDOW = re.compile(r"replayed a second time .* after the first replay, in CUPTI's automatic per-kernel "
+                                 r"ranges, failed: CUPTI returned (\d+) counter ranges for (\d+) kernels of \d+ "
+                                 r"ranges and (\d+) of the tool's own")
+
+
+def counted_copies(note):
+    m = SECOND_BATCH_WINDOW.search(note)
+    return m is not None and int(m.group(1)) > int(m.group(2)) + int(m.group(3))
 
 
 def check(label, exe_rel, args, unchanged, failures):
@@ -85,10 +98,11 @@ def check(label, exe_rel, args, unchanged, failures):
                 failures.append(f"{where}: restored by the copy engines without {ENGINES}")
             if by_engines:
                 engine_ranges.append(where)
-            if env is not None and any("replayed a second time" in note for note in r["notes"]):
-                # CUPTI's automatic ranges counted the restores' copies: the batch paid its window twice.
-                failures.append(f"{where}: the batch was replayed a second time: "
-                                f"{next(n for n in r['notes'] if 'replayed a second time' in n)}")
+            if env is not None:
+                for note in r["notes"]:
+                    if counted_copies(note):
+                        failures.append(f"{where}: CUPTI counted the copy-engine restores, and the batch was "
+                                        f"replayed a second time: {note}")
             if by_engines and "--verify" in tool_args:
                 failures.append(f"{where}: restored by the copy engines under --verify, which replays each range "
                                 "alone with its own restore")
@@ -122,7 +136,7 @@ engine_ranges = []  # the ranges restored by the copy engines, in every case and
 for case in CASES:
     check(*case, failures)
 if not engine_ranges:
-    failures.append(f"no range was restored by the copy engines with {ENGINES}: every batch of two in CUPTI's "
-                    "automatic ranges should have been")
+    failures.append(f"no range was restored by the copy engines with {ENGINES}, in any case: a batch of two in "
+                    "CUPTI's automatic ranges with a small entry state on the device tier should have been")
 print("\n".join(failures) if failures else "ok")
 sys.exit(1 if failures else 0)
