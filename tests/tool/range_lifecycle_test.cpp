@@ -311,21 +311,24 @@ TEST_F(TwoKernelRange, a_batch_of_one_whose_lead_in_would_not_fit_the_image_repl
 }
 
 // Two ranges, of one and of two kernels, batched together with `counters`
-// for the fake CUPTI: their records; the data holds 3 after them.
+// for the fake CUPTI (`batches` such batches, one after the other): their
+// records; the data holds 3 per batch after them.
 class BatchOfTwo : public ToolHarness {
  protected:
-  std::vector<report::RangeRecord> profile_batch(const fake::CounterOptions& counters) {
+  std::vector<report::RangeRecord> profile_batch(const fake::CounterOptions& counters, int batches = 1) {
     fake::configure_counters(counters);
     config_.batch_ranges = 2;
     start();
     const CUdeviceptr data = buffer(kInts);
-    range("step", [&] { add_one(data, kInts); });
-    range("step", [&] {
-      add_one(data, kInts);
-      add_one(data, kInts);
-    });
+    for (int batch = 0; batch < batches; ++batch) {
+      range("step", [&] { add_one(data, kInts); });
+      range("step", [&] {
+        add_one(data, kInts);
+        add_one(data, kInts);
+      });
+    }
     const report::Report report = finish();
-    expect_all(read(data, kInts), 3);
+    expect_all(read(data, kInts), 3 * batches);
     return report.ranges;
   }
 };
@@ -396,24 +399,6 @@ class BatchOfTwoOnTheDevice : public BatchOfTwo {
     }
     return ranges;
   }
-  // Two batches of two with `counters` for the fake CUPTI: their records; the
-  // data holds 6 after them.
-  std::vector<report::RangeRecord> profile_two_batches(const fake::CounterOptions& counters) {
-    fake::configure_counters(counters);
-    config_.batch_ranges = 2;
-    start();
-    const CUdeviceptr data = buffer(kInts);
-    for (int batch = 0; batch < 2; ++batch) {
-      range("step", [&] { add_one(data, kInts); });
-      range("step", [&] {
-        add_one(data, kInts);
-        add_one(data, kInts);
-      });
-    }
-    const report::Report report = finish();
-    expect_all(read(data, kInts), 6);
-    return report.ranges;
-  }
 };
 
 TEST_F(BatchOfTwoOnTheDevice, restores_differentially_by_default) {
@@ -441,7 +426,7 @@ TEST_F(BatchOfTwoOnTheDevice, stops_restoring_by_the_copy_engines_once_cupti_cou
   // restores differentially in automatic ranges from the start.
   fake::CounterOptions counters;
   counters.auto_ranges_count_copies = true;
-  const std::vector<report::RangeRecord> ranges = profile_two_batches(counters);
+  const std::vector<report::RangeRecord> ranges = profile_batch(counters, /*batches=*/2);
   ASSERT_EQ(ranges.size(), 4u);
   // One copy per member and pass of the first batch's first window only.
   EXPECT_EQ(fake::counts().async_copy_calls, 2u * 3u);
@@ -462,7 +447,7 @@ TEST_F(BatchOfTwoOnTheDevice, keeps_restoring_by_the_copy_engines_when_cupti_mis
   // One counter range fewer than the kernels is CUPTI's own miss, which
   // copies do not explain: both batches are replayed again with user ranges,
   // and each first tries the copy engines.
-  const std::vector<report::RangeRecord> ranges = profile_two_batches(auto_ranges_drop_one());
+  const std::vector<report::RangeRecord> ranges = profile_batch(auto_ranges_drop_one(), /*batches=*/2);
   ASSERT_EQ(ranges.size(), 4u);
   for (const report::RangeRecord& r : ranges) {
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;

@@ -98,8 +98,10 @@ inline constexpr std::array<Variable, 16> kVariables{{
      "unset: every batch member restores as its --restore says, with a kernel (counted among CUPTI's automatic "
      "per-kernel ranges)",
      "1: a batch member whose pass holds CUPTI's automatic per-kernel ranges restores its entry state whole by the "
-     "copy engines (no counter range) when it lies on the device tier and is at most 1 GiB, or under --restore "
-     "full; not yet measured on a GPU, so not the default; other values are ignored"},
+     "copy engines, one cuMemcpyAsync per piece (no counter range device to device), when it has at most 64 pieces "
+     "and lies on the device tier within 1 GiB (any tier and size under --restore full); a batch whose copies CUPTI "
+     "counts after all is replayed again with user ranges and later batches restore as --restore says; not yet "
+     "measured in this form, so not the default; other values are ignored"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
