@@ -8,7 +8,7 @@
 //           GetConfigImage, Deinitialize; GetNumOfPasses(image)
 //   cuptiProfilerHostEvaluateToGpuValues(counter data, range) -> values
 // Whether the host object is safe to share between threads is not documented,
-// so every host-API call in this file holds one process-wide mutex.
+// so every host-API call holds one process-wide mutex (host_api_mutex).
 #include "cupti/metric_catalog.h"
 
 #include <cupti.h>
@@ -28,12 +28,13 @@
 #include "cupti/cupti_status.h"
 
 namespace rangereplay::cupti {
-namespace {
 
 std::mutex& host_api_mutex() {
   static std::mutex mutex;
   return mutex;
 }
+
+namespace {
 
 CUpti_MetricType to_cupti(MetricKind kind) {
   switch (kind) {

@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,12 @@ inline constexpr std::chrono::milliseconds kHostApiStartWait{10000};
 /// Where this process's warm_up_host_api() run stands. Thread-safe.
 enum class HostApiWarmUp { kNotStarted, kRunning, kEnded };
 HostApiWarmUp host_api_warm_up_state();
+
+/// The process-wide mutex that every call of CUPTI's profiler host API holds
+/// (this file's and pm_sampling_session.h's): whether a host object may be
+/// used from several threads is not documented. A leaf lock: no device-side
+/// CUPTI call and no other lock of the project is taken while it is held.
+std::mutex& host_api_mutex();
 
 /// Passes a configuration image needs (cuptiProfilerHostGetNumOfPasses).
 /// Errors: kInvalidArgument for an empty image (carries DeclineReason::kUnknownMetric).
