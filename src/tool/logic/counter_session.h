@@ -44,8 +44,17 @@ inline CounterMode configured_counter_mode(bool whole_range_metrics) {
   return whole_range_metrics ? CounterMode::kWholeRange : CounterMode::kPerKernel;
 }
 
+/// One PM sample of the pass: its start and end on the GPU's sample clock
+/// (nanoseconds) and one value per metric, in MetricColumns order.
+struct CounterSample {
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::vector<double> values;
+};
+
 /// The calls a CounterSession makes: cupti::RangeProfilerSession's, and the
-/// evaluation of its decoded counter data (MetricEvaluator).
+/// evaluation of its decoded counter data (MetricEvaluator); or PM
+/// sampling's (PmSamplingCounterBackend, tool/logic/pm_sampling_backend.h).
 class CounterBackend {
  public:
   virtual ~CounterBackend() = default;
@@ -72,6 +81,9 @@ class CounterBackend {
   /// where the backend keeps none. Read only to explain a count CUPTI got
   /// wrong.
   virtual StatusOr<std::vector<std::string>> range_names() const { return std::vector<std::string>{}; }
+  /// PM sampling backends: the samples the last decode() gave, in time order;
+  /// empty for the range profiler (which has none).
+  virtual std::vector<CounterSample> samples() const { return {}; }
   virtual bool in_pass() const = 0;
   virtual std::size_t max_ranges() const = 0;
   virtual std::size_t most_ranges() const = 0;
