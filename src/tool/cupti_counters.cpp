@@ -5,6 +5,7 @@
 #include "cupti/counter_evaluator.h"
 #include "cupti/device_counters.h"
 #include "cupti/metric_catalog.h"
+#include "tool/pm_sampling_counters.h"
 
 namespace rangereplay::tool {
 
@@ -47,6 +48,9 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
   stage("configuring counters: chip name");
   RR_ASSIGN_OR_RETURN(setup.chip, cupti::chip_name_of_device(static_cast<int>(setup.device)));
   debug("chip " + setup.chip);
+  // --set triage samples each range with PM sampling: no range profiler.
+  if (metric_set == kPmSamplingSet)
+    return set_up_pm_sampling_counters(std::move(setup), metrics, metric_set, options, hooks);
   stage("configuring counters: range profiler enable");
   RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));
   stage("configuring counters: counter availability");
