@@ -126,6 +126,15 @@ class Divergence:
 
 
 @dataclass
+class MetricSample:
+    """One PM sample of a range profiled by --set triage: its start and end in milliseconds from the
+    range's first sample, and one value per range metric (RangeRecord.range_metrics' order)."""
+    start_ms: float = 0.0
+    end_ms: float = 0.0
+    values: List[float] = field(default_factory=list)
+
+
+@dataclass
 class PassRecord:
     """One replayed pass (pass 1 to N-1); JSON key "pass" is the attribute `pass_`."""
     pass_: int = 0
@@ -136,7 +145,9 @@ class PassRecord:
 @dataclass
 class RangeRecord:
     """One matched range, replayed or declined. `range_metrics` holds the whole-range values
-    (--range-metrics whole); `restore` and `counter_ranges` are empty in reports older than them."""
+    (--range-metrics whole); `samples` the PM samples of --set triage (empty otherwise: the key is
+    written only when there are samples); `restore` and `counter_ranges` are empty in reports older
+    than them."""
     index: int = 0
     name: str = ""
     declined: bool = False
@@ -151,6 +162,7 @@ class RangeRecord:
     timings: StageTimings = field(default_factory=StageTimings)
     kernels: List[KernelRecord] = field(default_factory=list)
     range_metrics: List[MetricValue] = field(default_factory=list)
+    samples: List[MetricSample] = field(default_factory=list)
     pass_records: List[PassRecord] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
 
@@ -197,7 +209,7 @@ class Report:
     missing_metrics: List[str] = field(default_factory=list)
     range_metrics: str = "kernel"
     pass_count: int = 0
-    counter_backend: str = ""  # "range_profiler"; empty in reports older than the field
+    counter_backend: str = ""  # "range_profiler" or "pm_sampling" (--set triage); empty in reports older than the field
     setup_ms: float = 0.0
     launcher_ms: float = 0.0
     gate_wait_ms: float = 0.0
@@ -370,6 +382,8 @@ _read_tier = _struct(TierUsage, [("tier", _read_str, True), ("bytes", _read_u64,
                                  ("arena_bytes", _read_u64, True), ("new_allocation", _read_bool, True)])
 _read_divergence = _struct(Divergence, [("address", _read_u64, True), ("size_bytes", _read_u64, True),
                                         ("origin", _read_str, True)])
+_read_sample = _struct(MetricSample, [("start_ms", _read_double, True), ("end_ms", _read_double, True),
+                                      ("values", _list_of(_read_double), True)])
 _read_pass = _struct(PassRecord, [("pass", _read_u32, True), ("restored_bytes", _read_u64, True),
                                   ("divergences", _list_of(_read_divergence), True)])
 _read_range = _struct(RangeRecord, [
@@ -378,7 +392,8 @@ _read_range = _struct(RangeRecord, [
     ("footprint_bytes", _read_u64, True), ("regions", _read_u32, True), ("tiers", _list_of(_read_tier), True),
     ("restore", _read_str, False), ("counter_ranges", _read_str, False), ("timings", _read_timings, True),
     ("kernels", _list_of(_read_kernel), True), ("range_metrics", _list_of(_read_metric), True),
-    ("pass_records", _list_of(_read_pass), True), ("notes", _list_of(_read_str), True)])
+    ("samples", _list_of(_read_sample), False), ("pass_records", _list_of(_read_pass), True),
+    ("notes", _list_of(_read_str), True)])
 # The budget's counter_setup_ms and gate_wait_ms are the report's setup_ms and
 # gate_wait_ms written again; as the C++ reader, they are not read from the budget
 # (from_dict fills them in), but for a report whose gate_wait_ms is only there.

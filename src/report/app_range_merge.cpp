@@ -46,6 +46,7 @@ void decline_unmerged(RangeRecord& range, std::string reason, std::string detail
   range.decline_detail = std::move(detail);
   for (KernelRecord& k : range.kernels) k.metrics.clear();
   range.range_metrics.clear();
+  if (range.samples) range.samples->clear();
 }
 
 // Declines `range` app_range_incomplete with `why`; under --fallback a range
@@ -151,6 +152,7 @@ Report merge_app_runs(const Report& first, std::span<const AppRunReport> later, 
     range.decline_detail.clear();
     range.kernels = values->kernels;
     range.range_metrics = values->range_metrics;
+    range.samples = values->samples;
     range.counter_ranges = values->counter_ranges;
     range.passes = plan.pass_count;
     range.notes.push_back("app-range: " + std::to_string(plan.pass_count) + " passes collected by application " +

@@ -55,7 +55,7 @@ bool measured_by_app_runs(const RangeRecord& record, const AppRunPlan& plan);
 ///     "application run <k>: "), and no values are merged;
 ///   - else, when the run that collected the last pass (plan.total_runs) is
 ///     present and its record has values, the range takes that run's kernel
-///     records and whole-range values, is not declined, its passes are
+///     records, whole-range values and PM samples, is not declined, its passes are
 ///     plan.pass_count, and a note "app-range: ..." names the runs and, with
 ///     more than one run, `log_path` (where the later runs' output went;
 ///     an empty `log_path` is named nowhere, e.g. a log that is removed);

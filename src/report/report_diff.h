@@ -12,6 +12,10 @@
 // the range has it); the other metrics are listed as not compared, and
 // ReportDiff::comparison_note says so.
 //
+// A range profiled by --set triage is compared by its totals (its
+// whole-range values); its PM samples, a time series of that one run, are
+// not compared.
+//
 //   ReportDiff d = diff_reports(base, next);
 //   std::cout << render_diff_table(d);        // or render_diff_csv / render_diff_json
 //

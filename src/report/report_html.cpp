@@ -67,7 +67,7 @@ details.kernel-blocks>summary{font-weight:bold;margin-top:1em;cursor:pointer}det
 constexpr std::string_view kPageScript = R"js(
 (function () {
   const check = {charts: 0, canvases_drawn: 0, kernel_rows: 0, ranges: 0, roofline_points: 0, band_points: 0, group_rows: 0, first_groups: [],
-    kernel_blocks: 0, group_kernels_without_block: 0, section_tables: 0, findings: 0, opened_kernel: '', opened_group: '', opened_group_links: 0, errors: []};
+    kernel_blocks: 0, group_kernels_without_block: 0, sample_charts: 0, section_tables: 0, findings: 0, opened_kernel: '', opened_group: '', opened_group_links: 0, errors: []};
   window.addEventListener('error', e => check.errors.push(String(e.message)));
   const report = JSON.parse(document.getElementById('rr-data').textContent);
   const groupsOf = JSON.parse(document.getElementById('rr-groups').textContent);
@@ -134,6 +134,28 @@ constexpr std::string_view kPageScript = R"js(
     canvases.push(canvas);
   };
   const metricOf = (list, name) => { const m = (list || []).find(x => x.name === name); return m ? num(m.value) : undefined; };
+  // A range's PM samples (--set triage): their count and span, then per
+  // range metric a line chart of its value in each sample over the time
+  // from the range's first sample (ms), each value held until the next
+  // sample starts and the last until it ends.
+  const drawSamples = (sec, r) => {
+    const samples = r.samples || [];
+    if (!samples.length) return;
+    const first = samples.reduce((v, s) => Math.min(v, num(s.start_ms)), Infinity);
+    const last = samples.reduce((v, s) => Math.max(v, num(s.end_ms)), -Infinity);
+    add(sec, el('p', {class: 'samples'}, `${samples.length} PM samples over ${(last - first).toFixed(3)} ms; the charts show each metric's value per sample`));
+    if (!charts) return;
+    const box = add(sec, el('div', {class: 'charts'}));
+    (r.range_metrics || []).forEach((m, i) => {
+      const data = samples.map(s => ({x: num(s.start_ms), y: num(s.values[i])}));
+      data.push({x: num(samples[samples.length - 1].end_ms), y: num(samples[samples.length - 1].values[i])});
+      chart(box, 'chart', {type: 'line', data: {datasets: [{label: m.unit ? `${m.name} (${m.unit})` : m.name, data, stepped: 'after',
+        borderColor: colors[i % colors.length], backgroundColor: colors[i % colors.length], pointRadius: samples.length > 100 ? 0 : 2}]},
+        options: {parsing: false, plugins: {title: {display: true, text: `${m.name} per PM sample`}},
+          scales: {x: {type: 'linear', title: {display: true, text: 'ms from the range\'s start'}}, y: {title: {display: true, text: m.unit || 'value'}}}}});
+      check.sample_charts++;
+    });
+  };
 
   // Numbers on log axes: 1, 10, 100 ... and 0.1, 0.01 written out, with SI
   // prefixes from 1e3, never as "10,000,000,000,000".
@@ -427,6 +449,7 @@ constexpr std::string_view kPageScript = R"js(
       const h = add(t, el('tr')); add(h, el('th', {class: 'l'}, 'whole range: metric')); add(h, el('th', {}, 'unit')); add(h, el('th', {}, 'value'));
       for (const m of r.range_metrics) { const tr = add(t, el('tr')); add(tr, el('td', {class: 'l'}, m.name)); add(tr, el('td', {}, m.unit)); add(tr, el('td', {}, fmt(m.value))); }
     }
+    drawSamples(sec, r);
     if (r.kernels.length) {
       const t = add(sec, el('table', {class: 'kernels'}));
       const head = add(t, el('tr'));

@@ -211,6 +211,7 @@ StatusOr<JournalContents> parse_report_journal(std::string_view text, std::strin
         record.decline_detail = decline_report_detail(DeclineReason::kProcessEnded, detail);
         record.kernels.clear();
         record.range_metrics.clear();
+        if (record.samples) record.samples->clear();
       }
       report.ranges.push_back(std::move(record));
     }

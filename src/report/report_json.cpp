@@ -201,6 +201,10 @@ struct Field {
   const char* key;
   M T::*member;
   bool may_be_missing;
+  // A list written only when it has elements, and read as an empty list
+  // when its key is missing: a report without any is written as before the
+  // field existed.
+  bool only_when_not_empty = false;
 };
 
 template <class T, class M>
@@ -211,6 +215,11 @@ template <class T, class M>
 constexpr Field<T, M> added_later(const char* key, M T::*member) {
   static_assert(IsOptional<M>::value, "a field added later is a std::optional: a report that lacks it keeps it absent");
   return {key, member, true};
+}
+template <class T, class M>
+constexpr Field<T, M> added_later_list(const char* key, M T::*member) {
+  static_assert(IsOptional<M>::value, "a list added later is a std::optional (read as an empty list when missing)");
+  return {key, member, true, true};
 }
 
 template <class T>
@@ -272,6 +281,13 @@ struct Fields<Divergence> {
 };
 
 template <>
+struct Fields<MetricSample> {
+  using T = MetricSample;
+  static constexpr auto list =
+      std::tuple{required("start_ms", &T::start_ms), required("end_ms", &T::end_ms), required("values", &T::values)};
+};
+
+template <>
 struct Fields<PassRecord> {
   using T = PassRecord;
   static constexpr auto list = std::tuple{required("pass", &T::pass), required("restored_bytes", &T::restored_bytes),
@@ -295,6 +311,7 @@ struct Fields<RangeRecord> {
                                           required("timings", &T::timings),
                                           required("kernels", &T::kernels),
                                           required("range_metrics", &T::range_metrics),
+                                          added_later_list("samples", &T::samples),
                                           required("pass_records", &T::pass_records),
                                           required("notes", &T::notes)};
 };
@@ -351,13 +368,19 @@ void for_each_field(Visit&& visit) {
 }
 
 json written(double v) { return json_number(v); }
+json written(const std::vector<double>& v) {
+  json j = json::array();
+  for (double x : v) j.push_back(json_number(x));
+  return j;
+}
 template <class M>
 json written(const M& v) {
   return json(v);
 }
 
-// The JSON object of v's fields; an absent (nullopt) field is left out, and
-// the field named `skip`, if any, is not written.
+// The JSON object of v's fields; an absent (nullopt) field is left out, so is
+// an empty list written only when not empty, and the field named `skip`, if
+// any, is not written.
 template <class T>
 json write_fields(const T& v, std::string_view skip = {}) {
   json j = json::object();
@@ -365,6 +388,9 @@ json write_fields(const T& v, std::string_view skip = {}) {
     if (!skip.empty() && field.key == skip) return;
     const auto& value = v.*field.member;
     if constexpr (IsOptional<std::decay_t<decltype(value)>>::value) {
+      if constexpr (requires { value->empty(); }) {
+        if (field.only_when_not_empty && value && value->empty()) return;
+      }
       if (value) j[field.key] = written(*value);
     } else {
       j[field.key] = written(value);
@@ -374,14 +400,16 @@ json write_fields(const T& v, std::string_view skip = {}) {
 }
 
 // Reads v's fields from the object j, in list order; a field added later
-// that j lacks is absent (nullopt).
+// that j lacks is absent (nullopt), a list written only when not empty is
+// empty.
 template <class T>
 void read_fields(const json& j, T& v) {
   expect_object(j);
   for_each_field<T>([&](const auto& field) {
-    if constexpr (IsOptional<std::decay_t<decltype(v.*field.member)>>::value) {
+    using Member = std::decay_t<decltype(v.*field.member)>;
+    if constexpr (IsOptional<Member>::value) {
       if (field.may_be_missing && !j.contains(field.key)) {
-        v.*field.member = std::nullopt;
+        v.*field.member = field.only_when_not_empty ? Member(std::in_place) : Member(std::nullopt);
         return;
       }
     }
@@ -424,6 +452,7 @@ void to_json(json& j, const KernelRecord& v) {
 void to_json(json& j, const StageTimings& v) { j = write_fields(v); }
 void to_json(json& j, const TierUsage& v) { j = write_fields(v); }
 void to_json(json& j, const Divergence& v) { j = write_fields(v); }
+void to_json(json& j, const MetricSample& v) { j = write_fields(v); }
 void to_json(json& j, const PassRecord& v) { j = write_fields(v); }
 // A replayed range's roofline is derived from its metrics when written
 // (roofline.h), and not read back.
@@ -469,6 +498,7 @@ void from_json(const json& j, KernelRecord& v) { read_fields(j, v); }
 void from_json(const json& j, StageTimings& v) { read_fields(j, v); }
 void from_json(const json& j, TierUsage& v) { read_fields(j, v); }
 void from_json(const json& j, Divergence& v) { read_fields(j, v); }
+void from_json(const json& j, MetricSample& v) { read_fields(j, v); }
 void from_json(const json& j, PassRecord& v) { read_fields(j, v); }
 void from_json(const json& j, RangeRecord& v) { read_fields(j, v); }
 void from_json(const json& j, TimeBudget& v) { read_fields(j, v); }

@@ -40,6 +40,10 @@ inline constexpr std::uint32_t kReportSchemaVersion = 1;
 // Report::launcher_ms, gate_wait_ms, time_budget and missing_metrics. They are std::optional
 // and read as nullopt then, and to_json leaves a nullopt field out: a report
 // read and written again gains no value its file did not have.
+// RangeRecord::samples (--set triage's PM samples, each {"start_ms",
+// "end_ms", "values"}) is written only when the range has samples, and a
+// range without the key reads as having none (an empty list): a report
+// without samples is written as before the field existed.
 // A replayed range's "roofline" (report/roofline.h: FLOP by data type, TFLOP/s,
 // FLOP/byte, ceilings, what is missing) is derived from its metrics when
 // written and not read back.
@@ -58,6 +62,7 @@ void to_json(nlohmann::json& j, const KernelRecord& v);
 void to_json(nlohmann::json& j, const StageTimings& v);
 void to_json(nlohmann::json& j, const TierUsage& v);
 void to_json(nlohmann::json& j, const Divergence& v);
+void to_json(nlohmann::json& j, const MetricSample& v);
 void to_json(nlohmann::json& j, const PassRecord& v);
 void to_json(nlohmann::json& j, const RangeRecord& v);
 void to_json(nlohmann::json& j, const TimeBudget& v);
@@ -68,6 +73,7 @@ void from_json(const nlohmann::json& j, KernelRecord& v);
 void from_json(const nlohmann::json& j, StageTimings& v);
 void from_json(const nlohmann::json& j, TierUsage& v);
 void from_json(const nlohmann::json& j, Divergence& v);
+void from_json(const nlohmann::json& j, MetricSample& v);
 void from_json(const nlohmann::json& j, PassRecord& v);
 void from_json(const nlohmann::json& j, RangeRecord& v);
 void from_json(const nlohmann::json& j, TimeBudget& v);

@@ -17,7 +17,9 @@
 // merged (listed), and one whose ranks report it in different units is kept
 // per rank but not combined (flagged). Nothing one rank has and another
 // lacks is dropped silently: ranges, metrics, GPUs, the values' granularity
-// (--range-metrics) and the reports' own errors are listed.
+// (--range-metrics) and the reports' own errors are listed. A range
+// profiled by --set triage is merged by its totals (whole-range values); its
+// PM samples, one time series per rank, stay in the ranks' own reports.
 //
 //   std::vector<RankReport> ranks = {{"rank0.json", r0}, {"rank1.json", r1}};
 //   ReportMerge m = merge_reports(ranks);

@@ -88,6 +88,16 @@ struct Divergence {
   friend bool operator==(const Divergence&, const Divergence&) = default;
 };
 
+/// One PM sample of a range profiled by --set triage: its interval from the
+/// range's first sample, in milliseconds, and one value per range metric
+/// (RangeRecord::range_metrics' order; the interval's share of each total).
+struct MetricSample {
+  double start_ms = 0;
+  double end_ms = 0;
+  std::vector<double> values;
+  friend bool operator==(const MetricSample&, const MetricSample&) = default;
+};
+
 /// One replayed pass (pass 1..N-1).
 struct PassRecord {
   std::uint32_t pass = 0;
@@ -122,6 +132,10 @@ struct RangeRecord {
   StageTimings timings;
   std::vector<KernelRecord> kernels;
   std::vector<MetricValue> range_metrics;  // with --range-metrics whole
+  // --set triage only: the range's PM samples in time order, whose values
+  // sum to range_metrics' (a range profiled otherwise has none). Written
+  // only when there are samples; a report without the key reads as none.
+  std::optional<std::vector<MetricSample>> samples = std::vector<MetricSample>{};
   std::vector<PassRecord> pass_records;
   std::vector<std::string> notes;  // e.g. "2 device-to-host copies not re-executed"
   friend bool operator==(const RangeRecord&, const RangeRecord&) = default;
@@ -181,9 +195,10 @@ struct Report {
   std::string range_metrics = "kernel";  // "kernel" (per kernel) or "whole"
   std::uint32_t pass_count = 0;          // passes the metric list needs
   // The counter backend that collected the values: "range_profiler" (CUPTI's
-  // Range Profiler API, cupti_range_profiler.h); empty when no counters were
-  // set up (every range declined before, or application range replay's
-  // launcher report).
+  // Range Profiler API, cupti_range_profiler.h) or "pm_sampling" (CUPTI's PM
+  // sampling API, cupti_pmsampling.h: --set triage, ranges with samples);
+  // empty when no counters were set up (every range declined before, or
+  // application range replay's launcher report).
   std::optional<std::string> counter_backend = "";
   double setup_ms = 0;                       // counter configuration, once per process
   std::optional<double> launcher_ms = 0.0;   // how long the launcher held the application up: its checks before

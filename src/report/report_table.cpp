@@ -224,10 +224,22 @@ std::string render_range_table(const Report& report, const RangeRecord& range, c
     out += "  range metrics:\n";
     append_metric_table(out, range.range_metrics, widths);
   }
+  out += render_samples_line(range);
   append_restores(out, range);
   append_verify(out, report, range.pass_records);
   append_notes(out, range);
   return escape_controls(out, LineBreaks::kKeep);
+}
+
+std::string render_samples_line(const RangeRecord& range) {
+  if (!range.samples || range.samples->empty()) return "";
+  double first = range.samples->front().start_ms, last = range.samples->front().end_ms;
+  for (const MetricSample& s : *range.samples) {
+    first = std::min(first, s.start_ms);
+    last = std::max(last, s.end_ms);
+  }
+  return fmt::format("  samples: {} over {} (the JSON and HTML reports hold the series)\n",
+                     count_of(range.samples->size(), "PM sample"), format_ms(last - first));
 }
 
 std::string render_report_summary(const Report& report) {

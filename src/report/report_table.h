@@ -11,6 +11,7 @@
 //       dram__bytes_read.sum        byte    6,291,488
 //       -------------------- ----------- ------------
 //     restored per pass (differential, footprint 256.0 MiB): passes 1-2 3.0 MiB each
+//     samples: 12 PM samples over 3.45 ms (the JSON and HTML reports hold the series)
 //   range 1 'step': declined (free_in_range): <detail>
 //
 // Metric columns are aligned across all kernels of one range. Values are
@@ -43,6 +44,12 @@ std::string render_report_header(const Report& report);
 /// one line for a declined range (plus its notes). `report` supplies the
 /// run-wide settings (verify). Usable while the report is still filling.
 std::string render_range_table(const Report& report, const RangeRecord& range, const TableOptions& options = {});
+
+/// The line of a range's PM samples (--set triage): "  samples: 12 PM
+/// samples over 3.45 ms (the JSON and HTML reports hold the series)\n", the
+/// span from the first sample's start to the last one's end; "" for a range
+/// without samples.
+std::string render_samples_line(const RangeRecord& range);
 
 /// The summary line's text: "2 ranges (1 replayed, 1 declined), 5 kernels,
 /// 3 passes, 1 error" (no line end).

@@ -124,8 +124,10 @@ std::string range_line(const RangeRecord& range) {
     if (!range.decline_detail.empty()) out += ": " + escape_controls(range.decline_detail);
     return out + "\n";
   }
-  return out + fmt::format(": {}, {}, window {}\n", count_of(range.passes, "pass"),
-                           count_of(range.kernels.size(), "kernel"), format_ms(range.timings.window_ms));
+  return out +
+         fmt::format(": {}, {}, window {}\n", count_of(range.passes, "pass"), count_of(range.kernels.size(), "kernel"),
+                     format_ms(range.timings.window_ms)) +
+         render_samples_line(range);
 }
 
 std::optional<double> value_of(const std::vector<MetricValue>& metrics, std::string_view name) {
@@ -342,6 +344,7 @@ StatusOr<Report> filter_report(const Report& report, const ViewFilter& filter) {
       return pattern ? !RE2::PartialMatch(name, *pattern) : name.find(filter.kernel_name) == std::string::npos;
     });
     range.range_metrics.clear();
+    if (range.samples) range.samples->clear();
     kernels_after += range.kernels.size();
   }
   std::erase_if(out.ranges, [](const RangeRecord& r) { return r.kernels.empty(); });

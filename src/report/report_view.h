@@ -48,7 +48,7 @@ struct ViewFilter {
 
 /// `report` with only what `filter` keeps. With a kernel filter, ranges
 /// without a matching kernel (declined ones included) are left out, and so
-/// are whole-range values (they are not a kernel's). Errors
+/// are whole-range values and PM samples (they are not a kernel's). Errors
 /// (kInvalidArgument, one line naming the filter and the fix): a pattern RE2
 /// rejects, a malformed index list; (kNotFound) a filter that keeps nothing,
 /// naming what the report has.

@@ -343,14 +343,15 @@ TEST_F(Gh100Catalog, set_pass_counts_grow_from_one_to_thirty_and_more) {
     std::printf("  set %-12s %3zu metrics %3u passes on GH100\n", set.name.c_str(), set.metrics.size(), *count);
     passes.push_back(*count);
   }
-  ASSERT_EQ(passes.size(), 6u);  // single-pass, basic, memory, compute, detailed, full
+  ASSERT_EQ(passes.size(), 7u);  // single-pass, triage, basic, memory, compute, detailed, full
   EXPECT_EQ(passes[0], 1u);
-  for (std::size_t i = 1; i < 5; ++i) {
+  EXPECT_EQ(passes[1], 1u);  // triage's counts, in the range profiler too
+  for (std::size_t i = 2; i < 6; ++i) {
     EXPECT_GT(passes[i], 1u);
-    EXPECT_LE(passes[i], passes[4]);  // detailed contains basic, memory, compute
+    EXPECT_LE(passes[i], passes[5]);  // detailed contains basic, memory, compute
   }
-  EXPECT_GE(passes[5], 30u);
-  EXPECT_GE(passes[5], passes[4]);
+  EXPECT_GE(passes[6], 30u);
+  EXPECT_GE(passes[6], passes[5]);
 }
 
 TEST_F(Gh100Catalog, evaluate_rejects_an_empty_image_or_name_list) {

@@ -62,10 +62,11 @@ def read(path):
 
 
 def model_to_json(value):
-    """A loaded model value back as the writer's JSON value, to compare with the file read."""
+    """A loaded model value back as the writer's JSON value, to compare with the file read (a
+    range's samples are written only when it has some)."""
     if dataclasses.is_dataclass(value):
         return {("pass" if f.name == "pass_" else f.name): model_to_json(getattr(value, f.name))
-                for f in dataclasses.fields(value)}
+                for f in dataclasses.fields(value) if not (f.name == "samples" and not getattr(value, f.name))}
     if isinstance(value, (list, tuple)):
         return [model_to_json(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
@@ -78,7 +79,7 @@ def cpp_field_lists():
     lists = {}
     for struct, body in re.findall(r"struct Fields<(\w+)> \{(.*?)\n\};", read(REPORT_JSON_CPP), re.S):
         lists[struct] = [(key, member, kind == "required") for kind, key, member in
-                         re.findall(r'\b(required|added_later)\("(\w+)",\s*&T::(\w+)\)', body)]
+                         re.findall(r'\b(required|added_later|added_later_list)\("(\w+)",\s*&T::(\w+)\)', body)]
     return lists
 
 
@@ -162,7 +163,7 @@ class SchemaTest(unittest.TestCase):
 
     def test_objects_allow_keys_the_schema_does_not_list(self):
         objects = [self.schema] + [d for d in self.schema["$defs"].values() if d.get("type") == "object"]
-        self.assertEqual(len(objects), 9)
+        self.assertEqual(len(objects), 10)
         for node in objects:
             self.assertNotIn("additionalProperties", node)
             self.assertNotIn("unevaluatedProperties", node)
@@ -170,7 +171,7 @@ class SchemaTest(unittest.TestCase):
     def test_properties_and_required_are_the_cpp_field_lists(self):
         lists = cpp_field_lists()
         self.assertEqual(set(lists), {"MetricValue", "KernelRecord", "StageTimings", "TierUsage", "Divergence",
-                                      "PassRecord", "RangeRecord", "TimeBudget", "Report"})
+                                      "MetricSample", "PassRecord", "RangeRecord", "TimeBudget", "Report"})
         for struct, fields in lists.items():
             node = self.schema if struct == "Report" else self.schema["$defs"][struct]
             keys = [key for key, _, _ in fields]
@@ -342,6 +343,24 @@ class LoadTest(TempDir):
         self.assertEqual((report.ranges[0].restore, report.ranges[0].counter_ranges), ("", ""))
         self.assertEqual(report.ranges[0].timings.pass0_ms, 0.0)
         self.assertEqual(report.ranges[0].kernels[0].launch_index, -1)
+
+    def test_a_triage_ranges_samples_load_and_validate(self):
+        j = sample_json()
+        j["counter_backend"] = "pm_sampling"
+        j["ranges"][0]["samples"] = [{"start_ms": 0.0, "end_ms": 0.5, "values": [1024.0, 98304.0]},
+                                     {"start_ms": 0.5, "end_ms": 1.0, "values": [2048.0, "nan"]}]
+        self.assertEqual(schema_check.check(j, schema_check.load_schema()), [])
+        report = rr.load(self.write("triage.json", j))
+        self.assertEqual(report.counter_backend, "pm_sampling")
+        first, second = report.ranges[0].samples
+        self.assertEqual(first, rr.MetricSample(start_ms=0.0, end_ms=0.5, values=[1024.0, 98304.0]))
+        self.assertEqual((second.end_ms, second.values[0]), (1.0, 2048.0))
+        self.assertTrue(math.isnan(second.values[1]))
+        self.assertEqual(report.ranges[1].samples, [])  # the key is absent: no samples
+        self.assertEqual(model_to_json(report), json.loads(json.dumps(j)))
+        j["ranges"][0]["samples"][1]["values"] = [1.0, True]
+        with self.assertRaisesRegex(ValueError, r"ranges\[0\]\.samples\[1\]\.values\[1\]: expected a number"):
+            rr.load(self.write("bad.json", j))
 
     def test_a_file_that_starts_with_a_utf8_byte_order_mark_loads(self):
         text = read(SAMPLE)

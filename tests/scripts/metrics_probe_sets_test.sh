@@ -23,7 +23,7 @@ rc=$?
 family=$("$probe" --chip GA10x --sets 2>&1)
 [[ $family == *"does not know chip 'GA10x' (one chip of the family: GA102, GA103, GA104, GA106, GA107); "* ]] ||
   { echo "FAIL: --chip GA10x: $family"; exit 1; }
-sets=6  # single-pass basic memory compute detailed full
+sets=7  # single-pass triage basic memory compute detailed full
 failed=0
 for chip in $chips; do
   if ! out=$("$probe" --chip "$chip" --sets 2>&1); then

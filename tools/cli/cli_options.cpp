@@ -297,7 +297,10 @@ void add_profile_options(CLI::App& profile, ProfileOptions& o) {
       .add_option("--metrics", o.metrics,
                   "Metric names separated by commas (Nsight Compute names); with --set, both lists")
       ->type_name("LIST");
-  profile.add_option("--set", o.set, "Named metric set (see --list-sets); default basic; with --metrics, both lists")
+  profile
+      .add_option("--set", o.set,
+                  "Named metric set (see --list-sets); default basic; with --metrics, both lists; triage: PM sampling "
+                  "in the application's own run, no replay")
       ->type_name("NAME");
   profile
       .add_option("--range-metrics", o.range_metrics,
@@ -1090,6 +1093,39 @@ StatusOr<range::NvtxExpression> parse_nvtx_option(const std::string& option, con
   return as_flag_error(range::parse_nvtx_expression(text, name));
 }
 
+// Options that --set triage cannot honour: it samples each range once in
+// the application's own run (PM sampling: no snapshot, restore or replay,
+// its own metric list, whole-range totals). Errors: invalid_argument naming
+// the option and the fix.
+Status check_triage_options(const CLI::App& profile, const ProfileRequest& req) {
+  if (req.set_name != kTriageSetName) return ok_status();
+  const auto refuse = [](const std::string& option, const std::string& fix) {
+    return invalid_argument(
+        "--set triage samples each range once in the application's own run (PM sampling, no "
+        "replay); " +
+        option + " does not apply to it: " + fix);
+  };
+  if (!req.metrics_csv.empty()) {
+    return refuse("--metrics", "drop --metrics (triage counts its own list), or give --metrics without --set triage");
+  }
+  for (const char* name : {"--verify", "--restore", "--batch-ranges"}) {
+    if (profile.count(name) > 0) return refuse(name, std::string("drop ") + name);
+  }
+  if (profile.count("--range-metrics") > 0 && req.config.range_metrics == RangeMetrics::kPerKernel) {
+    return refuse("--range-metrics kernel", "drop it (triage gives whole-range totals), or profile with another --set");
+  }
+  if (req.replay_mode == ReplayMode::kAppRange) {
+    return refuse("--replay-mode app-range", "drop it (triage makes one application run already)");
+  }
+  if (req.fallback == Fallback::kAppRange) {
+    return refuse("--fallback app-range", "drop it (triage declines nothing that a replay would)");
+  }
+  if (req.config.collectives == CollectivesMode::kReplay) {
+    return refuse("--collectives replay", "drop --collectives replay");
+  }
+  return ok_status();
+}
+
 // Options of range replay that --replay-mode app-range cannot honour (it
 // neither snapshots, restores nor replays, and its values are whole-range),
 // and a --max-app-runs that leaves --fallback app-range no run. Errors:
@@ -1135,6 +1171,7 @@ StatusOr<CommandLine> parse_command_line(const std::vector<std::string>& args, c
   CommandLine out;
   out.action = Action::kProfile;
   RR_ASSIGN_OR_RETURN(out.profile, profile_request(launcher.options, std::move(command), env));
+  RR_RETURN_IF_ERROR(check_triage_options(*launcher.profile, out.profile));
   RR_RETURN_IF_ERROR(check_app_range_mode_options(*launcher.profile, out.profile));
   return out;
 }

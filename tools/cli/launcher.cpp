@@ -314,9 +314,11 @@ StatusOr<Launch> prepare_launch(const ProfileRequest& request, const std::string
   // Each injected process writes report.<its pid>.json.
   config.report_path = temp->path() + "/" + kProcessReportPattern;
   config.report_environment = output_variables(request.output_pattern);
-  if (request.replay_mode == ReplayMode::kAppRange) {
+  if (profiles_in_the_application_run(request)) {
     // The first run collects pass 1 of every range; the ranges' counter
-    // data is carried to the later runs in the folder.
+    // data is carried to the later runs in the folder. --set triage's PM
+    // sampling has one pass: its first run is its only one (its replay mode
+    // stays range, so finish_profile makes no later run).
     RR_ASSIGN_OR_RETURN(std::string state_dir, create_app_range_state_dir(temp->path()));
     config.app_range = AppRangeRun{0, std::move(state_dir), true, {}};
     // A range's values come from its own execution in each run, one counter
@@ -675,6 +677,10 @@ int profile(const ProfileRequest& request) {
 }
 
 }  // namespace
+
+bool profiles_in_the_application_run(const ProfileRequest& request) {
+  return request.replay_mode == ReplayMode::kAppRange || request.set_name == kTriageSetName;
+}
 
 std::map<std::string, std::string> application_environment(const std::string& injection_library,
                                                            const std::string& cupti_library,

@@ -99,6 +99,12 @@ std::map<std::string, std::string> application_environment(const std::string& in
                                                            const std::string& cupti_library,
                                                            const std::string& config_path, const std::string& gate);
 
+/// Whether the first run profiles every range once in the application's own
+/// execution (application range replay's one-run path, AppRangeRun with
+/// every_range, whole-range values): --replay-mode app-range, and --set
+/// triage (PM sampling: one pass, so no later run is made).
+bool profiles_in_the_application_run(const ProfileRequest& request);
+
 /// Exit code for a failed pre-launch step: kExitUsage for errors in what the
 /// user typed (invalid_argument, not_found, out_of_range, permission_denied),
 /// kExitFailure otherwise.

@@ -62,6 +62,19 @@ std::vector<MetricSection> build_metric_sections() {
                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
                           "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
                       }});
+  // --set triage: counts that PM sampling takes in one configuration on
+  // GH100 and that sum over samples (a range's total is the sum of its
+  // samples' values). The injection keeps those the chip's PM sampling
+  // offers (cuptiPmSamplingGetCounterAvailability).
+  sections.push_back({"PmSamplingCounts",
+                      "PM Sampling Counts",
+                      {
+                          "smsp__inst_executed.sum",
+                          "sm__cycles_active.sum",
+                          "dram__bytes_read.sum",
+                          "dram__bytes_write.sum",
+                          "lts__t_sectors.sum",
+                      }});
   // Nsight Compute's "basic" headline: Speed Of Light throughputs, duration,
   // DRAM traffic, instructions and achieved occupancy.
   sections.push_back({"SpeedOfLight",
@@ -598,6 +611,9 @@ std::vector<MetricSet> build_metric_sets(const std::vector<MetricSection>& secti
     full.emplace_back(s);
   const std::vector<SetSpec> specs = {
       {"single-pass", "durations, cycles, instruction and byte counts collected in one pass", {"OnePassCounts"}},
+      {kTriageSetName.data(),  // a literal: null-terminated
+       "whole-range totals and a time series per range by PM sampling, no replay (one application run)",
+       {"PmSamplingCounts"}},
       {"basic", "Speed Of Light throughputs, duration, DRAM bytes, instructions, achieved occupancy", {"SpeedOfLight"}},
       {"memory",
        "memory workload: L1/L2/DRAM throughput, hit rates, traffic per operation",

@@ -17,7 +17,7 @@
 // and metrics-probe name what is missing.
 //
 // The set names follow Nsight Compute where one exists (`basic`, `detailed`,
-// `full`); `memory`, `compute` and `single-pass` are ours. The test
+// `full`); `memory`, `compute`, `single-pass` and `triage` are ours. The test
 // tests/cupti_host/metric_sets_all_chips_test.cpp resolves and schedules
 // every set on every chip CUPTI's host API knows from Ampere on and prints
 // the passes; docs/performance.md has that table.
@@ -60,9 +60,13 @@ struct MetricSet {
 
 /// The set used when neither --metrics nor --set is given.
 inline constexpr std::string_view kDefaultMetricSetName = "basic";
+/// The set profiled by PM sampling in the application's own run (no
+/// snapshot, no replay): each range's totals and its samples over time.
+inline constexpr std::string_view kTriageSetName = "triage";
 
-/// All built-in sets, cheapest first: single-pass, basic, memory, compute,
-/// detailed, full.
+/// All built-in sets, cheapest first: single-pass, triage, basic, memory,
+/// compute, detailed, full. (triage is counted by PM sampling, the others by
+/// the range profiler.)
 const std::vector<MetricSet>& metric_sets();
 
 /// Every section any set uses, in the order the sets first use them.

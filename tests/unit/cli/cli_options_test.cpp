@@ -1019,6 +1019,41 @@ TEST(AppRunOptions, a_missing_value_is_named_with_its_hint) {
   EXPECT_EQ(app_run_error({"--fallback="}), "--fallback needs a value (none or app-range)");
 }
 
+// --set triage samples each range once in the application's own run: the
+// options of replay, of other metric lists and of application range replay
+// are one-line errors naming the option and the fix.
+TEST(CliOptions, set_triage_parses_and_refuses_what_it_cannot_honour) {
+  const CommandLine c = parse({"profile", "--nvtx-include", "step/", "--set", "triage", "--", "./app"});
+  EXPECT_EQ(c.profile.set_name, "triage");
+  EXPECT_EQ(c.profile.replay_mode, ReplayMode::kRange);
+  EXPECT_EQ(parse({"profile", "--set", "triage", "--range-metrics", "whole", "--", "./app"}).profile.set_name,
+            "triage");
+  const std::string lead =
+      "--set triage samples each range once in the application's own run (PM sampling, no replay); ";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--metrics", "dram__bytes_read.sum"},
+       "--metrics does not apply to it: drop --metrics (triage counts its own list), or give --metrics without --set "
+       "triage"},
+      {{"--verify"}, "--verify does not apply to it: drop --verify"},
+      {{"--restore", "full"}, "--restore does not apply to it: drop --restore"},
+      {{"--batch-ranges", "4"}, "--batch-ranges does not apply to it: drop --batch-ranges"},
+      {{"--range-metrics", "kernel"},
+       "--range-metrics kernel does not apply to it: drop it (triage gives whole-range totals), or profile with "
+       "another --set"},
+      {{"--replay-mode", "app-range"},
+       "--replay-mode app-range does not apply to it: drop it (triage makes one application run already)"},
+      {{"--fallback", "app-range"},
+       "--fallback app-range does not apply to it: drop it (triage declines nothing that a replay would)"},
+      {{"--collectives", "replay"}, "--collectives replay does not apply to it: drop --collectives replay"},
+  };
+  for (const auto& [options, message] : refused) {
+    std::vector<std::string> args = {"profile", "--set", "triage"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"--", "./app"});
+    EXPECT_EQ(error_of(args), lead + message) << options.front();
+  }
+}
+
 }  // namespace
 }  // namespace rangereplay::cli
 

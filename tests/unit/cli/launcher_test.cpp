@@ -430,5 +430,19 @@ TEST(ApplicationEnvironment, sets_the_injection_nvtx_config_and_gate_variables_a
   EXPECT_EQ(env.count("CUDA_MODULE_LOADING"), 0u) << "the user's module loading mode is left alone";
 }
 
+// --replay-mode app-range and --set triage profile in the application's
+// own run (the launcher's one-run path); range replay does not.
+TEST(Launcher, app_range_and_triage_profile_in_the_application_run) {
+  ProfileRequest request;
+  EXPECT_FALSE(profiles_in_the_application_run(request));
+  request.set_name = "full";
+  EXPECT_FALSE(profiles_in_the_application_run(request));
+  request.set_name = "triage";
+  EXPECT_TRUE(profiles_in_the_application_run(request));
+  request.set_name = "basic";
+  request.replay_mode = ReplayMode::kAppRange;
+  EXPECT_TRUE(profiles_in_the_application_run(request));
+}
+
 }  // namespace
 }  // namespace rangereplay::cli

@@ -252,5 +252,39 @@ TEST(AppRangeMerge, only_collectable_declines_are_measured_under_the_fallback) {
   EXPECT_FALSE(measured_by_app_runs(range(0, "a", {}), plan));
 }
 
+// --set triage's one run: the plan of one pass and one run takes run 1's
+// values and samples as they are.
+TEST(AppRangeMerge, a_one_run_plan_keeps_run_ones_totals_and_samples) {
+  Report first;
+  first.pass_count = 1;
+  RangeRecord step = range(0, "step", {kernel("scale", 64)});
+  step.range_metrics = {{"smsp__inst_executed.sum", "inst", 300}};
+  step.samples = std::vector<MetricSample>{{0.0, 0.5, {100}}, {0.5, 1.0, {200}}};
+  first.ranges = {step};
+  const AppRunPlan plan = *plan_app_runs(ReplayMode::kAppRange, Fallback::kNone, 1, 0);
+  ASSERT_EQ(plan.total_runs, 1u);
+  const Report merged = merge_app_runs(first, {}, plan, "");
+  ASSERT_EQ(merged.ranges.size(), 1u);
+  EXPECT_FALSE(merged.ranges[0].declined);
+  EXPECT_EQ(merged.ranges[0].range_metrics, step.range_metrics);
+  EXPECT_EQ(merged.ranges[0].samples, step.samples);
+}
+
+TEST(AppRangeMerge, the_last_runs_samples_are_merged_and_a_decline_drops_them) {
+  std::vector<AppRunReport> later = {later_run(2), later_run(3), later_run(4, 10)};
+  later[2].report.ranges[1].samples = std::vector<MetricSample>{{0.0, 1.0, {30}}};
+  const Report merged = merge_app_runs(first_run(), later, fallback_plan(), "log");
+  EXPECT_EQ(merged.ranges[1].samples, later[2].report.ranges[1].samples);
+  // A run with other kernels declines the range: nothing of the runs stays.
+  Report first = first_run();
+  first.ranges[0].samples = std::vector<MetricSample>{{0.0, 1.0, {1}}};
+  AppRunPlan plan = *plan_app_runs(ReplayMode::kAppRange, Fallback::kNone, 3, 0);
+  std::vector<AppRunReport> differ = {later_run(2), later_run(3, 10)};
+  differ[0].report.ranges[0].kernels[0].grid.x = 16;
+  const Report declined_range = merge_app_runs(first, differ, plan, "log");
+  EXPECT_TRUE(declined_range.ranges[0].declined);
+  EXPECT_EQ(declined_range.ranges[0].samples, std::vector<MetricSample>{});
+}
+
 }  // namespace
 }  // namespace rangereplay::report

@@ -112,5 +112,18 @@ TEST(ReportCsv, stage_timings_without_tiers_have_no_tier_columns) {
       "counters_ms,decode_ms,verify_ms,window_ms,begin_ms,other_ms,rendezvous_ms\n");
 }
 
+// The CSV keeps a triage range's totals (its whole-range values), the
+// samples being a time series the JSON and HTML reports carry.
+TEST(ReportCsv, a_triage_report_writes_its_totals_and_no_sample_rows) {
+  const Report triage = testing::triage_report();
+  Report without = triage;
+  without.ranges[0].samples->clear();
+  const std::string csv = render_report_csv(triage);
+  EXPECT_EQ(csv, render_report_csv(without));
+  EXPECT_NE(csv.find("smsp__inst_executed.sum"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",600"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",12288"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace rangereplay::report

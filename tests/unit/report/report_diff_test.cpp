@@ -274,5 +274,21 @@ TEST(ReportDiff, control_bytes_in_names_are_escaped_in_every_format) {
   EXPECT_EQ(back["rows"][0]["metric"], "dram\x1b[2J\a\r\x7f\xc2\x9b\xef\xbf\xbd");
 }
 
+// Two triage reports compare their totals; the samples are not compared.
+TEST(ReportDiff, triage_reports_compare_their_totals_not_their_samples) {
+  const Report base = testing::triage_report();
+  Report next = testing::triage_report();
+  next.ranges[0].range_metrics[1].value = 24576.0;
+  next.ranges[0].samples->resize(1);
+  const ReportDiff d = diff_reports(base, next);
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(d.rows[1].metric, "dram__bytes_read.sum");
+  EXPECT_EQ(d.rows[1].kernel, "");
+  EXPECT_EQ((std::pair{d.rows[1].base, d.rows[1].next}), (std::pair{12288.0, 24576.0}));
+  EXPECT_EQ(d.rows[1].change_pct, 100.0);
+  EXPECT_EQ(d.rows[0].change_pct, 0.0);
+  EXPECT_TRUE(d.unmatched.empty());
+}
+
 }  // namespace
 }  // namespace rangereplay::report

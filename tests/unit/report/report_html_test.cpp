@@ -90,6 +90,20 @@ TEST(ReportHtml, the_full_set_has_every_metric_the_roofline_reads) {
     EXPECT_NE(std::find(full->begin(), full->end(), name), full->end()) << name;
 }
 
+// A triage range's samples travel in the embedded report, and the page's
+// script draws them (the browser test counts its charts).
+TEST(ReportHtml, a_triage_ranges_samples_are_embedded_for_the_sample_charts) {
+  const StatusOr<std::string> page = render_report_html(testing::triage_report(), "");
+  ASSERT_TRUE(page.ok()) << page.status().to_string();
+  EXPECT_NE(page->find("\"samples\":[{\"end_ms\":0.5,\"start_ms\":0.0,\"values\":[100.0,4096.0]},"), std::string::npos);
+  EXPECT_NE(page->find("const drawSamples = (sec, r) =>"), std::string::npos);
+  EXPECT_NE(page->find("drawSamples(sec, r);"), std::string::npos);
+  EXPECT_NE(page->find("ms from the range\\'s start"), std::string::npos);
+  const StatusOr<std::string> plain = render_report_html(testing::sample_report(), "");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->find("\"samples\":"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rangereplay::report
 

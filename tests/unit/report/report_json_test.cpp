@@ -588,6 +588,57 @@ TEST(ReportJson, a_report_without_added_later_fields_is_written_again_without_th
   EXPECT_EQ(nlohmann::json::parse(*again), old);  // no field gained, none lost
 }
 
+TEST(ReportJson, a_triage_ranges_samples_round_trip_with_non_finite_values_as_strings) {
+  Report r = testing::triage_report();
+  (*r.ranges[0].samples)[2].values[1] = std::numeric_limits<double>::quiet_NaN();
+  const nlohmann::json j = r;
+  EXPECT_EQ(j["counter_backend"], "pm_sampling");
+  EXPECT_EQ(j["ranges"][0]["samples"][1],
+            nlohmann::json::parse(R"({"start_ms": 0.5, "end_ms": 1.0, "values": [200.0, 6144.0]})"));
+  EXPECT_EQ(j["ranges"][0]["samples"][2]["values"][1], "nan");
+  StatusOr<Report> back = parse_report_json(dump(r));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  ASSERT_EQ(back->ranges[0].samples->size(), 3u);
+  EXPECT_EQ((*back->ranges[0].samples)[1], (MetricSample{0.5, 1.0, {200.0, 6144.0}}));
+  EXPECT_TRUE(std::isnan((*back->ranges[0].samples)[2].values[1]));
+  (*r.ranges[0].samples)[2].values[1] = 2048.0;
+  (*back->ranges[0].samples)[2].values[1] = 2048.0;
+  EXPECT_EQ(*back, r);
+}
+
+// A range without samples is written as before the field existed, and a
+// file without the key reads as no samples: both ways the same text.
+TEST(ReportJson, a_range_without_samples_has_no_samples_key_and_reads_as_none) {
+  const nlohmann::json j = sample_report();
+  for (const nlohmann::json& range : j["ranges"]) EXPECT_FALSE(range.contains("samples"));
+  const nlohmann::json triage = testing::triage_report();
+  EXPECT_TRUE(triage["ranges"][0].contains("samples"));
+  EXPECT_FALSE(triage["ranges"][1].contains("samples"));  // the declined range has none
+  StatusOr<Report> back = parse_report_json(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->ranges[0].samples, std::vector<MetricSample>{});
+  EXPECT_EQ(*back, sample_report());
+  EXPECT_EQ(nlohmann::json(*back), j);
+  Report absent = sample_report();
+  absent.ranges[0].samples = std::nullopt;  // as empty: no key
+  EXPECT_EQ(nlohmann::json(absent), j);
+}
+
+TEST(ReportJson, a_bad_sample_names_its_path) {
+  nlohmann::json j = testing::triage_report();
+  j["ranges"][0]["samples"][1]["values"][0] = "many";
+  StatusOr<Report> back = parse_report_json(j.dump(), "t.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            "t.json is not a valid rangereplay report: ranges[0].samples[1].values[0]: expected a number or \"nan\", "
+            "\"inf\", \"-inf\", got string");
+  j["ranges"][0]["samples"][0].erase("end_ms");
+  back = parse_report_json(j.dump(), "t.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            "t.json is not a valid rangereplay report: ranges[0].samples[0].end_ms: missing field");
+}
+
 TEST(ReportJson, the_budgets_gate_wait_and_counter_setup_are_the_reports_own_fields) {
   nlohmann::json j = sample_report();
   j["setup_ms"] = 12.5;

@@ -422,5 +422,22 @@ TEST(ReportMerge, rank_columns_that_cannot_fit_in_120_columns_are_left_to_the_js
       << table;
 }
 
+// Ranks profiled by --set triage merge by their totals; their samples,
+// one series per rank, are not merged and do not disturb the merge.
+TEST(ReportMerge, triage_reports_merge_their_totals) {
+  Report r0 = testing::triage_report(), r1 = testing::triage_report();
+  r1.ranges[0].range_metrics[0].value = 900.0;
+  r1.ranges[0].samples->pop_back();
+  const ReportMerge m = merge_reports({{"a.json", r0}, {"b.json", r1}});
+  ASSERT_FALSE(m.ranges.empty());
+  const MergedRange& range = m.ranges[0];
+  ASSERT_EQ(range.range_metrics.size(), 2u);
+  EXPECT_EQ(range.range_metrics[0].name, "smsp__inst_executed.sum");
+  EXPECT_EQ(range.range_metrics[0].values, (std::vector<std::optional<double>>{600.0, 900.0}));
+  ASSERT_TRUE(range.range_metrics[0].stats.has_value());
+  EXPECT_EQ(range.range_metrics[0].stats->max_rank, 1u);
+  EXPECT_TRUE(m.mismatched.empty());
+}
+
 }  // namespace
 }  // namespace rangereplay::report

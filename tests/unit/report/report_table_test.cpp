@@ -212,5 +212,35 @@ TEST(ReportTable, utf8_names_are_kept) {
   EXPECT_NE(render_report_table(r).find("range 0 'größe 梯度': 3 passes"), std::string::npos);
 }
 
+// A range profiled by --set triage: its totals as the whole-range table,
+// then how many PM samples over which span; the header names the backend.
+TEST(ReportTable, a_triage_range_shows_its_totals_and_its_samples_count_and_span) {
+  const Report r = testing::triage_report();
+  const std::string text = render_report_table(r);
+  EXPECT_NE(text.find("metrics: 2 requested, 1 pass, whole-range values, counted by pm_sampling"), std::string::npos)
+      << text;
+  const std::string range = render_range_table(r, r.ranges[0]);
+  const std::size_t totals = range.find("  range metrics:\n");
+  const std::size_t samples =
+      range.find("  samples: 3 PM samples over 1.50 ms (the JSON and HTML reports hold the series)\n");
+  ASSERT_NE(totals, std::string::npos) << range;
+  ASSERT_NE(samples, std::string::npos) << range;
+  EXPECT_LT(totals, samples);
+  EXPECT_EQ(render_samples_line(r.ranges[1]), "");  // declined, no samples
+  EXPECT_EQ(render_range_table(sample_report(), sample_report().ranges[0]).find("samples:"), std::string::npos);
+}
+
+TEST(ReportTable, the_sampled_span_runs_from_the_first_start_to_the_last_end) {
+  RangeRecord range;
+  range.samples = std::vector<MetricSample>{{0.0, 0.25, {1.0}}};
+  EXPECT_EQ(render_samples_line(range),
+            "  samples: 1 PM sample over 0.250 ms (the JSON and HTML reports hold the series)\n");
+  range.samples = std::vector<MetricSample>{{0.0, 2.0, {1.0}}, {2.0, 120.5, {1.0}}};
+  EXPECT_EQ(render_samples_line(range),
+            "  samples: 2 PM samples over 120.5 ms (the JSON and HTML reports hold the series)\n");
+  range.samples = std::nullopt;
+  EXPECT_EQ(render_samples_line(range), "");
+}
+
 }  // namespace
 }  // namespace rangereplay::report

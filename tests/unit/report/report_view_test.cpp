@@ -19,6 +19,7 @@
 #include "report/kernel_sections.h"
 #include "report/report_json.h"
 #include "unit/report/fixture_reports.h"
+#include "unit/report/sample_report.h"
 
 namespace rangereplay::report {
 namespace {
@@ -229,6 +230,25 @@ TEST(ReportView, ranges_filter_by_index_list_or_name) {
   ASSERT_FALSE(bad_list.ok());
   EXPECT_EQ(bad_list.status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(bad_list.status().message().starts_with("--range '3-1'")) << bad_list.status().to_string();
+}
+
+// The summary and details pages give a triage range's samples under its
+// line; a kernel filter keeps kernels only, so neither totals nor samples.
+TEST(ReportView, a_triage_range_says_its_samples_and_a_kernel_filter_drops_them) {
+  const Report r = testing::triage_report();
+  const std::string line = "  samples: 3 PM samples over 1.50 ms (the JSON and HTML reports hold the series)\n";
+  for (ViewPage page : {ViewPage::kSummary, ViewPage::kDetails, ViewPage::kRaw}) {
+    const std::string text = render_report_view(r, page);
+    EXPECT_NE(text.find(line), std::string::npos) << text;
+    EXPECT_NE(text.find("counted by pm_sampling"), std::string::npos) << text;
+  }
+  StatusOr<Report> kernels = filter_report(r, {.kernel_name = "scale"});
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  EXPECT_TRUE(kernels->ranges[0].range_metrics.empty());
+  EXPECT_EQ(kernels->ranges[0].samples, std::vector<MetricSample>{});
+  StatusOr<Report> by_range = filter_report(r, {.range = "0"});
+  ASSERT_TRUE(by_range.ok());
+  EXPECT_EQ(by_range->ranges[0].samples, r.ranges[0].samples);
 }
 
 }  // namespace

@@ -84,4 +84,28 @@ inline Report sample_report() {
   return r;
 }
 
+/// A --set triage report: one range counted by PM sampling, its totals as
+/// whole-range values and three samples over 1.5 ms whose values sum to
+/// them (made-up values); one declined range, without samples.
+inline Report triage_report() {
+  Report r = sample_report();
+  r.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum"};
+  r.range_metrics = "whole";
+  r.pass_count = 1;
+  r.counter_backend = "pm_sampling";
+  r.verify = false;
+  RangeRecord& range = r.ranges[0];
+  range.passes = 1;
+  range.restore = "";
+  range.counter_ranges = "whole";
+  range.tiers.clear();
+  range.pass_records.clear();
+  range.notes.clear();
+  for (KernelRecord& k : range.kernels) k.metrics.clear();
+  range.range_metrics = {{"smsp__inst_executed.sum", "inst", 600.0}, {"dram__bytes_read.sum", "byte", 12288.0}};
+  range.samples =
+      std::vector<MetricSample>{{0.0, 0.5, {100.0, 4096.0}}, {0.5, 1.0, {200.0, 6144.0}}, {1.0, 1.5, {300.0, 2048.0}}};
+  return r;
+}
+
 }  // namespace rangereplay::report::testing

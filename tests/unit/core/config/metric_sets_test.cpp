@@ -30,7 +30,7 @@ bool contains(const std::vector<std::string>& list, const std::string& name) {
 }
 
 TEST(MetricSets, are_listed_cheapest_first_with_ncu_names) {
-  const std::vector<std::string> want = {"single-pass", "basic", "memory", "compute", "detailed", "full"};
+  const std::vector<std::string> want = {"single-pass", "triage", "basic", "memory", "compute", "detailed", "full"};
   EXPECT_EQ(names_of_sets(), want);
 }
 
@@ -55,6 +55,7 @@ TEST(MetricSets, names_are_full_metric_names_without_spaces) {
 
 TEST(MetricSets, have_the_sizes_of_their_lists) {
   EXPECT_EQ(set_named("single-pass").metrics.size(), 16u);
+  EXPECT_EQ(set_named("triage").metrics.size(), 5u);
   EXPECT_EQ(set_named("basic").metrics.size(), 14u);
   EXPECT_EQ(set_named("memory").metrics.size(), 59u);
   EXPECT_EQ(set_named("compute").metrics.size(), 49u);
@@ -176,15 +177,35 @@ TEST(FindMetricSet, unknown_name_suggests_the_closest_and_lists_all) {
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(found.status().message(),
-            "unknown metric set 'ful'; did you mean 'full'? known sets: single-pass, basic, memory, compute, "
-            "detailed, full");
+            "unknown metric set 'ful'; did you mean 'full'? known sets: single-pass, triage, basic, memory, "
+            "compute, detailed, full");
+}
+
+// --set triage: summable counts PM sampling takes in one configuration,
+// each resolved per chip as the other sets' roles (GB20x's DRAM names).
+TEST(MetricSets, triage_holds_the_summable_counts_of_pm_sampling) {
+  EXPECT_EQ(set_named(std::string(kTriageSetName)).metrics,
+            (std::vector<std::string>{"smsp__inst_executed.sum", "sm__cycles_active.sum", "dram__bytes_read.sum",
+                                      "dram__bytes_write.sum", "lts__t_sectors.sum"}));
+  EXPECT_NE(set_named("triage").description.find("PM sampling"), std::string::npos);
+  const std::set<std::string> gb202 = {"smsp__inst_executed.sum", "sm__cycles_active.sum", "dram__bytes_op_read.sum",
+                                       "dram__bytes_op_write.sum", "lts__t_sectors.sum"};
+  StatusOr<ResolvedMetrics> on_gb202 =
+      resolve_metric_list("", "triage", [&](const std::string& n) { return gb202.contains(n); });
+  ASSERT_TRUE(on_gb202.ok());
+  EXPECT_EQ(on_gb202->metrics,
+            (std::vector<std::string>{"smsp__inst_executed.sum", "sm__cycles_active.sum", "dram__bytes_op_read.sum",
+                                      "dram__bytes_op_write.sum", "lts__t_sectors.sum"}));
+  EXPECT_TRUE(on_gb202->missing.empty());
 }
 
 TEST(FindMetricSet, far_name_lists_the_sets_without_a_guess) {
   auto found = find_metric_set("everything-please");
   ASSERT_FALSE(found.ok());
-  EXPECT_EQ(found.status().message(),
-            "unknown metric set 'everything-please'; known sets: single-pass, basic, memory, compute, detailed, full");
+  EXPECT_EQ(
+      found.status().message(),
+      "unknown metric set 'everything-please'; known sets: single-pass, triage, basic, memory, compute, detailed, "
+      "full");
 }
 
 TEST(FindMetricSet, is_case_sensitive) { EXPECT_FALSE(find_metric_set("Full").ok()); }
@@ -192,9 +213,10 @@ TEST(FindMetricSet, is_case_sensitive) { EXPECT_FALSE(find_metric_set("Full").ok
 TEST(FindMetricSet, a_name_in_capitals_is_told_that_set_names_are_lower_case) {
   auto found = find_metric_set("FULL");
   ASSERT_FALSE(found.ok());
-  EXPECT_EQ(found.status().message(),
-            "unknown metric set 'FULL'; set names are lower case: did you mean 'full'? known sets: single-pass, basic, "
-            "memory, compute, detailed, full");
+  EXPECT_EQ(
+      found.status().message(),
+      "unknown metric set 'FULL'; set names are lower case: did you mean 'full'? known sets: single-pass, triage, "
+      "basic, memory, compute, detailed, full");
 }
 
 TEST(SplitMetricCsv, trims_and_skips_empty_items) {
