@@ -9,6 +9,7 @@
 
 #include "core/base/ascii.h"
 #include "core/base/elapsed.h"
+#include "core/config/metric_sets.h"
 #include "cuda/cu_status.h"
 #include "tool/app_range_pass.h"
 #include "tool/context_scope.h"
@@ -53,7 +54,10 @@ std::unique_ptr<ActiveRange> AppRangePass::begin(std::unique_ptr<ActiveRange> ra
     range->eligibility.decline(declined->reason, std::move(declined->detail));
   } else {
     std::get<Collecting>(range->state).started = true;
-    if (!parts_.config.quiet)
+    if (!parts_.config.quiet && parts_.config.metric_set == kTriageSetName)
+      std::fprintf(stderr, "rangereplay: range %u '%s': sampling (PM sampling, no replay)\n", range->index + 1,
+                   escape_controls(range->name).c_str());
+    else if (!parts_.config.quiet)
       std::fprintf(stderr, "rangereplay: range %u '%s': app-range pass %u\n", range->index + 1,
                    escape_controls(range->name).c_str(), run.pass + 1);
   }
@@ -93,9 +97,16 @@ void AppRangePass::end(std::unique_ptr<ActiveRange> range) {
     range->eligibility.decline(DeclineReason::kCountersUnavailable, outcome.status().message());
   } else if (outcome->complete) {
     range->record.range_metrics = metric_values(counters_->columns(), outcome->values);
-    range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) +
-                                  " collected in this run, the last; the values hold the passes of " +
-                                  std::to_string(outcome->runs) + " application runs");
+    if (!outcome->samples.empty()) {
+      // --set triage: PM sampling in this run, the one run there is.
+      range->record.samples = sample_series(outcome->samples);
+      range->record.notes.push_back("sampled in the application's own run (PM sampling, no replay): " +
+                                    std::to_string(outcome->samples.size()) + " samples; the values are their sums");
+    } else {
+      range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) +
+                                    " collected in this run, the last; the values hold the passes of " +
+                                    std::to_string(outcome->runs) + " application runs");
+    }
   } else {
     range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) + " of " +
                                   std::to_string(counting_.pass_count()) + " collected in this run");

@@ -49,7 +49,7 @@ StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::str
   RR_ASSIGN_OR_RETURN(setup.chip, cupti::chip_name_of_device(static_cast<int>(setup.device)));
   debug("chip " + setup.chip);
   // --set triage samples each range with PM sampling: no range profiler.
-  if (metric_set == kPmSamplingSet)
+  if (metric_set == kTriageSetName)
     return set_up_pm_sampling_counters(std::move(setup), metrics, metric_set, options, hooks);
   stage("configuring counters: range profiler enable");
   RR_ASSIGN_OR_RETURN(auto session, cupti::RangeProfilerSession::enable(ctx));

@@ -1,6 +1,7 @@
 // The counters of `--set triage`: the counter session over PM sampling
 // (tool/logic/pm_sampling_backend.h) instead of the range profiler, set up by
-// set_up_counters (cupti_counters.cpp) when the metric set is kPmSamplingSet.
+// set_up_counters (cupti_counters.cpp) when the metric set is kTriageSetName
+// (core/config/metric_sets.h).
 // CuptiPmSampler is the backend's PmSampler over cupti::PmSamplingSession.
 //
 // Thread-safety: the range's thread only (the tool's lock).
@@ -12,14 +13,12 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/config/metric_sets.h"
 #include "cupti/pm_sampling_session.h"
 #include "tool/counter_setup.h"
 #include "tool/logic/pm_sampling_backend.h"
 
 namespace rangereplay::tool {
-
-/// The metric set whose counters are PM sampling's.
-inline constexpr std::string_view kPmSamplingSet = "triage";
 
 /// CounterSetup::backend's name for them (the report's counter_backend).
 inline constexpr std::string_view kPmSamplingBackendName = "pm_sampling";

@@ -14,7 +14,7 @@ HELPERS = {"e2e_common.py", "nccl_world1.py", "two_ranks.py", "run_e2e.py", "tes
 
 class RunE2eTest(unittest.TestCase):
     def test_every_test_has_its_file_and_every_file_is_a_test_or_a_helper(self):
-        self.assertEqual(len(run_e2e.TESTS), 20)
+        self.assertEqual(len(run_e2e.TESTS), 21)
         for name in run_e2e.TESTS:
             self.assertTrue(os.path.isfile(run_e2e.script(name)), name)
         files = {f for f in os.listdir(HERE) if f.endswith((".py", ".sh"))}

@@ -34,6 +34,16 @@ Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& na
   return ok_status();
 }
 
+std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>& samples) {
+  std::vector<report::MetricSample> out;
+  if (samples.empty()) return out;
+  const std::uint64_t origin = samples.front().start_ns;
+  const auto ms = [origin](std::uint64_t ns) { return ns >= origin ? static_cast<double>(ns - origin) / 1e6 : 0.0; };
+  out.reserve(samples.size());
+  for (const CounterSample& s : samples) out.push_back({ms(s.start_ns), ms(s.end_ns), s.values});
+  return out;
+}
+
 StatusOr<AppRangeOutcome> AppRangeCollector::end() {
   if (!open_) return failed_precondition("no application range replay pass is open");
   open_ = false;
@@ -59,6 +69,7 @@ StatusOr<AppRangeOutcome> AppRangeCollector::end() {
   }
   outcome.complete = true;
   outcome.values = std::move(rows.front());
+  outcome.samples = backend.samples();
   return outcome;
 }
 

@@ -31,6 +31,7 @@
 #include "core/base/status.h"
 #include "core/config/profile_config.h"
 #include "core/interprocess/app_range_state.h"
+#include "report/report_model.h"
 #include "tool/logic/counter_session.h"
 
 namespace rangereplay::tool {
@@ -41,7 +42,15 @@ struct AppRangeOutcome {
   std::vector<double> values;  // one per metric (CounterSession::columns() order), when complete
   std::uint32_t pass = 0;      // the pass this run collected, from 0
   std::uint32_t runs = 0;      // application runs whose pass is in the counter data, this one included
+  // A PM sampling backend's samples of this run's pass (--set triage), when
+  // complete; `values` are their sums. Empty for the range profiler.
+  std::vector<CounterSample> samples;
 };
+
+/// `samples` (times on the GPU's sample clock, ns) as the report's series:
+/// each interval in milliseconds from the first sample's start, the values
+/// as they are. Empty for no samples.
+std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>& samples);
 
 class AppRangeCollector {
  public:

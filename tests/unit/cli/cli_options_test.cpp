@@ -1026,7 +1026,8 @@ TEST(CliOptions, set_triage_parses_and_refuses_what_it_cannot_honour) {
   const CommandLine c = parse({"profile", "--nvtx-include", "step/", "--set", "triage", "--", "./app"});
   EXPECT_EQ(c.profile.set_name, "triage");
   EXPECT_EQ(c.profile.replay_mode, ReplayMode::kRange);
-  EXPECT_EQ(parse({"profile", "--set", "triage", "--range-metrics", "whole", "--", "./app"}).profile.set_name,
+  EXPECT_EQ(parse({"profile", "--nvtx-include", "step/", "--set", "triage", "--range-metrics", "whole", "--", "./app"})
+                .profile.set_name,
             "triage");
   const std::string lead =
       "--set triage samples each range once in the application's own run (PM sampling, no replay); ";
@@ -1047,7 +1048,7 @@ TEST(CliOptions, set_triage_parses_and_refuses_what_it_cannot_honour) {
       {{"--collectives", "replay"}, "--collectives replay does not apply to it: drop --collectives replay"},
   };
   for (const auto& [options, message] : refused) {
-    std::vector<std::string> args = {"profile", "--set", "triage"};
+    std::vector<std::string> args = {"profile", "--nvtx-include", "step/", "--set", "triage"};
     args.insert(args.end(), options.begin(), options.end());
     args.insert(args.end(), {"--", "./app"});
     EXPECT_EQ(error_of(args), lead + message) << options.front();

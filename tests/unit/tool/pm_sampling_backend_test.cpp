@@ -208,6 +208,9 @@ TEST(PmSamplingCounterBackend, application_range_replay_collects_a_range_in_one_
     EXPECT_EQ(out->runs, 1u);
     EXPECT_EQ(out->values, (std::vector<double>{7, 8}));
     EXPECT_EQ(session.backend().samples().size(), 2u);
+    ASSERT_EQ(out->samples.size(), 2u);
+    EXPECT_EQ(out->samples[1].start_ns, 9u);
+    EXPECT_EQ(out->samples[1].values, (std::vector<double>{4, 1}));
   }
   EXPECT_EQ(log, (Log{"start", "stop", "decode", "start", "stop", "decode"}));
   StatusOr<std::optional<AppRangeCounterState>> state = read_app_range_state(app_range_state_path(dir, 1));
@@ -233,6 +236,20 @@ TEST(PmSamplingCounterBackend, the_session_warm_up_runs_one_sampled_pass) {
   const Status s = session.warm_up();
   EXPECT_TRUE(s.ok()) << s.to_string();
   EXPECT_EQ(log, (Log{"start", "stop", "decode"}));
+}
+
+// The report's series: milliseconds from the first sample's start on the
+// sample clock, the values kept.
+TEST(PmSamplingCounterBackend, sample_series_counts_milliseconds_from_the_first_sample) {
+  EXPECT_TRUE(sample_series({}).empty());
+  const std::vector<report::MetricSample> series =
+      sample_series({{2'000'000, 2'100'000, {3, 7}}, {2'100'000, 2'250'000, {4, 1}}});
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_DOUBLE_EQ(series[0].start_ms, 0.0);
+  EXPECT_DOUBLE_EQ(series[0].end_ms, 0.1);
+  EXPECT_DOUBLE_EQ(series[1].start_ms, 0.1);
+  EXPECT_DOUBLE_EQ(series[1].end_ms, 0.25);
+  EXPECT_EQ(series[1].values, (std::vector<double>{4, 1}));
 }
 
 }  // namespace

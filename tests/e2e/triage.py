@@ -1,0 +1,101 @@
+"""`--set triage`: every range sampled once by PM sampling in the application's own run, against the range
+profiler's whole-range values of the same metrics.
+
+For each example: the plain run's checksums and exit code are kept under `--set triage`; the report names the
+`pm_sampling` backend and 1 pass; every range has PM samples in time order whose per-metric sums are its
+totals; and against `--metrics <the same list> --range-metrics whole` (range replay, CUPTI's range profiler) each
+range's instruction count is equal and every other total within 2 %.
+
+GPU end-to-end test. Exit 1 on any mismatch, 77 without a GPU.
+"""
+import math
+import os
+import sys
+
+from e2e_common import checksums, profile_with_report, run, summarize, tail
+
+BUILD = sys.argv[1]
+CLI = os.path.join(BUILD, "tools/cli/rangereplay")
+EXACT = ("smsp__inst_executed.sum",)
+TOLERANCE = 0.02
+CASES = [
+    ("stream", "examples/stream", ["--iterations", "3", "--bytes", "256MiB"]),
+    ("gemm", "examples/gemm", ["--iterations", "2", "--size", "2048"]),
+    ("multistream", "examples/multistream", ["--iterations", "2"]),
+]
+failures = []
+
+
+def values(r):
+    return {m["name"]: m["value"] for m in r.get("range_metrics") or []}
+
+
+def check_samples(label, r, names):
+    """The range's samples: present, in time order, summing to its totals."""
+    samples = r.get("samples") or []
+    if not samples:
+        failures.append(f"{label}: no samples; notes {r.get('notes')}")
+        return
+    last_end = 0.0
+    for s in samples:
+        if len(s["values"]) != len(names) or s["start_ms"] > s["end_ms"] or s["start_ms"] + 1e-9 < last_end:
+            failures.append(f"{label}: a malformed or out-of-order sample {s} after {last_end} ms")
+            return
+        last_end = s["end_ms"]
+    totals = values(r)
+    for i, name in enumerate(names):
+        summed = sum(s["values"][i] for s in samples)
+        if not math.isclose(summed, totals.get(name, math.nan), rel_tol=1e-9, abs_tol=1e-6):
+            failures.append(f"{label}: {name} samples sum to {summed}, the total says {totals.get(name)}")
+    print(f"  {label}: {len(samples)} samples over {last_end:.2f} ms")
+
+
+for label, exe_rel, args in CASES:
+    app = [os.path.join(BUILD, exe_rel)] + args
+    prc, pout, perr = run(app, timeout=120)
+    if prc != 0 or not checksums(pout):
+        failures.append(f"{label}: the plain run failed (rc={prc}): {tail(perr)}")
+        continue
+    rc, out, err, triage = profile_with_report(CLI, ["--nvtx-include", "step/", "--set", "triage"], app, timeout=240)
+    if isinstance(triage, str) or rc != prc or checksums(out) != checksums(pout):
+        failures.append(f"{label} --set triage: rc={rc} (plain {prc}), checksums equal "
+                        f"{checksums(out) == checksums(pout)}, {triage if isinstance(triage, str) else 'report'}: "
+                        f"{tail(err)}")
+        continue
+    names = [m["name"] for m in (triage["ranges"][0].get("range_metrics") or [])] if triage["ranges"] else []
+    print(f"{label}: backend {triage.get('counter_backend')}, {triage['pass_count']} pass, {len(names)} metrics "
+          f"({', '.join(names)}), missing {triage.get('missing_metrics')}")
+    if triage.get("counter_backend") != "pm_sampling" or triage["pass_count"] != 1 or not names:
+        failures.append(f"{label}: backend {triage.get('counter_backend')}, {triage['pass_count']} passes, "
+                        f"{len(names)} metrics; errors {triage.get('errors')}")
+        continue
+    rc, out, err, ref = profile_with_report(CLI, ["--nvtx-include", "step/", "--metrics", ",".join(names),
+                                                  "--range-metrics", "whole"], app, timeout=240)
+    if isinstance(ref, str) or rc != prc:
+        failures.append(f"{label} range profiler: rc={rc}, {ref if isinstance(ref, str) else 'report'}: {tail(err)}")
+        continue
+    ref_ranges = {r["index"]: r for r in ref["ranges"]}
+    for r in triage["ranges"]:
+        where = f"{label} range {r['index']}"
+        if r["declined"]:
+            failures.append(f"{where} declined: {r['decline_reason']} ({r['decline_detail']})")
+            continue
+        check_samples(where, r, names)
+        other = ref_ranges.get(r["index"])
+        if other is None or other["declined"]:
+            failures.append(f"{where}: the range profiler's run has no values for it")
+            continue
+        ours, theirs = values(r), values(other)
+        cells = []
+        for name in names:
+            a, b = ours.get(name), theirs.get(name)
+            if a is None or b is None:
+                failures.append(f"{where}: {name} missing (triage {a}, range profiler {b})")
+                continue
+            rel = abs(a - b) / max(abs(b), 1.0)
+            cells.append(f"{name} {a:.6g}/{b:.6g} ({100 * (a - b) / max(abs(b), 1.0):+.2f}%)")
+            if (name in EXACT and a != b) or rel > TOLERANCE:
+                failures.append(f"{where}: {name} triage {a} vs range profiler {b} ({100 * rel:.2f}%)")
+        print(f"  {where}: " + "; ".join(cells))
+
+sys.exit(summarize(failures))
