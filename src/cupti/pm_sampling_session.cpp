@@ -307,6 +307,14 @@ std::size_t PmSamplingSession::image_samples(std::uint64_t window_ns, std::uint6
 
 Status PmSamplingSession::start() {
   if (started_) return failed_precondition("PM sampling started twice");
+  // The blank image is laid out before the start, as the probe that ran did
+  // (bench/cupti_pass_cost, part c4): initialized after a stop, the first
+  // decode into it failed with CUPTI_ERROR_UNKNOWN on an H100.
+  const std::size_t most = most_image_samples();
+  const std::size_t wanted =
+      stopped_once_ ? std::max(blank_samples_, image_samples(window_ns_, interval_, time_trigger_, most))
+                    : std::min(kFirstImageSamples, most);
+  RR_RETURN_IF_ERROR(ensure_blank(std::max(wanted, kMinImageSamples)));
   auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
   p.pPmSamplingObject = object_;
   RR_CUPTI(cuptiPmSamplingStart(&p));
@@ -372,10 +380,13 @@ StatusOr<std::vector<PmSample>> PmSamplingSession::decode() {
   }
 }
 
-StatusOr<std::vector<PmSample>> PmSamplingSession::decode_records() {
-  const std::size_t most = std::max<std::size_t>(
+std::size_t PmSamplingSession::most_image_samples() const {
+  return std::max<std::size_t>(
       (kMaxImageBytes - std::min(base_bytes_, kMaxImageBytes)) / std::max<std::size_t>(bytes_per_sample_, 1), 1);
-  RR_RETURN_IF_ERROR(ensure_blank(image_samples(window_ns_, interval_, time_trigger_, most)));
+}
+
+StatusOr<std::vector<PmSample>> PmSamplingSession::decode_records() {
+  if (blank_.empty()) return failed_precondition("PM sampling decoded with no counter data image laid out");
   std::vector<PmSample> samples;
   std::vector<std::uint8_t> image = blank_;
   // DecodeData may stop for reasons of its own (OTHER) and be called again;
@@ -394,7 +405,11 @@ StatusOr<std::vector<PmSample>> PmSamplingSession::decode_records() {
                                 std::to_string(interval_ / 1000) + (time_trigger_ ? " us" : "k cycles") +
                                 "; profile shorter ranges (a narrower --nvtx-include or --profiler-api range)");
     }
-    RR_RETURN_IF_ERROR(cupti_status(decoded, "cuptiPmSamplingDecodeData", __FILE__, __LINE__));
+    if (Status s = cupti_status(decoded, "cuptiPmSamplingDecodeData", __FILE__, __LINE__); !s.ok()) {
+      return Status(s.code(), s.message() + " (into an image of " + std::to_string(blank_samples_) + " samples, " +
+                                  std::to_string(image.size()) + " bytes, after " + std::to_string(samples.size()) +
+                                  " samples decoded, window " + std::to_string(window_ns_ / 1000) + " us)");
+    }
     if (p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) {
       RR_RETURN_IF_ERROR(collect(image, samples));
       return samples;

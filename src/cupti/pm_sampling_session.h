@@ -89,6 +89,9 @@ class PmSamplingSession {
   static constexpr std::size_t kHardwareBufferBytes = std::size_t{256} << 20;
   /// The fewest samples a counter data image holds.
   static constexpr std::size_t kMinImageSamples = 16;
+  /// The samples of the first window's image (25.6 ms at 100 us), before a
+  /// window's length is known.
+  static constexpr std::size_t kFirstImageSamples = 256;
   /// The largest counter data image decode() fills before it goes on in a
   /// fresh one (on GH100 about 25 KB per sample of a 5-metric list).
   static constexpr std::size_t kMaxImageBytes = std::size_t{64} << 20;
@@ -115,7 +118,8 @@ class PmSamplingSession {
   PmSamplingSession(const PmSamplingSession&) = delete;
   PmSamplingSession& operator=(const PmSamplingSession&) = delete;
 
-  /// cuptiPmSamplingStart: the GPU samples from now on. Errors:
+  /// Lays out the blank counter data image decode() fills (decode's sizes),
+  /// then cuptiPmSamplingStart: the GPU samples from now on. Errors:
   /// kFailedPrecondition when already started; CUPTI failures.
   Status start();
   /// Waits for a settle of 4 intervals and 0.5 ms (the sample holding the
@@ -125,8 +129,9 @@ class PmSamplingSession {
   Status stop();
   /// Decodes every record of the hardware buffer since the last start into
   /// counter data images and evaluates each completed sample, in time order.
-  /// The images hold twice the samples the last start-stop window's length
-  /// gives at the interval (at least kMinImageSamples, at most what fits in
+  /// The images are laid out at start(): kFirstImageSamples for the first
+  /// window, then twice the samples of the longest window so far at the
+  /// interval (at least kMinImageSamples, at most what fits in
   /// kMaxImageBytes); when one is full, decoding goes on into a fresh one.
   /// Errors: kFailedPrecondition while started or before a first stop;
   /// kResourceExhausted when the hardware buffer overflowed (samples lost:
@@ -165,6 +170,8 @@ class PmSamplingSession {
   // Evaluates the completed samples of `image` into `out`.
   Status collect(const std::vector<std::uint8_t>& image, std::vector<PmSample>& out) const;
   StatusOr<std::vector<PmSample>> decode_records();
+  // The most samples an image of kMaxImageBytes holds (>= 1).
+  std::size_t most_image_samples() const;
 
   CUpti_PmSampling_Object* object_ = nullptr;
   CUpti_Profiler_Host_Object* host_ = nullptr;
