@@ -315,6 +315,17 @@ Status PmSamplingSession::start() {
       stopped_once_ ? std::max(blank_samples_, image_samples(window_ns_, interval_, time_trigger_, most))
                     : std::min(kFirstImageSamples, most);
   RR_RETURN_IF_ERROR(ensure_blank(std::max(wanted, kMinImageSamples)));
+  if (undecoded_) {
+    // A window stopped and never decoded (a capture closed the range's pass,
+    // or its decode failed): CUPTI fails the next Start with
+    // CUPTI_ERROR_UNKNOWN and counts the old records into the window after,
+    // so they are read and dropped first.
+    undecoded_ = false;
+    try {
+      decode_records().status().ignore();
+    } catch (const std::bad_alloc&) {
+    }
+  }
   auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
   p.pPmSamplingObject = object_;
   RR_CUPTI(cuptiPmSamplingStart(&p));
@@ -332,6 +343,7 @@ Status PmSamplingSession::stop() {
   const CUptiResult stopped = cuptiPmSamplingStop(&p);
   started_ = false;
   stopped_once_ = true;
+  undecoded_ = true;
   window_ns_ = static_cast<std::uint64_t>(std::max<std::int64_t>(now_ns() - started_at_ns_, 0));
   return cupti_status(stopped, "cuptiPmSamplingStop", __FILE__, __LINE__);
 }
@@ -371,6 +383,7 @@ Status PmSamplingSession::collect(const std::vector<std::uint8_t>& image, std::v
 StatusOr<std::vector<PmSample>> PmSamplingSession::decode() {
   if (started_) return failed_precondition("PM sampling decoded while it samples (stop it first)");
   if (!stopped_once_) return failed_precondition("PM sampling decoded before a window was sampled");
+  undecoded_ = false;
   try {
     return decode_records();
   } catch (const std::bad_alloc&) {

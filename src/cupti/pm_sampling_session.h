@@ -119,7 +119,8 @@ class PmSamplingSession {
   PmSamplingSession& operator=(const PmSamplingSession&) = delete;
 
   /// Lays out the blank counter data image decode() fills (decode's sizes),
-  /// then cuptiPmSamplingStart: the GPU samples from now on. Errors:
+  /// reads and drops the records of a window stopped but never decoded, then
+  /// cuptiPmSamplingStart: the GPU samples from now on. Errors:
   /// kFailedPrecondition when already started; CUPTI failures.
   Status start();
   /// Waits for a settle of 4 intervals and 0.5 ms (the sample holding the
@@ -185,6 +186,7 @@ class PmSamplingSession {
   std::size_t blank_samples_ = 0;
   bool started_ = false;
   bool stopped_once_ = false;
+  bool undecoded_ = false;  // a window stopped whose records decode() has not read
   std::uint64_t window_ns_ = 0;  // the last start-stop window, on the host's steady clock
   std::int64_t started_at_ns_ = 0;
 };
