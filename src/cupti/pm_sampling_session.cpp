@@ -311,9 +311,9 @@ Status PmSamplingSession::start() {
   // (bench/cupti_pass_cost, part c4): initialized after a stop, the first
   // decode into it failed with CUPTI_ERROR_UNKNOWN on an H100.
   const std::size_t most = most_image_samples();
-  const std::size_t wanted =
-      stopped_once_ ? std::max(blank_samples_, image_samples(window_ns_, interval_, time_trigger_, most))
-                    : std::min(kFirstImageSamples, most);
+  const std::size_t wanted = stopped_once_
+                                 ? std::max(blank_samples_, image_samples(window_ns_, interval_, time_trigger_, most))
+                                 : std::min(kFirstImageSamples, most);
   RR_RETURN_IF_ERROR(ensure_blank(std::max(wanted, kMinImageSamples)));
   if (undecoded_) {
     // A window stopped and never decoded (a capture closed the range's pass,

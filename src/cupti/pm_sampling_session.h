@@ -186,7 +186,7 @@ class PmSamplingSession {
   std::size_t blank_samples_ = 0;
   bool started_ = false;
   bool stopped_once_ = false;
-  bool undecoded_ = false;  // a window stopped whose records decode() has not read
+  bool undecoded_ = false;       // a window stopped whose records decode() has not read
   std::uint64_t window_ns_ = 0;  // the last start-stop window, on the host's steady clock
   std::int64_t started_at_ns_ = 0;
 };

@@ -612,7 +612,8 @@ std::vector<MetricSet> build_metric_sets(const std::vector<MetricSection>& secti
   const std::vector<SetSpec> specs = {
       {"single-pass", "durations, cycles, instruction and byte counts collected in one pass", {"OnePassCounts"}},
       {kTriageSetName.data(),  // a literal: null-terminated
-       "whole-range totals and a time series per range by PM sampling, no replay (one application run)",
+       "whole-range totals and a time series per range by PM sampling, no replay (experimental: declines every range "
+       "on H100)",
        {"PmSamplingCounts"}},
       {"basic", "Speed Of Light throughputs, duration, DRAM bytes, instructions, achieved occupancy", {"SpeedOfLight"}},
       {"memory",
