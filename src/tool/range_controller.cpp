@@ -12,6 +12,7 @@
 #include "core/base/ascii.h"
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
+#include "core/config/metric_sets.h"
 #include "cuda/cu_status.h"
 #include "cuda/digest_plan.h"
 #include "cuda/replayer.h"
@@ -24,6 +25,8 @@
 #include "tool/logic/replay_window.h"
 #include "tool/module_globals.h"
 #include "tool/range_controller.h"
+
+#include "core/config/metric_sets.h"
 #include "tool/rank_rendezvous.h"
 #include "tool/restore_strategy.h"
 #include "tool/tool_thread.h"
@@ -234,10 +237,11 @@ void RangeController::capture_begins(const char* call) {
   if (std::holds_alternative<Collecting>(range.state)) {
     // Counted in the application's own execution, which the capture
     // interrupts: this run's pass of the range is lost.
-    decline(range, DeclineReason::kStreamCaptureActive,
-            std::string(call) +
-                " inside the range: captured work does not execute, and application range replay "
-                "counts the range in the application's own execution");
+    decline(
+        range, DeclineReason::kStreamCaptureActive,
+        std::string(call) + " inside the range: captured work does not execute, and " +
+            (parts_.config.metric_set == kTriageSetName ? "--set triage samples" : "application range replay counts") +
+            " the range in the application's own execution");
   }
   if (range.eligibility.declined()) {
     close_range_counters(range);

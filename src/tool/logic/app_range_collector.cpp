@@ -7,6 +7,23 @@ namespace rangereplay::tool {
 
 Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& name) {
   if (open_) return failed_precondition("an application range replay pass is already open");
+  const std::string which = "range " + std::to_string(range_index) + " '" + name + "'";
+  if (counters_.pass_count() == 1) {
+    // One pass (--set triage, a one-pass list): nothing is carried to a later
+    // run, so there is no claim and no state file, and every process of a job
+    // (torchrun's ranks) collects its own ranges.
+    if (run_.pass != 0) {
+      return failed_precondition("this run collects pass " + std::to_string(run_.pass + 1) + " of " + which +
+                                 ", but the metric list needs one pass");
+    }
+    path_.clear();
+    state_ = AppRangeCounterState{};
+    RR_RETURN_IF_ERROR(
+        counters_.backend().begin_application_pass({}, 0, static_cast<std::uint16_t>(state_.target_nesting_level)));
+    RR_RETURN_IF_ERROR(counters_.start_pass(name));
+    open_ = true;
+    return ok_status();
+  }
   // Claimed by this process: a child forked from it is another process.
   const long pid = static_cast<long>(::getpid());
   if (claimed_by_ != pid) {
@@ -16,7 +33,6 @@ Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& na
   path_ = app_range_state_path(run_.state_dir, range_index);
   RR_ASSIGN_OR_RETURN(std::optional<AppRangeCounterState> carried, read_app_range_state(path_));
   state_ = carried ? std::move(*carried) : AppRangeCounterState{};
-  const std::string which = "range " + std::to_string(range_index) + " '" + name + "'";
   if (state_.all_passes_submitted) {
     return failed_precondition("the counter data of " + which +
                                " already holds every pass, yet this run collects pass " +
@@ -60,7 +76,7 @@ StatusOr<AppRangeOutcome> AppRangeCollector::end() {
   state_.runs += 1;
   state_.counter_data = backend.counter_data();
   outcome.runs = state_.runs;
-  RR_RETURN_IF_ERROR(write_app_range_state(path_, state_));
+  if (!path_.empty()) RR_RETURN_IF_ERROR(write_app_range_state(path_, state_));
   if (!all_submitted) return outcome;
   RR_ASSIGN_OR_RETURN(std::vector<std::vector<double>> rows, backend.evaluate());
   if (rows.empty()) {

@@ -14,7 +14,9 @@
 //   RR_ASSIGN_OR_RETURN(AppRangeOutcome out, collector.end());      // drained before
 //   if (out.complete) record.range_metrics = metric_values(counters.columns(), out.values);
 //
-// The checks that keep the runs in step: the run is claimed by the first
+// A one-pass metric list (--set triage) carries nothing: no claim, no state
+// file, and any process of a job collects its own ranges in its one run.
+// Otherwise, the checks that keep the runs in step: the run is claimed by the first
 // process that collects in it (a second process of a job is refused), the
 // carried counter data must ask for this run's pass (a run that skipped or
 // repeated a pass is refused, named), and must not be complete already.

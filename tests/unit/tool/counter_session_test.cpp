@@ -182,7 +182,9 @@ TEST(AppRangeCollector, a_run_out_of_step_with_the_counter_data_is_refused) {
   const std::string dir = ::testing::TempDir() + "rr_app_collector_step";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  Fixture f(one_pass_whole_range());
+  CounterSessionOptions o = one_pass_whole_range();
+  o.pass_count = 3;
+  Fixture f(o);
   const AppRangeRun run{2, dir, true, {}};  // pass 3, but no earlier run left counter data
   AppRangeCollector collector(*f.session, run);
   const Status s = collector.begin(0, "step");

@@ -213,11 +213,19 @@ TEST(PmSamplingCounterBackend, application_range_replay_collects_a_range_in_one_
     EXPECT_EQ(out->samples[1].values, (std::vector<double>{4, 1}));
   }
   EXPECT_EQ(log, (Log{"start", "stop", "decode", "start", "stop", "decode"}));
-  StatusOr<std::optional<AppRangeCounterState>> state = read_app_range_state(app_range_state_path(dir, 1));
-  ASSERT_TRUE(state.ok() && state->has_value());
-  EXPECT_TRUE((*state)->all_passes_submitted);
-  EXPECT_EQ((*state)->next_pass, 1u);
-  EXPECT_TRUE((*state)->counter_data.empty());
+  // One pass carries nothing: no state file and no claim of the run, so
+  // another process of the job collects its own ranges too.
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  AppRangeCollector other_process(session, run);
+  ASSERT_TRUE(other_process.begin(0, "step").ok());
+  EXPECT_TRUE(other_process.end().ok());
+  // A later pass of a one-pass list is out of step.
+  const AppRangeRun second{1, dir, true, {}};
+  AppRangeCollector later(session, second);
+  const Status s = later.begin(0, "step");
+  EXPECT_NE(s.message().find("collects pass 2 of range 0 'step', but the metric list needs one pass"),
+            std::string::npos)
+      << s.message();
   std::filesystem::remove_all(dir);
 }
 
