@@ -26,6 +26,7 @@
 #include "core/base/closest_names.h"
 #include "cupti/cupti_params.h"
 #include "cupti/cupti_status.h"
+#include "cupti/profiler_host_object.h"
 
 namespace rangereplay::cupti {
 
@@ -59,57 +60,12 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
   return out;
 }
 
-// A host object that is deinitialised when it goes out of scope. Callers hold
-// host_api_mutex() around initialize and while the object is alive.
-class HostObject {
+// A range-profiler host object (cupti/profiler_host_object.h).
+class HostObject : public ProfilerHostObject {
  public:
-  HostObject() = default;
-  HostObject(const HostObject&) = delete;
-  HostObject& operator=(const HostObject&) = delete;
-  ~HostObject() { reset(); }
-
   Status initialize(const std::string& chip_name, const std::vector<uint8_t>& availability) {
-    auto params = RR_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    params.pChipName = chip_name.c_str();
-    params.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
-    const CUptiResult result = cuptiProfilerHostInitialize(&params);
-    if (result == CUPTI_ERROR_INVALID_CHIP_NAME) {
-      std::string chips;
-      auto supported = supported_chips_locked();
-      if (supported.ok()) chips = "; supported chips: " + join(*supported, ", ");
-      // None of the metric list can be looked up on this chip: an unknown
-      // metric for the range that asked for it.
-      return invalid_argument("CUPTI's profiler host API does not know chip '" + chip_name + "'" + chips)
-          .with_decline_reason(DeclineReason::kUnknownMetric);
-    }
-    RR_CUPTI(result);
-    object_ = params.pHostObject;
-    return ok_status();
+    return ProfilerHostObject::initialize(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip_name, availability);
   }
-
-  void reset() {
-    if (object_ == nullptr) return;
-    auto params = RR_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    params.pHostObject = object_;
-    cupti_status(cuptiProfilerHostDeinitialize(&params), "cuptiProfilerHostDeinitialize", __FILE__, __LINE__)
-        .ignore();  // nothing useful to do in a destructor
-    object_ = nullptr;
-  }
-
-  CUpti_Profiler_Host_Object* get() const { return object_; }
-
-  // Needs host_api_mutex() held.
-  static StatusOr<std::vector<std::string>> supported_chips_locked() {
-    auto params = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params);
-    RR_CUPTI(cuptiProfilerHostGetSupportedChips(&params));
-    std::vector<std::string> chips;
-    for (std::size_t i = 0; i < params.numChips; ++i) chips.emplace_back(params.ppChipNames[i]);
-    return chips;
-  }
-
- private:
-  CUpti_Profiler_Host_Object* object_ = nullptr;
 };
 
 // Needs host_api_mutex() held. Adds `names` to a fresh host object and

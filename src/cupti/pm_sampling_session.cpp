@@ -29,6 +29,7 @@
 #include "cupti/cupti_params.h"
 #include "cupti/cupti_status.h"
 #include "cupti/metric_catalog.h"
+#include "cupti/profiler_host_object.h"
 
 namespace rangereplay::cupti {
 namespace {
@@ -51,34 +52,13 @@ std::vector<const char*> c_strings(const std::vector<std::string>& names) {
   return out;
 }
 
-// A PM-sampling host object; callers hold host_api_mutex() while it lives.
-class PmHostObject {
+// A PM-sampling host object (cupti/profiler_host_object.h); callers hold
+// host_api_mutex() while it lives.
+class PmHostObject : public ProfilerHostObject {
  public:
-  PmHostObject() = default;
-  PmHostObject(const PmHostObject&) = delete;
-  PmHostObject& operator=(const PmHostObject&) = delete;
-  ~PmHostObject() { reset(); }
   Status initialize(const std::string& chip, const std::vector<std::uint8_t>& availability) {
-    auto p = RR_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    p.pChipName = chip.c_str();
-    p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
-    RR_CUPTI(cuptiProfilerHostInitialize(&p));
-    object_ = p.pHostObject;
-    return ok_status();
+    return ProfilerHostObject::initialize(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, availability);
   }
-  void reset() {
-    if (object_ == nullptr) return;
-    auto p = RR_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    p.pHostObject = object_;
-    cuptiProfilerHostDeinitialize(&p);  // best effort
-    object_ = nullptr;
-  }
-  CUpti_Profiler_Host_Object* get() const { return object_; }
-  CUpti_Profiler_Host_Object* release() { return std::exchange(object_, nullptr); }
-
- private:
-  CUpti_Profiler_Host_Object* object_ = nullptr;
 };
 
 // Needs host_api_mutex() held. The PM sampling configuration of `names` on a
