@@ -79,24 +79,7 @@ StatusOr<std::vector<uint8_t>> build_config_image_locked(const std::string& chip
   std::vector<const char*> c_names;
   c_names.reserve(count);
   for (std::size_t i = 0; i < count; ++i) c_names.push_back(names[i].c_str());
-
-  auto add = RR_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-  add.pHostObject = host.get();
-  add.ppMetricNames = c_names.data();
-  add.numMetrics = c_names.size();
-  RR_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
-
-  auto size = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-  size.pHostObject = host.get();
-  RR_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
-  std::vector<uint8_t> image(size.configImageSize);
-
-  auto get = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-  get.pHostObject = host.get();
-  get.configImageSize = image.size();
-  get.pConfigImage = image.data();
-  RR_CUPTI(cuptiProfilerHostGetConfigImage(&get));
-  return image;
+  return host.config_image(c_names);
 }
 
 }  // namespace

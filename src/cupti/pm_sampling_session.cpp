@@ -69,21 +69,7 @@ StatusOr<std::vector<std::uint8_t>> pm_config_locked(const std::string& chip,
                                                      const std::vector<std::string>& names, std::size_t& passes) {
   PmHostObject host;
   RR_RETURN_IF_ERROR(host.initialize(chip, availability));
-  std::vector<const char*> c_names = c_strings(names);
-  auto add = RR_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-  add.pHostObject = host.get();
-  add.ppMetricNames = c_names.data();
-  add.numMetrics = c_names.size();
-  RR_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
-  auto size = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-  size.pHostObject = host.get();
-  RR_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
-  std::vector<std::uint8_t> image(size.configImageSize);
-  auto get = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-  get.pHostObject = host.get();
-  get.configImageSize = image.size();
-  get.pConfigImage = image.data();
-  RR_CUPTI(cuptiProfilerHostGetConfigImage(&get));
+  RR_ASSIGN_OR_RETURN(std::vector<std::uint8_t> image, host.config_image(c_strings(names)));
   auto count = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
   count.configImageSize = image.size();
   count.pConfigImage = image.data();

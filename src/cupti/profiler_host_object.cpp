@@ -18,7 +18,8 @@ Status ProfilerHostObject::initialize(CUpti_ProfilerType type, const std::string
   if (result == CUPTI_ERROR_INVALID_CHIP_NAME) {
     std::string chips;
     if (StatusOr<std::vector<std::string>> supported = supported_chips_locked(); supported.ok()) {
-      for (std::size_t i = 0; i < supported->size(); ++i) chips += (i == 0 ? "; supported chips: " : ", ") + (*supported)[i];
+      for (std::size_t i = 0; i < supported->size(); ++i)
+        chips += (i == 0 ? "; supported chips: " : ", ") + (*supported)[i];
     }
     // None of the metric list can be looked up on this chip: an unknown
     // metric for the range that asked for it.
@@ -28,6 +29,25 @@ Status ProfilerHostObject::initialize(CUpti_ProfilerType type, const std::string
   RR_CUPTI(result);
   object_ = params.pHostObject;
   return ok_status();
+}
+
+StatusOr<std::vector<std::uint8_t>> ProfilerHostObject::config_image(const std::vector<const char*>& metric_names) {
+  std::vector<const char*> names = metric_names;  // the host API takes a non-const array
+  auto add = RR_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  add.pHostObject = object_;
+  add.ppMetricNames = names.data();
+  add.numMetrics = names.size();
+  RR_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
+  auto size = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  size.pHostObject = object_;
+  RR_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
+  std::vector<std::uint8_t> image(size.configImageSize);
+  auto get = RR_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  get.pHostObject = object_;
+  get.configImageSize = image.size();
+  get.pConfigImage = image.data();
+  RR_CUPTI(cuptiProfilerHostGetConfigImage(&get));
+  return image;
 }
 
 void ProfilerHostObject::reset() {

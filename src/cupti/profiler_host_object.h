@@ -30,7 +30,12 @@ class ProfilerHostObject {
   /// chip the host API does not know is kInvalidArgument with the decline
   /// reason kUnknownMetric, naming the chips it supports; other CUPTI
   /// failures.
-  Status initialize(CUpti_ProfilerType type, const std::string& chip_name, const std::vector<std::uint8_t>& availability);
+  Status initialize(CUpti_ProfilerType type, const std::string& chip_name,
+                    const std::vector<std::uint8_t>& availability);
+  /// Adds `metric_names` (C strings, in CUPTI's spelling) to the object's
+  /// configuration and returns its config image. Errors: CUPTI's, the raw
+  /// code of ConfigAddMetrics for a name or list it refuses.
+  StatusOr<std::vector<std::uint8_t>> config_image(const std::vector<const char*>& metric_names);
   /// Deinitializes the object, if any (best effort).
   void reset();
   CUpti_Profiler_Host_Object* get() const { return object_; }
