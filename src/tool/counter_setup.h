@@ -27,12 +27,19 @@ namespace rangereplay::tool {
 struct CounterSetupHooks {
   std::function<void(const char* stage)> stage;
   std::function<void(const std::string& line)> debug;
+  /// Calls `stage` / `debug` where set.
+  void say_stage(const char* s) const {
+    if (stage) stage(s);
+  }
+  void say_debug(const std::string& line) const {
+    if (debug) debug(line);
+  }
 };
 
 struct CounterSetup {
   std::unique_ptr<CounterSession> session;
   std::string chip;
-  std::string backend;  // the report's counter_backend ("range_profiler")
+  std::string backend;  // the report's counter_backend ("range_profiler" or "pm_sampling")
   CUdevice device = 0;
   std::vector<std::string> metrics;  // collected, in the chip's spelling
   std::vector<std::string> missing;  // roles of the set the chip has under no name

@@ -33,12 +33,8 @@ StatusOr<std::vector<std::string>> CuptiCounterBackend::range_names() const {
 StatusOr<CounterSetup> set_up_counters(CUcontext ctx, const std::vector<std::string>& metrics,
                                        const std::string& metric_set, CounterSessionOptions options,
                                        const CounterSetupHooks& hooks) {
-  const auto stage = [&](const char* s) {
-    if (hooks.stage) hooks.stage(s);
-  };
-  const auto debug = [&](const std::string& line) {
-    if (hooks.debug) hooks.debug(line);
-  };
+  const auto stage = [&hooks](const char* s) { hooks.say_stage(s); };
+  const auto debug = [&hooks](const std::string& line) { hooks.say_debug(line); };
   debug("configuring counters (" + std::to_string(metrics.size()) + " metrics" +
         (metric_set.empty() ? std::string() : ", set " + metric_set) + ")");
   CounterSetup setup;

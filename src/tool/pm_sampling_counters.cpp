@@ -66,12 +66,8 @@ std::vector<std::string> units_of(const ResolvedList& list, const std::vector<st
 StatusOr<CounterSetup> set_up_pm_sampling_counters(CounterSetup setup, const std::vector<std::string>& metrics,
                                                    const std::string& metric_set, CounterSessionOptions options,
                                                    const CounterSetupHooks& hooks) {
-  const auto stage = [&](const char* s) {
-    if (hooks.stage) hooks.stage(s);
-  };
-  const auto debug = [&](const std::string& line) {
-    if (hooks.debug) hooks.debug(line);
-  };
+  const auto stage = [&hooks](const char* s) { hooks.say_stage(s); };
+  const auto debug = [&hooks](const std::string& line) { hooks.say_debug(line); };
   const int device = static_cast<int>(setup.device);
   stage("configuring counters: metric list");
   RR_ASSIGN_OR_RETURN(ResolvedList list, resolve_on_chip(setup.chip, metrics, metric_set));
