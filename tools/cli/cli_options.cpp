@@ -1108,7 +1108,8 @@ Status check_triage_options(const CLI::App& profile, const ProfileRequest& req) 
   if (!req.metrics_csv.empty()) {
     return refuse("--metrics", "drop --metrics (triage counts its own list), or give --metrics without --set triage");
   }
-  for (const char* name : {"--verify", "--restore", "--batch-ranges"}) {
+  for (const char* name :
+       {"--verify", "--restore", "--batch-ranges", "--snapshot-device-limit", "--snapshot-host-limit"}) {
     if (profile.count(name) > 0) return refuse(name, std::string("drop ") + name);
   }
   if (profile.count("--range-metrics") > 0 && req.config.range_metrics == RangeMetrics::kPerKernel) {

@@ -1038,6 +1038,9 @@ TEST(CliOptions, set_triage_parses_and_refuses_what_it_cannot_honour) {
       {{"--verify"}, "--verify does not apply to it: drop --verify"},
       {{"--restore", "full"}, "--restore does not apply to it: drop --restore"},
       {{"--batch-ranges", "4"}, "--batch-ranges does not apply to it: drop --batch-ranges"},
+      {{"--snapshot-device-limit", "1GiB"},
+       "--snapshot-device-limit does not apply to it: drop --snapshot-device-limit"},
+      {{"--snapshot-host-limit", "1GiB"}, "--snapshot-host-limit does not apply to it: drop --snapshot-host-limit"},
       {{"--range-metrics", "kernel"},
        "--range-metrics kernel does not apply to it: drop it (triage gives whole-range totals), or profile with "
        "another --set"},
