@@ -150,10 +150,24 @@ StatusOr<std::unique_ptr<PmSamplingSession>> PmSamplingSession::enable(int devic
   if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
     return unavailable("CUPTI does not support PM sampling on device " + std::to_string(device) + " (" + chip + ")");
 
+  // CUPTI reads the availability image (through the host object) and the
+  // configuration image (through the PM sampling object) after the calls
+  // that take them return: with them freed, the first decode failed with
+  // CUPTI_ERROR_UNKNOWN on an H100 and every later Start too. The session
+  // owns both for its lifetime, and every allocation comes before the Enable.
+  std::unique_ptr<PmSamplingSession> session;
+  try {
+    session.reset(new PmSamplingSession(nullptr, selection.metrics));
+    session->availability_ = availability;
+    session->config_image_ = selection.config_image;
+    session->metric_ptrs_ = c_strings(session->metrics_);
+  } catch (const std::bad_alloc&) {
+    return resource_exhausted("no host memory for PM sampling's session");
+  }
   PmHostObject host;
   {
     std::lock_guard lock(host_api_mutex());
-    RR_RETURN_IF_ERROR(host.initialize(chip, availability));
+    RR_RETURN_IF_ERROR(host.initialize(chip, session->availability_));
   }
   auto on = RR_CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);  // device-wide: every context on the GPU
   on.deviceIndex = static_cast<std::size_t>(device);
@@ -170,13 +184,13 @@ StatusOr<std::unique_ptr<PmSamplingSession>> PmSamplingSession::enable(int devic
     return cupti_status(enabled, "cuptiPmSamplingEnable", __FILE__, __LINE__);
   }
   // From here the session owns the object: its destructor disables it.
-  std::unique_ptr<PmSamplingSession> session(new PmSamplingSession(on.pPmSamplingObject, selection.metrics));
+  session->object_ = on.pPmSamplingObject;
+  session->device_ = device;
   session->host_ = host.release();
-  session->metric_ptrs_ = c_strings(session->metrics_);
-  Status set = session->set_config(selection.config_image, true, interval_ns);
+  Status set = session->set_config(true, interval_ns);
   if (!set.ok()) {
     // The chip may refuse the time trigger (Turing, GA100): the sys clock's.
-    Status sysclk = session->set_config(selection.config_image, false, interval_ns);
+    Status sysclk = session->set_config(false, interval_ns);
     if (!sysclk.ok() && sysclk.code() == StatusCode::kPermissionDenied) return sysclk;
     if (!sysclk.ok())
       return Status(sysclk.code(), "PM sampling's configuration was refused with the GPU-time trigger (" +
@@ -209,12 +223,11 @@ PmSamplingSession::~PmSamplingSession() {
   }
 }
 
-Status PmSamplingSession::set_config(const std::vector<std::uint8_t>& config_image, bool time_trigger,
-                                     std::uint64_t interval) {
+Status PmSamplingSession::set_config(bool time_trigger, std::uint64_t interval) {
   auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_SetConfig_Params);
   p.pPmSamplingObject = object_;
-  p.configSize = config_image.size();
-  p.pConfig = config_image.data();
+  p.configSize = config_image_.size();
+  p.pConfig = config_image_.data();
   p.hardwareBufferSize = kHardwareBufferBytes;
   p.samplingInterval = interval;  // ns (time trigger) or sys-clock cycles
   p.triggerMode = time_trigger ? CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL
@@ -224,6 +237,24 @@ Status PmSamplingSession::set_config(const std::vector<std::uint8_t>& config_ima
   interval_ = interval;
   time_trigger_ = time_trigger;
   return ok_status();
+}
+
+Status PmSamplingSession::reenable() {
+  if (object_ != nullptr) {
+    auto off = RR_CUPTI_PARAMS(CUpti_PmSampling_Disable_Params);
+    off.pPmSamplingObject = object_;
+    cuptiPmSamplingDisable(&off);  // best effort: the object is dropped either way
+    object_ = nullptr;
+  }
+  started_ = false;
+  undecoded_ = false;
+  blank_.clear();  // laid out for the old object
+  blank_samples_ = 0;
+  auto on = RR_CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);
+  on.deviceIndex = static_cast<std::size_t>(device_);
+  RR_CUPTI(cuptiPmSamplingEnable(&on));
+  object_ = on.pPmSamplingObject;
+  return set_config(time_trigger_, interval_);
 }
 
 StatusOr<std::size_t> PmSamplingSession::image_bytes(std::size_t samples) {
@@ -379,10 +410,14 @@ StatusOr<std::vector<PmSample>> PmSamplingSession::decode_records() {
     p.counterDataImageSize = image.size();
     const CUptiResult decoded = cuptiPmSamplingDecodeData(&p);
     if (decoded == CUPTI_ERROR_OUT_OF_MEMORY || (decoded == CUPTI_SUCCESS && p.overflow != 0)) {
-      return resource_exhausted("PM sampling's hardware buffer (" + std::to_string(kHardwareBufferBytes >> 20) +
-                                " MiB) overflowed: the range ran too long to keep a sample every " +
-                                std::to_string(interval_ / 1000) + (time_trigger_ ? " us" : "k cycles") +
-                                "; profile shorter ranges (a narrower --nvtx-include or --profiler-api range)");
+      // An overflowed object fails every later window: it is made anew.
+      const Status renewed = reenable();
+      return resource_exhausted(
+          "PM sampling's hardware buffer (" + std::to_string(kHardwareBufferBytes >> 20) +
+          " MiB) overflowed: the range ran too long to keep a sample every " + std::to_string(interval_ / 1000) +
+          (time_trigger_ ? " us" : "k cycles") +
+          "; profile shorter ranges (a narrower --nvtx-include or --profiler-api range)" +
+          (renewed.ok() ? std::string() : "; PM sampling could not be set up again: " + renewed.message()));
     }
     if (Status s = cupti_status(decoded, "cuptiPmSamplingDecodeData", __FILE__, __LINE__); !s.ok()) {
       return Status(s.code(), s.message() + " (into an image of " + std::to_string(blank_samples_) + " samples, " +

@@ -136,8 +136,9 @@ class PmSamplingSession {
   /// kMaxImageBytes); when one is full, decoding goes on into a fresh one.
   /// Errors: kFailedPrecondition while started or before a first stop;
   /// kResourceExhausted when the hardware buffer overflowed (samples lost:
-  /// the message names the fix) or an image cannot be allocated; CUPTI
-  /// failures.
+  /// the message names the fix; PM sampling is then disabled and enabled
+  /// again, so later windows sample as before) or an image cannot be
+  /// allocated; CUPTI failures.
   StatusOr<std::vector<PmSample>> decode();
 
   bool started() const { return started_; }
@@ -161,8 +162,13 @@ class PmSamplingSession {
  private:
   PmSamplingSession(CUpti_PmSampling_Object* object, std::vector<std::string> metrics)
       : object_(object), metrics_(std::move(metrics)) {}
-  // cuptiPmSamplingSetConfig with the trigger and interval given.
-  Status set_config(const std::vector<std::uint8_t>& config_image, bool time_trigger, std::uint64_t interval);
+  // cuptiPmSamplingSetConfig of config_image_ with the trigger and interval
+  // given.
+  Status set_config(bool time_trigger, std::uint64_t interval);
+  // Disables the object and enables and configures a new one as before
+  // (after a hardware-buffer overflow, which fails every later window of the
+  // old one); the blank image is laid out again at the next start().
+  Status reenable();
   // A blank image of `samples` samples in blank_ (GetCounterDataSize, then
   // CounterDataImageInitialize: the layout is the one of the object's last
   // size query); kept while the size asked stays the same.
@@ -175,7 +181,12 @@ class PmSamplingSession {
   std::size_t most_image_samples() const;
 
   CUpti_PmSampling_Object* object_ = nullptr;
+  int device_ = 0;
   CUpti_Profiler_Host_Object* host_ = nullptr;
+  // Read by CUPTI after the calls that take them (the host object's
+  // initialization, SetConfig): owned here while the session lives.
+  std::vector<std::uint8_t> availability_;
+  std::vector<std::uint8_t> config_image_;
   std::vector<std::string> metrics_;
   std::vector<const char*> metric_ptrs_;  // metrics_' c_str(), for CUPTI
   std::uint64_t interval_ = kIntervalNs;

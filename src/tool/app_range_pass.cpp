@@ -99,9 +99,14 @@ void AppRangePass::end(std::unique_ptr<ActiveRange> range) {
     range->record.range_metrics = metric_values(counters_->columns(), outcome->values);
     if (!outcome->samples.empty()) {
       // --set triage: PM sampling in this run, the one run there is.
-      range->record.samples = sample_series(outcome->samples);
-      range->record.notes.push_back("sampled in the application's own run (PM sampling, no replay): " +
-                                    std::to_string(outcome->samples.size()) + " samples; the values are their sums");
+      std::vector<report::MetricSample> series = sample_series(outcome->samples);
+      std::string note =
+          "sampled in the application's own run (PM sampling, no replay): " + std::to_string(outcome->samples.size()) +
+          " samples; the values are their sums";
+      if (series.size() < outcome->samples.size())
+        note += "; the series merges them into " + std::to_string(series.size()) + " points";
+      range->record.samples = std::move(series);
+      range->record.notes.push_back(std::move(note));
     } else {
       range->record.notes.push_back("app-range: pass " + std::to_string(outcome->pass + 1) +
                                     " collected in this run, the last; the values hold the passes of " +

@@ -272,8 +272,12 @@ std::optional<int> check_device(const ProfileRequest& request, const MetricModul
       warn("cannot check metric names here (" + valid.message() + "); the profiled process checks them");
     } else if (StatusOr<std::uint32_t> passes = module.queries->pass_count(*chip, resolved->metrics); passes.ok()) {
       if (passes_out != nullptr) *passes_out = *passes;
+      // --set triage's metrics are sampled by PM sampling, not counted in
+      // the range profiler's passes.
       std::string line = std::to_string(resolved->metrics.size()) + " metrics on " + *chip + ": " +
-                         std::to_string(*passes) + " passes per range";
+                         (request.set_name == kTriageSetName
+                              ? std::string("sampled in the application's run by PM sampling, no replay")
+                              : std::to_string(*passes) + " passes per range");
       if (!resolved->missing.empty())
         line += "; " + std::to_string(resolved->missing.size()) + " of set " + request.set_name +
                 "'s metrics do not exist on " + *chip + " (the report's missing_metrics lists them)";

@@ -612,8 +612,7 @@ std::vector<MetricSet> build_metric_sets(const std::vector<MetricSection>& secti
   const std::vector<SetSpec> specs = {
       {"single-pass", "durations, cycles, instruction and byte counts collected in one pass", {"OnePassCounts"}},
       {kTriageSetName.data(),  // a literal: null-terminated
-       "whole-range totals and a time series per range by PM sampling, no replay (experimental: declines every range "
-       "on H100)",
+       "whole-range totals and a time series per range by PM sampling, no replay (experimental)",
        {"PmSamplingCounts"}},
       {"basic", "Speed Of Light throughputs, duration, DRAM bytes, instructions, achieved occupancy", {"SpeedOfLight"}},
       {"memory",

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace rangereplay::tool {
 
 Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& name) {
@@ -18,12 +20,17 @@ Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& na
     }
     path_.clear();
     state_ = AppRangeCounterState{};
-    RR_RETURN_IF_ERROR(
-        counters_.backend().begin_application_pass({}, 0, static_cast<std::uint16_t>(state_.target_nesting_level)));
-    RR_RETURN_IF_ERROR(counters_.start_pass(name));
-    open_ = true;
-    return ok_status();
+  } else {
+    RR_RETURN_IF_ERROR(load_carried_state(range_index, which));
   }
+  RR_RETURN_IF_ERROR(counters_.backend().begin_application_pass(
+      state_.counter_data, state_.next_pass, static_cast<std::uint16_t>(state_.target_nesting_level)));
+  RR_RETURN_IF_ERROR(counters_.start_pass(name));
+  open_ = true;
+  return ok_status();
+}
+
+Status AppRangeCollector::load_carried_state(std::uint32_t range_index, const std::string& which) {
   // Claimed by this process: a child forked from it is another process.
   const long pid = static_cast<long>(::getpid());
   if (claimed_by_ != pid) {
@@ -43,20 +50,26 @@ Status AppRangeCollector::begin(std::uint32_t range_index, const std::string& na
                                ", but its counter data asks for pass " + std::to_string(state_.next_pass + 1) +
                                " (a run in between did not collect its pass, or this range matched in one run only)");
   }
-  RR_RETURN_IF_ERROR(counters_.backend().begin_application_pass(
-      state_.counter_data, state_.next_pass, static_cast<std::uint16_t>(state_.target_nesting_level)));
-  RR_RETURN_IF_ERROR(counters_.start_pass(name));
-  open_ = true;
   return ok_status();
 }
 
-std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>& samples) {
+std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>& samples, std::size_t max_points) {
   std::vector<report::MetricSample> out;
   if (samples.empty()) return out;
   const std::uint64_t origin = samples.front().start_ns;
   const auto ms = [origin](std::uint64_t ns) { return ns >= origin ? static_cast<double>(ns - origin) / 1e6 : 0.0; };
-  out.reserve(samples.size());
-  for (const CounterSample& s : samples) out.push_back({ms(s.start_ns), ms(s.end_ns), s.values});
+  const std::size_t points = std::max<std::size_t>(max_points, 1);
+  const std::size_t run = (samples.size() + points - 1) / points;
+  out.reserve((samples.size() + run - 1) / run);
+  for (std::size_t first = 0; first < samples.size(); first += run) {
+    const std::size_t last = std::min(first + run, samples.size()) - 1;
+    report::MetricSample point{ms(samples[first].start_ns), ms(samples[last].end_ns), samples[first].values};
+    for (std::size_t i = first + 1; i <= last; ++i) {
+      const std::vector<double>& v = samples[i].values;
+      for (std::size_t m = 0; m < point.values.size() && m < v.size(); ++m) point.values[m] += v[m];
+    }
+    out.push_back(std::move(point));
+  }
   return out;
 }
 

@@ -49,10 +49,20 @@ struct AppRangeOutcome {
   std::vector<CounterSample> samples;
 };
 
-/// `samples` (times on the GPU's sample clock, ns) as the report's series:
-/// each interval in milliseconds from the first sample's start, the values
-/// as they are. Empty for no samples.
-std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>& samples);
+/// The most points a range's series holds in the report: at a sample every
+/// 100 us, 0.4 s of range; a longer range's samples are merged in runs.
+inline constexpr std::size_t kMaxSeriesPoints = 4096;
+
+/// `samples` (times on the GPU's sample clock, ns; each value a count over
+/// its interval) as the report's series: each interval in milliseconds from
+/// the first sample's start. Up to `max_points` (>= 1) samples are kept as
+/// they are; more are merged, k = ceil(size / max_points) consecutive
+/// samples at a time (the last run may be shorter), into one point from the
+/// first's start to the last's end holding their sums, so that the series
+/// still sums to the range's totals. Empty for no samples. Thread-safety: a
+/// pure function.
+std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>& samples,
+                                                std::size_t max_points = kMaxSeriesPoints);
 
 class AppRangeCollector {
  public:
@@ -78,6 +88,11 @@ class AppRangeCollector {
   bool open() const { return open_; }
 
  private:
+  // A multi-pass list's counter data carried from earlier runs into state_,
+  // the run claimed by this process first; an error when the carried data
+  // asks for another pass than this run's. `which` names the range.
+  Status load_carried_state(std::uint32_t range_index, const std::string& which);
+
   CounterSession& counters_;
   const AppRangeRun& run_;
   bool open_ = false;

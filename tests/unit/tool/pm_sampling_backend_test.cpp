@@ -260,5 +260,26 @@ TEST(PmSamplingCounterBackend, sample_series_counts_milliseconds_from_the_first_
   EXPECT_EQ(series[1].values, (std::vector<double>{4, 1}));
 }
 
+// A long range's samples are merged in runs of ceil(n / max_points), each
+// point spanning its run and holding its sums, so the totals stay.
+TEST(PmSamplingCounterBackend, sample_series_merges_runs_of_samples_past_the_most_points) {
+  std::vector<CounterSample> samples;
+  for (std::uint64_t i = 0; i < 7; ++i)
+    samples.push_back({1'000'000 + i * 100'000, 1'100'000 + i * 100'000, {1.0 * i, 2}});
+  const std::vector<report::MetricSample> series = sample_series(samples, 3);
+  ASSERT_EQ(series.size(), 3u);  // runs of 3: samples 0-2, 3-5, 6
+  EXPECT_DOUBLE_EQ(series[0].start_ms, 0.0);
+  EXPECT_DOUBLE_EQ(series[0].end_ms, 0.3);
+  EXPECT_EQ(series[0].values, (std::vector<double>{0 + 1 + 2, 6}));
+  EXPECT_DOUBLE_EQ(series[1].start_ms, 0.3);
+  EXPECT_DOUBLE_EQ(series[1].end_ms, 0.6);
+  EXPECT_EQ(series[1].values, (std::vector<double>{3 + 4 + 5, 6}));
+  EXPECT_DOUBLE_EQ(series[2].start_ms, 0.6);
+  EXPECT_DOUBLE_EQ(series[2].end_ms, 0.7);
+  EXPECT_EQ(series[2].values, (std::vector<double>{6, 2}));
+  EXPECT_EQ(sample_series(samples, 7).size(), 7u);
+  EXPECT_EQ(sample_series(samples, 0).size(), 1u) << "at least one point";
+}
+
 }  // namespace
 }  // namespace rangereplay::tool
