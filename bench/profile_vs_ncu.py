@@ -16,9 +16,9 @@ from ncu_compare import speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,
-# engines, batch, single, whole, verify, kernels, loading, outside); all but
-# engines when absent.
-GROUPS = {"full", "engines", "batch", "single", "whole", "verify", "kernels", "loading", "outside"}
+# kernel-restores, batch, single, whole, verify, kernels, loading, outside); all
+# but kernel-restores when absent.
+GROUPS = {"full", "kernel-restores", "batch", "single", "whole", "verify", "kernels", "loading", "outside"}
 only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
 if only is not None and not only <= GROUPS:
     sys.exit(f"profile_vs_ncu: unknown row group(s) {','.join(sorted(only - GROUPS))}; "
@@ -112,12 +112,12 @@ if want("full"):
     # every counter pass is one CUPTI start and stop for all of them.
     case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
     case("stream 256MB x10, --set full", ["--iterations", "10"], "full")
-if only is not None and "engines" in only:
-    # Batch members restored by the copy engines (RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1), beside "full": the
-    # restore's kernel, a counter range of its own in CUPTI's automatic ranges, leaves every pass.
-    engines = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "1"}
-    case("stream 256MB x3, --set full, copy-engine restores", ["--iterations", "3"], "full", env=engines)
-    case("stream 256MB x10, --set full, copy-engine restores", ["--iterations", "10"], "full", env=engines)
+if only is not None and "kernel-restores" in only:
+    # Batch members restored by a kernel (RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0), beside "full", where they
+    # restore by the copy engines: the restore's kernel is a counter range of its own in CUPTI's automatic ranges.
+    kernels = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "0"}
+    case("stream 256MB x3, --set full, kernel restores", ["--iterations", "3"], "full", env=kernels)
+    case("stream 256MB x10, --set full, kernel restores", ["--iterations", "10"], "full", env=kernels)
 if want("batch"):
     # The immediate path beside it: each range replayed at its own end.
     case("stream 256MB x3, --set full, --batch-ranges off", ["--iterations", "3"], "full", ["--batch-ranges", "off"])

@@ -121,8 +121,8 @@ struct WindowMemberOptions {
   // inside a pass of CUPTI's automatic per-kernel ranges (a batch of
   // several), where a restore of the whole entry state by the copy engines,
   // which is no counter range, takes the place of one that launches a kernel
-  // (entry_restore_by_copy_engines(), with
-  // RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1), and no earlier batch found
+  // (entry_restore_by_copy_engines(), unless
+  // RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0), and no earlier batch found
   // such restores counted.
   bool copy_engine_entry_restores = false;
 };

@@ -5,10 +5,11 @@ default (--restore differential) and under --restore full, gives checksums equal
 the tool; full restores the whole footprint every pass, differential at most that, and a range that
 leaves memory unchanged restores 0 bytes per pass when it is replayed on its own (--batch-ranges off;
 in a batch, each member also restores what the other members and the application changed between
-them: app_unchanged_range's accumulator). Also with --verify (one digest plan serves both), and with
-RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1, where a member whose pass holds CUPTI's automatic per-kernel ranges
-may restore its whole entry state by the copy engines, reported as full with a note: there at least one range
-must, and no batch may be replayed a second time for more counter ranges than kernels (CUPTI counted the copies).
+them: app_unchanged_range's accumulator). Also with --verify (one digest plan serves both). By default a
+member whose pass holds CUPTI's automatic per-kernel ranges may restore its whole entry state by the copy
+engines, reported as full with a note: at least one range must, and no batch may be replayed a second time for
+more counter ranges than kernels (CUPTI counted the copies); with RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0 none
+may.
 Exit 1 on any mismatch, 77 without a GPU.
 """
 import os
@@ -33,12 +34,12 @@ CASES = [
     ("graph", "examples/graph", ["--iterations", "2", "--bytes", "64MiB"], False),
     ("app_unchanged_range", "tests/apps/app_unchanged_range", ["--iterations", "2"], True),
 ]
-# (tool arguments, the restore mode every replayed range must report, environment). With
-# RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1 a batch member in CUPTI's automatic ranges may restore its whole entry
+# (tool arguments, the restore mode every replayed range must report, environment). Without
+# RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0 a batch member in CUPTI's automatic ranges may restore its whole entry
 # state by the copy engines instead.
-ENGINES = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "1"}
+KERNELS = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "0"}
 MODES = [([], "differential", None), (["--restore", "full"], "full", None), (["--verify"], "differential", None),
-         ([], "differential", ENGINES)]
+         ([], "differential", KERNELS)]
 
 
 # A batch's note after its automatic ranges gave more counter ranges than its kernels and the tool's own: CUPTI
@@ -63,7 +64,7 @@ def check(label, exe_rel, args, unchanged, failures):
         failures.append(f"{label}: the plain run failed (rc={plain_rc}): {tail(plain_err)}")
         return
     for tool_args, mode, env in MODES:
-        name = f"{label} {' '.join(tool_args) or '(default)'}" + (" (batch members by the copy engines)" if env else "")
+        name = f"{label} {' '.join(tool_args) or '(default)'}" + (" (restores by kernels only)" if env else "")
         fd, report_path = tempfile.mkstemp(prefix=f"rr_{label}_", suffix=".json")
         os.close(fd)
         os.unlink(report_path)
@@ -94,11 +95,11 @@ def check(label, exe_rel, args, unchanged, failures):
             expected = "full" if by_engines else mode
             if r.get("restore") != expected:
                 failures.append(f"{where} restored '{r.get('restore')}', expected '{expected}'; notes {r['notes']}")
-            if by_engines and env is None:
-                failures.append(f"{where}: restored by the copy engines without {ENGINES}")
+            if by_engines and env is not None:
+                failures.append(f"{where}: restored by the copy engines with {KERNELS}")
             if by_engines:
                 engine_ranges.append(where)
-            if env is not None:
+            if env is None:
                 for note in r["notes"]:
                     if counted_copies(note):
                         failures.append(f"{where}: CUPTI counted the copy-engine restores, and the batch was "
@@ -136,7 +137,7 @@ engine_ranges = []  # the ranges restored by the copy engines, in every case and
 for case in CASES:
     check(*case, failures)
 if not engine_ranges:
-    failures.append(f"no range was restored by the copy engines with {ENGINES}, in any case: a batch of two in "
+    failures.append("no range was restored by the copy engines by default, in any case: a batch of two in "
                     "CUPTI's automatic ranges with a small entry state on the device tier should have been")
 print("\n".join(failures) if failures else "ok")
 sys.exit(1 if failures else 0)

@@ -375,10 +375,10 @@ class BatchOfTwoOnTheDevice : public BatchOfTwo {
  protected:
   BatchOfTwoOnTheDevice() { device_.total_memory = std::uint64_t{16} << 30; }
   // Whether this process runs with RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE as
-  // `value` says ("1" or unset); if not, runs this test again with it and
-  // returns false (the caller returns).
+  // `value` says ("0" or unset, the default); if not, runs this test again
+  // with it and returns false (the caller returns).
   static bool with_copy_engine_restore(const char* value) {
-    if (environment::batch_copy_engine_restore() == (value != nullptr)) return true;
+    if (environment::batch_copy_engine_restore() == (value == nullptr)) return true;
     const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
     expect_test_passes_with(environment::kBatchCopyEngineRestore,
                             (std::string(test->test_suite_name()) + "." + test->name()).c_str(), value);
@@ -401,13 +401,13 @@ class BatchOfTwoOnTheDevice : public BatchOfTwo {
   }
 };
 
-TEST_F(BatchOfTwoOnTheDevice, restores_differentially_by_default) {
-  if (!with_copy_engine_restore(nullptr)) return;
+TEST_F(BatchOfTwoOnTheDevice, restores_differentially_with_the_copy_engine_restores_off) {
+  if (!with_copy_engine_restore("0")) return;
   profile_on_the_device({2, 5, 6}, "differential");
 }
 
-TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range_when_asked) {
-  if (!with_copy_engine_restore("1")) return;
+TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range_by_default) {
+  if (!with_copy_engine_restore(nullptr)) return;
   // Each range's entry state is restored by the copy engines (no kernel, so
   // no row), then flushed by a kernel: row 0 is the tool's, row 1 the first
   // range's kernel, row 2 the tool's again, rows 3-4 the second range's.
@@ -420,7 +420,7 @@ TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter
 }
 
 TEST_F(BatchOfTwoOnTheDevice, stops_restoring_by_the_copy_engines_once_cupti_counts_the_copies) {
-  if (!with_copy_engine_restore("1")) return;
+  if (!with_copy_engine_restore(nullptr)) return;
   // CUPTI makes a counter range of each copy call: the first batch's rows do
   // not match, it is replayed again with user ranges, and the second batch
   // restores differentially in automatic ranges from the start.
@@ -443,7 +443,7 @@ TEST_F(BatchOfTwoOnTheDevice, stops_restoring_by_the_copy_engines_once_cupti_cou
 }
 
 TEST_F(BatchOfTwoOnTheDevice, keeps_restoring_by_the_copy_engines_when_cupti_misses_a_kernel) {
-  if (!with_copy_engine_restore("1")) return;
+  if (!with_copy_engine_restore(nullptr)) return;
   // One counter range fewer than the kernels is CUPTI's own miss, which
   // copies do not explain: both batches are replayed again with user ranges,
   // and each first tries the copy engines.

@@ -75,7 +75,7 @@ bool counter_prewarm() {
 }
 
 bool batch_copy_engine_restore() {
-  static const bool on = read(kBatchCopyEngineRestore) == "1";
+  static const bool on = read(kBatchCopyEngineRestore) != "0";
   return on;
 }
 

@@ -95,13 +95,12 @@ inline constexpr std::array<Variable, 16> kVariables{{
      "dropped) that whole-range passes of their own open with under --cache-control; their DRAM writes then "
      "include what CUPTI's start leaves dirty in L2; for measuring the lead-in's cost; other values are ignored"},
     {kBatchCopyEngineRestore, SetBy::kUser, "injection",
-     "unset: every batch member restores as its --restore says, with a kernel (counted among CUPTI's automatic "
-     "per-kernel ranges)",
-     "1: a batch member whose pass holds CUPTI's automatic per-kernel ranges restores its entry state whole by the "
-     "copy engines, one cuMemcpyAsync per piece (no counter range device to device), when it has at most 64 pieces "
-     "and lies on the device tier within 1 GiB (any tier and size under --restore full); a batch whose copies CUPTI "
-     "counts after all is replayed again with user ranges and later batches restore as --restore says; not yet "
-     "measured in this form, so not the default; other values are ignored"},
+     "unset: a batch member whose pass holds CUPTI's automatic per-kernel ranges restores its entry state whole by "
+     "the copy engines, one cuMemcpyAsync per piece (no counter range, device to device), when it has at most 64 "
+     "pieces and lies on the device tier within 1 GiB (any tier and size under --restore full); a batch whose "
+     "copies CUPTI counts after all is replayed again with user ranges and later batches restore as --restore says",
+     "0: every batch member restores as its --restore says, with a kernel (counted among CUPTI's automatic "
+     "per-kernel ranges); for comparing the two; other values are ignored"},
     {kKernelRanges, SetBy::kUser, "injection", "unset: CUPTI's auto ranges, one per replayed kernel",
      "user: per-kernel values of multi-pass ranges come from a user range the tool pushes around each replayed "
      "kernel instead (measured no faster: docs/performance.md); the report's counter_ranges names what a range "
@@ -148,7 +147,7 @@ bool metric_host_warm_up();
 bool counter_prewarm();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
-/// RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE is exactly "1".
+/// RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE is anything but "0" (unset included).
 bool batch_copy_engine_restore();
 /// RANGEREPLAY_RENDEZVOUS_TIMEOUT as whole seconds from 1 to 3600 (read as
 /// strtol does, base 10), or nullopt when unset or outside that.

@@ -112,7 +112,7 @@ inline constexpr std::size_t kCopyEngineEntryRestoreMaxPieces = 64;
 
 /// Whether a window member restores its whole entry state by the copy
 /// engines (no kernel launch, so no counter range), where the tool offers it
-/// (RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=1): only inside a pass of
+/// (unless RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0): only inside a pass of
 /// CUPTI's automatic per-kernel ranges shared by a batch of several
 /// (`in_automatic_ranges`), never under --verify (`verify`: its digests come
 /// from the differential restore), for an entry state of at most
