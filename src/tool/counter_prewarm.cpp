@@ -42,10 +42,11 @@ void CounterPrewarm::between_calls() noexcept {
   in_call_.store(false, std::memory_order_seq_cst);
   for (;;) {
     if (abandoned_.load()) {
-      // Abandoned: parked here, making no call, until the process ends.
+      // Abandoned: parked here, making no call, until the process ends. The
+      // object may be destroyed meanwhile (finish() no longer waits for the
+      // thread): nothing of it is touched after parked_.
       parked_.store(true, std::memory_order_seq_cst);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      continue;
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     }
     in_call_.store(true, std::memory_order_seq_cst);
     if (!captures_.open_or_beginning()) return;
@@ -121,7 +122,7 @@ std::optional<StatusOr<CounterSetup>> CounterPrewarm::take(CUcontext ctx, std::c
             "the counter set-up started on the tool's thread at the application's first allocation has not ended "
             "after " +
             std::to_string(limit.count() / 1000) +
-            " s; run without RANGEREPLAY_COUNTER_PREWARM=1 to set the counters up at the first range"));
+            " s; run with RANGEREPLAY_COUNTER_PREWARM=0 to set the counters up at the first range"));
     }
     if (claimed_) return std::nullopt;  // dropped before (a context's end)
     claimed_ = true;
@@ -211,7 +212,12 @@ void CounterPrewarm::finish() noexcept {
       std::lock_guard<std::mutex> lock(mutex_);
       if (done_) return;
     }
-    if (parked_.load() || Clock::now() >= deadline) return;
+    if (parked_.load() || Clock::now() >= deadline) {
+      // Parked for good, or still in a call after the wait: the destructor
+      // does not wait for it again.
+      thread_.abandon();
+      return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }

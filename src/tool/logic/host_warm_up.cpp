@@ -41,6 +41,21 @@ bool HostWarmUp::start() noexcept {
   return thread_ != nullptr;
 }
 
+void HostWarmUp::abandon() noexcept {
+  if (owner_.load() != ::getpid()) return;
+  std::unique_ptr<std::thread> thread;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    thread = std::move(thread_);
+  }
+  if (!thread) return;
+  try {
+    thread->detach();
+  } catch (...) {
+    static_cast<void>(thread.release());  // left running, its handle never destroyed
+  }
+}
+
 void HostWarmUp::finish() noexcept {
   // Not started, or a forked child (the thread is its parent's, and mutex_
   // may be as another parent thread held it at the fork): no lock taken.

@@ -64,6 +64,12 @@ class HostWarmUp {
   /// no lock). Never throws.
   void finish() noexcept;
 
+  /// Leaves the task to run on, or to stay parked, until the process ends:
+  /// the thread is detached and finish() (the destructor's included) no
+  /// longer waits for it. For a task that will never return. At once in a
+  /// process that did not start it. Never throws.
+  void abandon() noexcept;
+
   /// Whether start() has started the task (in this process or its parent).
   bool started() const { return owner_.load() != 0; }
 

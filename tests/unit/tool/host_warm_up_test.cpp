@@ -119,6 +119,26 @@ TEST(HostWarmUp, finish_stops_waiting_for_a_task_that_does_not_return) {
   EXPECT_TRUE(returned.load());
 }
 
+TEST(HostWarmUp, an_abandoned_task_is_waited_for_neither_by_finish_nor_by_the_destructor) {
+  std::atomic<bool> release{false};
+  std::atomic<bool> returned{false};
+  const auto start = std::chrono::steady_clock::now();
+  {
+    HostWarmUp warm_up([&] {
+      while (!release.load()) std::this_thread::sleep_for(1ms);
+      returned.store(true);
+    });  // the default finish wait, 10 s
+    ASSERT_TRUE(warm_up.start());
+    warm_up.abandon();
+    warm_up.finish();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s) << "waited for the abandoned task";
+  EXPECT_FALSE(returned.load());
+  release.store(true);
+  for (int i = 0; i < 500 && !returned.load(); ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(returned.load()) << "the detached thread ran on";
+}
+
 TEST(HostWarmUp, the_task_runs_with_every_signal_blocked_and_the_caller_keeps_its_mask) {
   sigset_t before;
   ASSERT_EQ(pthread_sigmask(SIG_SETMASK, nullptr, &before), 0);
