@@ -4,7 +4,7 @@
 // profiler's initialization, the counter availability, the config image).
 // ProfilerTool starts it at the application's first successful device
 // allocation or kernel launch in a context (a process that will use the GPU,
-// not one that only created a context), when RANGEREPLAY_COUNTER_PREWARM=1;
+// not one that only created a context), unless RANGEREPLAY_COUNTER_PREWARM=0;
 // the first range in that context adopts it (RangeCounters::admit).
 //
 // The set-up's device-side calls invalidate a global-mode stream capture

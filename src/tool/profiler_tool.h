@@ -146,7 +146,7 @@ class ProfilerTool {
   // captures, the inventory and the module registry are the record
   // session's.
   // The counter set-up on a tool thread before the first range
-  // (RANGEREPLAY_COUNTER_PREWARM=1): started at the application's first
+  // (unless RANGEREPLAY_COUNTER_PREWARM=0): started at the application's first
   // allocation or launch (maybe_prewarm_counters), waited for at capture
   // begins and before a context's end, adopted by the counters.
   CounterPrewarm counter_prewarm_{record_.captures()};

@@ -60,7 +60,7 @@ struct RangeCountersParts {
   /// The tool's lock, held by every caller; the counters name its stage.
   ToolMutex& mutex;
   /// The set-up made on a tool thread before the first range
-  /// (RANGEREPLAY_COUNTER_PREWARM=1), adopted at the first range when it was
+  /// (unless RANGEREPLAY_COUNTER_PREWARM=0), adopted at the first range when it was
   /// made in the range's context; null without one.
   CounterPrewarm* prewarm = nullptr;
 };

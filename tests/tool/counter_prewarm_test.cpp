@@ -1,8 +1,8 @@
-// The counter set-up on a tool thread before the first range
-// (RANGEREPLAY_COUNTER_PREWARM=1) as the whole tool runs it: started at the
-// application's first allocation, adopted by the first range, kept out of
-// an open capture's way, dropped before a context's end; with the variable
-// unset the first range sets the counters up itself. The variable is read
+// The counter set-up on a tool thread before the first range (the default,
+// unless RANGEREPLAY_COUNTER_PREWARM=0) as the whole tool runs it: started
+// at the application's first allocation, adopted by the first range, kept
+// out of an open capture's way, dropped before a context's end; with the
+// variable at 0 the first range sets the counters up itself. The variable is read
 // once per process: each test runs itself again in a process of its own
 // with the value it needs.
 #include <gtest/gtest.h>
@@ -23,11 +23,12 @@ using namespace std::chrono_literals;
 // The running test's name (for running it again in a process of its own).
 const char* this_test() { return ::testing::UnitTest::GetInstance()->current_test_info()->name(); }
 
-// Whether this process runs with the variable 1; if not, runs this test
-// again with it and returns false (the caller returns).
+// Whether this process runs with the prewarm on (the variable unset, the
+// default); if not, runs this test again without it and returns false (the
+// caller returns).
 bool with_prewarm() {
   if (environment::counter_prewarm()) return true;
-  expect_test_passes_with(environment::kCounterPrewarm, this_test(), "1");
+  expect_test_passes_with(environment::kCounterPrewarm, this_test(), nullptr);
   return false;
 }
 
@@ -134,9 +135,9 @@ TEST_F(ToolHarness, another_contexts_end_leaves_the_set_up_made_on_a_tool_thread
   expect_all(read(data, kInts), 1);
 }
 
-TEST_F(ToolHarness, without_the_variable_the_first_range_sets_the_counters_up_itself) {
+TEST_F(ToolHarness, with_the_variable_at_0_the_first_range_sets_the_counters_up_itself) {
   if (environment::counter_prewarm()) {
-    expect_test_passes_with(environment::kCounterPrewarm, this_test(), nullptr);
+    expect_test_passes_with(environment::kCounterPrewarm, this_test(), "0");
     return;
   }
   start();

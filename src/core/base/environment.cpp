@@ -70,7 +70,7 @@ bool metric_host_warm_up() {
 }
 
 bool counter_prewarm() {
-  static const bool on = read(kCounterPrewarm) == "1";
+  static const bool on = read(kCounterPrewarm) != "0";
   return on;
 }
 

@@ -83,12 +83,14 @@ inline constexpr std::array<Variable, 16> kVariables{{
      "at exit",
      "0 leaves the thread out: CUPTI's metric host library then starts at the first range's counter set-up; "
      "other values are ignored"},
-    {kCounterPrewarm, SetBy::kUser, "injection", "unset: the counters are set up when the first range begins",
-     "1: at the application's first device allocation or kernel launch in a context, a thread of the tool sets "
-     "the counters up in that context (CUPTI's profiler, the counter availability, the config image: about "
+    {kCounterPrewarm, SetBy::kUser, "injection",
+     "unset: at the application's first device allocation or kernel launch in a context, a thread of the tool "
+     "sets the counters up in that context (CUPTI's profiler, the counter availability, the config image: about "
      "0.3 s for --set full), so that the first range in it finds them ready; the thread makes no call while a "
      "stream capture is open, a capture begin waits for its call in flight, and its set-up is dropped when the "
-     "first range is in another context or a context is about to end; other values are ignored"},
+     "first range is in another context or a context is about to end (application range replay's runs set up "
+     "at the first range)",
+     "0: the counters are set up when the first range begins; other values are ignored"},
     {kWholeRangeLeadIn, SetBy::kUser, "injection",
      "unset: under a cache flush every whole-range pass of its own opens with a lead-in counter range",
      "0 leaves out the lead-in counter range (in which L2 is flushed again after CUPTI's start, its values "
@@ -143,7 +145,7 @@ bool standing_pass_off();
 bool counter_warm_up_off();
 /// RANGEREPLAY_METRIC_HOST_WARMUP is not exactly "0" (on by default).
 bool metric_host_warm_up();
-/// RANGEREPLAY_COUNTER_PREWARM is exactly "1".
+/// RANGEREPLAY_COUNTER_PREWARM is anything but "0" (unset included).
 bool counter_prewarm();
 /// RANGEREPLAY_WHOLE_RANGE_LEAD_IN is exactly "0".
 bool whole_range_lead_in_off();
