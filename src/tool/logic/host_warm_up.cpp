@@ -41,13 +41,16 @@ bool HostWarmUp::start() noexcept {
   return thread_ != nullptr;
 }
 
+std::unique_ptr<std::thread> HostWarmUp::take_thread() noexcept {
+  // Not started, or a forked child (the thread is its parent's, and mutex_
+  // may be as another parent thread held it at the fork): no lock taken.
+  if (owner_.load() != ::getpid()) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::move(thread_);
+}
+
 void HostWarmUp::abandon() noexcept {
-  if (owner_.load() != ::getpid()) return;
-  std::unique_ptr<std::thread> thread;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    thread = std::move(thread_);
-  }
+  std::unique_ptr<std::thread> thread = take_thread();
   if (!thread) return;
   try {
     thread->detach();
@@ -57,14 +60,7 @@ void HostWarmUp::abandon() noexcept {
 }
 
 void HostWarmUp::finish() noexcept {
-  // Not started, or a forked child (the thread is its parent's, and mutex_
-  // may be as another parent thread held it at the fork): no lock taken.
-  if (owner_.load() != ::getpid()) return;
-  std::unique_ptr<std::thread> thread;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    thread = std::move(thread_);
-  }
+  std::unique_ptr<std::thread> thread = take_thread();
   if (!thread) return;
   try {
     if (thread->get_id() == std::this_thread::get_id()) {

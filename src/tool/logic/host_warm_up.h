@@ -74,6 +74,10 @@ class HostWarmUp {
   bool started() const { return owner_.load() != 0; }
 
  private:
+  // The thread's handle, moved out (null when not started here, already
+  // taken, or in a forked child, where no lock is taken).
+  std::unique_ptr<std::thread> take_thread() noexcept;
+
   // What the thread and finish() share: whether the task has returned.
   struct Done {
     std::mutex mutex;
