@@ -7,7 +7,7 @@ Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (tests/ncu/ncu_compare.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
-    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,batch,single,whole,verify,kernels,loading,outside]
+    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,kernel-restores,batch,single,whole,verify,kernels,loading,outside]
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 

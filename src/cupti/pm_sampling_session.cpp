@@ -34,6 +34,10 @@
 namespace rangereplay::cupti {
 namespace {
 
+// start()'s error once reenable() could not make a new object.
+constexpr const char* kNoObject =
+    "PM sampling could not be set up again after its hardware buffer overflowed; profile shorter ranges";
+
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -241,9 +245,11 @@ Status PmSamplingSession::set_config(bool time_trigger, std::uint64_t interval) 
 
 Status PmSamplingSession::reenable() {
   if (object_ != nullptr) {
+    // Kept when it cannot be disabled: a new one could not be enabled beside
+    // it, and every later window reports the failure.
     auto off = RR_CUPTI_PARAMS(CUpti_PmSampling_Disable_Params);
     off.pPmSamplingObject = object_;
-    cuptiPmSamplingDisable(&off);  // best effort: the object is dropped either way
+    RR_CUPTI(cuptiPmSamplingDisable(&off));
     object_ = nullptr;
   }
   started_ = false;
@@ -304,6 +310,7 @@ std::size_t PmSamplingSession::image_samples(std::uint64_t window_ns, std::uint6
 
 Status PmSamplingSession::start() {
   if (started_) return failed_precondition("PM sampling started twice");
+  if (object_ == nullptr) return failed_precondition(kNoObject);
   // The blank image is laid out before the start, as the probe that ran did
   // (bench/cupti_pass_cost, part c4): initialized after a stop, the first
   // decode into it failed with CUPTI_ERROR_UNKNOWN on an H100.
@@ -311,7 +318,8 @@ Status PmSamplingSession::start() {
   const std::size_t wanted = stopped_once_
                                  ? std::max(blank_samples_, image_samples(window_ns_, interval_, time_trigger_, most))
                                  : std::min(kFirstImageSamples, most);
-  RR_RETURN_IF_ERROR(ensure_blank(std::max(wanted, kMinImageSamples)));
+  const std::size_t samples = std::max(wanted, kMinImageSamples);
+  RR_RETURN_IF_ERROR(ensure_blank(samples));
   if (undecoded_) {
     // A window stopped and never decoded (a capture closed the range's pass,
     // or its decode failed): CUPTI fails the next Start with
@@ -322,6 +330,10 @@ Status PmSamplingSession::start() {
       decode_records().status().ignore();
     } catch (const std::bad_alloc&) {
     }
+    // A drain that met an overflow made the object anew (reenable), and the
+    // image laid out for the old one was dropped.
+    if (object_ == nullptr) return failed_precondition(kNoObject);
+    if (blank_.empty()) RR_RETURN_IF_ERROR(ensure_blank(samples));
   }
   auto p = RR_CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
   p.pPmSamplingObject = object_;

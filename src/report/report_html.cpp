@@ -143,7 +143,7 @@ constexpr std::string_view kPageScript = R"js(
     if (!samples.length) return;
     const first = samples.reduce((v, s) => Math.min(v, num(s.start_ms)), Infinity);
     const last = samples.reduce((v, s) => Math.max(v, num(s.end_ms)), -Infinity);
-    add(sec, el('p', {class: 'samples'}, `${samples.length} PM samples over ${(last - first).toFixed(3)} ms; the charts show each metric's value per sample`));
+    add(sec, el('p', {class: 'samples'}, `${samples.length} points of PM sampling over ${(last - first).toFixed(3)} ms; the charts show each metric's value per point`));
     if (!charts) return;
     const box = add(sec, el('div', {class: 'charts'}));
     (r.range_metrics || []).forEach((m, i) => {
@@ -151,7 +151,7 @@ constexpr std::string_view kPageScript = R"js(
       data.push({x: num(samples[samples.length - 1].end_ms), y: num(samples[samples.length - 1].values[i])});
       chart(box, 'chart', {type: 'line', data: {datasets: [{label: m.unit ? `${m.name} (${m.unit})` : m.name, data, stepped: 'after',
         borderColor: colors[i % colors.length], backgroundColor: colors[i % colors.length], pointRadius: samples.length > 100 ? 0 : 2}]},
-        options: {parsing: false, plugins: {title: {display: true, text: `${m.name} per PM sample`}},
+        options: {parsing: false, plugins: {title: {display: true, text: `${m.name} per point`}},
           scales: {x: {type: 'linear', title: {display: true, text: 'ms from the range\'s start'}}, y: {title: {display: true, text: m.unit || 'value'}}}}});
       check.sample_charts++;
     });

@@ -133,7 +133,8 @@ struct RangeRecord {
   std::vector<KernelRecord> kernels;
   std::vector<MetricValue> range_metrics;  // with --range-metrics whole
   // --set triage only: the range's PM samples in time order, whose values
-  // sum to range_metrics' (a range profiled otherwise has none). Written
+  // sum to range_metrics' (a range profiled otherwise has none); a long
+  // range's consecutive samples are merged into at most 4096 points. Written
   // only when there are samples; a report without the key reads as none.
   std::optional<std::vector<MetricSample>> samples = std::vector<MetricSample>{};
   std::vector<PassRecord> pass_records;

@@ -238,8 +238,8 @@ std::string render_samples_line(const RangeRecord& range) {
     first = std::min(first, s.start_ms);
     last = std::max(last, s.end_ms);
   }
-  return fmt::format("  samples: {} over {} (the JSON and HTML reports hold the series)\n",
-                     count_of(range.samples->size(), "PM sample"), format_ms(last - first));
+  return fmt::format("  samples: {} over {} (PM sampling; the JSON and HTML reports hold the series)\n",
+                     count_of(range.samples->size(), "point"), format_ms(last - first));
 }
 
 std::string render_report_summary(const Report& report) {

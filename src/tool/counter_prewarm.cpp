@@ -44,8 +44,9 @@ void CounterPrewarm::between_calls() noexcept {
     if (abandoned_.load()) {
       // Abandoned: parked here, making no call, until the process ends. The
       // object may be destroyed meanwhile (finish() no longer waits for the
-      // thread): nothing of it is touched after parked_.
+      // thread): nothing of it is touched after retired_.
       parked_.store(true, std::memory_order_seq_cst);
+      retired_.store(true, std::memory_order_seq_cst);
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     }
     in_call_.store(true, std::memory_order_seq_cst);
@@ -176,7 +177,7 @@ CounterPrewarm::Waited CounterPrewarm::wait_for_thread(std::unique_lock<std::mut
                                                        std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     if (done_) return Waited::kDone;
-    if (abandoned_.load() && parked_.load()) return Waited::kAbandoned;
+    if (retired_.load()) return Waited::kAbandoned;
     // (Parked, but no capture left: it resumes within a millisecond.)
     if (parked_.load(std::memory_order_seq_cst) && captures_.open_or_beginning()) return Waited::kCaptureHolds;
     if (Clock::now() >= deadline) return Waited::kDeadline;
@@ -204,20 +205,23 @@ void CounterPrewarm::drop(std::optional<StatusOr<CounterSetup>> made) noexcept {
 void CounterPrewarm::finish() noexcept {
   abandoned_.store(true);
   if (!owned_here()) return;
-  // Until the thread has ended or parks between calls (it makes no call
-  // after that), at most kFinishWait; it is never joined.
+  // Until the thread has ended or retired (parked for good between calls,
+  // touching nothing of this object), at most kFinishWait; it is never
+  // joined.
   const auto deadline = Clock::now() + kFinishWait;
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (done_) return;
     }
-    if (parked_.load() || Clock::now() >= deadline) {
-      // Parked for good, or still in a call after the wait: the destructor
-      // does not wait for it again.
+    if (retired_.load()) {
+      // Parked for good: the destructor does not wait for it again.
       thread_.abandon();
       return;
     }
+    // Still in a call (or between two) after the wait: the destructor waits
+    // for it once more before leaving it to the process's end.
+    if (Clock::now() >= deadline) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }

@@ -150,6 +150,9 @@ class CounterPrewarm {
   std::atomic<bool> in_call_{false};
   // Waiting between its calls because a capture is open or beginning.
   std::atomic<bool> parked_{false};
+  // Parked for good after abandoned_: the thread touches nothing of this
+  // object after setting it, so finish() stops waiting for it.
+  std::atomic<bool> retired_{false};
   std::mutex mutex_;  // leaf: guards the members below
   std::condition_variable changed_;
   bool done_ = false;     // the thread has stored its result

@@ -358,9 +358,9 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
   // The fake's rows count every kernel of a pass, the tool's restores and
   // flushes included: each range's values are its own kernels' rows. The
   // entry states lie in the pinned tier here (and the copy engines restore
-  // only when asked), so each range's restore is differential, in one launch inside the pass (a digest kernel that
-  // copies what it decides), then its flush: rows 0-1 are the tool's, row 2 the first range's kernel, rows 3-4 the
-  // tool's again, rows 5-6 the second range's.
+  // only states on the device tier), so each range's restore is differential, in one launch inside the pass (a digest
+  // kernel that copies what it decides), then its flush: rows 0-1 are the tool's, row 2 the first range's kernel, rows
+  // 3-4 the tool's again, rows 5-6 the second range's.
   expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
   for (const report::RangeRecord& r : ranges) {
     EXPECT_EQ(r.restore, "differential");

@@ -59,7 +59,7 @@ std::vector<report::MetricSample> sample_series(const std::vector<CounterSample>
   const std::uint64_t origin = samples.front().start_ns;
   const auto ms = [origin](std::uint64_t ns) { return ns >= origin ? static_cast<double>(ns - origin) / 1e6 : 0.0; };
   const std::size_t points = std::max<std::size_t>(max_points, 1);
-  const std::size_t run = (samples.size() + points - 1) / points;
+  const std::size_t run = samples.size() <= points ? 1 : (samples.size() - 1) / points + 1;
   out.reserve((samples.size() + run - 1) / run);
   for (std::size_t first = 0; first < samples.size(); first += run) {
     const std::size_t last = std::min(first + run, samples.size()) - 1;

@@ -213,7 +213,7 @@ TEST(ReportTable, utf8_names_are_kept) {
 }
 
 // A range profiled by --set triage: its totals as the whole-range table,
-// then how many PM samples over which span; the header names the backend.
+// then how many points over which span; the header names the backend.
 TEST(ReportTable, a_triage_range_shows_its_totals_and_its_samples_count_and_span) {
   const Report r = testing::triage_report();
   const std::string text = render_report_table(r);
@@ -222,7 +222,7 @@ TEST(ReportTable, a_triage_range_shows_its_totals_and_its_samples_count_and_span
   const std::string range = render_range_table(r, r.ranges[0]);
   const std::size_t totals = range.find("  range metrics:\n");
   const std::size_t samples =
-      range.find("  samples: 3 PM samples over 1.50 ms (the JSON and HTML reports hold the series)\n");
+      range.find("  samples: 3 points over 1.50 ms (PM sampling; the JSON and HTML reports hold the series)\n");
   ASSERT_NE(totals, std::string::npos) << range;
   ASSERT_NE(samples, std::string::npos) << range;
   EXPECT_LT(totals, samples);
@@ -234,10 +234,10 @@ TEST(ReportTable, the_sampled_span_runs_from_the_first_start_to_the_last_end) {
   RangeRecord range;
   range.samples = std::vector<MetricSample>{{0.0, 0.25, {1.0}}};
   EXPECT_EQ(render_samples_line(range),
-            "  samples: 1 PM sample over 0.250 ms (the JSON and HTML reports hold the series)\n");
+            "  samples: 1 point over 0.250 ms (PM sampling; the JSON and HTML reports hold the series)\n");
   range.samples = std::vector<MetricSample>{{0.0, 2.0, {1.0}}, {2.0, 120.5, {1.0}}};
   EXPECT_EQ(render_samples_line(range),
-            "  samples: 2 PM samples over 120.5 ms (the JSON and HTML reports hold the series)\n");
+            "  samples: 2 points over 120.5 ms (PM sampling; the JSON and HTML reports hold the series)\n");
   range.samples = std::nullopt;
   EXPECT_EQ(render_samples_line(range), "");
 }

@@ -236,7 +236,8 @@ TEST(ReportView, ranges_filter_by_index_list_or_name) {
 // line; a kernel filter keeps kernels only, so neither totals nor samples.
 TEST(ReportView, a_triage_range_says_its_samples_and_a_kernel_filter_drops_them) {
   const Report r = testing::triage_report();
-  const std::string line = "  samples: 3 PM samples over 1.50 ms (the JSON and HTML reports hold the series)\n";
+  const std::string line =
+      "  samples: 3 points over 1.50 ms (PM sampling; the JSON and HTML reports hold the series)\n";
   for (ViewPage page : {ViewPage::kSummary, ViewPage::kDetails, ViewPage::kRaw}) {
     const std::string text = render_report_view(r, page);
     EXPECT_NE(text.find(line), std::string::npos) << text;

@@ -265,7 +265,7 @@ TEST(PmSamplingCounterBackend, sample_series_counts_milliseconds_from_the_first_
 TEST(PmSamplingCounterBackend, sample_series_merges_runs_of_samples_past_the_most_points) {
   std::vector<CounterSample> samples;
   for (std::uint64_t i = 0; i < 7; ++i)
-    samples.push_back({1'000'000 + i * 100'000, 1'100'000 + i * 100'000, {1.0 * i, 2}});
+    samples.push_back({1'000'000 + i * 100'000, 1'100'000 + i * 100'000, {static_cast<double>(i), 2}});
   const std::vector<report::MetricSample> series = sample_series(samples, 3);
   ASSERT_EQ(series.size(), 3u);  // runs of 3: samples 0-2, 3-5, 6
   EXPECT_DOUBLE_EQ(series[0].start_ms, 0.0);
