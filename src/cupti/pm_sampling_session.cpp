@@ -161,7 +161,7 @@ StatusOr<std::unique_ptr<PmSamplingSession>> PmSamplingSession::enable(int devic
   // owns both for its lifetime, and every allocation comes before the Enable.
   std::unique_ptr<PmSamplingSession> session;
   try {
-    session.reset(new PmSamplingSession(nullptr, selection.metrics));
+    session.reset(new PmSamplingSession(selection.metrics));
     session->availability_ = availability;
     session->config_image_ = selection.config_image;
     session->metric_ptrs_ = c_strings(session->metrics_);

@@ -160,8 +160,8 @@ class PmSamplingSession {
   static std::uint64_t settle_us(std::uint64_t interval);
 
  private:
-  PmSamplingSession(CUpti_PmSampling_Object* object, std::vector<std::string> metrics)
-      : object_(object), metrics_(std::move(metrics)) {}
+  // The object is set once cuptiPmSamplingEnable has made it.
+  explicit PmSamplingSession(std::vector<std::string> metrics) : metrics_(std::move(metrics)) {}
   // cuptiPmSamplingSetConfig of config_image_ with the trigger and interval
   // given.
   Status set_config(bool time_trigger, std::uint64_t interval);
