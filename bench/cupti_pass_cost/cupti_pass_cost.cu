@@ -259,6 +259,18 @@ __global__ void tool_copy_kernel(const double* a, double* c, std::size_t n) {
   PC_INDEX;
   c[i] = a[i];
 }
+// Part k's L2 flush, as the tool's (src/cuda/kernels/cache_flush_kernel.cu):
+// reads `n` 16-byte vectors with plain loads that allocate in L2, folds them,
+// and writes only if the fold equals `never`, so nothing dirty is left.
+__global__ void flush_l2_kernel(const uint4* buffer, std::size_t n, unsigned* sink, unsigned never) {
+  unsigned fold = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 v = buffer[i];
+    fold ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (fold == never) sink[blockIdx.x] = fold;
+}
 __global__ void scale_kernel(double* b, const double* c, std::size_t n) {
   PC_INDEX;
   b[i] = 0.4 * c[i];
@@ -294,8 +306,12 @@ __global__ void stamp_kernel(unsigned long long* out) {
 // Work of the tool's kind queued before the range's kernels inside a pass
 // (part k): what a replayed pass runs before a member's work (its restore,
 // the L2 flush), done by a device-to-device cudaMemcpyAsync, by a kernel,
-// or as a memset.
-enum class ToolWork { kNone, kCopyEngine, kCopyKernel, kMemset };
+// or as a memset; and the L2 flush three ways: the tool's kernel (a read of
+// twice the L2), the same kernel launched in a second context of the tool's
+// own (which the range's context's automatic ranges might not count), and
+// the same read by the copy engines (chunks of the buffer copied, one after
+// the other, into one small destination, so that few dirty lines are left).
+enum class ToolWork { kNone, kCopyEngine, kCopyKernel, kMemset, kFlushKernel, kFlushOtherContext, kFlushCopyEngine };
 
 const char* name_of(ToolWork w) {
   switch (w) {
@@ -303,6 +319,9 @@ const char* name_of(ToolWork w) {
     case ToolWork::kCopyEngine: return "cudaMemcpyAsync device to device";
     case ToolWork::kCopyKernel: return "copy kernel";
     case ToolWork::kMemset: return "cudaMemsetAsync";
+    case ToolWork::kFlushKernel: return "L2 flush kernel";
+    case ToolWork::kFlushOtherContext: return "L2 flush kernel in a second context";
+    case ToolWork::kFlushCopyEngine: return "L2 flush by copy-engine copies into one small buffer";
   }
   return "?";
 }
@@ -316,6 +335,9 @@ class Workload {
     for (cudaEvent_t e : {begin_, end_})
       if (e != nullptr) cudaEventDestroy(e);
     if (gate_host_ != nullptr) cuMemFreeHost(gate_host_);
+    if (flush_ != nullptr) cudaFree(flush_);
+    if (flush_sink_ != nullptr) cudaFree(flush_sink_);
+    if (other_ != nullptr) cuCtxDestroy(other_);  // frees its buffer and stream with it
   }
   bool allocate(std::size_t mib) {
     n_ = mib * 1024 * 1024 / sizeof(double) / 3;
@@ -410,6 +432,65 @@ class Workload {
       case ToolWork::kCopyEngine: PC_TRY(cudaMemcpyAsync(c_, a_, bytes, cudaMemcpyDeviceToDevice, stream_)); break;
       case ToolWork::kCopyKernel: tool_copy_kernel<<<blocks_, 256, 0, stream_>>>(a_, c_, n_); break;
       case ToolWork::kMemset: PC_TRY(cudaMemsetAsync(c_, 0, bytes, stream_)); break;
+      case ToolWork::kFlushKernel:
+      case ToolWork::kFlushOtherContext:
+      case ToolWork::kFlushCopyEngine: return allocate_flush() && launch_flush(work);
+    }
+    PC_TRY(cudaGetLastError());
+    return true;
+  }
+  // The flush's buffers (twice the L2) in the range's context and, for
+  // kFlushOtherContext, in a second context made here; once.
+  bool allocate_flush() {
+    if (flush_ != nullptr) return true;
+    int device = 0, l2 = 0;
+    PC_TRY(cudaGetDevice(&device));
+    PC_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    flush_bytes_ = 2 * static_cast<std::size_t>(l2);
+    flush_bytes_ -= flush_bytes_ % kFlushChunk;
+    PC_TRY(cudaMalloc(&flush_, flush_bytes_));
+    PC_TRY(cudaMemset(flush_, 1, flush_bytes_));
+    PC_TRY(cudaMalloc(&flush_sink_, kFlushChunk));
+    CUdevice cu_device = 0;
+    PC_TRY(cuDeviceGet(&cu_device, device));
+    PC_TRY(cuCtxCreate(&other_, nullptr, 0, cu_device));  // pushed: current until popped below
+    bool ok = succeeded(cuMemAlloc(&other_flush_, flush_bytes_), "cuMemAlloc (second context)", __LINE__) &&
+              succeeded(cuMemsetD8(other_flush_, 1, flush_bytes_), "cuMemsetD8 (second context)", __LINE__) &&
+              succeeded(cuMemAlloc(&other_sink_, kFlushChunk), "cuMemAlloc (second context)", __LINE__) &&
+              succeeded(cuStreamCreate(&other_stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", __LINE__) &&
+              succeeded(cuCtxSynchronize(), "cuCtxSynchronize (second context)", __LINE__);
+    CUcontext popped = nullptr;
+    ok = succeeded(cuCtxPopCurrent(&popped), "cuCtxPopCurrent", __LINE__) && ok;
+    PC_TRY(cudaDeviceSynchronize());
+    std::printf("L2 flush buffers: %zu bytes (twice the L2), in the range's context and a second one\n", flush_bytes_);
+    return ok;
+  }
+  // The L2 flush of part k, queued before the range's kernels: the tool's
+  // kernel on the range's stream; the same kernel in the second context,
+  // waited for before returning; or the buffer copied by the copy engines in
+  // kFlushChunk pieces into one chunk-sized destination.
+  bool launch_flush(ToolWork work) {
+    const unsigned blocks = 1024;
+    const std::size_t vectors = flush_bytes_ / sizeof(uint4);
+    if (work == ToolWork::kFlushKernel) {
+      flush_l2_kernel<<<blocks, 256, 0, stream_>>>(static_cast<const uint4*>(flush_), vectors,
+                                                   static_cast<unsigned*>(flush_sink_), 0x9e3779b9u);
+    } else if (work == ToolWork::kFlushOtherContext) {
+      // The range's work so far must be done first, as the tool's flush is
+      // ordered after its restore.
+      PC_TRY(cudaStreamSynchronize(stream_));
+      PC_TRY(cuCtxPushCurrent(other_));
+      flush_l2_kernel<<<blocks, 256, 0, reinterpret_cast<cudaStream_t>(other_stream_)>>>(
+          reinterpret_cast<const uint4*>(other_flush_), vectors, reinterpret_cast<unsigned*>(other_sink_), 0x9e3779b9u);
+      const bool ok = succeeded(cudaGetLastError(), "flush launch (second context)", __LINE__) &&
+                      succeeded(cuStreamSynchronize(other_stream_), "cuStreamSynchronize (second context)", __LINE__);
+      CUcontext popped = nullptr;
+      PC_TRY(cuCtxPopCurrent(&popped));
+      if (!ok) return false;
+    } else {
+      for (std::size_t offset = 0; offset < flush_bytes_; offset += kFlushChunk)
+        PC_TRY(cudaMemcpyAsync(flush_sink_, static_cast<const char*>(flush_) + offset, kFlushChunk,
+                               cudaMemcpyDeviceToDevice, stream_));
     }
     PC_TRY(cudaGetLastError());
     return true;
@@ -434,6 +515,14 @@ class Workload {
   cudaEvent_t end_ = nullptr;
   std::uint32_t* gate_host_ = nullptr;  // launch_each's gate: host-mapped, read by cuStreamWaitValue32
   CUdeviceptr gate_device_ = 0;
+  static constexpr std::size_t kFlushChunk = std::size_t{1} << 20;  // the copy-engine flush's piece and destination
+  std::size_t flush_bytes_ = 0;
+  void* flush_ = nullptr;       // twice the L2, in the range's context
+  void* flush_sink_ = nullptr;  // kFlushChunk bytes: the kernel's sink, the copies' destination
+  CUcontext other_ = nullptr;   // the second context, with its own buffer, sink and stream
+  CUdeviceptr other_flush_ = 0;
+  CUdeviceptr other_sink_ = 0;
+  CUstream other_stream_ = nullptr;
 };
 
 // ------------------------------------------------------------------ set-up shared by the parts
@@ -876,12 +965,15 @@ bool run_range_profiler(Setup& s, const RangeVariant& v) {
     info.counterDataImageSize = image.size();
     PC_TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
     const std::size_t want = v.auto_ranges || v.kernel_user_ranges ? Workload::kKernels : 1;
-    if (info.numTotalRanges != want) {
+    // Part k: the tool's counted work comes first; the kernels' ranges are the last.
+    const std::size_t skipped =
+        v.tool_work != ToolWork::kNone && info.numTotalRanges > want ? info.numTotalRanges - want : 0;
+    if (info.numTotalRanges - skipped != want) {
       return failed("GetCounterDataInfo",
                     std::to_string(info.numTotalRanges) + " ranges, " + std::to_string(want) + " expected", __LINE__);
     }
-    std::vector<std::size_t> indices(info.numTotalRanges);
-    for (std::size_t r = 0; r < indices.size(); ++r) indices[r] = r;
+    std::vector<std::size_t> indices(want);
+    for (std::size_t r = 0; r < indices.size(); ++r) indices[r] = skipped + r;
     PC_TRY(evaluate_into_log(s.host, image, indices, names, v.value_source));
   }
   g_log.measuring = false;
@@ -2272,7 +2364,7 @@ bool part_range_profiler(Setup& s) {
 // against k1's is what the work costs inside a counted pass.
 bool part_tool_work(Setup& s) {
   std::vector<RangeVariant> variants;
-  auto add = [&](const char* name, ToolWork work) {
+  auto add = [&](const char* name, ToolWork work, const char* source = nullptr) {
     variants.push_back(RangeVariant{name});
     RangeVariant& v = variants.back();
     v.rounds = std::max(1, s.options.rounds);
@@ -2280,11 +2372,17 @@ bool part_tool_work(Setup& s) {
     v.image_ranges = Workload::kKernels + 4;  // room for more than one range of the tool's work
     v.tool_work = work;
     v.print_ranges = true;
+    v.value_source = source;
   };
-  add("k1_auto_kernels_alone", ToolWork::kNone);
+  variants.push_back(RangeVariant{"a1_whole_img1"});
+  variants.back().value_source = kReferenceSource;
+  add("k1_auto_kernels_alone", ToolWork::kNone, "k1 no flush (sum)");
   add("k2_auto_memcpy_dtod", ToolWork::kCopyEngine);
   add("k3_auto_copy_kernel", ToolWork::kCopyKernel);
   add("k4_auto_memset", ToolWork::kMemset);
+  add("k5_auto_flush_kernel", ToolWork::kFlushKernel, "k5 flush kernel (sum)");
+  add("k6_auto_flush_other_context", ToolWork::kFlushOtherContext, "k6 flush, 2nd context (sum)");
+  add("k7_auto_flush_copy_engine", ToolWork::kFlushCopyEngine, "k7 flush, copy engines (sum)");
   return run_variants(s, variants);
 }
 
