@@ -298,6 +298,8 @@ Status PmSamplingSession::ensure_blank(std::size_t samples) {
 
 std::uint64_t PmSamplingSession::settle_us(std::uint64_t interval) { return 4 * interval / 1000 + 500; }
 
+std::uint64_t PmSamplingSession::start_settle_us(std::uint64_t interval) { return 2 * interval / 1000 + 100; }
+
 std::size_t PmSamplingSession::image_samples(std::uint64_t window_ns, std::uint64_t interval_ns, bool time_trigger,
                                              std::size_t most) {
   // A sys-clock interval counts cycles: at up to 2 GHz, 2 per ns.
@@ -340,6 +342,11 @@ Status PmSamplingSession::start() {
   RR_CUPTI(cuptiPmSamplingStart(&p));
   started_ = true;
   started_at_ns_ = now_ns();
+  // The window's first sample holds what the counters gathered before the
+  // start (since the enable or the last stop: on an H100, the L2 flush that
+  // precedes the range); decode() drops it, so it must close before the
+  // application's work begins.
+  std::this_thread::sleep_for(std::chrono::microseconds(start_settle_us(interval_)));
   return ok_status();
 }
 
@@ -394,7 +401,11 @@ StatusOr<std::vector<PmSample>> PmSamplingSession::decode() {
   if (!stopped_once_) return failed_precondition("PM sampling decoded before a window was sampled");
   undecoded_ = false;
   try {
-    return decode_records();
+    RR_ASSIGN_OR_RETURN(std::vector<PmSample> samples, decode_records());
+    // The first sample closed during start()'s settle, before the window's
+    // work: it holds the counts from before the start.
+    if (!samples.empty()) samples.erase(samples.begin());
+    return samples;
   } catch (const std::bad_alloc&) {
     return resource_exhausted("no host memory for PM sampling's counter data images (" +
                               std::to_string(blank_samples_) + " samples of " + std::to_string(bytes_per_sample_) +

@@ -120,7 +120,10 @@ class PmSamplingSession {
 
   /// Lays out the blank counter data image decode() fills (decode's sizes),
   /// reads and drops the records of a window stopped but never decoded, then
-  /// cuptiPmSamplingStart: the GPU samples from now on. Errors:
+  /// cuptiPmSamplingStart, then waits start_settle_us(interval()) for the
+  /// window's first sample to close: that sample holds what the counters
+  /// gathered before the start (since the enable or the last stop) and
+  /// decode() leaves it out. The GPU samples from the start on. Errors:
   /// kFailedPrecondition when already started; CUPTI failures.
   Status start();
   /// Waits for a settle of 4 intervals and 0.5 ms (the sample holding the
@@ -129,7 +132,8 @@ class PmSamplingSession {
   /// started; CUPTI failures.
   Status stop();
   /// Decodes every record of the hardware buffer since the last start into
-  /// counter data images and evaluates each completed sample, in time order.
+  /// counter data images and evaluates each completed sample but the first
+  /// (the counts from before the start), in time order.
   /// The images are laid out at start(): kFirstImageSamples for the first
   /// window, then twice the samples of the longest window so far at the
   /// interval (at least kMinImageSamples, at most what fits in
@@ -158,6 +162,9 @@ class PmSamplingSession {
   /// The settle stop() waits for, in microseconds: 4 intervals (a sys-clock
   /// interval's cycles taken as ns, an overestimate above 1 GHz) and 500.
   static std::uint64_t settle_us(std::uint64_t interval);
+  /// The wait start() adds after cuptiPmSamplingStart, in microseconds: 2
+  /// intervals (a sys-clock interval's cycles taken as ns) and 100.
+  static std::uint64_t start_settle_us(std::uint64_t interval);
 
  private:
   // The object is set once cuptiPmSamplingEnable has made it.

@@ -82,5 +82,12 @@ TEST(PmSamplingSession, settles_four_intervals_and_half_a_millisecond) {
   EXPECT_EQ(PmSamplingSession::settle_us(20000), 580u);
 }
 
+// The start waits for the window's first sample (the counts from before the
+// start) to close: two intervals and 100 us.
+TEST(PmSamplingSession, start_settles_two_intervals_and_a_tenth_of_a_millisecond) {
+  EXPECT_EQ(PmSamplingSession::start_settle_us(100000), 300u);
+  EXPECT_EQ(PmSamplingSession::start_settle_us(20000), 140u);
+}
+
 }  // namespace
 }  // namespace rangereplay::cupti

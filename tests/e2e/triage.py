@@ -77,8 +77,10 @@ for label, app in CASES:
     print(f"{label}: backend {triage.get('counter_backend')}, {triage['pass_count']} pass, {len(names)} metrics "
           f"({', '.join(names)}), missing {triage.get('missing_metrics')}")
     if triage.get("counter_backend") != "pm_sampling" or triage["pass_count"] != 1 or not names:
+        declines = sorted({f"{r['decline_reason']} ({r['decline_detail']})" for r in triage["ranges"] if r["declined"]})
         failures.append(f"{label}: backend {triage.get('counter_backend')}, {triage['pass_count']} passes, "
-                        f"{len(names)} metrics; errors {triage.get('errors')}")
+                        f"{len(names)} metrics; errors {triage.get('errors')}; {len(triage['ranges'])} ranges, "
+                        f"declines {declines[:3]}")
         continue
     rc, out, err, ref = profile_with_report(CLI, ["--nvtx-include", "step/", "--metrics", ",".join(names),
                                                   "--range-metrics", "whole"], app, timeout=240)
