@@ -11,6 +11,7 @@
 
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
+#include "cuda/cache_flush.h"
 #include "cuda/cu_status.h"
 #include "cuda/kernels/launch_count.h"
 #include "tool/controller_helpers.h"
@@ -248,6 +249,7 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
   // entry snapshot.
   const std::string first = s.ok() ? values.status().message() : s.message();
   const bool by_copy_engines =
+      flushed_by_copy_engines_ ||
       std::any_of(parts.begin(), parts.end(), [](const auto& part) { return part->entry_by_copy_engines; });
   if (by_copy_engines && (!s.ok() || automatic_rows_over_ > 0) && !copy_engine_restores_counted_) {
     // More counter ranges than kernels (their copies were counted), or a
@@ -319,9 +321,18 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   if (s.ok()) s = counters_->backend().resize(counter_ranges);
   if (s.ok()) s = counters_->backend().begin_range();
   std::optional<std::vector<std::size_t>> tool_kernels;
+  // In automatic ranges the kernel flush would be one more counter range per
+  // member and pass; the copy engines' read of the same buffer is none.
+  flushed_by_copy_engines_ =
+      automatic && batch.size() > 1 && !copy_engine_restores_counted_ && environment::batch_copy_engine_restore();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    ReplayWindowParts window_parts{*counters_, stream, "batch", {}, counting_.flush().enqueue_hook()};
+    ReplayWindowParts window_parts{
+        *counters_,
+        stream,
+        "batch",
+        {},
+        flushed_by_copy_engines_ ? counting_.flush().enqueue_copy_engine_hook() : counting_.flush().enqueue_hook()};
     if (automatic) window_parts.tool_kernels = &kernels::tool_kernel_launches;
     ReplayWindow window(std::move(window_parts), counting_.pass_count());
     s = window.run(members);
@@ -383,7 +394,14 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
                                  " other deferred ranges, sharing " + std::to_string(passes - 1) +
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
-    if (std::holds_alternative<AutoKernelRanges>(range.counters))
+    if (std::holds_alternative<AutoKernelRanges>(range.counters) && flushed_by_copy_engines_)
+      range.record.notes.push_back(
+          "each kernel was counted in CUPTI's own per-kernel range; L2 was flushed before each replay by the copy "
+          "engines (a copy is no counter range; the flush leaves at most " +
+          std::to_string(cu::CacheFlush::kCopyEnginePiece >> 10) +
+          " KiB of its destination dirty in L2), and the counter ranges of restores that launch a kernel are left "
+          "out");
+    else if (std::holds_alternative<AutoKernelRanges>(range.counters))
       range.record.notes.push_back(
           "each kernel was counted in CUPTI's own per-kernel range; the counter ranges of the tool's kernels "
           "between the batch's ranges (their L2 flushes, and restores that launch a kernel) are left out");

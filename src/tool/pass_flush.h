@@ -56,6 +56,10 @@ class PassFlush {
   /// Enqueues the flush on the tool's stream without waiting (a replay
   /// window's flush_caches hook); empty without a flush.
   std::function<Status()> enqueue_hook();
+  /// The same by the copy engines (cu::CacheFlush::flush_by_copy_engines):
+  /// for a pass of CUPTI's automatic ranges, which count the kernel as a
+  /// counter range and the copies as none; empty without a flush.
+  std::function<Status()> enqueue_copy_engine_hook();
   /// What a replayed pass of `range` runs right after its counters start:
   /// the per-kernel lead-in flush, the whole-range lead-in (end_lead_in),
   /// or nothing (empty). The hook refers to this object and `session`,
