@@ -440,7 +440,8 @@ class Workload {
     return true;
   }
   // The flush's buffers (twice the L2) in the range's context and, for
-  // kFlushOtherContext, in a second context made here; once.
+  // kFlushOtherContext, in a second context made here; once (part k makes
+  // them before its first pass; later calls find them made).
   bool allocate_flush() {
     if (flush_ != nullptr) return true;
     int device = 0, l2 = 0;
@@ -2374,6 +2375,9 @@ bool part_tool_work(Setup& s) {
     v.print_ranges = true;
     v.value_source = source;
   };
+  // The flush's buffers and second context, made before any pass opens (not
+  // inside the warm-up range's first pass).
+  if (!s.work.allocate_flush()) return false;
   variants.push_back(RangeVariant{"a1_whole_img1"});
   variants.back().value_source = kReferenceSource;
   add("k1_auto_kernels_alone", ToolWork::kNone, "k1 no flush (sum)");

@@ -2,7 +2,8 @@
 // device, for whole-range totals and their time series (`--set triage`).
 // The GPU samples its performance monitors every interval into a hardware
 // buffer between start() and stop(); decode() turns what the buffer holds
-// into one PmSample per completed sample, evaluated with CUPTI's host API.
+// into one PmSample per completed sample but the window's first (which holds
+// the counts from before the start), evaluated with CUPTI's host API.
 //
 //   RR_ASSIGN_OR_RETURN(auto availability, cupti::pm_sampling_counter_availability(device));
 //   RR_ASSIGN_OR_RETURN(auto chosen, cupti::select_pm_sampling_metrics(chip, availability, wanted));

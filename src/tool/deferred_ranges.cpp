@@ -257,7 +257,10 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
     // range fewer than the kernels is CUPTI's own miss, which copies do not
     // explain: the restores stay.
     copy_engine_restores_counted_ = true;
-    debug("copy-engine entry restores turned off (%s); later batches restore as --restore says", first);
+    debug(
+        "copy-engine entry restores and flushes turned off (%s); later batches restore as --restore says and "
+        "flush L2 by the kernel",
+        first);
   }
   for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
   parts.clear();
@@ -323,8 +326,10 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   std::optional<std::vector<std::size_t>> tool_kernels;
   // In automatic ranges the kernel flush would be one more counter range per
   // member and pass; the copy engines' read of the same buffer is none.
-  flushed_by_copy_engines_ =
-      automatic && batch.size() > 1 && !copy_engine_restores_counted_ && environment::batch_copy_engine_restore();
+  // Set only for a window that runs: a failure before it says nothing of
+  // the copies.
+  flushed_by_copy_engines_ = s.ok() && automatic && batch.size() > 1 && !copy_engine_restores_counted_ &&
+                             environment::batch_copy_engine_restore();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
     ReplayWindowParts window_parts{

@@ -13,8 +13,8 @@
 //   if (Status s = flush.create(); !s.ok()) ...      // no flush: cache control none
 //   RR_RETURN_IF_ERROR(flush.flush_and_wait());      // before a pass's counters start
 //
-// Memory: none until create(); then cu::CacheFlush's (2 x L2 bytes plus 4
-// KiB of device memory), freed with the object (RangeCounters keeps it as
+// Memory: none until create(); then cu::CacheFlush's (2 x L2 bytes plus 1
+// MiB of device memory), freed with the object (RangeCounters keeps it as
 // long as the process).
 // Thread-safety: the tool's lock (one flush at a time on the tool's stream).
 // Errors are Status values; only the hooks' making can throw (std::bad_alloc

@@ -482,6 +482,7 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
     EXPECT_TRUE(has_note(r, "replayed a second time with a counter range pushed around each kernel"));
     EXPECT_TRUE(has_note(r, "durations run long"));
     EXPECT_FALSE(has_note(r, "the tool's kernels between the batch's ranges")) << "the first window's note";
+    EXPECT_FALSE(has_note(r, "L2 was flushed before each replay by the copy engines")) << "the first window's note";
   }
   // User ranges: one row per kernel, in order.
   EXPECT_EQ(first_value(ranges[0].kernels.at(0)), fake::counter_value(0, 0));
@@ -491,8 +492,9 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
 }
 
 TEST_F(BatchOfTwo, whose_automatic_ranges_fail_replays_again_with_user_ranges) {
-  // A CUPTI error at the end of a pass that counted the tool's flush
-  // kernels: the batch's exit state is back, and user ranges count it.
+  // A CUPTI error at the end of a pass that counted the tool's kernels (the
+  // restores' digest kernels): the batch's exit state is back, and user
+  // ranges count it.
   fake::CounterOptions counters;
   counters.auto_pass_fails_over_tool_kernels = 1;
   const std::vector<report::RangeRecord> ranges = profile_batch(counters);

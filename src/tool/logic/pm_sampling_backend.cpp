@@ -58,7 +58,9 @@ StatusOr<std::size_t> PmSamplingCounterBackend::decode() {
 StatusOr<std::vector<std::vector<double>>> PmSamplingCounterBackend::evaluate() const {
   if (!decoded_) return failed_precondition("PM sampling evaluated before its pass was decoded");
   if (samples_.empty())
-    return unavailable("PM sampling completed no sample in the range's window (its sums would be empty)");
+    return unavailable(
+        "PM sampling completed no sample in the range's window after its first (the counts from before the start, "
+        "left out): its sums would be empty");
   std::vector<double> sums(metric_count_, 0.0);
   for (const CounterSample& sample : samples_) {
     for (std::size_t m = 0; m < metric_count_; ++m) sums[m] += sample.values[m];
