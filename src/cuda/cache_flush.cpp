@@ -17,10 +17,7 @@ StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream) {
   if (!buffer.ok())
     return Status(buffer.status().code(),
                   "the L2 flush buffer (" + std::to_string(bytes / kMiB) + " MiB): " + buffer.status().message());
-  // The kernel's result words, and the copies' one destination.
-  static_assert(kCopyEnginePiece >= kernels::kCacheFlushBlocks * sizeof(unsigned int));
-  static_assert(kMiB % kCopyEnginePiece == 0);
-  StatusOr<DeviceBuffer> sink = allocate_device(kCopyEnginePiece);
+  StatusOr<DeviceBuffer> sink = allocate_device(kernels::kCacheFlushBlocks * sizeof(unsigned int));
   if (!sink.ok()) return Status(sink.status().code(), "the L2 flush's result words: " + sink.status().message());
   // Written once, so that every page is resident before the first flush;
   // what the flush reads does not matter, only that it reads.
@@ -30,15 +27,6 @@ StatusOr<CacheFlush> CacheFlush::create(CUdevice device, CUstream stream) {
 
 Status CacheFlush::flush(CUstream stream) const {
   return kernels::launch_l2_flush(buffer_.get(), bytes_, sink_.get(), stream);
-}
-
-Status CacheFlush::flush_by_copy_engines(CUstream stream) const {
-  // One copy per piece: a cuMemcpyBatchAsync call of them all would be a
-  // counter range of its own in CUPTI's automatic ranges (measured on an
-  // H100), which the flush by copies exists to avoid.
-  for (std::size_t offset = 0; offset < bytes_; offset += kCopyEnginePiece)
-    RR_CU(cuMemcpyAsync(sink_.get(), buffer_.get() + offset, kCopyEnginePiece, stream));
-  return ok_status();
 }
 
 }  // namespace rangereplay::cu

@@ -7,15 +7,7 @@
 //   RR_ASSIGN_OR_RETURN(CacheFlush flush, CacheFlush::create(device, stream));
 //   RR_RETURN_IF_ERROR(flush.flush(stream));   // then synchronize, then start the counters
 //
-// The same read can run on the copy engines (flush_by_copy_engines): the
-// buffer copied piece by piece into one kCopyEnginePiece destination. CUPTI's
-// automatic per-kernel ranges make a counter range of every kernel, the
-// flush's included, and of no copy: inside such a pass the copies cost a
-// third of the kernel (bench/cupti_pass_cost, part k). They leave at most
-// kCopyEnginePiece of dirty lines in L2 (the destination, written last), to
-// be written back inside the work that follows; the kernel leaves none.
-//
-// Memory: 2 x L2 bytes of device memory (120 MiB on an H200) plus 1 MiB,
+// Memory: 2 x L2 bytes of device memory (120 MiB on an H200) plus 4 KiB,
 // allocated once by create() in the current context, freed by the destructor.
 // Thread-safety: one flush at a time (launches on one stream).
 #pragma once
@@ -41,14 +33,6 @@ class CacheFlush {
 
   /// Enqueues the flush on `stream`. Errors: the launch's.
   Status flush(CUstream stream) const;
-
-  /// Bytes of each copy of flush_by_copy_engines, and of its destination.
-  static constexpr std::size_t kCopyEnginePiece = std::size_t{1} << 20;
-
-  /// Enqueues the same read on `stream` as bytes() / kCopyEnginePiece
-  /// device-to-device cuMemcpyAsync calls (no kernel), each into the same
-  /// kCopyEnginePiece destination. Errors: the first enqueue that failed.
-  Status flush_by_copy_engines(CUstream stream) const;
 
   /// Bytes the flush reads (twice the L2's).
   std::size_t bytes() const { return bytes_; }

@@ -11,7 +11,6 @@
 
 #include "core/base/elapsed.h"
 #include "core/base/environment.h"
-#include "cuda/cache_flush.h"
 #include "cuda/cu_status.h"
 #include "cuda/kernels/launch_count.h"
 #include "tool/controller_helpers.h"
@@ -249,7 +248,6 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
   // entry snapshot.
   const std::string first = s.ok() ? values.status().message() : s.message();
   const bool by_copy_engines =
-      flushed_by_copy_engines_ ||
       std::any_of(parts.begin(), parts.end(), [](const auto& part) { return part->entry_by_copy_engines; });
   if (by_copy_engines && (!s.ok() || automatic_rows_over_ > 0) && !copy_engine_restores_counted_) {
     // More counter ranges than kernels (their copies were counted), or a
@@ -257,10 +255,7 @@ Status DeferredRanges::run_batch_windows(std::vector<std::unique_ptr<ActiveRange
     // range fewer than the kernels is CUPTI's own miss, which copies do not
     // explain: the restores stay.
     copy_engine_restores_counted_ = true;
-    debug(
-        "copy-engine entry restores and flushes turned off (%s); later batches restore as --restore says and "
-        "flush L2 by the kernel",
-        first);
+    debug("copy-engine entry restores turned off (%s); later batches restore as --restore says", first);
   }
   for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->record = before[i];
   parts.clear();
@@ -324,20 +319,9 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
   if (s.ok()) s = counters_->backend().resize(counter_ranges);
   if (s.ok()) s = counters_->backend().begin_range();
   std::optional<std::vector<std::size_t>> tool_kernels;
-  // In automatic ranges the kernel flush would be one more counter range per
-  // member and pass; the copy engines' read of the same buffer is none.
-  // Set only for a window that runs: a failure before it says nothing of
-  // the copies.
-  flushed_by_copy_engines_ = s.ok() && automatic && batch.size() > 1 && !copy_engine_restores_counted_ &&
-                             environment::batch_copy_engine_restore();
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);
-    ReplayWindowParts window_parts{
-        *counters_,
-        stream,
-        "batch",
-        {},
-        flushed_by_copy_engines_ ? counting_.flush().enqueue_copy_engine_hook() : counting_.flush().enqueue_hook()};
+    ReplayWindowParts window_parts{*counters_, stream, "batch", {}, counting_.flush().enqueue_hook()};
     if (automatic) window_parts.tool_kernels = &kernels::tool_kernel_launches;
     ReplayWindow window(std::move(window_parts), counting_.pass_count());
     s = window.run(members);
@@ -399,14 +383,7 @@ void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& bat
     range.record.notes.push_back("replayed with " + std::to_string(batch.size() - 1) +
                                  " other deferred ranges, sharing " + std::to_string(passes - 1) +
                                  " CUPTI passes (replayed when: " + why + "); pass 0 ran without counters");
-    if (std::holds_alternative<AutoKernelRanges>(range.counters) && flushed_by_copy_engines_)
-      range.record.notes.push_back(
-          "each kernel was counted in CUPTI's own per-kernel range; L2 was flushed before each replay by the copy "
-          "engines (a copy is no counter range; the flush leaves at most " +
-          std::to_string(cu::CacheFlush::kCopyEnginePiece >> 10) +
-          " KiB of its destination dirty in L2), and the counter ranges of restores that launch a kernel are left "
-          "out");
-    else if (std::holds_alternative<AutoKernelRanges>(range.counters))
+    if (std::holds_alternative<AutoKernelRanges>(range.counters))
       range.record.notes.push_back(
           "each kernel was counted in CUPTI's own per-kernel range; the counter ranges of the tool's kernels "
           "between the batch's ranges (their L2 flushes, and restores that launch a kernel) are left out");

@@ -285,11 +285,8 @@ class DeferredRanges {
   // A batch whose members restored by the copy engines got more counter
   // ranges from CUPTI's automatic ranges than it had kernels (the copies were
   // counted), or its window failed: later batches restore as --restore says
-  // and flush L2 by the kernel (under the tool's lock, as every member here).
+  // (under the tool's lock, as every member here).
   bool copy_engine_restores_counted_ = false;
-  // Whether the last batch window flushed L2 by the copy engines
-  // (cu::CacheFlush::flush_by_copy_engines) rather than by the kernel.
-  bool flushed_by_copy_engines_ = false;
   // Counter ranges the last batch window in automatic ranges got beyond its
   // kernels and the tool's own (0 when they matched or were fewer).
   std::size_t automatic_rows_over_ = 0;

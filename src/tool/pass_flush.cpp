@@ -32,11 +32,6 @@ std::function<Status()> PassFlush::enqueue_hook() {
   return [this] { return flush_->flush(stream_); };
 }
 
-std::function<Status()> PassFlush::enqueue_copy_engine_hook() {
-  if (!flush_) return {};
-  return [this] { return flush_->flush_by_copy_engines(stream_); };
-}
-
 std::function<Status()> PassFlush::after_counters_start(const ActiveRange& range, CounterSession& session) {
   if (has_lead_in_flush(range.counters)) return enqueue_hook();
   if (!flush_) return {};

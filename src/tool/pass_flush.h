@@ -13,8 +13,8 @@
 //   if (Status s = flush.create(); !s.ok()) ...      // no flush: cache control none
 //   RR_RETURN_IF_ERROR(flush.flush_and_wait());      // before a pass's counters start
 //
-// Memory: none until create(); then cu::CacheFlush's (2 x L2 bytes plus 1
-// MiB of device memory), freed with the object (RangeCounters keeps it as
+// Memory: none until create(); then cu::CacheFlush's (2 x L2 bytes plus 4
+// KiB of device memory), freed with the object (RangeCounters keeps it as
 // long as the process).
 // Thread-safety: the tool's lock (one flush at a time on the tool's stream).
 // Errors are Status values; only the hooks' making can throw (std::bad_alloc
@@ -56,10 +56,6 @@ class PassFlush {
   /// Enqueues the flush on the tool's stream without waiting (a replay
   /// window's flush_caches hook); empty without a flush.
   std::function<Status()> enqueue_hook();
-  /// The same by the copy engines (cu::CacheFlush::flush_by_copy_engines):
-  /// for a pass of CUPTI's automatic ranges, which count the kernel as a
-  /// counter range and the copies as none; empty without a flush.
-  std::function<Status()> enqueue_copy_engine_hook();
   /// What a replayed pass of `range` runs right after its counters start:
   /// the per-kernel lead-in flush, the whole-range lead-in (end_lead_in),
   /// or nothing (empty). The hook refers to this object and `session`,

@@ -5,7 +5,11 @@ For three examples and two `ml` programs (JAX, torch.compile; skipped where thei
 plain run's checksums and exit code are kept under `--set triage`; the report names the
 `pm_sampling` backend and 1 pass; every range has PM samples in time order whose per-metric sums are its
 totals; and against `--metrics <the same list> --range-metrics whole` (range replay, CUPTI's range profiler) each
-range's instruction count is equal and every other total within 2 %.
+range's instruction count is equal and every other total within 2 %, or within twice the range profiler's own
+difference between two runs where that is larger (the totals of DRAM bytes and L2 sectors move from run to run,
+with concurrent streams most). A range that begins a stream capture is declined `stream_capture_active` (captured
+work does not run in the range): such ranges are left out of the comparison, and a program whose every range was
+declined so is reported as skipped.
 
 GPU end-to-end test. Exit 1 on any mismatch, 77 without a GPU.
 """
@@ -73,6 +77,10 @@ for label, app in CASES:
                         f"{tail(err)}")
         continue
     counted = [r for r in triage["ranges"] if not r["declined"]]
+    captured = [r for r in triage["ranges"] if r["declined"] and r["decline_reason"] == "stream_capture_active"]
+    if not counted and captured and len(captured) == len(triage["ranges"]):
+        print(f"{label}: skipped: every range declined stream_capture_active (it captures inside its ranges)")
+        continue
     names = [m["name"] for m in (counted[0].get("range_metrics") or [])] if counted else []
     print(f"{label}: backend {triage.get('counter_backend')}, {triage['pass_count']} pass, {len(names)} metrics "
           f"({', '.join(names)}), missing {triage.get('missing_metrics')}")
@@ -82,12 +90,20 @@ for label, app in CASES:
                         f"{len(names)} metrics; errors {triage.get('errors')}; {len(triage['ranges'])} ranges, "
                         f"declines {declines[:3]}")
         continue
-    rc, out, err, ref = profile_with_report(CLI, ["--nvtx-include", "step/", "--metrics", ",".join(names),
-                                                  "--range-metrics", "whole"], app, timeout=240)
-    if isinstance(ref, str) or rc != prc:
-        failures.append(f"{label} range profiler: rc={rc}, {ref if isinstance(ref, str) else 'report'}: {tail(err)}")
+    refs = []
+    for _ in range(2):
+        rc, out, err, ref = profile_with_report(CLI, ["--nvtx-include", "step/", "--metrics", ",".join(names),
+                                                      "--range-metrics", "whole"], app, timeout=240)
+        if isinstance(ref, str) or rc != prc:
+            failures.append(f"{label} range profiler: rc={rc}, {ref if isinstance(ref, str) else 'report'}: "
+                            f"{tail(err)}")
+            break
+        refs.append(ref)
+    if len(refs) < 2:
         continue
+    ref = refs[0]
     ref_ranges = {r["index"]: r for r in ref["ranges"]}
+    again = {r["index"]: r for r in refs[1]["ranges"]}
     if {r["index"] for r in triage["ranges"]} != set(ref_ranges):
         failures.append(f"{label}: triage matched ranges {sorted(r['index'] for r in triage['ranges'])}, the range "
                         f"profiler's run {sorted(ref_ranges)}")
@@ -96,6 +112,9 @@ for label, app in CASES:
     exact = EXACT if app[0] != sys.executable else ()
     for r in triage["ranges"]:
         where = f"{label} range {r['index']}"
+        if r["declined"] and r["decline_reason"] == "stream_capture_active":
+            print(f"  {where}: declined stream_capture_active, left out")
+            continue
         if r["declined"]:
             failures.append(f"{where} declined: {r['decline_reason']} ({r['decline_detail']})")
             continue
@@ -107,6 +126,7 @@ for label, app in CASES:
             failures.append(f"{where}: the range profiler's run has no values for it")
             continue
         ours, theirs = values(r), values(other)
+        second = values(again[r["index"]]) if r["index"] in again and not again[r["index"]]["declined"] else {}
         cells = []
         for name in names:
             a, b = ours.get(name), theirs.get(name)
@@ -117,9 +137,14 @@ for label, app in CASES:
                 failures.append(f"{where}: {name} is not a number (triage {a}, range profiler {b})")
                 continue
             rel = abs(a - b) / max(abs(b), 1.0)
-            cells.append(f"{name} {a:.6g}/{b:.6g} ({100 * (a - b) / max(abs(b), 1.0):+.2f}%)")
-            if (name in exact and a != b) or rel > TOLERANCE:
-                failures.append(f"{where}: {name} triage {a} vs range profiler {b} ({100 * rel:.2f}%)")
+            c = second.get(name)
+            spread = abs(c - b) / max(abs(b), 1.0) if isinstance(c, (int, float)) else 0.0
+            allowed = max(TOLERANCE, 2 * spread)
+            cells.append(f"{name} {a:.6g}/{b:.6g} ({100 * (a - b) / max(abs(b), 1.0):+.2f}%, "
+                         f"range profiler's own {100 * spread:.2f}%)")
+            if (name in exact and a != b) or rel > allowed:
+                failures.append(f"{where}: {name} triage {a} vs range profiler {b} ({100 * rel:.2f}%; allowed "
+                                f"{100 * allowed:.2f}%)")
         print(f"  {where}: " + "; ".join(cells))
 
 sys.exit(summarize(failures))

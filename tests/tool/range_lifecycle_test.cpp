@@ -343,7 +343,7 @@ void expect_batch_of_two_in_automatic_ranges(const std::vector<report::RangeReco
     EXPECT_EQ(r.counter_ranges, "auto");
     EXPECT_EQ(r.passes, 4u);
     EXPECT_TRUE(has_note(r, "replayed with 1 other deferred ranges"));
-    EXPECT_TRUE(has_note(r, "each kernel was counted in CUPTI's own per-kernel range"));
+    EXPECT_TRUE(has_note(r, "the tool's kernels between the batch's ranges"));
     EXPECT_FALSE(has_note(r, "durations run long"));
   }
   ASSERT_EQ(ranges[0].kernels.size(), 1u);
@@ -355,24 +355,19 @@ void expect_batch_of_two_in_automatic_ranges(const std::vector<report::RangeReco
 
 TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_tools_kernels) {
   const std::vector<report::RangeRecord> ranges = profile_batch({});
-  // The fake's rows count every kernel of a pass, the tool's restores
-  // included: each range's values are its own kernels' rows. The entry states
-  // lie in the pinned tier here (and the copy engines restore only states on
-  // the device tier), so each range's restore is differential, in one launch
-  // inside the pass (a digest kernel that copies what it decides), then its
-  // flush by the copy engines (no row): row 0 is the tool's, row 1 the first
-  // range's kernel, row 2 the tool's again, rows 3-4 the second range's.
-  expect_batch_of_two_in_automatic_ranges(ranges, {1, 3, 4});
+  // The fake's rows count every kernel of a pass, the tool's restores and
+  // flushes included: each range's values are its own kernels' rows. The
+  // entry states lie in the pinned tier here (and the copy engines restore
+  // only states on the device tier), so each range's restore is differential, in one launch inside the pass (a digest
+  // kernel that copies what it decides), then its flush: rows 0-1 are the tool's, row 2 the first range's kernel, rows
+  // 3-4 the tool's again, rows 5-6 the second range's.
+  expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
   for (const report::RangeRecord& r : ranges) {
     EXPECT_EQ(r.restore, "differential");
-    EXPECT_FALSE(has_note(r, "restored the whole entry state by the copy engines"));
-    EXPECT_TRUE(has_note(r, "L2 was flushed before each replay by the copy engines"));
+    EXPECT_FALSE(has_note(r, "by the copy engines"));
   }
-  // Pass 0 of each, three passes of the batch; one copy per entry snapshot
-  // (to the pinned tier), two per flush (the fake's L2 of 1 MiB: a flush
-  // reads 2 MiB in 1 MiB pieces).
+  // Pass 0 of each, three passes of the batch.
   EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
-  EXPECT_EQ(fake::counts().async_copy_calls, 2u + 2u * 3u * 2u);
 }
 
 // The same batch with room on the device for the entry snapshots.
@@ -408,29 +403,20 @@ class BatchOfTwoOnTheDevice : public BatchOfTwo {
 
 TEST_F(BatchOfTwoOnTheDevice, restores_differentially_with_the_copy_engine_restores_off) {
   if (!with_copy_engine_restore("0")) return;
-  // Restores and flushes are kernels, each a row of the tool's: rows 0-1,
-  // row 2 the first range's kernel, rows 3-4 the tool's, rows 5-6 the second
-  // range's.
-  const std::vector<report::RangeRecord> ranges = profile_on_the_device({2, 5, 6}, "differential");
-  for (const report::RangeRecord& r : ranges)
-    EXPECT_TRUE(has_note(r, "the tool's kernels between the batch's ranges")) << "the flush is a kernel";
-  EXPECT_EQ(fake::counts().async_copy_calls, 0u);
+  profile_on_the_device({2, 5, 6}, "differential");
 }
 
 TEST_F(BatchOfTwoOnTheDevice, restores_by_the_copy_engines_outside_every_counter_range_by_default) {
   if (!with_copy_engine_restore(nullptr)) return;
-  // Each range's entry state is restored by the copy engines, then L2 is
-  // flushed by them (no kernel, so no row): row 0 is the first range's
-  // kernel, rows 1-2 the second range's.
-  const std::vector<report::RangeRecord> ranges = profile_on_the_device({0, 1, 2}, "full");
+  // Each range's entry state is restored by the copy engines (no kernel, so
+  // no row), then flushed by a kernel: row 0 is the tool's, row 1 the first
+  // range's kernel, row 2 the tool's again, rows 3-4 the second range's.
+  const std::vector<report::RangeRecord> ranges = profile_on_the_device({1, 3, 4}, "full");
   for (const report::RangeRecord& r : ranges) {
     EXPECT_TRUE(has_note(r, "each replay restored the whole entry state by the copy engines"));
-    EXPECT_TRUE(has_note(r, "L2 was flushed before each replay by the copy engines"));
     for (const report::PassRecord& p : r.pass_records) EXPECT_EQ(p.restored_bytes, r.footprint_bytes);
   }
-  // Per member and pass one copy restores and two flush.
   EXPECT_EQ(fake::counts().launches, 3u + 3u * 3u);
-  EXPECT_EQ(fake::counts().async_copy_calls, 2u * 3u * 3u);
 }
 
 TEST_F(BatchOfTwoOnTheDevice, stops_restoring_by_the_copy_engines_once_cupti_counts_the_copies) {
@@ -442,9 +428,8 @@ TEST_F(BatchOfTwoOnTheDevice, stops_restoring_by_the_copy_engines_once_cupti_cou
   counters.auto_ranges_count_copies = true;
   const std::vector<report::RangeRecord> ranges = profile_batch(counters, /*batches=*/2);
   ASSERT_EQ(ranges.size(), 4u);
-  // Per member and pass of the first batch's first window only: one copy
-  // restores, two flush.
-  EXPECT_EQ(fake::counts().async_copy_calls, 2u * 3u * 3u);
+  // One copy per member and pass of the first batch's first window only.
+  EXPECT_EQ(fake::counts().async_copy_calls, 2u * 3u);
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const report::RangeRecord& r = ranges[i];
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
@@ -468,8 +453,7 @@ TEST_F(BatchOfTwoOnTheDevice, keeps_restoring_by_the_copy_engines_when_cupti_mis
     ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
     EXPECT_EQ(r.counter_ranges, "user");
   }
-  EXPECT_EQ(fake::counts().async_copy_calls, 2u * 2u * 3u * 3u)
-      << "each batch's first window restored (one copy) and flushed (two) by the copies";
+  EXPECT_EQ(fake::counts().async_copy_calls, 2u * 2u * 3u) << "each batch's first window restored by the copies";
 }
 
 TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_ranges) {
@@ -482,7 +466,6 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
     EXPECT_TRUE(has_note(r, "replayed a second time with a counter range pushed around each kernel"));
     EXPECT_TRUE(has_note(r, "durations run long"));
     EXPECT_FALSE(has_note(r, "the tool's kernels between the batch's ranges")) << "the first window's note";
-    EXPECT_FALSE(has_note(r, "L2 was flushed before each replay by the copy engines")) << "the first window's note";
   }
   // User ranges: one row per kernel, in order.
   EXPECT_EQ(first_value(ranges[0].kernels.at(0)), fake::counter_value(0, 0));
@@ -492,9 +475,8 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
 }
 
 TEST_F(BatchOfTwo, whose_automatic_ranges_fail_replays_again_with_user_ranges) {
-  // A CUPTI error at the end of a pass that counted the tool's kernels (the
-  // restores' digest kernels): the batch's exit state is back, and user
-  // ranges count it.
+  // A CUPTI error at the end of a pass that counted the tool's flush
+  // kernels: the batch's exit state is back, and user ranges count it.
   fake::CounterOptions counters;
   counters.auto_pass_fails_over_tool_kernels = 1;
   const std::vector<report::RangeRecord> ranges = profile_batch(counters);

@@ -64,10 +64,9 @@ CounterLayout layout_after_recording_pass0(bool per_kernel_metrics, bool graph_l
 
 /// The layout of a range replayed in a batch of several deferred ranges
 /// (graph launches never wait for one): per-kernel values from CUPTI's
-/// automatic ranges when the tool flushes caches (the tool's kernels before a
-/// member's, a restore's one launch or a flush by the kernel, are then
-/// counter ranges, so a kernel the automatic ranges missed changes the
-/// count: batch_first_rows), from a user range pushed
+/// automatic ranges when the tool flushes caches (each member's L2 flush is
+/// then a counter range before its kernels, so a kernel the automatic ranges
+/// missed changes the count: batch_first_rows), from a user range pushed
 /// around each kernel without the flush or with `user_kernel_ranges`
 /// (RANGEREPLAY_KERNEL_RANGES=user); one user range around the whole range
 /// for whole-range values. No lead-in flush: each member's own flush is in
@@ -78,8 +77,8 @@ CounterLayout batched_layout(bool per_kernel_metrics, bool user_kernel_ranges, b
 /// before its replayed work under CUPTI's automatic ranges: its restore's
 /// one launch (the digest kernel of a differential restore, which copies
 /// what it decides there; none when the copy engines restore it) and its L2
-/// flush (none when the copy engines flush, as they do by default): an upper
-/// bound. The counter image of a batch is sized with them; a restore that launched
+/// flush.
+/// The counter image of a batch is sized with them; a restore that launched
 /// more would leave counter ranges out of the image, which batch_first_rows
 /// then finds.
 inline constexpr std::size_t kBatchToolKernelRanges = 2;

@@ -25,8 +25,8 @@
 // start left dirty in L2. Its members are counted in user ranges
 // (CounterPasses::push_range), between which the restores and flushes run,
 // or in CUPTI's automatic per-kernel ranges, where each of the tool's own
-// kernels (a restore's one launch, a flush by the kernel; a flush by the
-// copy engines is none) is a counter range of its own: the window then counts them before each member's work
+// kernels (a restore's one launch, a flush) is a counter range
+// of its own: the window then counts them before each member's work
 // (ReplayWindowParts::tool_kernels), for the caller to leave their rows
 // out, and tells when two passes counted differently. --verify's observers
 // run in windows of one only (a window of several with an observer is
@@ -251,7 +251,7 @@ struct ReplayWindowParts {
   // (kernels::tool_kernel_launches), for a window of several members whose
   // passes count every kernel in CUPTI's automatic per-kernel ranges: each
   // member's restore and flush run inside the pass there, so their kernels
-  // (not their copies) are counter ranges too, and the window counts them before each member's
+  // are counter ranges too, and the window counts them before each member's
   // replayed work (ReplayWindow::tool_kernels_before). May be empty.
   std::function<std::uint64_t()> tool_kernels;
 };
