@@ -79,6 +79,7 @@
 #include <vector>
 
 #include "core/config/metric_sets.h"
+#include "cuda/kernels/cache_flush_kernel.h"
 #include "cupti/cupti_params.h"
 
 namespace rangereplay::bench::pass_cost {
@@ -258,18 +259,6 @@ __global__ void copy_kernel(const double* a, double* c, std::size_t n) {
 __global__ void tool_copy_kernel(const double* a, double* c, std::size_t n) {
   PC_INDEX;
   c[i] = a[i];
-}
-// Part k's L2 flush, as the tool's (src/cuda/kernels/cache_flush_kernel.cu):
-// reads `n` 16-byte vectors with plain loads that allocate in L2, folds them,
-// and writes only if the fold equals `never`, so nothing dirty is left.
-__global__ void flush_l2_kernel(const uint4* buffer, std::size_t n, unsigned* sink, unsigned never) {
-  unsigned fold = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const uint4 v = buffer[i];
-    fold ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (fold == never) sink[blockIdx.x] = fold;
 }
 __global__ void scale_kernel(double* b, const double* c, std::size_t n) {
   PC_INDEX;
@@ -471,19 +460,22 @@ class Workload {
   // waited for before returning; or the buffer copied by the copy engines in
   // kFlushChunk pieces into one chunk-sized destination.
   bool launch_flush(ToolWork work) {
-    const unsigned blocks = 1024;
-    const std::size_t vectors = flush_bytes_ / sizeof(uint4);
+    // The tool's own flush kernel (cuda/kernels/cache_flush_kernel.h).
+    const auto flush = [this](CUdeviceptr buffer, CUdeviceptr sink, CUstream stream) {
+      const Status launched = kernels::launch_l2_flush(buffer, flush_bytes_, sink, stream);
+      if (!launched.ok()) std::printf("FAILED: %s\n", launched.message().c_str());
+      return launched.ok();
+    };
     if (work == ToolWork::kFlushKernel) {
-      flush_l2_kernel<<<blocks, 256, 0, stream_>>>(static_cast<const uint4*>(flush_), vectors,
-                                                   static_cast<unsigned*>(flush_sink_), 0x9e3779b9u);
+      if (!flush(reinterpret_cast<CUdeviceptr>(flush_), reinterpret_cast<CUdeviceptr>(flush_sink_),
+                 reinterpret_cast<CUstream>(stream_)))
+        return false;
     } else if (work == ToolWork::kFlushOtherContext) {
       // The range's work so far must be done first, as the tool's flush is
       // ordered after its restore.
       PC_TRY(cudaStreamSynchronize(stream_));
       PC_TRY(cuCtxPushCurrent(other_));
-      flush_l2_kernel<<<blocks, 256, 0, reinterpret_cast<cudaStream_t>(other_stream_)>>>(
-          reinterpret_cast<const uint4*>(other_flush_), vectors, reinterpret_cast<unsigned*>(other_sink_), 0x9e3779b9u);
-      const bool ok = succeeded(cudaGetLastError(), "flush launch (second context)", __LINE__) &&
+      const bool ok = flush(other_flush_, other_sink_, other_stream_) &&
                       succeeded(cuStreamSynchronize(other_stream_), "cuStreamSynchronize (second context)", __LINE__);
       CUcontext popped = nullptr;
       PC_TRY(cuCtxPopCurrent(&popped));
@@ -517,9 +509,10 @@ class Workload {
   std::uint32_t* gate_host_ = nullptr;  // launch_each's gate: host-mapped, read by cuStreamWaitValue32
   CUdeviceptr gate_device_ = 0;
   static constexpr std::size_t kFlushChunk = std::size_t{1} << 20;  // the copy-engine flush's piece and destination
+  static_assert(kFlushChunk >= kernels::kCacheFlushBlocks * sizeof(unsigned), "the flush kernel's result words");
   std::size_t flush_bytes_ = 0;
   void* flush_ = nullptr;       // twice the L2, in the range's context
-  void* flush_sink_ = nullptr;  // kFlushChunk bytes: the kernel's sink, the copies' destination
+  void* flush_sink_ = nullptr;  // kFlushChunk bytes: the kernel's result words, the copies' destination
   CUcontext other_ = nullptr;   // the second context, with its own buffer, sink and stream
   CUdeviceptr other_flush_ = 0;
   CUdeviceptr other_sink_ = 0;

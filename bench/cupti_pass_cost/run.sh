@@ -33,9 +33,11 @@ bin=${TMPDIR:-/tmp}/cupti_pass_cost
 } >"$logs/gpu.txt" 2>&1
 cat "$logs/gpu.txt"
 
-# metric_sets.cpp and the core sources it needs (a missing one fails the link by name).
+# metric_sets.cpp and the core sources it needs (a missing one fails the link by name), and the tool's
+# L2 flush kernel (part k).
 sources=("$here/cupti_pass_cost.cu")
 for f in config/metric_sets base/closest_names base/ascii base/status base/decline_reason; do sources+=("$root/src/core/$f.cpp"); done
+for f in cache_flush_kernel launch_count; do sources+=("$root/src/cuda/kernels/$f.cu"); done
 if [[ -n ${CUPTI_PASS_COST_BIN:-} ]]; then
   # A binary built beforehand (the CMake target cupti_pass_cost, in the pack
   # scripts/gpu-prebuild.sh makes): no build here.

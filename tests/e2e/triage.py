@@ -39,6 +39,11 @@ def values(r):
     return {m["name"]: m["value"] for m in r.get("range_metrics") or []}
 
 
+def capturing(r):
+    """Whether the range was declined for a stream capture begun inside it."""
+    return r["declined"] and r["decline_reason"] == "stream_capture_active"
+
+
 def check_samples(label, r, names):
     """The range's samples: present, in time order, summing to its totals."""
     samples = r.get("samples") or []
@@ -77,8 +82,7 @@ for label, app in CASES:
                         f"{tail(err)}")
         continue
     counted = [r for r in triage["ranges"] if not r["declined"]]
-    captured = [r for r in triage["ranges"] if r["declined"] and r["decline_reason"] == "stream_capture_active"]
-    if not counted and captured and len(captured) == len(triage["ranges"]):
+    if triage["ranges"] and all(capturing(r) for r in triage["ranges"]):
         print(f"{label}: skipped: every range declined stream_capture_active (it captures inside its ranges)")
         continue
     names = [m["name"] for m in (counted[0].get("range_metrics") or [])] if counted else []
@@ -112,7 +116,7 @@ for label, app in CASES:
     exact = EXACT if app[0] != sys.executable else ()
     for r in triage["ranges"]:
         where = f"{label} range {r['index']}"
-        if r["declined"] and r["decline_reason"] == "stream_capture_active":
+        if capturing(r):
             print(f"  {where}: declined stream_capture_active, left out")
             continue
         if r["declined"]:
