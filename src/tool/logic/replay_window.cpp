@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <utility>
 
 #include "core/base/elapsed.h"
 
@@ -99,6 +101,26 @@ Status add_pass_times(ReplayStream& stream, report::StageTimings& t) {
 
 }  // namespace
 
+std::string describe_window_steps(const ReplayWindowSteps& steps, std::size_t members) {
+  const std::pair<const char*, double> parts[] = {{"restore enqueue", steps.restore_enqueue_ms},
+                                                  {"read back", steps.read_back_ms},
+                                                  {"flush enqueue", steps.flush_enqueue_ms},
+                                                  {"synchronize", steps.synchronize_ms},
+                                                  {"submit", steps.submit_ms},
+                                                  {"work wait", steps.work_wait_ms},
+                                                  {"pass times", steps.pass_times_ms},
+                                                  {"pass starts", steps.start_pass_ms},
+                                                  {"pass ends", steps.end_pass_ms}};
+  std::string out = "window of " + std::to_string(members) + ", host ms:";
+  char buf[64];
+  for (const auto& [name, ms] : parts) {
+    std::snprintf(buf, sizeof buf, " %s %.2f,", name, ms);
+    out += buf;
+  }
+  out.pop_back();
+  return out;
+}
+
 Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded) {
   const bool unloaded = module_unloaded && module_unloaded();
   if (!unloaded && failure.decline_reason()) return Decline{*failure.decline_reason(), failure.message()};
@@ -164,7 +186,9 @@ StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, std::vector<ReplayMember
   }
   const auto c = Clock::now();
   RR_ASSIGN_OR_RETURN(const bool all_submitted, parts_.counters.end_pass());
-  counters_ms += ms_since(c);
+  const double end_ms = ms_since(c);
+  counters_ms += end_ms;
+  steps_.end_pass_ms += end_ms;
   const double share = counters_ms / static_cast<double>(members.size());
   for (ReplayMember& m : members) {
     report::StageTimings& t = m.record->timings;
@@ -180,6 +204,7 @@ Status ReplayWindow::start_counters(double& counters_ms) {
   counters_ms += ms_since(c);
   mark_tool_kernels();
   if (parts_.after_counters_start) RR_RETURN_IF_ERROR(parts_.after_counters_start());
+  steps_.start_pass_ms += ms_since(c);
   return ok_status();
 }
 
@@ -188,16 +213,27 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
   report::RangeRecord& record = *m.record;
   report::StageTimings& t = record.timings;
   ReplayStream& stream = parts_.stream;
+  auto step = Clock::now();
+  // Adds the host time since the previous step's end to `to`.
+  auto lap = [&step](double& to) {
+    const auto now = Clock::now();
+    to += std::chrono::duration<double, std::milli>(now - step).count();
+    step = now;
+  };
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreBegin));
   RR_RETURN_IF_ERROR(m.restore->restore_entry());
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kRestoreEnd));
+  lap(steps_.restore_enqueue_ms);
   RR_RETURN_IF_ERROR(m.restore->read_back());
+  lap(steps_.read_back_ms);
   if (parts_.flush_caches) RR_RETURN_IF_ERROR(parts_.flush_caches());
+  lap(steps_.flush_enqueue_ms);
   // The restore (and the flush) are ordered before the replayed work by the
   // stream itself, but they must finish before the counters start or the
   // member's counter range opens, or their traffic would be counted with
   // the first replayed kernel.
   RR_RETURN_IF_ERROR(stream.synchronize());
+  lap(steps_.synchronize_ms);
   const std::uint64_t restored_bytes = m.restore->restored_bytes();
   if (m.observer != nullptr)
     m.observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
@@ -212,14 +248,19 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
   if (first && parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
   note_tool_kernels();
-  const auto submit_start = Clock::now();
+  step = Clock::now();
   RR_RETURN_IF_ERROR(m.resubmission->submit());
-  t.replay_submit_ms += ms_since(submit_start);
+  double submit_ms = 0;
+  lap(submit_ms);
+  t.replay_submit_ms += submit_ms;
+  steps_.submit_ms += submit_ms;
   mark_tool_kernels();
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkEnd));
   RR_RETURN_IF_ERROR(stream.wait(ReplayStream::Event::kWorkEnd));
+  lap(steps_.work_wait_ms);
   if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(parts_.counters.pop_range());
   RR_RETURN_IF_ERROR(add_pass_times(stream, t));
+  lap(steps_.pass_times_ms);
   record.pass_records.push_back({static_cast<std::uint32_t>(pass), restored_bytes, {}});
   return ok_status();
 }

@@ -263,6 +263,24 @@ struct ReplayWindowParts {
 /// replay_failed; the detail is the failure's message.
 Decline replay_window_decline(const Status& failure, const std::function<bool()>& module_unloaded);
 
+/// Host milliseconds the window spent in each of its steps, summed over its
+/// passes and members (the time budget's "other work" split; debug output).
+struct ReplayWindowSteps {
+  double restore_enqueue_ms = 0;  // restore_entry and its two events
+  double read_back_ms = 0;
+  double flush_enqueue_ms = 0;
+  double synchronize_ms = 0;  // the wait for the restore and the flush
+  double submit_ms = 0;       // the re-submission (under CUPTI's automatic ranges, each launch waits)
+  double work_wait_ms = 0;    // the wait for the replayed work's end event
+  double pass_times_ms = 0;   // the pop of a member's counter range and its events' times
+  double start_pass_ms = 0;   // counter pass starts and after_counters_start
+  double end_pass_ms = 0;     // counter pass ends
+};
+
+/// One line naming each step's host milliseconds, for `members` members,
+/// e.g. "restore 3.1, read back 0.0, flush 1.2, ...". Thread-safety: pure.
+std::string describe_window_steps(const ReplayWindowSteps& steps, std::size_t members);
+
 class ReplayWindow {
  public:
   /// `pass_count`: the passes the metric list needs (CUPTI may ask for a few
@@ -286,6 +304,9 @@ class ReplayWindow {
     if (!tool_kernels_agree_) return std::nullopt;
     return tool_kernels_before_;
   }
+
+  /// The host time of each step so far (after run(): the whole window's).
+  const ReplayWindowSteps& steps() const { return steps_; }
 
  private:
   Status run_passes(std::vector<ReplayMember>& members, std::size_t& captured);
@@ -314,6 +335,7 @@ class ReplayWindow {
   std::vector<std::size_t> pass_tool_kernels_;  // this pass's, per member so far
   std::optional<std::vector<std::size_t>> tool_kernels_before_;
   bool tool_kernels_agree_ = true;
+  ReplayWindowSteps steps_;
 };
 
 }  // namespace rangereplay::tool

@@ -207,10 +207,12 @@ struct Fixture {
         ReplayMember{&restore, &submit, &record, "", verify ? &observer : nullptr, module_unloaded, notes}};
     ReplayWindow window(std::move(parts), pass_count);
     const Status s = window.run(members);
+    steps = window.steps();
     if (s.ok()) return std::nullopt;
     return replay_window_decline(s, module_unloaded);
   }
   Log log;
+  ReplayWindowSteps steps;
   Failure failure;
   FakeRestore restore;
   FakeCounters counters;
@@ -258,6 +260,24 @@ TEST(ReplayWindow, runs_one_pass_per_call_until_the_session_has_every_pass) {
   EXPECT_DOUBLE_EQ(f.record.timings.kernels_ms, 4.5);
   EXPECT_GE(f.record.timings.restore_ms, 3.0);
   EXPECT_TRUE(f.record.notes.empty());
+}
+
+TEST(ReplayWindow, times_each_host_step_and_names_them_in_one_line) {
+  Fixture f(/*passes=*/2);
+  ASSERT_EQ(f.run(2), std::nullopt);
+  const ReplayWindowSteps& t = f.steps;
+  for (double ms : {t.restore_enqueue_ms, t.read_back_ms, t.flush_enqueue_ms, t.synchronize_ms, t.submit_ms,
+                    t.work_wait_ms, t.pass_times_ms, t.start_pass_ms, t.end_pass_ms})
+    EXPECT_GE(ms, 0.0);
+  // The re-submission's host time is the member's replay_submit_ms.
+  EXPECT_DOUBLE_EQ(t.submit_ms, f.record.timings.replay_submit_ms);
+  ReplayWindowSteps fixed;
+  fixed.flush_enqueue_ms = 1.25;
+  fixed.end_pass_ms = 30;
+  const std::string line = describe_window_steps(fixed, 3);
+  EXPECT_TRUE(line.starts_with("window of 3, host ms: restore enqueue 0.00,")) << line;
+  EXPECT_NE(line.find(" flush enqueue 1.25,"), std::string::npos) << line;
+  EXPECT_TRUE(line.ends_with(" pass ends 30.00")) << line;
 }
 
 TEST(ReplayWindow, a_flush_runs_after_each_restore_and_before_the_counters_start) {
