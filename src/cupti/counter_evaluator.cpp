@@ -2,6 +2,10 @@
 #include "cupti/counter_evaluator.h"
 
 #include <cupti_range_profiler.h>
+#include <nvperf_cuda_host.h>
+#include <nvperf_host.h>
+
+#include <mutex>
 
 #include "cupti/cupti_params.h"
 #include "cupti/cupti_status.h"
@@ -43,6 +47,129 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
     RR_ASSIGN_OR_RETURN(out[i].range_name, counter_data_range_name(counter_data_image, i));
     out[i].values.assign(names.size(), 0.0);
     RR_RETURN_IF_ERROR(catalog.evaluate_range(counter_data_image, i, names, out[i].values.data()));
+  }
+  return out;
+}
+
+namespace {
+
+Status nvpw_status(NVPA_Status status, const char* call) {
+  if (status == NVPA_STATUS_SUCCESS) return ok_status();
+  const char* name = nullptr;
+  const char* comment = nullptr;
+  NVPW_NVPAStatusToString(status, &name, &comment);
+  return internal_error(std::string(call) + " failed: " + (name != nullptr ? name : "unknown status") +
+                        (comment != nullptr && *comment != '\0' ? std::string(" (") + comment + ")" : ""));
+}
+
+#define RR_NVPW(call) RR_RETURN_IF_ERROR(nvpw_status(call, #call))
+
+// NVPW's host library, loaded once per process (NVPW_InitializeHost).
+Status initialize_nvpw_host() {
+  static const Status loaded = [] {
+    NVPW_InitializeHost_Params p{NVPW_InitializeHost_Params_STRUCT_SIZE, nullptr};
+    return nvpw_status(NVPW_InitializeHost(&p), "NVPW_InitializeHost");
+  }();
+  return loaded;
+}
+
+// A metrics evaluator over one counter data image, with its scratch buffer;
+// destroyed with it.
+class ImageEvaluator {
+ public:
+  ImageEvaluator() = default;
+  ImageEvaluator(const ImageEvaluator&) = delete;
+  ImageEvaluator& operator=(const ImageEvaluator&) = delete;
+  ~ImageEvaluator() {
+    if (evaluator_ == nullptr) return;
+    NVPW_MetricsEvaluator_Destroy_Params p{NVPW_MetricsEvaluator_Destroy_Params_STRUCT_SIZE, nullptr, evaluator_};
+    NVPW_MetricsEvaluator_Destroy(&p);
+  }
+
+  Status initialize(const std::string& chip, const std::vector<uint8_t>& image) {
+    NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params size{
+        NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params_STRUCT_SIZE};
+    size.pChipName = chip.c_str();
+    RR_NVPW(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&size));
+    scratch_.assign(size.scratchBufferSize, 0);
+    NVPW_CUDA_MetricsEvaluator_Initialize_Params init{NVPW_CUDA_MetricsEvaluator_Initialize_Params_STRUCT_SIZE};
+    init.pScratchBuffer = scratch_.data();
+    init.scratchBufferSize = scratch_.size();
+    init.pCounterDataImage = image.data();
+    init.counterDataImageSize = image.size();
+    RR_NVPW(NVPW_CUDA_MetricsEvaluator_Initialize(&init));
+    evaluator_ = init.pMetricsEvaluator;
+    NVPW_MetricsEvaluator_SetDeviceAttributes_Params attributes{
+        NVPW_MetricsEvaluator_SetDeviceAttributes_Params_STRUCT_SIZE};
+    attributes.pMetricsEvaluator = evaluator_;
+    attributes.pCounterDataImage = image.data();
+    attributes.counterDataImageSize = image.size();
+    RR_NVPW(NVPW_MetricsEvaluator_SetDeviceAttributes(&attributes));
+    return ok_status();
+  }
+
+  StatusOr<NVPW_MetricEvalRequest> request(const std::string& name) const {
+    NVPW_MetricEvalRequest request{};
+    NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params p{
+        NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params_STRUCT_SIZE};
+    p.pMetricsEvaluator = evaluator_;
+    p.pMetricName = name.c_str();
+    p.pMetricEvalRequest = &request;
+    p.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+    if (Status s = nvpw_status(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&p),
+                               "NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest");
+        !s.ok())
+      return internal_error(s.message() + " for metric '" + name + "'");
+    return request;
+  }
+
+  Status evaluate(const std::vector<NVPW_MetricEvalRequest>& requests, const std::vector<uint8_t>& image,
+                  std::size_t range, bool isolated, double* values) const {
+    NVPW_MetricsEvaluator_EvaluateToGpuValues_Params p{NVPW_MetricsEvaluator_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    p.pMetricsEvaluator = evaluator_;
+    p.pMetricEvalRequests = requests.data();
+    p.numMetricEvalRequests = requests.size();
+    p.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+    p.metricEvalRequestStrideSize = sizeof(NVPW_MetricEvalRequest);
+    p.pCounterDataImage = image.data();
+    p.counterDataImageSize = image.size();
+    p.rangeIndex = range;
+    p.isolated = isolated ? 1 : 0;
+    p.pMetricValues = values;
+    RR_NVPW(NVPW_MetricsEvaluator_EvaluateToGpuValues(&p));
+    return ok_status();
+  }
+
+ private:
+  std::vector<uint8_t> scratch_;
+  NVPW_MetricsEvaluator* evaluator_ = nullptr;
+};
+
+}  // namespace
+
+StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
+                                                                 const std::vector<uint8_t>& counter_data_image,
+                                                                 const std::vector<std::string>& names, bool isolated) {
+  if (counter_data_image.empty()) return invalid_argument("empty counter data image");
+  RR_RETURN_IF_ERROR(catalog.validate(names));
+  RR_ASSIGN_OR_RETURN(std::size_t ranges, counter_data_range_count(counter_data_image));
+  std::vector<RangeValues> out(ranges);
+  for (std::size_t i = 0; i < ranges; ++i) {
+    RR_ASSIGN_OR_RETURN(out[i].range_name, counter_data_range_name(counter_data_image, i));
+  }
+  std::lock_guard lock(host_api_mutex());
+  RR_RETURN_IF_ERROR(initialize_nvpw_host());
+  ImageEvaluator evaluator;
+  RR_RETURN_IF_ERROR(evaluator.initialize(catalog.chip_name(), counter_data_image));
+  std::vector<NVPW_MetricEvalRequest> requests;
+  requests.reserve(names.size());
+  for (const std::string& name : names) {
+    RR_ASSIGN_OR_RETURN(NVPW_MetricEvalRequest request, evaluator.request(name));
+    requests.push_back(request);
+  }
+  for (std::size_t i = 0; i < ranges; ++i) {
+    out[i].values.assign(names.size(), 0.0);
+    RR_RETURN_IF_ERROR(evaluator.evaluate(requests, counter_data_image, i, isolated, out[i].values.data()));
   }
   return out;
 }

@@ -52,4 +52,20 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
                                                          const std::vector<uint8_t>& counter_data_image,
                                                          const std::vector<std::string>& names);
 
+/// The same values as evaluate_counter_data, for every range of the image,
+/// by NVIDIA's metrics evaluator (nvperf_host.h, nvperf_cuda_host.h, CUDA 13)
+/// directly: one evaluator made from the image, each name converted to an
+/// evaluation request once, then one evaluation per range. CUPTI's
+/// cuptiProfilerHostEvaluateToGpuValues does that whole sequence for every
+/// range, a few milliseconds a range for a list of hundreds of metrics.
+/// `isolated`: NVPW's flag that the ranges ran one at a time (serialised),
+/// as the range profiler runs them. Errors: as evaluate_counter_data, and
+/// kInternal naming the NVPW call that failed (the caller may fall back to
+/// evaluate_counter_data). Thread-safety: as MetricCatalog (the calls hold
+/// the host API's lock).
+StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
+                                                                 const std::vector<uint8_t>& counter_data_image,
+                                                                 const std::vector<std::string>& names,
+                                                                 bool isolated = true);
+
 }  // namespace rangereplay::cupti

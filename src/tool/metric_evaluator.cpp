@@ -38,7 +38,14 @@ StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(const std::st
 
 StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(
     const std::vector<std::uint8_t>& counter_data) const {
-  RR_ASSIGN_OR_RETURN(auto ranges, cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_));
+  StatusOr<std::vector<cupti::RangeValues>> evaluated = internal_error("not evaluated");
+  if (!at_once_failed_.load(std::memory_order_relaxed)) {
+    evaluated = cupti::evaluate_counter_data_at_once(impl_->catalog, counter_data, metrics_);
+    if (!evaluated.ok() && evaluated.status().code() == StatusCode::kInternal)
+      at_once_failed_.store(true, std::memory_order_relaxed);
+  }
+  if (!evaluated.ok()) evaluated = cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_);
+  RR_ASSIGN_OR_RETURN(auto ranges, std::move(evaluated));
   std::vector<std::vector<double>> out;
   out.reserve(ranges.size());
   for (auto& r : ranges) out.push_back(std::move(r.values));

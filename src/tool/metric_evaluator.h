@@ -5,6 +5,7 @@
 // Thread-safety: const methods may be called concurrently.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,7 +34,10 @@ class MetricEvaluator {
   const std::vector<std::string>& units() const { return units_; }
   const std::vector<std::string>& missing() const { return missing_; }
   /// Values per counter range (outer, in collection order) and metric (inner,
-  /// in metrics() order).
+  /// in metrics() order): by NVIDIA's metrics evaluator over the whole image
+  /// (cupti::evaluate_counter_data_at_once), or where that fails, range by
+  /// range through CUPTI's host API (cupti::evaluate_counter_data), for the
+  /// rest of the process.
   StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data) const;
 
  private:
@@ -45,6 +49,7 @@ class MetricEvaluator {
   std::vector<std::string> metrics_;
   std::vector<std::string> units_;
   std::vector<std::string> missing_;
+  mutable std::atomic<bool> at_once_failed_{false};
 };
 
 }  // namespace rangereplay::tool

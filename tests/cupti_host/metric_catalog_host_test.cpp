@@ -364,6 +364,12 @@ TEST_F(Gh100Catalog, evaluate_rejects_an_empty_image_or_name_list) {
   auto bad_name = evaluate_counter_data(catalog(), image, {"dram__byte_read.sum"});
   EXPECT_EQ(bad_name.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(counter_data_range_count({}).status().code(), StatusCode::kInvalidArgument);
+  // The metrics evaluator over the whole image checks the same before any NVPW call.
+  auto empty_at_once = evaluate_counter_data_at_once(catalog(), {}, {"dram__bytes_read.sum"});
+  EXPECT_EQ(empty_at_once.status().message(), "empty counter data image");
+  EXPECT_EQ(evaluate_counter_data_at_once(catalog(), image, {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(evaluate_counter_data_at_once(catalog(), image, {"dram__byte_read.sum"}).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST_F(Gh100Catalog, can_be_used_from_several_threads) {
