@@ -315,9 +315,11 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     first_row.push_back(counter_ranges);
     counter_ranges += tool::batch_counter_ranges(layout, range.program.kernels().size());
   }
+  debug("batch members prepared: %s%ld", "", static_cast<long>(members.size()));
   if (s.ok()) s = counters_->backend().set_mode(automatic ? CounterMode::kPerKernel : CounterMode::kUserRanges);
   if (s.ok()) s = counters_->backend().resize(counter_ranges);
   if (s.ok()) s = counters_->backend().begin_range();
+  debug("batch counter data sized and configured: %s%ld counter ranges", "", static_cast<long>(counter_ranges));
   std::optional<std::vector<std::size_t>> tool_kernels;
   if (s.ok()) {
     EventReplayStream stream(tool_stream_);

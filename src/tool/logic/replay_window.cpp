@@ -102,15 +102,13 @@ Status add_pass_times(ReplayStream& stream, report::StageTimings& t) {
 }  // namespace
 
 std::string describe_window_steps(const ReplayWindowSteps& steps, std::size_t members) {
-  const std::pair<const char*, double> parts[] = {{"restore enqueue", steps.restore_enqueue_ms},
-                                                  {"read back", steps.read_back_ms},
-                                                  {"flush enqueue", steps.flush_enqueue_ms},
-                                                  {"synchronize", steps.synchronize_ms},
-                                                  {"submit", steps.submit_ms},
-                                                  {"work wait", steps.work_wait_ms},
-                                                  {"pass times", steps.pass_times_ms},
-                                                  {"pass starts", steps.start_pass_ms},
-                                                  {"pass ends", steps.end_pass_ms}};
+  const std::pair<const char*, double> parts[] = {
+      {"exit captures", steps.capture_exit_ms}, {"restore enqueue", steps.restore_enqueue_ms},
+      {"read back", steps.read_back_ms},        {"flush enqueue", steps.flush_enqueue_ms},
+      {"synchronize", steps.synchronize_ms},    {"submit", steps.submit_ms},
+      {"work wait", steps.work_wait_ms},        {"pass times", steps.pass_times_ms},
+      {"pass starts", steps.start_pass_ms},     {"pass ends", steps.end_pass_ms},
+      {"hand-back", steps.hand_back_ms}};
   std::string out = "window of " + std::to_string(members) + ", host ms:";
   char buf[64];
   for (const auto& [name, ms] : parts) {
@@ -149,7 +147,9 @@ Status ReplayWindow::run_passes(std::vector<ReplayMember>& members, std::size_t&
   for (ReplayMember& m : members) {
     auto start = Clock::now();
     RR_RETURN_IF_ERROR(m.restore->capture_exit());
-    m.record->timings.capture_ms += ms_since(start);
+    const double capture_ms = ms_since(start);
+    m.record->timings.capture_ms += capture_ms;
+    steps_.capture_exit_ms += capture_ms;
     ++captured;
     if (m.observer != nullptr) m.observer->begin(*m.record);
   }
@@ -164,7 +164,10 @@ Status ReplayWindow::run_passes(std::vector<ReplayMember>& members, std::size_t&
     RR_ASSIGN_OR_RETURN(all_submitted, run_pass(pass, members));
     ++pass;
   }
-  return hand_back(pass, members);
+  const auto hand_back_start = Clock::now();
+  Status handed_back = hand_back(pass, members);
+  steps_.hand_back_ms += ms_since(hand_back_start);
+  return handed_back;
 }
 
 StatusOr<bool> ReplayWindow::run_pass(std::size_t pass, std::vector<ReplayMember>& members) {

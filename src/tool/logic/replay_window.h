@@ -266,6 +266,7 @@ Decline replay_window_decline(const Status& failure, const std::function<bool()>
 /// Host milliseconds the window spent in each of its steps, summed over its
 /// passes and members (the time budget's "other work" split; debug output).
 struct ReplayWindowSteps {
+  double capture_exit_ms = 0;     // every member's exit capture, before the first pass
   double restore_enqueue_ms = 0;  // restore_entry and its two events
   double read_back_ms = 0;
   double flush_enqueue_ms = 0;
@@ -275,6 +276,7 @@ struct ReplayWindowSteps {
   double pass_times_ms = 0;   // the pop of a member's counter range and its events' times
   double start_pass_ms = 0;   // counter pass starts and after_counters_start
   double end_pass_ms = 0;     // counter pass ends
+  double hand_back_ms = 0;    // notes, the last barrier and every member's exit state back
 };
 
 /// One line naming each step's host milliseconds, for `members` members,

@@ -266,8 +266,8 @@ TEST(ReplayWindow, times_each_host_step_and_names_them_in_one_line) {
   Fixture f(/*passes=*/2);
   ASSERT_EQ(f.run(2), std::nullopt);
   const ReplayWindowSteps& t = f.steps;
-  for (double ms : {t.restore_enqueue_ms, t.read_back_ms, t.flush_enqueue_ms, t.synchronize_ms, t.submit_ms,
-                    t.work_wait_ms, t.pass_times_ms, t.start_pass_ms, t.end_pass_ms})
+  for (double ms : {t.capture_exit_ms, t.restore_enqueue_ms, t.read_back_ms, t.flush_enqueue_ms, t.synchronize_ms,
+                    t.submit_ms, t.work_wait_ms, t.pass_times_ms, t.start_pass_ms, t.end_pass_ms, t.hand_back_ms})
     EXPECT_GE(ms, 0.0);
   // The re-submission's host time is the member's replay_submit_ms.
   EXPECT_DOUBLE_EQ(t.submit_ms, f.record.timings.replay_submit_ms);
@@ -275,9 +275,9 @@ TEST(ReplayWindow, times_each_host_step_and_names_them_in_one_line) {
   fixed.flush_enqueue_ms = 1.25;
   fixed.end_pass_ms = 30;
   const std::string line = describe_window_steps(fixed, 3);
-  EXPECT_TRUE(line.starts_with("window of 3, host ms: restore enqueue 0.00,")) << line;
+  EXPECT_TRUE(line.starts_with("window of 3, host ms: exit captures 0.00, restore enqueue 0.00,")) << line;
   EXPECT_NE(line.find(" flush enqueue 1.25,"), std::string::npos) << line;
-  EXPECT_TRUE(line.ends_with(" pass ends 30.00")) << line;
+  EXPECT_TRUE(line.ends_with(" pass ends 30.00, hand-back 0.00")) << line;
 }
 
 TEST(ReplayWindow, a_flush_runs_after_each_restore_and_before_the_counters_start) {
