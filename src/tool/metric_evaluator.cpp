@@ -1,6 +1,9 @@
 // Adapter from the tool's needs to cupti::MetricCatalog (see header).
 #include "tool/metric_evaluator.h"
 
+#include <cstdio>
+
+#include "core/base/environment.h"
 #include "core/config/metric_sets.h"
 #include "cupti/counter_evaluator.h"
 #include "cupti/metric_catalog.h"
@@ -39,12 +42,23 @@ StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(const std::st
 StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(
     const std::vector<std::uint8_t>& counter_data) const {
   StatusOr<std::vector<cupti::RangeValues>> evaluated = internal_error("not evaluated");
-  if (!at_once_failed_.load(std::memory_order_relaxed)) {
+  bool at_once_broke = false;
+  if (!at_once_off_.load(std::memory_order_relaxed)) {
     evaluated = cupti::evaluate_counter_data_at_once(impl_->catalog, counter_data, metrics_);
-    if (!evaluated.ok() && evaluated.status().code() == StatusCode::kInternal)
-      at_once_failed_.store(true, std::memory_order_relaxed);
+    // Bad input fails the same way on either path: returned as it is.
+    if (!evaluated.ok() && evaluated.status().code() != StatusCode::kInternal) return evaluated.status();
+    at_once_broke = !evaluated.ok();
   }
-  if (!evaluated.ok()) evaluated = cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_);
+  if (!evaluated.ok()) {
+    const Status at_once_failure = evaluated.status();
+    evaluated = cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_);
+    // Only a failure CUPTI's own path does not share turns the evaluator off
+    // for this list: the image, not NVPW, may be what failed.
+    if (at_once_broke && evaluated.ok() && !at_once_off_.exchange(true, std::memory_order_relaxed) &&
+        environment::debug())
+      std::fprintf(stderr, "rangereplay[debug] metric evaluation falls back to CUPTI's host API: %s\n",
+                   at_once_failure.message().c_str());
+  }
   RR_ASSIGN_OR_RETURN(auto ranges, std::move(evaluated));
   std::vector<std::vector<double>> out;
   out.reserve(ranges.size());

@@ -35,9 +35,11 @@ class MetricEvaluator {
   const std::vector<std::string>& missing() const { return missing_; }
   /// Values per counter range (outer, in collection order) and metric (inner,
   /// in metrics() order): by NVIDIA's metrics evaluator over the whole image
-  /// (cupti::evaluate_counter_data_at_once), or where that fails, range by
-  /// range through CUPTI's host API (cupti::evaluate_counter_data), for the
-  /// rest of the process.
+  /// (cupti::evaluate_counter_data_at_once). Where that fails inside NVPW or
+  /// CUPTI (kInternal), range by range through CUPTI's host API
+  /// (cupti::evaluate_counter_data); when that then succeeds, this evaluator
+  /// uses CUPTI's path from then on. Errors: the first path's when it is not
+  /// kInternal (bad input), else the second path's.
   StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data) const;
 
  private:
@@ -49,7 +51,7 @@ class MetricEvaluator {
   std::vector<std::string> metrics_;
   std::vector<std::string> units_;
   std::vector<std::string> missing_;
-  mutable std::atomic<bool> at_once_failed_{false};
+  mutable std::atomic<bool> at_once_off_{false};  // NVPW failed where CUPTI did not
 };
 
 }  // namespace rangereplay::tool

@@ -190,7 +190,7 @@ std::optional<Decline> RangeEnd::replay_window_locked(ActiveRange& range) {
                                         counting.after_counters_start(range)},
                       counting.pass_count());
   const Status s = window.run(members);
-  debug("%s", describe_window_steps(window.steps(), 1));
+  if (debug_enabled()) debug("%s", describe_window_steps(window.steps(), 1));
   if (s.ok()) return std::nullopt;
   return replay_window_decline(s, module_unloaded);
 }

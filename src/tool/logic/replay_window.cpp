@@ -102,13 +102,18 @@ Status add_pass_times(ReplayStream& stream, report::StageTimings& t) {
 }  // namespace
 
 std::string describe_window_steps(const ReplayWindowSteps& steps, std::size_t members) {
-  const std::pair<const char*, double> parts[] = {
-      {"exit captures", steps.capture_exit_ms}, {"restore enqueue", steps.restore_enqueue_ms},
-      {"read back", steps.read_back_ms},        {"flush enqueue", steps.flush_enqueue_ms},
-      {"synchronize", steps.synchronize_ms},    {"submit", steps.submit_ms},
-      {"work wait", steps.work_wait_ms},        {"pass times", steps.pass_times_ms},
-      {"pass starts", steps.start_pass_ms},     {"pass ends", steps.end_pass_ms},
-      {"hand-back", steps.hand_back_ms}};
+  const std::pair<const char*, double> parts[] = {{"exit captures", steps.capture_exit_ms},
+                                                  {"restore enqueue", steps.restore_enqueue_ms},
+                                                  {"read back", steps.read_back_ms},
+                                                  {"flush enqueue", steps.flush_enqueue_ms},
+                                                  {"synchronize", steps.synchronize_ms},
+                                                  {"before submit", steps.before_submit_ms},
+                                                  {"submit", steps.submit_ms},
+                                                  {"work wait", steps.work_wait_ms},
+                                                  {"pass times", steps.pass_times_ms},
+                                                  {"pass starts", steps.start_pass_ms},
+                                                  {"pass ends", steps.end_pass_ms},
+                                                  {"hand-back", steps.hand_back_ms}};
   std::string out = "window of " + std::to_string(members) + ", host ms:";
   char buf[64];
   for (const auto& [name, ms] : parts) {
@@ -240,6 +245,7 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
   const std::uint64_t restored_bytes = m.restore->restored_bytes();
   if (m.observer != nullptr)
     m.observer->restored(record.pass_records.empty() ? nullptr : &record.pass_records.back(), t);
+  const double pass_starts_before = steps_.start_pass_ms;  // a start here is timed as a pass start
   if (starts_pass) RR_RETURN_IF_ERROR(start_counters(counters_ms));
   if (!m.counter_range.empty()) RR_RETURN_IF_ERROR(parts_.counters.push_range(m.counter_range));
   if (m.module_unloaded && m.module_unloaded())
@@ -251,7 +257,8 @@ Status ReplayWindow::replay_member(std::size_t pass, ReplayMember& m, bool first
   if (first && parts_.pass_barrier) RR_RETURN_IF_ERROR(parts_.pass_barrier(pass));
   RR_RETURN_IF_ERROR(stream.record(ReplayStream::Event::kWorkBegin));
   note_tool_kernels();
-  step = Clock::now();
+  lap(steps_.before_submit_ms);
+  steps_.before_submit_ms -= steps_.start_pass_ms - pass_starts_before;
   RR_RETURN_IF_ERROR(m.resubmission->submit());
   double submit_ms = 0;
   lap(submit_ms);

@@ -270,17 +270,19 @@ struct ReplayWindowSteps {
   double restore_enqueue_ms = 0;  // restore_entry and its two events
   double read_back_ms = 0;
   double flush_enqueue_ms = 0;
-  double synchronize_ms = 0;  // the wait for the restore and the flush
-  double submit_ms = 0;       // the re-submission (under CUPTI's automatic ranges, each launch waits)
-  double work_wait_ms = 0;    // the wait for the replayed work's end event
-  double pass_times_ms = 0;   // the pop of a member's counter range and its events' times
-  double start_pass_ms = 0;   // counter pass starts and after_counters_start
-  double end_pass_ms = 0;     // counter pass ends
-  double hand_back_ms = 0;    // notes, the last barrier and every member's exit state back
+  double synchronize_ms = 0;    // the wait for the restore and the flush
+  double before_submit_ms = 0;  // verify's look, a pass start (one member), the range push, the ranks' barrier
+  double submit_ms = 0;         // the re-submission (under CUPTI's automatic ranges, each launch waits)
+  double work_wait_ms = 0;      // the wait for the replayed work's end event
+  double pass_times_ms = 0;     // the pop of a member's counter range and its events' times
+  double start_pass_ms = 0;     // counter pass starts and after_counters_start
+  double end_pass_ms = 0;       // counter pass ends
+  double hand_back_ms = 0;      // notes, the last barrier and every member's exit state back
 };
 
-/// One line naming each step's host milliseconds, for `members` members,
-/// e.g. "restore 3.1, read back 0.0, flush 1.2, ...". Thread-safety: pure.
+/// One line naming each step's host milliseconds, for `members` members:
+/// "window of N, host ms: exit captures 2.10, restore enqueue 3.10, ...".
+/// Thread-safety: pure.
 std::string describe_window_steps(const ReplayWindowSteps& steps, std::size_t members);
 
 class ReplayWindow {
