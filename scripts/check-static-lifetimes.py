@@ -10,7 +10,8 @@ and bound to a reference (never destroyed):
 
     static const std::vector<Kind>& kinds = *new const std::vector<Kind>{...};
 
-This check lists every function-local `static` of a `std::` class type that is
+This check lists every function-local `static` of a `std::` class type, or of
+the project's own Status and StatusOr (they hold a message string), that is
 not a reference (atomics, mutexes and once_flags excepted, and one whose line
 follows a comment saying `trivially destructible`: nothing is freed at their
 destruction). Namespace-scope objects are made when the library loads,
@@ -26,7 +27,8 @@ import sys
 
 # `static [const] std::Type<...> name` at the start of a line inside a
 # function (indented), not a reference, not constexpr or thread_local.
-PATTERN = re.compile(r"^\s+static\s+(const\s+)?(std::[A-Za-z_]+)\b[^&;=({]*?\s[A-Za-z_][A-Za-z0-9_]*\s*(=|\{|;)")
+PATTERN = re.compile(
+    r"^\s+static\s+(const\s+)?(std::[A-Za-z_]+|Status|StatusOr)\b[^&;=({]*?\s[A-Za-z_][A-Za-z0-9_]*\s*(=|\{|;)")
 HARMLESS = {"std::atomic", "std::mutex", "std::once_flag", "std::atomic_flag"}
 SOURCES = (".cpp", ".h", ".cu", ".cuh")
 
