@@ -36,9 +36,13 @@ StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counte
   return std::string(params.rangeName != nullptr ? params.rangeName : "");
 }
 
-StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
-                                                         const std::vector<uint8_t>& counter_data_image,
-                                                         const std::vector<std::string>& names) {
+namespace {
+
+// Both evaluations' start: the image and names checked, then one RangeValues
+// per range of the image, named, its values zeroed (one per name).
+StatusOr<std::vector<RangeValues>> named_ranges(const MetricCatalog& catalog,
+                                                const std::vector<uint8_t>& counter_data_image,
+                                                const std::vector<std::string>& names) {
   if (counter_data_image.empty()) return invalid_argument("empty counter data image");
   RR_RETURN_IF_ERROR(catalog.validate(names));
   RR_ASSIGN_OR_RETURN(std::size_t ranges, counter_data_range_count(counter_data_image));
@@ -46,8 +50,18 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
   for (std::size_t i = 0; i < ranges; ++i) {
     RR_ASSIGN_OR_RETURN(out[i].range_name, counter_data_range_name(counter_data_image, i));
     out[i].values.assign(names.size(), 0.0);
-    RR_RETURN_IF_ERROR(catalog.evaluate_range(counter_data_image, i, names, out[i].values.data()));
   }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
+                                                         const std::vector<uint8_t>& counter_data_image,
+                                                         const std::vector<std::string>& names) {
+  RR_ASSIGN_OR_RETURN(std::vector<RangeValues> out, named_ranges(catalog, counter_data_image, names));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    RR_RETURN_IF_ERROR(catalog.evaluate_range(counter_data_image, i, names, out[i].values.data()));
   return out;
 }
 
@@ -152,13 +166,7 @@ class ImageEvaluator {
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
                                                                  const std::vector<uint8_t>& counter_data_image,
                                                                  const std::vector<std::string>& names, bool isolated) {
-  if (counter_data_image.empty()) return invalid_argument("empty counter data image");
-  RR_RETURN_IF_ERROR(catalog.validate(names));
-  RR_ASSIGN_OR_RETURN(std::size_t ranges, counter_data_range_count(counter_data_image));
-  std::vector<RangeValues> out(ranges);
-  for (std::size_t i = 0; i < ranges; ++i) {
-    RR_ASSIGN_OR_RETURN(out[i].range_name, counter_data_range_name(counter_data_image, i));
-  }
+  RR_ASSIGN_OR_RETURN(std::vector<RangeValues> out, named_ranges(catalog, counter_data_image, names));
   // Held while the evaluator is made, used and destroyed (it is declared
   // after the lock), but let go between ranges, so that another thread's
   // host-API call waits for one range at most.
@@ -172,8 +180,7 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCat
     RR_ASSIGN_OR_RETURN(NVPW_MetricEvalRequest request, evaluator.request(name));
     requests.push_back(request);
   }
-  for (std::size_t i = 0; i < ranges; ++i) {
-    out[i].values.assign(names.size(), 0.0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
     RR_RETURN_IF_ERROR(evaluator.evaluate(requests, counter_data_image, i, isolated, out[i].values.data()));
     lock.unlock();
     lock.lock();
