@@ -58,10 +58,13 @@ StatusOr<std::vector<RangeValues>> named_ranges(const MetricCatalog& catalog,
 
 StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
                                                          const std::vector<uint8_t>& counter_data_image,
-                                                         const std::vector<std::string>& names) {
+                                                         const std::vector<std::string>& names,
+                                                         const std::vector<bool>& wanted) {
   RR_ASSIGN_OR_RETURN(std::vector<RangeValues> out, named_ranges(catalog, counter_data_image, names));
-  for (std::size_t i = 0; i < out.size(); ++i)
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i < wanted.size() && !wanted[i]) continue;
     RR_RETURN_IF_ERROR(catalog.evaluate_range(counter_data_image, i, names, out[i].values.data()));
+  }
   return out;
 }
 
@@ -165,7 +168,8 @@ class ImageEvaluator {
 
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
                                                                  const std::vector<uint8_t>& counter_data_image,
-                                                                 const std::vector<std::string>& names, bool isolated) {
+                                                                 const std::vector<std::string>& names,
+                                                                 const std::vector<bool>& wanted, bool isolated) {
   RR_ASSIGN_OR_RETURN(std::vector<RangeValues> out, named_ranges(catalog, counter_data_image, names));
   // Held while the evaluator is made, used and destroyed (it is declared
   // after the lock), but let go between ranges, so that another thread's
@@ -181,6 +185,7 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCat
     requests.push_back(request);
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i < wanted.size() && !wanted[i]) continue;
     RR_RETURN_IF_ERROR(evaluator.evaluate(requests, counter_data_image, i, isolated, out[i].values.data()));
     lock.unlock();
     lock.lock();

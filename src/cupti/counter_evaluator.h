@@ -46,11 +46,14 @@ StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counte
 /// Values of `names` for every range of the image, in range order. `names`
 /// must be valid for `catalog` (checked: kInvalidArgument with suggestions)
 /// and should be the names the configuration was built from; metrics missing
-/// from the image make CUPTI fail (kInternal). Errors: kInvalidArgument for
-/// an empty image or an empty name list.
+/// from the image make CUPTI fail (kInternal). `wanted`: where it has an
+/// entry for a range and that entry is false, the range is named but not
+/// evaluated (its values stay zeros); empty: every range is evaluated.
+/// Errors: kInvalidArgument for an empty image or an empty name list.
 StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
                                                          const std::vector<uint8_t>& counter_data_image,
-                                                         const std::vector<std::string>& names);
+                                                         const std::vector<std::string>& names,
+                                                         const std::vector<bool>& wanted = {});
 
 /// The same values as evaluate_counter_data, for every range of the image,
 /// by NVIDIA's metrics evaluator (nvperf_host.h, nvperf_cuda_host.h, CUDA 13)
@@ -59,7 +62,8 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
 /// cuptiProfilerHostEvaluateToGpuValues repeats the set-up and the names'
 /// conversion for every range. Equal bit for bit; on an H100 with 402
 /// metrics, 1.05x faster over 8 ranges and 1.24x over 256 (about 2.7 ms a
-/// range is the evaluation itself). `isolated`: NVPW's flag that the ranges
+/// range is the evaluation itself). `wanted`: as for evaluate_counter_data.
+/// `isolated`: NVPW's flag that the ranges
 /// ran one at a time, as the range profiler runs them (the values were the
 /// same either way). Errors: as evaluate_counter_data, and kInternal naming
 /// the NVPW or CUPTI call that failed. Thread-safety: as MetricCatalog (the
@@ -67,6 +71,7 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
                                                                  const std::vector<uint8_t>& counter_data_image,
                                                                  const std::vector<std::string>& names,
+                                                                 const std::vector<bool>& wanted = {},
                                                                  bool isolated = true);
 
 }  // namespace rangereplay::cupti

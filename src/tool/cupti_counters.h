@@ -42,6 +42,9 @@ class CuptiCounterBackend final : public CounterBackend {
   StatusOr<std::vector<std::vector<double>>> evaluate() const override {
     return evaluator_->evaluate(session_->counter_data());
   }
+  StatusOr<std::vector<std::vector<double>>> evaluate_rows(const std::vector<bool>& wanted) const override {
+    return evaluator_->evaluate(session_->counter_data(), wanted);
+  }
   StatusOr<std::vector<std::string>> range_names() const override;
   bool in_pass() const override { return session_->in_pass(); }
   std::size_t max_ranges() const override { return session_->max_ranges(); }

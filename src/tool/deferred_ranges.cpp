@@ -44,6 +44,14 @@ std::size_t rows_past_the_kernels(const std::vector<std::unique_ptr<ActiveRange>
   for (const auto& range : batch) expected += range->program.kernels().size();
   return opened > expected ? opened - expected : 0;
 }
+
+// Each member's kernels, in batch order.
+std::vector<std::size_t> member_kernels(const std::vector<std::unique_ptr<ActiveRange>>& batch) {
+  std::vector<std::size_t> kernels;
+  kernels.reserve(batch.size());
+  for (const auto& range : batch) kernels.push_back(range->program.kernels().size());
+  return kernels;
+}
 }  // namespace
 
 bool DeferredRanges::can_wait(const ActiveRange& range) const {
@@ -335,7 +343,15 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     auto decode_start = Clock::now();
     StatusOr<std::size_t> dropped = counters_->backend().decode();
     if (dropped.ok()) debug("batch counter data decoded%s", "", 0);
-    values = dropped.ok() ? counters_->backend().evaluate() : dropped.status();
+    if (!dropped.ok()) {
+      values = dropped.status();
+    } else if (automatic && tool_kernels) {
+      // The rows of the tool's own kernels (its flushes) are thrown away:
+      // they are left out of the evaluation.
+      values = counters_->backend().evaluate_rows(batch_rows_wanted(*tool_kernels, member_kernels(batch)));
+    } else {
+      values = counters_->backend().evaluate();
+    }
     if (values.ok()) debug("batch counter data evaluated: %s%ld rows", "", static_cast<long>(values->size()));
     if (values.ok() && automatic) {
       StatusOr<std::vector<std::size_t>> rows = automatic_first_rows(batch, tool_kernels, values->size(), *dropped);
@@ -363,9 +379,8 @@ StatusOr<std::vector<std::size_t>> DeferredRanges::automatic_first_rows(
                                    "a batch whose passes launched different numbers of the tool's own kernels (its "
                                    "restores and flushes) before its ranges",
                                    dropped);
-  std::vector<std::size_t> kernels;
-  for (const auto& range : batch) kernels.push_back(range->program.kernels().size());
-  return batch_first_rows(*tool_kernels, kernels, returned, dropped, range_names_or_none(counters_->backend()));
+  return batch_first_rows(*tool_kernels, member_kernels(batch), returned, dropped,
+                          range_names_or_none(counters_->backend()));
 }
 
 void DeferredRanges::record_batch(std::vector<std::unique_ptr<ActiveRange>>& batch,

@@ -39,19 +39,19 @@ StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(const std::st
   return e;
 }
 
-StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(
-    const std::vector<std::uint8_t>& counter_data) const {
+StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(const std::vector<std::uint8_t>& counter_data,
+                                                                     const std::vector<bool>& wanted) const {
   StatusOr<std::vector<cupti::RangeValues>> evaluated = internal_error("not evaluated");
   bool at_once_broke = false;
   if (!at_once_off_.load(std::memory_order_relaxed)) {
-    evaluated = cupti::evaluate_counter_data_at_once(impl_->catalog, counter_data, metrics_);
+    evaluated = cupti::evaluate_counter_data_at_once(impl_->catalog, counter_data, metrics_, wanted);
     // Bad input fails the same way on either path: returned as it is.
     if (!evaluated.ok() && evaluated.status().code() != StatusCode::kInternal) return evaluated.status();
     at_once_broke = !evaluated.ok();
   }
   if (!evaluated.ok()) {
     const Status at_once_failure = evaluated.status();
-    evaluated = cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_);
+    evaluated = cupti::evaluate_counter_data(impl_->catalog, counter_data, metrics_, wanted);
     // Only a failure CUPTI's own path does not share turns the evaluator off
     // for this list: the image, not NVPW, may be what failed.
     if (at_once_broke && evaluated.ok() && !at_once_off_.exchange(true, std::memory_order_relaxed) &&

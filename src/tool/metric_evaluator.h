@@ -39,8 +39,11 @@ class MetricEvaluator {
   /// CUPTI (kInternal), range by range through CUPTI's host API
   /// (cupti::evaluate_counter_data); when that then succeeds, this evaluator
   /// uses CUPTI's path from then on. Errors: the first path's when it is not
-  /// kInternal (bad input), else the second path's.
-  StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data) const;
+  /// kInternal (bad input), else the second path's. `wanted`: a counter range
+  /// whose entry is false is not evaluated, its row left zeros (empty: every
+  /// range).
+  StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data,
+                                                      const std::vector<bool>& wanted = {}) const;
 
  private:
   MetricEvaluator() = default;

@@ -362,6 +362,7 @@ TEST_F(BatchOfTwo, shares_one_window_of_cuptis_per_kernel_ranges_without_the_too
   // kernel that copies what it decides), then its flush: rows 0-1 are the tool's, row 2 the first range's kernel, rows
   // 3-4 the tool's again, rows 5-6 the second range's.
   expect_batch_of_two_in_automatic_ranges(ranges, {2, 5, 6});
+  EXPECT_EQ(fake::counters().rows_left_out, 4u) << "the tool's rows are not evaluated";
   for (const report::RangeRecord& r : ranges) {
     EXPECT_EQ(r.restore, "differential");
     EXPECT_FALSE(has_note(r, "by the copy engines"));

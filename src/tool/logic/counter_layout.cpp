@@ -55,6 +55,17 @@ StatusOr<std::vector<std::size_t>> batch_first_rows(std::span<const std::size_t>
   return first;
 }
 
+std::vector<bool> batch_rows_wanted(std::span<const std::size_t> tool_kernels_before,
+                                    std::span<const std::size_t> kernels) {
+  std::vector<bool> wanted;
+  if (tool_kernels_before.size() != kernels.size()) return wanted;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    wanted.insert(wanted.end(), tool_kernels_before[i], false);
+    wanted.insert(wanted.end(), kernels[i], true);
+  }
+  return wanted;
+}
+
 CounterMode counter_mode(const CounterLayout& layout, CounterMode configured) {
   if (std::holds_alternative<UserKernelRanges>(layout)) return CounterMode::kUserRanges;
   if (const auto* whole = std::get_if<WholeRange>(&layout); whole != nullptr && whole->graph_launches)

@@ -100,6 +100,15 @@ StatusOr<std::vector<std::size_t>> batch_first_rows(std::span<const std::size_t>
                                                     std::span<const std::size_t> kernels, std::size_t returned,
                                                     std::size_t dropped = 0, std::span<const std::string> names = {});
 
+/// Which rows of a batch counted in CUPTI's automatic ranges hold the
+/// members' kernels (true) rather than the tool's (false), in the layout
+/// batch_first_rows reads: for each member, `tool_kernels_before[i]` rows of
+/// the tool's, then `kernels[i]` of its own. Sizes: both spans hold one entry
+/// per member; the result, their sums. Errors: none (spans of unequal sizes
+/// give an empty result, which asks for every row).
+std::vector<bool> batch_rows_wanted(std::span<const std::size_t> tool_kernels_before,
+                                    std::span<const std::size_t> kernels);
+
 /// The counter mode the backend is set to for the replay of a range of
 /// `layout`; `configured` is the session's configured mode (the automatic
 /// and standing layouts use it).

@@ -76,6 +76,14 @@ class CounterBackend {
   /// Values of the decoded counter data: one row per counter range, one
   /// value per metric (MetricColumns order).
   virtual StatusOr<std::vector<std::vector<double>>> evaluate() const = 0;
+  /// As evaluate(), with the rows whose entry in `wanted` is false left
+  /// zeros, not evaluated (the rows past its end are evaluated): a batch's
+  /// rows of the tool's own kernels. Backends that cannot leave rows out
+  /// evaluate them all.
+  virtual StatusOr<std::vector<std::vector<double>>> evaluate_rows(const std::vector<bool>& wanted) const {
+    static_cast<void>(wanted);
+    return evaluate();
+  }
   /// Names of the decoded counter data's ranges, in evaluate()'s order (a
   /// user range's pushed name; CUPTI names its auto ranges itself); empty
   /// where the backend keeps none. Read only to explain a count CUPTI got

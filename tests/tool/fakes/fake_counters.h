@@ -71,6 +71,7 @@ struct CounterLog {
   std::size_t passes = 0;            // end_pass calls
   std::size_t ranges_begun = 0;      // begin_range calls
   std::size_t evaluations = 0;       // evaluate calls
+  std::size_t rows_left_out = 0;     // rows evaluate_rows was asked to leave out
   std::vector<std::string> started;  // start_pass names, in order
   // set_up_counters began while a warm_up_metric_host call ran (the tool
   // must wait for it: metric_host_ready).

@@ -55,6 +55,19 @@ TEST(CounterLayout, batch_rows_begin_after_each_members_tool_kernels) {
   EXPECT_EQ(*first, (std::vector<std::size_t>{2, 6, 10}));
 }
 
+TEST(CounterLayout, only_the_members_rows_of_a_batch_are_wanted) {
+  const std::vector<std::size_t> tool{2, 1, 3};
+  const std::vector<std::size_t> kernels{3, 1, 2};
+  const std::vector<bool> wanted = batch_rows_wanted(tool, kernels);
+  EXPECT_EQ(wanted, (std::vector<bool>{false, false, true, true, true, false, true, false, false, false, true, true}));
+  // Where it holds a true, batch_first_rows puts a member's kernel.
+  const StatusOr<std::vector<std::size_t>> first = batch_first_rows(tool, kernels, wanted.size());
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    for (std::size_t k = 0; k < kernels[i]; ++k) EXPECT_TRUE(wanted[(*first)[i] + k]) << "member " << i;
+  EXPECT_TRUE(batch_rows_wanted(tool, std::vector<std::size_t>{3}).empty()) << "unequal sizes: every row";
+}
+
 TEST(CounterLayout, batch_rows_that_do_not_add_up_are_a_counter_range_mismatch) {
   const std::vector<std::size_t> tool{2, 1};
   const std::vector<std::size_t> kernels{3, 1};
