@@ -43,7 +43,7 @@ StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& count
 /// kOutOfRange past the last range; kInvalidArgument for an empty image.
 StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image, std::size_t range_index);
 
-/// Values of `names` for every range of the image, in range order. `names`
+/// Values of `names` for each range of the image, in range order. `names`
 /// must be valid for `catalog` (checked: kInvalidArgument with suggestions)
 /// and should be the names the configuration was built from; metrics missing
 /// from the image make CUPTI fail (kInternal). `wanted`: where it has an
@@ -55,17 +55,13 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
                                                          const std::vector<std::string>& names,
                                                          const std::vector<bool>& wanted = {});
 
-/// The same values as evaluate_counter_data, for every range of the image,
-/// by NVIDIA's metrics evaluator (nvperf_host.h, nvperf_cuda_host.h, CUDA 13)
-/// directly: one evaluator made from the image, each name converted to an
-/// evaluation request once, then one evaluation per range, where CUPTI's
-/// cuptiProfilerHostEvaluateToGpuValues repeats the set-up and the names'
-/// conversion for every range. Equal bit for bit; on an H100 with 402
-/// metrics, 1.05x faster over 8 ranges and 1.24x over 256 (about 2.7 ms a
-/// range is the evaluation itself). `wanted`: as for evaluate_counter_data.
-/// `isolated`: NVPW's flag that the ranges
-/// ran one at a time, as the range profiler runs them (the values were the
-/// same either way). Errors: as evaluate_counter_data, and kInternal naming
+/// The same values as evaluate_counter_data, for the same ranges, by NVIDIA's metrics evaluator (nvperf_host.h,
+/// nvperf_cuda_host.h, CUDA 13) directly: one evaluator made from the image, each name converted to an evaluation
+/// request once, then one evaluation per range, where CUPTI's cuptiProfilerHostEvaluateToGpuValues repeats the set-up
+/// and the names' conversion for every range. Equal bit for bit; on an H100 with 402 metrics, 1.05x faster over 8
+/// ranges and 1.24x over 256 (about 2.7 ms a range is the evaluation itself). `wanted`: as for evaluate_counter_data.
+/// `isolated`: NVPW's flag that the ranges ran one at a time, as the range
+/// profiler runs them (the values were the same either way). Errors: as evaluate_counter_data, and kInternal naming
 /// the NVPW or CUPTI call that failed. Thread-safety: as MetricCatalog (the
 /// calls hold the host API's lock, let go between ranges).
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,

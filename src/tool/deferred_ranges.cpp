@@ -346,8 +346,8 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     if (!dropped.ok()) {
       values = dropped.status();
     } else if (automatic && tool_kernels) {
-      // The rows of the tool's own kernels (its flushes) are thrown away:
-      // they are left out of the evaluation.
+      // The rows of the tool's own kernels (its flushes, and restores that
+      // launch a kernel) are not evaluated: no member reads them.
       values = counters_->backend().evaluate_rows(batch_rows_wanted(*tool_kernels, member_kernels(batch)));
     } else {
       values = counters_->backend().evaluate();

@@ -40,8 +40,8 @@ class MetricEvaluator {
   /// (cupti::evaluate_counter_data); when that then succeeds, this evaluator
   /// uses CUPTI's path from then on. Errors: the first path's when it is not
   /// kInternal (bad input), else the second path's. `wanted`: a counter range
-  /// whose entry is false is not evaluated, its row left zeros (empty: every
-  /// range).
+  /// whose entry is false is not evaluated, its row left zeros; ranges past
+  /// its end (all of them when it is empty) are evaluated.
   StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data,
                                                       const std::vector<bool>& wanted = {}) const;
 

@@ -94,8 +94,9 @@ std::size_t batch_counter_ranges(const CounterLayout& layout, std::size_t kernel
 /// work in each pass (ReplayWindow::tool_kernels_before), so `returned` must
 /// be the sum of both. Sizes: both spans hold one entry per member.
 /// Errors: counter_ranges_mismatch (naming `dropped` and `names`, the decode's)
-/// when `returned` differs (a kernel the automatic ranges missed, or one
-/// they counted twice, would put every later value on the wrong kernel).
+/// when `returned` differs, or any was `dropped` (a kernel the automatic
+/// ranges missed, or one they counted twice, would put every later value on
+/// the wrong kernel; one dropped from a full image was one more).
 StatusOr<std::vector<std::size_t>> batch_first_rows(std::span<const std::size_t> tool_kernels_before,
                                                     std::span<const std::size_t> kernels, std::size_t returned,
                                                     std::size_t dropped = 0, std::span<const std::string> names = {});

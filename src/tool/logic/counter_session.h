@@ -79,9 +79,9 @@ class CounterBackend {
   /// As evaluate(), with the rows whose entry in `wanted` is false left
   /// zeros, not evaluated (the rows past its end are evaluated): a batch's
   /// rows of the tool's own kernels. Backends that cannot leave rows out
-  /// evaluate them all.
-  virtual StatusOr<std::vector<std::vector<double>>> evaluate_rows(const std::vector<bool>& wanted) const {
-    static_cast<void>(wanted);
+  /// evaluate them all. Errors: as evaluate().
+  virtual StatusOr<std::vector<std::vector<double>>> evaluate_rows(
+      [[maybe_unused]] const std::vector<bool>& wanted) const {
     return evaluate();
   }
   /// Names of the decoded counter data's ranges, in evaluate()'s order (a

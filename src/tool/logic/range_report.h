@@ -63,9 +63,10 @@ Status counter_ranges_mismatch(std::size_t returned, const std::string& opened, 
 /// auto ranges, two (the lead-in and the range) when `whole_range`.
 std::size_t lead_in_counter_ranges(std::size_t kernels, bool whole_range);
 
-/// OK when `returned` is lead_in_counter_ranges(kernels, whole_range);
-/// otherwise counter_ranges_mismatch() naming the lead-in and the kernels (a
-/// row more or fewer would shift every value onto the wrong kernel).
+/// OK when `returned` is lead_in_counter_ranges(kernels, whole_range) and
+/// none was `dropped`; otherwise counter_ranges_mismatch() naming the lead-in
+/// and the kernels (a row more or fewer would shift every value onto the
+/// wrong kernel; one dropped from a full image was one more).
 Status check_lead_in_ranges(std::size_t returned, std::size_t kernels, bool whole_range, std::size_t dropped = 0,
                             std::span<const std::string> names = {});
 

@@ -71,7 +71,9 @@ TEST(CounterLayout, only_the_members_rows_of_a_batch_are_wanted) {
 TEST(CounterLayout, batch_rows_that_do_not_add_up_are_a_counter_range_mismatch) {
   const std::vector<std::size_t> tool{2, 1};
   const std::vector<std::size_t> kernels{3, 1};
-  for (std::size_t returned : {6u, 8u}) {
+  // 7 returned with one dropped: the image was full, and CUPTI opened one
+  // range more than the kernels somewhere before its end.
+  for (std::size_t returned : {6u, 7u, 8u}) {
     const StatusOr<std::vector<std::size_t>> first = batch_first_rows(tool, kernels, returned, 1);
     ASSERT_FALSE(first.ok());
     EXPECT_EQ(first.status().decline_reason(), DeclineReason::kCounterRangesMismatch);

@@ -180,6 +180,9 @@ TEST(LeadInRanges, a_range_fewer_or_more_declines_counter_ranges_mismatch_naming
   const Status whole = check_lead_in_ranges(1, 3, /*whole_range=*/true);
   EXPECT_EQ(whole.decline_reason(), DeclineReason::kCounterRangesMismatch);
   EXPECT_EQ(whole.message(), "CUPTI returned 1 counter ranges for a whole range and its lead-in");
+  // As many as expected, but one dropped from the full image: one was more.
+  EXPECT_EQ(check_lead_in_ranges(5, 4, /*whole_range=*/false, /*dropped=*/1).decline_reason(),
+            DeclineReason::kCounterRangesMismatch);
   EXPECT_EQ(check_lead_in_ranges(3, 4, /*whole_range=*/false, /*dropped=*/2).message(),
             "CUPTI returned 3 counter ranges for the lead-in flush and 4 kernels (its decode reported 2 dropped)");
   const std::vector<std::string> names = {"0", "1", std::string(50, 'k')};
