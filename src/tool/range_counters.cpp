@@ -318,10 +318,10 @@ Status RangeCounters::evaluate(ActiveRange& range) {
   if (has_lead_in_flush(range.counters) || whole_range_lead_in) {
     // Every pass's first counter range was the lead-in flush's: the first
     // auto range, one more than the range's kernels, or the whole-range
-    // lead-in before the range's own. Any other count could shift every
-    // value by one.
+    // lead-in before the range's own. Any other count, or a range dropped
+    // from a full image, could shift every value by one.
     const std::size_t kernels = range.program.kernels().size();
-    if (values.size() != lead_in_counter_ranges(kernels, whole_range_lead_in)) {
+    if (values.size() != lead_in_counter_ranges(kernels, whole_range_lead_in) || dropped > 0) {
       // CUPTI's names for the ranges it did return may say which launch went
       // uncounted.
       return check_lead_in_ranges(values.size(), kernels, whole_range_lead_in, dropped,

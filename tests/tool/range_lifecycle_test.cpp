@@ -267,6 +267,16 @@ TEST_F(TwoKernelRange, a_range_whose_auto_ranges_miss_a_kernel_is_replayed_again
   EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
 }
 
+TEST_F(TwoKernelRange, a_range_whose_full_image_dropped_a_counter_range_is_replayed_again_with_user_ranges) {
+  config_.batch_ranges = 0;
+  // The image holds the lead-in and the two kernels; a third range CUPTI
+  // opened pushes the last one out, so the count returned is the one expected.
+  fake::CounterOptions counters;
+  counters.auto_ranges_add_one = true;
+  expect_two_kernels_replayed(profile_two_kernels(counters), "user", "replayed a second time");
+  EXPECT_EQ(fake::counts().launches, 2u + 2u * 3u + 2u * 3u);
+}
+
 TEST_F(ToolHarness, a_free_between_ranges_replays_the_deferred_batch_first) {
   start();
   const CUdeviceptr data = buffer(kInts);
@@ -474,6 +484,21 @@ TEST_F(BatchOfTwo, whose_auto_ranges_miss_a_kernel_replays_again_with_user_range
   EXPECT_EQ(first_value(ranges[1].kernels.at(1)), fake::counter_value(2, 0));
   // Pass 0, the automatic ranges' three passes, the user ranges' three.
   EXPECT_EQ(fake::counts().launches, 3u + 2u * 3u * 3u);
+}
+
+TEST_F(BatchOfTwo, whose_full_image_dropped_a_counter_range_replays_again_with_user_ranges) {
+  // Each member restores differentially in one launch and flushes: the image
+  // holds exactly their 7 rows, and one more range pushes the last out.
+  fake::CounterOptions counters;
+  counters.auto_ranges_add_one = true;
+  const std::vector<report::RangeRecord> ranges = profile_batch(counters);
+  ASSERT_EQ(ranges.size(), 2u);
+  for (const report::RangeRecord& r : ranges) {
+    ASSERT_FALSE(r.declined) << r.decline_reason << ": " << r.decline_detail;
+    EXPECT_EQ(r.counter_ranges, "user");
+    EXPECT_TRUE(has_note(r, "(its decode reported 1 dropped)")) << "the first window's mismatch";
+  }
+  EXPECT_EQ(first_value(ranges[1].kernels.at(1)), fake::counter_value(2, 0));
 }
 
 TEST_F(BatchOfTwo, whose_automatic_ranges_fail_replays_again_with_user_ranges) {

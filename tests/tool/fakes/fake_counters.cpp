@@ -73,6 +73,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
       rows_ += kernels_run() - launches_at_start_;
       if (g_options.auto_ranges_count_copies) rows_ += counts().async_copy_calls - copies_at_start_;
       if (g_options.auto_ranges_drop_one && rows_ > 0) --rows_;
+      if (g_options.auto_ranges_add_one) ++rows_;
       const std::uint64_t tool_kernels = counts().tool_kernels - tool_kernels_at_start_;
       if (g_options.auto_pass_fails_over_tool_kernels > 0 && tool_kernels > g_options.auto_pass_fails_over_tool_kernels)
         return internal_error("fake counters: " + std::to_string(tool_kernels) +

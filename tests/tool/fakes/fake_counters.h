@@ -45,6 +45,9 @@ struct CounterOptions {
   /// CUPTI's automatic per-kernel ranges is a counter range of its own, as
   /// CUPTI made of each cuMemcpyBatchAsync call on an H100.
   bool auto_ranges_count_copies = false;
+  /// Every pass under CUPTI's automatic per-kernel ranges opens one counter
+  /// range more than it ran kernels (a full image drops the last).
+  bool auto_ranges_add_one = false;
   /// When above 0: a pass under CUPTI's automatic per-kernel ranges in
   /// which more of the tool's kernels ran than this fails at its end, as a
   /// CUPTI error would.
