@@ -7,24 +7,30 @@ Like for like: the set's list minus the metrics ncu's range replay cannot
 collect (tests/ncu/ncu_compare.py, range_replay_metrics()) is given to both tools;
 rangereplay runs once more with that list when anything was dropped.
 
-    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,kernel-restores,batch,single,whole,verify,kernels,loading,outside]
+    python3 bench/profile_vs_ncu.py <build-dir> <out.json> [full,kernel-restores,batch,single,whole,verify,kernels,kernel-replay,loading,outside]
+
+kernel-replay: per-kernel values of one torch-train step with `--set basic`
+against ncu's kernel replay of the same launches and the same list (target
+25x), with the run's time budget, from which the floor is read.
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ncu"))
-from ncu_compare import speed_against_ncu  # noqa: E402
+from ncu_compare import launch_window, ncu_csv_command, NcuCsvError, parse_ncu_csv, speed_against_ncu  # noqa: E402
 
 build, out_path = sys.argv[1], sys.argv[2]
 # Optional third argument: a comma list of the row groups to run (full,
-# kernel-restores, batch, single, whole, verify, kernels, loading, outside); all
-# but kernel-restores when absent.
-GROUPS = {"full", "kernel-restores", "batch", "single", "whole", "verify", "kernels", "loading", "outside"}
+# kernel-restores, batch, single, whole, verify, kernels, kernel-replay, loading,
+# outside); all but kernel-restores and kernel-replay when absent.
+GROUPS = {"full", "kernel-restores", "batch", "single", "whole", "verify", "kernels", "kernel-replay", "loading",
+          "outside"}
+DEFAULT_OFF = {"kernel-restores", "kernel-replay"}
 only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
 if only is not None and not only <= GROUPS:
     sys.exit(f"profile_vs_ncu: unknown row group(s) {','.join(sorted(only - GROUPS))}; "
              f"choose from {','.join(sorted(GROUPS))}")
 def want(group):
-    return only is None or group in only
+    return group in only if only is not None else group not in DEFAULT_OFF
 cli = os.path.join(build, "tools/cli/rangereplay")
 stream = os.path.join(build, "examples/stream")
 rows, raw = [], {}
@@ -112,7 +118,7 @@ if want("full"):
     # every counter pass is one CUPTI start and stop for all of them.
     case("stream 256MB x3, --set full", ["--iterations", "3"], "full")
     case("stream 256MB x10, --set full", ["--iterations", "10"], "full")
-if only is not None and "kernel-restores" in only:
+if want("kernel-restores"):
     # Batch members restored by a kernel (RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE=0), beside "full", where they
     # restore by the copy engines: the restore's kernel is a counter range of its own in CUPTI's automatic ranges.
     kernels = {"RANGEREPLAY_BATCH_COPY_ENGINE_RESTORE": "0"}
@@ -237,6 +243,61 @@ if want("kernels"):
                             f"and pass)"))
         rows.append(("  instruction counts", f"user equal to auto kernel by kernel: {same}; each mode equal to itself "
                                              f"across its two runs: {self_same}; counter_ranges seen: {kinds}"))
+
+if want("kernel-replay"):
+    # Per-kernel values of one torch-train step (the second of three; the first
+    # may grow the caching allocator inside it), `--set basic` with the
+    # defaults, against ncu's kernel replay of the same launches (`--launch-skip
+    # / --launch-count` from the report's launch numbers: ncu's NVTX filter is
+    # per thread and misses autograd's) with the same metric list. Both runs
+    # cover the whole application; the ratio is of their wall times.
+    torch_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "workloads",
+                                "torch_transformer.py")
+    app = [sys.executable, torch_script, "--mode", "train", "--steps", "3"]
+    label = "torch-train step 2 of 3, --set basic, per kernel"
+    plain_s, plain = timed(app, timeout=600)
+    if plain.returncode != 0:
+        rows.append((label, f"not run: the application alone exited {plain.returncode} "
+                            f"({plain.stderr.strip()[-160:]})"))
+    else:
+        rr_s, rep, err = profile([], ["--set", "basic", "--skip", "1", "--range-count", "1"], app=app, timeout=600)
+        window = launch_window(rep) if rep is not None else None
+        if window is None:
+            rows.append((label, f"rangereplay gave no replayed range with launch numbers: {err or 'declined'}"))
+        else:
+            index, first, count = window
+            command = ncu_csv_command(app, rep["metrics"], ["--launch-skip", str(first), "--launch-count", str(count)],
+                                      nvtx_include=None)
+            ncu_s, p = timed(command, timeout=1800)
+            try:
+                ncu_kernels = len(parse_ncu_csv(p.stdout, "kernel")) if p.returncode == 0 else None
+            except NcuCsvError as e:
+                ncu_kernels, p_error = None, str(e)
+            else:
+                p_error = p.stderr.strip()[-200:]
+            replayed = [r for r in rep["ranges"] if not r["declined"]]
+            ours = sum(len(r["kernels"]) for r in replayed)
+            raw["kernel_replay"] = {"plain_s": plain_s, "rangereplay_s": rr_s, "ncu_s": ncu_s, "launches": count,
+                                    "first_launch": first, "range": index, "kernels_rangereplay": ours,
+                                    "kernels_ncu": ncu_kernels, "metrics": len(rep["metrics"]),
+                                    "passes": rep["pass_count"], "time_budget": rep.get("time_budget"),
+                                    "timings": [r["timings"] for r in replayed]}
+            if ncu_kernels is None:
+                rows.append((label, f"ncu kernel replay failed rc={p.returncode}: {p_error}"))
+            else:
+                rows.append((label, f"app {plain_s:.2f} s | rangereplay {rr_s:.2f} s | ncu kernel replay of launches "
+                                    f"{first}+{count} {ncu_s:.2f} s | ncu/rangereplay = {ncu_s / rr_s:.2f}x (target "
+                                    f"25x) | kernels {ours} vs ncu's {ncu_kernels} | {len(rep['metrics'])} metrics, "
+                                    f"{rep['pass_count']} passes"))
+            budget = {"counter set-up": rep.get("setup_ms"), **(rep.get("time_budget") or {})}
+            t = replayed[0]["timings"] if replayed else {}
+            parts = " + ".join(f"{k.removesuffix('_ms').replace('_', ' ')} {budget[k]:.0f}" for k in
+                               ("counter set-up", "range_begins_ms", "in_ranges_ms", "windows_ms", "exit_ms",
+                                "outside_ranges_ms") if isinstance(budget.get(k), (int, float)))
+            rows.append(("  time budget", f"wall {budget.get('wall_ms') or 0:.0f} ms = {parts} (first CUPTI start "
+                                          f"{budget.get('first_pass_start_ms') or 0:.0f} of these); the window: CUPTI start/stop {t.get('counters_ms', 0):.0f} + kernels "
+                           f"{t.get('kernels_ms', 0):.0f} + restore {t.get('restore_ms', 0):.0f} + tool "
+                           f"{t.get('other_ms', 0):.0f} ms"))
 
 if want("loading"):
     # Start-up cost a user pays by choosing CUDA_MODULE_LOADING=EAGER (the fix
