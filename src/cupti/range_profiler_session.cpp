@@ -63,19 +63,6 @@ Status RangeProfilerSession::set_lead_in(bool on) {
 }
 
 Status RangeProfilerSession::size_image(std::size_t max_ranges) {
-  std::vector<const char*> names;
-  names.reserve(metric_names_.size());
-  for (const auto& n : metric_names_) names.push_back(n.c_str());
-  auto image_size = [&](std::size_t ranges) -> StatusOr<std::size_t> {
-    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = object_;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = ranges;
-    size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
-    RR_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
-    return size.counterDataSize;
-  };
   // cuptiRangeProfilerCounterDataImageInitialize takes only a size and a
   // buffer: the image's layout is the one of the object's last
   // GetCounterDataSize call, so the size of the image to initialize must be
@@ -86,28 +73,71 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
     RR_ASSIGN_OR_RETURN(const std::size_t two, image_size(2));
     bytes_per_range_ = two > one ? two - one : 1;
   }
-  auto initialize = [&](std::size_t ranges) -> Status {
-    RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(ranges));
-    counter_data_blank_.assign(bytes, 0);
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    init.pRangeProfilerObject = object_;
-    init.counterDataSize = counter_data_blank_.size();
-    init.pCounterData = counter_data_blank_.data();
-    RR_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
-    return ok_status();
-  };
-  Status status = initialize(max_ranges);
+  // The blank of the former size is freed; the new image is initialized
+  // where the next range uses it.
+  std::vector<std::uint8_t>().swap(counter_data_blank_);
+  counter_data_fresh_ = false;
+  Status status = initialize_image(counter_data_, max_ranges);
   if (!status.ok() && max_ranges < kFallbackRanges) {
     // The fixed size this session used before images were sized per range.
-    if (initialize(kFallbackRanges).ok()) max_ranges = kFallbackRanges, status = ok_status();
+    if (initialize_image(counter_data_, kFallbackRanges).ok()) max_ranges = kFallbackRanges, status = ok_status();
   }
   if (!status.ok()) {
-    counter_data_blank_.clear();
+    std::vector<std::uint8_t>().swap(counter_data_);
+    image_bytes_ = 0;
     max_ranges_ = 0;
     return status;
   }
+  image_bytes_ = counter_data_.size();
+  counter_data_fresh_ = true;
   max_ranges_ = max_ranges;
+  return ok_status();
+}
+
+StatusOr<std::size_t> RangeProfilerSession::image_size(std::size_t ranges) const {
+  std::vector<const char*> names;
+  names.reserve(metric_names_.size());
+  for (const auto& n : metric_names_) names.push_back(n.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = object_;
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = ranges;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
+  RR_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+  return size.counterDataSize;
+}
+
+Status RangeProfilerSession::initialize_image(std::vector<std::uint8_t>& image, std::size_t ranges) {
+  RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(ranges));
+  image.assign(bytes, 0);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  init.pRangeProfilerObject = object_;
+  init.counterDataSize = image.size();
+  init.pCounterData = image.data();
+  RR_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+  return ok_status();
+}
+
+Status RangeProfilerSession::fresh_counter_data() {
+  if (counter_data_fresh_) {
+    counter_data_fresh_ = false;
+    return ok_status();
+  }
+  if (image_bytes_ == 0) return failed_precondition("the counter data image is not sized (its sizing failed)");
+  if (counter_data_blank_.size() != image_bytes_) {
+    Status made = initialize_image(counter_data_blank_, max_ranges_);
+    if (made.ok() && counter_data_blank_.size() != image_bytes_)
+      made = internal_error("the counter data image of " + std::to_string(max_ranges_) + " ranges came out " +
+                            std::to_string(counter_data_blank_.size()) + " bytes, not " + std::to_string(image_bytes_));
+    if (!made.ok()) {
+      // Not kept half made: the next range initializes it again.
+      std::vector<std::uint8_t>().swap(counter_data_blank_);
+      return made;
+    }
+  }
+  counter_data_ = counter_data_blank_;
   return ok_status();
 }
 
@@ -139,7 +169,7 @@ Status RangeProfilerSession::begin_range() {
   // pass 0 (a multi-pass warm-up left it at pass 1, and the next range's
   // values came out NaN on the H200).
   if (passes_incomplete_ || (configured_range_ && *configured_range_ != range)) RR_RETURN_IF_ERROR(reenable());
-  counter_data_ = counter_data_blank_;
+  RR_RETURN_IF_ERROR(fresh_counter_data());
   pass_lead_in_ = false;
   return set_config(range, CUPTI_UserReplay, 0, 1);
 }
@@ -178,12 +208,17 @@ Status RangeProfilerSession::begin_application_pass(const std::vector<std::uint8
   // one configured for user replay before.
   if (application_passes_ > 0 || (configured_replay_ && *configured_replay_ != CUPTI_ApplicationReplay))
     RR_RETURN_IF_ERROR(reenable());
-  if (!carried.empty() && carried.size() != counter_data_blank_.size()) {
+  if (!carried.empty() && carried.size() != image_bytes_) {
     return failed_precondition("the carried counter data holds " + std::to_string(carried.size()) +
-                               " bytes, this configuration's image " + std::to_string(counter_data_blank_.size()) +
+                               " bytes, this configuration's image " + std::to_string(image_bytes_) +
                                ": another metric list or GPU wrote it");
   }
-  counter_data_ = carried.empty() ? counter_data_blank_ : carried;
+  if (carried.empty()) {
+    RR_RETURN_IF_ERROR(fresh_counter_data());
+  } else {
+    counter_data_ = carried;
+    counter_data_fresh_ = false;
+  }
   pass_lead_in_ = false;
   RR_RETURN_IF_ERROR(set_config(CUPTI_UserRange, CUPTI_ApplicationReplay, pass_index, target_nesting_level));
   ++application_passes_;

@@ -52,9 +52,11 @@ class RangeProfilerSession {
   Status configure(std::vector<std::uint8_t> config_image, const std::vector<std::string>& metric_names,
                    std::size_t max_ranges, Mode mode);
   /// Re-sizes the counter data image for `max_ranges` (>= 1) ranges per pass;
-  /// a no-op when already that size. Only between ranges (not in a pass). In
-  /// whole-range mode the image always holds 1 range (2 with a lead-in). Errors:
-  /// resource_exhausted when the image would exceed kMaxImageBytes.
+  /// a no-op when already that size. A new size initializes counter_data()
+  /// at once (the last range's decoded data is gone), for the begin_range()
+  /// that must follow before any pass. Only between ranges (not in a pass).
+  /// In whole-range mode the image always holds 1 range (2 with a lead-in).
+  /// Errors: resource_exhausted when the image would exceed kMaxImageBytes.
   Status resize(std::size_t max_ranges);
   /// Switches the range mode for the following ranges (per-kernel auto
   /// ranges, or one user range per pass); only between ranges. Call resize()
@@ -71,8 +73,9 @@ class RangeProfilerSession {
   Status set_lead_in(bool on);
   /// The lead-in counter range's name.
   static constexpr char kLeadInRange[] = "rangereplay.lead_in";
-  /// The largest image a range may use (the session keeps it twice: the
-  /// initialized blank and the range's copy), in bytes.
+  /// The largest image a range may use (the session keeps it at most twice:
+  /// the range's, and an initialized blank once a second range begins at
+  /// that size), in bytes.
   static constexpr std::size_t kMaxImageBytes = std::size_t{2} << 30;
   /// The most ranges an image within kMaxImageBytes holds (>= 1).
   std::size_t most_ranges() const;
@@ -123,7 +126,7 @@ class RangeProfilerSession {
 
   const std::vector<std::uint8_t>& counter_data() const { return counter_data_; }
   /// Size of the counter data image in bytes (0 before configure()).
-  std::size_t counter_data_bytes() const { return counter_data_blank_.size(); }
+  std::size_t counter_data_bytes() const { return image_bytes_; }
   std::size_t pass_index() const { return pass_index_; }
   bool in_pass() const { return in_pass_; }
   CUcontext context() const { return ctx_; }
@@ -134,8 +137,22 @@ class RangeProfilerSession {
   CUpti_RangeProfiler_Object* object_;
   std::vector<std::uint8_t> config_image_;
   std::vector<std::uint8_t> counter_data_;
-  std::vector<std::uint8_t> counter_data_blank_;  // initialized image, copied at begin_range
+  // An initialized image of image_bytes_, copied at begin_range; made only
+  // when a second range begins at the same size (a batch's large image is
+  // initialized in counter_data_ and used once: touching and copying a
+  // second one of hundreds of MiB would cost more than its initialization).
+  std::vector<std::uint8_t> counter_data_blank_;
+  std::size_t image_bytes_ = 0;
+  bool counter_data_fresh_ = false;  // counter_data_ is initialized and unused
   Status size_image(std::size_t max_ranges);
+  // cuptiRangeProfilerGetCounterDataSize for `ranges` counter ranges of the
+  // metric list (the object's image layout from then on).
+  StatusOr<std::size_t> image_size(std::size_t ranges) const;
+  // Zeroes `image` to the size of an image of `ranges` counter ranges and
+  // initializes it (the size asked for last, as CUPTI's layout requires).
+  Status initialize_image(std::vector<std::uint8_t>& image, std::size_t ranges);
+  // Makes counter_data_ an initialized, unused image of image_bytes_.
+  Status fresh_counter_data();
   // cuptiRangeProfilerSetConfig over counter_data_ (as the caller filled it).
   Status set_config(CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay, std::size_t pass_index,
                     std::uint16_t target_nesting_level);
