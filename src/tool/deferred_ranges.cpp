@@ -343,15 +343,12 @@ Status DeferredRanges::run_batch_window(std::vector<std::unique_ptr<ActiveRange>
     auto decode_start = Clock::now();
     StatusOr<std::size_t> dropped = counters_->backend().decode();
     if (dropped.ok()) debug("batch counter data decoded%s", "", 0);
-    if (!dropped.ok()) {
-      values = dropped.status();
-    } else if (automatic && tool_kernels) {
-      // The rows of the tool's own kernels (its flushes, and restores that
-      // launch a kernel) are not evaluated: no member reads them.
-      values = counters_->backend().evaluate_rows(batch_rows_wanted(*tool_kernels, member_kernels(batch)));
-    } else {
-      values = counters_->backend().evaluate();
-    }
+    // In automatic ranges the rows of the tool's own kernels (its flushes,
+    // and restores that launch a kernel) are not evaluated: no member reads
+    // them. Empty: every row.
+    const std::vector<bool> wanted =
+        automatic && tool_kernels ? batch_rows_wanted(*tool_kernels, member_kernels(batch)) : std::vector<bool>{};
+    values = dropped.ok() ? counters_->backend().evaluate_rows(wanted) : dropped.status();
     if (values.ok()) debug("batch counter data evaluated: %s%ld rows", "", static_cast<long>(values->size()));
     if (values.ok() && automatic) {
       StatusOr<std::vector<std::size_t>> rows = automatic_first_rows(batch, tool_kernels, values->size(), *dropped);
