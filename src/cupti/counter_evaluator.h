@@ -55,14 +55,18 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
                                                          const std::vector<std::string>& names,
                                                          const std::vector<bool>& wanted = {});
 
-/// The same values as evaluate_counter_data, for the same ranges, by NVIDIA's metrics evaluator (nvperf_host.h,
-/// nvperf_cuda_host.h, CUDA 13) directly: one evaluator made from the image, each name converted to an evaluation
-/// request once, then one evaluation per range, where CUPTI's cuptiProfilerHostEvaluateToGpuValues repeats the set-up
-/// and the names' conversion for every range. Equal bit for bit; on an H100 with 402 metrics, 1.05x faster over 8
-/// ranges and 1.24x over 256 (about 2.7 ms a range is the evaluation itself). `wanted`: as for evaluate_counter_data.
+/// The same values as evaluate_counter_data, for the same ranges, by NVIDIA's
+/// metrics evaluator (nvperf_host.h, nvperf_cuda_host.h, CUDA 13) directly:
+/// one evaluator made from the image, each name converted to an evaluation
+/// request once, then one evaluation per range, where CUPTI's
+/// cuptiProfilerHostEvaluateToGpuValues repeats the set-up and the names'
+/// conversion for every range. Equal bit for bit; on an H100 with 402
+/// metrics, 1.05x faster over 8 ranges and 1.24x over 256 (about 2.7 ms a
+/// range is the evaluation itself). `wanted`: as for evaluate_counter_data.
 /// `isolated`: NVPW's flag that the ranges ran one at a time, as the range
-/// profiler runs them (the values were the same either way). Errors: as evaluate_counter_data, and kInternal naming
-/// the NVPW or CUPTI call that failed. Thread-safety: as MetricCatalog (the
+/// profiler runs them (the values were the same either way). Errors: as
+/// evaluate_counter_data, and kInternal naming the NVPW or CUPTI call that
+/// failed. Thread-safety: as MetricCatalog (the
 /// calls hold the host API's lock, let go between ranges).
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
                                                                  const std::vector<uint8_t>& counter_data_image,

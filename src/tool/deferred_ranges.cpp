@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <variant>
@@ -32,6 +33,14 @@ CounterLayout user_layout(const ProfileConfig& config) {
                         /*cache_flush=*/true);
 }
 
+// Each member's kernels, in batch order.
+std::vector<std::size_t> member_kernels(const std::vector<std::unique_ptr<ActiveRange>>& batch) {
+  std::vector<std::size_t> kernels;
+  kernels.reserve(batch.size());
+  for (const auto& range : batch) kernels.push_back(range->program.kernels().size());
+  return kernels;
+}
+
 // How many more counter ranges CUPTI opened (`opened`: returned and dropped)
 // in a batch's pass of automatic ranges than its kernels and the tool's own
 // before them (`tool_kernels`, per member); 0 when not more, or when the
@@ -39,18 +48,10 @@ CounterLayout user_layout(const ProfileConfig& config) {
 std::size_t rows_past_the_kernels(const std::vector<std::unique_ptr<ActiveRange>>& batch,
                                   const std::optional<std::vector<std::size_t>>& tool_kernels, std::size_t opened) {
   if (!tool_kernels) return 0;
-  std::size_t expected = 0;
-  for (std::size_t k : *tool_kernels) expected += k;
-  for (const auto& range : batch) expected += range->program.kernels().size();
+  const std::vector<std::size_t> kernels = member_kernels(batch);
+  const std::size_t expected = std::accumulate(tool_kernels->begin(), tool_kernels->end(), std::size_t{0}) +
+                               std::accumulate(kernels.begin(), kernels.end(), std::size_t{0});
   return opened > expected ? opened - expected : 0;
-}
-
-// Each member's kernels, in batch order.
-std::vector<std::size_t> member_kernels(const std::vector<std::unique_ptr<ActiveRange>>& batch) {
-  std::vector<std::size_t> kernels;
-  kernels.reserve(batch.size());
-  for (const auto& range : batch) kernels.push_back(range->program.kernels().size());
-  return kernels;
 }
 }  // namespace
 
