@@ -12,7 +12,7 @@
 
 namespace rangereplay::cupti {
 
-StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& counter_data_image) {
+StatusOr<std::size_t> counter_data_range_count(std::span<const uint8_t> counter_data_image) {
   if (counter_data_image.empty()) return invalid_argument("empty counter data image");
   auto params = RR_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   params.pCounterDataImage = counter_data_image.data();
@@ -21,7 +21,7 @@ StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& count
   return params.numTotalRanges;
 }
 
-StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image, std::size_t range_index) {
+StatusOr<std::string> counter_data_range_name(std::span<const uint8_t> counter_data_image, std::size_t range_index) {
   RR_ASSIGN_OR_RETURN(std::size_t ranges, counter_data_range_count(counter_data_image));
   if (range_index >= ranges) {
     return out_of_range("range " + std::to_string(range_index) + " of a counter data image holding " +
@@ -41,7 +41,7 @@ namespace {
 // Both evaluations' start: the image and names checked, then one RangeValues
 // per range of the image, named, its values zeroed (one per name).
 StatusOr<std::vector<RangeValues>> named_ranges(const MetricCatalog& catalog,
-                                                const std::vector<uint8_t>& counter_data_image,
+                                                std::span<const uint8_t> counter_data_image,
                                                 const std::vector<std::string>& names) {
   if (counter_data_image.empty()) return invalid_argument("empty counter data image");
   RR_RETURN_IF_ERROR(catalog.validate(names));
@@ -57,7 +57,7 @@ StatusOr<std::vector<RangeValues>> named_ranges(const MetricCatalog& catalog,
 }  // namespace
 
 StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
-                                                         const std::vector<uint8_t>& counter_data_image,
+                                                         std::span<const uint8_t> counter_data_image,
                                                          const std::vector<std::string>& names,
                                                          const std::vector<bool>& wanted) {
   RR_ASSIGN_OR_RETURN(std::vector<RangeValues> out, named_ranges(catalog, counter_data_image, names));
@@ -105,7 +105,7 @@ class ImageEvaluator {
     NVPW_MetricsEvaluator_Destroy(&p);
   }
 
-  Status initialize(const std::string& chip, const std::vector<uint8_t>& image) {
+  Status initialize(const std::string& chip, std::span<const uint8_t> image) {
     NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params size{
         NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params_STRUCT_SIZE};
     size.pChipName = chip.c_str();
@@ -142,7 +142,7 @@ class ImageEvaluator {
     return request;
   }
 
-  Status evaluate(const std::vector<NVPW_MetricEvalRequest>& requests, const std::vector<uint8_t>& image,
+  Status evaluate(const std::vector<NVPW_MetricEvalRequest>& requests, std::span<const uint8_t> image,
                   std::size_t range, bool isolated, double* values) const {
     NVPW_MetricsEvaluator_EvaluateToGpuValues_Params p{NVPW_MetricsEvaluator_EvaluateToGpuValues_Params_STRUCT_SIZE};
     p.pMetricsEvaluator = evaluator_;
@@ -167,7 +167,7 @@ class ImageEvaluator {
 }  // namespace
 
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
-                                                                 const std::vector<uint8_t>& counter_data_image,
+                                                                 std::span<const uint8_t> counter_data_image,
                                                                  const std::vector<std::string>& names,
                                                                  const std::vector<bool>& wanted, bool isolated) {
   RR_ASSIGN_OR_RETURN(std::vector<RangeValues> out, named_ranges(catalog, counter_data_image, names));

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,11 @@ struct RangeValues {
 /// Number of ranges stored in a counter data image
 /// (cuptiRangeProfilerGetCounterDataInfo). Errors: kInvalidArgument for an
 /// empty image; kInternal for CUPTI failures.
-StatusOr<std::size_t> counter_data_range_count(const std::vector<uint8_t>& counter_data_image);
+StatusOr<std::size_t> counter_data_range_count(std::span<const uint8_t> counter_data_image);
 
 /// Name of range `range_index` (nested levels joined by "/"). Errors:
 /// kOutOfRange past the last range; kInvalidArgument for an empty image.
-StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counter_data_image, std::size_t range_index);
+StatusOr<std::string> counter_data_range_name(std::span<const uint8_t> counter_data_image, std::size_t range_index);
 
 /// Values of `names` for each range of the image, in range order. `names`
 /// must be valid for `catalog` (checked: kInvalidArgument with suggestions)
@@ -51,7 +52,7 @@ StatusOr<std::string> counter_data_range_name(const std::vector<uint8_t>& counte
 /// evaluated (its values stay zeros); empty: every range is evaluated.
 /// Errors: kInvalidArgument for an empty image or an empty name list.
 StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& catalog,
-                                                         const std::vector<uint8_t>& counter_data_image,
+                                                         std::span<const uint8_t> counter_data_image,
                                                          const std::vector<std::string>& names,
                                                          const std::vector<bool>& wanted = {});
 
@@ -69,7 +70,7 @@ StatusOr<std::vector<RangeValues>> evaluate_counter_data(const MetricCatalog& ca
 /// failed. Thread-safety: as MetricCatalog (the
 /// calls hold the host API's lock, let go between ranges).
 StatusOr<std::vector<RangeValues>> evaluate_counter_data_at_once(const MetricCatalog& catalog,
-                                                                 const std::vector<uint8_t>& counter_data_image,
+                                                                 std::span<const uint8_t> counter_data_image,
                                                                  const std::vector<std::string>& names,
                                                                  const std::vector<bool>& wanted = {},
                                                                  bool isolated = true);

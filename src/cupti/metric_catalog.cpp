@@ -351,7 +351,7 @@ StatusOr<std::size_t> MetricCatalog::max_hardware_metrics_per_pass() const {
   return params.maxMetricsPerPass;
 }
 
-Status MetricCatalog::evaluate_range(const std::vector<uint8_t>& counter_data_image, std::size_t range_index,
+Status MetricCatalog::evaluate_range(std::span<const uint8_t> counter_data_image, std::size_t range_index,
                                      const std::vector<std::string>& names, double* values) const {
   std::vector<const char*> c_names;
   c_names.reserve(names.size());

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -138,7 +139,7 @@ class MetricCatalog {
   /// Evaluates `names` (already validated) for range `range_index` of a
   /// decoded counter data image into `values` (names.size() doubles).
   /// Used by evaluate_counter_data (counter_evaluator.h).
-  Status evaluate_range(const std::vector<uint8_t>& counter_data_image, std::size_t range_index,
+  Status evaluate_range(std::span<const uint8_t> counter_data_image, std::size_t range_index,
                         const std::vector<std::string>& names, double* values) const;
 
  private:

@@ -75,7 +75,7 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
   }
   // The blank of the former size is freed; the new image is initialized
   // where the next range uses it.
-  std::vector<std::uint8_t>().swap(counter_data_blank_);
+  counter_data_blank_.clear();
   counter_data_fresh_ = false;
   Status status = initialize_image(counter_data_, max_ranges);
   if (!status.ok() && max_ranges < kFallbackRanges) {
@@ -83,7 +83,7 @@ Status RangeProfilerSession::size_image(std::size_t max_ranges) {
     if (initialize_image(counter_data_, kFallbackRanges).ok()) max_ranges = kFallbackRanges, status = ok_status();
   }
   if (!status.ok()) {
-    std::vector<std::uint8_t>().swap(counter_data_);
+    counter_data_.clear();
     image_bytes_ = 0;
     max_ranges_ = 0;
     return status;
@@ -108,9 +108,9 @@ StatusOr<std::size_t> RangeProfilerSession::image_size(std::size_t ranges) const
   return size.counterDataSize;
 }
 
-Status RangeProfilerSession::initialize_image(std::vector<std::uint8_t>& image, std::size_t ranges) {
+Status RangeProfilerSession::initialize_image(ZeroedBytes& image, std::size_t ranges) {
   RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(ranges));
-  image.assign(bytes, 0);
+  image = ZeroedBytes(bytes);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object_;
@@ -133,7 +133,7 @@ Status RangeProfilerSession::fresh_counter_data() {
                             std::to_string(counter_data_blank_.size()) + " bytes, not " + std::to_string(image_bytes_));
     if (!made.ok()) {
       // Not kept half made: the next range initializes it again.
-      std::vector<std::uint8_t>().swap(counter_data_blank_);
+      counter_data_blank_.clear();
       return made;
     }
   }
@@ -196,7 +196,7 @@ Status RangeProfilerSession::set_config(CUpti_ProfilerRange range, CUpti_Profile
   return ok_status();
 }
 
-Status RangeProfilerSession::begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass_index,
+Status RangeProfilerSession::begin_application_pass(std::span<const std::uint8_t> carried, std::size_t pass_index,
                                                     std::uint16_t target_nesting_level) {
   if (mode_ != Mode::kWholeRange) return failed_precondition("application range replay counts whole ranges only");
   if (in_pass_) return failed_precondition("begin_application_pass inside a pass");
@@ -216,7 +216,7 @@ Status RangeProfilerSession::begin_application_pass(const std::vector<std::uint8
   if (carried.empty()) {
     RR_RETURN_IF_ERROR(fresh_counter_data());
   } else {
-    counter_data_ = carried;
+    counter_data_.assign(carried);
     counter_data_fresh_ = false;
   }
   pass_lead_in_ = false;

@@ -29,10 +29,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/base/zeroed_bytes.h"
 
 namespace rangereplay::cupti {
 
@@ -103,7 +105,7 @@ class RangeProfilerSession {
   /// index goes on from its last pass, whatever passIndex says. Errors: failed_precondition outside whole-range
   /// mode, or for `carried` of another size than this configuration's image
   /// (another metric list or chip wrote it); CUPTI failures.
-  Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass_index,
+  Status begin_application_pass(std::span<const std::uint8_t> carried, std::size_t pass_index,
                                 std::uint16_t target_nesting_level);
   /// The nesting level CUPTI asks for next (cuptiRangeProfilerStop's, after end_pass).
   std::size_t next_nesting_level() const { return next_nesting_level_; }
@@ -124,7 +126,9 @@ class RangeProfilerSession {
   /// Decodes the collected passes into counter_data(); returns ranges dropped.
   StatusOr<std::size_t> decode();
 
-  const std::vector<std::uint8_t>& counter_data() const { return counter_data_; }
+  /// The counter data image (counter_data_bytes() bytes); valid until the
+  /// next resize, begin or decode.
+  std::span<const std::uint8_t> counter_data() const { return counter_data_.span(); }
   /// Size of the counter data image in bytes (0 before configure()).
   std::size_t counter_data_bytes() const { return image_bytes_; }
   std::size_t pass_index() const { return pass_index_; }
@@ -136,12 +140,14 @@ class RangeProfilerSession {
   CUcontext ctx_;
   CUpti_RangeProfiler_Object* object_;
   std::vector<std::uint8_t> config_image_;
-  std::vector<std::uint8_t> counter_data_;
+  // Zero at allocation without being written (ZeroedBytes): a batch's image
+  // of hundreds of MiB is touched only where CUPTI writes it.
+  ZeroedBytes counter_data_;
   // An initialized image of image_bytes_, copied at begin_range; made only
   // when a second range begins at the same size (a batch's large image is
   // initialized in counter_data_ and used once: touching and copying a
   // second one of hundreds of MiB would cost more than its initialization).
-  std::vector<std::uint8_t> counter_data_blank_;
+  ZeroedBytes counter_data_blank_;
   std::size_t image_bytes_ = 0;
   bool counter_data_fresh_ = false;  // counter_data_ is initialized and unused
   Status size_image(std::size_t max_ranges);
@@ -150,7 +156,7 @@ class RangeProfilerSession {
   StatusOr<std::size_t> image_size(std::size_t ranges) const;
   // Zeroes `image` to the size of an image of `ranges` counter ranges and
   // initializes it (the size asked for last, as CUPTI's layout requires).
-  Status initialize_image(std::vector<std::uint8_t>& image, std::size_t ranges);
+  Status initialize_image(ZeroedBytes& image, std::size_t ranges);
   // Makes counter_data_ an initialized, unused image of image_bytes_.
   Status fresh_counter_data();
   // cuptiRangeProfilerSetConfig over counter_data_ (as the caller filled it).

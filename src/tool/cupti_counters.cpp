@@ -19,7 +19,7 @@ cupti::RangeProfilerSession::Mode session_mode(CounterMode mode) {
 }
 
 StatusOr<std::vector<std::string>> CuptiCounterBackend::range_names() const {
-  const std::vector<std::uint8_t>& image = session_->counter_data();
+  const std::span<const std::uint8_t> image = session_->counter_data();
   RR_ASSIGN_OR_RETURN(const std::size_t count, cupti::counter_data_range_count(image));
   std::vector<std::string> names;
   names.reserve(count);

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,7 @@ class CuptiCounterBackend final : public CounterBackend {
                                 std::uint16_t nesting) override {
     return session_->begin_application_pass(carried, pass, nesting);
   }
-  const std::vector<std::uint8_t>& counter_data() const override { return session_->counter_data(); }
+  std::span<const std::uint8_t> counter_data() const override { return session_->counter_data(); }
   std::size_t next_pass() const override { return session_->pass_index(); }
   std::size_t next_nesting_level() const override { return session_->next_nesting_level(); }
 

@@ -39,7 +39,7 @@ StatusOr<std::unique_ptr<MetricEvaluator>> MetricEvaluator::create(const std::st
   return e;
 }
 
-StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(const std::vector<std::uint8_t>& counter_data,
+StatusOr<std::vector<std::vector<double>>> MetricEvaluator::evaluate(std::span<const std::uint8_t> counter_data,
                                                                      const std::vector<bool>& wanted) const {
   StatusOr<std::vector<cupti::RangeValues>> evaluated = internal_error("not evaluated");
   bool at_once_broke = false;

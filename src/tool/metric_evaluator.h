@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,7 @@ class MetricEvaluator {
   /// kInternal (bad input), else the second path's. `wanted`: a counter range
   /// whose entry is false is not evaluated, its row left zeros; ranges past
   /// its end (all of them when it is empty) are evaluated.
-  StatusOr<std::vector<std::vector<double>>> evaluate(const std::vector<std::uint8_t>& counter_data,
+  StatusOr<std::vector<std::vector<double>>> evaluate(std::span<const std::uint8_t> counter_data,
                                                       const std::vector<bool>& wanted = {}) const;
 
  private:

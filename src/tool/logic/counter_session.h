@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -101,8 +102,10 @@ class CounterBackend {
   /// the carried counter data (empty: a fresh image).
   virtual Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
                                         std::uint16_t nesting) = 0;
-  /// The counter data image as the last pass left it.
-  virtual const std::vector<std::uint8_t>& counter_data() const = 0;
+  /// The counter data image as the last pass left it, in bytes (empty before
+  /// the first range); valid until the next call that begins a range or a
+  /// pass, resizes or decodes.
+  virtual std::span<const std::uint8_t> counter_data() const = 0;
   /// The pass and nesting level CUPTI asks for next (after end_pass).
   virtual std::size_t next_pass() const = 0;
   virtual std::size_t next_nesting_level() const = 0;

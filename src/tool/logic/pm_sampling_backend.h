@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,7 @@ class PmSamplingCounterBackend final : public CounterBackend {
   Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
                                 std::uint16_t nesting) override;
   /// Empty: nothing is carried to another run.
-  const std::vector<std::uint8_t>& counter_data() const override { return no_data_; }
+  std::span<const std::uint8_t> counter_data() const override { return no_data_; }
   /// 1 after end_pass (every pass done), 0 before.
   std::size_t next_pass() const override { return stopped_ ? 1 : 0; }
   std::size_t next_nesting_level() const override { return 1; }

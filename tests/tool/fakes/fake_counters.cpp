@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <utility>
 
@@ -137,7 +138,7 @@ class FakeCounterBackend final : public tool::CounterBackend {
     application_pass_ = true;
     return ok_status();
   }
-  const std::vector<std::uint8_t>& counter_data() const override { return image_; }
+  std::span<const std::uint8_t> counter_data() const override { return image_; }
   std::size_t next_pass() const override { return passes_since_begin_; }
   std::size_t next_nesting_level() const override { return 1; }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,7 @@ class FakeBackend final : public CounterBackend {
     next_pass_ = pass + 1;  // CUPTI's pass index after the stop
     return ok_status();
   }
-  const std::vector<std::uint8_t>& counter_data() const override { return image; }
+  std::span<const std::uint8_t> counter_data() const override { return image; }
   std::size_t next_pass() const override { return next_pass_; }
   std::size_t next_nesting_level() const override { return 1; }
   std::vector<std::uint8_t> image;
