@@ -110,6 +110,7 @@ StatusOr<std::size_t> RangeProfilerSession::image_size(std::size_t ranges) const
 
 Status RangeProfilerSession::initialize_image(ZeroedBytes& image, std::size_t ranges) {
   RR_ASSIGN_OR_RETURN(const std::size_t bytes, image_size(ranges));
+  image.clear();  // not two images of hundreds of MiB at once
   image = ZeroedBytes(bytes);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};

@@ -127,7 +127,7 @@ class RangeProfilerSession {
   StatusOr<std::size_t> decode();
 
   /// The counter data image (counter_data_bytes() bytes); valid until the
-  /// next resize, begin or decode.
+  /// next configure, resize, begin or decode.
   std::span<const std::uint8_t> counter_data() const { return counter_data_.span(); }
   /// Size of the counter data image in bytes (0 before configure()).
   std::size_t counter_data_bytes() const { return image_bytes_; }

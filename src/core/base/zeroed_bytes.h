@@ -4,10 +4,13 @@
 // hundreds of MiB that is written only in places (CUPTI's counter data image:
 // a header, then the slots of the ranges a pass fills) then costs a page
 // fault and a zeroing of every page before its first use. ZeroedBytes takes
-// its block from calloc, which returns a fresh mapping's pages (the kernel's
-// zero pages) without touching them: a page costs its fault only where it is
-// first written. Copies and assignments copy every byte (they touch it all).
-// Thread-safety: as a std::vector (distinct objects on distinct threads).
+// its block from calloc: a block large enough to be a fresh mapping (glibc's
+// mmap threshold, 128 KiB to 32 MiB) comes as the kernel's zero pages without
+// being touched, so a page costs its fault only where it is first written;
+// a smaller block is zeroed by calloc as std::vector would. Copies and
+// assignments copy every byte (they touch it all). A moved-from ZeroedBytes
+// is empty. Thread-safety: as a std::vector (distinct objects on distinct
+// threads).
 #pragma once
 
 #include <cstddef>
@@ -42,12 +45,16 @@ class ZeroedBytes {
 
   /// Replaces the contents with a copy of `bytes` (the block is reused when
   /// its size is the same). Throws std::bad_alloc as the constructor.
+  /// `bytes` may lie within this buffer.
   void assign(std::span<const std::uint8_t> bytes) {
-    if (bytes.size() != size_) {
-      bytes_ = allocate(bytes.size(), false);
-      size_ = bytes.size();
+    if (bytes.size() == size_) {
+      if (!bytes.empty()) std::memmove(bytes_.get(), bytes.data(), bytes.size());
+      return;
     }
-    if (!bytes.empty()) std::memmove(bytes_.get(), bytes.data(), bytes.size());
+    Block block = allocate(bytes.size(), false);  // `bytes` stays valid until the copy
+    if (!bytes.empty()) std::memcpy(block.get(), bytes.data(), bytes.size());
+    bytes_ = std::move(block);
+    size_ = bytes.size();
   }
   /// Frees the block (size() 0).
   void clear() {
@@ -55,10 +62,13 @@ class ZeroedBytes {
     size_ = 0;
   }
 
+  /// The first byte (nullptr when empty).
   std::uint8_t* data() { return bytes_.get(); }
   const std::uint8_t* data() const { return bytes_.get(); }
+  /// The size in bytes.
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  /// The size() bytes; valid until this buffer is assigned, cleared or gone.
   std::span<const std::uint8_t> span() const { return {bytes_.get(), size_}; }
 
  private:

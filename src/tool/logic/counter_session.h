@@ -102,9 +102,9 @@ class CounterBackend {
   /// the carried counter data (empty: a fresh image).
   virtual Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
                                         std::uint16_t nesting) = 0;
-  /// The counter data image as the last pass left it, in bytes (empty before
-  /// the first range); valid until the next call that begins a range or a
-  /// pass, resizes or decodes.
+  /// The counter data image as the last pass left it, in bytes (empty where
+  /// the backend keeps none); valid until the next call that begins a range
+  /// or a pass, resizes or decodes.
   virtual std::span<const std::uint8_t> counter_data() const = 0;
   /// The pass and nesting level CUPTI asks for next (after end_pass).
   virtual std::size_t next_pass() const = 0;

@@ -50,6 +50,10 @@ TEST(ZeroedBytes, copies_assigns_and_moves_every_byte) {
   EXPECT_EQ(copy.data(), block);
   EXPECT_EQ(copy.data()[2], 3);
 
+  ZeroedBytes part = copy;
+  part.assign(part.span().first(2));  // from within itself, into a new block
+  EXPECT_EQ(std::vector<std::uint8_t>(part.span().begin(), part.span().end()), (std::vector<std::uint8_t>{1, 2}));
+
   ZeroedBytes moved = std::move(a);
   EXPECT_EQ(moved.size(), 16u);
   EXPECT_EQ(moved.data()[15], 16);
