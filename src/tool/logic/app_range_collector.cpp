@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <span>
 
 namespace rangereplay::tool {
 
@@ -87,7 +88,8 @@ StatusOr<AppRangeOutcome> AppRangeCollector::end() {
   state_.target_nesting_level = backend.next_nesting_level();
   state_.all_passes_submitted = all_submitted;
   state_.runs += 1;
-  state_.counter_data.assign(backend.counter_data().begin(), backend.counter_data().end());
+  const std::span<const std::uint8_t> image = backend.counter_data();
+  state_.counter_data.assign(image.begin(), image.end());
   outcome.runs = state_.runs;
   if (!path_.empty()) RR_RETURN_IF_ERROR(write_app_range_state(path_, state_));
   if (!all_submitted) return outcome;

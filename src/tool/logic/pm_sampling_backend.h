@@ -93,7 +93,7 @@ class PmSamplingCounterBackend final : public CounterBackend {
   Status begin_application_pass(const std::vector<std::uint8_t>& carried, std::size_t pass,
                                 std::uint16_t nesting) override;
   /// Empty: nothing is carried to another run.
-  std::span<const std::uint8_t> counter_data() const override { return no_data_; }
+  std::span<const std::uint8_t> counter_data() const override { return {}; }
   /// 1 after end_pass (every pass done), 0 before.
   std::size_t next_pass() const override { return stopped_ ? 1 : 0; }
   std::size_t next_nesting_level() const override { return 1; }
@@ -102,7 +102,6 @@ class PmSamplingCounterBackend final : public CounterBackend {
   std::unique_ptr<PmSampler> sampler_;
   std::size_t metric_count_;
   std::vector<CounterSample> samples_;
-  const std::vector<std::uint8_t> no_data_;
   bool begun_ = false;    // a pass was begun and not started yet
   bool in_pass_ = false;  // sampling
   bool stopped_ = false;  // the pass was stopped (its samples wait for decode)
